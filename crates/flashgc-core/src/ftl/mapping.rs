@@ -1,0 +1,89 @@
+//! Page-level mapping: L2P (LPN -> PPN), P2L (PPN -> LPN) and a validity bitmap over PPNs.
+//!
+//! 4 bytes per LPN + 4 bytes per physical page + 1 bit per physical page. A P2L entry is
+//! meaningful only while its validity bit is set, so invalidation touches the bitmap only.
+
+use crate::types::{Lpn, Ppn, NONE};
+
+/// The mapping tables.
+#[derive(Debug, Clone)]
+pub struct Mapping {
+    pub(crate) l2p: Vec<Ppn>,
+    pub(crate) p2l: Vec<Lpn>,
+    pub(crate) valid: Vec<u64>,
+}
+
+impl Mapping {
+    /// Empty mapping for `logical` LPNs and `physical` pages.
+    pub fn new(logical: u64, physical: u64) -> Mapping {
+        Mapping {
+            l2p: vec![NONE; logical as usize],
+            p2l: vec![NONE; physical as usize],
+            valid: vec![0; (physical as usize).div_ceil(64)],
+        }
+    }
+    /// PPN of `lpn`, or `None` if unmapped.
+    #[inline]
+    pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+        let p = self.l2p[lpn as usize];
+        (p != NONE).then_some(p)
+    }
+    /// LPN stored at `ppn` if that page is valid.
+    #[inline]
+    pub fn reverse(&self, ppn: Ppn) -> Option<Lpn> {
+        self.is_valid(ppn).then(|| self.p2l[ppn as usize])
+    }
+    /// Is physical page `ppn` valid?
+    #[inline]
+    pub fn is_valid(&self, ppn: Ppn) -> bool {
+        self.valid[(ppn >> 6) as usize] >> (ppn & 63) & 1 == 1
+    }
+    #[inline]
+    pub(crate) fn set_valid(&mut self, ppn: Ppn) {
+        self.valid[(ppn >> 6) as usize] |= 1 << (ppn & 63);
+    }
+    #[inline]
+    pub(crate) fn clear_valid(&mut self, ppn: Ppn) {
+        self.valid[(ppn >> 6) as usize] &= !(1 << (ppn & 63));
+    }
+    /// Clears the validity bits of pages `[start, start + len)`.
+    pub(crate) fn clear_range(&mut self, start: u64, len: u64) {
+        let end = start + len;
+        let mut p = start;
+        while p < end {
+            let w = (p >> 6) as usize;
+            let bit = p & 63;
+            let n = (64 - bit).min(end - p);
+            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << bit };
+            self.valid[w] &= !mask;
+            p += n;
+        }
+    }
+    /// Calls `f(ppn)` for each valid page in `[start, start + len)`, in PPN order.
+    #[inline]
+    pub(crate) fn for_each_valid(&self, start: u64, len: u64, mut f: impl FnMut(Ppn)) {
+        let end = start + len;
+        let mut p = start;
+        while p < end {
+            let w = (p >> 6) as usize;
+            let bit = p & 63;
+            let n = (64 - bit).min(end - p);
+            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << bit };
+            let mut word = self.valid[w] & mask;
+            while word != 0 {
+                let b = word.trailing_zeros() as u64;
+                f(((w as u64) << 6 | b) as Ppn);
+                word &= word - 1;
+            }
+            p += n;
+        }
+    }
+    /// Bytes used by (L2P, P2L, validity bitmap).
+    pub fn memory_bytes(&self) -> (u64, u64, u64) {
+        (
+            self.l2p.len() as u64 * 4,
+            self.p2l.len() as u64 * 4,
+            self.valid.len() as u64 * 8,
+        )
+    }
+}

@@ -1,0 +1,505 @@
+//! The page-mapped FTL: mapping, segments, write streams, free pool and GC.
+//!
+//! Write path: the placement chooses a stream; the old copy (if any) is invalidated; the
+//! page is programmed at the stream's write frontier. When a write needs a fresh segment
+//! and taking it leaves fewer than `gc_low` free segments, GC reclaims victims until
+//! `gc_high` segments are free. GC asks the placement for the victim group, the victim
+//! policy for the segment, and the placement for each relocated page's stream. Policies
+//! see segments only through [`SegmentView`].
+
+pub mod mapping;
+
+use crate::error::{Error, Result};
+use crate::placement::Placement;
+use crate::segment::{SegState, SegmentView, Segments};
+use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
+use crate::victim::VictimPolicy;
+pub use mapping::Mapping;
+use std::collections::VecDeque;
+
+/// Number of bins of the victim valid-ratio histogram (bin i holds ratios in [i/100, (i+1)/100), the last bin ratio 1).
+pub const VICTIM_HIST_BINS: usize = 101;
+
+/// Event counters of the FTL. All counts are in mapping units (LPN-sized pages).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct FtlCounters {
+    /// User page writes.
+    pub user_writes: u64,
+    /// Pages programmed by GC relocations.
+    pub gc_writes: u64,
+    /// Segment erases.
+    pub erases: u64,
+    /// Victims collected (GC invocations, one per victim segment).
+    pub gc_victims: u64,
+    /// GC episodes (a run of victims triggered by the low watermark).
+    pub gc_episodes: u64,
+    /// User page reads.
+    pub reads: u64,
+    /// Reads of unmapped LPNs.
+    pub unmapped_reads: u64,
+    /// Trimmed pages that were mapped.
+    pub trims: u64,
+    /// Sum over victim picks of the pages holding data (for the effective alpha).
+    pub alpha_samples_sum: u128,
+    /// Number of effective-alpha samples.
+    pub alpha_samples: u64,
+}
+
+/// Static parameters of an FTL instance.
+#[derive(Debug, Clone, Copy)]
+pub struct FtlParams {
+    /// Logical pages.
+    pub logical_pages: u64,
+    /// Segments.
+    pub segments: u32,
+    /// Pages per segment.
+    pub pages_per_segment: u32,
+    /// GC starts below this many free segments.
+    pub gc_low: u32,
+    /// GC restores this many free segments.
+    pub gc_high: u32,
+}
+
+/// A physical flash operation the FTL issued, logged for the timing layer when enabled
+/// with [`Ftl::set_op_log`]. The timing layer drains the log after each host page operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlashOp {
+    /// Page read (`gc`: a GC relocation read; otherwise a host read).
+    Read {
+        /// Physical page.
+        ppn: Ppn,
+        /// Issued by GC.
+        gc: bool,
+    },
+    /// Page program (`gc`: a GC relocation write).
+    Program {
+        /// Physical page.
+        ppn: Ppn,
+        /// Issued by GC.
+        gc: bool,
+    },
+    /// Segment erase.
+    Erase {
+        /// Segment.
+        seg: SegmentId,
+    },
+}
+
+/// Open write frontier of a stream.
+#[derive(Debug, Clone, Copy)]
+struct Frontier {
+    seg: SegmentId,
+}
+
+/// The FTL.
+pub struct Ftl {
+    p: FtlParams,
+    pub(crate) map: Mapping,
+    pub(crate) segs: Segments,
+    free: VecDeque<SegmentId>,
+    open: Vec<Frontier>,
+    placement: Box<dyn Placement>,
+    victim: Box<dyn VictimPolicy>,
+    clock: u64,
+    seal_seq: u64,
+    in_gc: bool,
+    written_pages: u64,
+    /// Counters since creation (callers snapshot them to measure intervals).
+    pub counters: FtlCounters,
+    /// Victim valid-ratio histogram (see [`VICTIM_HIST_BINS`]).
+    pub victim_hist: Vec<u64>,
+    /// Optional hook called after each GC'd victim (the invariant checker uses it).
+    check_after_gc: bool,
+    log_ops: bool,
+    ops: Vec<FlashOp>,
+    victim_log: Option<Vec<(SegmentId, u32)>>,
+    gc_buf: Vec<Lpn>,
+}
+
+impl Ftl {
+    /// A fresh, empty FTL.
+    pub fn new(p: FtlParams, placement: Box<dyn Placement>, victim: Box<dyn VictimPolicy>) -> Ftl {
+        let physical = p.segments as u64 * p.pages_per_segment as u64;
+        let streams = placement.streams();
+        Ftl {
+            map: Mapping::new(p.logical_pages, physical),
+            segs: Segments::new(p.segments, p.pages_per_segment),
+            free: (0..p.segments).collect(),
+            open: vec![Frontier { seg: NONE }; streams],
+            placement,
+            victim,
+            clock: 0,
+            seal_seq: 0,
+            in_gc: false,
+            written_pages: 0,
+            counters: FtlCounters::default(),
+            victim_hist: vec![0; VICTIM_HIST_BINS],
+            check_after_gc: false,
+            log_ops: false,
+            ops: Vec::new(),
+            victim_log: None,
+            gc_buf: Vec::new(),
+            p,
+        }
+    }
+
+    /// Static parameters.
+    pub fn params(&self) -> FtlParams {
+        self.p
+    }
+    /// Read-only view of the segments.
+    pub fn view(&self) -> SegmentView<'_> {
+        SegmentView::new(&self.segs, self.clock)
+    }
+    /// The mapping tables.
+    pub fn mapping(&self) -> &Mapping {
+        &self.map
+    }
+    /// Number of free segments.
+    pub fn free_segments(&self) -> usize {
+        self.free.len()
+    }
+    /// The placement scheme.
+    pub fn placement(&self) -> &dyn Placement {
+        self.placement.as_ref()
+    }
+    /// The victim policy.
+    pub fn victim_policy(&self) -> &dyn VictimPolicy {
+        self.victim.as_ref()
+    }
+    /// User-write clock.
+    pub fn clock(&self) -> u64 {
+        self.clock
+    }
+    /// Run the invariant checker after every victim (slow; for tests and `--check`).
+    pub fn set_check_after_gc(&mut self, on: bool) {
+        self.check_after_gc = on;
+    }
+
+    /// Log every flash operation (for the timing layer). Off by default: WAF-only runs pay
+    /// one predictable branch per page.
+    pub fn set_op_log(&mut self, on: bool) {
+        self.log_ops = on;
+        self.ops.clear();
+    }
+
+    /// Moves the logged flash operations into `out` (in issue order) and clears the log.
+    pub fn drain_ops(&mut self, out: &mut Vec<FlashOp>) {
+        out.append(&mut self.ops);
+    }
+
+    /// Record every victim and the number of valid pages it moved (for tests and teaching).
+    pub fn set_victim_log(&mut self, on: bool) {
+        self.victim_log = on.then(Vec::new);
+    }
+
+    /// The victims collected since [`Ftl::set_victim_log`]: (segment, pages relocated).
+    pub fn victim_log(&self) -> &[(SegmentId, u32)] {
+        self.victim_log.as_deref().unwrap_or(&[])
+    }
+
+    /// Writes one user page.
+    #[inline]
+    pub fn write(&mut self, lpn: Lpn) -> Result<()> {
+        self.clock += 1;
+        let s = self.placement.user_stream(lpn, self.clock);
+        let old = self.map.l2p[lpn as usize];
+        if old != NONE {
+            self.invalidate(old);
+            // Unmapped until the new copy is programmed, so a GC run in between (and the
+            // invariant checker after it) sees a consistent state.
+            self.map.l2p[lpn as usize] = NONE;
+        }
+        self.counters.user_writes += 1;
+        self.write_page(s, lpn)
+    }
+
+    /// Reads one user page (WAF mode: counted only). Returns the PPN if mapped.
+    #[inline]
+    pub fn read(&mut self, lpn: Lpn) -> Option<Ppn> {
+        self.counters.reads += 1;
+        let p = self.map.lookup(lpn);
+        match p {
+            None => self.counters.unmapped_reads += 1,
+            Some(ppn) if self.log_ops => self.ops.push(FlashOp::Read { ppn, gc: false }),
+            Some(_) => {}
+        }
+        p
+    }
+
+    /// Trims (discards) one page.
+    pub fn trim(&mut self, lpn: Lpn) {
+        let old = self.map.l2p[lpn as usize];
+        if old != NONE {
+            self.invalidate(old);
+            self.map.l2p[lpn as usize] = NONE;
+            self.counters.trims += 1;
+        }
+        self.placement.on_trim(lpn);
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppn: Ppn) {
+        self.map.clear_valid(ppn);
+        let seg = ppn / self.p.pages_per_segment;
+        self.segs.valid[seg as usize] -= 1;
+        if self.segs.state[seg as usize] == SegState::Sealed {
+            let view = SegmentView::new(&self.segs, self.clock);
+            self.victim.on_invalidate(seg, &view);
+        }
+    }
+
+    /// Programs `lpn` at stream `s`'s frontier, opening a segment (and running GC) if needed.
+    #[inline]
+    fn write_page(&mut self, s: StreamId, lpn: Lpn) -> Result<()> {
+        let mut seg = self.open[s as usize].seg;
+        if seg == NONE {
+            seg = self.open_segment(s)?;
+        }
+        let pps = self.p.pages_per_segment;
+        let off = self.segs.written[seg as usize];
+        let ppn = seg * pps + off;
+        self.map.l2p[lpn as usize] = ppn;
+        self.map.p2l[ppn as usize] = lpn;
+        self.map.set_valid(ppn);
+        self.segs.valid[seg as usize] += 1;
+        self.segs.written[seg as usize] = off + 1;
+        self.written_pages += 1;
+        if self.log_ops {
+            self.ops.push(FlashOp::Program { ppn, gc: self.in_gc });
+        }
+        if off + 1 == pps {
+            self.seal(s, seg);
+        }
+        Ok(())
+    }
+
+    fn seal(&mut self, s: StreamId, seg: SegmentId) {
+        self.seal_seq += 1;
+        self.segs.state[seg as usize] = SegState::Sealed;
+        self.segs.sealed_at[seg as usize] = self.clock;
+        self.segs.seal_seq[seg as usize] = self.seal_seq;
+        self.open[s as usize].seg = NONE;
+        let view = SegmentView::new(&self.segs, self.clock);
+        self.victim.on_seal(seg, &view);
+    }
+
+    #[cold]
+    fn open_segment(&mut self, s: StreamId) -> Result<SegmentId> {
+        loop {
+            let seg = self.free.pop_front().ok_or_else(|| {
+                Error::DeviceFull(format!(
+                    "no free segment for stream {s}: every candidate victim is full of valid data \
+                     (raise op or lower the fill)"
+                ))
+            })?;
+            self.segs.state[seg as usize] = SegState::Open;
+            self.segs.stream[seg as usize] = s;
+            self.open[s as usize].seg = seg;
+            if !self.in_gc && self.free.len() < self.p.gc_low as usize {
+                self.collect()?;
+            }
+            // GC may have filled and sealed this stream's segment with relocated pages.
+            let cur = self.open[s as usize].seg;
+            if cur != NONE {
+                return Ok(cur);
+            }
+        }
+    }
+
+    /// Runs GC until `gc_high` segments are free.
+    fn collect(&mut self) -> Result<()> {
+        self.in_gc = true;
+        self.counters.gc_episodes += 1;
+        let mut picked: u64 = 0;
+        let result = loop {
+            if self.free.len() >= self.p.gc_high as usize {
+                break Ok(());
+            }
+            picked += 1;
+            if picked > 2 * self.p.segments as u64 + 16 {
+                break Err(Error::DeviceFull(
+                    "GC reclaimed no space after visiting every segment (all data valid?)".into(),
+                ));
+            }
+            if let Err(e) = self.collect_one() {
+                break Err(e);
+            }
+        };
+        self.in_gc = false;
+        result
+    }
+
+    /// Collects one victim now if fewer than `target` segments are free (background and
+    /// idle-time GC driven by the timing layer). Returns whether a victim was collected.
+    pub fn collect_if_below(&mut self, target: u32) -> Result<bool> {
+        if self.in_gc || self.free.len() >= target as usize {
+            return Ok(false);
+        }
+        self.in_gc = true;
+        let r = self.collect_one();
+        self.in_gc = false;
+        r.map(|_| true)
+    }
+
+    /// Reclaims one victim. Returns the victim's segment id.
+    pub(crate) fn collect_one(&mut self) -> Result<SegmentId> {
+        let view = SegmentView::new(&self.segs, self.clock);
+        let scope = self.placement.victim_scope(&view);
+        let victim = self.victim.select(&view, scope).ok_or_else(|| {
+            Error::DeviceFull(format!("GC needs a victim in {scope:?} but there is no sealed segment there"))
+        })?;
+        debug_assert_eq!(self.segs.state[victim as usize], SegState::Sealed);
+        self.segs.state[victim as usize] = SegState::Collecting;
+        self.counters.gc_victims += 1;
+        self.counters.alpha_samples_sum += self.written_pages as u128;
+        self.counters.alpha_samples += 1;
+        let pps = self.p.pages_per_segment;
+        let valid = self.segs.valid[victim as usize];
+        if let Some(log) = &mut self.victim_log {
+            log.push((victim, valid));
+        }
+        self.victim_hist[(valid as u64 * 100 / pps as u64) as usize] += 1;
+        let base = victim as u64 * pps as u64;
+        // Collect the valid pages first: relocation writes must not race the bitmap scan.
+        let mut pages = std::mem::take(&mut self.gc_buf);
+        pages.clear();
+        let p2l = &self.map.p2l;
+        self.map.for_each_valid(base, pps as u64, |ppn| pages.push(p2l[ppn as usize]));
+        for &lpn in &pages {
+            if self.log_ops {
+                let ppn = self.map.l2p[lpn as usize];
+                self.ops.push(FlashOp::Read { ppn, gc: true });
+            }
+            let view = SegmentView::new(&self.segs, self.clock);
+            let s = self.placement.gc_stream(lpn, victim, &view);
+            self.write_page(s, lpn)?;
+            self.counters.gc_writes += 1;
+        }
+        self.gc_buf = pages;
+        if self.log_ops {
+            self.ops.push(FlashOp::Erase { seg: victim });
+        }
+        self.map.clear_range(base, pps as u64);
+        self.written_pages -= self.segs.written[victim as usize] as u64;
+        self.segs.valid[victim as usize] = 0;
+        self.segs.written[victim as usize] = 0;
+        self.segs.erases[victim as usize] += 1;
+        self.segs.state[victim as usize] = SegState::Free;
+        self.free.push_back(victim);
+        self.counters.erases += 1;
+        if self.check_after_gc {
+            if let Err(e) = self.check() {
+                return Err(Error::Workload(format!("invariant violated after GC: {e}")));
+            }
+        }
+        Ok(victim)
+    }
+
+    /// Pages currently holding data (valid or invalid) in non-free segments.
+    pub fn written_pages(&self) -> u64 {
+        self.written_pages
+    }
+
+    /// Checks every invariant of the FTL's state. O(device); for tests and `--check`.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let pps = self.p.pages_per_segment as u64;
+        // L2P and P2L agree; each mapped LPN's page is valid.
+        let mut mapped = 0u64;
+        for (lpn, &ppn) in self.map.l2p.iter().enumerate() {
+            if ppn == NONE {
+                continue;
+            }
+            mapped += 1;
+            if !self.map.is_valid(ppn) {
+                return Err(format!("LPN {lpn} maps to PPN {ppn} which is not valid"));
+            }
+            if self.map.p2l[ppn as usize] as usize != lpn {
+                return Err(format!(
+                    "L2P[{lpn}] = {ppn} but P2L[{ppn}] = {}",
+                    self.map.p2l[ppn as usize]
+                ));
+            }
+        }
+        // Valid counts equal bitmaps; no valid page beyond a write pointer.
+        let mut total_valid = 0u64;
+        let mut written = 0u64;
+        let mut counts = [0usize; 4];
+        for s in 0..self.segs.len() {
+            let base = s as u64 * pps;
+            let mut n = 0u32;
+            let mut beyond = false;
+            let w = self.segs.written[s];
+            self.map.for_each_valid(base, pps, |ppn| {
+                n += 1;
+                if (ppn as u64 - base) >= w as u64 {
+                    beyond = true;
+                }
+            });
+            if n != self.segs.valid[s] {
+                return Err(format!(
+                    "segment {s}: valid count {} but bitmap has {n}",
+                    self.segs.valid[s]
+                ));
+            }
+            if beyond {
+                return Err(format!("segment {s}: valid page beyond write pointer {w}"));
+            }
+            let st = self.segs.state[s];
+            counts[st as usize] += 1;
+            if st == SegState::Free && (w != 0 || n != 0) {
+                return Err(format!("free segment {s} holds data"));
+            }
+            if st == SegState::Sealed && w as u64 != pps {
+                return Err(format!("sealed segment {s} is not full"));
+            }
+            total_valid += n as u64;
+            written += w as u64;
+        }
+        // No page lost or duplicated: valid pages = mapped LPNs.
+        if total_valid != mapped {
+            return Err(format!("{total_valid} valid pages but {mapped} mapped LPNs"));
+        }
+        if written != self.written_pages {
+            return Err(format!(
+                "written-page counter {} but segments hold {written}",
+                self.written_pages
+            ));
+        }
+        // Segment accounting: free pool = free segments; open = frontiers.
+        if counts[SegState::Free as usize] != self.free.len() {
+            return Err(format!(
+                "{} segments are free but the pool holds {}",
+                counts[SegState::Free as usize],
+                self.free.len()
+            ));
+        }
+        let open = self.open.iter().filter(|f| f.seg != NONE).count();
+        if counts[SegState::Open as usize] != open {
+            return Err(format!(
+                "{} segments open but {open} frontiers",
+                counts[SegState::Open as usize]
+            ));
+        }
+        if counts.iter().sum::<usize>() != self.segs.len() {
+            return Err("segment states do not add up".into());
+        }
+        Ok(())
+    }
+
+    /// Metadata memory by structure: (name, bytes).
+    pub fn memory(&self) -> Vec<(&'static str, u64)> {
+        let (l2p, p2l, valid) = self.map.memory_bytes();
+        vec![
+            ("L2P (4 B per LPN)", l2p),
+            ("P2L (4 B per physical page)", p2l),
+            ("validity bitmap (1 bit per physical page)", valid),
+            (
+                "segment table",
+                self.segs.len() as u64 * Segments::BYTES_PER_SEGMENT + self.free.capacity() as u64 * 4,
+            ),
+            ("victim policy", self.victim.memory_bytes()),
+            ("placement", self.placement.memory_bytes()),
+        ]
+    }
+}

@@ -1,0 +1,183 @@
+//! `sepbit`: SepBIT (Wang et al., "Separating Data via Block Invalidation Time Inference
+//! for Write Amplification Reduction in Log-Structured Storage", FAST'22), one of the
+//! comparison set of papers/midas.txt (§2.3: "SepBIT employs both the latest update
+//! interval and age of a block ... The total number of groups ... is six").
+//!
+//! Six classes, each its own stream:
+//! * User writes (classes 1-2): the written LPN's *lifespan* v = time since its previous
+//!   user write (the lifespan of the block this write invalidates). v < ℓ -> class 1
+//!   (short-lived), otherwise (and for first writes) class 2.
+//! * GC writes (classes 3-6): a page from a class-1 segment -> class 3; otherwise by its
+//!   age g = time since its last user write: g < 4ℓ -> class 4, 4ℓ <= g < 16ℓ -> class 5,
+//!   g >= 16ℓ -> class 6.
+//! * ℓ = average lifespan (creation to reclamation, in user writes) of the most recently
+//!   reclaimed class-1 segments; ℓ = ∞ until the first one is reclaimed (so at first every
+//!   update is class 1, as in SepBIT's prototype).
+//!
+//! Parameters (spec `sepbit:key=value,...`):
+//! * `window` (default 16): number of recently reclaimed class-1 segments averaged for ℓ
+//!   (SepBIT's prototype value).
+//! * `age_multiples` (default `4/16`): the GC age thresholds as multiples of ℓ (SepBIT §4).
+//!
+//! Implementation notes: SepBIT infers v with a FIFO of recently written LBAs to bound
+//! memory; flashgc keeps an exact last-write timestamp per LPN (8 B per LPN; the FIFO's
+//! answer is the same whenever v < ℓ, which is the only comparison user writes need).
+//! Class-1 segments fill only with user writes, in order, so a segment's creation time is
+//! the clock of the class-1 write that opened it. Reclaimed class-1 segments (including
+//! dead ones, which relocate nothing) are detected by a scan of the segment table before
+//! each victim pick; a segment found gone was reclaimed right after the previous pick's
+//! scan, at that scan's clock (GC does not advance the user-write clock). The scan costs
+//! O(segments) per victim.
+
+use super::common::{check_increasing, num_list};
+use super::{Placement, PlacementInit, VictimScope};
+use crate::error::{Error, Result};
+use crate::segment::{SegState, SegmentView};
+use crate::spec::Spec;
+use crate::types::{Lpn, SegmentId, StreamId};
+use std::collections::{HashMap, VecDeque};
+
+/// SepBIT placement.
+#[derive(Debug, Clone)]
+pub struct SepBit {
+    last: Vec<u64>,
+    ell: f64,
+    window: usize,
+    recent: VecDeque<u64>,
+    mult: (f64, f64),
+    pps: u64,
+    c1_writes: u64,
+    c1_open_clock: u64,
+    c1_opened: HashMap<u64, u64>,
+    tracked: Vec<u64>,
+    last_scan: u64,
+    reclaimed_c1: u64,
+    per_class: [u64; 6],
+}
+
+pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placement>> {
+    let window = spec.num::<usize>("window", 16, 1, 1 << 20)?;
+    let accepts = "two increasing multiples of ℓ, e.g. 4/16";
+    let mult = match num_list(spec, "age_multiples", accepts)? {
+        None => (4.0, 16.0),
+        Some(v) => {
+            if v.len() != 2 || v[0] <= 0.0 {
+                return Err(Error::config(spec.path("age_multiples"), format!("expected {accepts}")));
+            }
+            check_increasing(spec, "age_multiples", &v, accepts)?;
+            (v[0], v[1])
+        }
+    };
+    super::common::check_streams(spec, "(6 classes)", 6, init.segments)?;
+    Ok(Box::new(SepBit {
+        last: vec![0; init.logical_pages as usize],
+        ell: f64::INFINITY,
+        window,
+        recent: VecDeque::with_capacity(window),
+        mult,
+        pps: init.pages_per_segment as u64,
+        c1_writes: 0,
+        c1_open_clock: 0,
+        c1_opened: HashMap::new(),
+        tracked: vec![0; init.segments as usize],
+        last_scan: 0,
+        reclaimed_c1: 0,
+        per_class: [0; 6],
+    }))
+}
+
+impl SepBit {
+    fn reclaimed(&mut self, sealed_at: u64, at: u64) {
+        if let Some(opened) = self.c1_opened.remove(&sealed_at) {
+            if self.recent.len() == self.window {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(at.saturating_sub(opened));
+            self.ell = self.recent.iter().sum::<u64>() as f64 / self.recent.len() as f64;
+            self.reclaimed_c1 += 1;
+        }
+    }
+}
+
+impl Placement for SepBit {
+    fn name(&self) -> &'static str {
+        "sepbit"
+    }
+    fn streams(&self) -> usize {
+        6
+    }
+    fn stream_name(&self, s: StreamId) -> String {
+        format!("class{}", s + 1)
+    }
+    #[inline]
+    fn user_stream(&mut self, lpn: Lpn, now: u64) -> StreamId {
+        let prev = std::mem::replace(&mut self.last[lpn as usize], now);
+        let short = prev != 0 && ((now - prev) as f64) < self.ell;
+        if short {
+            self.c1_writes += 1;
+            if self.c1_writes % self.pps == 1 || self.pps == 1 {
+                self.c1_open_clock = now;
+            }
+            if self.c1_writes % self.pps == 0 {
+                self.c1_opened.insert(now, self.c1_open_clock);
+            }
+            self.per_class[0] += 1;
+            0
+        } else {
+            self.per_class[1] += 1;
+            1
+        }
+    }
+    #[inline]
+    fn gc_stream(&mut self, lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId {
+        let c = if view.stream(victim) == 0 {
+            2
+        } else {
+            let g = view.now().saturating_sub(self.last[lpn as usize]) as f64;
+            if g < self.mult.0 * self.ell {
+                3
+            } else if g < self.mult.1 * self.ell {
+                4
+            } else {
+                5
+            }
+        };
+        self.per_class[c] += 1;
+        c as StreamId
+    }
+    fn victim_scope(&mut self, view: &SegmentView) -> VictimScope {
+        let at = self.last_scan;
+        for s in 0..view.len() {
+            let id = s as SegmentId;
+            let tracked = self.tracked[s];
+            if view.stream(id) == 0 && view.state(id) == SegState::Sealed {
+                let sa = view.sealed_at(id);
+                if tracked != sa {
+                    if tracked != 0 {
+                        self.reclaimed(tracked, at);
+                    }
+                    self.tracked[s] = sa;
+                }
+            } else if tracked != 0 {
+                self.reclaimed(tracked, at);
+                self.tracked[s] = 0;
+            }
+        }
+        self.last_scan = view.now();
+        VictimScope::All
+    }
+    fn on_trim(&mut self, lpn: Lpn) {
+        self.last[lpn as usize] = 0;
+    }
+    fn memory_bytes(&self) -> u64 {
+        (self.last.len() * 8 + self.tracked.len() * 8 + self.c1_opened.capacity() * 16 + self.window * 8) as u64
+    }
+    fn report(&self) -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "ell_user_writes": if self.ell.is_finite() { Some(self.ell) } else { None },
+            "reclaimed_class1_segments": self.reclaimed_c1,
+            "writes_per_class": self.per_class,
+            "age_multiples": [self.mult.0, self.mult.1],
+        }))
+    }
+}

@@ -1,0 +1,143 @@
+//! Segments and the read-only view of them that placement and victim policies see.
+//!
+//! This module sits below both the FTL and the policies: the FTL owns a [`Segments`] table
+//! and mutates it; policies receive a [`SegmentView`] and can only read. Policies never call
+//! back into the FTL.
+
+use crate::types::{SegmentId, StreamId};
+
+/// Life-cycle state of a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SegState {
+    /// Erased, in the free pool.
+    Free = 0,
+    /// Being written by a stream (a write frontier).
+    Open = 1,
+    /// Full; a GC candidate.
+    Sealed = 2,
+    /// Chosen as a victim, its valid pages being relocated.
+    Collecting = 3,
+}
+
+/// Per-segment metadata, stored as a structure of arrays for cache efficiency.
+#[derive(Debug, Clone)]
+pub struct Segments {
+    pub(crate) pages_per_segment: u32,
+    pub(crate) valid: Vec<u32>,
+    pub(crate) written: Vec<u32>,
+    pub(crate) state: Vec<SegState>,
+    pub(crate) stream: Vec<StreamId>,
+    pub(crate) sealed_at: Vec<u64>,
+    pub(crate) seal_seq: Vec<u64>,
+    pub(crate) erases: Vec<u32>,
+}
+
+impl Segments {
+    /// A table of `count` free segments of `pages_per_segment` pages.
+    pub fn new(count: u32, pages_per_segment: u32) -> Segments {
+        let n = count as usize;
+        Segments {
+            pages_per_segment,
+            valid: vec![0; n],
+            written: vec![0; n],
+            state: vec![SegState::Free; n],
+            stream: vec![0; n],
+            sealed_at: vec![0; n],
+            seal_seq: vec![0; n],
+            erases: vec![0; n],
+        }
+    }
+
+    /// Bytes of metadata per segment.
+    pub const BYTES_PER_SEGMENT: u64 = 4 + 4 + 1 + 2 + 8 + 8 + 4;
+
+    /// Number of segments.
+    pub fn len(&self) -> usize {
+        self.valid.len()
+    }
+
+    /// True if there are no segments.
+    pub fn is_empty(&self) -> bool {
+        self.valid.is_empty()
+    }
+}
+
+/// Read-only view of the segment table at a point in time.
+#[derive(Clone, Copy)]
+pub struct SegmentView<'a> {
+    segs: &'a Segments,
+    now: u64,
+}
+
+impl<'a> SegmentView<'a> {
+    /// A view of `segs` at user-write clock `now`.
+    pub fn new(segs: &'a Segments, now: u64) -> Self {
+        SegmentView { segs, now }
+    }
+    /// Number of segments in the device.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+    /// True if the device has no segments.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    /// Pages (mapping units) per segment.
+    #[inline]
+    pub fn pages_per_segment(&self) -> u32 {
+        self.segs.pages_per_segment
+    }
+    /// Valid pages in segment `s`.
+    #[inline]
+    pub fn valid(&self, s: SegmentId) -> u32 {
+        self.segs.valid[s as usize]
+    }
+    /// Valid ratio u in [0, 1] of segment `s`.
+    #[inline]
+    pub fn utilization(&self, s: SegmentId) -> f64 {
+        self.segs.valid[s as usize] as f64 / self.segs.pages_per_segment as f64
+    }
+    /// Pages written so far into segment `s`.
+    #[inline]
+    pub fn written(&self, s: SegmentId) -> u32 {
+        self.segs.written[s as usize]
+    }
+    /// State of segment `s`.
+    #[inline]
+    pub fn state(&self, s: SegmentId) -> SegState {
+        self.segs.state[s as usize]
+    }
+    /// Stream (group) that wrote segment `s`.
+    #[inline]
+    pub fn stream(&self, s: SegmentId) -> StreamId {
+        self.segs.stream[s as usize]
+    }
+    /// User-write clock when segment `s` was sealed (its youngest page was written).
+    #[inline]
+    pub fn sealed_at(&self, s: SegmentId) -> u64 {
+        self.segs.sealed_at[s as usize]
+    }
+    /// Global sealing order of segment `s` (strictly increasing per seal).
+    #[inline]
+    pub fn seal_seq(&self, s: SegmentId) -> u64 {
+        self.segs.seal_seq[s as usize]
+    }
+    /// Age of segment `s` in user page writes since it was sealed.
+    #[inline]
+    pub fn age(&self, s: SegmentId) -> u64 {
+        self.now.saturating_sub(self.segs.sealed_at[s as usize])
+    }
+    /// Erase count of segment `s`.
+    #[inline]
+    pub fn erase_count(&self, s: SegmentId) -> u32 {
+        self.segs.erases[s as usize]
+    }
+    /// The user-write clock (user page writes so far, including preconditioning).
+    #[inline]
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+}

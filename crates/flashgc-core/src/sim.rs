@@ -1,0 +1,585 @@
+//! Runs one configuration end to end: precondition, workload, measurement.
+
+use crate::config::{Config, Layout};
+use crate::error::{Error, Result};
+use crate::ftl::{Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
+use crate::metrics::{waf, EraseSummary, MemoryItem, WindowPoint};
+use crate::placement::{self, Future, FutureEvent, PlacementInit};
+use crate::victim::{self, VictimInit};
+use crate::workload::{Op, Request, Synthetic, Workload, WorkloadSpec};
+use serde::Serialize;
+
+/// Progress report handed to a callback during a run.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// User pages written so far in the measured phase.
+    pub user_pages: u64,
+    /// Target user pages (None for a trace that runs to its end).
+    pub target_pages: Option<u64>,
+    /// Cumulative WAF so far.
+    pub waf: f64,
+}
+
+/// Device summary in a result.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceSummary {
+    /// Preset the configuration started from.
+    pub preset: Option<String>,
+    /// The derived layout.
+    #[serde(flatten)]
+    pub layout: Layout,
+    /// Logical capacity, GiB.
+    pub logical_gib: f64,
+    /// Physical capacity, GiB.
+    pub physical_gib: f64,
+}
+
+/// Counts of one phase.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PhaseCounts {
+    /// User page writes.
+    pub user_writes: u64,
+    /// GC page writes.
+    pub gc_writes: u64,
+    /// Flash page programs (user + GC).
+    pub flash_programs: u64,
+    /// Segment erases.
+    pub erases: u64,
+    /// Victim segments collected.
+    pub gc_victims: u64,
+    /// GC episodes.
+    pub gc_episodes: u64,
+    /// User page reads.
+    pub reads: u64,
+    /// Reads of never-written LPNs.
+    pub unmapped_reads: u64,
+    /// Trimmed pages.
+    pub trims: u64,
+    /// WAF = flash programs / user writes.
+    pub waf: f64,
+    /// Effective alpha: mean pages holding data (valid or not) at victim selection / logical pages.
+    pub effective_alpha: Option<f64>,
+}
+
+impl PhaseCounts {
+    pub(crate) fn between(a: &FtlCounters, b: &FtlCounters, logical: u64) -> PhaseCounts {
+        let uw = b.user_writes - a.user_writes;
+        let gw = b.gc_writes - a.gc_writes;
+        let samples = b.alpha_samples - a.alpha_samples;
+        PhaseCounts {
+            user_writes: uw,
+            gc_writes: gw,
+            flash_programs: uw + gw,
+            erases: b.erases - a.erases,
+            gc_victims: b.gc_victims - a.gc_victims,
+            gc_episodes: b.gc_episodes - a.gc_episodes,
+            reads: b.reads - a.reads,
+            unmapped_reads: b.unmapped_reads - a.unmapped_reads,
+            trims: b.trims - a.trims,
+            waf: waf(uw, gw),
+            effective_alpha: (samples > 0).then(|| {
+                (b.alpha_samples_sum - a.alpha_samples_sum) as f64 / samples as f64 / logical as f64
+            }),
+        }
+    }
+}
+
+/// An analytic prediction printed next to the simulated WAF where one applies.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelCheck {
+    /// Which model.
+    pub model: String,
+    /// alpha the model is evaluated at (the measured effective alpha).
+    pub alpha: f64,
+    /// Predicted WAF.
+    pub waf: f64,
+    /// (simulated steady-state WAF - predicted) / predicted.
+    pub relative_error: f64,
+}
+
+/// Victim valid-ratio histogram: `counts[i]` victims had a valid ratio in [i/100, (i+1)/100).
+#[derive(Debug, Clone, Serialize)]
+pub struct VictimHistogram {
+    /// Width of a bin (valid ratio).
+    pub bin_width: f64,
+    /// Counts per bin; the last bin is ratio 1.
+    pub counts: Vec<u64>,
+}
+
+/// Everything a run reports. No wall-clock figures: the same config and seed give the same
+/// result bit for bit (timing goes in a separate record).
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    /// flashgc version.
+    pub flashgc_version: &'static str,
+    /// Units of the counts.
+    pub units: Units,
+    /// Workload description.
+    pub workload: String,
+    /// Placement spec.
+    pub placement: String,
+    /// Victim spec.
+    pub victim: String,
+    /// Seed.
+    pub seed: u64,
+    /// Device.
+    pub device: DeviceSummary,
+    /// Stream names of the placement.
+    pub streams: Vec<String>,
+    /// Precondition (sequential fill) counts; excluded from everything else.
+    pub precondition: PhaseCounts,
+    /// The whole measured phase.
+    pub total: PhaseCounts,
+    /// The measured phase after the warm-up: the steady-state figures.
+    pub steady_state: PhaseCounts,
+    /// User pages excluded from `steady_state` as warm-up.
+    pub warmup_user_pages: u64,
+    /// Analytic cross-check, when the configuration matches a model's assumptions.
+    pub model: Option<ModelCheck>,
+    /// WAF per window of user writes.
+    pub series: Vec<WindowPoint>,
+    /// Victim valid ratios.
+    pub victim_valid_ratio: VictimHistogram,
+    /// Erase counts per block (a segment's blocks are erased together).
+    pub erase_counts: EraseSummary,
+    /// Metadata memory by structure.
+    pub memory: Vec<MemoryItem>,
+    /// Total metadata bytes per logical page.
+    pub memory_bytes_per_lpn: f64,
+    /// Scheme-specific report of the placement (see `Placement::report`).
+    pub placement_report: Option<serde_json::Value>,
+    /// Why the run ended: `write_volume` or `workload_end`.
+    pub ended_by: String,
+    /// Remarks (approximations, assumptions) the reader must see.
+    pub notes: Vec<String>,
+    /// Timing simulation (latency, IOPS, utilization); None for WAF-only runs.
+    pub timing: Option<crate::timing::TimingReport>,
+}
+
+/// Units used in a result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Units {
+    /// Size of one counted page (mapping unit), bytes.
+    pub page_bytes: u32,
+    /// Which over-provisioning definition was given.
+    pub op_definition: String,
+}
+
+/// A configured simulation.
+pub struct Simulation {
+    cfg: Config,
+    layout: Layout,
+    ftl: Ftl,
+    preconditioned: bool,
+    pre: PhaseCounts,
+    future_ready: bool,
+}
+
+impl Simulation {
+    /// Validates `cfg` and builds the FTL with its placement and victim policies.
+    pub fn new(cfg: &Config) -> Result<Simulation> {
+        let mut layout = cfg.layout()?;
+        let pl = placement::build(
+            "run.placement",
+            &cfg.run.placement,
+            PlacementInit {
+                logical_pages: layout.logical_pages,
+                segments: layout.segments,
+                pages_per_segment: layout.pages_per_segment,
+                seed: cfg.run.seed,
+            },
+        )?;
+        let streams = pl.streams();
+        let vic = victim::build(
+            "run.victim",
+            &cfg.run.victim,
+            VictimInit {
+                segments: layout.segments,
+                pages_per_segment: layout.pages_per_segment,
+                groups: streams,
+                seed: cfg.run.seed,
+            },
+        )?;
+        // Each stream may need a fresh segment within one victim's relocation; the reserve
+        // must cover all of them. Raise the watermarks when the config's are too low.
+        let min_low = streams as u32 + 1;
+        if layout.gc_low < min_low {
+            layout.gc_high = layout.gc_high.max(min_low) + (layout.gc_high - layout.gc_low);
+            layout.gc_low = min_low;
+        }
+        let used = layout.logical_pages.div_ceil(layout.pages_per_segment as u64);
+        if (layout.segments as u64) < used + layout.gc_high as u64 + streams as u64 + 1 {
+            return Err(Error::config(
+                "ftl.op",
+                format!(
+                    "{} segments cannot hold {used} segments of data, {} free segments in reserve and {streams} open streams; \
+                     raise op or use fewer streams",
+                    layout.segments, layout.gc_high
+                ),
+            ));
+        }
+        let ftl = Ftl::new(
+            FtlParams {
+                logical_pages: layout.logical_pages,
+                segments: layout.segments,
+                pages_per_segment: layout.pages_per_segment,
+                gc_low: layout.gc_low,
+                gc_high: layout.gc_high,
+            },
+            pl,
+            vic,
+        );
+        let pre = PhaseCounts::between(&FtlCounters::default(), &FtlCounters::default(), 1);
+        Ok(Simulation { cfg: cfg.clone(), layout, ftl, preconditioned: false, pre, future_ready: false })
+    }
+
+    /// The derived layout.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    /// The FTL (read-only).
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+    /// The FTL (mutable, for tests and drivers that issue page operations directly).
+    pub fn ftl_mut(&mut self) -> &mut Ftl {
+        &mut self.ftl
+    }
+
+    /// Sequentially writes `run.fill` of the logical space (not counted in results).
+    pub fn precondition(&mut self) -> Result<()> {
+        if self.preconditioned {
+            return Ok(());
+        }
+        if self.needs_future() {
+            return Err(Error::config(
+                "run.placement",
+                format!(
+                    "`{}` needs future knowledge: call Simulation::prepare_future with a second, identical \
+                     instance of the workload before running (run_synthetic does this itself)",
+                    self.cfg.run.placement
+                ),
+            ));
+        }
+        let n = (self.layout.logical_pages as f64 * self.cfg.run.fill).round() as u64;
+        let before = self.ftl.counters.clone();
+        for lpn in 0..n {
+            self.ftl.write(lpn as u32)?;
+        }
+        self.pre = PhaseCounts::between(&before, &self.ftl.counters, self.layout.logical_pages);
+        self.preconditioned = true;
+        Ok(())
+    }
+
+    /// The synthetic workload of the configuration (errors for `trace:` specs, which the
+    /// CLI and Python layers open).
+    pub fn synthetic_workload(&self) -> Result<Synthetic> {
+        match WorkloadSpec::parse("run.workload", &self.cfg.run.workload)? {
+            WorkloadSpec::Synthetic(kind) => Ok(Synthetic::new(
+                kind,
+                self.layout.logical_pages,
+                self.cfg.run.request_pages,
+                self.cfg.run.read_ratio,
+                self.cfg.run.seed,
+            )),
+            WorkloadSpec::Trace(p) => Err(Error::config(
+                "run.workload",
+                format!("`trace:{p}` must be opened by a trace reader (flashgc CLI or Python), not the core"),
+            )),
+        }
+    }
+
+    /// Runs the configuration's own synthetic workload.
+    pub fn run_synthetic(cfg: &Config, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult> {
+        let mut sim = Simulation::new(cfg)?;
+        if sim.needs_future() {
+            // Same seed, same generator: an identical second instance for the oracle's pre-pass.
+            let mut future_wl = sim.synthetic_workload()?;
+            sim.prepare_future(&mut future_wl)?;
+        }
+        let mut wl = sim.synthetic_workload()?;
+        sim.run(&mut wl, progress)
+    }
+
+    /// True if the placement needs future knowledge that has not been given yet (see
+    /// [`Simulation::prepare_future`]).
+    pub fn needs_future(&self) -> bool {
+        self.ftl.placement().needs_future() && !self.future_ready
+    }
+
+    /// Gives a future-knowledge placement (the `oracle`) its future: a pre-pass over `wl`,
+    /// which must be a second instance of the workload `run` will serve, identical request
+    /// for request (for traces: open the file twice). The pre-pass covers the precondition
+    /// fill and stops where `run` will stop. Must be called before `precondition`/`run`;
+    /// it rebuilds the FTL, so FTL options set earlier through `ftl_mut` are reset.
+    pub fn prepare_future(&mut self, wl: &mut dyn Workload) -> Result<()> {
+        if self.preconditioned || self.ftl.counters.user_writes > 0 {
+            return Err(Error::config("run.placement", "prepare_future must be called before the first write"));
+        }
+        let future = self.future_of(wl)?;
+        let l = &self.layout;
+        let mut pl = placement::build(
+            "run.placement",
+            &self.cfg.run.placement,
+            PlacementInit {
+                logical_pages: l.logical_pages,
+                segments: l.segments,
+                pages_per_segment: l.pages_per_segment,
+                seed: self.cfg.run.seed,
+            },
+        )?;
+        pl.set_future(future);
+        let vic = victim::build(
+            "run.victim",
+            &self.cfg.run.victim,
+            VictimInit {
+                segments: l.segments,
+                pages_per_segment: l.pages_per_segment,
+                groups: pl.streams(),
+                seed: self.cfg.run.seed,
+            },
+        )?;
+        self.ftl = Ftl::new(self.ftl.params(), pl, vic);
+        self.future_ready = true;
+        Ok(())
+    }
+
+    /// The write/TRIM sequence `precondition` + `run` will issue, and its backward pass.
+    fn future_of(&self, wl: &mut dyn Workload) -> Result<Future> {
+        let logical = self.layout.logical_pages;
+        let fill = (logical as f64 * self.cfg.run.fill).round() as u64;
+        let target = wl.is_infinite().then(|| (self.cfg.run.write_volume * logical as f64).round() as u64);
+        let mut ev: Vec<FutureEvent> = Vec::with_capacity((fill + target.unwrap_or(0)) as usize);
+        ev.extend((0..fill).map(|l| FutureEvent::Write(l as u32)));
+        let mut buf: Vec<Request> = Vec::with_capacity(4096);
+        let mut written: u64 = 0;
+        'outer: loop {
+            buf.clear();
+            wl.fill(&mut buf, 4096)?;
+            if buf.is_empty() || target == Some(0) {
+                break;
+            }
+            for req in &buf {
+                let end = req.lpn.saturating_add(req.pages as u64).min(logical);
+                for lpn in req.lpn..end {
+                    match req.op {
+                        Op::Write => {
+                            ev.push(FutureEvent::Write(lpn as u32));
+                            written += 1;
+                            if Some(written) == target {
+                                break 'outer;
+                            }
+                        }
+                        Op::Trim => ev.push(FutureEvent::Trim(lpn as u32)),
+                        Op::Read => {}
+                    }
+                }
+            }
+        }
+        Ok(Future::from_events(&ev, logical))
+    }
+
+    /// Preconditions (if not done yet), then serves `wl` until the write volume is reached
+    /// (infinite workloads) or the workload ends.
+    pub fn run(&mut self, wl: &mut dyn Workload, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult> {
+        self.precondition()?;
+        let logical = self.layout.logical_pages;
+        let lpn_bytes = self.layout.lpn_size as u64;
+        let r = &self.cfg.run;
+        let target = wl.is_infinite().then(|| (r.write_volume * logical as f64).round() as u64);
+        let warmup = target.map(|t| match r.warmup {
+            Some(w) => ((w * logical as f64).round() as u64).min(t),
+            None => t / 2,
+        });
+        let window = match r.window_gib {
+            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64).round().max(1.0) as u64,
+            None => (logical / 4).max(1),
+        };
+        let start = self.ftl.counters.clone();
+        let mut steady_start: Option<FtlCounters> = if warmup == Some(0) { Some(start.clone()) } else { None };
+        let mut last_window = start.clone();
+        let mut series = Vec::new();
+        let mut buf: Vec<Request> = Vec::with_capacity(4096);
+        let mut written: u64 = 0;
+        let mut next_window = window;
+        let mut next_progress: u64 = 1 << 20;
+        let mut request_index: u64 = 0;
+        let mut ended_by = "workload_end";
+        'outer: loop {
+            buf.clear();
+            wl.fill(&mut buf, 4096)?;
+            if buf.is_empty() {
+                break;
+            }
+            for req in &buf {
+                request_index += 1;
+                let end = req.lpn.checked_add(req.pages as u64).unwrap_or(u64::MAX);
+                if req.pages == 0 || end > logical {
+                    return Err(Error::Workload(format!(
+                        "request {request_index}: pages {}..{} exceed the logical capacity of {logical} pages \
+                         (use a larger device, or remap the trace)",
+                        req.lpn, end
+                    )));
+                }
+                match req.op {
+                    Op::Write => {
+                        for lpn in req.lpn..end {
+                            self.ftl.write(lpn as u32)?;
+                            written += 1;
+                            if written == next_window {
+                                next_window += window;
+                                let c = &self.ftl.counters;
+                                series.push(WindowPoint {
+                                    user_bytes: written * lpn_bytes,
+                                    capacity_written: written as f64 / logical as f64,
+                                    waf_window: waf(c.user_writes - last_window.user_writes, c.gc_writes - last_window.gc_writes),
+                                    waf_cumulative: waf(c.user_writes - start.user_writes, c.gc_writes - start.gc_writes),
+                                    erases: c.erases - start.erases,
+                                });
+                                last_window = c.clone();
+                            }
+                            if Some(written) == warmup {
+                                steady_start = Some(self.ftl.counters.clone());
+                            }
+                            if Some(written) == target {
+                                ended_by = "write_volume";
+                                break 'outer;
+                            }
+                        }
+                    }
+                    Op::Read => {
+                        for lpn in req.lpn..end {
+                            self.ftl.read(lpn as u32);
+                        }
+                    }
+                    Op::Trim => {
+                        for lpn in req.lpn..end {
+                            self.ftl.trim(lpn as u32);
+                        }
+                    }
+                }
+            }
+            if written >= next_progress {
+                next_progress = written + (1 << 20);
+                let c = &self.ftl.counters;
+                progress(&Progress {
+                    user_pages: written,
+                    target_pages: target,
+                    waf: waf(c.user_writes - start.user_writes, c.gc_writes - start.gc_writes),
+                });
+            }
+        }
+        if target == Some(0) {
+            ended_by = "write_volume";
+        }
+        let end = self.ftl.counters.clone();
+        let total = PhaseCounts::between(&start, &end, logical);
+        let steady_from = steady_start.clone().unwrap_or_else(|| start.clone());
+        let steady_state = PhaseCounts::between(&steady_from, &end, logical);
+        Ok(self.result(wl.describe(), total, steady_state, steady_from.user_writes - start.user_writes, series, ended_by))
+    }
+
+    pub(crate) fn result(
+        &self,
+        workload: String,
+        total: PhaseCounts,
+        steady_state: PhaseCounts,
+        warmup_user_pages: u64,
+        series: Vec<WindowPoint>,
+        ended_by: &str,
+    ) -> RunResult {
+        let l = &self.layout;
+        let gib = (1u64 << 30) as f64;
+        let memory: Vec<MemoryItem> = self
+            .ftl
+            .memory()
+            .into_iter()
+            .map(|(name, bytes)| MemoryItem {
+                structure: name.to_string(),
+                bytes,
+                bytes_per_lpn: bytes as f64 / l.logical_pages as f64,
+            })
+            .collect();
+        let mem_total: u64 = memory.iter().map(|m| m.bytes).sum();
+        let mut notes = Vec::new();
+        if total.user_writes == 0 {
+            notes.push("no user writes: WAF is reported as 0".to_string());
+        }
+        let model = self.model_check(&workload, &steady_state);
+        if let Some(m) = &model {
+            notes.push(format!(
+                "{} evaluated at the effective alpha {:.4} (nominal 1 + op = {:.4}): reserved free segments and open frontiers hold no data",
+                m.model,
+                m.alpha,
+                1.0 + l.op
+            ));
+        }
+        let streams = (0..self.ftl.placement().streams()).map(|s| self.ftl.placement().stream_name(s as u16)).collect();
+        RunResult {
+            flashgc_version: env!("CARGO_PKG_VERSION"),
+            units: Units {
+                page_bytes: l.lpn_size,
+                op_definition: if l.op_given_as == "op" {
+                    "op = (physical - logical) / logical".into()
+                } else {
+                    "op_of_physical = (physical - logical) / physical (MQSim)".into()
+                },
+            },
+            workload,
+            placement: self.cfg.run.placement.clone(),
+            victim: self.cfg.run.victim.clone(),
+            seed: self.cfg.run.seed,
+            device: DeviceSummary {
+                preset: self.cfg.preset.clone(),
+                layout: l.clone(),
+                logical_gib: l.logical_pages as f64 * l.lpn_size as f64 / gib,
+                physical_gib: l.physical_pages as f64 * l.lpn_size as f64 / gib,
+            },
+            streams,
+            precondition: self.pre.clone(),
+            total,
+            steady_state,
+            warmup_user_pages,
+            model,
+            series,
+            victim_valid_ratio: VictimHistogram { bin_width: 0.01, counts: self.ftl.victim_hist.clone() },
+            erase_counts: EraseSummary::of(&self.ftl.segs.erases),
+            memory_bytes_per_lpn: mem_total as f64 / l.logical_pages as f64,
+            memory,
+            placement_report: self.ftl.placement().report(),
+            ended_by: ended_by.to_string(),
+            notes,
+            timing: None,
+        }
+    }
+
+    /// Desnoyers' model for this run, when its assumptions hold: single stream, uniform or
+    /// hot/cold writes without reads mixed in, FIFO/greedy/random victims.
+    fn model_check(&self, workload: &str, ss: &PhaseCounts) -> Option<ModelCheck> {
+        use crate::model::*;
+        let alpha = ss.effective_alpha?;
+        if self.ftl.placement().name() != "single" || self.cfg.run.request_pages != 1 || ss.user_writes == 0 {
+            return None;
+        }
+        let np = self.layout.pages_per_segment as f64;
+        let victim = self.ftl.victim_policy().name();
+        let spec = WorkloadSpec::parse("run.workload", workload).ok()?;
+        let (name, waf) = match (spec, victim) {
+            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "fifo") => ("Desnoyers Eq. 4 (FIFO)".to_string(), waf_fifo(alpha)),
+            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "greedy") => (format!("Desnoyers Eq. 12 (greedy, Np={np})"), waf_greedy(alpha, np)),
+            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "random") => ("random victim alpha/(alpha-1)".to_string(), waf_random(alpha)),
+            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::HotCold { write_share, space_share }), "fifo") => {
+                ("Desnoyers Eq. 14 (hot/cold FIFO)".to_string(), waf_hotcold_fifo(alpha, write_share, space_share))
+            }
+            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::HotCold { write_share, space_share }), "greedy") => (
+                format!("Desnoyers Eq. 16 (hot/cold greedy, Np={np})"),
+                waf_hotcold_greedy(alpha, write_share, space_share, np),
+            ),
+            _ => return None,
+        };
+        Some(ModelCheck { model: name, alpha, waf, relative_error: (ss.waf - waf) / waf })
+    }
+}
+
+/// Number of victim histogram bins (re-exported for consumers).
+pub const VICTIM_BINS: usize = VICTIM_HIST_BINS;

@@ -1,0 +1,142 @@
+//! Policy specifications: `name` or `name:key=value,key=value` (e.g. `d-choices:d=8`).
+//!
+//! The same string form is used on the command line and in TOML configs, so that one
+//! vocabulary names every scheme and its parameters.
+
+use crate::error::{Error, Result};
+use std::collections::BTreeMap;
+
+/// A parsed policy specification with typed, checked parameter access.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    /// Registered name of the scheme.
+    pub name: String,
+    params: BTreeMap<String, String>,
+    /// Which config field the spec came from (for error messages), e.g. `victim`.
+    field: String,
+    used: std::cell::RefCell<Vec<String>>,
+}
+
+impl Spec {
+    /// Parses `name[:k=v,...]`. A bare value after the colon without `=` is stored under
+    /// the key `_` (e.g. `cost-benefit:lfs`).
+    pub fn parse(field: &str, text: &str) -> Result<Spec> {
+        let text = text.trim();
+        let (name, rest) = match text.split_once(':') {
+            Some((n, r)) => (n.trim(), Some(r)),
+            None => (text, None),
+        };
+        if name.is_empty() {
+            return Err(Error::config(field, "empty scheme name"));
+        }
+        let mut params = BTreeMap::new();
+        if let Some(rest) = rest {
+            for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                let (k, v) = match part.split_once('=') {
+                    Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+                    None => ("_".to_string(), part.to_string()),
+                };
+                if params.insert(k.clone(), v).is_some() {
+                    return Err(Error::config(
+                        format!("{field}.{k}"),
+                        "parameter given twice",
+                    ));
+                }
+            }
+        }
+        Ok(Spec {
+            name: name.to_ascii_lowercase(),
+            params,
+            field: field.to_string(),
+            used: Default::default(),
+        })
+    }
+
+    /// The raw string value of a parameter, if given.
+    pub fn raw(&self, key: &str) -> Option<&str> {
+        self.used.borrow_mut().push(key.to_string());
+        self.params.get(key).map(String::as_str)
+    }
+
+    /// A numeric parameter with a default and an inclusive allowed range.
+    pub fn num<T>(&self, key: &str, default: T, min: T, max: T) -> Result<T>
+    where
+        T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display,
+    {
+        let v = match self.raw(key) {
+            None => default,
+            Some(s) => s.parse::<T>().map_err(|_| {
+                Error::config(
+                    self.path(key),
+                    format!("`{s}` is not a number; allowed range {min}..={max}"),
+                )
+            })?,
+        };
+        if v < min || v > max {
+            return Err(Error::config(
+                self.path(key),
+                format!("{v} is out of range; allowed range {min}..={max}"),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// A parameter that must be one of `choices`.
+    pub fn choice(&self, key: &str, default: &str, choices: &[&str]) -> Result<String> {
+        let v = self.raw(key).unwrap_or(default).to_ascii_lowercase();
+        if choices.contains(&v.as_str()) {
+            Ok(v)
+        } else {
+            Err(Error::config(
+                self.path(key),
+                format!("`{v}` is not one of: {}", choices.join(", ")),
+            ))
+        }
+    }
+
+    /// Dotted path used in errors, e.g. `placement.levels`.
+    pub fn path(&self, key: &str) -> String {
+        format!("{}.{}", self.field, key)
+    }
+
+    /// Fails if a parameter was given that the scheme never asked for (typos must not
+    /// silently fall back to defaults). Call after reading all parameters.
+    pub fn finish(&self) -> Result<()> {
+        let used = self.used.borrow();
+        for k in self.params.keys() {
+            if !used.iter().any(|u| u == k) {
+                let mut known: Vec<_> = used.clone();
+                known.sort();
+                known.dedup();
+                return Err(Error::config(
+                    self.path(k),
+                    format!(
+                        "unknown parameter for `{}`; it accepts: {}",
+                        self.name,
+                        if known.is_empty() { "no parameters".to_string() } else { known.join(", ") }
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_params_and_rejects_unknown() {
+        let s = Spec::parse("victim", "d-choices:d=8").unwrap();
+        assert_eq!(s.name, "d-choices");
+        assert_eq!(s.num::<u32>("d", 2, 1, 64).unwrap(), 8);
+        s.finish().unwrap();
+        let s = Spec::parse("victim", "greedy:x=1").unwrap();
+        let e = s.finish().unwrap_err();
+        assert!(e.to_string().contains("victim.x"), "{e}");
+        let s = Spec::parse("victim", "d-choices:d=0").unwrap();
+        let e = s.num::<u32>("d", 2, 1, 64).unwrap_err();
+        assert!(e.to_string().contains("1..=64"), "{e}");
+    }
+}

@@ -1,0 +1,328 @@
+//! Device resources and their reservation: channels (bus transfers) and cell resources
+//! (planes, or dies when multi-plane operations are off) with per-op latencies.
+//!
+//! Scheduling is first-come first-served per resource in the order operations are
+//! committed: an operation starts when its inputs are ready and every resource it needs
+//! is free, and then holds the resources until it ends (a reservation table: the next free
+//! time of each resource). The driver decides the commit order (host first or GC first).
+
+use super::geometry::{Alloc, Geometry};
+use crate::config::TimingConfig;
+
+/// Marks a segment whose erase is queued but not yet scheduled.
+pub const PENDING: u64 = u64::MAX;
+
+/// Operation costs in simulated nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Costs {
+    /// Cell read (tR).
+    pub read: u64,
+    /// Page program (tPROG).
+    pub program: u64,
+    /// Block erase (tBERS).
+    pub erase: u64,
+    /// Bus transfer of one mapping unit (lpn_size bytes at the channel rate).
+    pub xfer: u64,
+    /// Controller SRAM access per mapping unit on the controller path.
+    pub sram: u64,
+}
+
+impl Costs {
+    /// Costs from the device's timing table; `lpn_size` bytes per transfer.
+    pub fn new(t: &TimingConfig, lpn_size: u32) -> Costs {
+        let ns = |us: f64| (us * 1000.0).round() as u64;
+        Costs {
+            read: ns(t.read_us),
+            program: ns(t.program_us),
+            erase: ns(t.erase_us),
+            // bytes / (MB/s * 1e6) seconds = bytes * 1000 / MB/s nanoseconds
+            xfer: (lpn_size as f64 * 1000.0 / t.channel_mb_s).round() as u64,
+            sram: ns(t.sram_us),
+        }
+    }
+}
+
+/// Group of reads of the same flash page (they share one cell read).
+#[derive(Debug, Clone, Copy)]
+pub struct ReadGroup {
+    fpage: u32,
+    end: u64,
+}
+
+impl Default for ReadGroup {
+    fn default() -> Self {
+        ReadGroup { fpage: u32::MAX, end: 0 }
+    }
+}
+
+/// The device's resources.
+#[derive(Debug, Clone)]
+pub struct Device {
+    /// Geometry.
+    pub geo: Geometry,
+    /// Costs.
+    pub costs: Costs,
+    /// Planes of a die run concurrently (idealised multi-plane operation).
+    pub multiplane: bool,
+    /// Allocation over units.
+    pub alloc: Alloc,
+    /// Next free time of each channel.
+    pub ch_free: Vec<u64>,
+    /// Next free time of each cell resource.
+    pub cell_free: Vec<u64>,
+    /// Busy time of each channel.
+    pub ch_busy: Vec<u64>,
+    /// Busy time of each cell resource.
+    pub cell_busy: Vec<u64>,
+    /// Busy time of each cell resource spent on GC.
+    pub cell_gc_busy: Vec<u64>,
+    /// Until when each cell resource has GC work reserved.
+    pub cell_gc_until: Vec<u64>,
+    /// Time each segment's last erase ends ([`PENDING`]: queued, not scheduled).
+    pub erased_at: Vec<u64>,
+    /// Latest end of any reservation.
+    pub makespan: u64,
+    dyn_unit: Vec<u16>,
+    dyn_fill: Vec<u16>,
+}
+
+impl Device {
+    /// A device with every resource idle at time 0.
+    pub fn new(geo: Geometry, costs: Costs, multiplane: bool, alloc: Alloc, segments: u32) -> Device {
+        let cells = if multiplane { geo.units } else { geo.dies } as usize;
+        let (dyn_unit, dyn_fill) = if alloc == Alloc::FirstIdle {
+            let fpages = segments as usize * (geo.pps / geo.upp) as usize;
+            (vec![u16::MAX; fpages], vec![0u16; segments as usize * geo.k as usize])
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        Device {
+            ch_free: vec![0; geo.channels as usize],
+            ch_busy: vec![0; geo.channels as usize],
+            cell_free: vec![0; cells],
+            cell_busy: vec![0; cells],
+            cell_gc_busy: vec![0; cells],
+            cell_gc_until: vec![0; cells],
+            erased_at: vec![0; segments as usize],
+            makespan: 0,
+            geo,
+            costs,
+            multiplane,
+            alloc,
+            dyn_unit,
+            dyn_fill,
+        }
+    }
+
+    /// Bytes of timing-layer state per physical mapping unit (for the memory report).
+    pub fn memory_bytes(&self) -> u64 {
+        (self.ch_free.len() * 16 + self.cell_free.len() * 32 + self.erased_at.len() * 8) as u64
+            + self.dyn_unit.len() as u64 * 2
+            + self.dyn_fill.len() as u64 * 2
+    }
+
+    #[inline]
+    fn cell_of(&self, unit: u32) -> usize {
+        if self.multiplane {
+            unit as usize
+        } else {
+            self.geo.die_of(unit) as usize
+        }
+    }
+
+    /// Unit currently holding `ppn` (static placement, or the dynamic choice recorded).
+    #[inline]
+    pub fn unit_of(&self, ppn: u32) -> u32 {
+        match self.alloc {
+            Alloc::Static => self.geo.locate(ppn).unit,
+            Alloc::FirstIdle => {
+                let u = self.dyn_unit[(ppn / self.geo.upp) as usize];
+                if u == u16::MAX {
+                    self.geo.locate(ppn).unit
+                } else {
+                    u as u32
+                }
+            }
+        }
+    }
+
+    /// Cell resource currently holding `ppn`.
+    #[inline]
+    pub fn cell_of_ppn(&self, ppn: u32) -> usize {
+        self.cell_of(self.unit_of(ppn))
+    }
+
+    #[inline]
+    fn note(&mut self, cell: usize, start: u64, end: u64, gc: bool) {
+        self.cell_busy[cell] += end - start;
+        if gc {
+            self.cell_gc_busy[cell] += end - start;
+            if end > self.cell_gc_until[cell] {
+                self.cell_gc_until[cell] = end;
+            }
+        }
+        if end > self.makespan {
+            self.makespan = end;
+        }
+    }
+
+    /// Earliest start of a read of `ppn` ready at `ready`.
+    #[inline]
+    pub fn probe_read(&self, ppn: u32, ready: u64) -> u64 {
+        ready.max(self.cell_free[self.cell_of_ppn(ppn)])
+    }
+
+    /// Reads one mapping unit: cell read, then bus transfer to the controller. Units of the
+    /// flash page read just before (`group`) share its cell read. Returns the end time.
+    #[inline]
+    pub fn read(&mut self, ppn: u32, ready: u64, gc: bool, group: &mut ReadGroup) -> u64 {
+        let unit = self.unit_of(ppn);
+        let cell = self.cell_of(unit);
+        let ch = self.geo.coords[unit as usize].channel as usize;
+        let fpage = ppn / self.geo.upp;
+        let c = self.costs;
+        let (start, cell_done) = if group.fpage == fpage {
+            (group.end, group.end)
+        } else {
+            let s = ready.max(self.cell_free[cell]);
+            (s, s + c.read)
+        };
+        let xs = cell_done.max(self.ch_free[ch]);
+        let xe = xs + c.xfer;
+        self.ch_free[ch] = xe;
+        self.ch_busy[ch] += c.xfer;
+        // The die holds the data in its page register until the transfer ends.
+        self.cell_free[cell] = self.cell_free[cell].max(xe);
+        self.note(cell, start, xe, gc);
+        *group = ReadGroup { fpage, end: xe };
+        xe + c.sram
+    }
+
+    /// On-die read for copyback (no bus transfer).
+    #[inline]
+    pub fn read_copyback(&mut self, ppn: u32, ready: u64) -> u64 {
+        let cell = self.cell_of_ppn(ppn);
+        let s = ready.max(self.cell_free[cell]);
+        let e = s + self.costs.read;
+        self.cell_free[cell] = e;
+        self.note(cell, s, e, true);
+        e
+    }
+
+    fn choose_unit(&mut self, ppn: u32) -> u32 {
+        let seg = ppn / self.geo.pps;
+        let fpage = (ppn / self.geo.upp) as usize;
+        if self.alloc == Alloc::Static {
+            return self.geo.locate(ppn).unit;
+        }
+        if ppn % self.geo.upp != 0 && self.dyn_unit[fpage] != u16::MAX {
+            return self.dyn_unit[fpage] as u32;
+        }
+        let k = self.geo.k;
+        let mut best = (u64::MAX, 0u32, 0u32);
+        for j in 0..k {
+            if self.dyn_fill[(seg * k + j) as usize] as u32 >= self.geo.pages_per_block {
+                continue;
+            }
+            let (unit, _) = self.geo.block_unit(seg, j);
+            let ch = self.geo.coords[unit as usize].channel as usize;
+            let idle = self.cell_free[self.cell_of(unit)].max(self.ch_free[ch]);
+            if idle < best.0 {
+                best = (idle, unit, j);
+            }
+        }
+        self.dyn_fill[(seg * k + best.2) as usize] += 1;
+        self.dyn_unit[fpage] = best.1 as u16;
+        best.1
+    }
+
+    /// Earliest start of a program of `ppn` ready at `ready` (static unit; dynamic
+    /// allocation probes the best case).
+    #[inline]
+    pub fn probe_program(&self, ppn: u32, ready: u64) -> u64 {
+        let unit = match self.alloc {
+            Alloc::Static => self.geo.locate(ppn).unit,
+            Alloc::FirstIdle => self.unit_of(ppn),
+        };
+        let seg = (ppn / self.geo.pps) as usize;
+        let ch = self.geo.coords[unit as usize].channel as usize;
+        ready.max(self.erased_at[seg]).max(self.ch_free[ch]).max(self.cell_free[self.cell_of(unit)])
+    }
+
+    /// Programs one mapping unit: bus transfer into the page register; the cell program
+    /// runs when the flash page's last unit has arrived. With `copyback` the data comes from
+    /// the page register of the same plane (no transfer). Returns the end time (for a
+    /// unit that does not complete its flash page: when its data sits in the register).
+    #[inline]
+    pub fn program(&mut self, ppn: u32, ready: u64, gc: bool, copyback: bool) -> u64 {
+        let seg = (ppn / self.geo.pps) as usize;
+        debug_assert!(self.erased_at[seg] != PENDING, "program into a segment whose erase is not scheduled");
+        let unit = self.choose_unit(ppn);
+        let cell = self.cell_of(unit);
+        let ch = self.geo.coords[unit as usize].channel as usize;
+        let last = ppn % self.geo.upp == self.geo.upp - 1;
+        let c = self.costs;
+        let ready = ready.max(self.erased_at[seg]);
+        let (start, loaded) = if copyback {
+            let s = ready.max(self.cell_free[cell]);
+            (s, s)
+        } else {
+            let s = (ready + c.sram).max(self.ch_free[ch]).max(self.cell_free[cell]);
+            self.ch_free[ch] = s + c.xfer;
+            self.ch_busy[ch] += c.xfer;
+            (s, s + c.xfer)
+        };
+        let end = if last { loaded + c.program } else { loaded };
+        self.cell_free[cell] = end;
+        self.note(cell, start, end, gc);
+        end
+    }
+
+    /// Earliest start of the erase of segment `seg`.
+    pub fn probe_erase(&self, seg: u32, ready: u64) -> u64 {
+        let mut s = ready;
+        for j in 0..self.geo.k {
+            let (unit, _) = self.geo.block_unit(seg, j);
+            s = s.max(self.cell_free[self.cell_of(unit)]);
+        }
+        s
+    }
+
+    /// Erases the blocks of segment `seg` (each on its own unit, in parallel where the
+    /// units are independent). Returns when the last block erase ends.
+    pub fn erase(&mut self, seg: u32, ready: u64) -> u64 {
+        let mut end = ready;
+        for j in 0..self.geo.k {
+            let (unit, _) = self.geo.block_unit(seg, j);
+            let cell = self.cell_of(unit);
+            let s = ready.max(self.cell_free[cell]);
+            let e = s + self.costs.erase;
+            self.cell_free[cell] = e;
+            self.note(cell, s, e, true);
+            end = end.max(e);
+            if self.alloc == Alloc::FirstIdle {
+                self.dyn_fill[(seg * self.geo.k + j) as usize] = 0;
+            }
+        }
+        if self.alloc == Alloc::FirstIdle {
+            let fp = self.geo.pps / self.geo.upp;
+            let base = (seg * fp) as usize;
+            self.dyn_unit[base..base + fp as usize].fill(u16::MAX);
+        }
+        self.erased_at[seg as usize] = end;
+        end
+    }
+
+    /// Whether the unit holding `ppn` has GC work reserved after `t` (GCaR's "collecting").
+    #[inline]
+    pub fn collecting(&self, ppn: u32, t: u64) -> bool {
+        self.cell_gc_until[self.cell_of_ppn(ppn)] > t
+    }
+
+    /// Copyback applies when source and destination are on the same plane (static
+    /// allocation only: the dynamic destination is not known before it is chosen).
+    #[inline]
+    pub fn same_plane(&self, src: u32, dst: u32) -> bool {
+        self.alloc == Alloc::Static && self.geo.locate(src).unit == self.geo.locate(dst).unit
+    }
+}

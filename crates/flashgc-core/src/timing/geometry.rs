@@ -1,0 +1,157 @@
+//! Physical layout: where a PPN lives (channel, chip, die, plane, block, page).
+//!
+//! The FTL numbers mapping units `ppn = segment * pages_per_segment + offset`. A flash page
+//! holds `upp = page_size / lpn_size` consecutive mapping units, so flash page
+//! `fp = offset / upp` of the segment. A segment is `k = segment_blocks` blocks:
+//!
+//! * static allocation (default): flash page `fp` of a segment goes to block `j = fp % k` of
+//!   the segment at page `fp / k` of that block (consecutive flash pages of a superblock are
+//!   striped over its `k` units, round robin). Block `j` of segment `s` is global block
+//!   `g = s * k + j`, which lives on parallel unit `g % units` as that unit's block `g / units`.
+//!   Consecutive segments therefore start on consecutive units, so single-block segments
+//!   (k = 1) taken from the FIFO free pool rotate over the units.
+//! * dynamic allocation (`first-idle`): the unit of each new flash page of a superblock is
+//!   chosen at program time: the unit among the segment's `k` units that becomes idle first
+//!   (ties: lowest index) and still has an unwritten page in its block. A table remembers the
+//!   choice per flash page so that later reads find the page.
+//!
+//! Parallel unit index `u` (0..units) maps to (channel, chip, die, plane) by a striping order
+//! of MQSim's channel-way-die-plane family: a permutation of the letters `C`, `W`, `D`, `P`,
+//! first letter varying fastest. `CWDP` (MQSim's default) puts consecutive units on
+//! consecutive channels, then ways, then dies, then planes.
+
+use crate::config::DeviceConfig;
+use crate::error::{Error, Result};
+
+/// Page allocation over parallel units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Alloc {
+    /// Static striping (see module docs).
+    Static,
+    /// Dynamic: the first idle unit of the superblock.
+    FirstIdle,
+}
+
+/// One unit's coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitCoord {
+    /// Channel.
+    pub channel: u32,
+    /// Chip (way) within the channel.
+    pub chip: u32,
+    /// Die within the chip.
+    pub die: u32,
+    /// Plane within the die.
+    pub plane: u32,
+}
+
+/// Where a mapping unit lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loc {
+    /// Parallel unit (plane) index in striping order.
+    pub unit: u32,
+    /// Block within the unit's plane.
+    pub block: u32,
+    /// Flash page within the block.
+    pub page: u32,
+    /// Mapping unit within the flash page (0..upp).
+    pub sub: u32,
+}
+
+/// The device's physical geometry as the timing layer sees it.
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    /// Parallel units (planes).
+    pub units: u32,
+    /// Blocks per segment.
+    pub k: u32,
+    /// Mapping units per flash page.
+    pub upp: u32,
+    /// Mapping units per segment.
+    pub pps: u32,
+    /// Flash pages per block.
+    pub pages_per_block: u32,
+    /// Coordinates of each unit.
+    pub coords: Vec<UnitCoord>,
+    /// Channels.
+    pub channels: u32,
+    /// Dies in the device.
+    pub dies: u32,
+    /// Planes per die.
+    pub planes_per_die: u32,
+    /// Striping order, e.g. "CWDP".
+    pub order: String,
+    die_index: Vec<u32>,
+}
+
+impl Geometry {
+    /// Builds the geometry; `order` is a permutation of `CWDP` (case-insensitive).
+    pub fn new(d: &DeviceConfig, pps: u32, order: &str) -> Result<Geometry> {
+        let o = order.trim().to_ascii_uppercase();
+        let mut letters: Vec<char> = o.chars().collect();
+        letters.sort_unstable();
+        if letters != ['C', 'D', 'P', 'W'] {
+            return Err(Error::config(
+                "timing.striping",
+                format!("`{order}` must be a permutation of the letters C, W, D, P (channel, way, die, plane), e.g. CWDP"),
+            ));
+        }
+        let units = (d.channels * d.chips_per_channel * d.dies_per_chip * d.planes_per_die) as usize;
+        let mut coords = Vec::with_capacity(units);
+        let mut die_index = Vec::with_capacity(units);
+        for u in 0..units as u32 {
+            let mut rest = u;
+            let mut c = UnitCoord { channel: 0, chip: 0, die: 0, plane: 0 };
+            for ch in o.chars() {
+                let (radix, slot) = match ch {
+                    'C' => (d.channels, &mut c.channel),
+                    'W' => (d.chips_per_channel, &mut c.chip),
+                    'D' => (d.dies_per_chip, &mut c.die),
+                    _ => (d.planes_per_die, &mut c.plane),
+                };
+                *slot = rest % radix;
+                rest /= radix;
+            }
+            die_index.push((c.channel * d.chips_per_channel + c.chip) * d.dies_per_chip + c.die);
+            coords.push(c);
+        }
+        Ok(Geometry {
+            units: units as u32,
+            k: d.segment_blocks,
+            upp: d.page_size / d.lpn_size,
+            pps,
+            pages_per_block: d.pages_per_block,
+            coords,
+            channels: d.channels,
+            dies: d.channels * d.chips_per_channel * d.dies_per_chip,
+            planes_per_die: d.planes_per_die,
+            order: o,
+            die_index,
+        })
+    }
+
+    /// Global die index of a unit (channel-major: stable across striping orders).
+    #[inline]
+    pub fn die_of(&self, unit: u32) -> u32 {
+        self.die_index[unit as usize]
+    }
+
+    /// The unit of block `j` of segment `seg` (static block placement).
+    #[inline]
+    pub fn block_unit(&self, seg: u32, j: u32) -> (u32, u32) {
+        let g = seg as u64 * self.k as u64 + j as u64;
+        ((g % self.units as u64) as u32, (g / self.units as u64) as u32)
+    }
+
+    /// Static location of a PPN.
+    #[inline]
+    pub fn locate(&self, ppn: u32) -> Loc {
+        let seg = ppn / self.pps;
+        let off = ppn % self.pps;
+        let fp = off / self.upp;
+        let j = fp % self.k;
+        let (unit, block) = self.block_unit(seg, j);
+        Loc { unit, block, page: fp / self.k, sub: off % self.upp }
+    }
+}

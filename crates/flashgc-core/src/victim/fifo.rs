@@ -1,0 +1,37 @@
+//! FIFO (least recently written, the circular log): reclaim the oldest sealed segment.
+
+use super::{VictimScope, SealOrder, VictimInit, VictimPolicy};
+use crate::error::Result;
+use crate::segment::SegmentView;
+use crate::spec::Spec;
+use crate::types::SegmentId;
+
+/// FIFO victim selection.
+#[derive(Debug, Clone)]
+pub struct Fifo {
+    order: SealOrder,
+}
+
+pub(super) fn build(_spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
+    Ok(Box::new(Fifo {
+        order: SealOrder::new(init.groups),
+    }))
+}
+
+impl VictimPolicy for Fifo {
+    fn name(&self) -> &'static str {
+        "fifo"
+    }
+    fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
+        self.order.push(seg, view);
+    }
+    #[inline]
+    fn on_invalidate(&mut self, _seg: SegmentId, _view: &SegmentView) {}
+    fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
+        let (g, i, _) = *self.order.oldest(view, scope, 1).first()?;
+        Some(self.order.remove(g, i))
+    }
+    fn memory_bytes(&self) -> u64 {
+        self.order.memory_bytes()
+    }
+}

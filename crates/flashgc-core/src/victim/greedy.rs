@@ -1,0 +1,138 @@
+//! Greedy: reclaim the candidate with the fewest valid pages.
+//!
+//! Candidates sit in buckets by valid count (one doubly linked list per group and count),
+//! so an invalidation moves a segment one bucket down in O(1) and a pick scans up from a
+//! per-group minimum: O(1) amortized, never a scan over all segments. Ties are broken by
+//! arrival in the bucket: the segment that reached that valid count first goes first.
+
+use super::{VictimScope, VictimInit, VictimPolicy};
+use crate::error::Result;
+use crate::segment::SegmentView;
+use crate::spec::Spec;
+use crate::types::{SegmentId, NONE};
+
+/// Greedy victim selection with valid-count buckets.
+#[derive(Debug, Clone)]
+pub struct Greedy {
+    buckets: u32,
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    min: Vec<u32>,
+    count: Vec<u32>,
+}
+
+pub(super) fn build(_spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
+    Ok(Box::new(Greedy::new(init)))
+}
+
+impl Greedy {
+    /// A greedy policy for the given device.
+    pub fn new(init: VictimInit) -> Greedy {
+        let buckets = init.pages_per_segment + 1;
+        let groups = init.groups.max(1);
+        let nb = groups * buckets as usize;
+        Greedy {
+            buckets,
+            head: vec![NONE; nb],
+            tail: vec![NONE; nb],
+            next: vec![NONE; init.segments as usize],
+            prev: vec![NONE; init.segments as usize],
+            min: vec![buckets; groups],
+            count: vec![0; groups],
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, b: usize, s: SegmentId) {
+        let t = self.tail[b];
+        self.prev[s as usize] = t;
+        self.next[s as usize] = NONE;
+        if t == NONE {
+            self.head[b] = s;
+        } else {
+            self.next[t as usize] = s;
+        }
+        self.tail[b] = s;
+    }
+
+    #[inline]
+    fn unlink(&mut self, b: usize, s: SegmentId) {
+        let (p, n) = (self.prev[s as usize], self.next[s as usize]);
+        if p == NONE {
+            self.head[b] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n == NONE {
+            self.tail[b] = p;
+        } else {
+            self.prev[n as usize] = p;
+        }
+    }
+
+    /// Lowest non-empty bucket of group `g`, advancing the cached minimum.
+    fn group_min(&mut self, g: usize) -> Option<u32> {
+        if self.count[g] == 0 {
+            return None;
+        }
+        let base = g * self.buckets as usize;
+        let mut v = self.min[g];
+        while self.head[base + v as usize] == NONE {
+            v += 1;
+        }
+        self.min[g] = v;
+        Some(v)
+    }
+}
+
+impl VictimPolicy for Greedy {
+    fn name(&self) -> &'static str {
+        "greedy"
+    }
+
+    fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
+        let g = view.stream(seg) as usize;
+        let v = view.valid(seg);
+        self.push(g * self.buckets as usize + v as usize, seg);
+        self.count[g] += 1;
+        if v < self.min[g] {
+            self.min[g] = v;
+        }
+    }
+
+    #[inline]
+    fn on_invalidate(&mut self, seg: SegmentId, view: &SegmentView) {
+        let g = view.stream(seg) as usize;
+        let v = view.valid(seg);
+        let base = g * self.buckets as usize;
+        self.unlink(base + v as usize + 1, seg);
+        self.push(base + v as usize, seg);
+        if v < self.min[g] {
+            self.min[g] = v;
+        }
+    }
+
+    fn select(&mut self, _view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
+        // Lowest valid count within the scope; ties go to the lower group index.
+        let mut best: Option<(u32, usize)> = None;
+        for g in scope.range(self.count.len()) {
+            if let Some(v) = self.group_min(g) {
+                if best.is_none_or(|(bv, _)| v < bv) {
+                    best = Some((v, g));
+                }
+            }
+        }
+        let g = best?.1;
+        let b = g * self.buckets as usize + self.min[g] as usize;
+        let s = self.head[b];
+        self.unlink(b, s);
+        self.count[g] -= 1;
+        Some(s)
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        ((self.head.len() + self.tail.len() + self.next.len() + self.prev.len()) * 4) as u64
+    }
+}

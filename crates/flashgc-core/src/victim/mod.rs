@@ -1,0 +1,211 @@
+//! Victim selection: which sealed segment GC reclaims next.
+//!
+//! A policy learns of candidates through [`VictimPolicy::on_seal`] and of valid-count drops
+//! through [`VictimPolicy::on_invalidate`]; it answers [`VictimPolicy::select`] and forgets
+//! the segment it returns. Adding a policy = one file implementing the trait plus one line
+//! in [`REGISTRY`].
+
+use crate::error::{Error, Result};
+use crate::segment::{SegState, SegmentView};
+use crate::spec::Spec;
+use crate::types::{SegmentId, StreamId, NONE};
+
+mod cost_benefit;
+mod d_choices;
+mod fifo;
+mod greedy;
+mod random;
+mod windowed;
+
+pub use cost_benefit::{CostBenefit, CostBenefitFormula};
+pub use d_choices::DChoices;
+pub use fifo::Fifo;
+pub use greedy::Greedy;
+pub use random::RandomVictim;
+pub use windowed::WindowedGreedy;
+
+/// Which sealed segments a victim may be chosen from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VictimScope {
+    /// Every sealed segment.
+    All,
+    /// The segments of one group (stream).
+    Group(StreamId),
+    /// The segments of groups `lo..=hi` (e.g. MiDAS's merged groups on fallback).
+    Groups(StreamId, StreamId),
+}
+
+impl VictimScope {
+    /// The group indices covered, for a policy with `groups` groups.
+    #[inline]
+    pub fn range(self, groups: usize) -> std::ops::Range<usize> {
+        match self {
+            VictimScope::All => 0..groups,
+            VictimScope::Group(g) => (g as usize).min(groups)..(g as usize + 1).min(groups),
+            VictimScope::Groups(lo, hi) => (lo as usize).min(groups)..(hi as usize + 1).min(groups),
+        }
+    }
+}
+
+/// Sizes a policy needs at construction.
+#[derive(Debug, Clone, Copy)]
+pub struct VictimInit {
+    /// Segments in the device.
+    pub segments: u32,
+    /// Pages per segment.
+    pub pages_per_segment: u32,
+    /// Number of groups (= write streams of the placement policy).
+    pub groups: usize,
+    /// Seed for randomized policies.
+    pub seed: u64,
+}
+
+/// A victim selection policy.
+pub trait VictimPolicy: Send {
+    /// Registered name.
+    fn name(&self) -> &'static str;
+    /// Segment `seg` became a candidate (sealed); its group is `view.stream(seg)`.
+    fn on_seal(&mut self, seg: SegmentId, view: &SegmentView);
+    /// A page of sealed segment `seg` was invalidated; `view.valid(seg)` is the new count.
+    fn on_invalidate(&mut self, seg: SegmentId, view: &SegmentView);
+    /// Chooses a victim among the candidates in `scope` and forgets it.
+    fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId>;
+    /// Bytes of memory the policy's own structures use.
+    fn memory_bytes(&self) -> u64;
+}
+
+type Ctor = fn(&Spec, VictimInit) -> Result<Box<dyn VictimPolicy>>;
+
+/// Registered victim policies: name, one-line description, constructor.
+pub const REGISTRY: &[(&str, &str, Ctor)] = &[
+    ("greedy", "fewest valid pages; O(1) amortized via valid-count buckets", greedy::build),
+    ("fifo", "oldest sealed segment first (LRW / circular log)", fifo::build),
+    ("random", "uniformly random sealed segment", random::build),
+    ("d-choices", "fewest valid among d random candidates (d=2)", d_choices::build),
+    ("windowed-greedy", "fewest valid among the w oldest sealed segments (w=16)", windowed::build),
+    (
+        "cost-benefit",
+        "maximize benefit/cost; formula=lfs|sqrt|femu (default lfs); age in user page writes since seal",
+        cost_benefit::build,
+    ),
+];
+
+/// Names of the registered victim policies.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|r| r.0).collect()
+}
+
+/// Builds a victim policy from a spec string (`field` names the config field in errors).
+pub fn build(field: &str, spec: &str, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
+    let spec = Spec::parse(field, spec)?;
+    let entry = REGISTRY
+        .iter()
+        .find(|r| r.0 == spec.name)
+        .ok_or_else(|| Error::Unknown {
+            kind: "victim policy",
+            name: spec.name.clone(),
+            known: names().join(", "),
+        })?;
+    let p = (entry.2)(&spec, init)?;
+    spec.finish()?;
+    Ok(p)
+}
+
+/// The set of current candidates, per group, with O(1) insert, remove and uniform sampling.
+/// Shared by the random, d-choices and cost-benefit policies.
+#[derive(Debug, Clone)]
+pub(crate) struct CandidateSet {
+    groups: Vec<Vec<SegmentId>>,
+    pos: Vec<u32>,
+}
+
+impl CandidateSet {
+    pub(crate) fn new(segments: u32, groups: usize) -> Self {
+        CandidateSet {
+            groups: vec![Vec::new(); groups.max(1)],
+            pos: vec![NONE; segments as usize],
+        }
+    }
+    pub(crate) fn insert(&mut self, seg: SegmentId, group: StreamId) {
+        let g = &mut self.groups[group as usize];
+        self.pos[seg as usize] = g.len() as u32;
+        g.push(seg);
+    }
+    pub(crate) fn remove(&mut self, seg: SegmentId, group: StreamId) {
+        let g = &mut self.groups[group as usize];
+        let i = self.pos[seg as usize] as usize;
+        let last = *g.last().expect("candidate present");
+        g.swap_remove(i);
+        if last != seg {
+            self.pos[last as usize] = i as u32;
+        }
+        self.pos[seg as usize] = NONE;
+    }
+    pub(crate) fn len(&self, scope: VictimScope) -> usize {
+        self.groups[scope.range(self.groups.len())].iter().map(Vec::len).sum()
+    }
+    /// The i-th candidate (in a fixed, deterministic order) within `scope`.
+    pub(crate) fn nth(&self, scope: VictimScope, mut i: usize) -> SegmentId {
+        for g in &self.groups[scope.range(self.groups.len())] {
+            if i < g.len() {
+                return g[i];
+            }
+            i -= g.len();
+        }
+        unreachable!("index below len")
+    }
+    /// Iterates the candidates within `scope`.
+    pub(crate) fn iter(&self, scope: VictimScope) -> impl Iterator<Item = SegmentId> + '_ {
+        self.groups[scope.range(self.groups.len())].iter().flatten().copied()
+    }
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        (self.pos.len() * 4 + self.groups.iter().map(|g| g.capacity() * 4).sum::<usize>()) as u64
+    }
+}
+
+/// Segments in sealing order, one queue per group. Shared by FIFO and windowed greedy.
+/// A segment leaves its queue only when selected, so every entry is a live candidate.
+#[derive(Debug, Clone)]
+pub(crate) struct SealOrder {
+    groups: Vec<std::collections::VecDeque<SegmentId>>,
+}
+
+impl SealOrder {
+    pub(crate) fn new(groups: usize) -> Self {
+        SealOrder {
+            groups: vec![Default::default(); groups.max(1)],
+        }
+    }
+    pub(crate) fn push(&mut self, seg: SegmentId, view: &SegmentView) {
+        self.groups[view.stream(seg) as usize].push_back(seg);
+    }
+    /// The `w` oldest candidates of `group` (or of all groups), oldest first, as
+    /// (group, index in its queue, segment).
+    pub(crate) fn oldest(
+        &self,
+        view: &SegmentView,
+        scope: VictimScope,
+        w: usize,
+    ) -> Vec<(usize, usize, SegmentId)> {
+        let mut out: Vec<(usize, usize, SegmentId)> = Vec::with_capacity(w);
+        let range = scope.range(self.groups.len());
+        let several = range.len() > 1;
+        for g in range {
+            for (i, &s) in self.groups[g].iter().take(w).enumerate() {
+                debug_assert_eq!(view.state(s), SegState::Sealed);
+                out.push((g, i, s));
+            }
+        }
+        if several {
+            out.sort_by_key(|e| view.seal_seq(e.2));
+            out.truncate(w);
+        }
+        out
+    }
+    pub(crate) fn remove(&mut self, group: usize, index: usize) -> SegmentId {
+        self.groups[group].remove(index).expect("index from oldest()")
+    }
+    pub(crate) fn memory_bytes(&self) -> u64 {
+        (self.groups.iter().map(|g| g.capacity()).sum::<usize>() * 4) as u64
+    }
+}

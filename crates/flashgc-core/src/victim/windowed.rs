@@ -1,0 +1,43 @@
+//! Windowed greedy (Hu et al., SYSTOR 2009): the fewest valid pages among the `w` oldest
+//! sealed segments. w = 1 is FIFO; w = all segments is greedy. Ties go to the older segment.
+
+use super::{VictimScope, SealOrder, VictimInit, VictimPolicy};
+use crate::error::Result;
+use crate::segment::SegmentView;
+use crate::spec::Spec;
+use crate::types::SegmentId;
+
+/// Windowed greedy victim selection.
+#[derive(Debug, Clone)]
+pub struct WindowedGreedy {
+    order: SealOrder,
+    window: usize,
+}
+
+pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
+    let w = spec.num::<u32>("w", 16, 1, 1 << 20)?;
+    Ok(Box::new(WindowedGreedy {
+        order: SealOrder::new(init.groups),
+        window: w as usize,
+    }))
+}
+
+impl VictimPolicy for WindowedGreedy {
+    fn name(&self) -> &'static str {
+        "windowed-greedy"
+    }
+    fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
+        self.order.push(seg, view);
+    }
+    #[inline]
+    fn on_invalidate(&mut self, _seg: SegmentId, _view: &SegmentView) {}
+    fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
+        let cands = self.order.oldest(view, scope, self.window);
+        let best = cands.iter().min_by_key(|c| view.valid(c.2))?;
+        let (g, i, _) = *best;
+        Some(self.order.remove(g, i))
+    }
+    fn memory_bytes(&self) -> u64 {
+        self.order.memory_bytes()
+    }
+}

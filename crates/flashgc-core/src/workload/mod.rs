@@ -1,0 +1,146 @@
+//! Host workloads: the request stream the FTL serves.
+//!
+//! A [`Workload`] hands out [`Request`]s in batches. Synthetic generators live here
+//! ([`synthetic`]); trace readers (crate `flashgc-trace`) implement the same trait.
+
+pub mod synthetic;
+mod zipf;
+
+use crate::error::{Error, Result};
+use rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+pub use synthetic::{Synthetic, SyntheticKind};
+pub use zipf::Zipf;
+
+/// Request operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// Read.
+    Read,
+    /// Write.
+    Write,
+    /// Trim / discard.
+    Trim,
+}
+
+/// One host request in mapping units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// Arrival time in simulated nanoseconds (0 for untimed synthetic workloads).
+    pub time_ns: u64,
+    /// Operation.
+    pub op: Op,
+    /// First LPN.
+    pub lpn: u64,
+    /// Number of LPN-sized pages (>= 1).
+    pub pages: u32,
+    /// Content fingerprint of the data written (e.g. the first 8 bytes of an FIU trace's
+    /// MD5), 0 when unknown. A reader with one fingerprint per page emits one-page requests.
+    pub content: u64,
+}
+
+/// A source of host requests.
+pub trait Workload: Send {
+    /// Appends up to `max` requests to `buf`. Appending none means the workload ended.
+    fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()>;
+    /// A one-line description for output.
+    fn describe(&self) -> String;
+    /// True for workloads that never end by themselves (the run stops at its write volume).
+    fn is_infinite(&self) -> bool {
+        false
+    }
+}
+
+/// The simulator's random number generator: xoshiro256++ (fixed algorithm, so runs are
+/// reproducible bit for bit on any machine), with hand-written range reduction.
+#[derive(Debug, Clone)]
+pub struct Rng(Xoshiro256PlusPlus);
+
+impl Rng {
+    /// A generator seeded from `seed` (SplitMix64 expansion).
+    pub fn new(seed: u64) -> Rng {
+        Rng(Xoshiro256PlusPlus::seed_from_u64(seed))
+    }
+    /// Next 64 random bits.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+    /// Uniform integer in `[0, n)` (Lemire's multiply-shift; bias below 2^-64 * n).
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.0.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+    /// Uniform float in `[0, 1)` with 53 random bits.
+    #[inline]
+    pub fn unit(&mut self) -> f64 {
+        (self.0.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// Parsed workload spec.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkloadSpec {
+    /// A synthetic generator.
+    Synthetic(SyntheticKind),
+    /// A trace file (`trace:PATH`), read by the CLI / Python layers.
+    Trace(String),
+}
+
+impl WorkloadSpec {
+    /// Parses `uniform`, `zipf:THETA`, `hotcold:W/S`, `seq`, `trace:PATH`.
+    pub fn parse(field: &str, s: &str) -> Result<WorkloadSpec> {
+        let s = s.trim();
+        let (name, arg) = match s.split_once(':') {
+            Some((n, a)) => (n.trim().to_ascii_lowercase(), Some(a.trim())),
+            None => (s.to_ascii_lowercase(), None),
+        };
+        let no_arg = |k: SyntheticKind| -> Result<WorkloadSpec> {
+            match arg {
+                None => Ok(WorkloadSpec::Synthetic(k)),
+                Some(a) => Err(Error::config(field, format!("`{name}` takes no argument, got `{a}`"))),
+            }
+        };
+        match name.as_str() {
+            "uniform" | "random" => no_arg(SyntheticKind::Uniform),
+            "seq" | "sequential" => no_arg(SyntheticKind::Sequential),
+            "zipf" => {
+                let a = arg.ok_or_else(|| Error::config(field, "zipf needs a theta, e.g. zipf:1.0"))?;
+                let theta: f64 = a
+                    .parse()
+                    .map_err(|_| Error::config(field, format!("zipf theta `{a}` is not a number")))?;
+                if !(theta.is_finite() && theta > 0.0 && theta <= 5.0) {
+                    return Err(Error::config(field, format!("zipf theta {theta} must be in (0, 5]")));
+                }
+                Ok(WorkloadSpec::Synthetic(SyntheticKind::Zipf { theta }))
+            }
+            "hotcold" => {
+                let a = arg.ok_or_else(|| {
+                    Error::config(field, "hotcold needs W/S: W % of writes go to S % of the space, e.g. hotcold:80/20")
+                })?;
+                let (w, sp) = a
+                    .split_once('/')
+                    .ok_or_else(|| Error::config(field, format!("hotcold `{a}`: expected W/S, e.g. 80/20")))?;
+                let w: f64 = w.trim().parse().map_err(|_| Error::config(field, format!("hotcold write share `{w}` is not a number")))?;
+                let sp: f64 = sp.trim().parse().map_err(|_| Error::config(field, format!("hotcold space share `{sp}` is not a number")))?;
+                if !(w > 0.0 && w < 100.0 && sp > 0.0 && sp < 100.0) {
+                    return Err(Error::config(field, format!("hotcold {w}/{sp}: both shares must be in (0, 100) percent")));
+                }
+                Ok(WorkloadSpec::Synthetic(SyntheticKind::HotCold {
+                    write_share: w / 100.0,
+                    space_share: sp / 100.0,
+                }))
+            }
+            "trace" => {
+                let a = arg.filter(|a| !a.is_empty()).ok_or_else(|| Error::config(field, "trace needs a path: trace:PATH"))?;
+                Ok(WorkloadSpec::Trace(a.to_string()))
+            }
+            _ => Err(Error::Unknown {
+                kind: "workload",
+                name: name.to_string(),
+                known: "uniform, zipf:THETA, hotcold:W/S, seq, trace:PATH".into(),
+            }),
+        }
+    }
+}

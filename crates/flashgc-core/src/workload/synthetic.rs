@@ -1,0 +1,139 @@
+//! Seeded synthetic workloads.
+//!
+//! * `uniform`: every LPN equally likely.
+//! * `zipf:THETA`: fio's `random_distribution=zipf:THETA` semantics: P(rank k) ∝ k^-THETA over
+//!   all LPNs, ranks scattered over the LPN space so hot pages are not adjacent. fio samples
+//!   with Gray's approximation and a non-bijective hash (and rejects THETA = 1); flashgc
+//!   samples exactly (rejection-inversion) and scatters with a seeded bijection
+//!   `lpn = (a * (rank - 1) + b) mod n`, gcd(a, n) = 1, so no two ranks share a page.
+//! * `hotcold:W/S`: W % of the writes go uniformly to the first S % of the LPNs, the rest
+//!   uniformly to the others (MQSim's RANDOM_HOTCOLD).
+//! * `seq`: LPN 0, 1, 2, ... wrapping around.
+//!
+//! `read_ratio` makes a share of requests reads drawn from the same distribution.
+
+use super::{Op, Request, Rng, Workload, Zipf};
+use crate::error::Result;
+
+/// Which synthetic distribution.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SyntheticKind {
+    /// Uniform random.
+    Uniform,
+    /// Zipf with exponent theta.
+    Zipf {
+        /// The exponent.
+        theta: f64,
+    },
+    /// Hot/cold: `write_share` of the writes to `space_share` of the space.
+    HotCold {
+        /// Fraction of writes to the hot region.
+        write_share: f64,
+        /// Fraction of the LPN space that is hot.
+        space_share: f64,
+    },
+    /// Sequential, wrapping.
+    Sequential,
+}
+
+impl SyntheticKind {
+    /// Canonical spec text.
+    pub fn describe(&self) -> String {
+        match self {
+            SyntheticKind::Uniform => "uniform".into(),
+            SyntheticKind::Zipf { theta } => format!("zipf:{theta}"),
+            SyntheticKind::HotCold { write_share, space_share } => {
+                format!("hotcold:{}/{}", write_share * 100.0, space_share * 100.0)
+            }
+            SyntheticKind::Sequential => "seq".into(),
+        }
+    }
+}
+
+/// A synthetic workload generator (infinite; the run stops at its write volume).
+#[derive(Debug, Clone)]
+pub struct Synthetic {
+    kind: SyntheticKind,
+    rng: Rng,
+    n: u64,
+    pages: u32,
+    read_ratio: f64,
+    zipf: Option<Zipf>,
+    scatter: (u64, u64),
+    hot_pages: u64,
+    cursor: u64,
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl Synthetic {
+    /// A generator over `logical_pages` LPNs, requests of `request_pages` pages.
+    pub fn new(kind: SyntheticKind, logical_pages: u64, request_pages: u32, read_ratio: f64, seed: u64) -> Synthetic {
+        let mut rng = Rng::new(seed);
+        let n = logical_pages.max(1);
+        // Requests of several pages start on a page-count boundary so they stay in range.
+        let slots = (n / request_pages.max(1) as u64).max(1);
+        let zipf = match kind {
+            SyntheticKind::Zipf { theta } => Some(Zipf::new(slots, theta)),
+            _ => None,
+        };
+        let mut a = (rng.next_u64() % slots) | 1;
+        while slots > 1 && gcd(a, slots) != 1 {
+            a = (a + 2) % slots;
+            if a == 0 {
+                a = 1;
+            }
+        }
+        let b = rng.below(slots);
+        let hot_pages = match kind {
+            SyntheticKind::HotCold { space_share, .. } => ((slots as f64 * space_share).round() as u64).clamp(1, slots - 1),
+            _ => 0,
+        };
+        Synthetic { kind, rng, n: slots, pages: request_pages.max(1), read_ratio, zipf, scatter: (a, b), hot_pages, cursor: 0 }
+    }
+
+    #[inline]
+    fn next_slot(&mut self) -> u64 {
+        match self.kind {
+            SyntheticKind::Uniform => self.rng.below(self.n),
+            SyntheticKind::Zipf { .. } => {
+                let rank = self.zipf.as_ref().expect("zipf sampler").sample(&mut self.rng) - 1;
+                ((self.scatter.0 as u128 * rank as u128 + self.scatter.1 as u128) % self.n as u128) as u64
+            }
+            SyntheticKind::HotCold { write_share, .. } => {
+                if self.rng.unit() < write_share {
+                    self.rng.below(self.hot_pages)
+                } else {
+                    self.hot_pages + self.rng.below(self.n - self.hot_pages)
+                }
+            }
+            SyntheticKind::Sequential => {
+                let s = self.cursor;
+                self.cursor = if s + 1 >= self.n { 0 } else { s + 1 };
+                s
+            }
+        }
+    }
+}
+
+impl Workload for Synthetic {
+    fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
+        for _ in 0..max {
+            let op = if self.read_ratio > 0.0 && self.rng.unit() < self.read_ratio { Op::Read } else { Op::Write };
+            let slot = self.next_slot();
+            buf.push(Request { time_ns: 0, op, lpn: slot * self.pages as u64, pages: self.pages, content: 0 });
+        }
+        Ok(())
+    }
+    fn describe(&self) -> String {
+        self.kind.describe()
+    }
+    fn is_infinite(&self) -> bool {
+        true
+    }
+}
