@@ -40,6 +40,8 @@ enum Cmd {
     Policies,
     /// Print the effective configuration (preset + file + flags) as TOML.
     Config(CommonArgs),
+    /// fio-like timed jobs (randrw, rwmixwrite, bs, numjobs, iodepth); `--paper sup-gc|bf-gc` runs a paper's write-ratio series.
+    Fio(Box<cmd_timing::FioArgs>),
     /// Trace tools: statistics, volumes, conversion to the binary .fgt format.
     Trace {
         #[command(subcommand)]
@@ -73,13 +75,13 @@ struct CommonArgs {
     #[arg(long)]
     workload: Option<String>,
     /// Over-provisioning as (physical - logical) / logical.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     op: Option<f64>,
     /// Over-provisioning as (physical - logical) / physical (MQSim's definition).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     op_of_physical: Option<f64>,
     /// Logical capacity in GiB (sizes the device's blocks per plane).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     logical_gib: Option<f64>,
     /// Flash pages per block.
     #[arg(long)]
@@ -103,16 +105,16 @@ struct CommonArgs {
     #[arg(long)]
     gc_high: Option<String>,
     /// User data to write, in multiples of the logical capacity.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     write_volume: Option<f64>,
     /// Warm-up excluded from the steady-state WAF, in multiples of the logical capacity.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     warmup: Option<f64>,
     /// Sequential precondition fill, fraction of the logical space (0..1).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     fill: Option<f64>,
     /// Fraction of requests that are reads (synthetic workloads).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     read_ratio: Option<f64>,
     /// Pages per request (synthetic workloads).
     #[arg(long)]
@@ -121,7 +123,7 @@ struct CommonArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// WAF time-series window, GiB of user writes.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     window_gib: Option<f64>,
     /// Placement scheme (`compare`: comma-separated list).
     #[arg(long)]
@@ -161,7 +163,7 @@ struct ModelArgs {
     #[command(subcommand)]
     sub: Option<ModelSub>,
     /// Over-provisioning (physical - logical) / logical.
-    #[arg(long, default_value_t = 0.07)]
+    #[arg(long, default_value_t = 0.07, allow_negative_numbers = true)]
     op: f64,
     /// Pages per segment.
     #[arg(long, default_value_t = 256)]
@@ -196,11 +198,15 @@ impl From<Error> for Fail {
 fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     let text = match &a.config {
         Some(path) => Some(
-            std::fs::read_to_string(path).map_err(|e| Fail(2, format!("{path}: cannot read config: {e}")))?,
+            std::fs::read_to_string(path)
+                .map_err(|e| Fail(2, format!("{path}: cannot read config: {e}")))?,
         ),
         None => None,
     };
-    let mut c = Config::load(a.preset.as_deref(), a.config.as_deref().zip(text.as_deref()))?;
+    let mut c = Config::load(
+        a.preset.as_deref(),
+        a.config.as_deref().zip(text.as_deref()),
+    )?;
     let d = &mut c.device;
     if let Some(v) = a.pages_per_block {
         d.pages_per_block = v;
@@ -276,7 +282,10 @@ fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
 }
 
 /// Opens the configuration's workload (synthetic, or a trace through the trace reader).
-fn open_workload(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> Result<Box<dyn Workload>, Fail> {
+fn open_workload(
+    cfg: &mut Config,
+    trace: &cmd_trace::TraceFlags,
+) -> Result<Box<dyn Workload>, Fail> {
     match WorkloadSpec::parse("--workload", &cfg.run.workload)? {
         WorkloadSpec::Synthetic(kind) => {
             let l = cfg.layout()?;
@@ -290,7 +299,8 @@ fn open_workload(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> Result<Box<
         }
         WorkloadSpec::Trace(path) => {
             let l = cfg.layout()?;
-            cmd_trace::open_workload(trace, &path, l.lpn_size, l.logical_pages).map_err(|e| Fail(2, e))
+            cmd_trace::open_workload(trace, &path, l.lpn_size, l.logical_pages)
+                .map_err(|e| Fail(2, e))
         }
     }
 }
@@ -303,7 +313,11 @@ fn prepare_trace(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> Result<(), 
 }
 
 /// Runs one configuration with a progress bar on a terminal.
-fn run_one(cfg: &Config, a: &RunArgs, bar: Option<&indicatif::ProgressBar>) -> Result<RunResult, Fail> {
+fn run_one(
+    cfg: &Config,
+    a: &RunArgs,
+    bar: Option<&indicatif::ProgressBar>,
+) -> Result<RunResult, Fail> {
     let mut cfg = cfg.clone();
     prepare_trace(&mut cfg, &a.trace)?;
     let mut wl = open_workload(&mut cfg, &a.trace)?;
@@ -321,7 +335,12 @@ fn run_one(cfg: &Config, a: &RunArgs, bar: Option<&indicatif::ProgressBar>) -> R
         sim.ftl_mut().set_check_after_gc(true);
         return Ok(sim.run(wl.as_mut(), &mut progress)?);
     }
-    Ok(cmd_timing::run(&a.timing, &cfg, wl.as_mut(), &mut progress)?)
+    Ok(cmd_timing::run(
+        &a.timing,
+        &cfg,
+        wl.as_mut(),
+        &mut progress,
+    )?)
 }
 
 fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
@@ -357,6 +376,9 @@ fn cmd_run(a: RunArgs) -> Result<(), Fail> {
         print!("{}", output::csv(&[r]));
     } else {
         print!("{}", output::human(&r, secs));
+        if let Some(t) = &r.timing {
+            print!("{}", cmd_timing::human(t));
+        }
     }
     Ok(())
 }
@@ -395,7 +417,11 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     }
     let jobs = a
         .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
         .clamp(1, combos.len().max(1));
     let bar = progress_bar(combos.len() as u64, "runs");
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -427,7 +453,10 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             Some(Err(Fail(code, msg))) => {
                 return Err(Fail(
                     code,
-                    format!("{} + {}: {msg}", combos[i].run.placement, combos[i].run.victim),
+                    format!(
+                        "{} + {}: {msg}",
+                        combos[i].run.placement, combos[i].run.victim
+                    ),
                 ))
             }
             None => return Err(Fail(1, "a simulation thread died".into())),
@@ -449,7 +478,12 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
 }
 
 fn parse_hot(s: &str) -> Result<(f64, f64), Fail> {
-    let bad = || Fail(2, format!("--hot `{s}`: expected W/S, e.g. 0.8/0.2 or 80/20"));
+    let bad = || {
+        Fail(
+            2,
+            format!("--hot `{s}`: expected W/S, e.g. 0.8/0.2 or 80/20"),
+        )
+    };
     let (w, f) = s.split_once('/').ok_or_else(bad)?;
     let mut w: f64 = w.trim().parse().map_err(|_| bad())?;
     let mut f: f64 = f.trim().parse().map_err(|_| bad())?;
@@ -458,7 +492,10 @@ fn parse_hot(s: &str) -> Result<(f64, f64), Fail> {
         f /= 100.0;
     }
     if !(w > 0.0 && w < 1.0 && f > 0.0 && f < 1.0) {
-        return Err(Fail(2, format!("--hot `{s}`: both shares must be in (0, 1) or (0, 100)")));
+        return Err(Fail(
+            2,
+            format!("--hot `{s}`: both shares must be in (0, 1) or (0, 100)"),
+        ));
     }
     Ok((w, f))
 }
@@ -466,7 +503,11 @@ fn parse_hot(s: &str) -> Result<(f64, f64), Fail> {
 fn cmd_model(a: ModelArgs) -> Result<(), Fail> {
     if let Some(ModelSub::Midas(m)) = &a.sub {
         let code = cmd_midas::model_midas(m);
-        return if code == 0 { Ok(()) } else { Err(Fail(code as u8, String::new())) };
+        return if code == 0 {
+            Ok(())
+        } else {
+            Err(Fail(code as u8, String::new()))
+        };
     }
     if !(a.op.is_finite() && a.op > 0.0 && a.op <= 10.0) {
         return Err(Fail(2, format!("--op {}: allowed range (0, 10]", a.op)));
@@ -477,7 +518,10 @@ fn cmd_model(a: ModelArgs) -> Result<(), Fail> {
     let hot = a.hot.as_deref().map(parse_hot).transpose()?;
     let t = flashgc_core::model::table(a.op, a.pages_per_segment, hot);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&t).map_err(|e| Fail(1, e.to_string()))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&t).map_err(|e| Fail(1, e.to_string()))?
+        );
     } else {
         println!(
             "Analytic WAF, uniform random writes (Desnoyers, SYSTOR 2012); op = {} ((physical - logical) / logical), alpha = {:.4}",
@@ -498,7 +542,11 @@ fn cmd_presets(name: Option<String>) -> Result<(), Fail> {
             for n in Config::preset_names() {
                 let c = Config::load(Some(n), None)?;
                 let l = c.layout()?;
-                let first = Config::preset_text(n)?.lines().next().unwrap_or("").trim_start_matches("# ");
+                let first = Config::preset_text(n)?
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches("# ");
                 println!(
                     "{n:16} {:>9.2} GiB logical, op {:.4}, {} segments x {} pages  {first}",
                     l.logical_bytes() as f64 / (1u64 << 30) as f64,
@@ -531,7 +579,12 @@ fn forward_python(sub: &str, args: &[String]) -> Result<(), Fail> {
         .arg(sub)
         .args(args)
         .status()
-        .map_err(|e| Fail(2, format!("cannot start {py}: {e} (install the Python package: see docs/python.md)")))?;
+        .map_err(|e| {
+            Fail(
+                2,
+                format!("cannot start {py}: {e} (install the Python package: see docs/python.md)"),
+            )
+        })?;
     match status.code() {
         Some(0) => Ok(()),
         Some(c) => Err(Fail(c.clamp(1, 255) as u8, String::new())),
@@ -570,6 +623,10 @@ fn main() -> ExitCode {
                 Err(Fail(code.clamp(1, 255) as u8, String::new()))
             }
         }
+        Cmd::Fio(a) => match cmd_timing::fio(&a) {
+            0 => Ok(()),
+            code => Err(Fail(code.clamp(1, 255) as u8, String::new())),
+        },
         Cmd::Sweep { args } => forward_python("sweep", &args),
         Cmd::Report { args } => forward_python("report", &args),
     };

@@ -7,8 +7,14 @@ use std::io::Write as _;
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename.
 pub fn write_atomic(path: &str, bytes: &[u8]) -> std::io::Result<()> {
     let p = std::path::Path::new(path);
-    let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let name = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "out".into());
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "out".into());
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
     {
         let mut f = std::fs::File::create(&tmp)?;
@@ -51,7 +57,13 @@ pub fn human(r: &RunResult, secs: f64) -> String {
         r.precondition.user_writes as f64 * 100.0 / l.logical_pages as f64,
         r.precondition.user_writes
     );
-    let _ = writeln!(s, "policies  placement {} (streams: {}) | victim {}", r.placement, r.streams.join(", "), r.victim);
+    let _ = writeln!(
+        s,
+        "policies  placement {} (streams: {}) | victim {}",
+        r.placement,
+        r.streams.join(", "),
+        r.victim
+    );
     let t = &r.total;
     let ss = &r.steady_state;
     let _ = writeln!(
@@ -96,7 +108,13 @@ pub fn human(r: &RunResult, secs: f64) -> String {
     let hist = &r.victim_valid_ratio.counts;
     let n: u64 = hist.iter().sum();
     if n > 0 {
-        let mean = hist.iter().enumerate().map(|(i, &c)| i as f64 * c as f64).sum::<f64>() / n as f64 / 100.0;
+        let mean = hist
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| i as f64 * c as f64)
+            .sum::<f64>()
+            / n as f64
+            / 100.0;
         let mut acc = 0;
         let mut p50 = 0;
         for (i, &c) in hist.iter().enumerate() {
@@ -106,11 +124,25 @@ pub fn human(r: &RunResult, secs: f64) -> String {
                 break;
             }
         }
-        let _ = writeln!(s, "victim valid ratio  mean {:.3} | median {:.2} | {} victims", mean, p50 as f64 / 100.0, n);
+        let _ = writeln!(
+            s,
+            "victim valid ratio  mean {:.3} | median {:.2} | {} victims",
+            mean,
+            p50 as f64 / 100.0,
+            n
+        );
     }
-    let _ = writeln!(s, "\nmetadata memory ({:.2} bytes per logical page in all)", r.memory_bytes_per_lpn);
+    let _ = writeln!(
+        s,
+        "\nmetadata memory ({:.2} bytes per logical page in all)",
+        r.memory_bytes_per_lpn
+    );
     for m in &r.memory {
-        let _ = writeln!(s, "  {:44} {:>14} B  {:>7.3} B/LPN", m.structure, m.bytes, m.bytes_per_lpn);
+        let _ = writeln!(
+            s,
+            "  {:44} {:>14} B  {:>7.3} B/LPN",
+            m.structure, m.bytes, m.bytes_per_lpn
+        );
     }
     if !r.series.is_empty() {
         let _ = writeln!(s, "\nWAF per window (capacity written: window WAF)");
@@ -159,14 +191,34 @@ pub fn compare_table(rs: &[(RunResult, f64)]) -> String {
     let _ = writeln!(
         s,
         "{:<22} {:<20} {:>9} {:>9} {:>13} {:>10} {:>9} {:>12} {:>8}",
-        "placement", "victim", "WAF(ss)", "WAF(all)", "GC writes", "erases", "B/LPN", "model WAF", "secs"
+        "placement",
+        "victim",
+        "WAF(ss)",
+        "WAF(all)",
+        "GC writes",
+        "erases",
+        "B/LPN",
+        "model WAF",
+        "secs"
     );
     for (r, secs) in rs {
-        let model = r.model.as_ref().map(|m| format!("{:.4}", m.waf)).unwrap_or_else(|| "-".into());
+        let model = r
+            .model
+            .as_ref()
+            .map(|m| format!("{:.4}", m.waf))
+            .unwrap_or_else(|| "-".into());
         let _ = writeln!(
             s,
             "{:<22} {:<20} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>12} {:>8.2}",
-            r.placement, r.victim, r.steady_state.waf, r.total.waf, r.total.gc_writes, r.total.erases, r.memory_bytes_per_lpn, model, secs
+            r.placement,
+            r.victim,
+            r.steady_state.waf,
+            r.total.waf,
+            r.total.gc_writes,
+            r.total.erases,
+            r.memory_bytes_per_lpn,
+            model,
+            secs
         );
     }
     let _ = writeln!(s, "WAF = flash page programs / user page writes; pages are {} B; B/LPN = metadata bytes per logical page; secs is wall clock.", l.lpn_size);
@@ -203,8 +255,14 @@ pub fn csv(rs: &[RunResult]) -> String {
             r.total.erases,
             r.total.waf,
             r.steady_state.waf,
-            r.steady_state.effective_alpha.map(|a| a.to_string()).unwrap_or_default(),
-            r.model.as_ref().map(|m| m.waf.to_string()).unwrap_or_default(),
+            r.steady_state
+                .effective_alpha
+                .map(|a| a.to_string())
+                .unwrap_or_default(),
+            r.model
+                .as_ref()
+                .map(|m| m.waf.to_string())
+                .unwrap_or_default(),
             r.memory_bytes_per_lpn
         );
     }

@@ -10,11 +10,20 @@ use serde::{Deserialize, Serialize};
 /// Names and TOML text of the embedded presets.
 pub const PRESETS: &[(&str, &str)] = &[
     ("default", include_str!("../presets/default.toml")),
-    ("cosmos-openssd", include_str!("../presets/cosmos-openssd.toml")),
-    ("ssdsim-splitgc", include_str!("../presets/ssdsim-splitgc.toml")),
+    (
+        "cosmos-openssd",
+        include_str!("../presets/cosmos-openssd.toml"),
+    ),
+    (
+        "ssdsim-splitgc",
+        include_str!("../presets/ssdsim-splitgc.toml"),
+    ),
     ("noc-ssdc", include_str!("../presets/noc-ssdc.toml")),
     ("midas-128g", include_str!("../presets/midas-128g.toml")),
-    ("mqsim-default", include_str!("../presets/mqsim-default.toml")),
+    (
+        "mqsim-default",
+        include_str!("../presets/mqsim-default.toml"),
+    ),
 ];
 
 /// Flash timing. Parsed and validated now; used by the timing layer.
@@ -124,9 +133,9 @@ impl TryFrom<String> for WatermarkText {
     type Error = String;
     fn try_from(s: String) -> std::result::Result<Self, String> {
         let t = s.trim();
-        let pct = t
-            .strip_suffix('%')
-            .ok_or_else(|| format!("`{s}`: expected a segment count or a percentage like \"0.1%\""))?;
+        let pct = t.strip_suffix('%').ok_or_else(|| {
+            format!("`{s}`: expected a segment count or a percentage like \"0.1%\"")
+        })?;
         let v: f64 = pct
             .trim()
             .parse()
@@ -134,7 +143,9 @@ impl TryFrom<String> for WatermarkText {
         if !(v > 0.0 && v < 100.0) {
             return Err(format!("`{s}`: percentage must be in (0, 100)"));
         }
-        Ok(WatermarkText { fraction: v / 100.0 })
+        Ok(WatermarkText {
+            fraction: v / 100.0,
+        })
     }
 }
 
@@ -445,8 +456,7 @@ impl Config {
             (None, None) => (0.07, "op"),
         };
         let units_per_page = (d.page_size / d.lpn_size) as u64;
-        let pages_per_segment =
-            d.pages_per_block as u64 * units_per_page * d.segment_blocks as u64;
+        let pages_per_segment = d.pages_per_block as u64 * units_per_page * d.segment_blocks as u64;
         if pages_per_segment > (1 << 24) {
             return Err(Error::config(
                 "device.pages_per_block",
@@ -467,7 +477,8 @@ impl Config {
                 let blocks_total = phys_pages.div_ceil(pages_per_plane_block);
                 // Round up to whole segments spread evenly over the planes.
                 let per_plane = blocks_total.div_ceil(planes);
-                let per_plane = per_plane.div_ceil(d.segment_blocks as u64) * d.segment_blocks as u64;
+                let per_plane =
+                    per_plane.div_ceil(d.segment_blocks as u64) * d.segment_blocks as u64;
                 per_plane.max(1) as u32
             }
             None => {
@@ -494,9 +505,16 @@ impl Config {
         }
         let logical_pages = (physical_pages as f64 / (1.0 + op)).floor() as u64;
         let gc_low = self.ftl.gc_low.segments(segments);
-        let gc_high = self.ftl.gc_high.unwrap_or(self.ftl.gc_low).segments(segments);
+        let gc_high = self
+            .ftl
+            .gc_high
+            .unwrap_or(self.ftl.gc_low)
+            .segments(segments);
         if gc_low < 1 {
-            return Err(Error::config("ftl.gc_low", "must be at least 1 free segment"));
+            return Err(Error::config(
+                "ftl.gc_low",
+                "must be at least 1 free segment",
+            ));
         }
         if gc_high < gc_low {
             return Err(Error::config(
@@ -518,7 +536,10 @@ impl Config {
         }
         let r = &self.run;
         if !(r.write_volume.is_finite() && r.write_volume >= 0.0 && r.write_volume <= 1e6) {
-            return Err(Error::config("run.write_volume", "must be in [0, 1e6] x logical capacity"));
+            return Err(Error::config(
+                "run.write_volume",
+                "must be in [0, 1e6] x logical capacity",
+            ));
         }
         if let Some(w) = r.warmup {
             if !(w.is_finite() && w >= 0.0 && w <= r.write_volume) {
@@ -529,7 +550,10 @@ impl Config {
             }
         }
         if !(r.fill.is_finite() && (0.0..=1.0).contains(&r.fill)) {
-            return Err(Error::config("run.fill", format!("{} must be in [0, 1]", r.fill)));
+            return Err(Error::config(
+                "run.fill",
+                format!("{} must be in [0, 1]", r.fill),
+            ));
         }
         if !(r.read_ratio.is_finite() && (0.0..1.0).contains(&r.read_ratio)) {
             return Err(Error::config(
@@ -597,11 +621,21 @@ mod tests {
         assert!(c.layout().unwrap_err().to_string().contains("ftl.op"));
         let mut c = Config::default_preset();
         c.device.channels = 0;
-        assert!(c.layout().unwrap_err().to_string().contains("device.channels"));
+        assert!(c
+            .layout()
+            .unwrap_err()
+            .to_string()
+            .contains("device.channels"));
         let e = Config::load(None, Some(("x.toml", "[device]\nchanels = 3\n"))).unwrap_err();
-        assert!(e.to_string().contains("x.toml") && e.to_string().contains("chanels"), "{e}");
+        assert!(
+            e.to_string().contains("x.toml") && e.to_string().contains("chanels"),
+            "{e}"
+        );
         let e = Config::load(None, Some(("x.toml", "[device\n"))).unwrap_err();
-        assert!(e.to_string().contains("x.toml") && e.to_string().contains("line 1"), "{e}");
+        assert!(
+            e.to_string().contains("x.toml") && e.to_string().contains("line 1"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -34,11 +34,20 @@ impl EraseSummary {
     /// Summary of `counts` (per segment; every block of a segment is erased with it).
     pub fn of(counts: &[u32]) -> EraseSummary {
         if counts.is_empty() {
-            return EraseSummary { min: 0, mean: 0.0, max: 0, stddev: 0.0 };
+            return EraseSummary {
+                min: 0,
+                mean: 0.0,
+                max: 0,
+                stddev: 0.0,
+            };
         }
         let n = counts.len() as f64;
         let mean = counts.iter().map(|&c| c as f64).sum::<f64>() / n;
-        let var = counts.iter().map(|&c| (c as f64 - mean).powi(2)).sum::<f64>() / n;
+        let var = counts
+            .iter()
+            .map(|&c| (c as f64 - mean).powi(2))
+            .sum::<f64>()
+            / n;
         EraseSummary {
             min: *counts.iter().min().unwrap_or(&0),
             mean,

@@ -109,17 +109,36 @@ pub fn table(op: f64, np: u32, hot: Option<(f64, f64)>) -> ModelTable {
     let npf = np as f64;
     let mut rows = vec![
         ("uniform FIFO (Eq. 4)".to_string(), waf_fifo(alpha)),
-        (format!("uniform greedy, {np} pages/segment (Eq. 12)"), waf_greedy(alpha, npf)),
-        ("uniform random victim (alpha/(alpha-1))".to_string(), waf_random(alpha)),
+        (
+            format!("uniform greedy, {np} pages/segment (Eq. 12)"),
+            waf_greedy(alpha, npf),
+        ),
+        (
+            "uniform random victim (alpha/(alpha-1))".to_string(),
+            waf_random(alpha),
+        ),
     ];
     if let Some((r, f)) = hot {
-        rows.push((format!("hot/cold {}/{} FIFO (Eq. 14)", r * 100.0, f * 100.0), waf_hotcold_fifo(alpha, r, f)));
         rows.push((
-            format!("hot/cold {}/{} greedy, {np} pages/segment (Eq. 16)", r * 100.0, f * 100.0),
+            format!("hot/cold {}/{} FIFO (Eq. 14)", r * 100.0, f * 100.0),
+            waf_hotcold_fifo(alpha, r, f),
+        ));
+        rows.push((
+            format!(
+                "hot/cold {}/{} greedy, {np} pages/segment (Eq. 16)",
+                r * 100.0,
+                f * 100.0
+            ),
             waf_hotcold_greedy(alpha, r, f, npf),
         ));
     }
-    ModelTable { op, alpha, pages_per_segment: np, hot, rows }
+    ModelTable {
+        op,
+        alpha,
+        pages_per_segment: np,
+        hot,
+        rows,
+    }
 }
 
 #[cfg(test)]
@@ -139,7 +158,11 @@ mod tests {
             let a = 1.0 + op;
             let close = |x: f64, y: f64| (x - y).abs() < 0.0015;
             assert!(close(waf_fifo(a), fifo), "fifo {op}: {}", waf_fifo(a));
-            assert!(close(waf_greedy(a, 32.0), g32), "g32 {op}: {}", waf_greedy(a, 32.0));
+            assert!(
+                close(waf_greedy(a, 32.0), g32),
+                "g32 {op}: {}",
+                waf_greedy(a, 32.0)
+            );
             assert!(close(waf_greedy(a, 64.0), g64), "g64 {op}");
             assert!(close(waf_greedy(a, 256.0), g256), "g256 {op}");
             assert!(close(waf_random(a), rnd), "random {op}");
@@ -163,7 +186,10 @@ mod tests {
     fn lambert_w_identity() {
         for &x in &[-0.36, -0.3, -0.1, 0.0, 0.5, 2.0, 10.0, 1000.0] {
             let w = lambert_w0(x);
-            assert!((w * w.exp() - x).abs() < 1e-10 * (1.0 + x.abs()), "x={x} w={w}");
+            assert!(
+                (w * w.exp() - x).abs() < 1e-10 * (1.0 + x.abs()),
+                "x={x} w={w}"
+            );
         }
     }
 }

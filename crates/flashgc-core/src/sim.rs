@@ -207,7 +207,9 @@ impl Simulation {
             layout.gc_high = layout.gc_high.max(min_low) + (layout.gc_high - layout.gc_low);
             layout.gc_low = min_low;
         }
-        let used = layout.logical_pages.div_ceil(layout.pages_per_segment as u64);
+        let used = layout
+            .logical_pages
+            .div_ceil(layout.pages_per_segment as u64);
         if (layout.segments as u64) < used + layout.gc_high as u64 + streams as u64 + 1 {
             return Err(Error::config(
                 "ftl.op",
@@ -230,7 +232,14 @@ impl Simulation {
             vic,
         );
         let pre = PhaseCounts::between(&FtlCounters::default(), &FtlCounters::default(), 1);
-        Ok(Simulation { cfg: cfg.clone(), layout, ftl, preconditioned: false, pre, future_ready: false })
+        Ok(Simulation {
+            cfg: cfg.clone(),
+            layout,
+            ftl,
+            preconditioned: false,
+            pre,
+            future_ready: false,
+        })
     }
 
     /// The derived layout.
@@ -314,7 +323,10 @@ impl Simulation {
     /// it rebuilds the FTL, so FTL options set earlier through `ftl_mut` are reset.
     pub fn prepare_future(&mut self, wl: &mut dyn Workload) -> Result<()> {
         if self.preconditioned || self.ftl.counters.user_writes > 0 {
-            return Err(Error::config("run.placement", "prepare_future must be called before the first write"));
+            return Err(Error::config(
+                "run.placement",
+                "prepare_future must be called before the first write",
+            ));
         }
         let future = self.future_of(wl)?;
         let l = &self.layout;
@@ -348,7 +360,9 @@ impl Simulation {
     fn future_of(&self, wl: &mut dyn Workload) -> Result<Future> {
         let logical = self.layout.logical_pages;
         let fill = (logical as f64 * self.cfg.run.fill).round() as u64;
-        let target = wl.is_infinite().then(|| (self.cfg.run.write_volume * logical as f64).round() as u64);
+        let target = wl
+            .is_infinite()
+            .then(|| (self.cfg.run.write_volume * logical as f64).round() as u64);
         let mut ev: Vec<FutureEvent> = Vec::with_capacity((fill + target.unwrap_or(0)) as usize);
         ev.extend((0..fill).map(|l| FutureEvent::Write(l as u32)));
         let mut buf: Vec<Request> = Vec::with_capacity(4096);
@@ -381,22 +395,34 @@ impl Simulation {
 
     /// Preconditions (if not done yet), then serves `wl` until the write volume is reached
     /// (infinite workloads) or the workload ends.
-    pub fn run(&mut self, wl: &mut dyn Workload, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult> {
+    pub fn run(
+        &mut self,
+        wl: &mut dyn Workload,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<RunResult> {
         self.precondition()?;
         let logical = self.layout.logical_pages;
         let lpn_bytes = self.layout.lpn_size as u64;
         let r = &self.cfg.run;
-        let target = wl.is_infinite().then(|| (r.write_volume * logical as f64).round() as u64);
+        let target = wl
+            .is_infinite()
+            .then(|| (r.write_volume * logical as f64).round() as u64);
         let warmup = target.map(|t| match r.warmup {
             Some(w) => ((w * logical as f64).round() as u64).min(t),
             None => t / 2,
         });
         let window = match r.window_gib {
-            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64).round().max(1.0) as u64,
+            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64)
+                .round()
+                .max(1.0) as u64,
             None => (logical / 4).max(1),
         };
         let start = self.ftl.counters.clone();
-        let mut steady_start: Option<FtlCounters> = if warmup == Some(0) { Some(start.clone()) } else { None };
+        let mut steady_start: Option<FtlCounters> = if warmup == Some(0) {
+            Some(start.clone())
+        } else {
+            None
+        };
         let mut last_window = start.clone();
         let mut series = Vec::new();
         let mut buf: Vec<Request> = Vec::with_capacity(4096);
@@ -411,9 +437,15 @@ impl Simulation {
             if buf.is_empty() {
                 break;
             }
-            for req in &buf {
+            const AHEAD: usize = 16;
+            for (j, req) in buf.iter().enumerate() {
+                if let Some(n) = buf.get(j + AHEAD) {
+                    if n.lpn < logical {
+                        self.ftl.prefetch(n.lpn as u32);
+                    }
+                }
                 request_index += 1;
-                let end = req.lpn.checked_add(req.pages as u64).unwrap_or(u64::MAX);
+                let end = req.lpn.saturating_add(req.pages as u64);
                 if req.pages == 0 || end > logical {
                     return Err(Error::Workload(format!(
                         "request {request_index}: pages {}..{} exceed the logical capacity of {logical} pages \
@@ -432,8 +464,14 @@ impl Simulation {
                                 series.push(WindowPoint {
                                     user_bytes: written * lpn_bytes,
                                     capacity_written: written as f64 / logical as f64,
-                                    waf_window: waf(c.user_writes - last_window.user_writes, c.gc_writes - last_window.gc_writes),
-                                    waf_cumulative: waf(c.user_writes - start.user_writes, c.gc_writes - start.gc_writes),
+                                    waf_window: waf(
+                                        c.user_writes - last_window.user_writes,
+                                        c.gc_writes - last_window.gc_writes,
+                                    ),
+                                    waf_cumulative: waf(
+                                        c.user_writes - start.user_writes,
+                                        c.gc_writes - start.gc_writes,
+                                    ),
                                     erases: c.erases - start.erases,
                                 });
                                 last_window = c.clone();
@@ -465,7 +503,10 @@ impl Simulation {
                 progress(&Progress {
                     user_pages: written,
                     target_pages: target,
-                    waf: waf(c.user_writes - start.user_writes, c.gc_writes - start.gc_writes),
+                    waf: waf(
+                        c.user_writes - start.user_writes,
+                        c.gc_writes - start.gc_writes,
+                    ),
                 });
             }
         }
@@ -473,10 +514,37 @@ impl Simulation {
             ended_by = "write_volume";
         }
         let end = self.ftl.counters.clone();
+        // Close the last, partial window so the series always ends at the run's end.
+        if written > 0
+            && series
+                .last()
+                .is_none_or(|p: &WindowPoint| p.user_bytes < written * lpn_bytes)
+        {
+            series.push(WindowPoint {
+                user_bytes: written * lpn_bytes,
+                capacity_written: written as f64 / logical as f64,
+                waf_window: waf(
+                    end.user_writes - last_window.user_writes,
+                    end.gc_writes - last_window.gc_writes,
+                ),
+                waf_cumulative: waf(
+                    end.user_writes - start.user_writes,
+                    end.gc_writes - start.gc_writes,
+                ),
+                erases: end.erases - start.erases,
+            });
+        }
         let total = PhaseCounts::between(&start, &end, logical);
         let steady_from = steady_start.clone().unwrap_or_else(|| start.clone());
         let steady_state = PhaseCounts::between(&steady_from, &end, logical);
-        Ok(self.result(wl.describe(), total, steady_state, steady_from.user_writes - start.user_writes, series, ended_by))
+        Ok(self.result(
+            wl.describe(),
+            total,
+            steady_state,
+            steady_from.user_writes - start.user_writes,
+            series,
+            ended_by,
+        ))
     }
 
     pub(crate) fn result(
@@ -514,7 +582,9 @@ impl Simulation {
                 1.0 + l.op
             ));
         }
-        let streams = (0..self.ftl.placement().streams()).map(|s| self.ftl.placement().stream_name(s as u16)).collect();
+        let streams = (0..self.ftl.placement().streams())
+            .map(|s| self.ftl.placement().stream_name(s as u16))
+            .collect();
         RunResult {
             flashgc_version: env!("CARGO_PKG_VERSION"),
             units: Units {
@@ -542,7 +612,10 @@ impl Simulation {
             warmup_user_pages,
             model,
             series,
-            victim_valid_ratio: VictimHistogram { bin_width: 0.01, counts: self.ftl.victim_hist.clone() },
+            victim_valid_ratio: VictimHistogram {
+                bin_width: 0.01,
+                counts: self.ftl.victim_hist.clone(),
+            },
             erase_counts: EraseSummary::of(&self.ftl.segs.erases),
             memory_bytes_per_lpn: mem_total as f64 / l.logical_pages as f64,
             memory,
@@ -558,26 +631,55 @@ impl Simulation {
     fn model_check(&self, workload: &str, ss: &PhaseCounts) -> Option<ModelCheck> {
         use crate::model::*;
         let alpha = ss.effective_alpha?;
-        if self.ftl.placement().name() != "single" || self.cfg.run.request_pages != 1 || ss.user_writes == 0 {
+        if self.ftl.placement().name() != "single"
+            || self.cfg.run.request_pages != 1
+            || ss.user_writes == 0
+        {
             return None;
         }
         let np = self.layout.pages_per_segment as f64;
         let victim = self.ftl.victim_policy().name();
         let spec = WorkloadSpec::parse("run.workload", workload).ok()?;
         let (name, waf) = match (spec, victim) {
-            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "fifo") => ("Desnoyers Eq. 4 (FIFO)".to_string(), waf_fifo(alpha)),
-            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "greedy") => (format!("Desnoyers Eq. 12 (greedy, Np={np})"), waf_greedy(alpha, np)),
-            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "random") => ("random victim alpha/(alpha-1)".to_string(), waf_random(alpha)),
-            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::HotCold { write_share, space_share }), "fifo") => {
-                ("Desnoyers Eq. 14 (hot/cold FIFO)".to_string(), waf_hotcold_fifo(alpha, write_share, space_share))
+            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "fifo") => {
+                ("Desnoyers Eq. 4 (FIFO)".to_string(), waf_fifo(alpha))
             }
-            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::HotCold { write_share, space_share }), "greedy") => (
+            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "greedy") => (
+                format!("Desnoyers Eq. 12 (greedy, Np={np})"),
+                waf_greedy(alpha, np),
+            ),
+            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "random") => (
+                "random victim alpha/(alpha-1)".to_string(),
+                waf_random(alpha),
+            ),
+            (
+                WorkloadSpec::Synthetic(crate::workload::SyntheticKind::HotCold {
+                    write_share,
+                    space_share,
+                }),
+                "fifo",
+            ) => (
+                "Desnoyers Eq. 14 (hot/cold FIFO)".to_string(),
+                waf_hotcold_fifo(alpha, write_share, space_share),
+            ),
+            (
+                WorkloadSpec::Synthetic(crate::workload::SyntheticKind::HotCold {
+                    write_share,
+                    space_share,
+                }),
+                "greedy",
+            ) => (
                 format!("Desnoyers Eq. 16 (hot/cold greedy, Np={np})"),
                 waf_hotcold_greedy(alpha, write_share, space_share, np),
             ),
             _ => return None,
         };
-        Some(ModelCheck { model: name, alpha, waf, relative_error: (ss.waf - waf) / waf })
+        Some(ModelCheck {
+            model: name,
+            alpha,
+            waf,
+            relative_error: (ss.waf - waf) / waf,
+        })
     }
 }
 

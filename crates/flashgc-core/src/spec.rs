@@ -113,7 +113,11 @@ impl Spec {
                     format!(
                         "unknown parameter for `{}`; it accepts: {}",
                         self.name,
-                        if known.is_empty() { "no parameters".to_string() } else { known.join(", ") }
+                        if known.is_empty() {
+                            "no parameters".to_string()
+                        } else {
+                            known.join(", ")
+                        }
                     ),
                 ));
             }

@@ -38,7 +38,10 @@ fn check(r: &RunResult, predicted: f64, tol: f64, what: &str) {
 fn alpha(r: &RunResult) -> f64 {
     let a = r.steady_state.effective_alpha.expect("GC ran");
     // The effective alpha is below the nominal one by about the reserve: never above it.
-    assert!(a <= 1.0 + r.device.layout.op + 1e-9, "effective alpha {a} above nominal");
+    assert!(
+        a <= 1.0 + r.device.layout.op + 1e-9,
+        "effective alpha {a} above nominal"
+    );
     a
 }
 
@@ -54,7 +57,12 @@ fn uniform_fifo_matches_eq4() {
 fn uniform_greedy_matches_eq12() {
     for op in [0.07, 0.10, 0.20, 0.28] {
         let r = run("uniform", "greedy", op, 2048);
-        check(&r, waf_greedy(alpha(&r), NP as f64), 0.02, &format!("greedy op {op}"));
+        check(
+            &r,
+            waf_greedy(alpha(&r), NP as f64),
+            0.02,
+            &format!("greedy op {op}"),
+        );
         // And it is the number the CLI prints next to the result.
         let m = r.model.as_ref().expect("model check attached");
         assert!((m.waf - waf_greedy(alpha(&r), NP as f64)).abs() < 1e-12);
@@ -74,9 +82,19 @@ fn hotcold_matches_eqs_14_and_16() {
     for (spec, rr, f) in [("hotcold:80/20", 0.8, 0.2), ("hotcold:90/10", 0.9, 0.1)] {
         for op in [0.07, 0.28] {
             let r = run(spec, "fifo", op, 2048);
-            check(&r, waf_hotcold_fifo(alpha(&r), rr, f), 0.03, &format!("{spec} FIFO op {op}"));
+            check(
+                &r,
+                waf_hotcold_fifo(alpha(&r), rr, f),
+                0.03,
+                &format!("{spec} FIFO op {op}"),
+            );
             let r = run(spec, "greedy", op, 2048);
-            check(&r, waf_hotcold_greedy(alpha(&r), rr, f, NP as f64), 0.03, &format!("{spec} greedy op {op}"));
+            check(
+                &r,
+                waf_hotcold_greedy(alpha(&r), rr, f, NP as f64),
+                0.03,
+                &format!("{spec} greedy op {op}"),
+            );
         }
     }
 }
@@ -88,7 +106,9 @@ fn victim_policies_order_as_theory_says() {
     let f = run("uniform", "fifo", 0.1, 1024).steady_state.waf;
     let r = run("uniform", "random", 0.1, 1024).steady_state.waf;
     let d = run("uniform", "d-choices:d=8", 0.1, 1024).steady_state.waf;
-    let w = run("uniform", "windowed-greedy:w=1", 0.1, 1024).steady_state.waf;
+    let w = run("uniform", "windowed-greedy:w=1", 0.1, 1024)
+        .steady_state
+        .waf;
     assert!(g < f && f < r, "greedy {g} < fifo {f} < random {r}");
     assert!(g <= d && d < r, "greedy {g} <= d-choices {d} < random {r}");
     // A window of one is FIFO exactly (same decisions, same seed).

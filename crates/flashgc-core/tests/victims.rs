@@ -39,7 +39,10 @@ fn device(victim: &str, placement: &str) -> Simulation {
     c.run.victim = victim.into();
     c.run.placement = placement.into();
     let mut sim = Simulation::new(&c).expect("valid tiny device");
-    assert_eq!(sim.layout().logical_pages, if placement == "single" { 12 } else { 20 });
+    assert_eq!(
+        sim.layout().logical_pages,
+        if placement == "single" { 12 } else { 20 }
+    );
     sim.ftl_mut().set_victim_log(true);
     sim.ftl_mut().set_check_after_gc(true);
     sim
@@ -56,7 +59,10 @@ fn first_gc(victim: &str) -> Simulation {
     let mut sim = device(victim, "single");
     write_all(&mut sim, &(0..12).collect::<Vec<_>>());
     write_all(&mut sim, &[0, 1, 4, 8, 0, 1, 4, 9]);
-    assert!(sim.ftl().victim_log().is_empty(), "no GC before the trigger");
+    assert!(
+        sim.ftl().victim_log().is_empty(),
+        "no GC before the trigger"
+    );
     write_all(&mut sim, &[5]);
     sim.ftl().check().expect("invariants");
     sim
@@ -92,16 +98,28 @@ fn fifo_exact_sequence() {
 #[test]
 fn cost_benefit_variants() {
     assert_eq!(first_gc("cost-benefit:lfs").ftl().victim_log(), &[(0, 2)]);
-    assert_eq!(first_gc("cost-benefit:formula=lfs").ftl().victim_log(), &[(0, 2)]);
+    assert_eq!(
+        first_gc("cost-benefit:formula=lfs").ftl().victim_log(),
+        &[(0, 2)]
+    );
     assert_eq!(first_gc("cost-benefit:sqrt").ftl().victim_log(), &[(3, 1)]);
     assert_eq!(first_gc("cost-benefit:femu").ftl().victim_log(), &[(0, 2)]);
 }
 
 #[test]
 fn windowed_greedy_window() {
-    assert_eq!(first_gc("windowed-greedy:w=1").ftl().victim_log(), &[(0, 2)]);
-    assert_eq!(first_gc("windowed-greedy:w=2").ftl().victim_log(), &[(0, 2)]);
-    assert_eq!(first_gc("windowed-greedy:w=4").ftl().victim_log(), &[(3, 1)]);
+    assert_eq!(
+        first_gc("windowed-greedy:w=1").ftl().victim_log(),
+        &[(0, 2)]
+    );
+    assert_eq!(
+        first_gc("windowed-greedy:w=2").ftl().victim_log(),
+        &[(0, 2)]
+    );
+    assert_eq!(
+        first_gc("windowed-greedy:w=4").ftl().victim_log(),
+        &[(3, 1)]
+    );
 }
 
 #[test]
@@ -140,7 +158,10 @@ fn random_victim_is_uniform_over_sealed_segments() {
     }
     // 400 picks over 5 segments: 80 expected each; 3.5 sigma is about 28.
     for (s, &n) in counts.iter().enumerate() {
-        assert!((52..=108).contains(&n), "segment {s} picked {n} times of 400: {counts:?}");
+        assert!(
+            (52..=108).contains(&n),
+            "segment {s} picked {n} times of 400: {counts:?}"
+        );
     }
 }
 
@@ -157,7 +178,13 @@ fn sup_gc_sends_relocations_to_the_cold_stream() {
     let mut rng = flashgc_core::workload::Rng::new(3);
     for i in 0..2000u32 {
         // Sequential fill, then a skewed overwrite pattern.
-        let lpn = if i < l { i } else if rng.unit() < 0.8 { rng.below(3) as u32 } else { rng.below(l as u64) as u32 };
+        let lpn = if i < l {
+            i
+        } else if rng.unit() < 0.8 {
+            rng.below(3) as u32
+        } else {
+            rng.below(l as u64) as u32
+        };
         sim.ftl_mut().write(lpn).unwrap();
         ops.clear();
         sim.ftl_mut().drain_ops(&mut ops);

@@ -17,9 +17,9 @@ impl Mapping {
     /// Empty mapping for `logical` LPNs and `physical` pages.
     pub fn new(logical: u64, physical: u64) -> Mapping {
         Mapping {
-            l2p: vec![NONE; logical as usize],
-            p2l: vec![NONE; physical as usize],
-            valid: vec![0; (physical as usize).div_ceil(64)],
+            l2p: big_vec(logical as usize, NONE),
+            p2l: big_vec(physical as usize, NONE),
+            valid: big_vec((physical as usize).div_ceil(64), 0),
         }
     }
     /// PPN of `lpn`, or `None` if unmapped.
@@ -32,6 +32,14 @@ impl Mapping {
     #[inline]
     pub fn reverse(&self, ppn: Ppn) -> Option<Lpn> {
         self.is_valid(ppn).then(|| self.p2l[ppn as usize])
+    }
+    /// Hints the CPU to fetch `lpn`'s L2P entry: random L2P accesses miss the cache on
+    /// large devices, and independent misses issued early overlap instead of queueing.
+    #[inline(always)]
+    pub fn prefetch(&self, lpn: Lpn) {
+        if let Some(e) = self.l2p.get(lpn as usize) {
+            prefetch_ptr(e as *const Ppn as *const i8);
+        }
     }
     /// Is physical page `ppn` valid?
     #[inline]
@@ -54,7 +62,11 @@ impl Mapping {
             let w = (p >> 6) as usize;
             let bit = p & 63;
             let n = (64 - bit).min(end - p);
-            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << bit };
+            let mask = if n == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << n) - 1) << bit
+            };
             self.valid[w] &= !mask;
             p += n;
         }
@@ -68,7 +80,11 @@ impl Mapping {
             let w = (p >> 6) as usize;
             let bit = p & 63;
             let n = (64 - bit).min(end - p);
-            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << bit };
+            let mask = if n == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << n) - 1) << bit
+            };
             let mut word = self.valid[w] & mask;
             while word != 0 {
                 let b = word.trailing_zeros() as u64;
@@ -86,4 +102,41 @@ impl Mapping {
             self.valid.len() as u64 * 8,
         )
     }
+}
+
+#[inline(always)]
+fn prefetch_ptr(p: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetch is a hint; it never faults, whatever the address.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(p, core::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// A vector for a large table that is accessed at random: on Linux its memory is marked for
+/// transparent huge pages before it is first touched, which removes most TLB misses of
+/// random L2P/P2L accesses on large devices (the kernel may ignore the hint).
+pub(crate) fn big_vec<T: Copy>(n: usize, value: T) -> Vec<T> {
+    let mut v: Vec<T> = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = n * std::mem::size_of::<T>();
+        if bytes >= 4 * HUGE {
+            let start = v.as_mut_ptr() as usize;
+            let aligned = start.next_multiple_of(HUGE);
+            let end = (start + bytes) & !(HUGE - 1);
+            if end > aligned {
+                // SAFETY: the range lies inside this vector's own (not yet touched)
+                // allocation; MADV_HUGEPAGE only changes how the kernel backs it.
+                unsafe {
+                    libc::madvise(aligned as *mut libc::c_void, end - aligned, libc::MADV_HUGEPAGE);
+                }
+            }
+        }
+    }
+    v.resize(n, value);
+    v
 }

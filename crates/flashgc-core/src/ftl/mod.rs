@@ -214,6 +214,13 @@ impl Ftl {
         self.write_page(s, lpn)
     }
 
+    /// Prefetch hint for an upcoming operation on `lpn` (callers that know the next
+    /// requests, like the simulation loop, call this a few requests ahead).
+    #[inline(always)]
+    pub fn prefetch(&self, lpn: Lpn) {
+        self.map.prefetch(lpn);
+    }
+
     /// Reads one user page (WAF mode: counted only). Returns the PPN if mapped.
     #[inline]
     pub fn read(&mut self, lpn: Lpn) -> Option<Ppn> {
@@ -266,7 +273,10 @@ impl Ftl {
         self.segs.written[seg as usize] = off + 1;
         self.written_pages += 1;
         if self.log_ops {
-            self.ops.push(FlashOp::Program { ppn, gc: self.in_gc });
+            self.ops.push(FlashOp::Program {
+                ppn,
+                gc: self.in_gc,
+            });
         }
         if off + 1 == pps {
             self.seal(s, seg);
@@ -347,7 +357,9 @@ impl Ftl {
         let view = SegmentView::new(&self.segs, self.clock);
         let scope = self.placement.victim_scope(&view);
         let victim = self.victim.select(&view, scope).ok_or_else(|| {
-            Error::DeviceFull(format!("GC needs a victim in {scope:?} but there is no sealed segment there"))
+            Error::DeviceFull(format!(
+                "GC needs a victim in {scope:?} but there is no sealed segment there"
+            ))
         })?;
         debug_assert_eq!(self.segs.state[victim as usize], SegState::Sealed);
         self.segs.state[victim as usize] = SegState::Collecting;
@@ -365,8 +377,14 @@ impl Ftl {
         let mut pages = std::mem::take(&mut self.gc_buf);
         pages.clear();
         let p2l = &self.map.p2l;
-        self.map.for_each_valid(base, pps as u64, |ppn| pages.push(p2l[ppn as usize]));
-        for &lpn in &pages {
+        self.map
+            .for_each_valid(base, pps as u64, |ppn| pages.push(p2l[ppn as usize]));
+        const AHEAD: usize = 8;
+        for i in 0..pages.len() {
+            if let Some(&next) = pages.get(i + AHEAD) {
+                self.map.prefetch(next);
+            }
+            let lpn = pages[i];
             if self.log_ops {
                 let ppn = self.map.l2p[lpn as usize];
                 self.ops.push(FlashOp::Read { ppn, gc: true });
@@ -458,7 +476,9 @@ impl Ftl {
         }
         // No page lost or duplicated: valid pages = mapped LPNs.
         if total_valid != mapped {
-            return Err(format!("{total_valid} valid pages but {mapped} mapped LPNs"));
+            return Err(format!(
+                "{total_valid} valid pages but {mapped} mapped LPNs"
+            ));
         }
         if written != self.written_pages {
             return Err(format!(
@@ -496,7 +516,8 @@ impl Ftl {
             ("validity bitmap (1 bit per physical page)", valid),
             (
                 "segment table",
-                self.segs.len() as u64 * Segments::BYTES_PER_SEGMENT + self.free.capacity() as u64 * 4,
+                self.segs.len() as u64 * Segments::BYTES_PER_SEGMENT
+                    + self.free.capacity() as u64 * 4,
             ),
             ("victim policy", self.victim.memory_bytes()),
             ("placement", self.placement.memory_bytes()),

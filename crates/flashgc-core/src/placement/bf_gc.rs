@@ -27,10 +27,11 @@
 //!   first, at or above which a write is level 0 (hottest), level 1, ... ; below the last
 //!   it is the coldest level. The paper gives no values; a counter of 1 means the page
 //!   was rewritten within the reset window, 2 means at least twice.
-//! * `gc` (default `keep`): where GC relocations go. `keep`: the victim's level (the
-//!   paper's optimizer groups data by temperature and its GC, Cosmos+'s, copies within
-//!   that grouping); `coldest`: always the coldest level; `reclassify`: the level the
-//!   page's current counter gives.
+//! * `gc` (default `coldest`): where GC relocations go. The paper does not say; data still
+//!   valid at GC has not been rewritten for a long time, which is the argument of the
+//!   same group's SUP-GC paper (papers/sup-gc.txt §3.3), so it goes to the coldest level.
+//!   `keep`: the victim's level; `reclassify`: the level the page's current counter gives.
+//!   docs/placement.md compares the three.
 //!
 //! Measured in the report: the filter's false-positive rate over queries of LPNs not in
 //! the filter (ground truth kept in a 1-bit-per-LPN shadow set, instrumentation only,
@@ -67,7 +68,11 @@ impl Bloom {
     /// A filter of `m` bits (at least 64) with `k` hash functions seeded from `seed`.
     pub fn new(m: u64, k: u32, seed: u64) -> Bloom {
         let m = m.max(64);
-        Bloom { bits: vec![0; m.div_ceil(64) as usize], m, seeds: (0..k).map(|i| hash_seed(seed, i)).collect() }
+        Bloom {
+            bits: vec![0; m.div_ceil(64) as usize],
+            m,
+            seeds: (0..k).map(|i| hash_seed(seed, i)).collect(),
+        }
     }
     /// Bits in the filter.
     pub fn bits(&self) -> u64 {
@@ -90,6 +95,41 @@ impl Bloom {
     pub fn insert(&mut self, key: u64) {
         for &s in &self.seeds {
             let b = hash_to(key, s, self.m);
+            self.bits[(b >> 6) as usize] |= 1 << (b & 63);
+        }
+    }
+    /// Algorithm 1's lookup-then-add in one pass: returns whether `key` was already in the
+    /// filter (every bit set) and sets its bits (a no-op if it was).
+    #[inline]
+    pub fn test_and_insert(&mut self, key: u64) -> bool {
+        let mut all = true;
+        for &s in &self.seeds {
+            let b = hash_to(key, s, self.m);
+            let w = &mut self.bits[(b >> 6) as usize];
+            all &= *w >> (b & 63) & 1 == 1;
+            *w |= 1 << (b & 63);
+        }
+        all
+    }
+    /// Bit positions of `key` (one per hash function) into `out`; returns how many.
+    #[inline]
+    pub fn positions(&self, key: u64, out: &mut [u64; 32]) -> usize {
+        for (o, &s) in out.iter_mut().zip(&self.seeds) {
+            *o = hash_to(key, s, self.m);
+        }
+        self.seeds.len()
+    }
+    /// True if every bit at `pos` is set (positions from [`Bloom::positions`] of a filter
+    /// with the same size and seeds).
+    #[inline]
+    pub fn contains_at(&self, pos: &[u64]) -> bool {
+        pos.iter()
+            .all(|&b| self.bits[(b >> 6) as usize] >> (b & 63) & 1 == 1)
+    }
+    /// Sets every bit at `pos`.
+    #[inline]
+    pub fn insert_at(&mut self, pos: &[u64]) {
+        for &b in pos {
             self.bits[(b >> 6) as usize] |= 1 << (b & 63);
         }
     }
@@ -126,14 +166,18 @@ pub struct BfGc {
     resets: u64,
     negatives: u64,
     false_pos: u64,
-    fp_expected_sum: f64,
+    /// Negative queries by the filter's key count at query time (buckets of 2^n_shift
+    /// keys): the formula is evaluated per bucket in `report`, off the write path.
+    n_hist: Vec<u64>,
+    n_shift: u32,
     per_level: Vec<u64>,
 }
 
 pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placement>> {
     let hashes = spec.num::<u32>("hashes", 8, 1, 32)?;
     let bits_given = spec.raw("bits_per_lpn").is_some();
-    let cache_given = spec.raw("cache_fraction").is_some() || spec.raw("cache_bytes_per_lpn").is_some();
+    let cache_given =
+        spec.raw("cache_fraction").is_some() || spec.raw("cache_bytes_per_lpn").is_some();
     if bits_given && cache_given {
         return Err(Error::config(
             spec.path("bits_per_lpn"),
@@ -150,32 +194,48 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     let reset = spec.num::<f64>("reset", 1.0, 1e-6, 1e6)?;
     let reset_counters = spec.choice("reset_counters", "yes", &["yes", "no"])? == "yes";
     let levels = spec.num::<usize>("levels", 3, 1, 16)?;
-    let accepts = format!("{} counter values, highest first, e.g. 2/1 for 3 levels", levels - 1);
+    let accepts = format!(
+        "{} counter values, highest first, e.g. 2/1 for 3 levels",
+        levels - 1
+    );
     let thresholds: Vec<u8> = match num_list(spec, "thresholds", &accepts)? {
         Some(mut t) => {
             if t.len() != levels - 1 {
                 return Err(Error::config(
                     spec.path("thresholds"),
-                    format!("{} values given for {levels} levels; expected {accepts}", t.len()),
+                    format!(
+                        "{} values given for {levels} levels; expected {accepts}",
+                        t.len()
+                    ),
                 ));
             }
             t.reverse();
             check_increasing(spec, "thresholds", &t, &accepts)?;
-            if t.iter().any(|&v| v < 1.0 || v > 255.0 || v.fract() != 0.0) {
-                return Err(Error::config(spec.path("thresholds"), format!("integers in 1..=255 expected; {accepts}")));
+            if t.iter().any(|&v| !(1.0..=255.0).contains(&v) || v.fract() != 0.0) {
+                return Err(Error::config(
+                    spec.path("thresholds"),
+                    format!("integers in 1..=255 expected; {accepts}"),
+                ));
             }
             t.reverse();
             t.into_iter().map(|v| v as u8).collect()
         }
         None => (1..levels as u8).rev().collect(),
     };
-    let gc = match spec.choice("gc", "keep", &["keep", "coldest", "reclassify"])?.as_str() {
+    let gc = match spec
+        .choice("gc", "coldest", &["keep", "coldest", "reclassify"])?
+        .as_str()
+    {
         "keep" => GcLevel::Keep,
         "coldest" => GcLevel::Coldest,
         _ => GcLevel::Reclassify,
     };
     check_streams(spec, "levels", levels, init.segments)?;
     let m = (bits_per_lpn * init.logical_pages as f64).round() as u64;
+    let reset_every = ((reset * init.logical_pages as f64).round() as u64).max(1);
+    // The filter never holds more keys than LPNs or writes per reset window.
+    let max_n = reset_every.min(init.logical_pages) + 1;
+    let n_shift = (64 - max_n.leading_zeros()).saturating_sub(12);
     Ok(Box::new(BfGc {
         filter: Bloom::new(m, hashes, init.seed ^ 0xbf6c),
         state: vec![0; init.logical_pages as usize],
@@ -184,13 +244,14 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         thresholds,
         levels,
         gc,
-        reset_every: ((reset * init.logical_pages as f64).round() as u64).max(1),
+        reset_every,
         reset_counters,
         since_reset: 0,
         resets: 0,
         negatives: 0,
         false_pos: 0,
-        fp_expected_sum: 0.0,
+        n_hist: vec![0; ((max_n >> n_shift) + 1) as usize],
+        n_shift,
         per_level: vec![0; levels],
     }))
 }
@@ -198,7 +259,10 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
 impl BfGc {
     #[inline]
     fn level_of(&self, count: u8) -> usize {
-        self.thresholds.iter().position(|&t| count >= t).unwrap_or(self.levels - 1)
+        self.thresholds
+            .iter()
+            .position(|&t| count >= t)
+            .unwrap_or(self.levels - 1)
     }
 }
 
@@ -224,17 +288,15 @@ impl Placement for BfGc {
         let key = lpn as u64;
         let (w, b) = ((lpn >> 6) as usize, lpn & 63);
         let truly = self.shadow[w] >> b & 1 == 1;
-        if self.filter.contains(key) {
+        if self.filter.test_and_insert(key) {
             self.state[lpn as usize] = self.state[lpn as usize].saturating_add(1);
             if !truly {
                 self.false_pos += 1;
             }
-        } else {
-            self.filter.insert(key);
         }
         if !truly {
             self.negatives += 1;
-            self.fp_expected_sum += bloom_fp_formula(self.filter.bits(), self.filter.hashes(), self.shadow_n);
+            self.n_hist[(self.shadow_n >> self.n_shift) as usize] += 1;
             self.shadow[w] |= 1 << b;
             self.shadow_n += 1;
         }
@@ -268,8 +330,25 @@ impl Placement for BfGc {
         self.filter.memory_bytes() + self.state.len() as u64
     }
     fn report(&self) -> Option<serde_json::Value> {
-        let measured = if self.negatives > 0 { self.false_pos as f64 / self.negatives as f64 } else { 0.0 };
-        let formula = if self.negatives > 0 { self.fp_expected_sum / self.negatives as f64 } else { 0.0 };
+        let measured = if self.negatives > 0 {
+            self.false_pos as f64 / self.negatives as f64
+        } else {
+            0.0
+        };
+        let (m, k) = (self.filter.bits(), self.filter.hashes());
+        let half = (1u64 << self.n_shift) / 2;
+        let expected: f64 = self
+            .n_hist
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(b, &c)| c as f64 * bloom_fp_formula(m, k, ((b as u64) << self.n_shift) + half))
+            .sum();
+        let formula = if self.negatives > 0 {
+            expected / self.negatives as f64
+        } else {
+            0.0
+        };
         Some(serde_json::json!({
             "filter_bits": self.filter.bits(),
             "hashes": self.filter.hashes(),
@@ -280,7 +359,7 @@ impl Placement for BfGc {
             "false_positive_rate": measured,
             "false_positive_formula": formula,
             "false_positive_queries": self.negatives,
-            "note": "false_positive_formula = (1 - e^{-kn/m})^k averaged over the same queries, n = keys in the filter at each query",
+            "note": "false_positive_formula = (1 - e^{-kn/m})^k averaged over the same queries, n = keys in the filter at each query (bucketed to 1/4096 of the range)",
         }))
     }
 }

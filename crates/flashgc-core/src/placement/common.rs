@@ -27,11 +27,16 @@ pub(crate) fn hash_to(key: u64, seed: u64, m: u64) -> u64 {
 
 /// A list parameter `a/b/c` (commas separate parameters in a spec, so lists use `/`).
 pub(crate) fn num_list(spec: &Spec, key: &str, accepts: &str) -> Result<Option<Vec<f64>>> {
-    let Some(raw) = spec.raw(key) else { return Ok(None) };
+    let Some(raw) = spec.raw(key) else {
+        return Ok(None);
+    };
     let mut out = Vec::new();
     for part in raw.split('/') {
         let v: f64 = part.trim().parse().map_err(|_| {
-            Error::config(spec.path(key), format!("`{part}` is not a number; expected {accepts}"))
+            Error::config(
+                spec.path(key),
+                format!("`{part}` is not a number; expected {accepts}"),
+            )
         })?;
         if !v.is_finite() || v < 0.0 {
             return Err(Error::config(

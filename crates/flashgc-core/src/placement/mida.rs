@@ -27,7 +27,9 @@ pub struct Mida {
 impl Mida {
     /// A chain of `groups` (>= 1) groups.
     pub fn new(groups: u16) -> Mida {
-        Mida { groups: groups.max(1) }
+        Mida {
+            groups: groups.max(1),
+        }
     }
 }
 

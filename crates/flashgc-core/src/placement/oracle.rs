@@ -62,7 +62,10 @@ pub enum FutureEvent {
 impl Future {
     /// Backward pass over the events of a run.
     pub fn from_events(events: &[FutureEvent], logical_pages: u64) -> Future {
-        let writes = events.iter().filter(|e| matches!(e, FutureEvent::Write(_))).count();
+        let writes = events
+            .iter()
+            .filter(|e| matches!(e, FutureEvent::Write(_)))
+            .count();
         let mut next = vec![NEVER; logical_pages as usize];
         let mut out = vec![NEVER; writes];
         // `c` = number of writes at or before the current event.
@@ -104,10 +107,16 @@ pub struct Oracle {
 }
 
 pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placement>> {
-    let explicit = super::common::num_list(spec, "bounds", "capacity multiples like 0.05/0.25/1/4")?;
+    let explicit =
+        super::common::num_list(spec, "bounds", "capacity multiples like 0.05/0.25/1/4")?;
     let classes = match &explicit {
         Some(b) => {
-            super::common::check_increasing(spec, "bounds", b, "capacity multiples like 0.05/0.25/1/4")?;
+            super::common::check_increasing(
+                spec,
+                "bounds",
+                b,
+                "capacity multiples like 0.05/0.25/1/4",
+            )?;
             if b.is_empty() || b[0] <= 0.0 {
                 return Err(Error::config(spec.path("bounds"), "boundaries must be > 0"));
             }
@@ -122,7 +131,16 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         None => spec.num::<usize>("classes", 6, 2, 64)?,
     };
     let iterations = spec.num::<u32>("iterations", 100, 1, 100_000)?;
-    super::common::check_streams(spec, if explicit.is_some() { "bounds" } else { "classes" }, classes, init.segments)?;
+    super::common::check_streams(
+        spec,
+        if explicit.is_some() {
+            "bounds"
+        } else {
+            "classes"
+        },
+        classes,
+        init.segments,
+    )?;
     Ok(Box::new(Oracle {
         classes,
         explicit,
@@ -240,7 +258,10 @@ impl Placement for Oracle {
     fn set_future(&mut self, future: Future) {
         self.future = future.next_write;
         self.bounds = match &self.explicit {
-            Some(b) => b.iter().map(|&m| (m * self.logical as f64).round().max(1.0) as u64).collect(),
+            Some(b) => b
+                .iter()
+                .map(|&m| (m * self.logical as f64).round().max(1.0) as u64)
+                .collect(),
             None => self.kmeans_bounds(),
         };
         self.ready = true;
@@ -257,7 +278,11 @@ impl Placement for Oracle {
     #[inline]
     fn gc_stream(&mut self, lpn: Lpn, _victim: SegmentId, view: &SegmentView) -> StreamId {
         let t = self.inv[lpn as usize];
-        let c = self.class_of(if t == NEVER { NEVER } else { t.saturating_sub(view.now()) });
+        let c = self.class_of(if t == NEVER {
+            NEVER
+        } else {
+            t.saturating_sub(view.now())
+        });
         self.gc_class[c] += 1;
         c as StreamId
     }

@@ -62,7 +62,10 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         None => (4.0, 16.0),
         Some(v) => {
             if v.len() != 2 || v[0] <= 0.0 {
-                return Err(Error::config(spec.path("age_multiples"), format!("expected {accepts}")));
+                return Err(Error::config(
+                    spec.path("age_multiples"),
+                    format!("expected {accepts}"),
+                ));
             }
             check_increasing(spec, "age_multiples", &v, accepts)?;
             (v[0], v[1])
@@ -170,7 +173,10 @@ impl Placement for SepBit {
         self.last[lpn as usize] = 0;
     }
     fn memory_bytes(&self) -> u64 {
-        (self.last.len() * 8 + self.tracked.len() * 8 + self.c1_opened.capacity() * 16 + self.window * 8) as u64
+        (self.last.len() * 8
+            + self.tracked.len() * 8
+            + self.c1_opened.capacity() * 16
+            + self.window * 8) as u64
     }
     fn report(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({

@@ -51,7 +51,10 @@ pub struct ReadGroup {
 
 impl Default for ReadGroup {
     fn default() -> Self {
-        ReadGroup { fpage: u32::MAX, end: 0 }
+        ReadGroup {
+            fpage: u32::MAX,
+            end: 0,
+        }
     }
 }
 
@@ -88,11 +91,20 @@ pub struct Device {
 
 impl Device {
     /// A device with every resource idle at time 0.
-    pub fn new(geo: Geometry, costs: Costs, multiplane: bool, alloc: Alloc, segments: u32) -> Device {
+    pub fn new(
+        geo: Geometry,
+        costs: Costs,
+        multiplane: bool,
+        alloc: Alloc,
+        segments: u32,
+    ) -> Device {
         let cells = if multiplane { geo.units } else { geo.dies } as usize;
         let (dyn_unit, dyn_fill) = if alloc == Alloc::FirstIdle {
             let fpages = segments as usize * (geo.pps / geo.upp) as usize;
-            (vec![u16::MAX; fpages], vec![0u16; segments as usize * geo.k as usize])
+            (
+                vec![u16::MAX; fpages],
+                vec![0u16; segments as usize * geo.k as usize],
+            )
         } else {
             (Vec::new(), Vec::new())
         };
@@ -246,7 +258,10 @@ impl Device {
         };
         let seg = (ppn / self.geo.pps) as usize;
         let ch = self.geo.coords[unit as usize].channel as usize;
-        ready.max(self.erased_at[seg]).max(self.ch_free[ch]).max(self.cell_free[self.cell_of(unit)])
+        ready
+            .max(self.erased_at[seg])
+            .max(self.ch_free[ch])
+            .max(self.cell_free[self.cell_of(unit)])
     }
 
     /// Programs one mapping unit: bus transfer into the page register; the cell program
@@ -256,7 +271,10 @@ impl Device {
     #[inline]
     pub fn program(&mut self, ppn: u32, ready: u64, gc: bool, copyback: bool) -> u64 {
         let seg = (ppn / self.geo.pps) as usize;
-        debug_assert!(self.erased_at[seg] != PENDING, "program into a segment whose erase is not scheduled");
+        debug_assert!(
+            self.erased_at[seg] != PENDING,
+            "program into a segment whose erase is not scheduled"
+        );
         let unit = self.choose_unit(ppn);
         let cell = self.cell_of(unit);
         let ch = self.geo.coords[unit as usize].channel as usize;
@@ -267,7 +285,9 @@ impl Device {
             let s = ready.max(self.cell_free[cell]);
             (s, s)
         } else {
-            let s = (ready + c.sram).max(self.ch_free[ch]).max(self.cell_free[cell]);
+            let s = (ready + c.sram)
+                .max(self.ch_free[ch])
+                .max(self.cell_free[cell]);
             self.ch_free[ch] = s + c.xfer;
             self.ch_busy[ch] += c.xfer;
             (s, s + c.xfer)

@@ -97,12 +97,18 @@ impl Geometry {
                 format!("`{order}` must be a permutation of the letters C, W, D, P (channel, way, die, plane), e.g. CWDP"),
             ));
         }
-        let units = (d.channels * d.chips_per_channel * d.dies_per_chip * d.planes_per_die) as usize;
+        let units =
+            (d.channels * d.chips_per_channel * d.dies_per_chip * d.planes_per_die) as usize;
         let mut coords = Vec::with_capacity(units);
         let mut die_index = Vec::with_capacity(units);
         for u in 0..units as u32 {
             let mut rest = u;
-            let mut c = UnitCoord { channel: 0, chip: 0, die: 0, plane: 0 };
+            let mut c = UnitCoord {
+                channel: 0,
+                chip: 0,
+                die: 0,
+                plane: 0,
+            };
             for ch in o.chars() {
                 let (radix, slot) = match ch {
                     'C' => (d.channels, &mut c.channel),
@@ -141,7 +147,10 @@ impl Geometry {
     #[inline]
     pub fn block_unit(&self, seg: u32, j: u32) -> (u32, u32) {
         let g = seg as u64 * self.k as u64 + j as u64;
-        ((g % self.units as u64) as u32, (g / self.units as u64) as u32)
+        (
+            (g % self.units as u64) as u32,
+            (g / self.units as u64) as u32,
+        )
     }
 
     /// Static location of a PPN.
@@ -152,6 +161,11 @@ impl Geometry {
         let fp = off / self.upp;
         let j = fp % self.k;
         let (unit, block) = self.block_unit(seg, j);
-        Loc { unit, block, page: fp / self.k, sub: off % self.upp }
+        Loc {
+            unit,
+            block,
+            page: fp / self.k,
+            sub: off % self.upp,
+        }
     }
 }

@@ -14,6 +14,7 @@
 
 pub mod cache;
 pub mod device;
+pub mod fio;
 pub mod geometry;
 
 use crate::config::Config;
@@ -58,7 +59,10 @@ impl GcMode {
             "preemptible" => Ok(GcMode::Preemptible),
             "background" | "bg" => Ok(GcMode::Background),
             "idle" => Ok(GcMode::Idle),
-            _ => Err(Error::config(field, format!("`{s}`: allowed foreground, preemptible, background, idle"))),
+            _ => Err(Error::config(
+                field,
+                format!("`{s}`: allowed foreground, preemptible, background, idle"),
+            )),
         }
     }
 }
@@ -67,9 +71,10 @@ impl GcMode {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Host {
-    /// Replay at the requests' timestamps divided by `time_scale` (2 = twice as fast).
+    /// Replay at the requests' timestamps (relative to the first) multiplied by
+    /// `time_scale` (0.5 = twice as fast; the trace readers' convention).
     OpenLoop {
-        /// Time compression factor.
+        /// Factor on inter-arrival times.
         time_scale: f64,
     },
     /// Keep `queue_depth` requests outstanding (fio's numjobs x iodepth).
@@ -113,6 +118,10 @@ pub struct TimingParams {
     pub bg_free: Option<u32>,
     /// Host idle time after which idle-time GC starts, microseconds.
     pub idle_us: f64,
+    /// Preemptible / background / idle GC: queued GC operations scheduled at each host
+    /// arrival even when they delay it (besides those fitting in idle gaps), so that GC
+    /// keeps pace with a saturating host instead of piling up until space runs out.
+    pub gc_pace: u32,
 }
 
 impl Default for TimingParams {
@@ -132,6 +141,7 @@ impl Default for TimingParams {
             volume_scale: 1.0,
             bg_free: None,
             idle_us: 1000.0,
+            gc_pace: 8,
         }
     }
 }
@@ -155,20 +165,60 @@ pub struct LatencySummary {
     pub max_us: f64,
 }
 
-impl LatencySummary {
-    fn of(h: &Histogram<u64>) -> LatencySummary {
-        let us = |ns: u64| ns as f64 / 1000.0;
-        if h.is_empty() {
-            return LatencySummary { count: 0, mean_us: 0.0, p50_us: 0.0, p99_us: 0.0, p999_us: 0.0, p9999_us: 0.0, max_us: 0.0 };
+/// A latency recorder: an HDR histogram (3 significant digits) for the percentiles, plus
+/// the exact count, sum and maximum.
+#[derive(Debug, Clone)]
+pub struct Latencies {
+    hist: Histogram<u64>,
+    sum: u128,
+    max: u64,
+}
+
+impl Default for Latencies {
+    fn default() -> Self {
+        Latencies {
+            hist: Histogram::new(3).expect("3 significant digits are valid"),
+            sum: 0,
+            max: 0,
         }
+    }
+}
+
+impl Latencies {
+    /// Records one latency in ns.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        // An auto-resizing histogram accepts every u64 value.
+        self.hist.record(ns).ok();
+        self.sum += ns as u128;
+        self.max = self.max.max(ns);
+    }
+
+    /// Summary in microseconds (percentiles within 0.1 %; mean and max exact).
+    pub fn summary(&self) -> LatencySummary {
+        let h = &self.hist;
+        let us = |ns: u64| ns as f64 / 1000.0;
+        let n = h.len();
+        if n == 0 {
+            return LatencySummary {
+                count: 0,
+                mean_us: 0.0,
+                p50_us: 0.0,
+                p99_us: 0.0,
+                p999_us: 0.0,
+                p9999_us: 0.0,
+                max_us: 0.0,
+            };
+        }
+        let q = |x: f64| us(h.value_at_quantile(x).min(self.max));
         LatencySummary {
-            count: h.len(),
-            mean_us: h.mean() / 1000.0,
-            p50_us: us(h.value_at_quantile(0.5)),
-            p99_us: us(h.value_at_quantile(0.99)),
-            p999_us: us(h.value_at_quantile(0.999)),
-            p9999_us: us(h.value_at_quantile(0.9999)),
-            max_us: us(h.max()),
+            count: n,
+            mean_us: self.sum as f64 / n as f64 / 1000.0,
+            p50_us: q(0.5),
+            p99_us: q(0.99),
+            p999_us: q(0.999),
+            p9999_us: q(0.9999),
+            max_us: us(self.max),
         }
     }
 }
@@ -270,8 +320,8 @@ struct GcOp {
 }
 
 struct Window {
-    rd: Histogram<u64>,
-    wr: Histogram<u64>,
+    rd: Latencies,
+    wr: Latencies,
     requests: u64,
     bytes: u64,
     t0: u64,
@@ -279,7 +329,13 @@ struct Window {
 
 impl Window {
     fn new(t0: u64) -> Window {
-        Window { rd: Histogram::new(3).expect("3 significant figures"), wr: Histogram::new(3).expect("3 significant figures"), requests: 0, bytes: 0, t0 }
+        Window {
+            rd: Latencies::default(),
+            wr: Latencies::default(),
+            requests: 0,
+            bytes: 0,
+            t0,
+        }
     }
 }
 
@@ -293,7 +349,10 @@ pub struct TimedSim {
     copyback: bool,
     gcq: VecDeque<GcOp>,
     ops: Vec<FlashOp>,
-    gc_read_end: u64,
+    /// Ends of committed GC reads whose programs are still queued (FIFO: a victim's
+    /// programs are queued in the order of its reads).
+    gc_read_ends: VecDeque<u64>,
+    gc_moves: Vec<FlashOp>,
     gc_victim_end: u64,
     gc_rg: ReadGroup,
     host_busy_until: u64,
@@ -309,20 +368,32 @@ impl TimedSim {
         let l = sim.layout().clone();
         let geo = Geometry::new(&cfg.device, l.pages_per_segment, &p.striping)?;
         if geo.upp > 1 && p.alloc == Alloc::FirstIdle && geo.units > u16::MAX as u32 {
-            return Err(Error::config("timing.alloc", "first-idle supports at most 65535 parallel units"));
+            return Err(Error::config(
+                "timing.alloc",
+                "first-idle supports at most 65535 parallel units",
+            ));
         }
         if let Host::OpenLoop { time_scale } = p.host {
             if !(time_scale.is_finite() && time_scale > 0.0) {
-                return Err(Error::config("timing.time_scale", format!("{time_scale} must be a positive number")));
+                return Err(Error::config(
+                    "timing.time_scale",
+                    format!("{time_scale} must be a positive number"),
+                ));
             }
         }
         if let Host::ClosedLoop { queue_depth } = p.host {
             if queue_depth == 0 || queue_depth > 1 << 20 {
-                return Err(Error::config("timing.iodepth", "numjobs x iodepth must be in 1..=1048576"));
+                return Err(Error::config(
+                    "timing.iodepth",
+                    "numjobs x iodepth must be in 1..=1048576",
+                ));
             }
         }
         if !(p.volume_scale.is_finite() && p.volume_scale > 0.0) {
-            return Err(Error::config("timing.volume_scale", "must be a positive number"));
+            return Err(Error::config(
+                "timing.volume_scale",
+                "must be a positive number",
+            ));
         }
         if !(p.idle_us.is_finite() && p.idle_us >= 0.0) {
             return Err(Error::config("timing.idle_us", "must be >= 0"));
@@ -330,12 +401,22 @@ impl TimedSim {
         if p.cache_pages > l.logical_pages || p.cache_pages >= u32::MAX as u64 {
             return Err(Error::config(
                 "timing.cache",
-                format!("{} pages exceed the logical capacity of {} pages", p.cache_pages, l.logical_pages),
+                format!(
+                    "{} pages exceed the logical capacity of {} pages",
+                    p.cache_pages, l.logical_pages
+                ),
             ));
         }
         let costs = Costs::new(&cfg.device.timing, cfg.device.lpn_size);
         let dev = Device::new(geo, costs, p.multiplane, p.alloc, l.segments);
-        let cache = (p.cache_pages > 0).then(|| WriteCache::new(p.cache_pages as u32, l.logical_pages, p.cache_policy, p.gcar_window));
+        let cache = (p.cache_pages > 0).then(|| {
+            WriteCache::new(
+                p.cache_pages as u32,
+                l.logical_pages,
+                p.cache_policy,
+                p.gcar_window,
+            )
+        });
         let copyback = p.copyback.unwrap_or(cfg.device.timing.copyback);
         let bg_free = p.bg_free.unwrap_or(l.gc_high + 2);
         let pps = l.pages_per_segment;
@@ -348,7 +429,8 @@ impl TimedSim {
             copyback,
             gcq: VecDeque::new(),
             ops: Vec::with_capacity(1024),
-            gc_read_end: 0,
+            gc_read_ends: VecDeque::new(),
+            gc_moves: Vec::new(),
             gc_victim_end: 0,
             gc_rg: ReadGroup::default(),
             host_busy_until: 0,
@@ -366,6 +448,13 @@ impl TimedSim {
     pub fn simulation_mut(&mut self) -> &mut Simulation {
         &mut self.sim
     }
+    /// Starts timed operation: from now on the FTL logs flash operations for the device
+    /// model (anything written before is untimed set-up). [`TimedSim::run`] calls it after
+    /// the precondition; tests that drive [`TimedSim::serve`] directly call it themselves.
+    pub fn start_clock(&mut self) {
+        self.sim.ftl_mut().set_op_log(true);
+    }
+
     /// The device model.
     pub fn device(&self) -> &Device {
         &self.dev
@@ -395,7 +484,10 @@ impl TimedSim {
                         break;
                     }
                     let dst = match self.gcq.get(1) {
-                        Some(GcOp { op: FlashOp::Program { ppn: d, gc: true }, .. }) if self.copyback && self.dev.same_plane(ppn, *d) => Some(*d),
+                        Some(GcOp {
+                            op: FlashOp::Program { ppn: d, gc: true },
+                            ..
+                        }) if self.copyback && self.dev.same_plane(ppn, *d) => Some(*d),
                         _ => None,
                     };
                     self.gcq.pop_front();
@@ -407,17 +499,18 @@ impl TimedSim {
                         last = last.max(e);
                     } else {
                         let e = self.dev.read(ppn, ready, true, &mut self.gc_rg);
-                        self.gc_read_end = e;
+                        self.gc_read_ends.push_back(e);
                         self.gc_victim_end = self.gc_victim_end.max(e);
                         last = last.max(e);
                     }
                 }
                 FlashOp::Program { ppn, .. } => {
-                    let ready = g.issued.max(self.gc_read_end);
+                    let ready = g.issued.max(self.gc_read_ends.front().copied().unwrap_or(0));
                     if stop(self.dev.probe_program(ppn, ready)) {
                         break;
                     }
                     self.gcq.pop_front();
+                    self.gc_read_ends.pop_front();
                     let e = self.dev.program(ppn, ready, true, false);
                     self.gc_victim_end = self.gc_victim_end.max(e);
                     last = last.max(e);
@@ -444,12 +537,43 @@ impl TimedSim {
         ops.clear();
         self.sim.ftl_mut().drain_ops(&mut ops);
         for &op in &ops {
-            if let FlashOp::Erase { seg } = op {
-                self.dev.erased_at[seg as usize] = PENDING;
-            }
-            self.gcq.push_back(GcOp { op, issued: t });
+            self.push_gc(op, t);
         }
+        self.flush_gc_moves(t);
         self.ops = ops;
+    }
+
+    /// Queues one GC operation. A victim's page moves arrive as read, program, read,
+    /// program, ... then its erase; the controller issues all of the victim's reads first
+    /// (they are independent) and each program when its data has arrived, so the moves are
+    /// buffered until the erase and queued reads first. With copyback the read/program
+    /// pairs stay together (a copyback is one on-die operation).
+    fn push_gc(&mut self, op: FlashOp, t: u64) {
+        match op {
+            FlashOp::Erase { seg } => {
+                self.flush_gc_moves(t);
+                self.dev.erased_at[seg as usize] = PENDING;
+                self.gcq.push_back(GcOp { op, issued: t });
+            }
+            _ if self.copyback => self.gcq.push_back(GcOp { op, issued: t }),
+            _ => self.gc_moves.push(op),
+        }
+    }
+
+    fn flush_gc_moves(&mut self, t: u64) {
+        if self.gc_moves.is_empty() {
+            return;
+        }
+        let moves = std::mem::take(&mut self.gc_moves);
+        for pass_reads in [true, false] {
+            for &op in &moves {
+                if matches!(op, FlashOp::Read { .. }) == pass_reads {
+                    self.gcq.push_back(GcOp { op, issued: t });
+                }
+            }
+        }
+        self.gc_moves = moves;
+        self.gc_moves.clear();
     }
 
     /// GC work due before a host arrival at `t`.
@@ -458,9 +582,11 @@ impl TimedSim {
             GcMode::Foreground => {}
             GcMode::Preemptible => {
                 self.pump(Some(t), usize::MAX);
+                self.pump(None, self.p.gc_pace as usize);
             }
             GcMode::Background => {
                 self.pump(Some(t), usize::MAX);
+                self.pump(None, self.p.gc_pace as usize);
                 if self.gcq.is_empty() && self.sim.ftl_mut().collect_if_below(self.bg_free)? {
                     self.proactive += 1;
                     self.enqueue_gc(t);
@@ -480,6 +606,7 @@ impl TimedSim {
                     at = at.max(end);
                 }
                 self.pump(Some(t), usize::MAX);
+                self.pump(None, self.p.gc_pace as usize);
             }
         }
         Ok(())
@@ -499,6 +626,7 @@ impl TimedSim {
                     end = end.max(e);
                 }
                 FlashOp::Program { ppn, gc: false } => {
+                    self.flush_gc_moves(t);
                     if !self.gcq.is_empty() && self.p.gc_mode == GcMode::Foreground {
                         // Blocking GC: the triggering write starts after the episode.
                         let g = self.pump(None, usize::MAX);
@@ -512,14 +640,10 @@ impl TimedSim {
                     let e = self.dev.program(ppn, *host_ready, false, false);
                     end = end.max(e);
                 }
-                _ => {
-                    if let FlashOp::Erase { seg } = op {
-                        self.dev.erased_at[seg as usize] = PENDING;
-                    }
-                    self.gcq.push_back(GcOp { op, issued: t });
-                }
+                _ => self.push_gc(op, t),
             }
         }
+        self.flush_gc_moves(t);
         self.ops = ops;
         if self.p.gc_mode == GcMode::Foreground && !self.gcq.is_empty() {
             let g = self.pump(None, usize::MAX);
@@ -548,7 +672,11 @@ impl TimedSim {
                                 continue;
                             }
                             let (dev, ftl) = (&self.dev, self.sim.ftl());
-                            let collecting = |l: u32| ftl.mapping().lookup(l).is_some_and(|p| dev.collecting(p, t));
+                            let collecting = |l: u32| {
+                                ftl.mapping()
+                                    .lookup(l)
+                                    .is_some_and(|p| dev.collecting(p, t))
+                            };
                             match c.insert(lpn, collecting) {
                                 None => {
                                     done = done.max(t + sram);
@@ -590,38 +718,54 @@ impl TimedSim {
 
     /// Preconditions (untimed), then serves `wl` with the host model until the data volume,
     /// the config's write volume (infinite workloads) or the end of the workload.
-    pub fn run(&mut self, wl: &mut dyn Workload, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult> {
+    pub fn run(
+        &mut self,
+        wl: &mut dyn Workload,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<RunResult> {
         self.sim.precondition()?;
-        self.sim.ftl_mut().set_op_log(true);
+        self.start_clock();
         let cfg = self.cfg.clone();
         let logical = self.sim.layout().logical_pages;
         let lpn_bytes = self.sim.layout().lpn_size as u64;
         let r = &cfg.run;
         let target = match self.p.data_volume_bytes {
             Some(_) => None,
-            None => wl.is_infinite().then(|| (r.write_volume * logical as f64).round() as u64),
+            None => wl
+                .is_infinite()
+                .then(|| (r.write_volume * logical as f64).round() as u64),
         };
         if wl.is_infinite() && target.is_none() && self.p.data_volume_bytes.is_none() {
-            return Err(Error::config("timing", "an infinite workload needs a write or data volume"));
+            return Err(Error::config(
+                "timing",
+                "an infinite workload needs a write or data volume",
+            ));
         }
         let warmup = target.map(|t| match r.warmup {
             Some(w) => ((w * logical as f64).round() as u64).min(t),
             None => t / 2,
         });
         let window = match r.window_gib {
-            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64).round().max(1.0) as u64,
+            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64)
+                .round()
+                .max(1.0) as u64,
             None => (logical / 4).max(1),
         };
         let start = self.sim.ftl().counters.clone();
         let mut steady_start: Option<FtlCounters> = (warmup == Some(0)).then(|| start.clone());
         let mut last_window = start.clone();
         let mut series = Vec::new();
-        let mut rd = Histogram::<u64>::new(3).expect("3 significant figures");
-        let mut wr = Histogram::<u64>::new(3).expect("3 significant figures");
+        let mut rd = Latencies::default();
+        let mut wr = Latencies::default();
         let mut win = Window::new(0);
         let mut tseries = Vec::new();
-        let (mut nreq, mut nrd, mut nwr, mut data_bytes, mut written) = (0u64, 0u64, 0u64, 0u64, 0u64);
-        let mut next_ckpt = if self.p.checkpoint_bytes > 0 { self.p.checkpoint_bytes } else { u64::MAX };
+        let (mut nreq, mut nrd, mut nwr, mut data_bytes, mut written) =
+            (0u64, 0u64, 0u64, 0u64, 0u64);
+        let mut next_ckpt = if self.p.checkpoint_bytes > 0 {
+            self.p.checkpoint_bytes
+        } else {
+            u64::MAX
+        };
         let mut next_window = window;
         let mut next_progress: u64 = 1 << 20;
         let mut ended_by = "workload_end";
@@ -668,7 +812,7 @@ impl TimedSim {
                 Host::ClosedLoop { .. } => heap.pop().map(|Reverse(t)| t).unwrap_or(0),
                 Host::OpenLoop { time_scale } => {
                     let t0 = *first_arrival.get_or_insert(req.time_ns);
-                    let a = (req.time_ns.saturating_sub(t0) as f64 / time_scale).round() as u64;
+                    let a = (req.time_ns.saturating_sub(t0) as f64 * time_scale).round() as u64;
                     // Out-of-order timestamps are served in file order, not earlier.
                     last_arrival = last_arrival.max(a);
                     last_arrival
@@ -691,13 +835,13 @@ impl TimedSim {
             match req.op {
                 Op::Read => {
                     nrd += 1;
-                    rd.record(lat).ok();
-                    win.rd.record(lat).ok();
+                    rd.record(lat);
+                    win.rd.record(lat);
                 }
                 Op::Write => {
                     nwr += 1;
-                    wr.record(lat).ok();
-                    win.wr.record(lat).ok();
+                    wr.record(lat);
+                    win.wr.record(lat);
                     for _ in 0..req.pages {
                         written += 1;
                         if written == next_window {
@@ -706,8 +850,14 @@ impl TimedSim {
                             series.push(WindowPoint {
                                 user_bytes: written * lpn_bytes,
                                 capacity_written: written as f64 / logical as f64,
-                                waf_window: waf(cc.user_writes - last_window.user_writes, cc.gc_writes - last_window.gc_writes),
-                                waf_cumulative: waf(cc.user_writes - start.user_writes, cc.gc_writes - start.gc_writes),
+                                waf_window: waf(
+                                    cc.user_writes - last_window.user_writes,
+                                    cc.gc_writes - last_window.gc_writes,
+                                ),
+                                waf_cumulative: waf(
+                                    cc.user_writes - start.user_writes,
+                                    cc.gc_writes - start.gc_writes,
+                                ),
                                 erases: cc.erases - start.erases,
                             });
                             last_window = cc.clone();
@@ -733,7 +883,10 @@ impl TimedSim {
                 progress(&Progress {
                     user_pages: written,
                     target_pages: target,
-                    waf: waf(cc.user_writes - start.user_writes, cc.gc_writes - start.gc_writes),
+                    waf: waf(
+                        cc.user_writes - start.user_writes,
+                        cc.gc_writes - start.gc_writes,
+                    ),
                 });
             }
         }
@@ -742,7 +895,11 @@ impl TimedSim {
         let finish = self.host_busy_until.max(first_t);
         let span = finish.saturating_sub(first_t);
         let makespan = self.dev.makespan.max(1);
-        let util = |busy: &[u64]| busy.iter().map(|&b| b as f64 / makespan as f64).collect::<Vec<_>>();
+        let util = |busy: &[u64]| {
+            busy.iter()
+                .map(|&b| b as f64 / makespan as f64)
+                .collect::<Vec<_>>()
+        };
         let cell_busy: u64 = self.dev.cell_busy.iter().sum();
         let cell_gc: u64 = self.dev.cell_gc_busy.iter().sum();
         let secs = span as f64 / 1e9;
@@ -758,13 +915,21 @@ impl TimedSim {
             read_requests: nrd,
             write_requests: nwr,
             iops: if secs > 0.0 { nreq as f64 / secs } else { 0.0 },
-            bandwidth_mb_s: if secs > 0.0 { data_bytes as f64 / 1e6 / secs } else { 0.0 },
-            read_latency: LatencySummary::of(&rd),
-            write_latency: LatencySummary::of(&wr),
+            bandwidth_mb_s: if secs > 0.0 {
+                data_bytes as f64 / 1e6 / secs
+            } else {
+                0.0
+            },
+            read_latency: rd.summary(),
+            write_latency: wr.summary(),
             channel_utilization: util(&self.dev.ch_busy),
             cell_utilization: util(&self.dev.cell_busy),
             cell_unit: if self.dev.multiplane { "plane" } else { "die" }.into(),
-            gc_time_share: if cell_busy > 0 { cell_gc as f64 / cell_busy as f64 } else { 0.0 },
+            gc_time_share: if cell_busy > 0 {
+                cell_gc as f64 / cell_busy as f64
+            } else {
+                0.0
+            },
             proactive_gc_victims: self.proactive,
             cache: self.cache.as_ref().map(|c| CacheReport {
                 policy: c.policy,
@@ -782,7 +947,14 @@ impl TimedSim {
         let total = PhaseCounts::between(&start, &endc, logical);
         let steady_from = steady_start.unwrap_or_else(|| start.clone());
         let steady = PhaseCounts::between(&steady_from, &endc, logical);
-        let mut res = self.sim.result(wl.describe(), total, steady, steady_from.user_writes - start.user_writes, series, ended_by);
+        let mut res = self.sim.result(
+            wl.describe(),
+            total,
+            steady,
+            steady_from.user_writes - start.user_writes,
+            series,
+            ended_by,
+        );
         res.notes.push(format!(
             "timing: {} host, GC {:?}, allocation {:?} over {} units ({} order), multi-plane {}, copyback {}; approximations are listed in docs/timing.md",
             match self.p.host {
@@ -818,11 +990,22 @@ impl TimedSim {
             data_bytes,
             equivalent_gb: data_bytes as f64 / self.p.volume_scale / 1e9,
             time_s: now as f64 / 1e9,
-            iops: if dt > 0.0 { w.requests as f64 / dt } else { 0.0 },
-            bandwidth_mb_s: if dt > 0.0 { w.bytes as f64 / 1e6 / dt } else { 0.0 },
-            read: LatencySummary::of(&w.rd),
-            write: LatencySummary::of(&w.wr),
-            waf_cumulative: waf(c.user_writes - start.user_writes, c.gc_writes - start.gc_writes),
+            iops: if dt > 0.0 {
+                w.requests as f64 / dt
+            } else {
+                0.0
+            },
+            bandwidth_mb_s: if dt > 0.0 {
+                w.bytes as f64 / 1e6 / dt
+            } else {
+                0.0
+            },
+            read: w.rd.summary(),
+            write: w.wr.summary(),
+            waf_cumulative: waf(
+                c.user_writes - start.user_writes,
+                c.gc_writes - start.gc_writes,
+            ),
             erases: c.erases - start.erases,
             gc_page_moves: c.gc_writes - start.gc_writes,
         }

@@ -10,7 +10,7 @@
 //! candidate in the set's order. Selection scans the candidates (O(segments) per pick),
 //! as the reference implementations do.
 
-use super::{VictimScope, CandidateSet, VictimInit, VictimPolicy};
+use super::{CandidateSet, VictimInit, VictimPolicy, VictimScope};
 use crate::error::Result;
 use crate::segment::SegmentView;
 use crate::spec::Spec;

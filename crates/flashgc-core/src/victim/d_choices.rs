@@ -1,7 +1,7 @@
 //! d-choices (Van Houdt, SIGMETRICS 2013): sample d candidates uniformly at random (with
 //! replacement) and reclaim the one with the fewest valid pages (ties: first sampled).
 
-use super::{VictimScope, CandidateSet, VictimInit, VictimPolicy};
+use super::{CandidateSet, VictimInit, VictimPolicy, VictimScope};
 use crate::error::Result;
 use crate::segment::SegmentView;
 use crate::spec::Spec;
@@ -20,7 +20,7 @@ pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolic
     let d = spec.num::<u32>("d", 2, 1, 4096)?;
     Ok(Box::new(DChoices {
         set: CandidateSet::new(init.segments, init.groups),
-        rng: Rng::new(init.seed ^ 0xd0c4_0135_0002),
+        rng: Rng::new(init.seed ^ 0x0000_d0c4_0135_0002),
         d,
     }))
 }

@@ -1,6 +1,6 @@
 //! FIFO (least recently written, the circular log): reclaim the oldest sealed segment.
 
-use super::{VictimScope, SealOrder, VictimInit, VictimPolicy};
+use super::{SealOrder, VictimInit, VictimPolicy, VictimScope};
 use crate::error::Result;
 use crate::segment::SegmentView;
 use crate::spec::Spec;

@@ -5,7 +5,7 @@
 //! per-group minimum: O(1) amortized, never a scan over all segments. Ties are broken by
 //! arrival in the bucket: the segment that reached that valid count first goes first.
 
-use super::{VictimScope, VictimInit, VictimPolicy};
+use super::{VictimInit, VictimPolicy, VictimScope};
 use crate::error::Result;
 use crate::segment::SegmentView;
 use crate::spec::Spec;

@@ -142,7 +142,10 @@ impl CandidateSet {
         self.pos[seg as usize] = NONE;
     }
     pub(crate) fn len(&self, scope: VictimScope) -> usize {
-        self.groups[scope.range(self.groups.len())].iter().map(Vec::len).sum()
+        self.groups[scope.range(self.groups.len())]
+            .iter()
+            .map(Vec::len)
+            .sum()
     }
     /// The i-th candidate (in a fixed, deterministic order) within `scope`.
     pub(crate) fn nth(&self, scope: VictimScope, mut i: usize) -> SegmentId {
@@ -156,7 +159,10 @@ impl CandidateSet {
     }
     /// Iterates the candidates within `scope`.
     pub(crate) fn iter(&self, scope: VictimScope) -> impl Iterator<Item = SegmentId> + '_ {
-        self.groups[scope.range(self.groups.len())].iter().flatten().copied()
+        self.groups[scope.range(self.groups.len())]
+            .iter()
+            .flatten()
+            .copied()
     }
     pub(crate) fn memory_bytes(&self) -> u64 {
         (self.pos.len() * 4 + self.groups.iter().map(|g| g.capacity() * 4).sum::<usize>()) as u64
@@ -203,7 +209,9 @@ impl SealOrder {
         out
     }
     pub(crate) fn remove(&mut self, group: usize, index: usize) -> SegmentId {
-        self.groups[group].remove(index).expect("index from oldest()")
+        self.groups[group]
+            .remove(index)
+            .expect("index from oldest()")
     }
     pub(crate) fn memory_bytes(&self) -> u64 {
         (self.groups.iter().map(|g| g.capacity()).sum::<usize>() * 4) as u64

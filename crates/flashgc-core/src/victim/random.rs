@@ -1,7 +1,7 @@
 //! Random victim: a uniformly random sealed segment (the analytic baseline,
 //! WAF = alpha / (alpha - 1) under uniform writes).
 
-use super::{VictimScope, CandidateSet, VictimInit, VictimPolicy};
+use super::{CandidateSet, VictimInit, VictimPolicy, VictimScope};
 use crate::error::Result;
 use crate::segment::SegmentView;
 use crate::spec::Spec;
@@ -18,7 +18,7 @@ pub struct RandomVictim {
 pub(super) fn build(_spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
     Ok(Box::new(RandomVictim {
         set: CandidateSet::new(init.segments, init.groups),
-        rng: Rng::new(init.seed ^ 0x5eed_0f_7a2d_0001),
+        rng: Rng::new(init.seed ^ 0x005e_ed0f_7a2d_0001),
     }))
 }
 

@@ -1,7 +1,7 @@
 //! Windowed greedy (Hu et al., SYSTOR 2009): the fewest valid pages among the `w` oldest
 //! sealed segments. w = 1 is FIFO; w = all segments is greedy. Ties go to the older segment.
 
-use super::{VictimScope, SealOrder, VictimInit, VictimPolicy};
+use super::{SealOrder, VictimInit, VictimPolicy, VictimScope};
 use crate::error::Result;
 use crate::segment::SegmentView;
 use crate::spec::Spec;

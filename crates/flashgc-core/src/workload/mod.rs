@@ -3,6 +3,7 @@
 //! A [`Workload`] hands out [`Request`]s in batches. Synthetic generators live here
 //! ([`synthetic`]); trace readers (crate `flashgc-trace`) implement the same trait.
 
+pub mod phased;
 pub mod synthetic;
 mod zipf;
 
@@ -99,19 +100,26 @@ impl WorkloadSpec {
         let no_arg = |k: SyntheticKind| -> Result<WorkloadSpec> {
             match arg {
                 None => Ok(WorkloadSpec::Synthetic(k)),
-                Some(a) => Err(Error::config(field, format!("`{name}` takes no argument, got `{a}`"))),
+                Some(a) => Err(Error::config(
+                    field,
+                    format!("`{name}` takes no argument, got `{a}`"),
+                )),
             }
         };
         match name.as_str() {
             "uniform" | "random" => no_arg(SyntheticKind::Uniform),
             "seq" | "sequential" => no_arg(SyntheticKind::Sequential),
             "zipf" => {
-                let a = arg.ok_or_else(|| Error::config(field, "zipf needs a theta, e.g. zipf:1.0"))?;
-                let theta: f64 = a
-                    .parse()
-                    .map_err(|_| Error::config(field, format!("zipf theta `{a}` is not a number")))?;
+                let a =
+                    arg.ok_or_else(|| Error::config(field, "zipf needs a theta, e.g. zipf:1.0"))?;
+                let theta: f64 = a.parse().map_err(|_| {
+                    Error::config(field, format!("zipf theta `{a}` is not a number"))
+                })?;
                 if !(theta.is_finite() && theta > 0.0 && theta <= 5.0) {
-                    return Err(Error::config(field, format!("zipf theta {theta} must be in (0, 5]")));
+                    return Err(Error::config(
+                        field,
+                        format!("zipf theta {theta} must be in (0, 5]"),
+                    ));
                 }
                 Ok(WorkloadSpec::Synthetic(SyntheticKind::Zipf { theta }))
             }
@@ -119,13 +127,20 @@ impl WorkloadSpec {
                 let a = arg.ok_or_else(|| {
                     Error::config(field, "hotcold needs W/S: W % of writes go to S % of the space, e.g. hotcold:80/20")
                 })?;
-                let (w, sp) = a
-                    .split_once('/')
-                    .ok_or_else(|| Error::config(field, format!("hotcold `{a}`: expected W/S, e.g. 80/20")))?;
-                let w: f64 = w.trim().parse().map_err(|_| Error::config(field, format!("hotcold write share `{w}` is not a number")))?;
-                let sp: f64 = sp.trim().parse().map_err(|_| Error::config(field, format!("hotcold space share `{sp}` is not a number")))?;
+                let (w, sp) = a.split_once('/').ok_or_else(|| {
+                    Error::config(field, format!("hotcold `{a}`: expected W/S, e.g. 80/20"))
+                })?;
+                let w: f64 = w.trim().parse().map_err(|_| {
+                    Error::config(field, format!("hotcold write share `{w}` is not a number"))
+                })?;
+                let sp: f64 = sp.trim().parse().map_err(|_| {
+                    Error::config(field, format!("hotcold space share `{sp}` is not a number"))
+                })?;
                 if !(w > 0.0 && w < 100.0 && sp > 0.0 && sp < 100.0) {
-                    return Err(Error::config(field, format!("hotcold {w}/{sp}: both shares must be in (0, 100) percent")));
+                    return Err(Error::config(
+                        field,
+                        format!("hotcold {w}/{sp}: both shares must be in (0, 100) percent"),
+                    ));
                 }
                 Ok(WorkloadSpec::Synthetic(SyntheticKind::HotCold {
                     write_share: w / 100.0,
@@ -133,7 +148,9 @@ impl WorkloadSpec {
                 }))
             }
             "trace" => {
-                let a = arg.filter(|a| !a.is_empty()).ok_or_else(|| Error::config(field, "trace needs a path: trace:PATH"))?;
+                let a = arg
+                    .filter(|a| !a.is_empty())
+                    .ok_or_else(|| Error::config(field, "trace needs a path: trace:PATH"))?;
                 Ok(WorkloadSpec::Trace(a.to_string()))
             }
             _ => Err(Error::Unknown {

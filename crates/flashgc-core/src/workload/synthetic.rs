@@ -42,7 +42,10 @@ impl SyntheticKind {
         match self {
             SyntheticKind::Uniform => "uniform".into(),
             SyntheticKind::Zipf { theta } => format!("zipf:{theta}"),
-            SyntheticKind::HotCold { write_share, space_share } => {
+            SyntheticKind::HotCold {
+                write_share,
+                space_share,
+            } => {
                 format!("hotcold:{}/{}", write_share * 100.0, space_share * 100.0)
             }
             SyntheticKind::Sequential => "seq".into(),
@@ -73,7 +76,13 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 
 impl Synthetic {
     /// A generator over `logical_pages` LPNs, requests of `request_pages` pages.
-    pub fn new(kind: SyntheticKind, logical_pages: u64, request_pages: u32, read_ratio: f64, seed: u64) -> Synthetic {
+    pub fn new(
+        kind: SyntheticKind,
+        logical_pages: u64,
+        request_pages: u32,
+        read_ratio: f64,
+        seed: u64,
+    ) -> Synthetic {
         let mut rng = Rng::new(seed);
         let n = logical_pages.max(1);
         // Requests of several pages start on a page-count boundary so they stay in range.
@@ -91,10 +100,22 @@ impl Synthetic {
         }
         let b = rng.below(slots);
         let hot_pages = match kind {
-            SyntheticKind::HotCold { space_share, .. } => ((slots as f64 * space_share).round() as u64).clamp(1, slots - 1),
+            SyntheticKind::HotCold { space_share, .. } => {
+                ((slots as f64 * space_share).round() as u64).clamp(1, slots - 1)
+            }
             _ => 0,
         };
-        Synthetic { kind, rng, n: slots, pages: request_pages.max(1), read_ratio, zipf, scatter: (a, b), hot_pages, cursor: 0 }
+        Synthetic {
+            kind,
+            rng,
+            n: slots,
+            pages: request_pages.max(1),
+            read_ratio,
+            zipf,
+            scatter: (a, b),
+            hot_pages,
+            cursor: 0,
+        }
     }
 
     #[inline]
@@ -102,8 +123,14 @@ impl Synthetic {
         match self.kind {
             SyntheticKind::Uniform => self.rng.below(self.n),
             SyntheticKind::Zipf { .. } => {
-                let rank = self.zipf.as_ref().expect("zipf sampler").sample(&mut self.rng) - 1;
-                ((self.scatter.0 as u128 * rank as u128 + self.scatter.1 as u128) % self.n as u128) as u64
+                let rank = self
+                    .zipf
+                    .as_ref()
+                    .expect("zipf sampler")
+                    .sample(&mut self.rng)
+                    - 1;
+                ((self.scatter.0 as u128 * rank as u128 + self.scatter.1 as u128) % self.n as u128)
+                    as u64
             }
             SyntheticKind::HotCold { write_share, .. } => {
                 if self.rng.unit() < write_share {
@@ -124,9 +151,19 @@ impl Synthetic {
 impl Workload for Synthetic {
     fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
         for _ in 0..max {
-            let op = if self.read_ratio > 0.0 && self.rng.unit() < self.read_ratio { Op::Read } else { Op::Write };
+            let op = if self.read_ratio > 0.0 && self.rng.unit() < self.read_ratio {
+                Op::Read
+            } else {
+                Op::Write
+            };
             let slot = self.next_slot();
-            buf.push(Request { time_ns: 0, op, lpn: slot * self.pages as u64, pages: self.pages, content: 0 });
+            buf.push(Request {
+                time_ns: 0,
+                op,
+                lpn: slot * self.pages as u64,
+                pages: self.pages,
+                content: 0,
+            });
         }
         Ok(())
     }

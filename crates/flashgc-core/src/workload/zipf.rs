@@ -76,7 +76,10 @@ mod tests {
             for k in [1usize, 2, 5, 10] {
                 let expect = draws as f64 * (k as f64).powf(-theta) / h;
                 let got = counts[k] as f64;
-                assert!((got - expect).abs() < 0.03 * expect + 50.0, "theta {theta} rank {k}: {got} vs {expect}");
+                assert!(
+                    (got - expect).abs() < 0.03 * expect + 50.0,
+                    "theta {theta} rank {k}: {got} vs {expect}"
+                );
             }
         }
     }

@@ -30,7 +30,11 @@ pub struct GcsParams {
 
 impl Default for GcsParams {
     fn default() -> Self {
-        GcsParams { max_groups: 16, min_gain: 0.005, patience: 5 }
+        GcsParams {
+            max_groups: 16,
+            min_gain: 0.005,
+            patience: 5,
+        }
     }
 }
 
@@ -54,7 +58,14 @@ struct Eval<'a> {
 impl Eval<'_> {
     fn waf(&mut self, sizes: &[u32]) -> f64 {
         self.count += 1;
-        predict(self.uid, &GroupConfig { sizes: sizes.to_vec() }, self.pps).waf
+        predict(
+            self.uid,
+            &GroupConfig {
+                sizes: sizes.to_vec(),
+            },
+            self.pps,
+        )
+        .waf
     }
 }
 
@@ -144,7 +155,11 @@ pub fn search(uid: &Uid, budget: u32, pps: u32, p: &GcsParams) -> GcsResult {
     }
     let config = GroupConfig { sizes };
     let prediction = predict(uid, &config, pps);
-    GcsResult { config, prediction, evaluations: ev.count + 1 }
+    GcsResult {
+        config,
+        prediction,
+        evaluations: ev.count + 1,
+    }
 }
 
 #[cfg(test)]
@@ -158,13 +173,35 @@ mod tests {
         let uni = Uid::exponential(64.0, 4000, n);
         let r = search(&uni, budget, 64, &GcsParams::default());
         // Uniform data: FIFO in one group is optimal up to the search's granularity.
-        let single = predict(&uni, &GroupConfig { sizes: vec![0, budget] }, 64).waf;
+        let single = predict(
+            &uni,
+            &GroupConfig {
+                sizes: vec![0, budget],
+            },
+            64,
+        )
+        .waf;
         assert!(r.prediction.waf <= single + 1e-9);
-        assert!(r.prediction.waf > single * 0.97, "{} vs {single}", r.prediction.waf);
+        assert!(
+            r.prediction.waf > single * 0.97,
+            "{} vs {single}",
+            r.prediction.waf
+        );
         let skew = Uid::mixture(64.0, 4000, &[(0.8, 0.2 * n / 0.8), (0.2, 0.8 * n / 0.2)]);
         let r = search(&skew, budget, 64, &GcsParams::default());
-        let single = predict(&skew, &GroupConfig { sizes: vec![0, budget] }, 64).waf;
-        assert!(r.prediction.waf < 0.9 * single, "{} vs {single}", r.prediction.waf);
+        let single = predict(
+            &skew,
+            &GroupConfig {
+                sizes: vec![0, budget],
+            },
+            64,
+        )
+        .waf;
+        assert!(
+            r.prediction.waf < 0.9 * single,
+            "{} vs {single}",
+            r.prediction.waf
+        );
         assert_eq!(r.config.total(), budget as u64);
     }
 }

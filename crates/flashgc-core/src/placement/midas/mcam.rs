@@ -21,7 +21,7 @@
 //! WAF comes from iterating the chain to convergence (as the paper does) and is checked
 //! against the closed form `1 + h v_0 + sum_{i<N} F_i v_i + F_N v_N / (1 - v_N)`.
 
-use super::uid::Uid;
+use super::uid::{Split, Uid};
 
 /// A group configuration: segments per group. `sizes[0]` is HOT (0 = no HOT group),
 /// `sizes[1..]` are G1..GN (N >= 1).
@@ -43,12 +43,18 @@ impl GroupConfig {
     /// Parses `H/G1/G2/...` (segments), e.g. `4/20/40/900`.
     pub fn parse(s: &str) -> Result<GroupConfig, String> {
         let sizes: Result<Vec<u32>, _> = s.split('/').map(|p| p.trim().parse::<u32>()).collect();
-        let sizes = sizes.map_err(|_| format!("`{s}`: expected segments per group as HOT/G1/.../GN, e.g. 4/20/900"))?;
+        let sizes = sizes.map_err(|_| {
+            format!("`{s}`: expected segments per group as HOT/G1/.../GN, e.g. 4/20/900")
+        })?;
         if sizes.len() < 2 {
-            return Err(format!("`{s}`: needs at least HOT and G1 (HOT may be 0), e.g. 0/900"));
+            return Err(format!(
+                "`{s}`: needs at least HOT and G1 (HOT may be 0), e.g. 0/900"
+            ));
         }
         if sizes[1..].contains(&0) {
-            return Err(format!("`{s}`: groups G1..GN need at least one segment each"));
+            return Err(format!(
+                "`{s}`: groups G1..GN need at least one segment each"
+            ));
         }
         Ok(GroupConfig { sizes })
     }
@@ -82,54 +88,109 @@ pub struct Prediction {
     pub iterations: u32,
 }
 
+/// A population of pages moving down the chain together.
+#[derive(Clone, Copy)]
+struct Pop {
+    /// Pages per user write entering the current group.
+    flow: f64,
+    /// Their age (user writes since written) on entering it.
+    age: f64,
+    /// HOT-admitted (true) or not.
+    hot: bool,
+}
+
 /// Predicts the WAF of `cfg` on `uid` with `pps` pages per segment.
 pub fn predict(uid: &Uid, cfg: &GroupConfig, pps: u32) -> Prediction {
     let pps = pps as f64;
     let n = cfg.groups();
     let hot_pages = cfg.sizes[0] as f64 * pps;
-    let t = if hot_pages > 0.0 { hot_threshold(uid, hot_pages) } else { 0.0 };
-    let h = if t > 0.0 { uid.below(t) } else { 0.0 };
-    let st = uid.survival(t);
-    // Survival of non-HOT pages (intervals >= t), conditioned on surviving to age x.
-    let sg = |x: f64| if st > 0.0 { uid.survival(x.max(t)) / st } else { 0.0 };
+    let t = if hot_pages > 0.0 {
+        hot_threshold(uid, hot_pages)
+    } else {
+        0.0
+    };
+    let h = if t > 0.0 { uid.hot_mass(0.0, t) } else { 0.0 };
+    // Unnormalized survival of each population: P(I >= x, class).
+    let split = uid.split(t);
+    let mass = |hot: bool, x: f64| split.mass(hot, x);
     let mut v = vec![0.0; n + 1];
     let mut flow = vec![0.0; n + 1];
     let mut wait = vec![0.0; n + 1];
     flow[0] = h;
-    wait[0] = if h > 0.0 { hot_pages / h } else { 0.0 };
-    v[0] = 0.0;
-    let mut r = 1.0 - h + h * v[0];
-    let mut age = 0.0;
+    let mut pops: Vec<Pop> = Vec::with_capacity(2);
+    if h > 0.0 {
+        wait[0] = hot_pages / h;
+        v[0] = mass(true, wait[0]) / h;
+        if v[0] > 0.0 {
+            pops.push(Pop {
+                flow: h * v[0],
+                age: wait[0],
+                hot: true,
+            });
+        }
+    }
+    if h < 1.0 {
+        pops.push(Pop {
+            flow: 1.0 - h,
+            age: 0.0,
+            hot: false,
+        });
+    }
+    // Survivors of a stay of `w` user writes.
+    let survive = |p: &Pop, w: f64| {
+        let m0 = mass(p.hot, p.age);
+        if m0 > 0.0 {
+            p.flow * mass(p.hot, p.age + w) / m0
+        } else {
+            0.0
+        }
+    };
     for i in 1..n {
+        let r: f64 = pops.iter().map(|p| p.flow).sum();
         flow[i] = r;
-        let size = cfg.sizes[i] as f64 * pps;
         if r <= 0.0 {
             wait[i] = f64::INFINITY;
-            v[i] = 0.0;
             continue;
         }
-        wait[i] = size / r;
-        let s0 = sg(age);
-        v[i] = if s0 > 0.0 { sg(age + wait[i]) / s0 } else { 0.0 };
-        age += wait[i];
-        r *= v[i];
+        wait[i] = cfg.sizes[i] as f64 * pps / r;
+        let mut out = 0.0;
+        for p in pops.iter_mut() {
+            let f = survive(p, wait[i]);
+            out += f;
+            p.flow = f;
+            p.age += wait[i];
+        }
+        v[i] = out / r;
     }
+    let r: f64 = pops.iter().map(|p| p.flow).sum();
     flow[n] = r;
-    let size_n = cfg.sizes[n] as f64 * pps;
-    let (vn, wn) = last_group(uid, t, st, age, r, size_n);
+    let (vn, wn) = last_group(&split, &pops, r, cfg.sizes[n] as f64 * pps);
     v[n] = vn;
     wait[n] = wn;
     let waf_closed_form = closed_form(h, &v);
-    let (waf, iterations) = if vn >= 1.0 { (f64::INFINITY, 0) } else { iterate(h, &v) };
-    Prediction { waf, waf_closed_form, threshold: t, hot_share: h, v, flow, wait, iterations }
+    let (waf, iterations) = if vn >= 1.0 {
+        (f64::INFINITY, 0)
+    } else {
+        iterate(h, &v)
+    };
+    Prediction {
+        waf,
+        waf_closed_form,
+        threshold: t,
+        hot_share: h,
+        v,
+        flow,
+        wait,
+        iterations,
+    }
 }
 
-/// HOT threshold `t` with `t * P(I < t) = hot_pages`: HOT's residence time equals the
-/// threshold (the fixed point of the runtime's "threshold = average residence time").
+/// HOT threshold `t` with `t * P(admitted at t) = hot_pages`: HOT's residence time equals
+/// the threshold (the fixed point of the runtime's "threshold = average residence time").
 pub fn hot_threshold(uid: &Uid, hot_pages: f64) -> f64 {
-    let f = |t: f64| t * uid.below(t) - hot_pages;
+    let f = |t: f64| t * uid.hot_mass(0.0, t) - hot_pages;
     let mut hi = hot_pages.max(1.0);
-    while f(hi) < 0.0 && hi < 1e18 {
+    while f(hi) < 0.0 && hi < 1e15 {
         hi *= 2.0;
     }
     let mut lo = 0.0;
@@ -148,34 +209,34 @@ pub fn hot_threshold(uid: &Uid, hot_pages: f64) -> f64 {
 }
 
 /// Valid ratio of the last group's victims and its waiting period: solves
-/// `1 / (1 - v) = sum_m S(A + m W) / S(A)`, `W = size (1 - v) / r` by bisection on `v`.
-fn last_group(uid: &Uid, t: f64, st: f64, age: f64, r: f64, size: f64) -> (f64, f64) {
-    if r <= 0.0 || st <= 0.0 {
+/// `r / (1 - v) = sum_pop flow * sum_m S_pop(A + m W) / S_pop(A)`, `W = size (1 - v) / r`,
+/// by bisection on `v`.
+fn last_group(split: &Split, pops: &[Pop], r: f64, size: f64) -> (f64, f64) {
+    if r <= 0.0 {
         return (0.0, f64::INFINITY);
     }
-    let a = age.max(t);
-    let sa = uid.survival(a);
-    if sa <= 0.0 {
-        return (0.0, f64::INFINITY);
-    }
+    let starts: Vec<(f64, f64, f64, bool)> = pops
+        .iter()
+        .filter(|p| p.flow > 0.0)
+        .map(|p| (p.flow, p.age, split.mass(p.hot, p.age), p.hot))
+        .filter(|e| e.2 > 0.0)
+        .collect();
     let g = |v: f64| {
         let w = size * (1.0 - v) / r;
-        uid.cycle_sum(a, w) / sa - 1.0 / (1.0 - v)
+        let writes: f64 = starts.iter().map(|&(f, a, m0, hot)| f * split.cycle_sum(hot, a, w) / m0).sum();
+        writes / r - 1.0 / (1.0 - v)
     };
     let (mut lo, mut hi) = (0.0f64, 1.0 - 1e-9);
     if g(hi) > 0.0 {
         // Even with every victim full the group cannot hold the data entering it.
         return (1.0, 0.0);
     }
-    for _ in 0..60 {
+    while hi - lo > 1e-10 {
         let mid = 0.5 * (lo + hi);
         if g(mid) > 0.0 {
             lo = mid;
         } else {
             hi = mid;
-        }
-        if hi - lo < 1e-10 {
-            break;
         }
     }
     let v = 0.5 * (lo + hi);
@@ -214,7 +275,11 @@ pub fn iterate(h: f64, v: &[f64]) -> (f64, u32) {
             next[i + 1] = v[i] * x[i];
         }
         next[n] += v[n] * x[n];
-        let delta = x.iter().zip(&next).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        let delta = x
+            .iter()
+            .zip(&next)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
         std::mem::swap(&mut x, &mut next);
         if delta < 1e-13 || steps >= 10_000_000 {
             break;
@@ -235,10 +300,20 @@ mod tests {
         let uid = Uid::exponential(64.0, 60_000, n);
         for op in [0.07, 0.2, 0.28] {
             let segs = (n * (1.0 + op) / 64.0).round() as u32;
-            let p = predict(&uid, &GroupConfig { sizes: vec![0, segs] }, 64);
+            let p = predict(
+                &uid,
+                &GroupConfig {
+                    sizes: vec![0, segs],
+                },
+                64,
+            );
             let alpha = segs as f64 * 64.0 / n;
             let want = model::waf_fifo(alpha);
-            assert!((p.waf - want).abs() / want < 2e-3, "op {op}: {} vs {want}", p.waf);
+            assert!(
+                (p.waf - want).abs() / want < 2e-3,
+                "op {op}: {} vs {want}",
+                p.waf
+            );
             assert!((p.waf - p.waf_closed_form).abs() < 1e-6 * want);
         }
     }
@@ -247,9 +322,19 @@ mod tests {
     fn single_group_hotcold_is_desnoyers_eq14() {
         let n = 100_000.0;
         let (r, f) = (0.8, 0.2);
-        let uid = Uid::mixture(64.0, 60_000, &[(r, f * n / r), (1.0 - r, (1.0 - f) * n / (1.0 - r))]);
+        let uid = Uid::mixture(
+            64.0,
+            60_000,
+            &[(r, f * n / r), (1.0 - r, (1.0 - f) * n / (1.0 - r))],
+        );
         let segs = (n * 1.2 / 64.0).round() as u32;
-        let p = predict(&uid, &GroupConfig { sizes: vec![0, segs] }, 64);
+        let p = predict(
+            &uid,
+            &GroupConfig {
+                sizes: vec![0, segs],
+            },
+            64,
+        );
         let want = model::waf_hotcold_fifo(segs as f64 * 64.0 / n, r, f);
         assert!((p.waf - want).abs() / want < 3e-3, "{} vs {want}", p.waf);
     }
@@ -261,7 +346,13 @@ mod tests {
         let (w, _) = iterate(0.7, &v);
         assert!((w - closed_form(0.7, &v)).abs() < 1e-9);
         let uid = Uid::mixture(64.0, 10_000, &[(0.5, 2_000.0), (0.5, 200_000.0)]);
-        let p = predict(&uid, &GroupConfig { sizes: vec![40, 100, 300, 2000] }, 64);
+        let p = predict(
+            &uid,
+            &GroupConfig {
+                sizes: vec![40, 100, 300, 2000],
+            },
+            64,
+        );
         assert!(p.waf.is_finite() && p.waf > 1.0);
         assert!((p.waf - p.waf_closed_form).abs() < 1e-6 * p.waf);
         assert!((p.threshold * p.hot_share - 40.0 * 64.0).abs() < 1e-3 * 2560.0);
@@ -270,7 +361,13 @@ mod tests {
     #[test]
     fn too_small_last_group_is_infeasible() {
         let uid = Uid::exponential(64.0, 10_000, 100_000.0);
-        let p = predict(&uid, &GroupConfig { sizes: vec![0, 1000] }, 64);
+        let p = predict(
+            &uid,
+            &GroupConfig {
+                sizes: vec![0, 1000],
+            },
+            64,
+        );
         assert!(p.waf.is_infinite());
     }
 }

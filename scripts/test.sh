@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs every test of flashgc: formatting, lints, the Rust test suites (release mode: the
+# simulator is slow in debug builds), and the Python package's tests.
+# Usage: bash scripts/test.sh        (FLASHGC_SKIP_PYTHON=1 to run the Rust part only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== cargo clippy -D warnings"
+cargo clippy --release --all-targets -- -D warnings
+
+echo "== cargo test (release)"
+cargo test --release
+
+if [ -z "${FLASHGC_SKIP_PYTHON:-}" ] && [ -f scripts/test-python.sh ]; then
+  echo "== Python package"
+  bash scripts/test-python.sh
+fi
+echo "== all tests passed"
