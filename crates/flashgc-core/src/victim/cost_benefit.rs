@@ -6,15 +6,22 @@
 //! * `sqrt` (SepBIT FAST'22, MiDAS FAST'24 simulators): `(1 - u) / u * sqrt(age)`
 //! * `femu` (FEMU's bbssd): `age * (1 - u) / (2 u)`
 //!
-//! A segment with u = 0 scores infinity under `sqrt` and `femu`. Ties go to the earlier
-//! candidate in the set's order. Selection scans the candidates (O(segments) per pick),
-//! as the reference implementations do.
+//! A segment with u = 0 scores infinity under `sqrt` and `femu`. Ties go to the older
+//! segment (smaller seal sequence).
+//!
+//! Two exact implementations, chosen by size. With few segments, a pick scans all
+//! candidates (as the reference simulators do). With many, candidates sit in buckets by
+//! valid count, each ordered by seal time: for a fixed u every formula grows with age, so the
+//! best candidate of a bucket is its oldest, and a pick compares one candidate per bucket:
+//! O(pages per segment) instead of O(segments), at O(log n) per invalidation. Both modes
+//! pick the same segment.
 
 use super::{CandidateSet, VictimInit, VictimPolicy, VictimScope};
 use crate::error::Result;
 use crate::segment::SegmentView;
 use crate::spec::Spec;
 use crate::types::SegmentId;
+use std::collections::BTreeSet;
 
 /// Which cost-benefit formula.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,10 +58,18 @@ impl CostBenefitFormula {
     }
 }
 
+/// Candidates in buckets by (group, valid count), each ordered by (seal time, seal sequence).
+#[derive(Debug, Clone)]
+struct Buckets {
+    per_group: usize,
+    sets: Vec<BTreeSet<(u64, u64, SegmentId)>>,
+}
+
 /// Cost-benefit victim selection.
 #[derive(Debug, Clone)]
 pub struct CostBenefit {
     set: CandidateSet,
+    buckets: Option<Buckets>,
     formula: CostBenefitFormula,
 }
 
@@ -69,18 +84,52 @@ pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolic
         "femu" => CostBenefitFormula::Femu,
         _ => CostBenefitFormula::Lfs,
     };
-    Ok(Box::new(CostBenefit {
-        set: CandidateSet::new(init.segments, init.groups),
-        formula,
-    }))
+    let mut p = CostBenefit::new(init, formula);
+    // `impl=scan|buckets` forces an implementation (both exact; for verification).
+    match spec
+        .choice("impl", "auto", &["auto", "scan", "buckets"])?
+        .as_str()
+    {
+        "scan" => p.buckets = None,
+        "buckets" if p.buckets.is_none() => {
+            let per_group = init.pages_per_segment as usize + 1;
+            p.buckets = Some(Buckets {
+                per_group,
+                sets: vec![BTreeSet::new(); per_group * init.groups.max(1)],
+            });
+        }
+        _ => {}
+    }
+    Ok(Box::new(p))
 }
 
 impl CostBenefit {
     /// A cost-benefit policy with the given formula.
     pub fn new(init: VictimInit, formula: CostBenefitFormula) -> Self {
+        let per_group = init.pages_per_segment as usize + 1;
+        let groups = init.groups.max(1);
+        // Buckets pay off when one candidate per bucket is far fewer than all candidates.
+        let buckets = (per_group * groups * 4 < init.segments as usize).then(|| Buckets {
+            per_group,
+            sets: vec![BTreeSet::new(); per_group * groups],
+        });
         CostBenefit {
             set: CandidateSet::new(init.segments, init.groups),
+            buckets,
             formula,
+        }
+    }
+
+    fn key(view: &SegmentView, seg: SegmentId) -> (u64, u64, SegmentId) {
+        (view.sealed_at(seg), view.seal_seq(seg), seg)
+    }
+
+    /// Is (score, seal_seq) better than the best so far? Higher score; ties to the older.
+    #[inline]
+    fn better(score: f64, seq: u64, best: Option<(f64, u64, SegmentId)>) -> bool {
+        match best {
+            None => true,
+            Some((b, bseq, _)) => score > b || (score == b && seq < bseq),
         }
     }
 }
@@ -91,22 +140,61 @@ impl VictimPolicy for CostBenefit {
     }
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.set.insert(seg, view.stream(seg));
+        if let Some(b) = &mut self.buckets {
+            let i = view.stream(seg) as usize * b.per_group + view.valid(seg) as usize;
+            b.sets[i].insert(Self::key(view, seg));
+        }
     }
     #[inline]
-    fn on_invalidate(&mut self, _seg: SegmentId, _view: &SegmentView) {}
+    fn on_invalidate(&mut self, seg: SegmentId, view: &SegmentView) {
+        if let Some(b) = &mut self.buckets {
+            let i = view.stream(seg) as usize * b.per_group + view.valid(seg) as usize;
+            let k = Self::key(view, seg);
+            b.sets[i + 1].remove(&k);
+            b.sets[i].insert(k);
+        }
+    }
     fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
-        let mut best: Option<(f64, SegmentId)> = None;
-        for s in self.set.iter(scope) {
-            let score = self.formula.score(view.utilization(s), view.age(s) as f64);
-            if best.is_none_or(|(b, _)| score > b) {
-                best = Some((score, s));
+        let mut best: Option<(f64, u64, SegmentId)> = None;
+        match &self.buckets {
+            None => {
+                for s in self.set.iter(scope) {
+                    let score = self.formula.score(view.utilization(s), view.age(s) as f64);
+                    let seq = view.seal_seq(s);
+                    if Self::better(score, seq, best) {
+                        best = Some((score, seq, s));
+                    }
+                }
+            }
+            Some(b) => {
+                let groups = b.sets.len() / b.per_group;
+                let pps = (b.per_group - 1) as f64;
+                for g in scope.range(groups) {
+                    for v in 0..b.per_group {
+                        if let Some(&(sealed_at, seq, s)) = b.sets[g * b.per_group + v].first() {
+                            let age = view.now().saturating_sub(sealed_at) as f64;
+                            let score = self.formula.score(v as f64 / pps, age);
+                            if Self::better(score, seq, best) {
+                                best = Some((score, seq, s));
+                            }
+                        }
+                    }
+                }
             }
         }
-        let s = best?.1;
+        let s = best?.2;
         self.set.remove(s, view.stream(s));
+        if let Some(b) = &mut self.buckets {
+            let i = view.stream(s) as usize * b.per_group + view.valid(s) as usize;
+            b.sets[i].remove(&Self::key(view, s));
+        }
         Some(s)
     }
     fn memory_bytes(&self) -> u64 {
+        // BTreeSet nodes hold about 11 keys of 24 B in 300-odd bytes: ~32 B per candidate.
         self.set.memory_bytes()
+            + self.buckets.as_ref().map_or(0, |b| {
+                (b.sets.len() * 24) as u64 + self.set.len(VictimScope::All) as u64 * 32
+            })
     }
 }
