@@ -131,6 +131,10 @@ struct CommonArgs {
     /// Victim policy (`compare`: comma-separated list).
     #[arg(long)]
     victim: Option<String>,
+    /// Refuse runs whose estimated memory exceeds this many GiB (default: the memory the
+    /// machine has available; `compare` divides it among its parallel runs).
+    #[arg(long, allow_negative_numbers = true)]
+    max_memory: Option<f64>,
 }
 
 #[derive(Args, Debug)]
@@ -274,6 +278,13 @@ fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     if let Some(v) = &a.victim {
         r.victim = v.clone();
     }
+    r.max_memory_gib = match a.max_memory {
+        Some(v) if !(v.is_finite() && v > 0.0) => {
+            return Err(Fail(2, format!("--max-memory {v}: must be a positive number of GiB")))
+        }
+        Some(v) => Some(v),
+        None => r.max_memory_gib.or_else(output::available_memory_gib),
+    };
     // A warm-up beyond a reduced volume would be rejected; keep the default ratio instead.
     if a.write_volume.is_some() && a.warmup.is_none() {
         r.warmup = None;
@@ -330,17 +341,19 @@ fn run_one(
             b.set_message(format!("WAF {:.3}", p.waf));
         }
     };
-    if a.check {
-        let mut sim = flashgc_core::Simulation::new(&cfg)?;
-        sim.ftl_mut().set_check_after_gc(true);
-        return Ok(sim.run(wl.as_mut(), &mut progress)?);
+    if a.timing.timing || a.timing.wants_fio() {
+        return Ok(cmd_timing::run(&a.timing, &cfg, wl.as_mut(), &mut progress)?);
     }
-    Ok(cmd_timing::run(
-        &a.timing,
-        &cfg,
-        wl.as_mut(),
-        &mut progress,
-    )?)
+    // WAF-only: one simulation (its tables are the run's memory; never build two).
+    let mut sim = flashgc_core::Simulation::new(&cfg)?;
+    if sim.needs_future() {
+        // A future-knowledge placement (the oracle) gets a pre-pass over an identical
+        // second instance of the workload.
+        let mut future = open_workload(&mut cfg, &a.trace)?;
+        sim.prepare_future(future.as_mut())?;
+    }
+    sim.ftl_mut().set_check_after_gc(a.check);
+    Ok(sim.run(wl.as_mut(), &mut progress)?)
 }
 
 fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
@@ -399,17 +412,34 @@ fn split_list(s: &str) -> Vec<String> {
     out
 }
 
+/// What `compare` runs when neither flags nor a config file say otherwise.
+const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
+
 fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
-    let base = build_config(&a.common)?;
+    let mut base = build_config(&a.common)?;
+    if a.common.config.is_none() {
+        if a.common.workload.is_none() {
+            base.run.workload = COMPARE_DEFAULT_WORKLOAD.into();
+        }
+        if a.common.placement.is_none() {
+            // Every registered scheme, each with its paper's defaults.
+            base.run.placement = placement::names().join(",");
+        }
+    }
     base.layout()?;
     let placements = split_list(&base.run.placement);
     let victims = split_list(&base.run.victim);
+    let jobs_hint = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+        .clamp(1, (placements.len() * victims.len()).max(1));
     let mut combos = Vec::new();
     for p in &placements {
         for v in &victims {
             let mut c = base.clone();
             c.run.placement = p.clone();
             c.run.victim = v.clone();
+            c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
             // Validate every combination before running any.
             flashgc_core::Simulation::new(&c)?;
             combos.push(c);
@@ -462,6 +492,23 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             None => return Err(Fail(1, "a simulation thread died".into())),
         }
     }
+    // Classifier cost per user write (wall clock; outside the deterministic results).
+    let costs: Vec<Option<f64>> = if a.json {
+        vec![None; done.len()]
+    } else {
+        let l = base.layout()?;
+        done.iter()
+            .map(|(r, _)| {
+                let init = placement::PlacementInit {
+                    logical_pages: l.logical_pages,
+                    segments: l.segments,
+                    pages_per_segment: l.pages_per_segment,
+                    seed: r.seed,
+                };
+                placement::measure_classifier_ns(&r.placement, init, 200_000).ok()
+            })
+            .collect()
+    };
     let rs: Vec<RunResult> = done.iter().map(|d| d.0.clone()).collect();
     let json = serde_json::to_string_pretty(&rs).map_err(|e| Fail(1, e.to_string()))?;
     if let Some(path) = &a.output {
@@ -470,9 +517,9 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     if a.json {
         println!("{json}");
     } else if a.csv {
-        print!("{}", output::csv(&rs));
+        print!("{}", output::csv_with_costs(&rs, &costs));
     } else {
-        print!("{}", output::compare_table(&done));
+        print!("{}", output::compare_table(&done, &costs));
     }
     Ok(())
 }

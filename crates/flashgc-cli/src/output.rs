@@ -28,6 +28,22 @@ fn gib(pages: u64, page_bytes: u32) -> f64 {
     pages as f64 * page_bytes as f64 / (1u64 << 30) as f64
 }
 
+/// Memory the machine has available now (Linux `MemAvailable`), in GiB.
+pub fn available_memory_gib() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / (1u64 << 20) as f64)
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`), in bytes.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// The report of one run, for a terminal.
 pub fn human(r: &RunResult, secs: f64) -> String {
     let mut s = String::new();
@@ -155,6 +171,21 @@ pub fn human(r: &RunResult, secs: f64) -> String {
             .collect();
         let _ = writeln!(s, "  {}", line.join(" | "));
     }
+    let metadata: u64 = r.memory.iter().map(|m| m.bytes).sum();
+    let estimate = metadata + (8 << 20);
+    let _ = write!(
+        s,
+        "memory: estimated {:.3} GiB before the run (metadata + 8 MiB process)",
+        estimate as f64 / (1u64 << 30) as f64
+    );
+    match peak_rss_bytes() {
+        Some(rss) => {
+            let _ = writeln!(s, ", peak RSS {:.3} GiB", rss as f64 / (1u64 << 30) as f64);
+        }
+        None => {
+            let _ = writeln!(s);
+        }
+    }
     for note in &r.notes {
         let _ = writeln!(s, "note: {note}");
     }
@@ -168,8 +199,8 @@ pub fn human(r: &RunResult, secs: f64) -> String {
     s
 }
 
-/// One table row per configuration.
-pub fn compare_table(rs: &[(RunResult, f64)]) -> String {
+/// One table row per configuration; `costs` = measured classifier ns per user write.
+pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
     let mut s = String::new();
     let Some((first, _)) = rs.first() else {
         return "no configurations\n".into();
@@ -190,26 +221,15 @@ pub fn compare_table(rs: &[(RunResult, f64)]) -> String {
     );
     let _ = writeln!(
         s,
-        "{:<22} {:<20} {:>9} {:>9} {:>13} {:>10} {:>9} {:>12} {:>8}",
-        "placement",
-        "victim",
-        "WAF(ss)",
-        "WAF(all)",
-        "GC writes",
-        "erases",
-        "B/LPN",
-        "model WAF",
-        "secs"
+        "{:<22} {:<20} {:>9} {:>9} {:>13} {:>10} {:>9} {:>10} {:>12} {:>8}",
+        "placement", "victim", "WAF(ss)", "WAF(all)", "GC writes", "erases", "B/LPN", "cls ns/w", "model WAF", "secs"
     );
-    for (r, secs) in rs {
-        let model = r
-            .model
-            .as_ref()
-            .map(|m| format!("{:.4}", m.waf))
-            .unwrap_or_else(|| "-".into());
+    for (i, (r, secs)) in rs.iter().enumerate() {
+        let model = r.model.as_ref().map(|m| format!("{:.4}", m.waf)).unwrap_or_else(|| "-".into());
+        let cost = costs.get(i).copied().flatten().map(|c| format!("{c:.1}")).unwrap_or_else(|| "-".into());
         let _ = writeln!(
             s,
-            "{:<22} {:<20} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>12} {:>8.2}",
+            "{:<22} {:<20} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}",
             r.placement,
             r.victim,
             r.steady_state.waf,
@@ -217,11 +237,17 @@ pub fn compare_table(rs: &[(RunResult, f64)]) -> String {
             r.total.gc_writes,
             r.total.erases,
             r.memory_bytes_per_lpn,
+            cost,
             model,
             secs
         );
     }
-    let _ = writeln!(s, "WAF = flash page programs / user page writes; pages are {} B; B/LPN = metadata bytes per logical page; secs is wall clock.", l.lpn_size);
+    let _ = writeln!(
+        s,
+        "WAF = flash page programs / user page writes; pages are {} B; B/LPN = metadata bytes per logical page;\n\
+         cls ns/w = classifier CPU time per user write (wall-clock micro-benchmark on this machine, not part of the results); secs = wall clock.",
+        l.lpn_size
+    );
     s
 }
 
@@ -231,6 +257,20 @@ fn csv_field(s: &str) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// CSV with a `classifier_ns_per_write` column (wall clock) appended.
+pub fn csv_with_costs(rs: &[RunResult], costs: &[Option<f64>]) -> String {
+    let mut out = String::new();
+    for (i, line) in csv(rs).lines().enumerate() {
+        if i == 0 {
+            let _ = writeln!(out, "{line},classifier_ns_per_write");
+        } else {
+            let c = costs.get(i - 1).copied().flatten().map(|c| format!("{c:.2}")).unwrap_or_default();
+            let _ = writeln!(out, "{line},{c}");
+        }
+    }
+    out
 }
 
 /// CSV with one row per configuration.

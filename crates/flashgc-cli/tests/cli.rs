@@ -157,3 +157,17 @@ fn presets_and_policies_list() {
         assert!(s.contains(p), "{p} missing:\n{s}");
     }
 }
+
+#[test]
+fn runs_that_cannot_fit_are_refused_before_allocating() {
+    // 4 TiB logical needs ~8.6 GiB of tables: refused up front with the estimate, exit 2.
+    let o = flashgc(&["run", "--logical-gib", "4096", "--pages-per-block", "1024", "--max-memory", "1"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("run.max_memory_gib") && err.contains("needs about"), "{err}");
+    // The human report states the estimate and the measured peak RSS.
+    let mut a = vec!["run"];
+    a.extend_from_slice(SMALL);
+    let s = stdout(&flashgc(&a));
+    assert!(s.contains("memory: estimated") && s.contains("peak RSS"), "{s}");
+}

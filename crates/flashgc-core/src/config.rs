@@ -231,6 +231,9 @@ pub struct RunConfig {
     pub seed: u64,
     /// Width of one WAF time-series window, GiB of user writes; default: logical capacity / 4.
     pub window_gib: Option<f64>,
+    /// Refuse to start when the estimated memory of the run exceeds this many GiB
+    /// (the CLI defaults it to the memory the machine has available).
+    pub max_memory_gib: Option<f64>,
 }
 
 impl Default for RunConfig {
@@ -246,6 +249,7 @@ impl Default for RunConfig {
             request_pages: 1,
             seed: 1,
             window_gib: None,
+            max_memory_gib: None,
         }
     }
 }

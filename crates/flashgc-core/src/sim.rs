@@ -1,6 +1,6 @@
 //! Runs one configuration end to end: precondition, workload, measurement.
 
-use crate::config::{Config, Layout};
+use crate::config::{Config, Layout, RunConfig};
 use crate::error::{Error, Result};
 use crate::ftl::{Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
 use crate::metrics::{waf, EraseSummary, MemoryItem, WindowPoint};
@@ -179,7 +179,7 @@ impl Simulation {
     /// Validates `cfg` and builds the FTL with its placement and victim policies.
     pub fn new(cfg: &Config) -> Result<Simulation> {
         let mut layout = cfg.layout()?;
-        let pl = placement::build(
+        let mut pl = placement::build(
             "run.placement",
             &cfg.run.placement,
             PlacementInit {
@@ -189,6 +189,17 @@ impl Simulation {
                 seed: cfg.run.seed,
             },
         )?;
+        // An oracle on a synthetic workload: the pre-pass runs on a second generator from
+        // the same seed (traces need `prepare_future`).
+        let mut future_ready = false;
+        if pl.needs_future() {
+            if let Ok(WorkloadSpec::Synthetic(kind)) = WorkloadSpec::parse("run.workload", &cfg.run.workload) {
+                let r = &cfg.run;
+                let mut wl = Synthetic::new(kind, layout.logical_pages, r.request_pages, r.read_ratio, r.seed);
+                pl.set_future(future_of(layout.logical_pages, r, &mut wl)?);
+                future_ready = true;
+            }
+        }
         let streams = pl.streams();
         let vic = victim::build(
             "run.victim",
@@ -220,6 +231,20 @@ impl Simulation {
                 ),
             ));
         }
+        let estimate = memory_estimate(&layout, pl.memory_bytes() + vic.memory_bytes());
+        if let Some(limit) = cfg.run.max_memory_gib {
+            let limit_bytes = limit * (1u64 << 30) as f64;
+            if estimate as f64 > limit_bytes {
+                return Err(Error::config(
+                    "run.max_memory_gib",
+                    format!(
+                        "this run needs about {:.2} GiB ({:.2} B per logical page) but the limit is {limit:.2} GiB;                          use a smaller device or raise the limit",
+                        estimate as f64 / (1u64 << 30) as f64,
+                        estimate as f64 / layout.logical_pages as f64
+                    ),
+                ));
+            }
+        }
         let ftl = Ftl::new(
             FtlParams {
                 logical_pages: layout.logical_pages,
@@ -238,7 +263,7 @@ impl Simulation {
             ftl,
             preconditioned: false,
             pre,
-            future_ready: false,
+            future_ready,
         })
     }
 
@@ -328,7 +353,7 @@ impl Simulation {
                 "prepare_future must be called before the first write",
             ));
         }
-        let future = self.future_of(wl)?;
+        let future = future_of(self.layout.logical_pages, &self.cfg.run, wl)?;
         let l = &self.layout;
         let mut pl = placement::build(
             "run.placement",
@@ -356,42 +381,6 @@ impl Simulation {
         Ok(())
     }
 
-    /// The write/TRIM sequence `precondition` + `run` will issue, and its backward pass.
-    fn future_of(&self, wl: &mut dyn Workload) -> Result<Future> {
-        let logical = self.layout.logical_pages;
-        let fill = (logical as f64 * self.cfg.run.fill).round() as u64;
-        let target = wl
-            .is_infinite()
-            .then(|| (self.cfg.run.write_volume * logical as f64).round() as u64);
-        let mut ev: Vec<FutureEvent> = Vec::with_capacity((fill + target.unwrap_or(0)) as usize);
-        ev.extend((0..fill).map(|l| FutureEvent::Write(l as u32)));
-        let mut buf: Vec<Request> = Vec::with_capacity(4096);
-        let mut written: u64 = 0;
-        'outer: loop {
-            buf.clear();
-            wl.fill(&mut buf, 4096)?;
-            if buf.is_empty() || target == Some(0) {
-                break;
-            }
-            for req in &buf {
-                let end = req.lpn.saturating_add(req.pages as u64).min(logical);
-                for lpn in req.lpn..end {
-                    match req.op {
-                        Op::Write => {
-                            ev.push(FutureEvent::Write(lpn as u32));
-                            written += 1;
-                            if Some(written) == target {
-                                break 'outer;
-                            }
-                        }
-                        Op::Trim => ev.push(FutureEvent::Trim(lpn as u32)),
-                        Op::Read => {}
-                    }
-                }
-            }
-        }
-        Ok(Future::from_events(&ev, logical))
-    }
 
     /// Preconditions (if not done yet), then serves `wl` until the write volume is reached
     /// (infinite workloads) or the workload ends.
@@ -512,6 +501,9 @@ impl Simulation {
         }
         if target == Some(0) {
             ended_by = "write_volume";
+        }
+        if let Some(e) = self.ftl.placement().consistency_error() {
+            return Err(Error::Workload(e));
         }
         let end = self.ftl.counters.clone();
         // Close the last, partial window so the series always ends at the run's end.
@@ -683,5 +675,55 @@ impl Simulation {
     }
 }
 
+/// The write/TRIM sequence `precondition` + `run` will issue, and its backward pass.
+fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Future> {
+    let fill = (logical as f64 * run.fill).round() as u64;
+    let target = wl
+        .is_infinite()
+        .then(|| (run.write_volume * logical as f64).round() as u64);
+    let mut ev: Vec<FutureEvent> = Vec::with_capacity((fill + target.unwrap_or(0)) as usize);
+    ev.extend((0..fill).map(|l| FutureEvent::Write(l as u32)));
+    let mut buf: Vec<Request> = Vec::with_capacity(4096);
+    let mut written: u64 = 0;
+    'outer: loop {
+        buf.clear();
+        wl.fill(&mut buf, 4096)?;
+        if buf.is_empty() || target == Some(0) {
+            break;
+        }
+        for req in &buf {
+            let end = req.lpn.saturating_add(req.pages as u64).min(logical);
+            for lpn in req.lpn..end {
+                match req.op {
+                    Op::Write => {
+                        ev.push(FutureEvent::Write(lpn as u32));
+                        written += 1;
+                        if Some(written) == target {
+                            break 'outer;
+                        }
+                    }
+                    Op::Trim => ev.push(FutureEvent::Trim(lpn as u32)),
+                    Op::Read => {}
+                }
+            }
+        }
+    }
+    Ok(Future::from_events(&ev, logical))
+}
+
 /// Number of victim histogram bins (re-exported for consumers).
 pub const VICTIM_BINS: usize = VICTIM_HIST_BINS;
+
+/// Bytes a simulation of `layout` will allocate: the FTL's tables (L2P, P2L, validity bitmap,
+/// segment table, free pool) plus `policies` (what the placement and victim policy report
+/// after construction), plus a fixed allowance for the process itself. Computed before the
+/// large tables are allocated, so a run that cannot fit is refused up front.
+pub fn memory_estimate(layout: &Layout, policies: u64) -> u64 {
+    let ftl = layout.logical_pages * 4
+        + layout.physical_pages * 4
+        + layout.physical_pages.div_ceil(64) * 8
+        + layout.segments as u64 * (crate::segment::Segments::BYTES_PER_SEGMENT + 4);
+    // Binary, stack, allocator slack and the request buffers: a few MiB.
+    const PROCESS: u64 = 8 << 20;
+    ftl + policies + PROCESS
+}

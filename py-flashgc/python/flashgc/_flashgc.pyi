@@ -1,0 +1,43 @@
+"""Type stubs of the Rust extension module ``flashgc._flashgc`` (the thin binding)."""
+
+from typing import Optional
+
+__version__: str
+
+class FlashgcError(ValueError):
+    """An error of the flashgc core, with its message naming the field, file or line."""
+
+def resolve_config(
+    preset: Optional[str] = None,
+    toml_text: Optional[str] = None,
+    origin: str = "config",
+    overrides_json: Optional[str] = None,
+    complete: bool = False,
+) -> tuple[str, str]:
+    """Resolves preset + TOML + JSON overrides; returns (toml, json) of the effective config."""
+
+def layout(config_toml: str) -> str:
+    """Validates a configuration and returns its derived layout as JSON."""
+
+def run(
+    config_toml: str,
+    workload: Optional[str] = None,
+    ops: Optional[bytes] = None,
+    lpns: Optional[bytes] = None,
+    pages: Optional[bytes] = None,
+    times_ns: Optional[bytes] = None,
+    contents: Optional[bytes] = None,
+    requests_name: str = "requests",
+) -> str:
+    """Runs one simulation (GIL released) and returns the RunResult as JSON."""
+
+def presets() -> list[str]: ...
+def preset_text(name: str) -> str: ...
+def placements() -> list[tuple[str, str]]: ...
+def victims() -> list[tuple[str, str]]: ...
+def model_waf(
+    victim: str,
+    alpha: float,
+    pages_per_segment: Optional[float] = None,
+    hot: Optional[tuple[float, float]] = None,
+) -> float: ...

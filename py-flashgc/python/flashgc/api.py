@@ -1,0 +1,583 @@
+"""Running simulations from Python: configurations, workloads, results.
+
+The Rust core does the simulating; this module only resolves configurations (preset name,
+TOML file or text, dict, keyword overrides), encodes workloads (synthetic specs, trace
+paths, numpy arrays of requests) and wraps the core's JSON result in :class:`Result`,
+whose tables are pandas DataFrames.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from itertools import product
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _flashgc
+from ._flashgc import FlashgcError
+
+__all__ = [
+    "Config",
+    "Result",
+    "run",
+    "compare",
+    "load_config",
+    "presets",
+    "placements",
+    "victims",
+    "model_waf",
+    "summary_row",
+]
+
+ConfigLike = Union[None, str, "os.PathLike[str]", Mapping[str, Any], "Config"]
+
+
+def presets() -> list:
+    """Names of the embedded device presets (``default``, ``cosmos-openssd``, ...)."""
+    return list(_flashgc.presets())
+
+
+def placements() -> dict:
+    """Registered placement schemes: ``{name: description}``."""
+    return dict(_flashgc.placements())
+
+
+def victims() -> dict:
+    """Registered victim policies: ``{name: description}``."""
+    return dict(_flashgc.victims())
+
+
+def model_waf(
+    victim: str,
+    alpha: float,
+    pages_per_segment: Optional[float] = None,
+    hot: Optional[tuple] = None,
+) -> float:
+    """Desnoyers' analytic WAF (SYSTOR 2012) for uniform or hot/cold random writes.
+
+    ``victim`` is ``fifo``, ``greedy`` (needs ``pages_per_segment``) or ``random``;
+    ``alpha`` = physical / logical = 1 + op; ``hot=(r, f)``: a fraction ``f`` of the pages
+    gets a fraction ``r`` of the writes (fifo and greedy only).
+    """
+    return _flashgc.model_waf(victim, float(alpha), pages_per_segment, hot)
+
+
+def _jsonable(o: Any) -> Any:
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    if isinstance(o, (os.PathLike,)):
+        return os.fspath(o)
+    raise TypeError(f"{type(o).__name__} is not a configuration value")
+
+
+def _deep_merge(base: dict, over: Mapping[str, Any]) -> dict:
+    for k, v in over.items():
+        if isinstance(v, Mapping) and isinstance(base.get(k), dict):
+            _deep_merge(base[k], v)
+        else:
+            base[k] = copy.deepcopy(v) if isinstance(v, Mapping) else v
+    return base
+
+
+def _field_paths(cfg: Mapping[str, Any], prefix: tuple = ()) -> dict:
+    """Maps every leaf field name to its section path(s) in a resolved configuration."""
+    out: dict = {}
+    for k, v in cfg.items():
+        if isinstance(v, dict):
+            for name, paths in _field_paths(v, prefix + (k,)).items():
+                out.setdefault(name, []).extend(paths)
+        else:
+            out.setdefault(k, []).append(prefix + (k,))
+    return out
+
+
+class Config:
+    """An effective, fully resolved flashgc configuration.
+
+    Build one with :func:`load_config` (or pass any config-like value to :func:`run`).
+    ``toml`` is the exact text handed to the core; ``data`` the same values as a dict.
+    """
+
+    __slots__ = ("toml", "data")
+
+    def __init__(self, toml: str, data: dict):
+        self.toml = toml
+        self.data = data
+
+    def to_dict(self) -> dict:
+        """A deep copy of the values (sections ``device``, ``ftl``, ``run``, ...)."""
+        return copy.deepcopy(self.data)
+
+    def layout(self) -> dict:
+        """Validates the configuration and returns the derived layout (segments, pages...)."""
+        return json.loads(_flashgc.layout(self.toml))
+
+    def replace(self, **overrides: Any) -> Config:
+        """A copy with field overrides (flat names such as ``op=0.2`` or dotted paths)."""
+        return load_config(self, **overrides)
+
+    def __getitem__(self, section: str) -> Any:
+        return self.data[section]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Config) and other.data == self.data
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self.data, sort_keys=True))
+
+    def __repr__(self) -> str:
+        r = self.data.get("run", {})
+        return (
+            f"Config(preset={self.data.get('preset')!r}, workload={r.get('workload')!r}, "
+            f"placement={r.get('placement')!r}, victim={r.get('victim')!r}, seed={r.get('seed')!r})"
+        )
+
+
+def _nest_overrides(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict:
+    """Turns flat (``op``) and dotted (``device.timing.read_us``) names into sections."""
+    paths = _field_paths(base)
+    nested: dict = {}
+    for key, value in overrides.items():
+        if isinstance(value, Mapping) and key in base and isinstance(base[key], dict):
+            _deep_merge(nested.setdefault(key, {}), value)
+            continue
+        if "." in key:
+            path = tuple(key.split("."))
+        else:
+            found = paths.get(key, [])
+            if len(found) == 1:
+                path = found[0]
+            elif len(found) > 1:
+                raise FlashgcError(
+                    f"override `{key}` is ambiguous: use one of "
+                    + ", ".join(".".join(p) for p in found)
+                )
+            else:
+                known = sorted(k for k in paths if k != "preset")
+                raise FlashgcError(f"unknown configuration field `{key}`; known: {', '.join(known)}")
+        d = nested
+        for p in path[:-1]:
+            d = d.setdefault(p, {})
+        d[path[-1]] = value
+    # `op` and `op_of_physical` are alternatives: giving one clears the other.
+    ftl = nested.get("ftl", {})
+    if "op_of_physical" in ftl and "op" not in ftl:
+        ftl["op"] = None
+    if "op" in ftl and "op_of_physical" not in ftl:
+        ftl["op_of_physical"] = None
+    return nested
+
+
+def _looks_like_toml(s: str) -> bool:
+    return "\n" in s or ("=" in s and "[" in s)
+
+
+def load_config(config: ConfigLike = None, **overrides: Any) -> Config:
+    """Resolves a configuration.
+
+    ``config`` may be ``None`` (the ``default`` preset), a preset name
+    (see :func:`presets`), a path to a TOML file, TOML text, a dict of sections
+    (``{"preset": "cosmos-openssd", "ftl": {"op": 0.2}, "run": {...}}``) or a
+    :class:`Config`. Keyword ``overrides`` use flat field names (``op=0.2``,
+    ``placement="sup-gc"``, ``pages_per_block=64``) or dotted paths; ``None`` resets a
+    field to its default. Unknown fields raise :class:`FlashgcError`.
+    """
+    preset: Optional[str] = None
+    text: Optional[str] = None
+    origin = "config"
+    layer: Optional[dict] = None
+    complete = False
+    if config is None:
+        pass
+    elif isinstance(config, Config):
+        text, origin, complete = config.toml, "configuration", True
+    elif isinstance(config, Mapping):
+        layer = dict(config)
+        preset = layer.pop("preset", None)
+    elif isinstance(config, (str, os.PathLike)):
+        s = os.fspath(config)
+        if isinstance(config, str) and s in _flashgc.presets():
+            preset = s
+        elif isinstance(config, str) and _looks_like_toml(s):
+            text, origin = s, "TOML text"
+        elif os.path.exists(s):
+            with open(s, encoding="utf-8") as f:
+                text, origin = f.read(), s
+        else:
+            raise FlashgcError(
+                f"config `{s}` is neither a preset ({', '.join(_flashgc.presets())}) nor an existing file"
+            )
+    else:
+        raise TypeError(f"config must be a preset name, path, TOML text, dict or Config, not {type(config)}")
+
+    over_json = None
+    if layer or overrides:
+        _, base_json = _flashgc.resolve_config(preset, text, origin, None, complete)
+        base = json.loads(base_json)
+        nested: dict = {}
+        if layer:
+            _deep_merge(nested, _nest_overrides(base, layer))
+        if overrides:
+            _deep_merge(nested, _nest_overrides(base, overrides))
+        over_json = json.dumps(nested, default=_jsonable)
+    toml_text, data = _flashgc.resolve_config(preset, text, origin, over_json, complete)
+    return Config(toml_text, json.loads(data))
+
+
+# --- workloads -------------------------------------------------------------------------
+
+_OP_CODES = {"r": 0, "read": 0, "w": 1, "write": 1, "t": 2, "trim": 2, "d": 2, "discard": 2}
+
+
+def _op_codes(ops: Any) -> np.ndarray:
+    a = np.asarray(ops)
+    if a.dtype.kind in "iub":
+        if a.size and (a.min() < 0 or a.max() > 2):
+            bad = int(np.flatnonzero((a < 0) | (a > 2))[0])
+            raise FlashgcError(
+                f"requests: row {bad}: op {a[bad]} is not allowed; allowed 0 (read), 1 (write), 2 (trim)"
+            )
+        return a.astype(np.uint8)
+    if a.dtype.kind in "USO":
+        out = np.empty(a.shape, dtype=np.uint8)
+        for i, v in enumerate(a.tolist()):
+            code = _OP_CODES.get(str(v).strip().lower())
+            if code is None:
+                raise FlashgcError(
+                    f"requests: row {i}: op {v!r} is not allowed; allowed read/write/trim (or R/W/T, 0/1/2)"
+                )
+            out[i] = code
+        return out
+    raise FlashgcError(f"requests: op column of dtype {a.dtype} is not allowed; use integers 0/1/2 or strings")
+
+
+def _u64(name: str, v: Any, n: int) -> bytes:
+    a = np.asarray(v)
+    if a.ndim != 1 or len(a) != n:
+        raise FlashgcError(f"requests: column `{name}` has shape {a.shape}, expected ({n},)")
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)) or np.any(a != np.floor(a)):
+            raise FlashgcError(f"requests: column `{name}` must hold whole numbers")
+    if a.size and a.dtype.kind in "if" and a.min() < 0:
+        raise FlashgcError(f"requests: column `{name}` has negative values")
+    return np.ascontiguousarray(a, dtype="<u8").tobytes()
+
+
+def _requests(workload: Any) -> Optional[dict]:
+    """Encodes array-like request tables; None when ``workload`` is not one."""
+    cols: Optional[dict] = None
+    if isinstance(workload, pd.DataFrame):
+        cols = {c: workload[c].to_numpy() for c in workload.columns}
+    elif isinstance(workload, np.ndarray) and workload.dtype.names:
+        cols = {c: workload[c] for c in workload.dtype.names}
+    elif isinstance(workload, np.ndarray):
+        if workload.ndim != 2 or workload.shape[1] not in (3, 4):
+            raise FlashgcError(
+                f"requests: a plain array must have shape (n, 3) = (op, lpn, pages), got {workload.shape}"
+            )
+        cols = {"op": workload[:, 0], "lpn": workload[:, 1], "pages": workload[:, 2]}
+        if workload.shape[1] == 4:
+            cols["time_ns"] = workload[:, 3]
+    elif isinstance(workload, Mapping):
+        cols = dict(workload)
+    elif isinstance(workload, tuple) and len(workload) in (3, 4):
+        cols = dict(zip(("op", "lpn", "pages", "time_ns"), workload))
+    if cols is None:
+        return None
+    missing = [c for c in ("op", "lpn", "pages") if c not in cols]
+    if missing:
+        raise FlashgcError(f"requests: missing column(s) {', '.join(missing)}; need op, lpn, pages")
+    unknown = sorted(set(cols) - {"op", "lpn", "pages", "time_ns", "content"})
+    if unknown:
+        raise FlashgcError(
+            f"requests: unknown column(s) {', '.join(unknown)}; allowed op, lpn, pages, time_ns, content"
+        )
+    ops = _op_codes(cols["op"])
+    n = len(ops)
+    enc = {
+        "ops": ops.tobytes(),
+        "lpns": _u64("lpn", cols["lpn"], n),
+        "pages": _u64("pages", cols["pages"], n),
+    }
+    if "time_ns" in cols:
+        enc["times_ns"] = _u64("time_ns", cols["time_ns"], n)
+    if "content" in cols:
+        enc["contents"] = _u64("content", cols["content"], n)
+    writes = int(np.count_nonzero(ops == 1))
+    enc["requests_name"] = f"requests ({n} requests, {writes} writes)"
+    return enc
+
+
+def _workload_spec(workload: Any) -> Optional[str]:
+    if workload is None:
+        return None
+    if isinstance(workload, os.PathLike):
+        return "trace:" + os.fspath(workload)
+    if isinstance(workload, str):
+        # A bare path to an existing file is a trace.
+        if not workload.startswith("trace:") and os.path.isfile(workload):
+            return "trace:" + workload
+        return workload
+    raise TypeError(
+        "workload must be a spec string ('uniform', 'zipf:1.0', 'hotcold:80/20', 'seq', "
+        f"'trace:PATH'), a path, or a request table, not {type(workload).__name__}"
+    )
+
+
+# --- results -------------------------------------------------------------------------
+
+
+class Result:
+    """The result of one run.
+
+    ``raw`` is the core's ``RunResult`` as a dict (every figure it reports); the
+    properties give the common tables as pandas DataFrames. Counts are in mapping units
+    (LPN-sized pages, ``raw["units"]["page_bytes"]`` bytes each).
+    """
+
+    def __init__(self, raw: dict, config: Config):
+        self.raw = raw
+        self.config = config
+
+    # Headline figures.
+    @property
+    def waf(self) -> float:
+        """Steady-state WAF (after the warm-up)."""
+        return float(self.raw["steady_state"]["waf"])
+
+    @property
+    def waf_total(self) -> float:
+        """WAF over the whole measured phase (warm-up included)."""
+        return float(self.raw["total"]["waf"])
+
+    @property
+    def erases(self) -> int:
+        """Segment erases in the measured phase."""
+        return int(self.raw["total"]["erases"])
+
+    @property
+    def model(self) -> Optional[dict]:
+        """Analytic cross-check (model, alpha, waf, relative_error) when one applies."""
+        return self.raw.get("model")
+
+    @property
+    def notes(self) -> list:
+        """Remarks (approximations, assumptions) the reader must see."""
+        return list(self.raw.get("notes", []))
+
+    # Tables.
+    @property
+    def counts(self) -> pd.DataFrame:
+        """Counters of the precondition, the whole measured phase and the steady state."""
+        rows = {k: self.raw[k] for k in ("precondition", "total", "steady_state")}
+        return pd.DataFrame.from_dict(rows, orient="index")
+
+    @property
+    def series(self) -> pd.DataFrame:
+        """WAF and erases per window of user writes (``user_gib`` added for plotting)."""
+        df = pd.DataFrame(
+            self.raw.get("series", []),
+            columns=["user_bytes", "capacity_written", "waf_window", "waf_cumulative", "erases"],
+        )
+        df["user_gib"] = df["user_bytes"] / float(1 << 30)
+        return df
+
+    @property
+    def victim_valid_ratio(self) -> pd.DataFrame:
+        """Histogram of victim valid ratios: ``[valid_ratio_lo, valid_ratio_hi)`` and count."""
+        h = self.raw["victim_valid_ratio"]
+        w = float(h["bin_width"])
+        counts = np.asarray(h["counts"], dtype=np.int64)
+        lo = np.arange(len(counts)) * w
+        return pd.DataFrame({"valid_ratio_lo": lo, "valid_ratio_hi": lo + w, "count": counts})
+
+    @property
+    def memory(self) -> pd.DataFrame:
+        """Metadata memory by structure (bytes, bytes per logical page)."""
+        return pd.DataFrame(self.raw.get("memory", []), columns=["structure", "bytes", "bytes_per_lpn"])
+
+    @property
+    def erase_counts(self) -> dict:
+        """Per-block erase count summary (min, mean, max, stddev)."""
+        return dict(self.raw["erase_counts"])
+
+    @property
+    def placement_report(self) -> Optional[Any]:
+        """The placement scheme's own report (e.g. MiDAS's configuration history)."""
+        return self.raw.get("placement_report")
+
+    @property
+    def timing(self) -> Optional[dict]:
+        """The timing layer's report (latency, IOPS, utilization), None for WAF-only runs."""
+        return self.raw.get("timing")
+
+    @property
+    def latency(self) -> Optional[pd.DataFrame]:
+        """Read and write latency summaries (microseconds) of a timed run, else None."""
+        t = self.timing
+        if not t:
+            return None
+        return pd.DataFrame.from_dict({"read": t["read_latency"], "write": t["write_latency"]}, orient="index")
+
+    @property
+    def timing_series(self) -> Optional[pd.DataFrame]:
+        """IOPS, bandwidth and latency per checkpoint of host data volume (timed runs with
+        ``checkpoint_bytes``), flattened (``read_p99_us``, ``write_p99_us``, ...)."""
+        t = self.timing
+        if not t:
+            return None
+        return pd.json_normalize(t.get("series", []), sep="_")
+
+    def summary(self) -> dict:
+        """One flat row of the headline figures (what :func:`compare` and sweeps tabulate)."""
+        return summary_row(self.raw)
+
+    def to_json(self) -> str:
+        """The raw result as JSON."""
+        return json.dumps(self.raw, sort_keys=True)
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(placement={self.raw['placement']!r}, victim={self.raw['victim']!r}, "
+            f"workload={self.raw['workload']!r}, waf={self.waf:.4f}, erases={self.erases})"
+        )
+
+
+def summary_row(raw: Mapping[str, Any]) -> dict:
+    """Flattens a ``RunResult`` dict into one row of scalar figures."""
+    ss, tot, dev = raw["steady_state"], raw["total"], raw["device"]
+    model = raw.get("model") or {}
+    er = raw["erase_counts"]
+    row = {
+        "placement": raw["placement"],
+        "victim": raw["victim"],
+        "workload": raw["workload"],
+        "seed": int(raw["seed"]),
+        "preset": dev.get("preset"),
+        "op": float(dev["op"]),
+        "logical_pages": int(dev["logical_pages"]),
+        "pages_per_segment": int(dev["pages_per_segment"]),
+        "segments": int(dev["segments"]),
+        "waf": float(ss["waf"]),
+        "waf_total": float(tot["waf"]),
+        "user_writes": int(tot["user_writes"]),
+        "gc_writes": int(tot["gc_writes"]),
+        "flash_programs": int(tot["flash_programs"]),
+        "erases": int(tot["erases"]),
+        "gc_victims": int(tot["gc_victims"]),
+        "reads": int(tot["reads"]),
+        "steady_user_writes": int(ss["user_writes"]),
+        "steady_gc_writes": int(ss["gc_writes"]),
+        "steady_erases": int(ss["erases"]),
+        "effective_alpha": float("nan") if ss.get("effective_alpha") is None else float(ss["effective_alpha"]),
+        "model": model.get("model"),
+        "model_waf": float(model["waf"]) if model else float("nan"),
+        "erase_min": int(er["min"]),
+        "erase_mean": float(er["mean"]),
+        "erase_max": int(er["max"]),
+        "erase_stddev": float(er["stddev"]),
+        "memory_bytes_per_lpn": float(raw["memory_bytes_per_lpn"]),
+        "ended_by": raw["ended_by"],
+    }
+    t = raw.get("timing")
+    if isinstance(t, Mapping):
+        for kind in ("read", "write"):
+            d = t.get(f"{kind}_latency") or {}
+            for q in ("mean_us", "p50_us", "p99_us", "p999_us", "p9999_us", "max_us"):
+                if isinstance(d.get(q), (int, float)):
+                    row[f"{kind}_{q}"] = float(d[q])
+        for k in ("iops", "bandwidth_mb_s", "gc_time_share"):
+            if isinstance(t.get(k), (int, float)):
+                row[k] = float(t[k])
+    return row
+
+
+# --- running -------------------------------------------------------------------------
+
+
+def run(
+    config: ConfigLike = None,
+    workload: Any = None,
+    trace_options: Optional[Mapping[str, Any]] = None,
+    timing: Optional[Mapping[str, Any]] = None,
+    **overrides: Any,
+) -> Result:
+    """Runs one simulation and returns its :class:`Result`.
+
+    ``config``: see :func:`load_config`. ``workload``: a synthetic spec (``"uniform"``,
+    ``"zipf:1.0"``, ``"hotcold:80/20"``, ``"seq"``), a trace (``"trace:PATH"`` or a
+    ``pathlib.Path``), or a request table: a DataFrame / dict / structured array with
+    columns ``op`` (0/1/2 or read/write/trim), ``lpn``, ``pages`` (and optional
+    ``time_ns``, ``content``), or an ``(n, 3)`` integer array. ``None`` uses the
+    configuration's ``run.workload``. ``overrides`` are configuration fields
+    (``op=0.2``, ``placement="sup-gc"``, ``seed=3``, ...).
+
+    ``trace_options`` (traces only) are the trace reader's options, as the CLI's flags:
+    ``format``, ``volume``, ``remap`` (``none``/``compact``/``modulo``), ``ops``,
+    ``loop_times``, ``loop_until`` (multiples of the logical capacity), ``time_scale``,
+    ``time_window`` (``"10..60"``), ``blkparse_events``, ``skip_bad_lines``.
+
+    ``timing`` turns on the timing layer (latency, IOPS, bandwidth; the device's
+    latencies come from the configuration): a dict of its parameters, ``{}`` for the
+    defaults; e.g. ``{"queue_depth": 32, "gc_mode": "preemptible", "checkpoint_bytes":
+    2**28}`` (see docs/python.md). The result's ``timing`` record is then filled.
+
+    A request table is replayed to its end (``run.write_volume`` applies to synthetic
+    workloads only). The GIL is released while the core simulates, so runs in threads
+    proceed in parallel. Errors of the core raise :class:`FlashgcError`.
+    """
+    cfg = load_config(config, **overrides)
+    reqs = _requests(workload)
+    topts = None if trace_options is None else json.dumps(dict(trace_options), default=_jsonable)
+    tjson = None if timing is None else json.dumps(dict(timing), default=_jsonable)
+    if reqs is not None:
+        out = _flashgc.run(cfg.toml, None, timing_json=tjson, **reqs)
+    else:
+        out = _flashgc.run(cfg.toml, _workload_spec(workload), trace_options_json=topts, timing_json=tjson)
+    return Result(json.loads(out), cfg)
+
+
+def compare(
+    config: ConfigLike = None,
+    workload: Any = None,
+    placements: Sequence[str] = ("single",),
+    victims: Sequence[str] = ("greedy",),
+    seeds: Optional[Iterable[int]] = None,
+    jobs: int = 1,
+    trace_options: Optional[Mapping[str, Any]] = None,
+    timing: Optional[Mapping[str, Any]] = None,
+    **overrides: Any,
+) -> pd.DataFrame:
+    """Runs every placement x victim (x seed) on the same configuration and workload.
+
+    Returns one :func:`summary_row` per run as a DataFrame, in the order of the product.
+    ``jobs`` > 1 runs that many simulations at once in threads (the core releases the
+    GIL); results do not depend on ``jobs``.
+    """
+    seed_list = list(seeds) if seeds is not None else [None]
+    points = list(product(placements, victims, seed_list))
+    if not points:
+        raise FlashgcError("compare: nothing to run (empty placements, victims or seeds)")
+
+    def one(p: tuple) -> dict:
+        placement, victim, seed = p
+        kw = dict(overrides, placement=placement, victim=victim)
+        if seed is not None:
+            kw["seed"] = seed
+        return run(config, workload, trace_options=trace_options, timing=timing, **kw).summary()
+
+    if jobs > 1:
+        with ThreadPoolExecutor(max_workers=jobs) as ex:
+            rows = list(ex.map(one, points))
+    else:
+        rows = [one(p) for p in points]
+    return pd.DataFrame(rows)

@@ -1,0 +1,381 @@
+"""Parameter sweeps: the product of schemes x over-provisioning x workloads x seeds, on Dask.
+
+Every run of a sweep is identified by a stable hash of its resolved configuration and
+workload (:func:`run_id`). Results go to a Parquet *dataset directory*, one file per run
+(``run-<id>.parquet``), written as each run finishes through a temporary file and an
+atomic rename; a sweep started again on the same directory skips every run whose file
+exists, so an interrupted sweep resumes without redoing finished runs.
+
+Dask runs the simulations: an embedded ``LocalCluster`` by default, an existing cluster
+with ``scheduler="tcp://host:8786"`` (e.g. one started by dask-jobqueue on SLURM/PBS), or
+no Dask at all with ``scheduler="local"`` (in-process, one run after another). The client
+writes every file, so workers need no shared filesystem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import sys
+import uuid
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
+
+import pandas as pd
+
+from . import _flashgc
+from ._flashgc import FlashgcError
+from .api import Config, ConfigLike, load_config, run, summary_row
+
+__all__ = ["sweep", "expand_grid", "run_id", "read_results", "load_sweep_file", "sweep_from_file"]
+
+def expand_grid(grid: Mapping[str, Any]) -> list:
+    """The product of a grid: every list-valued key is a dimension, scalars are constants.
+
+    Keys are configuration fields as :func:`flashgc.run` takes them (``placement``,
+    ``victim``, ``op``, ``workload``, ``seed``, ``write_volume``, dotted paths...). A
+    ``scheme`` dimension may list ``{"placement": ..., "victim": ...}`` dicts (or
+    ``"placement/victim"`` strings) to pair policies instead of crossing them. Order is
+    deterministic: the product follows the grid's key order.
+    """
+    dims = []
+    for k, v in grid.items():
+        if isinstance(v, (list, tuple)):
+            if not v:
+                raise FlashgcError(f"sweep grid: `{k}` is an empty list")
+            dims.append((k, list(v)))
+        else:
+            dims.append((k, [v]))
+    points = []
+    for combo in itertools.product(*(vals for _, vals in dims)):
+        p: dict = {}
+        for (k, _), v in zip(dims, combo):
+            if k == "scheme":
+                if isinstance(v, Mapping):
+                    p.update(v)
+                elif isinstance(v, str) and "/" in v:
+                    pl, vi = v.split("/", 1)
+                    p.update(placement=pl, victim=vi)
+                else:
+                    raise FlashgcError(f"sweep grid: scheme {v!r}: expected 'placement/victim' or a dict")
+            else:
+                p[k] = v
+        points.append(p)
+    return points
+
+
+def _canonical(o: Any) -> str:
+    return json.dumps(o, sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def run_id(
+    config: Config,
+    trace_options: Optional[Mapping[str, Any]] = None,
+    timing: Optional[Mapping[str, Any]] = None,
+) -> str:
+    """Stable 16-hex-digit identity of a run: a hash of its effective configuration (which
+    includes the workload, the policies and the seed), its trace options and its timing
+    parameters, if any."""
+    data = config.to_dict()
+    if trace_options:
+        data["trace_options"] = dict(trace_options)
+    if timing is not None:
+        data["timing_params"] = dict(timing)
+    return hashlib.sha256(_canonical(data).encode()).hexdigest()[:16]
+
+
+def _prepare(base: ConfigLike, points: list) -> list:
+    """Resolves every point's configuration (errors surface before anything runs)."""
+    tasks = []
+    seen = {}
+    for i, p in enumerate(points):
+        over = dict(p)
+        topts = over.pop("trace_options", None)
+        timing = over.pop("timing", None)
+        try:
+            cfg = load_config(base, **over)
+        except FlashgcError as e:
+            raise FlashgcError(f"sweep point {i} {p}: {e}") from None
+        rid = run_id(cfg, topts, timing)
+        if rid in seen:
+            continue  # the same run listed twice (e.g. a constant spelled two ways)
+        seen[rid] = i
+        params = {k: v for k, v in p.items()}
+        tasks.append({"run_id": rid, "config_toml": cfg.toml, "params": params, "trace_options": topts,
+                      "timing": timing})
+    return tasks
+
+
+def _execute(task: dict) -> dict:
+    """Runs one sweep task (on a Dask worker or in-process) and returns its row."""
+    try:
+        res = run(Config(task["config_toml"], {}), None, trace_options=task.get("trace_options"),
+                  timing=task.get("timing"))
+    except FlashgcError as e:
+        raise FlashgcError(f"sweep run {task['params']}: {e}") from None
+    return make_row(task, res.raw)
+
+
+def make_row(task: dict, raw: dict) -> dict:
+    """One Parquet row: run id, the grid parameters (``param_*``), the headline figures,
+    and the whole result as JSON (``result_json``) for reports. No wall-clock fields: the
+    same run gives the same row on any machine and scheduler."""
+    row: dict = {"run_id": task["run_id"]}
+    for k, v in task["params"].items():
+        row["param_" + k.replace(".", "_")] = v if isinstance(v, (int, float, str, bool)) else json.dumps(v)
+    row.update(summary_row(raw))
+    row["config_toml"] = task["config_toml"]
+    row["result_json"] = json.dumps(raw, sort_keys=True)
+    return row
+
+
+def _write_row(out_dir: str, row: dict) -> str:
+    path = os.path.join(out_dir, f"run-{row['run_id']}.parquet")
+    # Hidden temp name: pyarrow's dataset reader ignores files starting with '.'.
+    tmp = os.path.join(out_dir, f".run-{row['run_id']}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    pd.DataFrame([row]).to_parquet(tmp, index=False, engine="pyarrow")
+    os.replace(tmp, path)
+    return path
+
+
+def _remove_stale_temps(out_dir: str) -> None:
+    """Removes temp files left by a sweep process that died mid-write (its pid is gone)."""
+    for name in os.listdir(out_dir):
+        if not (name.startswith(".run-") and name.endswith(".tmp")):
+            continue
+        parts = name.split(".")
+        try:
+            pid = int(parts[2])
+        except (IndexError, ValueError):
+            continue
+        alive = True
+        if pid != os.getpid():
+            try:
+                os.kill(pid, 0)  # signal 0: only asks whether the process exists
+            except ProcessLookupError:
+                alive = False
+            except PermissionError:
+                alive = True
+        if not alive:
+            try:
+                os.remove(os.path.join(out_dir, name))
+            except FileNotFoundError:
+                pass
+
+
+def _done_ids(out_dir: str) -> set:
+    done = set()
+    for name in os.listdir(out_dir):
+        if name.startswith("run-") and name.endswith(".parquet"):
+            done.add(name[len("run-") : -len(".parquet")])
+    return done
+
+
+def read_results(path: Union[str, os.PathLike[str]]) -> pd.DataFrame:
+    """Reads a sweep's Parquet dataset (directory) or a single Parquet file, sorted by run id."""
+    p = os.fspath(path)
+    if os.path.isdir(p):
+        files = sorted(
+            os.path.join(p, f) for f in os.listdir(p) if f.startswith("run-") and f.endswith(".parquet")
+        )
+        if not files:
+            return pd.DataFrame()
+        df = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+    else:
+        df = pd.read_parquet(p)
+    return df.sort_values("run_id", kind="stable").reset_index(drop=True) if len(df) else df
+
+
+class _Progress:
+    def __init__(self, total: int, enabled: Optional[bool]):
+        if enabled is None:
+            enabled = sys.stderr.isatty()
+        self.bar = None
+        if enabled:
+            try:
+                from tqdm.auto import tqdm
+
+                self.bar = tqdm(total=total, desc="flashgc sweep", unit="run")
+            except ImportError:  # pragma: no cover - tqdm is a declared dependency of [sweep]
+                self.bar = None
+
+    def update(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def sweep(
+    grid: Mapping[str, Any],
+    config: ConfigLike = None,
+    out: Union[str, os.PathLike[str]] = "results.parquet",
+    scheduler: Optional[str] = None,
+    n_workers: int = 2,
+    progress: Optional[bool] = None,
+    max_runs: Optional[int] = None,
+    on_result: Optional[Callable[[dict], None]] = None,
+) -> pd.DataFrame:
+    """Runs the product of ``grid`` on Dask and appends each result to the dataset ``out``.
+
+    ``grid``: see :func:`expand_grid`, e.g. ``{"placement": ["single", "sup-gc"],
+    "op": [0.07, 0.28], "workload": ["uniform", "zipf:1.0"], "seed": [1, 2, 3]}``.
+    ``config``: the base configuration every point overrides (see
+    :func:`flashgc.load_config`). ``out``: the dataset directory (created if missing).
+    ``scheduler``: ``None`` for an embedded LocalCluster of ``n_workers`` single-threaded
+    worker processes, ``"tcp://host:port"`` for an existing cluster, ``"local"`` to run
+    in-process without Dask. ``progress``: a progress bar (default: only on a terminal).
+    ``max_runs``: stop after this many new runs (a budget; the rest run next time).
+
+    Returns the whole dataset (finished earlier or now), sorted by run id; ``df.attrs``
+    holds ``ran`` (run ids executed now), ``skipped`` (already present) and ``pending``.
+    """
+    out_dir = os.fspath(out)
+    os.makedirs(out_dir, exist_ok=True)
+    _remove_stale_temps(out_dir)
+    tasks = _prepare(config, expand_grid(grid))
+    done = _done_ids(out_dir)
+    todo = [t for t in tasks if t["run_id"] not in done]
+    skipped = [t["run_id"] for t in tasks if t["run_id"] in done]
+    if max_runs is not None:
+        todo = todo[: max(0, int(max_runs))]
+    ran: list = []
+    bar = _Progress(len(todo), progress)
+
+    def finish(row: dict) -> None:
+        _write_row(out_dir, row)
+        ran.append(row["run_id"])
+        bar.update()
+        if on_result is not None:
+            on_result(row)
+
+    try:
+        if not todo:
+            pass
+        elif scheduler == "local":
+            for t in todo:
+                finish(_execute(t))
+        else:
+            _run_dask(todo, scheduler, n_workers, finish)
+    finally:
+        bar.close()
+    df = read_results(out_dir)
+    ids = {t["run_id"] for t in tasks}
+    if len(df):
+        df = df[df["run_id"].isin(ids)].reset_index(drop=True)
+    df.attrs["ran"] = ran
+    df.attrs["skipped"] = skipped
+    df.attrs["pending"] = [t["run_id"] for t in tasks if t["run_id"] not in set(ran) | set(skipped)]
+    return df
+
+
+def _run_dask(todo: list, scheduler: Optional[str], n_workers: int, finish: Callable[[dict], None]) -> None:
+    import logging
+
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        # pure=False: the run id already names the work; each task runs exactly once.
+        futures = [client.submit(_execute, t, key=f"flashgc-run-{t['run_id']}", pure=False) for t in todo]
+        for fut in as_completed(futures):
+            row = fut.result()
+            finish(row)
+            fut.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# --- sweep files -----------------------------------------------------------------------
+
+
+def _toml_loads(text: str) -> dict:
+    try:
+        import tomllib  # Python >= 3.11
+    except ImportError:  # pragma: no cover
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def load_sweep_file(path: Union[str, os.PathLike[str]]) -> dict:
+    """Reads a sweep file (TOML): ``config``, ``out``, ``scheduler``, ``workers``, ``[base]``
+    (overrides applied to every run) and ``[grid]`` (the dimensions).
+
+    Relative paths in ``config`` and ``out`` are relative to the sweep file.
+    """
+    p = os.fspath(path)
+    with open(p, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        doc = _toml_loads(text)
+    except Exception as e:  # tomllib.TOMLDecodeError names the line and column
+        raise FlashgcError(f"{p}: {e}") from None
+    allowed = {"config", "out", "scheduler", "workers", "base", "grid"}
+    unknown = sorted(set(doc) - allowed)
+    if unknown:
+        raise FlashgcError(f"{p}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
+    if "grid" not in doc or not isinstance(doc["grid"], dict):
+        raise FlashgcError(f"{p}: missing [grid] table (e.g. placement = [\"single\", \"sup-gc\"])")
+    here = os.path.dirname(os.path.abspath(p))
+    cfg = doc.get("config")
+    if isinstance(cfg, str) and cfg not in _flashgc.presets() and not os.path.isabs(cfg):
+        cfg = os.path.join(here, cfg)
+    base = doc.get("base", {})
+    if not isinstance(base, dict):
+        raise FlashgcError(f"{p}: `base` must be a table of configuration fields")
+    out = doc.get("out", "results.parquet")
+    if not os.path.isabs(out):
+        out = os.path.join(here, out)
+    return {
+        "config": cfg,
+        "base": base,
+        "grid": doc["grid"],
+        "out": out,
+        "scheduler": doc.get("scheduler"),
+        "workers": int(doc.get("workers", 2)),
+    }
+
+
+def sweep_from_file(
+    path: Union[str, os.PathLike[str]],
+    out: Optional[str] = None,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: Optional[bool] = None,
+    max_runs: Optional[int] = None,
+) -> pd.DataFrame:
+    """Runs the sweep a file describes (arguments given here win over the file's)."""
+    s = load_sweep_file(path)
+    base_cfg = load_config(s["config"], **s["base"]) if s["base"] else s["config"]
+    return sweep(
+        s["grid"],
+        config=base_cfg,
+        out=out or s["out"],
+        scheduler=scheduler if scheduler is not None else s["scheduler"],
+        n_workers=workers if workers is not None else s["workers"],
+        progress=progress,
+        max_runs=max_runs,
+    )
+
+
+def iter_results(df: pd.DataFrame) -> Iterable[dict]:
+    """The raw result dicts of a results DataFrame, in row order."""
+    for s in df["result_json"]:
+        yield json.loads(s)

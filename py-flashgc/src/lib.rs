@@ -1,0 +1,561 @@
+//! `flashgc._flashgc`: the thin Python binding of the flashgc core.
+//!
+//! The boundary is deliberately narrow and text-based: configurations cross it as TOML
+//! text (exact floats, the same parser as the CLI) plus a JSON object of overrides;
+//! results come back as the JSON of [`flashgc_core::RunResult`]. Request arrays cross as
+//! little-endian byte buffers, so the crate needs no numpy bindings. Everything else
+//! (DataFrames, sweeps, reports) lives in the Python package `flashgc`.
+
+use flashgc_core::timing::cache::CachePolicy;
+use flashgc_core::timing::{Alloc, GcMode, Host, TimedSim, TimingParams};
+use flashgc_core::workload::{Op, Request, Workload, WorkloadSpec};
+use flashgc_core::{Config, Error, Simulation};
+use flashgc_trace::{Ops, Remap, TimeWindow, TraceOptions};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::path::Path;
+
+create_exception!(
+    _flashgc,
+    FlashgcError,
+    PyValueError,
+    "An error of the flashgc core (bad configuration, unknown scheme, workload or input error), \
+     with the core's message naming the field, file or line."
+);
+
+fn py_err(e: Error) -> PyErr {
+    FlashgcError::new_err(e.to_string())
+}
+
+fn input_err(msg: impl Into<String>) -> PyErr {
+    FlashgcError::new_err(msg.into())
+}
+
+/// Deep-merges the override object `over` into `base` (the serialized configuration).
+/// Objects merge key by key; a null removes the key (the field goes back to its default);
+/// a key the configuration does not have is an error naming its dotted path.
+fn merge(base: &mut serde_json::Value, over: serde_json::Value, path: &str) -> PyResult<()> {
+    match (base, over) {
+        (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
+            for (k, v) in o {
+                let field = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                if !b.contains_key(&k) {
+                    let mut known: Vec<&str> = b.keys().map(String::as_str).collect();
+                    known.sort_unstable();
+                    return Err(input_err(format!(
+                        "overrides: unknown field `{field}`; known at this level: {}",
+                        known.join(", ")
+                    )));
+                }
+                if v.is_null() {
+                    b.remove(&k);
+                    continue;
+                }
+                let bv = b.get_mut(&k).expect("checked above");
+                if bv.is_object() && v.is_object() {
+                    merge(bv, v, &field)?;
+                } else if v.is_object() {
+                    return Err(input_err(format!(
+                        "overrides: `{field}` is a value, not a section"
+                    )));
+                } else {
+                    *bv = v;
+                }
+            }
+            Ok(())
+        }
+        _ => Err(input_err(
+            "overrides: expected a mapping of sections, e.g. {\"run\": {\"seed\": 2}}",
+        )),
+    }
+}
+
+/// Builds a configuration in layers: the preset, then `toml_text` (named `origin` in
+/// errors), then the JSON object `overrides_json` (named `overrides` in errors).
+fn build_config(
+    preset: Option<&str>,
+    toml_text: Option<&str>,
+    origin: &str,
+    overrides_json: Option<&str>,
+    complete: bool,
+) -> PyResult<Config> {
+    let cfg = match (complete, toml_text) {
+        (true, Some(t)) => config_from_toml(t)?,
+        _ => Config::load(preset, toml_text.map(|t| (origin, t))).map_err(py_err)?,
+    };
+    let Some(over) = overrides_json else {
+        return Ok(cfg);
+    };
+    let over: serde_json::Value = serde_json::from_str(over)
+        .map_err(|e| input_err(format!("overrides: not valid JSON: {e}")))?;
+    let mut value =
+        serde_json::to_value(&cfg).map_err(|e| input_err(format!("configuration: {e}")))?;
+    merge(&mut value, over, "")?;
+    // Serialized `None`s are nulls; drop them so that they deserialize as defaults.
+    fn drop_nulls(v: &mut serde_json::Value) {
+        if let serde_json::Value::Object(m) = v {
+            m.retain(|_, x| !x.is_null());
+            m.values_mut().for_each(drop_nulls);
+        }
+    }
+    drop_nulls(&mut value);
+    let mut out: Config =
+        serde_json::from_value(value).map_err(|e| input_err(format!("overrides: {e}")))?;
+    if out.preset.is_none() {
+        out.preset = cfg.preset;
+    }
+    Ok(out)
+}
+
+/// Parses a complete configuration (as `resolve_config` returns it). Not merged over a
+/// preset: a field left unset (e.g. `ftl.op` when `ftl.op_of_physical` is given) must stay
+/// unset.
+fn config_from_toml(config_toml: &str) -> PyResult<Config> {
+    toml::from_str(config_toml)
+        .map_err(|e: toml::de::Error| input_err(format!("configuration: {}", e.message())))
+}
+
+/// Resolves a configuration: returns `(toml, json)` of the effective values.
+///
+/// Layers: `preset` (default: the one the TOML names, else `default`), `toml_text`
+/// (a file's text; `origin` names it in errors), `overrides_json` (a JSON object of
+/// sections, e.g. `{"run": {"seed": 2}}`; a null resets a field to its default).
+/// Unknown fields are errors. With `complete`, `toml_text` is a whole configuration (as
+/// returned here) and is not merged over a preset.
+#[pyfunction]
+#[pyo3(signature = (preset=None, toml_text=None, origin="config", overrides_json=None, complete=false))]
+fn resolve_config(
+    preset: Option<&str>,
+    toml_text: Option<&str>,
+    origin: &str,
+    overrides_json: Option<&str>,
+    complete: bool,
+) -> PyResult<(String, String)> {
+    let cfg = build_config(preset, toml_text, origin, overrides_json, complete)?;
+    let json = serde_json::to_string(&cfg).map_err(|e| input_err(e.to_string()))?;
+    Ok((cfg.to_toml(), json))
+}
+
+/// Validates a configuration (TOML text) and returns its derived layout as JSON.
+#[pyfunction]
+fn layout(config_toml: &str) -> PyResult<String> {
+    let cfg = config_from_toml(config_toml)?;
+    let l = cfg.layout().map_err(py_err)?;
+    serde_json::to_string(&l).map_err(|e| input_err(e.to_string()))
+}
+
+/// A workload replaying requests given as arrays (from numpy on the Python side).
+struct ArrayWorkload {
+    reqs: Vec<Request>,
+    pos: usize,
+    name: String,
+}
+
+impl Workload for ArrayWorkload {
+    fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> flashgc_core::Result<()> {
+        let end = (self.pos + max).min(self.reqs.len());
+        buf.extend_from_slice(&self.reqs[self.pos..end]);
+        self.pos = end;
+        Ok(())
+    }
+    fn describe(&self) -> String {
+        self.name.clone()
+    }
+}
+
+fn u64s(name: &str, b: &[u8]) -> PyResult<Vec<u64>> {
+    if b.len() % 8 != 0 {
+        return Err(input_err(format!(
+            "requests: `{name}` buffer of {} bytes is not a whole number of u64",
+            b.len()
+        )));
+    }
+    Ok(b.chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect())
+}
+
+/// Decodes request arrays: `ops` one byte each (0 read, 1 write, 2 trim), `lpns`, `pages`,
+/// `times_ns` and `contents` little-endian u64 (the last two may be empty = all zero).
+fn decode_requests(
+    name: String,
+    ops: &[u8],
+    lpns: &[u8],
+    pages: &[u8],
+    times_ns: &[u8],
+    contents: &[u8],
+) -> PyResult<ArrayWorkload> {
+    let n = ops.len();
+    let lpns = u64s("lpn", lpns)?;
+    let pages = u64s("pages", pages)?;
+    let times = u64s("time_ns", times_ns)?;
+    let contents = u64s("content", contents)?;
+    for (col, len) in [("lpn", lpns.len()), ("pages", pages.len())] {
+        if len != n {
+            return Err(input_err(format!(
+                "requests: column `{col}` has {len} rows, `op` has {n}"
+            )));
+        }
+    }
+    for (col, len) in [("time_ns", times.len()), ("content", contents.len())] {
+        if len != 0 && len != n {
+            return Err(input_err(format!(
+                "requests: column `{col}` has {len} rows, `op` has {n}"
+            )));
+        }
+    }
+    let mut reqs = Vec::with_capacity(n);
+    for i in 0..n {
+        let op = match ops[i] {
+            0 => Op::Read,
+            1 => Op::Write,
+            2 => Op::Trim,
+            o => {
+                return Err(input_err(format!(
+                "requests: row {i}: op {o} is not allowed; allowed 0 (read), 1 (write), 2 (trim)"
+            )))
+            }
+        };
+        let p = pages[i];
+        if p == 0 || p > u32::MAX as u64 {
+            return Err(input_err(format!(
+                "requests: row {i}: pages {p} must be in 1..={}",
+                u32::MAX
+            )));
+        }
+        reqs.push(Request {
+            time_ns: times.get(i).copied().unwrap_or(0),
+            op,
+            lpn: lpns[i],
+            pages: p as u32,
+            content: contents.get(i).copied().unwrap_or(0),
+        });
+    }
+    Ok(ArrayWorkload { reqs, pos: 0, name })
+}
+
+/// Runs one simulation and returns the `RunResult` as JSON.
+///
+/// `config_toml` is a full configuration (from `resolve_config`). The workload is, in
+/// order of precedence: the request arrays (when `ops` is given; `requests_name` describes
+/// them), else `workload` (a spec such as `zipf:1.0` or `trace:PATH`), else the
+/// configuration's `run.workload`. `trace_options_json` holds trace replay options (see
+/// `trace_options`). `timing_json` turns the timing layer on (see `timing_params`). The GIL
+/// is released while the simulation runs.
+#[pyfunction]
+#[pyo3(signature = (config_toml, workload=None, ops=None, lpns=None, pages=None, times_ns=None, contents=None, requests_name="requests", trace_options_json=None, timing_json=None))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    config_toml: &str,
+    workload: Option<&str>,
+    ops: Option<&[u8]>,
+    lpns: Option<&[u8]>,
+    pages: Option<&[u8]>,
+    times_ns: Option<&[u8]>,
+    contents: Option<&[u8]>,
+    requests_name: &str,
+    trace_options_json: Option<&str>,
+    timing_json: Option<&str>,
+) -> PyResult<String> {
+    let mut cfg = config_from_toml(config_toml)?;
+    let topts = trace_options(trace_options_json).map_err(input_err)?;
+    let timing = timing_params(timing_json).map_err(input_err)?;
+    let arrays = match ops {
+        Some(ops) => Some(decode_requests(
+            requests_name.to_string(),
+            ops,
+            lpns.unwrap_or_default(),
+            pages.unwrap_or_default(),
+            times_ns.unwrap_or_default(),
+            contents.unwrap_or_default(),
+        )?),
+        None => None,
+    };
+    if let Some(w) = workload {
+        cfg.run.workload = w.to_string();
+    }
+    let result = py.detach(move || -> Result<String, String> {
+        let r = match timing {
+            None => {
+                let mut sim = Simulation::new(&cfg).map_err(|e| e.to_string())?;
+                match arrays {
+                    Some(mut wl) => sim.run(&mut wl, &mut |_| {}),
+                    None => {
+                        let mut wl = open_workload(&sim, &cfg, &topts)?;
+                        sim.run(wl.as_mut(), &mut |_| {})
+                    }
+                }
+            }
+            Some(p) => {
+                let mut tsim = TimedSim::new(&cfg, p).map_err(|e| e.to_string())?;
+                match arrays {
+                    Some(mut wl) => tsim.run(&mut wl, &mut |_| {}),
+                    None => {
+                        let mut wl = open_workload(tsim.simulation(), &cfg, &topts)?;
+                        tsim.run(wl.as_mut(), &mut |_| {})
+                    }
+                }
+            }
+        }
+        .map_err(|e| e.to_string())?;
+        serde_json::to_string(&r).map_err(|e| e.to_string())
+    });
+    result.map_err(FlashgcError::new_err)
+}
+
+/// Trace replay options from a JSON object (the fields of `flashgc_trace::TraceOptions`,
+/// with the CLI's spellings for the enumerations).
+fn trace_options(json: Option<&str>) -> Result<TraceOptions, String> {
+    let mut o = TraceOptions::default();
+    let Some(json) = json else { return Ok(o) };
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("trace options: not valid JSON: {e}"))?;
+    let serde_json::Value::Object(m) = v else {
+        return Err("trace options: expected a mapping, e.g. {\"remap\": \"compact\"}".into());
+    };
+    const KNOWN: &str =
+        "format, blkparse_events, volume, remap, loop_times, loop_until, time_scale, ops, time_window, skip_bad_lines";
+    for (k, v) in m {
+        if v.is_null() {
+            continue;
+        }
+        let bad = |what: &str| format!("trace options: `{k}` must be {what}, got {v}");
+        let text = || {
+            v.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| bad("a string"))
+        };
+        let num = || v.as_f64().ok_or_else(|| bad("a number"));
+        match k.as_str() {
+            "format" => o.format = Some(text()?),
+            "blkparse_events" => o.blkparse_events = Some(text()?),
+            "volume" => {
+                o.volume = Some(match &v {
+                    serde_json::Value::Number(n) => n.to_string(),
+                    _ => text()?,
+                })
+            }
+            "remap" => o.remap = Remap::parse(&text()?).map_err(|e| e.to_string())?,
+            "ops" => o.ops = Ops::parse(&text()?).map_err(|e| e.to_string())?,
+            "time_window" => {
+                o.time_window = Some(TimeWindow::parse(&text()?).map_err(|e| e.to_string())?)
+            }
+            "loop_times" => {
+                o.loop_times = v
+                    .as_u64()
+                    .filter(|n| *n <= u32::MAX as u64)
+                    .ok_or_else(|| bad("a count"))? as u32
+            }
+            "loop_until" => o.loop_until = Some(num()?),
+            "time_scale" => o.time_scale = num()?,
+            "skip_bad_lines" => {
+                o.skip_bad_lines = v.as_bool().ok_or_else(|| bad("true or false"))?
+            }
+            _ => {
+                return Err(format!(
+                    "trace options: unknown option `{k}`; allowed: {KNOWN}"
+                ))
+            }
+        }
+    }
+    o.check().map_err(|e| e.to_string())?;
+    Ok(o)
+}
+
+/// Timing-layer parameters from a JSON object: the fields of `TimingParams` (`gc_mode`,
+/// `alloc`, `striping`, `multiplane`, `copyback`, `cache_pages`, `cache_policy`,
+/// `gcar_window`, `checkpoint_bytes`, `data_volume_bytes`, `volume_scale`, `bg_free`,
+/// `idle_us`), with the host as `queue_depth` (closed loop) or `open_loop_time_scale`.
+/// `None` = a WAF-only run.
+fn timing_params(json: Option<&str>) -> Result<Option<TimingParams>, String> {
+    let Some(json) = json else { return Ok(None) };
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("timing: not valid JSON: {e}"))?;
+    let serde_json::Value::Object(m) = v else {
+        return Err("timing: expected a mapping, e.g. {\"queue_depth\": 32}".into());
+    };
+    const KNOWN: &str = "gc_mode, alloc, striping, multiplane, copyback, cache_pages, cache_policy, gcar_window, \
+                         queue_depth, open_loop_time_scale, checkpoint_bytes, data_volume_bytes, volume_scale, bg_free, idle_us";
+    let mut p = TimingParams::default();
+    let mut qd: Option<u64> = None;
+    let mut open: Option<f64> = None;
+    for (k, v) in m {
+        if v.is_null() {
+            continue;
+        }
+        let bad = |what: &str| format!("timing: `{k}` must be {what}, got {v}");
+        let text = || {
+            v.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| bad("a string"))
+        };
+        let num = || {
+            v.as_f64()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| bad("a number"))
+        };
+        let count = || v.as_u64().ok_or_else(|| bad("a non-negative integer"));
+        let flag = || v.as_bool().ok_or_else(|| bad("true or false"));
+        let small = |n: u64| u32::try_from(n).map_err(|_| bad("at most 4294967295"));
+        match k.as_str() {
+            "gc_mode" => {
+                p.gc_mode = GcMode::parse("timing.gc_mode", &text()?).map_err(|e| e.to_string())?
+            }
+            "alloc" => {
+                p.alloc = match text()?.as_str() {
+                    "static" => Alloc::Static,
+                    "first-idle" | "dynamic" => Alloc::FirstIdle,
+                    o => return Err(format!("timing: alloc `{o}`: allowed static, first-idle")),
+                }
+            }
+            "striping" => p.striping = text()?,
+            "multiplane" => p.multiplane = flag()?,
+            "copyback" => p.copyback = Some(flag()?),
+            "cache_pages" => p.cache_pages = count()?,
+            "cache_policy" => {
+                p.cache_policy = match text()?.as_str() {
+                    "lru" => CachePolicy::Lru,
+                    "gcar" => CachePolicy::Gcar,
+                    o => return Err(format!("timing: cache_policy `{o}`: allowed lru, gcar")),
+                }
+            }
+            "gcar_window" => p.gcar_window = small(count()?)?,
+            "queue_depth" => qd = Some(count()?),
+            "open_loop_time_scale" => open = Some(num()?),
+            "checkpoint_bytes" => p.checkpoint_bytes = count()?,
+            "data_volume_bytes" => p.data_volume_bytes = Some(count()?),
+            "volume_scale" => p.volume_scale = num()?,
+            "bg_free" => p.bg_free = Some(small(count()?)?),
+            "idle_us" => p.idle_us = num()?,
+            _ => return Err(format!("timing: unknown parameter `{k}`; allowed: {KNOWN}")),
+        }
+    }
+    p.host = match (qd, open) {
+        (Some(_), Some(_)) => {
+            return Err(
+                "timing: give queue_depth (closed loop) or open_loop_time_scale, not both".into(),
+            )
+        }
+        (Some(q), None) => {
+            if q == 0 || q > 1 << 20 {
+                return Err(format!("timing: queue_depth {q} must be in 1..=1048576"));
+            }
+            Host::ClosedLoop {
+                queue_depth: q as u32,
+            }
+        }
+        (None, Some(t)) => {
+            if t < 0.0 {
+                return Err(format!("timing: open_loop_time_scale {t} must be >= 0"));
+            }
+            Host::OpenLoop { time_scale: t }
+        }
+        (None, None) => p.host,
+    };
+    Ok(Some(p))
+}
+
+/// The configuration's workload: a synthetic generator from the core, or a trace file
+/// (`trace:PATH`) opened by the trace crate with `opts`.
+fn open_workload(
+    sim: &Simulation,
+    cfg: &Config,
+    opts: &TraceOptions,
+) -> Result<Box<dyn Workload>, String> {
+    match WorkloadSpec::parse("run.workload", &cfg.run.workload).map_err(|e| e.to_string())? {
+        WorkloadSpec::Trace(path) => {
+            let l = sim.layout();
+            flashgc_trace::open_workload(Path::new(&path), opts, l.lpn_size, l.logical_pages)
+                .map_err(|e| e.to_string())
+        }
+        WorkloadSpec::Synthetic(_) => Ok(Box::new(
+            sim.synthetic_workload().map_err(|e| e.to_string())?,
+        )),
+    }
+}
+
+/// Names of the embedded presets.
+#[pyfunction]
+fn presets() -> Vec<&'static str> {
+    Config::preset_names()
+}
+
+/// TOML text of an embedded preset.
+#[pyfunction]
+fn preset_text(name: &str) -> PyResult<&'static str> {
+    Config::preset_text(name).map_err(py_err)
+}
+
+/// Registered placement schemes as `(name, description)`.
+#[pyfunction]
+fn placements() -> Vec<(&'static str, &'static str)> {
+    flashgc_core::placement::REGISTRY
+        .iter()
+        .map(|r| (r.0, r.1))
+        .collect()
+}
+
+/// Registered victim policies as `(name, description)`.
+#[pyfunction]
+fn victims() -> Vec<(&'static str, &'static str)> {
+    flashgc_core::victim::REGISTRY
+        .iter()
+        .map(|r| (r.0, r.1))
+        .collect()
+}
+
+/// Desnoyers' analytic WAF for uniform writes: `victim` is `fifo`, `greedy` (needs
+/// `pages_per_segment`) or `random`; with `hot=(r, f)` the hot/cold models (fifo, greedy).
+#[pyfunction]
+#[pyo3(signature = (victim, alpha, pages_per_segment=None, hot=None))]
+fn model_waf(
+    victim: &str,
+    alpha: f64,
+    pages_per_segment: Option<f64>,
+    hot: Option<(f64, f64)>,
+) -> PyResult<f64> {
+    use flashgc_core::model::*;
+    if !(alpha.is_finite() && alpha > 1.0) {
+        return Err(input_err(format!(
+            "alpha {alpha} must be > 1 (alpha = physical / logical = 1 + op)"
+        )));
+    }
+    let np = || {
+        pages_per_segment
+            .filter(|n| *n >= 1.0)
+            .ok_or_else(|| input_err("greedy needs pages_per_segment >= 1"))
+    };
+    match (victim, hot) {
+        ("fifo", None) => Ok(waf_fifo(alpha)),
+        ("greedy", None) => Ok(waf_greedy(alpha, np()?)),
+        ("random", None) => Ok(waf_random(alpha)),
+        ("fifo", Some((r, f))) => Ok(waf_hotcold_fifo(alpha, r, f)),
+        ("greedy", Some((r, f))) => Ok(waf_hotcold_greedy(alpha, r, f, np()?)),
+        (v, h) => Err(input_err(format!(
+            "no model for victim `{v}`{}; allowed fifo, greedy, random (uniform) and fifo, greedy (hot/cold)",
+            if h.is_some() { " with hot/cold" } else { "" }
+        ))),
+    }
+}
+
+/// The extension module.
+#[pymodule]
+fn _flashgc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("FlashgcError", m.py().get_type::<FlashgcError>())?;
+    m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(layout, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_text, m)?)?;
+    m.add_function(wrap_pyfunction!(placements, m)?)?;
+    m.add_function(wrap_pyfunction!(victims, m)?)?;
+    m.add_function(wrap_pyfunction!(model_waf, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,272 @@
+"""The Python API: run, compare, configurations, workloads, errors, determinism."""
+
+import json
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import flashgc
+from flashgc import FlashgcError
+
+
+def test_run_returns_result_with_dataframes(tiny):
+    r = flashgc.run("default", "uniform", **tiny)
+    assert isinstance(r, flashgc.Result)
+    assert r.raw["workload"] == "uniform" and r.raw["placement"] == "single"
+    s = r.series
+    assert isinstance(s, pd.DataFrame)
+    assert list(s.columns[:5]) == ["user_bytes", "capacity_written", "waf_window", "waf_cumulative", "erases"]
+    # Windows default to a quarter of the logical capacity: 3 x capacity -> 12 windows
+    # (13 when the capacity is not a multiple of 4 pages: the last one is the remainder).
+    assert len(s) in (12, 13)
+    assert s["capacity_written"].iloc[-1] == pytest.approx(3.0, abs=1e-3)
+    assert s["user_bytes"].is_monotonic_increasing and s["erases"].is_monotonic_increasing
+    # The last window's cumulative WAF is the whole measured phase's WAF.
+    assert s["waf_cumulative"].iloc[-1] == pytest.approx(r.waf_total, rel=1e-12)
+    h = r.victim_valid_ratio
+    assert list(h.columns) == ["valid_ratio_lo", "valid_ratio_hi", "count"]
+    # Every GC victim (precondition included) is in the histogram exactly once.
+    assert h["count"].sum() == r.raw["precondition"]["gc_victims"] + r.raw["total"]["gc_victims"]
+    m = r.memory
+    assert (m["bytes"] >= 0).all() and m["bytes"].sum() > 0
+    assert m["bytes"].sum() / r.raw["device"]["logical_pages"] == pytest.approx(r.raw["memory_bytes_per_lpn"])
+    c = r.counts
+    assert list(c.index) == ["precondition", "total", "steady_state"]
+    # WAF = 1 + GC writes / user writes, recomputed from the counters.
+    t = r.raw["total"]
+    assert r.waf_total == pytest.approx(1 + t["gc_writes"] / t["user_writes"], rel=1e-12)
+    assert r.summary()["waf"] == r.waf
+
+
+def test_uniform_greedy_matches_desnoyers_model(tiny):
+    tiny.update(write_volume=12.0, warmup=8.0)
+    r = flashgc.run("default", "uniform", victim="greedy", **tiny)
+    m = r.model
+    assert m is not None and "Eq. 12" in m["model"]
+    np_ = r.raw["device"]["pages_per_segment"]
+    # The binding's model is the core's model, evaluated at the measured effective alpha.
+    assert flashgc.model_waf("greedy", m["alpha"], np_) == m["waf"]
+    # Simulated steady-state WAF within 5 % of the analytic prediction (tiny device, short run).
+    assert abs(r.waf - m["waf"]) / m["waf"] < 0.05, (r.waf, m)
+
+
+def test_model_waf_matches_brief_table():
+    # BRIEF.md's table (Desnoyers, SYSTOR 2012) at op = 0.07.
+    assert flashgc.model_waf("fifo", 1.07) == pytest.approx(7.817, abs=2e-3)
+    assert flashgc.model_waf("greedy", 1.07, 64) == pytest.approx(7.001, abs=2e-3)
+    assert flashgc.model_waf("random", 1.07) == pytest.approx(15.286, abs=2e-3)
+    with pytest.raises(FlashgcError, match="pages_per_segment"):
+        flashgc.model_waf("greedy", 1.07)
+    with pytest.raises(FlashgcError, match="alpha"):
+        flashgc.model_waf("fifo", 0.9)
+
+
+def test_same_config_and_seed_give_identical_results(tiny):
+    a = flashgc.run("default", "zipf:1.0", seed=7, **tiny)
+    b = flashgc.run("default", "zipf:1.0", seed=7, **tiny)
+    assert a.to_json() == b.to_json()
+    c = flashgc.run("default", "zipf:1.0", seed=8, **tiny)
+    assert c.raw["total"]["gc_writes"] != a.raw["total"]["gc_writes"]
+
+
+def test_config_forms_are_equivalent(tmp_path, tiny):
+    toml = (
+        'preset = "default"\n[ftl]\nlogical_gib = 0.0625\nop = 0.1\n'
+        "[device]\npages_per_block = 64\n[run]\nwrite_volume = 3.0\nseed = 3\n"
+    )
+    f = tmp_path / "c.toml"
+    f.write_text(toml)
+    as_dict = {
+        "preset": "default",
+        "ftl": {"logical_gib": 0.0625, "op": 0.1},
+        "device": {"pages_per_block": 64},
+        "run": {"write_volume": 3.0, "seed": 3},
+    }
+    configs = [
+        flashgc.load_config(str(f)),
+        flashgc.load_config(f),
+        flashgc.load_config(toml),
+        flashgc.load_config(as_dict),
+        flashgc.load_config("default", op=0.1, seed=3, **tiny),
+        flashgc.load_config(None, **{"ftl.op": 0.1, "run.seed": 3}, **tiny),
+    ]
+    for c in configs[1:]:
+        assert c == configs[0], (c.data, configs[0].data)
+    assert configs[0]["ftl"]["op"] == 0.1 and configs[0]["run"]["seed"] == 3
+    # A Config goes back in unchanged, and a run from any form gives the same numbers.
+    assert flashgc.load_config(configs[3]) == configs[0]
+    r1 = flashgc.run(configs[0], "uniform")
+    r2 = flashgc.run(as_dict, "uniform")
+    assert r1.to_json() == r2.to_json()
+
+
+def test_op_of_physical_replaces_op(tiny):
+    c = flashgc.load_config("default", op_of_physical=0.2, **tiny)
+    assert "op" not in c["ftl"] or c["ftl"]["op"] is None
+    lay = c.layout()
+    assert lay["op_given_as"] == "op_of_physical"
+    assert lay["op_of_physical"] == pytest.approx(0.2, abs=2e-3)
+
+
+def test_presets_and_registries():
+    assert "default" in flashgc.presets() and "cosmos-openssd" in flashgc.presets()
+    assert {"single", "sup-gc"} <= set(flashgc.placements())
+    assert {"greedy", "fifo", "cost-benefit"} <= set(flashgc.victims())
+
+
+@pytest.mark.parametrize(
+    "kwargs, pattern",
+    [
+        ({"op": 0.0}, r"ftl\.op.*out of range"),
+        ({"placement": "nope"}, r"unknown placement scheme `nope`; known: .*sup-gc"),
+        ({"victim": "d-choices:q=3"}, r"q"),
+        ({"chanels": 2}, r"unknown configuration field `chanels`"),
+        ({"device.chanels": 2}, r"unknown field `device\.chanels`"),
+        ({"channels": "four"}, r"overrides"),
+    ],
+)
+def test_core_errors_arrive_as_exceptions(tiny, kwargs, pattern):
+    with pytest.raises(FlashgcError, match=pattern):
+        flashgc.run("default", "uniform", **{**tiny, **kwargs})
+
+
+def test_bad_inputs_name_the_file_and_the_choices(tmp_path, tiny):
+    assert issubclass(FlashgcError, ValueError)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[device\nchannels = 2\n")
+    with pytest.raises(FlashgcError, match=r"bad\.toml.*line 1"):
+        flashgc.load_config(bad)
+    with pytest.raises(FlashgcError, match="neither a preset"):
+        flashgc.load_config("no-such-preset")
+    with pytest.raises(FlashgcError, match=r"zipf theta 9 must be in"):
+        flashgc.run("default", "zipf:9", **tiny)
+    with pytest.raises(FlashgcError, match="unknown workload"):
+        flashgc.run("default", "pareto", **tiny)
+
+
+def test_request_table_sequential_rewrite_has_waf_one(tiny):
+    cfg = flashgc.load_config("default", **tiny)
+    n = cfg.layout()["logical_pages"]
+    # Rewrite the whole (preconditioned) device twice, 8 pages per request, in order:
+    # every victim is fully invalid, so GC moves nothing.
+    lpn = np.tile(np.arange(0, n - n % 8, 8, dtype=np.uint64), 2)
+    table = pd.DataFrame({"op": "W", "lpn": lpn, "pages": 8})
+    r = flashgc.run(cfg, table)
+    assert r.raw["ended_by"] == "workload_end"
+    assert r.raw["total"]["user_writes"] == 8 * len(lpn)
+    assert r.raw["total"]["gc_writes"] == 0 and r.waf_total == 1.0
+    assert r.raw["total"]["erases"] > 0
+    assert r.raw["workload"].startswith(f"requests ({len(lpn)} requests")
+
+
+def test_request_arrays_count_reads_and_trims(tiny):
+    ops = np.array([1, 1, 0, 0, 0, 2, 1], dtype=np.uint8)
+    lpn = np.array([0, 100, 0, 100, 5000, 0, 7])
+    pages = np.array([4, 2, 4, 2, 1, 3, 1])
+    r = flashgc.run("default", np.stack([ops, lpn, pages], axis=1), **tiny)
+    t = r.raw["total"]
+    assert t["user_writes"] == 7 and t["reads"] == 7 and t["trims"] == 3
+    # Same table as strings in a dict, and as a structured array.
+    r2 = flashgc.run("default", {"op": ["write", "w", "R", "read", "r", "trim", "W"], "lpn": lpn, "pages": pages},
+                     **tiny)
+    assert r2.raw["total"] == t
+    rec = np.zeros(len(ops), dtype=[("op", "u1"), ("lpn", "u8"), ("pages", "u4")])
+    rec["op"], rec["lpn"], rec["pages"] = ops, lpn, pages
+    assert flashgc.run("default", rec, **tiny).raw["total"] == t
+
+
+def test_request_table_errors(tiny):
+    with pytest.raises(FlashgcError, match=r"row 1: op 7 is not allowed"):
+        flashgc.run("default", {"op": [1, 7], "lpn": [0, 1], "pages": [1, 1]}, **tiny)
+    with pytest.raises(FlashgcError, match=r"row 0: op 'x'"):
+        flashgc.run("default", {"op": ["x"], "lpn": [0], "pages": [1]}, **tiny)
+    with pytest.raises(FlashgcError, match="missing column"):
+        flashgc.run("default", {"op": [1], "lpn": [0]}, **tiny)
+    with pytest.raises(FlashgcError, match=r"pages 0 must be"):
+        flashgc.run("default", {"op": [1], "lpn": [0], "pages": [0]}, **tiny)
+    with pytest.raises(FlashgcError, match="exceed the logical capacity"):
+        flashgc.run("default", {"op": [1], "lpn": [10**9], "pages": [1]}, **tiny)
+
+
+def test_compare_is_a_dataframe_and_independent_of_jobs(tiny):
+    kw = dict(placements=["single", "sup-gc"], victims=["greedy", "fifo"], seeds=[1, 2], **tiny)
+    df = flashgc.compare("default", "hotcold:80/20", **kw)
+    assert isinstance(df, pd.DataFrame) and len(df) == 8
+    assert list(df["placement"]) == ["single"] * 4 + ["sup-gc"] * 4
+    assert list(df["victim"]) == ["greedy", "greedy", "fifo", "fifo"] * 2
+    df2 = flashgc.compare("default", "hotcold:80/20", jobs=2, **kw)
+    pd.testing.assert_frame_equal(df, df2, check_exact=True)
+    # Each row is what a single run gives.
+    one = flashgc.run("default", "hotcold:80/20", placement="sup-gc", victim="fifo", seed=2, **tiny)
+    assert df.iloc[7]["waf"] == one.waf
+
+
+def test_the_gil_is_released_while_simulating(tiny):
+    counter = [0]
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            counter[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        tiny["write_volume"] = 8.0
+        before = counter[0]
+        flashgc.run("default", "uniform", **tiny)
+        during = counter[0] - before
+    finally:
+        stop.set()
+        t.join()
+    # With the GIL held for the whole call the spinning thread could not count at all.
+    assert during > 1000, during
+
+
+def test_result_json_round_trip(tiny):
+    r = flashgc.run("default", "uniform", **tiny)
+    assert json.loads(r.to_json()) == r.raw
+    assert "waf=" in repr(r)
+
+
+MSR = "/work/shared/traces/msr_cambridge/msr-cambridge1-sample.csv"
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(MSR), reason=f"{MSR} not present (shared traces)")
+def test_trace_workload_replays_the_msr_sample(tiny):
+    # traces/README.md: 1,000 requests, 492 writes of 3,580,928 bytes, 508 reads of 6,108,672.
+    r = flashgc.run("default", MSR, trace_options={"remap": "compact"}, **tiny)
+    t = r.raw["total"]
+    assert r.raw["ended_by"] == "workload_end" and "msr" in r.raw["workload"]
+    # Unaligned requests touch at most one extra 4 KiB page at each end.
+    assert 3580928 / 4096 <= t["user_writes"] <= 3580928 / 4096 + 2 * 492
+    assert 6108672 / 4096 <= t["reads"] <= 6108672 / 4096 + 2 * 508
+    same = flashgc.run("default", "trace:" + MSR, trace_options={"remap": "compact"}, **tiny)
+    assert same.to_json() == r.to_json()
+    looped = flashgc.run("default", MSR, trace_options={"remap": "compact", "loop_times": 3}, **tiny)
+    assert looped.raw["total"]["user_writes"] == 3 * t["user_writes"]
+    with pytest.raises(FlashgcError, match="unknown option `remapp`"):
+        flashgc.run("default", MSR, trace_options={"remapp": "compact"}, **tiny)
+    with pytest.raises(FlashgcError, match="no such file"):
+        flashgc.run("default", "trace:/nonexistent/trace.csv", **tiny)
+
+
+def test_timing_layer_gives_latency_and_keeps_the_waf(tiny):
+    # Foreground GC makes no timing-dependent decision: the FTL counts must not change.
+    plain = flashgc.run("default", "zipf:1.0", **tiny)
+    timed = flashgc.run("default", "zipf:1.0", timing={"queue_depth": 8, "checkpoint_bytes": 2**24}, **tiny)
+    assert plain.timing is None and plain.latency is None
+    assert timed.raw["total"] == plain.raw["total"]
+    lat = timed.latency
+    assert list(lat.index) == ["read", "write"] and lat.loc["write", "count"] == timed.raw["timing"]["write_requests"]
+    w = lat.loc["write"]
+    assert 0 < w["p50_us"] <= w["p99_us"] <= w["p999_us"] <= w["max_us"]
+    ts = timed.timing_series
+    assert len(ts) >= 3 and {"iops", "bandwidth_mb_s", "write_p99_us"} <= set(ts.columns)
+    assert timed.summary()["write_p99_us"] == w["p99_us"]
+    with pytest.raises(FlashgcError, match="unknown parameter `qd`"):
+        flashgc.run("default", "uniform", timing={"qd": 8}, **tiny)
+    with pytest.raises(FlashgcError, match="gc_mode"):
+        flashgc.run("default", "uniform", timing={"gc_mode": "sometimes"}, **tiny)
