@@ -213,7 +213,7 @@ impl Simulation {
         )?;
         // Each stream may need a fresh segment within one victim's relocation; the reserve
         // must cover all of them. Raise the watermarks when the config's are too low.
-        let min_low = streams as u32 + 1;
+        let min_low = pl.gc_streams_per_victim().clamp(1, streams) as u32 + 1;
         if layout.gc_low < min_low {
             layout.gc_high = layout.gc_high.max(min_low) + (layout.gc_high - layout.gc_low);
             layout.gc_low = min_low;

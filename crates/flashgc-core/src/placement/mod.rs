@@ -53,6 +53,13 @@ pub trait Placement: Send {
     fn name(&self) -> &'static str;
     /// Number of write streams (each with its own open segment). Constant for a run.
     fn streams(&self) -> usize;
+    /// How many different streams the relocations of one victim can go to. GC keeps one
+    /// free segment in reserve per such stream (plus one), so a scheme that sends a whole
+    /// victim to one stream (`single`, `sup-gc`, age chains) runs with the same reserve as
+    /// the baseline. Default: every stream (always safe).
+    fn gc_streams_per_victim(&self) -> usize {
+        self.streams()
+    }
     /// Human-readable name of a stream (for output), e.g. `hot`, `cold`, `G2`.
     fn stream_name(&self, s: StreamId) -> String {
         format!("s{s}")
@@ -85,6 +92,11 @@ pub trait Placement: Send {
     }
     /// Receives the future of the run (see [`Future`]); called once, before any write.
     fn set_future(&mut self, _future: Future) {}
+    /// A problem found during the run that invalidates its result (e.g. an oracle whose
+    /// writes did not match its pre-pass); `Simulation::run` turns it into an error.
+    fn consistency_error(&self) -> Option<String> {
+        None
+    }
 }
 
 type Ctor = fn(&Spec, PlacementInit) -> Result<Box<dyn Placement>>;

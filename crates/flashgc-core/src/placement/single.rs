@@ -22,6 +22,9 @@ impl Placement for Single {
     fn streams(&self) -> usize {
         1
     }
+    fn gc_streams_per_victim(&self) -> usize {
+        1
+    }
     fn stream_name(&self, _s: StreamId) -> String {
         "all".into()
     }

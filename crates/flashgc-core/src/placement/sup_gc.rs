@@ -31,6 +31,9 @@ impl Placement for SupGc {
     fn streams(&self) -> usize {
         2
     }
+    fn gc_streams_per_victim(&self) -> usize {
+        1
+    }
     fn stream_name(&self, s: StreamId) -> String {
         if s == HOT { "hot" } else { "cold" }.into()
     }
