@@ -193,9 +193,17 @@ impl Simulation {
         // the same seed (traces need `prepare_future`).
         let mut future_ready = false;
         if pl.needs_future() {
-            if let Ok(WorkloadSpec::Synthetic(kind)) = WorkloadSpec::parse("run.workload", &cfg.run.workload) {
+            if let Ok(WorkloadSpec::Synthetic(kind)) =
+                WorkloadSpec::parse("run.workload", &cfg.run.workload)
+            {
                 let r = &cfg.run;
-                let mut wl = Synthetic::new(kind, layout.logical_pages, r.request_pages, r.read_ratio, r.seed);
+                let mut wl = Synthetic::new(
+                    kind,
+                    layout.logical_pages,
+                    r.request_pages,
+                    r.read_ratio,
+                    r.seed,
+                );
                 pl.set_future(future_of(layout.logical_pages, r, &mut wl)?);
                 future_ready = true;
             }
@@ -380,7 +388,6 @@ impl Simulation {
         self.future_ready = true;
         Ok(())
     }
-
 
     /// Preconditions (if not done yet), then serves `wl` until the write volume is reached
     /// (infinite workloads) or the workload ends.

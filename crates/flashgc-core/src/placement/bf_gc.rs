@@ -33,6 +33,9 @@
 //!   `keep`: the victim's level; `reclassify`: the level the page's current counter gives.
 //!   docs/placement.md compares the three.
 //!
+//! * `fp_check` (default `yes`): measure the false-positive rate (below); `no` drops the
+//!   shadow set and its extra memory access per write (for classifier-cost benchmarks).
+//!
 //! Measured in the report: the filter's false-positive rate over queries of LPNs not in
 //! the filter (ground truth kept in a 1-bit-per-LPN shadow set, instrumentation only,
 //! not counted in `memory_bytes`) next to the textbook (1 - e^{-kn/m})^k averaged over the
@@ -156,6 +159,7 @@ pub struct BfGc {
     state: Vec<u8>,
     /// Ground truth of the filter's contents (instrumentation for the FP measurement).
     shadow: Vec<u64>,
+    fp_check: bool,
     shadow_n: u64,
     thresholds: Vec<u8>,
     levels: usize,
@@ -192,6 +196,7 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         spec.num::<f64>("bits_per_lpn", 6.4, 0.01, 1024.0)?
     };
     let reset = spec.num::<f64>("reset", 1.0, 1e-6, 1e6)?;
+    let fp_check = spec.choice("fp_check", "yes", &["yes", "no"])? == "yes";
     let reset_counters = spec.choice("reset_counters", "yes", &["yes", "no"])? == "yes";
     let levels = spec.num::<usize>("levels", 3, 1, 16)?;
     let accepts = format!(
@@ -211,7 +216,9 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
             }
             t.reverse();
             check_increasing(spec, "thresholds", &t, &accepts)?;
-            if t.iter().any(|&v| !(1.0..=255.0).contains(&v) || v.fract() != 0.0) {
+            if t.iter()
+                .any(|&v| !(1.0..=255.0).contains(&v) || v.fract() != 0.0)
+            {
                 return Err(Error::config(
                     spec.path("thresholds"),
                     format!("integers in 1..=255 expected; {accepts}"),
@@ -239,7 +246,15 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     Ok(Box::new(BfGc {
         filter: Bloom::new(m, hashes, init.seed ^ 0xbf6c),
         state: vec![0; init.logical_pages as usize],
-        shadow: vec![0; (init.logical_pages as usize).div_ceil(64)],
+        shadow: vec![
+            0;
+            if fp_check {
+                (init.logical_pages as usize).div_ceil(64)
+            } else {
+                0
+            }
+        ],
+        fp_check,
         shadow_n: 0,
         thresholds,
         levels,
@@ -287,7 +302,7 @@ impl Placement for BfGc {
     fn user_stream(&mut self, lpn: Lpn, _now: u64) -> StreamId {
         let key = lpn as u64;
         let (w, b) = ((lpn >> 6) as usize, lpn & 63);
-        let truly = self.shadow[w] >> b & 1 == 1;
+        let truly = !self.fp_check || self.shadow[w] >> b & 1 == 1;
         if self.filter.test_and_insert(key) {
             self.state[lpn as usize] = self.state[lpn as usize].saturating_add(1);
             if !truly {
@@ -356,8 +371,8 @@ impl Placement for BfGc {
             "resets": self.resets,
             "thresholds": self.thresholds,
             "user_writes_per_level": self.per_level,
-            "false_positive_rate": measured,
-            "false_positive_formula": formula,
+            "false_positive_rate": self.fp_check.then_some(measured),
+            "false_positive_formula": self.fp_check.then_some(formula),
             "false_positive_queries": self.negatives,
             "note": "false_positive_formula = (1 - e^{-kn/m})^k averaged over the same queries, n = keys in the filter at each query (bucketed to 1/4096 of the range)",
         }))

@@ -73,10 +73,16 @@ impl Mbf {
     #[inline]
     fn hotness_at(&self, pos: &[u64]) -> f64 {
         let v = self.filters.len();
-        (0..v)
-            .filter(|&j| self.filters[(self.current + v - j) % v].contains_at(pos))
-            .map(|j| 1.0 - j as f64 / v as f64)
-            .sum()
+        let mut sum = 0.0;
+        let mut f = self.current;
+        // Newest to oldest without a division per step.
+        for j in 0..v {
+            if self.filters[f].contains_at(pos) {
+                sum += 1.0 - j as f64 / v as f64;
+            }
+            f = if f == 0 { v - 1 } else { f - 1 };
+        }
+        sum
     }
     #[inline]
     fn hotness(&self, key: u64) -> f64 {
@@ -103,12 +109,14 @@ impl Placement for Mbf {
         let k = self.filters[0].positions(lpn as u64, &mut pos);
         let pos = &pos[..k];
         // Record in the current filter, or the next older one that lacks the key.
-        for j in 0..v {
-            let f = &mut self.filters[(self.current + v - j) % v];
+        let mut i = self.current;
+        for _ in 0..v {
+            let f = &mut self.filters[i];
             if !f.contains_at(pos) {
                 f.insert_at(pos);
                 break;
             }
+            i = if i == 0 { v - 1 } else { i - 1 };
         }
         self.since += 1;
         if self.since == self.window {

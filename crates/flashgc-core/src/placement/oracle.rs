@@ -29,8 +29,10 @@
 //! victim policy (greedy over all segments by default), so this is the placement half of
 //! ORA; the report says so.
 //!
-//! Memory: 8 B per user write of the whole run (the future) + 8 B per LPN (the
-//! invalidation time of each live page). Not implementable in a device; reported anyway.
+//! Memory: 12 B per user write of the whole run (the future, and its LPN to check that
+//! the run replays the pre-pass) + 8 B per LPN (the invalidation time of each live page).
+//! Not implementable in a device; reported anyway. A run that does not replay the
+//! pre-pass write for write fails with an error instead of giving a wrong bound.
 
 use super::{Placement, PlacementInit};
 use crate::error::{Error, Result};
@@ -48,6 +50,8 @@ pub const NEVER: u64 = u64::MAX;
 pub struct Future {
     /// Invalidation time of each user write.
     pub next_write: Vec<u64>,
+    /// The LPN of each user write (the oracle checks the run against it).
+    pub lpns: Vec<Lpn>,
 }
 
 /// A write or TRIM event of the pre-pass, in issue order.
@@ -68,6 +72,7 @@ impl Future {
             .count();
         let mut next = vec![NEVER; logical_pages as usize];
         let mut out = vec![NEVER; writes];
+        let mut lpns = vec![0; writes];
         // `c` = number of writes at or before the current event.
         let mut c = writes as u64;
         for e in events.iter().rev() {
@@ -75,12 +80,16 @@ impl Future {
                 FutureEvent::Trim(l) => next[l as usize] = c + 1,
                 FutureEvent::Write(l) => {
                     out[c as usize - 1] = next[l as usize];
+                    lpns[c as usize - 1] = l;
                     next[l as usize] = c;
                     c -= 1;
                 }
             }
         }
-        Future { next_write: out }
+        Future {
+            next_write: out,
+            lpns,
+        }
     }
 
     /// Future of a stream of writes only.
@@ -100,6 +109,8 @@ pub struct Oracle {
     /// Upper bounds (exclusive) of remaining lifetime per finite class, user writes.
     bounds: Vec<u64>,
     future: Vec<u64>,
+    lpns: Vec<Lpn>,
+    mismatch: Option<(u64, Lpn, Lpn)>,
     inv: Vec<u64>,
     ready: bool,
     user_class: Vec<u64>,
@@ -148,6 +159,8 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         logical: init.logical_pages,
         bounds: Vec::new(),
         future: Vec::new(),
+        lpns: Vec::new(),
+        mismatch: None,
         inv: vec![NEVER; init.logical_pages as usize],
         ready: false,
         user_class: vec![0; classes],
@@ -257,6 +270,7 @@ impl Placement for Oracle {
     }
     fn set_future(&mut self, future: Future) {
         self.future = future.next_write;
+        self.lpns = future.lpns;
         self.bounds = match &self.explicit {
             Some(b) => b
                 .iter()
@@ -269,7 +283,12 @@ impl Placement for Oracle {
     #[inline]
     fn user_stream(&mut self, lpn: Lpn, now: u64) -> StreamId {
         // Past the pre-pass (a caller that writes more than it announced): unknown = never.
-        let t = self.future.get(now as usize - 1).copied().unwrap_or(NEVER);
+        let i = now as usize - 1;
+        let t = self.future.get(i).copied().unwrap_or(NEVER);
+        // The run must replay the pre-pass exactly, or the "future" is someone else's.
+        if self.lpns.get(i).is_some_and(|&l| l != lpn) && self.mismatch.is_none() {
+            self.mismatch = Some((now, self.lpns[i], lpn));
+        }
         self.inv[lpn as usize] = t;
         let c = self.class_of(if t == NEVER { NEVER } else { t - now });
         self.user_class[c] += 1;
@@ -286,11 +305,19 @@ impl Placement for Oracle {
         self.gc_class[c] += 1;
         c as StreamId
     }
+    fn consistency_error(&self) -> Option<String> {
+        self.mismatch.map(|(t, want, got)| {
+            format!(
+                "oracle: user write {t} wrote LPN {got} but the pre-pass had LPN {want}; \
+                 the workload given to prepare_future was not identical to the one run"
+            )
+        })
+    }
     fn on_trim(&mut self, lpn: Lpn) {
         self.inv[lpn as usize] = NEVER;
     }
     fn memory_bytes(&self) -> u64 {
-        (self.future.len() * 8 + self.inv.len() * 8 + self.bounds.len() * 8) as u64
+        (self.future.len() * 12 + self.inv.len() * 8 + self.bounds.len() * 8) as u64
     }
     fn report(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({

@@ -31,7 +31,7 @@ pub struct GcsParams {
 impl Default for GcsParams {
     fn default() -> Self {
         GcsParams {
-            max_groups: 16,
+            max_groups: 8,
             min_gain: 0.005,
             patience: 5,
         }

@@ -223,7 +223,10 @@ fn last_group(split: &Split, pops: &[Pop], r: f64, size: f64) -> (f64, f64) {
         .collect();
     let g = |v: f64| {
         let w = size * (1.0 - v) / r;
-        let writes: f64 = starts.iter().map(|&(f, a, m0, hot)| f * split.cycle_sum(hot, a, w) / m0).sum();
+        let writes: f64 = starts
+            .iter()
+            .map(|&(f, a, m0, hot)| f * split.cycle_sum(hot, a, w) / m0)
+            .sum();
         writes / r - 1.0 / (1.0 - v)
     };
     let (mut lo, mut hi) = (0.0f64, 1.0 - 1e-9);

@@ -56,6 +56,8 @@ use std::collections::VecDeque;
 use uid::{HotModel, Uid, UidBuilder};
 
 const NEVER: u32 = u32::MAX;
+/// Fewest update intervals an epoch's UID needs before GCS may act on it.
+const MIN_UID_SAMPLES: u64 = 1000;
 /// Stream of the HOT group.
 pub const HOT: StreamId = 0;
 
@@ -275,6 +277,12 @@ pub struct Midas {
     total_reloc: Vec<u64>,
     ep_victims: Vec<u64>,
     ep_reloc: Vec<u64>,
+    /// GC episode bookkeeping (an episode runs within one user write): victims picked and
+    /// pages relocated, to detect picks that free nothing.
+    gc_now: u64,
+    gc_picks: u64,
+    gc_reloc: u64,
+    stalls: u64,
     now: u64,
 }
 
@@ -331,6 +339,10 @@ impl Midas {
             total_reloc: vec![0; streams],
             ep_victims: vec![0; streams],
             ep_reloc: vec![0; streams],
+            gc_now: u64::MAX,
+            gc_picks: 0,
+            gc_reloc: 0,
+            stalls: 0,
             now: 0,
             p,
         };
@@ -540,12 +552,16 @@ impl Midas {
             }
             _ => None,
         };
-        if !found.prediction.waf.is_finite() {
+        if !found.prediction.waf.is_finite() || samples < MIN_UID_SAMPLES {
             // The UID admits no feasible configuration (typically an epoch straddling a
             // workload change): run MiDA until the next epoch.
             self.mode = Mode::Mida;
             self.apply_layout();
-            let mut e = self.entry("no feasible configuration: MiDA");
+            let mut e = self.entry(if samples < MIN_UID_SAMPLES {
+                "too few intervals in the UID: MiDA"
+            } else {
+                "no feasible configuration: MiDA"
+            });
             e.measured_waf = measured;
             e.measured_v = Some(measured_v);
             e.uid_samples = Some(samples);
@@ -725,6 +741,7 @@ impl Placement for Midas {
     }
 
     fn gc_stream(&mut self, _lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId {
+        self.gc_reloc += 1;
         let src = view.stream(victim) as usize;
         let u = &self.units[self.unit_of[src] as usize];
         if u.lo == u.hi {
@@ -750,6 +767,23 @@ impl Placement for Midas {
             .map(|u| u.count.max(0) as u64)
             .sum::<u64>();
         self.budget_n += 1;
+        if self.gc_now != self.now {
+            self.gc_now = self.now;
+            self.gc_picks = 0;
+            self.gc_reloc = 0;
+        }
+        self.gc_picks += 1;
+        // Safety net: group sizes are enforced by moving the oldest segments of groups over
+        // their size down the chain; if those are all valid (e.g. right after a
+        // reconfiguration shrank groups full of never-overwritten data) such picks free
+        // nothing. After 2 x streams picks of this GC episode that freed less than one
+        // segment, let the victim policy choose over all groups.
+        let pps = self.pps as u64;
+        if self.gc_picks > 2 * self.streams() as u64 && self.gc_picks * pps - self.gc_reloc < pps {
+            self.stalls += 1;
+            self.pending_rescan = true;
+            return VictimScope::All;
+        }
         // A group over its designated size (the most over first); else the last group,
         // which holds the rest of the space; else any group with a sealed segment.
         let last = self.units.len() - 1;
@@ -826,6 +860,7 @@ impl Placement for Midas {
             "prediction": self.pred,
             "adoptions": self.adoptions,
             "fallbacks": self.fallbacks,
+            "stalled_gc_picks": self.stalls,
             "victims_per_stream": self.total_victims,
             "measured_valid_ratio_per_stream": measured_v,
             "history": self.history,
@@ -859,7 +894,14 @@ pub struct UidOptions {
 /// a run's precondition does), then feeds the workload's writes and trims until `o.writes`
 /// user page writes or the workload's end, counting intervals over the last `o.epoch`.
 pub fn uid_from_workload(wl: &mut dyn Workload, logical_pages: u64, o: &UidOptions) -> Result<Uid> {
-    let UidOptions { fill, writes, epoch, unit, sample, hot_hits } = *o;
+    let UidOptions {
+        fill,
+        writes,
+        epoch,
+        unit,
+        sample,
+        hot_hits,
+    } = *o;
     let filled = ((logical_pages as f64 * fill.clamp(0.0, 1.0)).round() as u64).min(logical_pages);
     let total = filled + writes;
     let window = if epoch == 0 { total } else { epoch.min(total) };

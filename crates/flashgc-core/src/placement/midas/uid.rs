@@ -241,7 +241,11 @@ impl Split {
 
     /// Integral of `mass(hot, x)` over `[a, x_b]` (exact for the piecewise linear body).
     fn integral_to_end(&self, hot: bool, a: f64) -> f64 {
-        let (v, acc) = if hot { (&self.hot, &self.hot_int) } else { (&self.cold, &self.cold_int) };
+        let (v, acc) = if hot {
+            (&self.hot, &self.hot_int)
+        } else {
+            (&self.cold, &self.cold_int)
+        };
         if a >= self.x_b {
             return 0.0;
         }
@@ -264,7 +268,8 @@ impl Split {
             let terms = (self.x_b - x) / w;
             if terms > 512.0 {
                 // Euler-Maclaurin: sum ~ integral / w + (f(a) - f(end)) / 2.
-                sum += self.integral_to_end(hot, x) / w + 0.5 * (self.mass(hot, x) - self.mass(hot, self.x_b));
+                sum += self.integral_to_end(hot, x) / w
+                    + 0.5 * (self.mass(hot, x) - self.mass(hot, self.x_b));
                 x += libm::ceil(terms) * w;
             } else {
                 while x < self.x_b {
@@ -544,7 +549,11 @@ impl Uid {
             (Joint::Table { edges, c }, HotModel::Joint) => {
                 let mb = edges.len() - 1;
                 let k = edges.partition_point(|&e| e <= t).saturating_sub(1).min(mb);
-                let frac = if k < mb { ((t - edges[k]) / (edges[k + 1] - edges[k])).clamp(0.0, 1.0) } else { 0.0 };
+                let frac = if k < mb {
+                    ((t - edges[k]) / (edges[k + 1] - edges[k])).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
                 let lo = &c[k * w..(k + 1) * w];
                 if frac > 0.0 {
                     let hi = &c[(k + 1) * w..(k + 2) * w];
@@ -553,13 +562,28 @@ impl Uid {
                     lo.to_vec()
                 }
             }
-            (Joint::Classes { .. }, HotModel::Joint) => (0..w).map(|j| self.hot_mass(j as f64 * self.unit, t)).collect(),
+            (Joint::Classes { .. }, HotModel::Joint) => (0..w)
+                .map(|j| self.hot_mass(j as f64 * self.unit, t))
+                .collect(),
             _ => {
                 let st = self.survival(t);
-                (0..w).map(|j| if (j as f64 * self.unit) < t { (self.cum[j] - st).max(0.0) } else { 0.0 }).collect()
+                (0..w)
+                    .map(|j| {
+                        if (j as f64 * self.unit) < t {
+                            (self.cum[j] - st).max(0.0)
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
             }
         };
-        let cold: Vec<f64> = self.cum.iter().zip(&hot).map(|(s, h)| (s - h).max(0.0)).collect();
+        let cold: Vec<f64> = self
+            .cum
+            .iter()
+            .zip(&hot)
+            .map(|(s, h)| (s - h).max(0.0))
+            .collect();
         let prefix = |v: &[f64]| {
             let mut acc = vec![0.0; v.len()];
             for j in 1..v.len() {
