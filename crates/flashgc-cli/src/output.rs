@@ -222,11 +222,29 @@ pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
     let _ = writeln!(
         s,
         "{:<22} {:<20} {:>9} {:>9} {:>13} {:>10} {:>9} {:>10} {:>12} {:>8}",
-        "placement", "victim", "WAF(ss)", "WAF(all)", "GC writes", "erases", "B/LPN", "cls ns/w", "model WAF", "secs"
+        "placement",
+        "victim",
+        "WAF(ss)",
+        "WAF(all)",
+        "GC writes",
+        "erases",
+        "B/LPN",
+        "cls ns/w",
+        "model WAF",
+        "secs"
     );
     for (i, (r, secs)) in rs.iter().enumerate() {
-        let model = r.model.as_ref().map(|m| format!("{:.4}", m.waf)).unwrap_or_else(|| "-".into());
-        let cost = costs.get(i).copied().flatten().map(|c| format!("{c:.1}")).unwrap_or_else(|| "-".into());
+        let model = r
+            .model
+            .as_ref()
+            .map(|m| format!("{:.4}", m.waf))
+            .unwrap_or_else(|| "-".into());
+        let cost = costs
+            .get(i)
+            .copied()
+            .flatten()
+            .map(|c| format!("{c:.1}"))
+            .unwrap_or_else(|| "-".into());
         let _ = writeln!(
             s,
             "{:<22} {:<20} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}",
@@ -266,7 +284,12 @@ pub fn csv_with_costs(rs: &[RunResult], costs: &[Option<f64>]) -> String {
         if i == 0 {
             let _ = writeln!(out, "{line},classifier_ns_per_write");
         } else {
-            let c = costs.get(i - 1).copied().flatten().map(|c| format!("{c:.2}")).unwrap_or_default();
+            let c = costs
+                .get(i - 1)
+                .copied()
+                .flatten()
+                .map(|c| format!("{c:.2}"))
+                .unwrap_or_default();
             let _ = writeln!(out, "{line},{c}");
         }
     }

@@ -3,7 +3,10 @@
 use std::process::{Command, Output};
 
 fn flashgc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flashgc")).args(args).output().expect("binary runs")
+    Command::new(env!("CARGO_BIN_EXE_flashgc"))
+        .args(args)
+        .output()
+        .expect("binary runs")
 }
 
 fn stdout(o: &Output) -> String {
@@ -14,7 +17,14 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-const SMALL: &[&str] = &["--logical-gib", "0.125", "--pages-per-block", "64", "--write-volume", "4"];
+const SMALL: &[&str] = &[
+    "--logical-gib",
+    "0.125",
+    "--pages-per-block",
+    "64",
+    "--write-volume",
+    "4",
+];
 
 #[test]
 fn run_prints_units_op_definition_and_steady_state() {
@@ -23,19 +33,36 @@ fn run_prints_units_op_definition_and_steady_state() {
     let o = flashgc(&a);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = stdout(&o);
-    for needle in ["WAF steady state", "(physical-logical)/logical", "effective alpha", "Desnoyers Eq. 12", "B/LPN", "4096 B"] {
+    for needle in [
+        "WAF steady state",
+        "(physical-logical)/logical",
+        "effective alpha",
+        "Desnoyers Eq. 12",
+        "B/LPN",
+        "4096 B",
+    ] {
         assert!(s.contains(needle), "missing `{needle}` in:\n{s}");
     }
 }
 
 #[test]
 fn json_is_deterministic_and_complete() {
-    let mut a = vec!["run", "--workload", "zipf:0.9", "--placement", "sup-gc", "--json"];
+    let mut a = vec![
+        "run",
+        "--workload",
+        "zipf:0.9",
+        "--placement",
+        "sup-gc",
+        "--json",
+    ];
     a.extend_from_slice(SMALL);
     let x = flashgc(&a);
     let y = flashgc(&a);
     assert!(x.status.success(), "{}", stderr(&x));
-    assert_eq!(x.stdout, y.stdout, "same config and seed must give identical JSON");
+    assert_eq!(
+        x.stdout, y.stdout,
+        "same config and seed must give identical JSON"
+    );
     let v: serde_json::Value = serde_json::from_slice(&x.stdout).unwrap();
     let waf = v["steady_state"]["waf"].as_f64().unwrap();
     assert!(waf > 1.0 && waf < 20.0, "{waf}");
@@ -58,14 +85,26 @@ fn op_of_physical_is_accepted_and_reported() {
 
 #[test]
 fn compare_runs_every_combination_on_the_same_workload() {
-    let mut a = vec!["compare", "--workload", "hotcold:80/20", "--placement", "single,sup-gc", "--victim", "greedy,d-choices:d=4", "--csv"];
+    let mut a = vec![
+        "compare",
+        "--workload",
+        "hotcold:80/20",
+        "--placement",
+        "single,sup-gc",
+        "--victim",
+        "greedy,d-choices:d=4",
+        "--csv",
+    ];
     a.extend_from_slice(SMALL);
     let o = flashgc(&a);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = stdout(&o);
     let rows: Vec<&str> = s.lines().skip(1).collect();
     assert_eq!(rows.len(), 4, "{s}");
-    assert!(rows.iter().any(|r| r.starts_with("sup-gc,d-choices:d=4,")), "{s}");
+    assert!(
+        rows.iter().any(|r| r.starts_with("sup-gc,d-choices:d=4,")),
+        "{s}"
+    );
     // All rows ran the same number of user writes.
     let uw: Vec<&str> = rows.iter().map(|r| r.split(',').nth(7).unwrap()).collect();
     assert!(uw.windows(2).all(|w| w[0] == w[1]), "{uw:?}");
@@ -81,17 +120,35 @@ fn output_file_is_written() {
     a.extend_from_slice(SMALL);
     let o = flashgc(&a);
     assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert!(v["total"]["user_writes"].as_u64().unwrap() > 0);
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn model_prints_every_formula() {
-    let o = flashgc(&["model", "--op", "0.1", "--pages-per-segment", "256", "--hot", "0.8/0.2"]);
+    let o = flashgc(&[
+        "model",
+        "--op",
+        "0.1",
+        "--pages-per-segment",
+        "256",
+        "--hot",
+        "0.8/0.2",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = stdout(&o);
-    for needle in ["Eq. 4", "Eq. 12", "alpha/(alpha-1)", "Eq. 14", "Eq. 16", "5.677", "5.561", "11.0000"] {
+    for needle in [
+        "Eq. 4",
+        "Eq. 12",
+        "alpha/(alpha-1)",
+        "Eq. 14",
+        "Eq. 16",
+        "5.677",
+        "5.561",
+        "11.0000",
+    ] {
         assert!(s.contains(needle), "missing `{needle}`:\n{s}");
     }
 }
@@ -102,8 +159,14 @@ fn bad_input_exits_2_with_the_field_named_and_never_panics() {
         (&["run", "--op", "0"], "ftl.op"),
         (&["run", "--op", "-1"], "ftl.op"),
         (&["run", "--pages-per-block", "0"], "device.pages_per_block"),
-        (&["run", "--victim", "nosuch"], "unknown victim policy `nosuch`"),
-        (&["run", "--placement", "nosuch"], "unknown placement scheme `nosuch`"),
+        (
+            &["run", "--victim", "nosuch"],
+            "unknown victim policy `nosuch`",
+        ),
+        (
+            &["run", "--placement", "nosuch"],
+            "unknown placement scheme `nosuch`",
+        ),
         (&["run", "--victim", "d-choices:d=0"], "run.victim.d"),
         (&["run", "--victim", "greedy:foo=1"], "run.victim.foo"),
         (&["run", "--workload", "zipf:abc"], "zipf theta"),
@@ -111,16 +174,30 @@ fn bad_input_exits_2_with_the_field_named_and_never_panics() {
         (&["run", "--fill", "2"], "run.fill"),
         (&["run", "--gc-low", "abc"], "--gc-low"),
         (&["run", "--preset", "nosuch"], "unknown preset"),
-        (&["run", "--config", "/nonexistent/x.toml"], "/nonexistent/x.toml"),
+        (
+            &["run", "--config", "/nonexistent/x.toml"],
+            "/nonexistent/x.toml",
+        ),
         (&["run", "--logical-gib", "0.001", "--op", "0.01"], "spare"),
         (&["model", "--op", "0"], "--op"),
-        (&["run", "--op", "0.1", "--op-of-physical", "0.1"], "not both"),
+        (
+            &["run", "--op", "0.1", "--op-of-physical", "0.1"],
+            "not both",
+        ),
     ];
     for (args, needle) in cases {
         let o = flashgc(args);
         let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: exit {:?}, stderr {err}", o.status.code());
-        assert!(err.contains(needle), "{args:?}: `{err}` does not mention `{needle}`");
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{args:?}: exit {:?}, stderr {err}",
+            o.status.code()
+        );
+        assert!(
+            err.contains(needle),
+            "{args:?}: `{err}` does not mention `{needle}`"
+        );
         assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
     }
 }
@@ -134,13 +211,19 @@ fn config_file_errors_name_file_line_and_field() {
     let o = flashgc(&["run", "--config", bad.to_str().unwrap()]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("bad.toml") && err.contains("pages_per_blok"), "{err}");
+    assert!(
+        err.contains("bad.toml") && err.contains("pages_per_blok"),
+        "{err}"
+    );
     let syntax = dir.join("syntax.toml");
     std::fs::write(&syntax, "[ftl]\nop = 0.1\nop =\n").unwrap();
     let o = flashgc(&["run", "--config", syntax.to_str().unwrap()]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("syntax.toml") && err.contains("line 3"), "{err}");
+    assert!(
+        err.contains("syntax.toml") && err.contains("line 3"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -148,12 +231,28 @@ fn config_file_errors_name_file_line_and_field() {
 fn presets_and_policies_list() {
     let o = flashgc(&["presets"]);
     let s = stdout(&o);
-    for p in ["default", "cosmos-openssd", "ssdsim-splitgc", "noc-ssdc", "midas-128g", "mqsim-default"] {
+    for p in [
+        "default",
+        "cosmos-openssd",
+        "ssdsim-splitgc",
+        "noc-ssdc",
+        "midas-128g",
+        "mqsim-default",
+    ] {
         assert!(s.contains(p), "{p} missing:\n{s}");
     }
     let o = flashgc(&["policies"]);
     let s = stdout(&o);
-    for p in ["single", "sup-gc", "greedy", "fifo", "random", "d-choices", "windowed-greedy", "cost-benefit"] {
+    for p in [
+        "single",
+        "sup-gc",
+        "greedy",
+        "fifo",
+        "random",
+        "d-choices",
+        "windowed-greedy",
+        "cost-benefit",
+    ] {
         assert!(s.contains(p), "{p} missing:\n{s}");
     }
 }
@@ -161,13 +260,27 @@ fn presets_and_policies_list() {
 #[test]
 fn runs_that_cannot_fit_are_refused_before_allocating() {
     // 4 TiB logical needs ~8.6 GiB of tables: refused up front with the estimate, exit 2.
-    let o = flashgc(&["run", "--logical-gib", "4096", "--pages-per-block", "1024", "--max-memory", "1"]);
+    let o = flashgc(&[
+        "run",
+        "--logical-gib",
+        "4096",
+        "--pages-per-block",
+        "1024",
+        "--max-memory",
+        "1",
+    ]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("run.max_memory_gib") && err.contains("needs about"), "{err}");
+    assert!(
+        err.contains("run.max_memory_gib") && err.contains("needs about"),
+        "{err}"
+    );
     // The human report states the estimate and the measured peak RSS.
     let mut a = vec!["run"];
     a.extend_from_slice(SMALL);
     let s = stdout(&flashgc(&a));
-    assert!(s.contains("memory: estimated") && s.contains("peak RSS"), "{s}");
+    assert!(
+        s.contains("memory: estimated") && s.contains("peak RSS"),
+        "{s}"
+    );
 }

@@ -107,7 +107,8 @@ fn counts_add_up() {
 
 #[test]
 fn impossible_configurations_are_clear_errors() {
-    let cases: Vec<(Box<dyn Fn(&mut Config)>, &str)> = vec![
+    type Mutation = Box<dyn Fn(&mut Config)>;
+    let cases: Vec<(Mutation, &str)> = vec![
         (Box::new(|c| c.ftl.op = Some(0.0)), "ftl.op"),
         (Box::new(|c| c.ftl.op = Some(-0.5)), "ftl.op"),
         (

@@ -201,10 +201,8 @@ fn sup_gc_sends_relocations_to_the_cold_stream() {
                         assert_eq!(stream, 0, "write {i}: user write into a cold segment");
                     }
                 }
-                flashgc_core::ftl::FlashOp::Erase { seg } => {
-                    if view.stream(seg) == 1 {
-                        cold_victims += 1;
-                    }
+                flashgc_core::ftl::FlashOp::Erase { seg } if view.stream(seg) == 1 => {
+                    cold_victims += 1;
                 }
                 _ => {}
             }

@@ -62,7 +62,10 @@ pub fn config(data: &[u8]) {
                 }
             }
         }
-        let _ = sim.ftl().check().map_err(|e| panic!("invariant broken: {e}"));
+        let _ = sim
+            .ftl()
+            .check()
+            .map_err(|e| panic!("invariant broken: {e}"));
     }
 }
 
@@ -77,7 +80,11 @@ pub fn trace_file(data: &[u8]) {
     let suffix = ["txt", "gz", "zst", "fgt"][data[1] as usize % 4];
     let body = &data[2..];
     let dir = std::env::temp_dir();
-    let path = dir.join(format!("flashgc-fuzz-{}-{:x}.{suffix}", std::process::id(), hash(body)));
+    let path = dir.join(format!(
+        "flashgc-fuzz-{}-{:x}.{suffix}",
+        std::process::id(),
+        hash(body)
+    ));
     {
         let Ok(mut f) = std::fs::File::create(&path) else {
             return;
@@ -114,5 +121,7 @@ pub fn trace_file(data: &[u8]) {
 }
 
 fn hash(b: &[u8]) -> u64 {
-    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| (h ^ x as u64).wrapping_mul(0x0100_0000_01b3))
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+        (h ^ x as u64).wrapping_mul(0x0100_0000_01b3)
+    })
 }
