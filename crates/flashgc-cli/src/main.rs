@@ -4,6 +4,7 @@
 //! vocabulary for every command), opens the workload, runs the core and prints the result.
 
 mod cmd_midas;
+mod cmd_noc;
 mod cmd_timing;
 mod cmd_trace;
 mod output;
@@ -42,6 +43,8 @@ enum Cmd {
     Config(CommonArgs),
     /// fio-like timed jobs (randrw, rwmixwrite, bs, numjobs, iodepth); `--paper sup-gc|bf-gc` runs a paper's write-ratio series.
     Fio(Box<cmd_timing::FioArgs>),
+    /// NoC SSD controller: conventional vs selective copy-back GC (papers/noc-copyback-gc.txt).
+    Noc(Box<cmd_noc::NocArgs>),
     /// Trace tools: statistics, volumes, conversion to the binary .fgt format.
     Trace {
         #[command(subcommand)]
@@ -317,8 +320,31 @@ fn open_workload(
 }
 
 fn prepare_trace(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> Result<(), Fail> {
-    if let WorkloadSpec::Trace(path) = WorkloadSpec::parse("--workload", &cfg.run.workload)? {
-        cmd_trace::prepare(trace, &path, cfg).map_err(|e| Fail(2, e))?;
+    match WorkloadSpec::parse("--workload", &cfg.run.workload)? {
+        WorkloadSpec::Trace(path) => cmd_trace::prepare(trace, &path, cfg).map_err(|e| Fail(2, e))?,
+        WorkloadSpec::Synthetic(_) => {
+            // Trace flags with a synthetic workload would be silently ignored: refuse them.
+            let r = &trace.read;
+            let given = [
+                ("--format", r.format.is_some()),
+                ("--blkparse-events", r.blkparse_events.is_some()),
+                ("--volume", r.volume.is_some()),
+                ("--ops", r.ops.is_some()),
+                ("--time-window", r.time_window.is_some()),
+                ("--skip-bad-lines", r.skip_bad_lines),
+                ("--remap", trace.remap.is_some()),
+                ("--capacity", trace.capacity.is_some()),
+                ("--loop-times", trace.loop_times.is_some()),
+                ("--loop-until", trace.loop_until.is_some()),
+                ("--time-scale", trace.time_scale.is_some()),
+            ];
+            if let Some((flag, _)) = given.iter().find(|g| g.1) {
+                return Err(Fail(
+                    2,
+                    format!("{flag} applies to trace workloads (--workload trace:PATH), not to `{}`", cfg.run.workload),
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -341,7 +367,7 @@ fn run_one(
             b.set_message(format!("WAF {:.3}", p.waf));
         }
     };
-    if a.timing.timing || a.timing.wants_fio() {
+    if a.timing.timing || a.timing.any_timing_flag() {
         return Ok(cmd_timing::run(&a.timing, &cfg, wl.as_mut(), &mut progress)?);
     }
     // WAF-only: one simulation (its tables are the run's memory; never build two).
@@ -412,6 +438,9 @@ fn split_list(s: &str) -> Vec<String> {
     out
 }
 
+/// One `compare` result slot, filled by whichever worker thread runs that combination.
+type RunSlot = std::sync::Mutex<Option<Result<(RunResult, f64), Fail>>>;
+
 /// What `compare` runs when neither flags nor a config file say otherwise.
 const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
 
@@ -455,7 +484,7 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         .clamp(1, combos.len().max(1));
     let bar = progress_bar(combos.len() as u64, "runs");
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<Result<(RunResult, f64), Fail>>>> =
+    let results: Vec<RunSlot> =
         combos.iter().map(|_| std::sync::Mutex::new(None)).collect();
     std::thread::scope(|s| {
         for _ in 0..jobs {
@@ -670,6 +699,10 @@ fn main() -> ExitCode {
                 Err(Fail(code.clamp(1, 255) as u8, String::new()))
             }
         }
+        Cmd::Noc(a) => match cmd_noc::noc(&a) {
+            0 => Ok(()),
+            code => Err(Fail(code.clamp(1, 255) as u8, String::new())),
+        },
         Cmd::Fio(a) => match cmd_timing::fio(&a) {
             0 => Ok(()),
             code => Err(Fail(code.clamp(1, 255) as u8, String::new())),

@@ -22,6 +22,7 @@ pub mod error;
 pub mod ftl;
 pub mod metrics;
 pub mod model;
+pub mod noc;
 pub mod placement;
 pub mod segment;
 pub mod sim;

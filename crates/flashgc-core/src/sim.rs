@@ -165,6 +165,107 @@ pub struct Units {
     pub op_definition: String,
 }
 
+/// Bookkeeping of a measured run, shared by the WAF-only and the timed drivers: the user
+/// pages written, the WAF time series (one point per window, the last one partial), and
+/// the warm-up boundary of the steady state.
+pub(crate) struct Recorder {
+    start: FtlCounters,
+    last_window: FtlCounters,
+    steady_start: Option<FtlCounters>,
+    series: Vec<WindowPoint>,
+    written: u64,
+    window: u64,
+    next_window: u64,
+    warmup: Option<u64>,
+    target: Option<u64>,
+    logical: u64,
+    lpn_bytes: u64,
+}
+
+impl Recorder {
+    /// A recorder for a run of `target` user pages (None: until the workload ends), starting
+    /// at counters `start`; warm-up and window width come from the run configuration.
+    pub(crate) fn new(r: &crate::config::RunConfig, layout: &Layout, target: Option<u64>, start: FtlCounters) -> Recorder {
+        let logical = layout.logical_pages;
+        let lpn_bytes = layout.lpn_size as u64;
+        let warmup = target.map(|t| match r.warmup {
+            Some(w) => ((w * logical as f64).round() as u64).min(t),
+            None => t / 2,
+        });
+        let window = match r.window_gib {
+            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64).round().max(1.0) as u64,
+            None => (logical / 4).max(1),
+        };
+        Recorder {
+            steady_start: (warmup == Some(0)).then(|| start.clone()),
+            last_window: start.clone(),
+            start,
+            series: Vec::new(),
+            written: 0,
+            window,
+            next_window: window,
+            warmup,
+            target,
+            logical,
+            lpn_bytes,
+        }
+    }
+
+    /// User pages written so far in the measured phase.
+    #[inline]
+    pub(crate) fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Records one user page write (`c`: the FTL's counters after it). Returns true when the
+    /// target volume has been reached.
+    #[inline]
+    pub(crate) fn user_page(&mut self, c: &FtlCounters) -> bool {
+        self.written += 1;
+        if self.written == self.next_window {
+            self.next_window += self.window;
+            self.push_point(c);
+        }
+        if Some(self.written) == self.warmup {
+            self.steady_start = Some(c.clone());
+        }
+        Some(self.written) == self.target
+    }
+
+    fn push_point(&mut self, c: &FtlCounters) {
+        let (s, l) = (&self.start, &self.last_window);
+        self.series.push(WindowPoint {
+            user_bytes: self.written * self.lpn_bytes,
+            capacity_written: self.written as f64 / self.logical as f64,
+            waf_window: waf(c.user_writes - l.user_writes, c.gc_writes - l.gc_writes),
+            waf_cumulative: waf(c.user_writes - s.user_writes, c.gc_writes - s.gc_writes),
+            erases: c.erases - s.erases,
+        });
+        self.last_window = c.clone();
+    }
+
+    /// Progress so far (`c`: the FTL's counters now).
+    pub(crate) fn progress(&self, c: &FtlCounters) -> Progress {
+        Progress {
+            user_pages: self.written,
+            target_pages: self.target,
+            waf: waf(c.user_writes - self.start.user_writes, c.gc_writes - self.start.gc_writes),
+        }
+    }
+
+    /// Closes the last, partial window and returns (whole run, steady state, warm-up user
+    /// pages, series).
+    pub(crate) fn finish(mut self, end: &FtlCounters) -> (PhaseCounts, PhaseCounts, u64, Vec<WindowPoint>) {
+        if self.written > 0 && self.series.last().is_none_or(|p| p.user_bytes < self.written * self.lpn_bytes) {
+            self.push_point(end);
+        }
+        let total = PhaseCounts::between(&self.start, end, self.logical);
+        let steady_from = self.steady_start.take().unwrap_or_else(|| self.start.clone());
+        let steady = PhaseCounts::between(&steady_from, end, self.logical);
+        (total, steady, steady_from.user_writes - self.start.user_writes, self.series)
+    }
+}
+
 /// A configured simulation.
 pub struct Simulation {
     cfg: Config,
@@ -398,32 +499,11 @@ impl Simulation {
     ) -> Result<RunResult> {
         self.precondition()?;
         let logical = self.layout.logical_pages;
-        let lpn_bytes = self.layout.lpn_size as u64;
-        let r = &self.cfg.run;
         let target = wl
             .is_infinite()
-            .then(|| (r.write_volume * logical as f64).round() as u64);
-        let warmup = target.map(|t| match r.warmup {
-            Some(w) => ((w * logical as f64).round() as u64).min(t),
-            None => t / 2,
-        });
-        let window = match r.window_gib {
-            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64)
-                .round()
-                .max(1.0) as u64,
-            None => (logical / 4).max(1),
-        };
-        let start = self.ftl.counters.clone();
-        let mut steady_start: Option<FtlCounters> = if warmup == Some(0) {
-            Some(start.clone())
-        } else {
-            None
-        };
-        let mut last_window = start.clone();
-        let mut series = Vec::new();
+            .then(|| (self.cfg.run.write_volume * logical as f64).round() as u64);
+        let mut rec = Recorder::new(&self.cfg.run, &self.layout, target, self.ftl.counters.clone());
         let mut buf: Vec<Request> = Vec::with_capacity(4096);
-        let mut written: u64 = 0;
-        let mut next_window = window;
         let mut next_progress: u64 = 1 << 20;
         let mut request_index: u64 = 0;
         let mut ended_by = "workload_end";
@@ -453,29 +533,7 @@ impl Simulation {
                     Op::Write => {
                         for lpn in req.lpn..end {
                             self.ftl.write(lpn as u32)?;
-                            written += 1;
-                            if written == next_window {
-                                next_window += window;
-                                let c = &self.ftl.counters;
-                                series.push(WindowPoint {
-                                    user_bytes: written * lpn_bytes,
-                                    capacity_written: written as f64 / logical as f64,
-                                    waf_window: waf(
-                                        c.user_writes - last_window.user_writes,
-                                        c.gc_writes - last_window.gc_writes,
-                                    ),
-                                    waf_cumulative: waf(
-                                        c.user_writes - start.user_writes,
-                                        c.gc_writes - start.gc_writes,
-                                    ),
-                                    erases: c.erases - start.erases,
-                                });
-                                last_window = c.clone();
-                            }
-                            if Some(written) == warmup {
-                                steady_start = Some(self.ftl.counters.clone());
-                            }
-                            if Some(written) == target {
+                            if rec.user_page(&self.ftl.counters) {
                                 ended_by = "write_volume";
                                 break 'outer;
                             }
@@ -493,17 +551,9 @@ impl Simulation {
                     }
                 }
             }
-            if written >= next_progress {
-                next_progress = written + (1 << 20);
-                let c = &self.ftl.counters;
-                progress(&Progress {
-                    user_pages: written,
-                    target_pages: target,
-                    waf: waf(
-                        c.user_writes - start.user_writes,
-                        c.gc_writes - start.gc_writes,
-                    ),
-                });
+            if rec.written() >= next_progress {
+                next_progress = rec.written() + (1 << 20);
+                progress(&rec.progress(&self.ftl.counters));
             }
         }
         if target == Some(0) {
@@ -513,37 +563,8 @@ impl Simulation {
             return Err(Error::Workload(e));
         }
         let end = self.ftl.counters.clone();
-        // Close the last, partial window so the series always ends at the run's end.
-        if written > 0
-            && series
-                .last()
-                .is_none_or(|p: &WindowPoint| p.user_bytes < written * lpn_bytes)
-        {
-            series.push(WindowPoint {
-                user_bytes: written * lpn_bytes,
-                capacity_written: written as f64 / logical as f64,
-                waf_window: waf(
-                    end.user_writes - last_window.user_writes,
-                    end.gc_writes - last_window.gc_writes,
-                ),
-                waf_cumulative: waf(
-                    end.user_writes - start.user_writes,
-                    end.gc_writes - start.gc_writes,
-                ),
-                erases: end.erases - start.erases,
-            });
-        }
-        let total = PhaseCounts::between(&start, &end, logical);
-        let steady_from = steady_start.clone().unwrap_or_else(|| start.clone());
-        let steady_state = PhaseCounts::between(&steady_from, &end, logical);
-        Ok(self.result(
-            wl.describe(),
-            total,
-            steady_state,
-            steady_from.user_writes - start.user_writes,
-            series,
-            ended_by,
-        ))
+        let (total, steady_state, warmup_pages, series) = rec.finish(&end);
+        Ok(self.result(wl.describe(), total, steady_state, warmup_pages, series, ended_by))
     }
 
     pub(crate) fn result(

@@ -45,6 +45,10 @@ impl Placement for Mida {
     fn streams(&self) -> usize {
         self.groups as usize
     }
+    fn gc_streams_per_victim(&self) -> usize {
+        // A victim of Gi relocates only into Gi+1 (or GN into itself).
+        1
+    }
     fn stream_name(&self, s: StreamId) -> String {
         format!("G{}", s + 1)
     }

@@ -126,7 +126,7 @@ impl Device {
         }
     }
 
-    /// Bytes of timing-layer state per physical mapping unit (for the memory report).
+    /// Bytes of timing-layer state (for the memory report).
     pub fn memory_bytes(&self) -> u64 {
         (self.ch_free.len() * 16 + self.cell_free.len() * 32 + self.erased_at.len() * 8) as u64
             + self.dyn_unit.len() as u64 * 2
@@ -146,11 +146,11 @@ impl Device {
     #[inline]
     pub fn unit_of(&self, ppn: u32) -> u32 {
         match self.alloc {
-            Alloc::Static => self.geo.locate(ppn).unit,
+            Alloc::Static => self.geo.unit_static(ppn),
             Alloc::FirstIdle => {
-                let u = self.dyn_unit[(ppn / self.geo.upp) as usize];
+                let u = self.dyn_unit[self.geo.fpage_of(ppn) as usize];
                 if u == u16::MAX {
-                    self.geo.locate(ppn).unit
+                    self.geo.unit_static(ppn)
                 } else {
                     u as u32
                 }
@@ -191,7 +191,7 @@ impl Device {
         let unit = self.unit_of(ppn);
         let cell = self.cell_of(unit);
         let ch = self.geo.coords[unit as usize].channel as usize;
-        let fpage = ppn / self.geo.upp;
+        let fpage = self.geo.fpage_of(ppn);
         let c = self.costs;
         let (start, cell_done) = if group.fpage == fpage {
             (group.end, group.end)
@@ -222,12 +222,12 @@ impl Device {
     }
 
     fn choose_unit(&mut self, ppn: u32) -> u32 {
-        let seg = ppn / self.geo.pps;
-        let fpage = (ppn / self.geo.upp) as usize;
+        let seg = self.geo.seg_of(ppn);
+        let fpage = self.geo.fpage_of(ppn) as usize;
         if self.alloc == Alloc::Static {
-            return self.geo.locate(ppn).unit;
+            return self.geo.unit_static(ppn);
         }
-        if ppn % self.geo.upp != 0 && self.dyn_unit[fpage] != u16::MAX {
+        if self.geo.sub_of(ppn) != 0 && self.dyn_unit[fpage] != u16::MAX {
             return self.dyn_unit[fpage] as u32;
         }
         let k = self.geo.k;
@@ -253,10 +253,10 @@ impl Device {
     #[inline]
     pub fn probe_program(&self, ppn: u32, ready: u64) -> u64 {
         let unit = match self.alloc {
-            Alloc::Static => self.geo.locate(ppn).unit,
+            Alloc::Static => self.geo.unit_static(ppn),
             Alloc::FirstIdle => self.unit_of(ppn),
         };
-        let seg = (ppn / self.geo.pps) as usize;
+        let seg = self.geo.seg_of(ppn) as usize;
         let ch = self.geo.coords[unit as usize].channel as usize;
         ready
             .max(self.erased_at[seg])
@@ -270,7 +270,7 @@ impl Device {
     /// unit that does not complete its flash page: when its data sits in the register).
     #[inline]
     pub fn program(&mut self, ppn: u32, ready: u64, gc: bool, copyback: bool) -> u64 {
-        let seg = (ppn / self.geo.pps) as usize;
+        let seg = self.geo.seg_of(ppn) as usize;
         debug_assert!(
             self.erased_at[seg] != PENDING,
             "program into a segment whose erase is not scheduled"
@@ -278,7 +278,7 @@ impl Device {
         let unit = self.choose_unit(ppn);
         let cell = self.cell_of(unit);
         let ch = self.geo.coords[unit as usize].channel as usize;
-        let last = ppn % self.geo.upp == self.geo.upp - 1;
+        let last = self.geo.sub_of(ppn) == self.geo.upp - 1;
         let c = self.costs;
         let ready = ready.max(self.erased_at[seg]);
         let (start, loaded) = if copyback {
@@ -343,6 +343,6 @@ impl Device {
     /// allocation only: the dynamic destination is not known before it is chosen).
     #[inline]
     pub fn same_plane(&self, src: u32, dst: u32) -> bool {
-        self.alloc == Alloc::Static && self.geo.locate(src).unit == self.geo.locate(dst).unit
+        self.alloc == Alloc::Static && self.geo.unit_static(src) == self.geo.unit_static(dst)
     }
 }

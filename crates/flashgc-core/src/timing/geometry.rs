@@ -33,6 +33,63 @@ pub enum Alloc {
     FirstIdle,
 }
 
+/// Division by a constant, by shift and mask when the divisor is a power of two (the
+/// geometry's divisors almost always are; this is the timing layer's hottest arithmetic).
+#[derive(Debug, Clone, Copy)]
+pub struct FastDiv {
+    d: u32,
+    shift: u32,
+    pow2: bool,
+}
+
+impl FastDiv {
+    /// Divisor `d` (at least 1).
+    pub fn new(d: u32) -> FastDiv {
+        let d = d.max(1);
+        FastDiv {
+            d,
+            shift: d.trailing_zeros(),
+            pow2: d.is_power_of_two(),
+        }
+    }
+    /// `x / d`.
+    #[inline]
+    pub fn quot(self, x: u32) -> u32 {
+        if self.pow2 {
+            x >> self.shift
+        } else {
+            x / self.d
+        }
+    }
+    /// `x % d`.
+    #[inline]
+    pub fn modulo(self, x: u32) -> u32 {
+        if self.pow2 {
+            x & (self.d - 1)
+        } else {
+            x % self.d
+        }
+    }
+    /// `x / d` for 64-bit `x`.
+    #[inline]
+    pub fn quot64(self, x: u64) -> u64 {
+        if self.pow2 {
+            x >> self.shift
+        } else {
+            x / self.d as u64
+        }
+    }
+    /// `x % d` for 64-bit `x`.
+    #[inline]
+    pub fn modulo64(self, x: u64) -> u64 {
+        if self.pow2 {
+            x & (self.d as u64 - 1)
+        } else {
+            x % self.d as u64
+        }
+    }
+}
+
 /// One unit's coordinates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UnitCoord {
@@ -83,6 +140,10 @@ pub struct Geometry {
     /// Striping order, e.g. "CWDP".
     pub order: String,
     die_index: Vec<u32>,
+    d_pps: FastDiv,
+    d_upp: FastDiv,
+    d_k: FastDiv,
+    d_units: FastDiv,
 }
 
 impl Geometry {
@@ -134,6 +195,10 @@ impl Geometry {
             planes_per_die: d.planes_per_die,
             order: o,
             die_index,
+            d_pps: FastDiv::new(pps),
+            d_upp: FastDiv::new(d.page_size / d.lpn_size),
+            d_k: FastDiv::new(d.segment_blocks),
+            d_units: FastDiv::new(units as u32),
         })
     }
 
@@ -143,29 +208,109 @@ impl Geometry {
         self.die_index[unit as usize]
     }
 
-    /// The unit of block `j` of segment `seg` (static block placement).
+    /// The unit of block `j` of segment `seg` (static block placement), and the block's
+    /// index within that unit.
     #[inline]
     pub fn block_unit(&self, seg: u32, j: u32) -> (u32, u32) {
         let g = seg as u64 * self.k as u64 + j as u64;
         (
-            (g % self.units as u64) as u32,
-            (g / self.units as u64) as u32,
+            self.d_units.modulo64(g) as u32,
+            self.d_units.quot64(g) as u32,
         )
+    }
+
+    /// Segment of a PPN.
+    #[inline]
+    pub fn seg_of(&self, ppn: u32) -> u32 {
+        self.d_pps.quot(ppn)
+    }
+
+    /// Global flash page index of a PPN (`ppn / upp`).
+    #[inline]
+    pub fn fpage_of(&self, ppn: u32) -> u32 {
+        self.d_upp.quot(ppn)
+    }
+
+    /// Mapping unit of a PPN within its flash page (`ppn % upp`).
+    #[inline]
+    pub fn sub_of(&self, ppn: u32) -> u32 {
+        self.d_upp.modulo(ppn)
+    }
+
+    /// Static unit of a PPN (what [`Geometry::locate`] returns as `unit`, cheaper).
+    #[inline]
+    pub fn unit_static(&self, ppn: u32) -> u32 {
+        let seg = self.d_pps.quot(ppn);
+        let fp = self.d_upp.quot(self.d_pps.modulo(ppn));
+        let g = seg as u64 * self.k as u64 + self.d_k.modulo(fp) as u64;
+        self.d_units.modulo64(g) as u32
     }
 
     /// Static location of a PPN.
     #[inline]
     pub fn locate(&self, ppn: u32) -> Loc {
-        let seg = ppn / self.pps;
-        let off = ppn % self.pps;
-        let fp = off / self.upp;
-        let j = fp % self.k;
-        let (unit, block) = self.block_unit(seg, j);
+        let seg = self.d_pps.quot(ppn);
+        let off = self.d_pps.modulo(ppn);
+        let fp = self.d_upp.quot(off);
+        let (unit, block) = self.block_unit(seg, self.d_k.modulo(fp));
         Loc {
             unit,
             block,
-            page: fp / self.k,
-            sub: off % self.upp,
+            page: self.d_k.quot(fp),
+            sub: self.d_upp.modulo(off),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_division_matches_plain_division() {
+        for d in 1..=40u32 {
+            let f = FastDiv::new(d);
+            for x in (0..5000u32).chain([u32::MAX - 7, u32::MAX]) {
+                assert_eq!((f.quot(x), f.modulo(x)), (x / d, x % d), "{x} / {d}");
+                let y = x as u64 * 3;
+                assert_eq!((f.quot64(y), f.modulo64(y)), (y / d as u64, y % d as u64));
+            }
+        }
+    }
+
+    #[test]
+    fn striping_orders_and_superblock_pages() {
+        let d = DeviceConfig {
+            channels: 2,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            segment_blocks: 4,
+            ..DeviceConfig::default()
+        };
+        let g = Geometry::new(&d, 4 * 256, "cwdp").unwrap();
+        // CWDP: channel fastest, then way, then plane.
+        let c: Vec<(u32, u32, u32)> = g
+            .coords
+            .iter()
+            .map(|c| (c.channel, c.chip, c.plane))
+            .collect();
+        assert_eq!(
+            &c[..5],
+            &[(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1)]
+        );
+        let p = Geometry::new(&d, 4 * 256, "PDWC").unwrap();
+        assert_eq!((p.coords[1].plane, p.coords[1].channel), (1, 0));
+        // Superblock of 4 blocks: flash page i on block i % 4; segment 1 starts on unit 4.
+        let units: Vec<u32> = (0..6).map(|i| g.locate(i).unit).collect();
+        assert_eq!(units, [0, 1, 2, 3, 0, 1]);
+        assert_eq!(g.locate(4).page, 1);
+        assert_eq!(g.locate(1024).unit, 4);
+        assert_eq!(g.locate(2048).unit, 0);
+        assert_eq!(g.locate(2048).block, 1);
+        for ppn in 0..4096 {
+            assert_eq!(g.unit_static(ppn), g.locate(ppn).unit);
+        }
+        assert!(Geometry::new(&d, 1024, "CWDX").is_err());
     }
 }

@@ -20,8 +20,8 @@ pub mod geometry;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::ftl::{FlashOp, FtlCounters};
-use crate::metrics::{waf, WindowPoint};
-use crate::sim::{PhaseCounts, Progress, RunResult, Simulation};
+use crate::metrics::waf;
+use crate::sim::{Progress, Recorder, RunResult, Simulation};
 use crate::workload::{Op, Request, Workload};
 use cache::{CachePolicy, WriteCache};
 use device::{Costs, Device, ReadGroup, PENDING};
@@ -120,7 +120,9 @@ pub struct TimingParams {
     pub idle_us: f64,
     /// Preemptible / background / idle GC: queued GC operations scheduled at each host
     /// arrival even when they delay it (besides those fitting in idle gaps), so that GC
-    /// keeps pace with a saturating host instead of piling up until space runs out.
+    /// keeps pace with a saturating host instead of piling up until space runs out. A GC
+    /// move is two operations, so keeping up needs about 2 x (WAF - 1) x write share per
+    /// request: the default 16 covers WAF up to 9 at 100 % writes.
     pub gc_pace: u32,
 }
 
@@ -141,7 +143,7 @@ impl Default for TimingParams {
             volume_scale: 1.0,
             bg_free: None,
             idle_us: 1000.0,
-            gc_pace: 8,
+            gc_pace: 16,
         }
     }
 }
@@ -312,6 +314,21 @@ pub struct TimingReport {
     pub memory_bytes_per_lpn: f64,
 }
 
+/// Prefetches the cache line holding `p` (a hint: no effect on results).
+#[inline(always)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults, and `p` is a valid reference anyway.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(
+            p as *const T as *const i8,
+            core::arch::x86_64::_MM_HINT_T0,
+        )
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// A queued GC flash operation.
 #[derive(Debug, Clone, Copy)]
 struct GcOp {
@@ -358,7 +375,6 @@ pub struct TimedSim {
     host_busy_until: u64,
     bg_free: u32,
     proactive: u64,
-    pps: u32,
 }
 
 impl TimedSim {
@@ -419,7 +435,6 @@ impl TimedSim {
         });
         let copyback = p.copyback.unwrap_or(cfg.device.timing.copyback);
         let bg_free = p.bg_free.unwrap_or(l.gc_high + 2);
-        let pps = l.pages_per_segment;
         Ok(TimedSim {
             sim,
             cfg: cfg.clone(),
@@ -436,7 +451,6 @@ impl TimedSim {
             host_busy_until: 0,
             bg_free,
             proactive: 0,
-            pps,
         })
     }
 
@@ -505,7 +519,9 @@ impl TimedSim {
                     }
                 }
                 FlashOp::Program { ppn, .. } => {
-                    let ready = g.issued.max(self.gc_read_ends.front().copied().unwrap_or(0));
+                    let ready = g
+                        .issued
+                        .max(self.gc_read_ends.front().copied().unwrap_or(0));
                     if stop(self.dev.probe_program(ppn, ready)) {
                         break;
                     }
@@ -632,7 +648,7 @@ impl TimedSim {
                         let g = self.pump(None, usize::MAX);
                         *host_ready = (*host_ready).max(g);
                     }
-                    let seg = (ppn / self.pps) as usize;
+                    let seg = self.dev.geo.seg_of(ppn) as usize;
                     while self.dev.erased_at[seg] == PENDING {
                         // The write needs a block whose erase is still queued: force GC on.
                         self.pump(None, 1);
@@ -723,6 +739,13 @@ impl TimedSim {
         wl: &mut dyn Workload,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<RunResult> {
+        if self.sim.needs_future() {
+            return Err(Error::config(
+                "run.placement",
+                "a future-knowledge placement (oracle) needs a pre-pass over a second copy of the workload, \
+                 which timed runs do not do yet: run it WAF-only",
+            ));
+        }
         self.sim.precondition()?;
         self.start_clock();
         let cfg = self.cfg.clone();
@@ -741,32 +764,19 @@ impl TimedSim {
                 "an infinite workload needs a write or data volume",
             ));
         }
-        let warmup = target.map(|t| match r.warmup {
-            Some(w) => ((w * logical as f64).round() as u64).min(t),
-            None => t / 2,
-        });
-        let window = match r.window_gib {
-            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64)
-                .round()
-                .max(1.0) as u64,
-            None => (logical / 4).max(1),
-        };
         let start = self.sim.ftl().counters.clone();
-        let mut steady_start: Option<FtlCounters> = (warmup == Some(0)).then(|| start.clone());
-        let mut last_window = start.clone();
-        let mut series = Vec::new();
+        let layout = self.sim.layout().clone();
+        let mut rec = Recorder::new(r, &layout, target, start.clone());
         let mut rd = Latencies::default();
         let mut wr = Latencies::default();
         let mut win = Window::new(0);
         let mut tseries = Vec::new();
-        let (mut nreq, mut nrd, mut nwr, mut data_bytes, mut written) =
-            (0u64, 0u64, 0u64, 0u64, 0u64);
+        let (mut nreq, mut nrd, mut nwr, mut data_bytes) = (0u64, 0u64, 0u64, 0u64);
         let mut next_ckpt = if self.p.checkpoint_bytes > 0 {
             self.p.checkpoint_bytes
         } else {
             u64::MAX
         };
-        let mut next_window = window;
         let mut next_progress: u64 = 1 << 20;
         let mut ended_by = "workload_end";
         let mut buf: Vec<Request> = Vec::with_capacity(4096);
@@ -785,7 +795,7 @@ impl TimedSim {
                     break;
                 }
             }
-            if target.is_some_and(|tg| written >= tg) {
+            if target.is_some_and(|tg| rec.written() >= tg) {
                 ended_by = "write_volume";
                 break;
             }
@@ -798,8 +808,9 @@ impl TimedSim {
                 }
             }
             let req = buf[idx];
+            self.prefetch_for(buf.get(idx + 1), buf.get(idx + 2));
             idx += 1;
-            let end = req.lpn.checked_add(req.pages as u64).unwrap_or(u64::MAX);
+            let end = req.lpn.saturating_add(req.pages as u64);
             if req.pages == 0 || end > logical {
                 return Err(Error::Workload(format!(
                     "request {}: pages {}..{} exceed the logical capacity of {logical} pages (use a larger device, or remap the trace)",
@@ -843,28 +854,7 @@ impl TimedSim {
                     wr.record(lat);
                     win.wr.record(lat);
                     for _ in 0..req.pages {
-                        written += 1;
-                        if written == next_window {
-                            next_window += window;
-                            let cc = &self.sim.ftl().counters;
-                            series.push(WindowPoint {
-                                user_bytes: written * lpn_bytes,
-                                capacity_written: written as f64 / logical as f64,
-                                waf_window: waf(
-                                    cc.user_writes - last_window.user_writes,
-                                    cc.gc_writes - last_window.gc_writes,
-                                ),
-                                waf_cumulative: waf(
-                                    cc.user_writes - start.user_writes,
-                                    cc.gc_writes - start.gc_writes,
-                                ),
-                                erases: cc.erases - start.erases,
-                            });
-                            last_window = cc.clone();
-                        }
-                        if Some(written) == warmup {
-                            steady_start = Some(self.sim.ftl().counters.clone());
-                        }
+                        rec.user_page(&self.sim.ftl().counters);
                     }
                 }
                 Op::Trim => {}
@@ -877,18 +867,13 @@ impl TimedSim {
                 tseries.push(self.point(&win, data_bytes, now, &start));
                 win = Window::new(now);
             }
-            if written >= next_progress {
-                next_progress = written + (1 << 20);
-                let cc = &self.sim.ftl().counters;
-                progress(&Progress {
-                    user_pages: written,
-                    target_pages: target,
-                    waf: waf(
-                        cc.user_writes - start.user_writes,
-                        cc.gc_writes - start.gc_writes,
-                    ),
-                });
+            if rec.written() >= next_progress {
+                next_progress = rec.written() + (1 << 20);
+                progress(&rec.progress(&self.sim.ftl().counters));
             }
+        }
+        if let Some(e) = self.sim.ftl().placement().consistency_error() {
+            return Err(Error::Workload(e));
         }
         // GC still queued runs after the last host request (it delays no request).
         self.pump(None, usize::MAX);
@@ -944,17 +929,8 @@ impl TimedSim {
             memory_bytes_per_lpn: memory as f64 / logical as f64,
         };
         let endc = self.sim.ftl().counters.clone();
-        let total = PhaseCounts::between(&start, &endc, logical);
-        let steady_from = steady_start.unwrap_or_else(|| start.clone());
-        let steady = PhaseCounts::between(&steady_from, &endc, logical);
-        let mut res = self.sim.result(
-            wl.describe(),
-            total,
-            steady,
-            steady_from.user_writes - start.user_writes,
-            series,
-            ended_by,
-        );
+        let (total, steady, warmup_pages, series) = rec.finish(&endc);
+        let mut res = self.sim.result(wl.describe(), total, steady, warmup_pages, series, ended_by);
         res.notes.push(format!(
             "timing: {} host, GC {:?}, allocation {:?} over {} units ({} order), multi-plane {}, copyback {}; approximations are listed in docs/timing.md",
             match self.p.host {
@@ -981,6 +957,27 @@ impl TimedSim {
         }
         res.timing = Some(report);
         Ok(res)
+    }
+
+    /// Hides the FTL's cache misses behind the current request: the mapping entry of the
+    /// request after next, and the validity-bitmap word and segment counter of the next
+    /// request's old copy (whose mapping entry was prefetched one request earlier).
+    #[inline]
+    fn prefetch_for(&self, next: Option<&Request>, after: Option<&Request>) {
+        let ftl = self.sim.ftl();
+        if let Some(l2p) = after.and_then(|r| ftl.map.l2p.get(r.lpn as usize)) {
+            prefetch(l2p);
+        }
+        if let Some(&ppn) = next.and_then(|r| ftl.map.l2p.get(r.lpn as usize)) {
+            if ppn != crate::types::NONE {
+                if let Some(w) = ftl.map.valid.get((ppn >> 6) as usize) {
+                    prefetch(w);
+                }
+                if let Some(v) = ftl.segs.valid.get(self.dev.geo.seg_of(ppn) as usize) {
+                    prefetch(v);
+                }
+            }
+        }
     }
 
     fn point(&self, w: &Window, data_bytes: u64, now: u64, start: &FtlCounters) -> TimingPoint {

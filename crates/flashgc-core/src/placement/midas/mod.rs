@@ -25,8 +25,7 @@
 //! switch to; with `--victim fifo` those phases run MiDA with FIFO (see docs/midas.md).
 //!
 //! Parameters (`midas:key=value,...`, paper defaults): `max_groups=8` (streams = 1 +
-//! max_groups, fixed for a run; the paper sets no limit, and in flashgc's FTL every stream
-//! costs one reserved free segment), `mida_groups=8`, `epoch=4`, `unit` (UID interval unit in
+//! max_groups, fixed for a run; the paper sets no limit), `mida_groups=8`, `epoch=4`, `unit` (UID interval unit in
 //! page writes; default one segment, the paper's 16 Ki blocks for 64 MiB segments),
 //! `sample=100`, `hot_hits=3`, `hot_model=joint|paper` (see [`uid::HotModel`]), `thr_window=16`, `adopt_gain=0.05`, `irr_threshold=0.1`,
 //! `irr_floor=0.1` (relative errors are taken against max(predicted, irr_floor)),
@@ -697,6 +696,11 @@ impl Placement for Midas {
     }
     fn streams(&self) -> usize {
         self.p.max_groups as usize + 1
+    }
+    fn gc_streams_per_victim(&self) -> usize {
+        // A victim's pages all go to the next group of its own group (the chain is fixed
+        // while GC runs: configurations change only at user writes).
+        1
     }
     fn stream_name(&self, s: StreamId) -> String {
         if s == HOT {

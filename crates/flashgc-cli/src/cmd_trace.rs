@@ -1,0 +1,359 @@
+//! `flashgc trace ...` (stats, volumes, convert, head) and opening `trace:PATH` workloads.
+//! The work is done by the `flashgc-trace` library; this file only maps flags onto
+//! [`TraceOptions`] and prints.
+
+use flashgc_core::workload::{Op, Workload};
+use flashgc_core::Config;
+use flashgc_trace::{Ops, Remap, TimeWindow, TraceError, TraceOptions};
+use std::path::Path;
+
+/// Flags that choose how a trace is read (shared by `run`/`compare` and `trace ...`).
+#[derive(Debug, Clone, clap::Args, Default)]
+pub struct ReadFlags {
+    /// Trace format (auto-detected when unambiguous): msr, fiu, alibaba, tencent, spc,
+    /// systor, mqsim, ssdsim, disksim, midas, fio2, fio3, blkparse, fgt, or a column map
+    /// such as csv:ts=1,op=4,offset=5,size=6,offset_unit=byte,ts_unit=100ns,write=W.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// blkparse actions replayed as requests: D (issued to the driver, default), Q (queued), C (completed).
+    #[arg(long)]
+    pub blkparse_events: Option<String>,
+    /// Keep one volume / device / ASU / LUN (names as listed by `flashgc trace volumes`).
+    #[arg(long)]
+    pub volume: Option<String>,
+    /// Keep only these operations: all, read, write, write,trim.
+    #[arg(long)]
+    pub ops: Option<String>,
+    /// Keep requests in START..END after the first request (units ns, us, ms, s, m, h; default s), e.g. 10..60.
+    #[arg(long)]
+    pub time_window: Option<String>,
+    /// Count and skip malformed lines instead of stopping at the first.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+}
+
+/// Trace-reading flags shared by every command that can take `--workload trace:PATH`.
+#[derive(Debug, Clone, clap::Args, Default)]
+pub struct TraceFlags {
+    #[command(flatten)]
+    pub read: ReadFlags,
+    /// Addresses beyond the device: none (error), compact (dense renumbering of touched pages), modulo.
+    #[arg(long)]
+    pub remap: Option<String>,
+    /// `auto`: size the device's logical capacity from the trace's footprint (with --remap
+    /// compact: the distinct pages; otherwise the highest page) and the chosen op.
+    #[arg(long)]
+    pub capacity: Option<String>,
+    /// Replay the trace this many times (loop i is shifted in time by i x (span + mean inter-arrival)).
+    #[arg(long)]
+    pub loop_times: Option<u32>,
+    /// Replay the trace until K x the logical capacity has been written (sets --write-volume K).
+    #[arg(long)]
+    pub loop_until: Option<f64>,
+    /// Multiply trace times by this factor (0.5 = replay twice as fast).
+    #[arg(long)]
+    pub time_scale: Option<f64>,
+}
+
+impl ReadFlags {
+    fn options(&self) -> Result<TraceOptions, TraceError> {
+        let mut o = TraceOptions {
+            format: self.format.clone(),
+            blkparse_events: self.blkparse_events.clone(),
+            volume: self.volume.clone(),
+            skip_bad_lines: self.skip_bad_lines,
+            ..TraceOptions::default()
+        };
+        if let Some(s) = &self.ops {
+            o.ops = Ops::parse(s)?;
+        }
+        if let Some(s) = &self.time_window {
+            o.time_window = Some(TimeWindow::parse(s)?);
+        }
+        Ok(o)
+    }
+}
+
+impl TraceFlags {
+    /// The library options these flags describe.
+    pub fn options(&self) -> Result<TraceOptions, TraceError> {
+        let mut o = self.read.options()?;
+        if let Some(s) = &self.remap {
+            o.remap = Remap::parse(s)?;
+        }
+        if let Some(n) = self.loop_times {
+            o.loop_times = n;
+        }
+        o.loop_until = self.loop_until;
+        if let Some(s) = self.time_scale {
+            o.time_scale = s;
+        }
+        o.check()?;
+        Ok(o)
+    }
+}
+
+/// `flashgc trace` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum TraceCmd {
+    /// Trace statistics: counts, bytes, footprint, sizes, sequentiality, update intervals, duplicates.
+    Stats {
+        /// Trace file (plain, .gz, .zst or .fgt).
+        file: String,
+        #[command(flatten)]
+        read: ReadFlags,
+        /// Page size for footprints and update intervals, bytes.
+        #[arg(long, default_value_t = 4096)]
+        page_size: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the volumes (devices, ASUs, LUNs) of a multi-volume trace with their sizes.
+    Volumes {
+        /// Trace file.
+        file: String,
+        #[command(flatten)]
+        read: ReadFlags,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert a trace to the binary .fgt format (replays far faster than text).
+    Convert {
+        /// Trace file.
+        file: String,
+        /// Output .fgt file.
+        #[arg(short = 'o', long)]
+        output: String,
+        /// Trace format (auto-detected when unambiguous).
+        #[arg(long)]
+        format: Option<String>,
+        /// blkparse actions to keep (default D).
+        #[arg(long)]
+        blkparse_events: Option<String>,
+        /// Count and skip malformed lines.
+        #[arg(long)]
+        skip_bad_lines: bool,
+    },
+    /// Print the first requests as parsed (time in ns relative to the first request, bytes).
+    Head {
+        /// Trace file.
+        file: String,
+        #[command(flatten)]
+        read: ReadFlags,
+        /// Number of requests.
+        #[arg(short = 'n', long, default_value_t = 10)]
+        count: usize,
+    },
+}
+
+/// Adjusts `cfg` for a trace before the simulation is built: `--capacity auto` sets
+/// `ftl.logical_gib` from the footprint; `--loop-until K` sets `run.write_volume = K`.
+pub fn prepare(flags: &TraceFlags, path: &str, cfg: &mut Config) -> Result<(), String> {
+    let opts = flags.options().map_err(|e| e.to_string())?;
+    if let Some(k) = opts.loop_until {
+        cfg.run.write_volume = k;
+    }
+    match flags.capacity.as_deref().map(str::trim) {
+        None => Ok(()),
+        Some("auto") => {
+            let lpn = cfg.device.lpn_size;
+            let fp =
+                flashgc_trace::footprint(Path::new(path), &opts, lpn).map_err(|e| e.to_string())?;
+            let pages = if opts.remap == Remap::Compact {
+                fp.distinct_pages
+            } else {
+                fp.max_end_page
+            };
+            if pages == 0 {
+                return Err(format!(
+                    "{path}: --capacity auto: the trace (after filters) touches no pages"
+                ));
+            }
+            let gib = |p: u64| p as f64 * lpn as f64 / (1u64 << 30) as f64;
+            cfg.device.blocks_per_plane = 0;
+            let mut want = pages;
+            // Tiny traces: grow until the geometry has enough segments for GC to work.
+            for _ in 0..40 {
+                cfg.ftl.logical_gib = Some(gib(want));
+                match cfg.layout() {
+                    Ok(l) if l.logical_pages >= pages => {
+                        if want > pages {
+                            eprintln!(
+                                "note: --capacity auto: the trace touches {pages} pages; the device was enlarged to {} logical pages, \
+                                 the smallest this geometry supports",
+                                l.logical_pages
+                            );
+                        }
+                        return Ok(());
+                    }
+                    Ok(_) => want += want / 64 + 1,
+                    Err(e) => {
+                        let m = e.to_string();
+                        if m.contains("spare") || m.contains("at least") {
+                            want = want.saturating_mul(2);
+                        } else {
+                            return Err(format!(
+                                "--capacity auto ({pages} pages of {lpn} bytes): {m}"
+                            ));
+                        }
+                    }
+                }
+            }
+            Err(format!(
+                "--capacity auto: no device of this geometry fits {pages} pages"
+            ))
+        }
+        Some(other) => Err(format!(
+            "--capacity: `{other}`; allowed: auto (give an explicit size with --logical-gib)"
+        )),
+    }
+}
+
+/// Opens `path` as a workload for a device of `logical_pages` pages of `lpn_size` bytes.
+pub fn open_workload(
+    flags: &TraceFlags,
+    path: &str,
+    lpn_size: u32,
+    logical_pages: u64,
+) -> Result<Box<dyn Workload>, String> {
+    let opts = flags.options().map_err(|e| e.to_string())?;
+    flashgc_trace::open_workload(Path::new(path), &opts, lpn_size, logical_pages)
+        .map_err(|e| e.to_string())
+}
+
+/// Runs a `flashgc trace` subcommand; returns the process exit code.
+pub fn run(cmd: TraceCmd) -> i32 {
+    match run_inner(cmd) {
+        Ok(()) => 0,
+        Err(e) => {
+            // Every trace error is about the input (file, format, options): exit code 2.
+            eprintln!("error: {e}");
+            2
+        }
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Result<(), TraceError> {
+    match serde_json::to_string_pretty(v) {
+        Ok(s) => {
+            println!("{s}");
+            Ok(())
+        }
+        Err(e) => Err(TraceError::Option {
+            option: "--json",
+            message: e.to_string(),
+        }),
+    }
+}
+
+fn run_inner(cmd: TraceCmd) -> Result<(), TraceError> {
+    match cmd {
+        TraceCmd::Stats {
+            file,
+            read,
+            page_size,
+            json: j,
+        } => {
+            let s = flashgc_trace::stats(Path::new(&file), &read.options()?, page_size)?;
+            if j {
+                json(&s)?;
+            } else {
+                print!("{}", s.to_text());
+            }
+            Ok(())
+        }
+        TraceCmd::Volumes {
+            file,
+            read,
+            json: j,
+        } => {
+            let v = flashgc_trace::volumes(Path::new(&file), &read.options()?)?;
+            if j {
+                json(&v)?;
+            } else {
+                println!(
+                    "{:>12} {:>10} {:>10} {:>10} {:>16} {:>16} {:>16}",
+                    "volume",
+                    "requests",
+                    "reads",
+                    "writes",
+                    "read_bytes",
+                    "write_bytes",
+                    "size_bytes"
+                );
+                for x in &v {
+                    println!(
+                        "{:>12} {:>10} {:>10} {:>10} {:>16} {:>16} {:>16}",
+                        x.volume,
+                        x.requests,
+                        x.reads,
+                        x.writes,
+                        x.read_bytes,
+                        x.write_bytes,
+                        x.size_bytes
+                    );
+                }
+                println!("{} volumes", v.len());
+            }
+            Ok(())
+        }
+        TraceCmd::Convert {
+            file,
+            output,
+            format,
+            blkparse_events,
+            skip_bad_lines,
+        } => {
+            let o = TraceOptions {
+                format,
+                blkparse_events,
+                skip_bad_lines,
+                ..TraceOptions::default()
+            };
+            let r = flashgc_trace::convert(Path::new(&file), &o, Path::new(&output))?;
+            println!(
+                "{output}: {} records, {} volumes, {} bytes ({} per record{}), .fgt version {}",
+                r.records,
+                r.volumes,
+                r.bytes,
+                if r.content { 32 } else { 24 },
+                if r.content {
+                    ", with content hashes"
+                } else {
+                    ""
+                },
+                flashgc_trace::fgt::FGT_VERSION
+            );
+            for w in r.diagnostics.warnings() {
+                eprintln!("warning: {w}");
+            }
+            Ok(())
+        }
+        TraceCmd::Head { file, read, count } => {
+            let opts = read.options()?;
+            // A device as large as addressable, so no request is refused.
+            let mut wl =
+                flashgc_trace::TraceWorkload::open(Path::new(&file), &opts, 4096, u64::MAX / 8192)?;
+            let mut buf = Vec::new();
+            wl.fill_requests(&mut buf, count)?;
+            println!(
+                "{:>16} {:>6} {:>14} {:>6} content (4 KiB pages)",
+                "time_ns", "op", "lpn", "pages"
+            );
+            for r in &buf {
+                let op = match r.op {
+                    Op::Read => "read",
+                    Op::Write => "write",
+                    Op::Trim => "trim",
+                };
+                println!(
+                    "{:>16} {:>6} {:>14} {:>6} {:016x}",
+                    r.time_ns, op, r.lpn, r.pages, r.content
+                );
+            }
+            Ok(())
+        }
+    }
+}

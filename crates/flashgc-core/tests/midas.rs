@@ -1,0 +1,358 @@
+//! MiDAS (papers/midas.txt): MCAM accuracy on fixed configurations, the FIO-H comparison,
+//! reconfiguration after a workload switch, and the irregular-pattern fallback.
+//!
+//! Devices are scaled down from `midas-128g` keeping its ratios (op 7.3 %, full logical
+//! fill, GC below 0.1 % free). The scaled devices hold ~1/128 to 1/256 of the paper's LPNs,
+//! so the UID samples every LPN (`sample=1`) to keep about as many tracked LPNs as the
+//! paper's 1-in-100 sampling of a 128 GiB device.
+
+use flashgc_core::placement::{self, PlacementInit};
+use flashgc_core::workload::phased::{Phase, Phased};
+use flashgc_core::workload::{Rng, Synthetic, SyntheticKind};
+use flashgc_core::{Config, RunResult, Simulation};
+use serde_json::Value;
+
+/// `midas-128g` scaled down: 1 GiB logical in segments of 128 x 4 KiB pages, so the device
+/// keeps the paper's ~2048 logical segments (128 GiB / 64 MiB); op 7.3 %, GC below 0.1 % free.
+fn fio_h_device() -> Config {
+    let mut c = Config::load(Some("midas-128g"), None).expect("preset");
+    c.device.page_size = 4096;
+    c.device.pages_per_block = 128;
+    c.device.segment_blocks = 1;
+    c.ftl.logical_gib = Some(1.0);
+    c
+}
+
+/// Half of [`fio_h_device`] (64-page segments) for the many runs of the MCAM check.
+fn small_device() -> Config {
+    let mut c = fio_h_device();
+    c.device.pages_per_block = 64;
+    c.ftl.logical_gib = Some(0.5);
+    c
+}
+
+fn run(
+    mut c: Config,
+    workload: &str,
+    placement: &str,
+    victim: &str,
+    volume: f64,
+    warmup: f64,
+) -> RunResult {
+    c.run.workload = workload.into();
+    c.run.placement = placement.into();
+    c.run.victim = victim.into();
+    c.run.write_volume = volume;
+    c.run.warmup = Some(warmup);
+    Simulation::run_synthetic(&c, &mut |_| {}).expect("run")
+}
+
+fn history(r: &RunResult) -> Vec<Value> {
+    r.placement_report.as_ref().expect("midas report")["history"]
+        .as_array()
+        .expect("history")
+        .clone()
+}
+
+fn registered(name: &str) -> bool {
+    placement::names().contains(&name)
+}
+
+/// Must-show 1: MCAM's prediction for a fixed configuration, from the UID of the run's last
+/// epoch (2 x capacity instead of the default 4, to keep the test short), is within 3 % of the simulated steady-state WAF on average over 10 random
+/// configurations, for zipf 0.8, zipf 1.0 and hot/cold 80/20.
+#[test]
+fn mcam_predicts_fixed_configurations_within_3_percent() {
+    let dev = small_device();
+    let pps = dev.layout().unwrap().pages_per_segment;
+    assert_eq!(pps, 64);
+    let mut rng = Rng::new(2024);
+    for w in ["zipf:0.8", "zipf:1.0", "hotcold:80/20"] {
+        let mut errs = Vec::new();
+        for _ in 0..10 {
+            // HOT 0..6 segments, 1..4 cold groups, G1..G(N-1) of 10..120 segments; GN the rest.
+            let mut sizes = vec![rng.below(7) as u32];
+            let n = 1 + rng.below(4) as usize;
+            for _ in 1..n {
+                sizes.push(10 + rng.below(111) as u32);
+            }
+            sizes.push(1500);
+            let cfg: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
+            // Epochs of 2 capacities: the UID of the run's last epoch (user writes 4..6 x
+            // capacity, the 1-capacity precondition included) covers the measured window.
+            let spec = format!("midas:sample=1,epoch=2,fixed={}", cfg.join("/"));
+            let r = run(dev.clone(), w, &spec, "fifo", 5.0, 3.0);
+            let h = history(&r);
+            let last = h.last().expect("an epoch entry");
+            assert_eq!(last["event"], "epoch");
+            assert!((last["capacity_written"].as_f64().unwrap() - 6.0).abs() < 0.01);
+            let pred = last["predicted_waf"].as_f64().unwrap();
+            let err = (pred - r.steady_state.waf) / r.steady_state.waf;
+            println!(
+                "{w} {}: simulated {:.4} MCAM {:.4} ({:+.2} %) v pred {} meas {}",
+                cfg.join("/"),
+                r.steady_state.waf,
+                pred,
+                err * 100.0,
+                last["predicted_v"],
+                last["measured_v"]
+            );
+            errs.push(err.abs());
+        }
+        let mean = errs.iter().sum::<f64>() / errs.len() as f64;
+        println!("{w}: mean |error| {:.2} %", mean * 100.0);
+        assert!(
+            mean < 0.03,
+            "{w}: MCAM mean error {:.2} % (>= 3 %)",
+            mean * 100.0
+        );
+    }
+}
+
+/// Must-show 2: the FIO-H setup (zipf 1.0, scaled `midas-128g`): MiDAS (FIFO victims) below
+/// MiDA (cost-benefit), level with SepBIT (cost-benefit), above the oracle; no fallback on
+/// a stationary workload.
+#[test]
+fn fio_h_midas_against_baselines() {
+    let dev = fio_h_device();
+    let (vol, warm) = (24.0, 16.0);
+    let midas = run(dev.clone(), "zipf:1.0", "midas:sample=1", "fifo", vol, warm);
+    let mida = run(dev.clone(), "zipf:1.0", "mida", "cost-benefit", vol, warm);
+    let h = history(&midas);
+    assert!(
+        h.iter().all(|e| e["event"] != "fallback"),
+        "stationary zipf must not fall back: {h:?}"
+    );
+    assert!(h.iter().any(|e| e["event"] == "first configuration"));
+    println!(
+        "MiDAS {:.4}  MiDA+CB {:.4}",
+        midas.steady_state.waf, mida.steady_state.waf
+    );
+    assert!(
+        midas.steady_state.waf < mida.steady_state.waf,
+        "MiDAS {} vs MiDA {}",
+        midas.steady_state.waf,
+        mida.steady_state.waf
+    );
+    if registered("sepbit") {
+        let sepbit = run(dev.clone(), "zipf:1.0", "sepbit", "cost-benefit", vol, warm);
+        println!("SepBIT+CB {:.4}", sepbit.steady_state.waf);
+        // Level with SepBIT (within 2 %) on this small-segment device: with 128-page segments
+        // the valid counts of one group's segments vary, which SepBIT's cost-benefit victims
+        // exploit and MiDAS's FIFO does not (docs/midas.md: with 512-page segments MiDAS is
+        // below SepBIT; the paper's segments have 16384 pages).
+        assert!(
+            midas.steady_state.waf < sepbit.steady_state.waf * 1.02,
+            "MiDAS {} vs SepBIT {}",
+            midas.steady_state.waf,
+            sepbit.steady_state.waf
+        );
+    }
+    if registered("oracle") {
+        let ora = run(dev, "zipf:1.0", "oracle", "cost-benefit", vol, warm);
+        println!(
+            "ORA+CB {:.4} (MiDAS / ORA = {:.3})",
+            ora.steady_state.waf,
+            midas.steady_state.waf / ora.steady_state.waf
+        );
+        assert!(ora.steady_state.waf < midas.steady_state.waf);
+    }
+}
+
+fn phased(dev: &Config, phases: &[(SyntheticKind, f64)], cycle: bool) -> Phased {
+    let l = dev.layout().unwrap();
+    Phased::new(
+        phases
+            .iter()
+            .enumerate()
+            .map(|(i, &(k, caps))| Phase {
+                workload: Box::new(Synthetic::new(k, l.logical_pages, 1, 0.0, 7 + i as u64)),
+                pages: Some((caps * l.logical_pages as f64) as u64),
+            })
+            .collect(),
+        cycle,
+    )
+}
+
+fn run_phased(dev: &Config, placement: &str, wl: &mut Phased, volume: f64) -> RunResult {
+    let mut c = dev.clone();
+    c.run.placement = placement.into();
+    c.run.victim = "fifo".into();
+    c.run.write_volume = volume;
+    c.run.warmup = Some(volume / 2.0);
+    let mut sim = Simulation::new(&c).unwrap();
+    sim.run(wl, &mut |_| {}).unwrap()
+}
+
+/// Must-show 3: switching from zipf 1.0 to hot/cold 80/20 makes MiDAS adopt a new group
+/// configuration, and the history shows it.
+#[test]
+fn workload_switch_triggers_reconfiguration() {
+    let dev = small_device();
+    let zipf = SyntheticKind::Zipf { theta: 1.0 };
+    let hc = SyntheticKind::HotCold {
+        write_share: 0.8,
+        space_share: 0.2,
+    };
+    let mut wl = phased(&dev, &[(zipf, 11.0), (hc, 1e9)], false);
+    let r = run_phased(&dev, "midas:sample=1", &mut wl, 24.0);
+    let h = history(&r);
+    for e in &h {
+        println!("{e}");
+    }
+    let switch = 12.0; // 11 capacities after the 1-capacity precondition fill
+    let before: Vec<&Value> = h
+        .iter()
+        .filter(|e| e["capacity_written"].as_f64().unwrap() < switch)
+        .collect();
+    let after: Vec<&Value> = h
+        .iter()
+        .filter(|e| e["capacity_written"].as_f64().unwrap() > switch)
+        .collect();
+    let adopted = |e: &&&Value| {
+        let ev = e["event"].as_str().unwrap();
+        ev == "reconfiguration"
+            || ev == "configuration after fallback"
+            || ev == "first configuration"
+    };
+    let last_before = before
+        .iter()
+        .rev()
+        .find(adopted)
+        .expect("a configuration before the switch");
+    let new = after
+        .iter()
+        .find(adopted)
+        .expect("a configuration adopted after the switch");
+    assert_ne!(
+        last_before["sizes"], new["sizes"],
+        "the new configuration differs"
+    );
+    println!(
+        "before: {} after: {} ({})",
+        last_before["sizes"], new["sizes"], new["event"]
+    );
+}
+
+/// Must-show 4: a deliberately irregular workload (zipf 1.0 with bursts of uniform writes
+/// every 2.5 capacities) makes the measured transition probabilities miss MCAM's by more
+/// than 10 %, and MiDAS falls back to MiDA over the merged groups.
+#[test]
+fn irregular_workload_triggers_fallback() {
+    let dev = small_device();
+    let zipf = SyntheticKind::Zipf { theta: 1.0 };
+    let mut wl = phased(&dev, &[(zipf, 2.0), (SyntheticKind::Uniform, 0.5)], true);
+    let r = run_phased(&dev, "midas:sample=1", &mut wl, 20.0);
+    let h = history(&r);
+    for e in &h {
+        println!("{e}");
+    }
+    let fb: Vec<&Value> = h.iter().filter(|e| e["event"] == "fallback").collect();
+    assert!(!fb.is_empty(), "no fallback in {h:?}");
+    let irr = &fb[0]["irregular"];
+    assert!(irr["relative_error"].as_f64().unwrap() > 0.10);
+    assert!(fb[0]["mode"].as_str().unwrap().starts_with("fallback"));
+    assert!(
+        r.placement_report.as_ref().unwrap()["fallbacks"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+}
+
+/// A reconfiguration right after the precondition (1-capacity epochs) shrinks groups full of
+/// never-overwritten data; GC must still make progress (the placement's safety net hands
+/// the pick to the victim policy when size-driven picks free nothing).
+#[test]
+fn short_epochs_after_fill_do_not_stall_gc() {
+    let r = run(
+        small_device(),
+        "zipf:1.0",
+        "midas:epoch=1",
+        "fifo",
+        5.0,
+        3.0,
+    );
+    let rep = r.placement_report.as_ref().unwrap();
+    println!(
+        "WAF {:.3}, stalled picks {}, history {}",
+        r.steady_state.waf, rep["stalled_gc_picks"], rep["history"]
+    );
+    assert!(r.steady_state.waf.is_finite() && r.steady_state.waf > 1.0);
+    assert!(rep["adoptions"].as_u64().unwrap() >= 1);
+}
+
+/// The registry builds `mida` and `midas` and rejects bad parameters with the field name.
+#[test]
+fn registry_names_and_parameter_errors() {
+    let init = PlacementInit {
+        logical_pages: 1 << 16,
+        segments: 600,
+        pages_per_segment: 128,
+        seed: 1,
+    };
+    let m = placement::build("run.placement", "mida:groups=5", init).unwrap();
+    assert_eq!(m.streams(), 5);
+    let m = placement::build("run.placement", "midas", init).unwrap();
+    assert_eq!(m.streams(), 9);
+    assert_eq!(m.stream_name(0), "HOT");
+    let e = placement::build("run.placement", "midas:fixed=3/0/100", init)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("run.placement.fixed"), "{e}");
+    let e = placement::build("run.placement", "midas:epoch=0", init)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("run.placement.epoch"), "{e}");
+    let e = placement::build("run.placement", "midas:hot_model=magic", init)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("joint, paper"), "{e}");
+}
+
+/// The table of docs/midas.md (not part of the regular suite: several minutes).
+/// `cargo test --release -p flashgc-core --test midas -- --ignored --nocapture fio_h_table`
+#[test]
+#[ignore]
+fn fio_h_table() {
+    let schemes = [
+        ("single", "greedy"),
+        ("mida", "cost-benefit"),
+        ("sepbit", "cost-benefit"),
+        ("midas", "fifo"),
+        ("midas", "cost-benefit"),
+        ("oracle", "cost-benefit"),
+    ];
+    for (gib, ppb, sample) in [(1.0, 128, 1), (4.0, 512, 4)] {
+        let mut dev = fio_h_device();
+        dev.ftl.logical_gib = Some(gib);
+        dev.device.pages_per_block = ppb;
+        let l = dev.layout().unwrap();
+        println!(
+            "\n{gib} GiB logical, {} segments of {} pages, op {:.3}, zipf 1.0, 32 x capacity (steady state: last 16)",
+            l.segments, l.pages_per_segment, l.op
+        );
+        println!("| placement | victim | WAF | effective alpha | streams |");
+        println!("|---|---|---|---|---|");
+        for (p, v) in schemes {
+            if !registered(p) {
+                continue;
+            }
+            let spec = if p == "midas" {
+                format!("midas:sample={sample}")
+            } else {
+                p.to_string()
+            };
+            let r = run(dev.clone(), "zipf:1.0", &spec, v, 32.0, 16.0);
+            println!(
+                "| {spec} | {v} | {:.3} | {:.4} | {} |",
+                r.steady_state.waf,
+                r.steady_state.effective_alpha.unwrap_or(f64::NAN),
+                r.streams.len()
+            );
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! NoC controller model and selective copy-back GC (papers/noc-copyback-gc.txt).
+
+use flashgc_core::noc::workload::{Arrival, NocProfile, NocSynthetic};
+use flashgc_core::noc::{GcPath, NocComparison, NocDevice, NocParams, NocReport, NocSim};
+use flashgc_core::workload::{Op, Request};
+use flashgc_core::Config;
+
+fn noc_cfg() -> Config {
+    Config::load(Some("noc-ssdc"), None).unwrap()
+}
+
+/// The paper's Eq. 1: (2^15/4 + 13.5 - 1) x 87 ns = 8204.5 x 87 = 713 791.5 ns.
+const T: u64 = 713_792;
+
+#[test]
+fn eq1_traversal_is_714_us() {
+    let p = NocParams::from_config(&noc_cfg(), GcPath::Conventional);
+    assert_eq!(p.page_bits, 1 << 15);
+    assert_eq!(p.traversal_ns(), T);
+    // Every term is a parameter: 8 KiB pages with 8-bit units and 10 slices.
+    let q = NocParams {
+        page_bits: 1 << 16,
+        transfer_unit_bits: 8,
+        avg_slices: 10.0,
+        hop_ns: 100.0,
+        ..p
+    };
+    assert_eq!(q.traversal_ns(), (8192 + 9) * 100);
+}
+
+#[test]
+fn ber_gives_page_error_probability() {
+    let p = flashgc_core::noc::page_error_prob(1e-9, 1 << 15);
+    assert!((p - 3.2767e-5).abs() < 1e-8, "{p}");
+    assert_eq!(flashgc_core::noc::page_error_prob(0.0, 1 << 15), 0.0);
+}
+
+/// One relocation on an idle noc-ssdc device, from PPN 0 (segment 0: channel 0) to PPN 64
+/// (segment 1: unit 1, channel 1), issued at t = 0:
+/// conventional: read 25 us, crossing to the CPU T, ECC 0, crossing back T, program 200 us:
+///   end = 25 000 + 2 x 713 792 + 200 000 = 1 652 584 ns;
+/// selective, no error: the return crossing is skipped: end = 25 000 + T + 200 000 = 938 792 ns;
+/// selective, page with errors: the round trip again, 1 652 584 ns.
+#[test]
+fn one_relocation_exact_timings() {
+    let cfg = noc_cfg();
+    for (path, error, want) in [
+        (GcPath::Conventional, false, 1_652_584),
+        (GcPath::Conventional, true, 1_652_584),
+        (GcPath::Selective, false, 938_792),
+        (GcPath::Selective, true, 1_652_584),
+    ] {
+        let mut d = NocDevice::new(&cfg, NocParams::from_config(&cfg, path)).unwrap();
+        assert_eq!(d.channel_of(0), 0);
+        assert_eq!(d.channel_of(64), 1);
+        let r = d.relocate(0, 64, 0, error);
+        assert_eq!(r.read_start, 0);
+        assert_eq!(r.end, want, "{path:?} error={error}");
+        let tasks = d.task_counts();
+        // [R_host, R_gc, W_host, W_gc, erase, direct]
+        let w_gc = if path == GcPath::Selective && !error {
+            0
+        } else {
+            1
+        };
+        assert_eq!(tasks, [0, 1, 0, w_gc, 0, 1 - w_gc]);
+    }
+}
+
+/// A one-channel, one-plane device: 8 blocks of 4 pages, op 1.0 (16 logical pages), no fill,
+/// single stream, greedy, GC below 2 free segments. Requests every 10 ms (the device is idle
+/// at each arrival). The 25th write opens the 7th segment and triggers GC: the victim is
+/// segment 0 holding one valid page (LPN 3 at PPN 3), relocated to PPN 24 (segment 6,
+/// offset 0); the user page then goes to PPN 25. At arrival t (everything on channel 0):
+/// conventional: GC read t..t+25 us, to CPU +T, back +T, program ends t+225 000+2T; the erase
+///   (ready after the read) ends t+925 000+2T; the host write's SRAM (12 us) and crossing
+///   (port free at t+25 000+2T) end at t+25 000+3T, before the channel frees, so its program
+///   ends at t+1 125 000+2T: latency 1 125 000 + 2T = 2 552 584 ns;
+/// selective, no error: everything one T earlier: 1 125 000 + T = 1 838 792 ns.
+#[test]
+fn ftl_driven_single_page_victim_exact() {
+    let mut cfg = noc_cfg();
+    cfg.device.channels = 1;
+    cfg.device.planes_per_die = 1;
+    cfg.device.blocks_per_plane = 8;
+    cfg.device.pages_per_block = 4;
+    cfg.ftl.op = Some(1.0);
+    cfg.run.fill = 0.0;
+    let mut lpns: Vec<u64> = vec![0, 1, 2, 3, 0, 1, 2];
+    lpns.extend(4..16);
+    lpns.extend([5, 6, 9, 10, 0, 1]);
+    assert_eq!(lpns.len(), 25);
+    let mut lat = Vec::new();
+    for (path, p_err) in [
+        (GcPath::Conventional, 0.0),
+        (GcPath::Selective, 0.0),
+        (GcPath::Selective, 1.0),
+    ] {
+        let mut p = NocParams::from_config(&cfg, path);
+        p.error_prob = p_err;
+        let mut s = NocSim::new(&cfg, p).unwrap();
+        s.simulation_mut().ftl_mut().set_victim_log(true);
+        let mut last = 0;
+        for (i, &lpn) in lpns.iter().enumerate() {
+            let r = Request {
+                time_ns: 0,
+                op: Op::Write,
+                lpn,
+                pages: 1,
+                content: 0,
+            };
+            last = s.serve(&r, i as u64 * 10_000_000).unwrap();
+            if i < 24 {
+                assert_eq!(last, 12_000 + T + 200_000, "write {i} sees an idle device");
+            }
+        }
+        assert_eq!(s.simulation().ftl().victim_log(), &[(0, 1)]);
+        let rep = s.report();
+        assert_eq!(rep.copybacks, 1);
+        lat.push(last);
+    }
+    assert_eq!(lat[0], 1_125_000 + 2 * T);
+    assert_eq!(lat[1], 1_125_000 + T);
+    assert_eq!(
+        lat[2], lat[0],
+        "every page erroneous: selective = conventional"
+    );
+}
+
+fn small_cfg(op: f64) -> Config {
+    let mut cfg = noc_cfg();
+    cfg.device.blocks_per_plane = 16;
+    cfg.ftl.op = Some(op);
+    cfg
+}
+
+fn run(cfg: &Config, path: GcPath, p_err: f64, profile: &str, rate: f64, n: u64) -> NocReport {
+    let mut p = NocParams::from_config(cfg, path);
+    p.error_prob = p_err;
+    let mut s = NocSim::new(cfg, p).unwrap();
+    let l = s.simulation().layout().clone();
+    let mut wl = NocSynthetic::new(
+        NocProfile::by_name("profile", profile).unwrap(),
+        Arrival {
+            rate_iops: rate,
+            ..Arrival::default()
+        },
+        l.logical_pages,
+        l.lpn_size,
+        n,
+        7,
+    )
+    .unwrap();
+    s.run(&mut wl, None, None).unwrap();
+    s.report()
+}
+
+#[test]
+fn selective_never_worse() {
+    for profile in ["mysql", "mongodb", "cassandra"] {
+        let cfg = small_cfg(0.07);
+        let c = run(&cfg, GcPath::Conventional, 1e-2, profile, 200.0, 6000);
+        let s = run(&cfg, GcPath::Selective, 1e-2, profile, 200.0, 6000);
+        assert!(c.copybacks > 0, "{profile}: the run must exercise GC");
+        assert_eq!(c.copybacks, s.copybacks);
+        assert_eq!(
+            c.error_pages, s.error_pages,
+            "same error draws on both paths"
+        );
+        assert!(s.error_pages > 0);
+        assert_eq!(s.tasks.w_gc, s.error_pages, "W_gc only for erroneous pages");
+        assert_eq!(c.tasks.w_gc, c.copybacks);
+        for (a, b) in [(&c.read, &s.read), (&c.write, &s.write)] {
+            assert!(b.sum_ns() <= a.sum_ns(), "{profile}: mean");
+            assert!(b.max_ns() <= a.max_ns(), "{profile}: peak");
+        }
+        assert!(
+            s.write.sum_ns() < c.write.sum_ns(),
+            "{profile}: strictly better with GC"
+        );
+    }
+}
+
+#[test]
+fn error_probability_one_gives_identical_latencies() {
+    let cfg = small_cfg(0.07);
+    let c = run(&cfg, GcPath::Conventional, 1.0, "mongodb", 200.0, 6000);
+    let s = run(&cfg, GcPath::Selective, 1.0, "mongodb", 200.0, 6000);
+    assert!(c.copybacks > 0);
+    assert_eq!(c.read, s.read);
+    assert_eq!(c.write, s.write);
+    assert_eq!(c.relocation_elapsed_us, s.relocation_elapsed_us);
+    assert_eq!(c.tasks, s.tasks);
+    assert_eq!(c.series, s.series);
+}
+
+#[test]
+fn error_probability_zero_saves_one_traversal_per_page() {
+    let cfg = small_cfg(0.07);
+    let c = run(&cfg, GcPath::Conventional, 0.0, "sqlite", 200.0, 6000);
+    let s = run(&cfg, GcPath::Selective, 0.0, "sqlite", 200.0, 6000);
+    assert!(c.copybacks > 1000);
+    let t_us = T as f64 / 1000.0;
+    let saved = c.relocation_service_us - s.relocation_service_us;
+    assert!(
+        (saved - c.copybacks as f64 * t_us).abs() < 1e-6 * saved,
+        "{saved} vs {} x {t_us}",
+        c.copybacks
+    );
+    assert_eq!(s.tasks.w_gc, 0);
+    assert_eq!(s.tasks.direct, s.copybacks);
+    // Waiting included, each page's relocation is at least one crossing shorter.
+    assert!(c.relocation_elapsed_us - s.relocation_elapsed_us >= saved * (1.0 - 1e-9));
+}
+
+#[test]
+fn improvement_grows_with_gc_load() {
+    // Less spare space = more copy-backs per host write = larger improvement.
+    let mut last: Option<(f64, f64)> = None;
+    for op in [0.5, 0.15, 0.07] {
+        let cfg = small_cfg(op);
+        let c = run(&cfg, GcPath::Conventional, 1e-4, "mysql", 200.0, 6000);
+        let s = run(&cfg, GcPath::Selective, 1e-4, "mysql", 200.0, 6000);
+        let load = c.copybacks as f64 / c.tasks.w_host as f64;
+        // Absolute saving of mean write latency, us (a relative figure also depends on how
+        // far the baseline's queues have grown).
+        let saved = c.write.mean_us - s.write.mean_us;
+        let cmp = NocComparison::new(c, s);
+        eprintln!(
+            "op {op}: copy-backs per host page write {load:.3}, mean write saved {saved:.1} us ({:.1} %)",
+            cmp.write_mean_improvement_pct
+        );
+        if let Some((l0, s0)) = last {
+            assert!(load > l0, "op {op}: load {load} <= {l0}");
+            assert!(saved > s0, "op {op}: saving {saved} <= {s0}");
+        }
+        last = Some((load, saved));
+    }
+    // Without GC there is nothing to improve.
+    let mut cfg = small_cfg(0.07);
+    cfg.run.fill = 0.0;
+    let c = run(&cfg, GcPath::Conventional, 1e-4, "rocksdb", 200.0, 300);
+    let s = run(&cfg, GcPath::Selective, 1e-4, "rocksdb", 200.0, 300);
+    assert_eq!(c.copybacks, 0);
+    assert_eq!(c.write, s.write);
+    assert_eq!(c.read, s.read);
+}
+
+#[test]
+fn deterministic_and_bad_input() {
+    let cfg = small_cfg(0.07);
+    let a = run(&cfg, GcPath::Selective, 1e-3, "dbench", 200.0, 2000);
+    let b = run(&cfg, GcPath::Selective, 1e-3, "dbench", 200.0, 2000);
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
+    assert!(NocProfile::by_name("profile", "oracle").is_err());
+    assert!(GcPath::parse("path", "both").is_err());
+    let mut p = NocParams::from_config(&cfg, GcPath::Selective);
+    p.error_prob = 1.5;
+    let e = NocDevice::new(&cfg, p).unwrap_err().to_string();
+    assert!(e.contains("noc.error_prob"), "{e}");
+}

@@ -1,0 +1,500 @@
+//! Timing layer: hand-computed schedules, GC effects on latency, paper directions, and
+//! WAF invariance under timing.
+
+use flashgc_core::config::{DeviceConfig, TimingConfig};
+use flashgc_core::timing::{GcMode, Host, TimedSim, TimingParams};
+use flashgc_core::workload::{Op, Request, Workload};
+use flashgc_core::{Config, Simulation};
+
+const US: u64 = 1000;
+
+/// 2 channels x 1 chip x 1 die x 1 plane; blocks of 2 pages of 4 KiB; segments are
+/// superblocks of 2 blocks (one per channel): 8 segments x 4 pages, 16 logical pages.
+/// Read 50 us, program 500 us, erase 3000 us, 409.6 MB/s = 10 us per 4 KiB transfer.
+fn tiny() -> Config {
+    let mut c = Config::default_preset();
+    c.device = DeviceConfig {
+        channels: 2,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 8,
+        pages_per_block: 2,
+        page_size: 4096,
+        lpn_size: 4096,
+        segment_blocks: 2,
+        timing: TimingConfig {
+            read_us: 50.0,
+            program_us: 500.0,
+            erase_us: 3000.0,
+            channel_mb_s: 409.6,
+            sram_us: 0.0,
+            copyback: false,
+        },
+    };
+    c.ftl.op = Some(1.0);
+    c.ftl.logical_gib = None;
+    c.run.fill = 0.0;
+    c
+}
+
+fn req(op: Op, lpn: u64) -> Request {
+    Request {
+        time_ns: 0,
+        op,
+        lpn,
+        pages: 1,
+        content: 0,
+    }
+}
+
+/// Untimed set-up: LPNs 0..16 fill segments 0-3; rewriting 0,1,4,5,8,9,12,13 fills segments
+/// 4 and 5 and leaves 2 valid pages in each of segments 0-3; segments 6 and 7 stay free.
+fn setup(mode: GcMode, gc_pace: u32) -> TimingParams {
+    TimingParams {
+        gc_mode: mode,
+        gc_pace,
+        host: Host::OpenLoop { time_scale: 1.0 },
+        ..TimingParams::default()
+    }
+}
+
+fn tiny_sim(p: TimingParams) -> TimedSim {
+    let mut ts = TimedSim::new(&tiny(), p).unwrap();
+    let l = ts.simulation().layout().clone();
+    assert_eq!(
+        (
+            l.segments,
+            l.pages_per_segment,
+            l.logical_pages,
+            l.gc_low,
+            l.gc_high
+        ),
+        (8, 4, 16, 2, 2)
+    );
+    let ftl = ts.simulation_mut().ftl_mut();
+    for lpn in (0..16).chain([0, 1, 4, 5, 8, 9, 12, 13]) {
+        ftl.write(lpn).unwrap();
+    }
+    assert_eq!(ftl.free_segments(), 2);
+    ts.start_clock();
+    ts
+}
+
+/// Page placement (static, CWDP): flash page fp of segment s is on unit (2s + fp % 2) % 2 = fp % 2,
+/// i.e. even offsets on channel 0, odd offsets on channel 1.
+///
+/// R0 read LPN 0 at t=0: LPN 0 lives at PPN 16 (segment 4, offset 0, channel 0):
+///   cell 0-50, bus 50-60 => 60 us.
+/// R1 write LPN 2 at t=0: invalidates PPN 2, opens segment 6 (1 free < gc_low 2) => GC.
+///   Victim (greedy) segment 0 with one valid page, LPN 3 at PPN 3 (channel 1).
+///   GC read PPN 3: cell 0-50, bus 50-60 (ch1). GC program to PPN 24 (ch0): bus 60-70,
+///   program 70-570. Erase of segment 0 (both blocks) once its pages are moved: 570-3570
+///   on both units. The user page goes to PPN 25 (ch1).
+///   foreground: the write waits for the GC episode: bus 3570-3580, program 3580-4080 => 4080 us.
+///   preemptible: GC queued; bus 0-10, program 10-510 => 510 us.
+/// R2 read LPN 4 at t=100: PPN 18 (segment 4, offset 2, ch0).
+///   foreground: behind the erase on ch0's chip: cell 3570-3620, bus 3620-3630 => 3630 us.
+///   preemptible: GC has not started (its first op could start only at 510 >= 100):
+///   cell 100-150, bus 150-160 => 160 us.
+/// R3 read LPN 15 at t=100: PPN 15 (segment 3, offset 3, ch1).
+///   foreground: behind erase and R1's program: cell 4080-4130, bus 4130-4140 => 4140 us.
+///   preemptible: behind R1's program: cell 510-560, bus 560-570 => 570 us.
+/// Preemptible with a GC pace of 1 (one queued GC operation per host arrival, host I/O
+/// between them): at R2's arrival the GC read runs (cell 510-560, bus 560-570), R2 as
+/// above; at R3's arrival the GC program runs (bus 570-580, cell 580-1080), so R3 reads
+/// after the GC read: cell 570-620, bus 620-630 => 630 us.
+#[test]
+fn hand_computed_two_channel_schedule() {
+    for (mode, pace, expect) in [
+        (GcMode::Foreground, 8, [60, 4080, 3630, 4140]),
+        // pace 0: GC runs only in idle gaps, here after the last request
+        (GcMode::Preemptible, 0, [60, 510, 160, 570]),
+        (GcMode::Preemptible, 1, [60, 510, 160, 630]),
+    ] {
+        let mut ts = tiny_sim(setup(mode, pace));
+        let reqs = [
+            (0, req(Op::Read, 0)),
+            (0, req(Op::Write, 2)),
+            (100, req(Op::Read, 4)),
+            (100, req(Op::Read, 15)),
+        ];
+        let got: Vec<u64> = reqs
+            .iter()
+            .map(|(t, r)| ts.serve(r, t * US).unwrap())
+            .collect();
+        let want: Vec<u64> = expect.iter().map(|e| e * US).collect();
+        assert_eq!(got, want, "{mode:?}");
+        let c = &ts.simulation().ftl().counters;
+        assert_eq!(
+            (c.gc_writes, c.erases),
+            (1, 1),
+            "{mode:?}: one page moved, one segment erased"
+        );
+    }
+}
+
+/// Uniform random 4 KiB writes, closed loop, on a small device: the timing run's WAF equals
+/// the WAF-only run's bit for bit for timing-independent GC modes.
+#[test]
+fn waf_is_unchanged_by_timing() {
+    let mut c = Config::default_preset();
+    c.ftl.logical_gib = Some(0.125);
+    c.run.write_volume = 3.0;
+    c.run.read_ratio = 0.3;
+    c.run.fill = 1.0;
+    let plain = Simulation::run_synthetic(&c, &mut |_| {}).unwrap();
+    for mode in [GcMode::Foreground, GcMode::Preemptible] {
+        for qd in [1, 32] {
+            let p = TimingParams {
+                gc_mode: mode,
+                host: Host::ClosedLoop { queue_depth: qd },
+                ..TimingParams::default()
+            };
+            let mut ts = TimedSim::new(&c, p).unwrap();
+            let mut wl = ts.simulation().synthetic_workload().unwrap();
+            let r = ts.run(&mut wl, &mut |_| {}).unwrap();
+            assert_eq!(r.total, plain.total, "{mode:?} QD {qd}");
+            assert!(r.total.gc_writes > 0);
+            let t = r.timing.unwrap();
+            assert!(!t.timing_dependent_policy);
+            assert!(t.write_latency.count > 0 && t.read_latency.count > 0);
+        }
+    }
+}
+
+/// A workload of timestamped requests (for the open-loop replay test).
+struct Timed(Vec<Request>, usize);
+impl Workload for Timed {
+    fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> flashgc_core::Result<()> {
+        let n = (self.0.len() - self.1).min(max);
+        buf.extend_from_slice(&self.0[self.1..self.1 + n]);
+        self.1 += n;
+        Ok(())
+    }
+    fn describe(&self) -> String {
+        "timed".into()
+    }
+}
+
+/// Open loop at a low rate: requests never queue, so each read costs exactly tR + transfer
+/// and each write transfer + tPROG when no GC interferes.
+#[test]
+fn open_loop_unloaded_latencies_are_device_latencies() {
+    let mut c = tiny();
+    c.run.fill = 0.0;
+    let p = TimingParams {
+        host: Host::OpenLoop { time_scale: 1.0 },
+        ..TimingParams::default()
+    };
+    let mut ts = TimedSim::new(&c, p).unwrap();
+    // 8 writes then 8 reads of the same pages, 10 ms apart: no GC (only 2 segments used).
+    let reqs: Vec<Request> = (0..16)
+        .map(|i| Request {
+            time_ns: i * 10_000 * US,
+            op: if i < 8 { Op::Write } else { Op::Read },
+            lpn: i % 8,
+            pages: 1,
+            content: 0,
+        })
+        .collect();
+    let r = ts.run(&mut Timed(reqs, 0), &mut |_| {}).unwrap();
+    let t = r.timing.unwrap();
+    assert_eq!(t.write_latency.max_us, 510.0);
+    assert!(
+        (t.write_latency.p50_us - 510.0).abs() <= 0.51,
+        "{}",
+        t.write_latency.p50_us
+    );
+    assert_eq!(t.read_latency.max_us, 60.0);
+    assert_eq!(t.simulated_ns, 15 * 10_000 * US + 60 * US);
+    assert_eq!(t.gc_time_share, 0.0);
+}
+
+use flashgc_core::timing::fio::{Dist, FioJob, Rw};
+use flashgc_core::RunResult;
+
+/// Scaled-down Cosmos+ OpenSSD (preset `cosmos-openssd`: 16 KiB pages, MLC timings, 8
+/// channels, op 0.07) with 2 ways instead of 8 and blocks of 8 pages instead of 128 (the
+/// per-page timings are unchanged), 1024 blocks per plane, superblocks over all 16 dies
+/// (die-interleaved allocation as Cosmos+'s page FTL stripes over dies): 1024 segments of
+/// 2 MiB, 2 GiB physical.
+fn small_cosmos(placement: &str) -> Config {
+    let mut c = Config::load(Some("cosmos-openssd"), None).unwrap();
+    c.device.chips_per_channel = 2;
+    c.device.blocks_per_plane = 1024;
+    c.device.pages_per_block = 8;
+    c.device.segment_blocks = 16;
+    c.run.placement = placement.into();
+    c.run.victim = "greedy".into();
+    c.run.fill = 1.0;
+    c
+}
+
+fn fio_run(c: &Config, job: &FioJob, volume_x: f64, checkpoints: u32, mode: GcMode) -> RunResult {
+    let l = c.layout().unwrap();
+    let bytes = l.logical_bytes();
+    let volume = (bytes as f64 * volume_x) as u64;
+    let p = TimingParams {
+        gc_mode: mode,
+        host: Host::ClosedLoop {
+            queue_depth: job.queue_depth(),
+        },
+        data_volume_bytes: Some(volume),
+        checkpoint_bytes: volume / checkpoints as u64,
+        ..TimingParams::default()
+    };
+    let mut ts = TimedSim::new(c, p).unwrap();
+    let mut wl = job.workload(l.logical_pages, l.lpn_size).unwrap();
+    ts.run(&mut wl, &mut |_| {}).unwrap()
+}
+
+/// Fill sweep from an empty device: random 4 KiB writes at QD 32. While free space lasts no
+/// GC runs; once it starts, IOPS fall and the write tail grows.
+#[test]
+fn fill_sweep_degrades_when_gc_starts() {
+    let mut c = Config::default_preset();
+    c.ftl.logical_gib = Some(0.25);
+    c.device.pages_per_block = 64;
+    c.device.segment_blocks = 8;
+    c.run.fill = 0.0;
+    let job = FioJob {
+        rw: Rw::RandWrite,
+        bs: 4096,
+        numjobs: 1,
+        iodepth: 32,
+        ..FioJob::default()
+    };
+    let r = fio_run(&c, &job, 3.0, 12, GcMode::Foreground);
+    let s = &r.timing.as_ref().unwrap().series;
+    assert_eq!(s.len(), 12);
+    let first = &s[0];
+    let last = s.last().unwrap();
+    assert_eq!(
+        (first.erases, first.gc_page_moves),
+        (0, 0),
+        "no GC in the first quarter of the fill"
+    );
+    assert!(last.gc_page_moves > 0);
+    assert!(
+        last.iops < 0.8 * first.iops,
+        "IOPS {} -> {}",
+        first.iops,
+        last.iops
+    );
+    assert!(
+        last.write.p99_us > first.write.p99_us,
+        "p99 {} -> {}",
+        first.write.p99_us,
+        last.write.p99_us
+    );
+    assert!(last.write.mean_us > first.write.mean_us);
+    let t = r.timing.as_ref().unwrap();
+    assert!(t.gc_time_share > 0.0 && t.gc_time_share < 1.0);
+    for u in t.channel_utilization.iter().chain(&t.cell_utilization) {
+        assert!((0.0..=1.0).contains(u), "utilization {u}");
+    }
+}
+
+/// Write-back cache: every flash user write is an eviction, hits cost no flash time, and
+/// with a cache as large as the hot set most hot writes hit.
+#[test]
+fn write_cache_absorbs_hot_overwrites() {
+    use flashgc_core::timing::cache::CachePolicy;
+    let mut c = Config::default_preset();
+    c.ftl.logical_gib = Some(0.125);
+    c.run.workload = "hotcold:90/5".into();
+    c.run.write_volume = 2.0;
+    c.run.fill = 1.0;
+    let hot_pages = (c.layout().unwrap().logical_pages as f64 * 0.05) as u64;
+    for policy in [CachePolicy::Lru, CachePolicy::Gcar] {
+        let p = TimingParams {
+            cache_pages: hot_pages * 2,
+            cache_policy: policy,
+            host: Host::ClosedLoop { queue_depth: 8 },
+            ..TimingParams::default()
+        };
+        let mut ts = TimedSim::new(&c, p).unwrap();
+        let mut wl = ts.simulation().synthetic_workload().unwrap();
+        let r = ts.run(&mut wl, &mut |_| {}).unwrap();
+        let t = r.timing.unwrap();
+        let cache = t.cache.unwrap();
+        assert_eq!(
+            r.total.user_writes, cache.evictions,
+            "{policy:?}: flash user writes are evictions"
+        );
+        assert_eq!(
+            cache.write_hits + cache.evictions + cache.dirty_at_end,
+            t.write_requests,
+            "{policy:?}"
+        );
+        assert!(
+            cache.write_hits as f64 > 0.8 * t.write_requests as f64,
+            "{policy:?}: {} hits",
+            cache.write_hits
+        );
+        assert!(
+            t.write_latency.p50_us == 0.0,
+            "{policy:?}: a hit completes at once"
+        );
+        assert_eq!(t.timing_dependent_policy, policy == CachePolicy::Gcar);
+    }
+}
+
+/// papers/sup-gc.txt Figs. 16-18: at 50-99 % writes SUP-GC (user writes hot, GC writes cold)
+/// beats Cosmos+ (single stream, greedy) in IOPS, erases, GC moves and mean latency.
+/// fio's randrw ran through a file system in the paper; the offsets here are zipf 0.8
+/// (under uniform offsets pages have no temperature to separate and SUP-GC only ties).
+/// GC runs in the background, one victim at a time (with blocking foreground GC, SUP-GC's
+/// relocations fill cold segments during an episode, so its episodes collect several
+/// victims in a row and its p99 is worse; see docs/timing.md).
+/// Not reproduced: the paper's clearly lower p99. Here the tail is set by the GC pacing
+/// and SUP-GC's p99 ties the baseline's (checked: not worse by more than 2 %).
+#[test]
+fn sup_gc_beats_cosmos_baseline_at_high_write_ratios() {
+    for mix in [50.0, 75.0, 99.0] {
+        let job = FioJob {
+            rw: Rw::RandRw,
+            rwmixwrite: mix,
+            bs: 4096,
+            numjobs: 10,
+            iodepth: 1,
+            dist: Dist::Zipf(0.8),
+            ..FioJob::default()
+        };
+        // 2x the logical capacity of writes, after the full precondition
+        let vol = 2.0 / (mix / 100.0);
+        let base = fio_run(&small_cosmos("single"), &job, vol, 4, GcMode::Background);
+        let sup = fio_run(&small_cosmos("sup-gc"), &job, vol, 4, GcMode::Background);
+        let (b, s) = (base.timing.as_ref().unwrap(), sup.timing.as_ref().unwrap());
+        eprintln!(
+            "mix {mix}: WAF {:.3} vs {:.3}; IOPS {:.0} vs {:.0}; write p99 {:.0} vs {:.0} us, p99.9 {:.0} vs {:.0}; read p99 {:.0} vs {:.0}",
+            base.total.waf,
+            sup.total.waf,
+            b.iops,
+            s.iops,
+            b.write_latency.p99_us,
+            s.write_latency.p99_us,
+            b.write_latency.p999_us,
+            s.write_latency.p999_us,
+            b.read_latency.p99_us,
+            s.read_latency.p99_us
+        );
+        assert!(b.timing_dependent_policy && s.timing_dependent_policy);
+        assert!(sup.total.waf < base.total.waf, "mix {mix}: WAF");
+        assert!(
+            sup.total.erases < base.total.erases && sup.total.gc_writes < base.total.gc_writes,
+            "mix {mix}: erases, GC moves"
+        );
+        assert!(
+            s.iops > 1.05 * b.iops,
+            "mix {mix}: IOPS {} vs {}",
+            s.iops,
+            b.iops
+        );
+        assert!(
+            s.write_latency.mean_us < b.write_latency.mean_us,
+            "mix {mix}: mean write latency"
+        );
+        assert!(
+            s.write_latency.p99_us <= 1.02 * b.write_latency.p99_us,
+            "mix {mix}: write p99"
+        );
+    }
+}
+
+/// Every real trace with timestamps in ../shared/traces replays open loop (at its own
+/// timestamps) on the default device with compact remapping.
+#[test]
+fn timed_replay_of_real_traces() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    // (file, format when auto-detection is ambiguous; `blkparse:C`: a blkparse file holding
+    // only completion events)
+    let files = [
+        ("msr_cambridge/msr-cambridge1-sample.csv", None),
+        ("mqsim_umass_tpcc/wsrch-small.trace", Some("mqsim")),
+        ("mqsim_umass_tpcc/tpcc-small.trace", Some("mqsim")),
+        (
+            "fiu/cheetah.cs.fiu.edu-110108-113008.2.head10008.blkparse",
+            None,
+        ),
+        ("blktrace/leveldb_ram0.blkparse.txt", Some("blkparse:C")),
+        ("blktrace/ycsb_btrfs.blkparse.txt", None),
+        ("blktrace/ycsb_ext4.blkparse.txt.gz", None),
+        ("blktrace/ycsb_f2fs.blkparse.txt.gz", None),
+        ("blktrace/apress_hadoop_java_sdb.blkparse.txt.gz", None),
+        (
+            "converted_mqsim/MSR_trace-only-write.mqsim.trace",
+            Some("mqsim"),
+        ),
+        (
+            "converted_mqsim/ssdTrace-only-write.mqsim.trace.gz",
+            Some("mqsim"),
+        ),
+        (
+            "converted_mqsim/systor17_2016021612-LUN3.mqsim.trace.gz",
+            Some("mqsim"),
+        ),
+        ("systor17/systor17-traces-sample.csv", None),
+        ("systor17/systor17-additional-sample.csv", None),
+        ("tencent_cbs/cloud_storage-sample.csv.gz", None),
+    ];
+    for (f, format) in files {
+        let path = dir.join(f);
+        if !path.exists() {
+            panic!(
+                "{}: missing (the traces live in ../shared/traces)",
+                path.display()
+            );
+        }
+        let (format, events) = match format {
+            Some("blkparse:C") => (None, Some("C".to_string())),
+            f => (f.map(str::to_string), None),
+        };
+        let opts = flashgc_trace::TraceOptions {
+            remap: flashgc_trace::Remap::Compact,
+            format,
+            blkparse_events: events,
+            ..Default::default()
+        };
+        // A device 1.25x the trace's footprint, filled, so every read hits flash.
+        let fp =
+            flashgc_trace::footprint(&path, &opts, 4096).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let mut c = Config::default_preset();
+        c.ftl.logical_gib =
+            Some((fp.distinct_pages as f64 * 4096.0 * 1.25 / (1u64 << 30) as f64).max(0.25));
+        c.run.fill = 1.0;
+        let l = c.layout().unwrap();
+        let mut wl = flashgc_trace::open_workload(&path, &opts, l.lpn_size, l.logical_pages)
+            .unwrap_or_else(|e| panic!("{f}: {e}"));
+        let p = TimingParams {
+            host: Host::OpenLoop { time_scale: 1.0 },
+            ..TimingParams::default()
+        };
+        let mut ts = TimedSim::new(&c, p).unwrap();
+        let r = ts
+            .run(wl.as_mut(), &mut |_| {})
+            .unwrap_or_else(|e| panic!("{f}: {e}"));
+        let t = r.timing.unwrap();
+        eprintln!(
+            "{f}: {} requests over {:.3} s, {:.0} IOPS, read p99 {:.0} us, write p99 {:.0} us",
+            t.requests,
+            t.simulated_ns as f64 / 1e9,
+            t.iops,
+            t.read_latency.p99_us,
+            t.write_latency.p99_us
+        );
+        assert!(t.requests > 0, "{f}");
+        assert!(t.simulated_ns > 0, "{f}: timestamps spread the requests");
+        // Every request costs at least one transfer (the device is full: every read hits flash).
+        if t.write_latency.count > 0 {
+            assert!(t.write_latency.max_us >= 10.0, "{f}");
+        }
+        if t.read_latency.count > 0 {
+            assert!(
+                t.read_latency.p50_us >= 50.0,
+                "{f}: a read costs tR at least"
+            );
+        }
+    }
+}

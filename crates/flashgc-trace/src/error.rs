@@ -1,0 +1,137 @@
+//! Trace errors. Every error names the file, and where it applies the line, the column
+//! and the field that was expected.
+
+use std::fmt;
+
+/// An error reading, checking or converting a trace.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TraceError {
+    /// The file cannot be opened or read (including truncated compressed streams).
+    Io {
+        /// The trace file.
+        file: String,
+        /// Last line read completely before the failure (0 when none).
+        line: u64,
+        /// What went wrong.
+        message: String,
+    },
+    /// A malformed line.
+    Parse {
+        /// The trace file.
+        file: String,
+        /// 1-based line number.
+        line: u64,
+        /// 1-based character column where the offending field starts.
+        column: usize,
+        /// 1-based field (column of the table) number.
+        field_no: usize,
+        /// The field's name in the format, e.g. `offset`.
+        field: &'static str,
+        /// What was expected, e.g. `a non-negative integer (bytes)`.
+        expected: String,
+        /// The text found (shortened).
+        found: String,
+    },
+    /// The format cannot be detected, or a `--format` spec is invalid.
+    Format {
+        /// The trace file (empty for a spec error without a file).
+        file: String,
+        /// What is wrong and which `--format` to pass.
+        message: String,
+    },
+    /// A request does not fit the device (addresses beyond the logical capacity).
+    Capacity {
+        /// The trace file.
+        file: String,
+        /// 1-based line (text) or record number (binary).
+        line: u64,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// The trace (after filters) holds no requests.
+    Empty {
+        /// The trace file.
+        file: String,
+        /// Why, and what the file did contain.
+        message: String,
+    },
+    /// An invalid option value (volume, time window, ...).
+    Option {
+        /// Option name, e.g. `--time-window`.
+        option: &'static str,
+        /// What is wrong and what is accepted.
+        message: String,
+    },
+    /// A corrupt or incompatible `.fgt` binary trace.
+    Binary {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceError::Io { file, line, message } => {
+                if *line > 0 {
+                    write!(f, "{file}: read error after line {line}: {message}")
+                } else {
+                    write!(f, "{file}: {message}")
+                }
+            }
+            TraceError::Parse {
+                file,
+                line,
+                column,
+                field_no,
+                field,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{file}:{line}:{column}: field {field_no} `{field}`: expected {expected}, found `{found}` \
+                 (pass --skip-bad-lines to count and skip such lines)"
+            ),
+            TraceError::Format { file, message } => {
+                if file.is_empty() {
+                    write!(f, "--format: {message}")
+                } else {
+                    write!(f, "{file}: {message}")
+                }
+            }
+            TraceError::Capacity { file, line, message } => write!(f, "{file}:{line}: {message}"),
+            TraceError::Empty { file, message } => write!(f, "{file}: {message}"),
+            TraceError::Option { option, message } => write!(f, "{option}: {message}"),
+            TraceError::Binary { file, message } => write!(f, "{file}: invalid .fgt trace: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+impl From<TraceError> for flashgc_core::Error {
+    fn from(e: TraceError) -> Self {
+        flashgc_core::Error::Input(e.to_string())
+    }
+}
+
+/// A field-level parse problem, before the file and line are known.
+#[derive(Debug, Clone)]
+pub(crate) struct FieldError {
+    /// 0-based field index (usize::MAX: the line as a whole, e.g. too few fields).
+    pub index: usize,
+    pub field: &'static str,
+    pub expected: String,
+}
+
+impl FieldError {
+    pub fn new(index: usize, field: &'static str, expected: impl Into<String>) -> Self {
+        FieldError {
+            index,
+            field,
+            expected: expected.into(),
+        }
+    }
+}

@@ -1,0 +1,400 @@
+//! The `.fgt` binary trace format (version 1): fixed-size little-endian records behind a
+//! 64-byte header, a volume-name table at the end, and a CRC-32 over everything after the
+//! header. Read memory-mapped. The layout is documented in `docs/traces.md`.
+
+use crate::error::TraceError;
+use crate::format::{Format, Rec, VolumeKind};
+use crate::input::FGT_MAGIC;
+use crate::source::{Diagnostics, Record, RecordSource};
+use flashgc_core::workload::Op;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// Current `.fgt` version.
+pub const FGT_VERSION: u16 = 1;
+/// Header size in bytes.
+pub const HEADER_BYTES: usize = 64;
+/// Record size without content fingerprints.
+pub const RECORD_BYTES: usize = 24;
+/// Record size with content fingerprints.
+pub const RECORD_BYTES_CONTENT: usize = 32;
+
+const FLAG_CONTENT: u32 = 1;
+
+fn op_code(op: Op) -> u8 {
+    match op {
+        Op::Read => 0,
+        Op::Write => 1,
+        Op::Trim => 2,
+    }
+}
+
+/// What a conversion wrote.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ConvertReport {
+    /// Records written.
+    pub records: u64,
+    /// Output size in bytes.
+    pub bytes: u64,
+    /// Distinct volumes.
+    pub volumes: usize,
+    /// Whether records carry content fingerprints.
+    pub content: bool,
+    /// Diagnostics of reading the source.
+    pub diagnostics: Diagnostics,
+}
+
+/// Writes every record of `src` to `out` as a `.fgt` file. `content` chooses the 32-byte
+/// records that keep content fingerprints.
+pub fn write_fgt(
+    src: &mut dyn RecordSource,
+    out: &Path,
+    content: bool,
+) -> Result<ConvertReport, TraceError> {
+    let ofile = out.display().to_string();
+    let werr = |e: std::io::Error| TraceError::Io {
+        file: ofile.clone(),
+        line: 0,
+        message: format!("cannot write: {e}"),
+    };
+    let f = File::create(out).map_err(werr)?;
+    let mut w = BufWriter::with_capacity(1 << 20, f);
+    w.write_all(&[0u8; HEADER_BYTES]).map_err(werr)?;
+    let mut crc = crc32fast::Hasher::new();
+    let mut vols: HashMap<u64, u16> = HashMap::new();
+    let mut order: Vec<u64> = Vec::new();
+    let mut n: u64 = 0;
+    let mut buf = [0u8; RECORD_BYTES_CONTENT];
+    let rs = if content {
+        RECORD_BYTES_CONTENT
+    } else {
+        RECORD_BYTES
+    };
+    while let Some(r) = src.next_record()? {
+        let rec = r.rec;
+        let len = u32::try_from(rec.len).map_err(|_| TraceError::Capacity {
+            file: src.file().to_string(),
+            line: r.line,
+            message: format!(
+                "request of {} bytes: .fgt records hold at most 4 GiB - 1 per request",
+                rec.len
+            ),
+        })?;
+        let vi = match vols.get(&rec.volume) {
+            Some(&i) => i,
+            None => {
+                if order.len() >= u16::MAX as usize {
+                    return Err(TraceError::Capacity {
+                        file: src.file().to_string(),
+                        line: r.line,
+                        message: "more than 65535 volumes: .fgt v1 cannot hold them; select one with --volume".into(),
+                    });
+                }
+                let i = order.len() as u16;
+                vols.insert(rec.volume, i);
+                order.push(rec.volume);
+                i
+            }
+        };
+        buf[0..8].copy_from_slice(&rec.time_ns.to_le_bytes());
+        buf[8..16].copy_from_slice(&rec.offset.to_le_bytes());
+        buf[16..20].copy_from_slice(&len.to_le_bytes());
+        buf[20..22].copy_from_slice(&vi.to_le_bytes());
+        buf[22] = op_code(rec.op);
+        buf[23] = 0;
+        buf[24..32].copy_from_slice(&rec.content.to_le_bytes());
+        crc.update(&buf[..rs]);
+        w.write_all(&buf[..rs]).map_err(werr)?;
+        n += 1;
+    }
+    let table_offset = HEADER_BYTES as u64 + n * rs as u64;
+    let mut table = Vec::new();
+    table.extend_from_slice(&(order.len() as u32).to_le_bytes());
+    for &k in &order {
+        let name = src.volume_name(k);
+        let nb = name.as_bytes();
+        let nb = &nb[..nb.len().min(u16::MAX as usize)];
+        table.extend_from_slice(&k.to_le_bytes());
+        table.extend_from_slice(&(nb.len() as u16).to_le_bytes());
+        table.extend_from_slice(nb);
+    }
+    crc.update(&table);
+    w.write_all(&table).map_err(werr)?;
+    let mut h = [0u8; HEADER_BYTES];
+    h[0..8].copy_from_slice(FGT_MAGIC);
+    h[8..10].copy_from_slice(&FGT_VERSION.to_le_bytes());
+    h[10..12].copy_from_slice(&(rs as u16).to_le_bytes());
+    h[12..16].copy_from_slice(&(if content { FLAG_CONTENT } else { 0 }).to_le_bytes());
+    h[16..24].copy_from_slice(&n.to_le_bytes());
+    h[24..32].copy_from_slice(&table_offset.to_le_bytes());
+    h[32] = src.volume_kind().code();
+    h[48..52].copy_from_slice(&crc.finalize().to_le_bytes());
+    let hcrc = crc32fast::hash(&h[0..52]);
+    h[52..56].copy_from_slice(&hcrc.to_le_bytes());
+    w.seek(SeekFrom::Start(0)).map_err(werr)?;
+    w.write_all(&h).map_err(werr)?;
+    w.flush().map_err(werr)?;
+    Ok(ConvertReport {
+        records: n,
+        bytes: table_offset + table.len() as u64,
+        volumes: order.len(),
+        content,
+        diagnostics: src.diagnostics().clone(),
+    })
+}
+
+/// A memory-mapped `.fgt` trace.
+pub struct FgtSource {
+    file: String,
+    map: memmap2::Mmap,
+    count: u64,
+    rs: usize,
+    pos: u64,
+    kind: VolumeKind,
+    keys: Vec<u64>,
+    names: HashMap<u64, String>,
+    diag: Diagnostics,
+    format: Format,
+}
+
+impl FgtSource {
+    /// Opens and verifies (header, sizes, CRC-32) a `.fgt` file.
+    pub fn open(path: &Path) -> Result<FgtSource, TraceError> {
+        let file = path.display().to_string();
+        let bad = |m: String| TraceError::Binary {
+            file: file.clone(),
+            message: m,
+        };
+        let f = File::open(path).map_err(|e| TraceError::Io {
+            file: file.clone(),
+            line: 0,
+            message: e.to_string(),
+        })?;
+        // SAFETY: the mapping is read-only; a file truncated or rewritten by another process
+        // while mapped is outside what a trace reader can defend against (documented).
+        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| TraceError::Io {
+            file: file.clone(),
+            line: 0,
+            message: format!("cannot map: {e}"),
+        })?;
+        if map.len() < HEADER_BYTES || &map[0..8] != FGT_MAGIC {
+            return Err(bad(
+                "shorter than the 64-byte header or missing the `FLASHGCT` magic".into(),
+            ));
+        }
+        let u16at = |o: usize| u16::from_le_bytes([map[o], map[o + 1]]);
+        let u32at = |o: usize| u32::from_le_bytes(map[o..o + 4].try_into().unwrap_or([0; 4]));
+        let u64at = |o: usize| u64::from_le_bytes(map[o..o + 8].try_into().unwrap_or([0; 8]));
+        if crc32fast::hash(&map[0..52]) != u32at(52) {
+            return Err(bad("header checksum mismatch (corrupt header)".into()));
+        }
+        let version = u16at(8);
+        if version != FGT_VERSION {
+            return Err(bad(format!(
+                "version {version}; this flashgc reads version {FGT_VERSION}"
+            )));
+        }
+        let rs = u16at(10) as usize;
+        let flags = u32at(12);
+        let want_rs = if flags & FLAG_CONTENT != 0 {
+            RECORD_BYTES_CONTENT
+        } else {
+            RECORD_BYTES
+        };
+        if rs != want_rs {
+            return Err(bad(format!(
+                "record size {rs} does not match the flags (expected {want_rs})"
+            )));
+        }
+        let count = u64at(16);
+        let table = u64at(24);
+        let kind = VolumeKind::from_code(map[32])
+            .ok_or_else(|| bad(format!("unknown volume kind {}", map[32])))?;
+        let expect_table = count
+            .checked_mul(rs as u64)
+            .and_then(|b| b.checked_add(HEADER_BYTES as u64))
+            .ok_or_else(|| bad("record count overflows".into()))?;
+        if table != expect_table || table > map.len() as u64 {
+            return Err(bad(format!(
+                "the header promises {count} records ending at byte {expect_table}, but the file has {} bytes (truncated?)",
+                map.len()
+            )));
+        }
+        if crc32fast::hash(&map[HEADER_BYTES..]) != u32at(48) {
+            return Err(bad(
+                "data checksum mismatch (corrupt or truncated file)".into()
+            ));
+        }
+        let mut o = table as usize;
+        let need = |o: usize, k: usize| -> Result<(), TraceError> {
+            if o + k > map.len() {
+                Err(bad("volume table runs past the end of the file".into()))
+            } else {
+                Ok(())
+            }
+        };
+        need(o, 4)?;
+        let nv = u32at(o) as usize;
+        o += 4;
+        let mut keys = Vec::with_capacity(nv);
+        let mut names = HashMap::new();
+        for _ in 0..nv {
+            need(o, 10)?;
+            let k = u64at(o);
+            let l = u16at(o + 8) as usize;
+            o += 10;
+            need(o, l)?;
+            names.insert(k, String::from_utf8_lossy(&map[o..o + l]).into_owned());
+            o += l;
+            keys.push(k);
+        }
+        // Validate every record once (op codes, volume indices, lengths), so the replay
+        // path cannot meet a bad record.
+        for i in 0..count as usize {
+            let o = HEADER_BYTES + i * rs;
+            let b = &map[o..o + RECORD_BYTES];
+            let len = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
+            let vi = u16::from_le_bytes([b[20], b[21]]) as usize;
+            if b[22] > 2 || vi >= keys.len() || len == 0 {
+                return Err(bad(format!(
+                    "record {}: op code {} (0 read, 1 write, 2 trim), volume index {vi} of {}, length {len}",
+                    i + 1,
+                    b[22],
+                    keys.len()
+                )));
+            }
+        }
+        let diag = Diagnostics {
+            lines: count,
+            requests: count,
+            ..Diagnostics::default()
+        };
+        Ok(FgtSource {
+            file,
+            map,
+            count,
+            rs,
+            pos: 0,
+            kind,
+            keys,
+            names,
+            diag,
+            format: Format::Fgt,
+        })
+    }
+
+    /// The next record; records were validated at open, so this cannot fail.
+    #[inline]
+    pub fn next_fast(&mut self) -> Option<Record> {
+        if self.pos >= self.count {
+            return None;
+        }
+        let o = HEADER_BYTES + self.pos as usize * self.rs;
+        let map: &[u8] = &self.map;
+        let b = <&[u8; RECORD_BYTES]>::try_from(map.get(o..o + RECORD_BYTES)?).ok()?;
+        let rd8 = |i: usize| {
+            u64::from_le_bytes([
+                b[i],
+                b[i + 1],
+                b[i + 2],
+                b[i + 3],
+                b[i + 4],
+                b[i + 5],
+                b[i + 6],
+                b[i + 7],
+            ])
+        };
+        let op = match b[22] {
+            0 => Op::Read,
+            1 => Op::Write,
+            _ => Op::Trim,
+        };
+        let vi = u16::from_le_bytes([b[20], b[21]]) as usize;
+        let volume = self.keys.get(vi).copied().unwrap_or(0);
+        let content = if self.rs == RECORD_BYTES_CONTENT {
+            map.get(o + 24..o + 32).map_or(0, |c| {
+                u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
+            })
+        } else {
+            0
+        };
+        self.pos += 1;
+        Some(Record {
+            rec: Rec {
+                time_ns: rd8(0),
+                op,
+                offset: rd8(8),
+                len: u32::from_le_bytes([b[16], b[17], b[18], b[19]]) as u64,
+                volume,
+                content,
+            },
+            line: self.pos,
+        })
+    }
+
+    /// Up to `max` unread records as raw bytes, and the record size (the replay hot loop
+    /// decodes them in place; records were validated at open).
+    pub(crate) fn remaining(&self, max: usize) -> (&[u8], usize) {
+        let left = (self.count - self.pos).min(max as u64) as usize;
+        let o = HEADER_BYTES + self.pos as usize * self.rs;
+        let map: &[u8] = &self.map;
+        (map.get(o..o + left * self.rs).unwrap_or(&[]), self.rs)
+    }
+
+    /// Volume keys by index.
+    pub(crate) fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// Marks `n` records as read.
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.pos = (self.pos + n as u64).min(self.count);
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// True when the file holds no records.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+impl RecordSource for FgtSource {
+    #[inline]
+    fn next_record(&mut self) -> Result<Option<Record>, TraceError> {
+        Ok(self.next_fast())
+    }
+
+    fn rewind(&mut self) -> Result<(), TraceError> {
+        self.pos = 0;
+        Ok(())
+    }
+
+    fn format(&self) -> &Format {
+        &self.format
+    }
+
+    fn volume_kind(&self) -> VolumeKind {
+        self.kind
+    }
+
+    fn volume_name(&self, key: u64) -> String {
+        self.names
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| self.kind.name_of(key))
+    }
+
+    fn diagnostics(&self) -> &Diagnostics {
+        &self.diag
+    }
+
+    fn file(&self) -> &str {
+        &self.file
+    }
+}

@@ -1,0 +1,66 @@
+//! flashgc trace readers.
+//!
+//! Streaming readers (constant memory; gzip and zstd read transparently, recognised by
+//! their magic bytes) for the block-trace formats researchers use, a generic
+//! column-mapped reader, auto-detection, trace statistics, and the `.fgt` binary format
+//! that is read memory-mapped.
+//!
+//! ```text
+//! file -> source (text parser | .fgt mmap) -> filter (volume, ops, time window)
+//!      -> TraceWorkload (split into LPNs, remap, loop, time scale) -> Request stream
+//! ```
+//!
+//! Entry points for the CLI and the Python package: [`open_workload`], [`stats()`],
+//! [`volumes`], [`footprint`], [`convert`]. Formats, units and the `.fgt` layout are
+//! documented in `docs/traces.md`.
+
+pub mod error;
+pub mod fgt;
+pub mod format;
+#[doc(hidden)]
+pub mod fuzzing;
+mod input;
+pub mod replay;
+pub mod source;
+pub mod stats;
+
+pub use error::TraceError;
+pub use fgt::ConvertReport;
+pub use format::{BlkEvents, Format, Rec, VolumeKind, FORMAT_NAMES};
+pub use replay::{Ops, Remap, TimeWindow, TraceOptions, TraceWorkload};
+pub use source::{open_any, open_source, AnySource, Diagnostics, Record, RecordSource};
+pub use stats::{footprint, stats, volumes, Footprint, TraceStats, VolumeInfo};
+
+use std::path::Path;
+
+/// Opens `path` as a workload for a device of `logical_pages` pages of `lpn_size` bytes.
+///
+/// Errors name the file, line and field; an empty trace (after filters) is an error.
+/// See [`TraceWorkload`] for looping and [`TraceOptions`] for the options.
+pub fn open_workload(
+    path: &Path,
+    opts: &TraceOptions,
+    lpn_size: u32,
+    logical_pages: u64,
+) -> Result<Box<dyn flashgc_core::workload::Workload>, TraceError> {
+    Ok(Box::new(TraceWorkload::open(
+        path,
+        opts,
+        lpn_size,
+        logical_pages,
+    )?))
+}
+
+/// Converts `path` (any readable format; the volume / op / time-window options are not
+/// applied, so the `.fgt` file holds the whole trace) to the `.fgt` binary format at `out`.
+pub fn convert(path: &Path, opts: &TraceOptions, out: &Path) -> Result<ConvertReport, TraceError> {
+    if path == out {
+        return Err(TraceError::Option {
+            option: "-o",
+            message: "the output must differ from the input".into(),
+        });
+    }
+    let mut src = opts.open(path)?;
+    let content = src.format().has_content();
+    fgt::write_fgt(&mut src, out, content)
+}
