@@ -1,6 +1,7 @@
 """The Python API: run, compare, configurations, workloads, errors, determinism."""
 
 import json
+import pathlib
 import threading
 
 import numpy as np
@@ -231,10 +232,14 @@ def test_result_json_round_trip(tiny):
     assert "waf=" in repr(r)
 
 
-MSR = "/work/shared/traces/msr_cambridge/msr-cambridge1-sample.csv"
+# The shared traces live beside the repository (../shared/traces), never inside it.
+MSR = str(
+    pathlib.Path(__file__).resolve().parents[2].parent
+    / "shared/traces/msr_cambridge/msr-cambridge1-sample.csv"
+)
 
 
-@pytest.mark.skipif(not __import__("os").path.exists(MSR), reason=f"{MSR} not present (shared traces)")
+@pytest.mark.skipif(not pathlib.Path(MSR).exists(), reason=f"{MSR} not present (shared traces)")
 def test_trace_workload_replays_the_msr_sample(tiny):
     # traces/README.md: 1,000 requests, 492 writes of 3,580,928 bytes, 508 reads of 6,108,672.
     r = flashgc.run("default", MSR, trace_options={"remap": "compact"}, **tiny)

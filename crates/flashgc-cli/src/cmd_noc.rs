@@ -117,7 +117,12 @@ fn params(a: &NocArgs, cfg: &Config, path: GcPath) -> Result<NocParams, Fail> {
                 "give either --error-prob or --ber, not both".into(),
             ))
         }
-        (Some(e), None) => p.error_prob = e,
+        (Some(e), None) => {
+            if !(e.is_finite() && (0.0..=1.0).contains(&e)) {
+                return Err(Fail(2, format!("--error-prob {e}: must be in [0, 1]")));
+            }
+            p.error_prob = e
+        }
         (None, Some(b)) => {
             if !(b.is_finite() && (0.0..=1.0).contains(&b)) {
                 return Err(Fail(2, format!("--ber {b}: must be in [0, 1]")));
@@ -134,12 +139,11 @@ fn params(a: &NocArgs, cfg: &Config, path: GcPath) -> Result<NocParams, Fail> {
     Ok(p)
 }
 
+/// A workload, the fixed arrival rate to apply (None: its own times) and a request cap.
+type Opened = (Box<dyn Workload>, Option<f64>, Option<u64>);
+
 /// Opens the workload: a Table 3 profile, or the common `--workload` (synthetic or trace).
-/// Returns the workload and the fixed arrival rate to apply (None: the workload's own times).
-fn workload(
-    a: &NocArgs,
-    cfg: &mut Config,
-) -> Result<(Box<dyn Workload>, Option<f64>, Option<u64>), Fail> {
+fn workload(a: &NocArgs, cfg: &mut Config) -> Result<Opened, Fail> {
     let l = cfg.layout()?;
     let profile = match (&a.profile, &a.common.workload) {
         (Some(_), Some(_)) => {
@@ -230,7 +234,12 @@ fn noc_inner(a: &NocArgs) -> Result<(), Fail> {
     crate::prepare_trace(&mut cfg, &a.trace)?;
     let paths: Vec<GcPath> = match a.path.trim() {
         "both" => vec![GcPath::Conventional, GcPath::Selective],
-        s => vec![GcPath::parse("--path", s)?],
+        s => vec![GcPath::parse("--path", s).map_err(|_| {
+            Fail(
+                2,
+                format!("--path `{s}`: allowed values are conventional, selective, both"),
+            )
+        })?],
     };
     let mut reports = Vec::new();
     for &p in &paths {

@@ -283,7 +283,10 @@ fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     }
     r.max_memory_gib = match a.max_memory {
         Some(v) if !(v.is_finite() && v > 0.0) => {
-            return Err(Fail(2, format!("--max-memory {v}: must be a positive number of GiB")))
+            return Err(Fail(
+                2,
+                format!("--max-memory {v}: must be a positive number of GiB"),
+            ))
         }
         Some(v) => Some(v),
         None => r.max_memory_gib.or_else(output::available_memory_gib),
@@ -321,7 +324,9 @@ fn open_workload(
 
 fn prepare_trace(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> Result<(), Fail> {
     match WorkloadSpec::parse("--workload", &cfg.run.workload)? {
-        WorkloadSpec::Trace(path) => cmd_trace::prepare(trace, &path, cfg).map_err(|e| Fail(2, e))?,
+        WorkloadSpec::Trace(path) => {
+            cmd_trace::prepare(trace, &path, cfg).map_err(|e| Fail(2, e))?
+        }
         WorkloadSpec::Synthetic(_) => {
             // Trace flags with a synthetic workload would be silently ignored: refuse them.
             let r = &trace.read;
@@ -341,7 +346,10 @@ fn prepare_trace(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> Result<(), 
             if let Some((flag, _)) = given.iter().find(|g| g.1) {
                 return Err(Fail(
                     2,
-                    format!("{flag} applies to trace workloads (--workload trace:PATH), not to `{}`", cfg.run.workload),
+                    format!(
+                        "{flag} applies to trace workloads (--workload trace:PATH), not to `{}`",
+                        cfg.run.workload
+                    ),
                 ));
             }
         }
@@ -368,7 +376,12 @@ fn run_one(
         }
     };
     if a.timing.timing || a.timing.any_timing_flag() {
-        return Ok(cmd_timing::run(&a.timing, &cfg, wl.as_mut(), &mut progress)?);
+        return Ok(cmd_timing::run(
+            &a.timing,
+            &cfg,
+            wl.as_mut(),
+            &mut progress,
+        )?);
     }
     // WAF-only: one simulation (its tables are the run's memory; never build two).
     let mut sim = flashgc_core::Simulation::new(&cfg)?;
@@ -415,6 +428,16 @@ fn cmd_run(a: RunArgs) -> Result<(), Fail> {
         print!("{}", output::csv(&[r]));
     } else {
         print!("{}", output::human(&r, secs));
+        if let Some(lines) = r
+            .placement_report
+            .as_ref()
+            .and_then(cmd_midas::history_lines)
+        {
+            println!("\nMiDAS configuration history:");
+            for l in lines {
+                println!("  {l}");
+            }
+        }
         if let Some(t) = &r.timing {
             print!("{}", cmd_timing::human(t));
         }
@@ -460,7 +483,11 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     let victims = split_list(&base.run.victim);
     let jobs_hint = a
         .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
         .clamp(1, (placements.len() * victims.len()).max(1));
     let mut combos = Vec::new();
     for p in &placements {
@@ -484,8 +511,7 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         .clamp(1, combos.len().max(1));
     let bar = progress_bar(combos.len() as u64, "runs");
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<RunSlot> =
-        combos.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let results: Vec<RunSlot> = combos.iter().map(|_| std::sync::Mutex::new(None)).collect();
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {

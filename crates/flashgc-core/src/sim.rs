@@ -171,6 +171,8 @@ pub struct Units {
 pub(crate) struct Recorder {
     start: FtlCounters,
     last_window: FtlCounters,
+    /// Counters at the start of the last recorded window (to merge a short remainder).
+    prev_window: FtlCounters,
     steady_start: Option<FtlCounters>,
     series: Vec<WindowPoint>,
     written: u64,
@@ -185,7 +187,12 @@ pub(crate) struct Recorder {
 impl Recorder {
     /// A recorder for a run of `target` user pages (None: until the workload ends), starting
     /// at counters `start`; warm-up and window width come from the run configuration.
-    pub(crate) fn new(r: &crate::config::RunConfig, layout: &Layout, target: Option<u64>, start: FtlCounters) -> Recorder {
+    pub(crate) fn new(
+        r: &crate::config::RunConfig,
+        layout: &Layout,
+        target: Option<u64>,
+        start: FtlCounters,
+    ) -> Recorder {
         let logical = layout.logical_pages;
         let lpn_bytes = layout.lpn_size as u64;
         let warmup = target.map(|t| match r.warmup {
@@ -193,12 +200,15 @@ impl Recorder {
             None => t / 2,
         });
         let window = match r.window_gib {
-            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64).round().max(1.0) as u64,
+            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64)
+                .round()
+                .max(1.0) as u64,
             None => (logical / 4).max(1),
         };
         Recorder {
             steady_start: (warmup == Some(0)).then(|| start.clone()),
             last_window: start.clone(),
+            prev_window: start.clone(),
             start,
             series: Vec::new(),
             written: 0,
@@ -241,7 +251,7 @@ impl Recorder {
             waf_cumulative: waf(c.user_writes - s.user_writes, c.gc_writes - s.gc_writes),
             erases: c.erases - s.erases,
         });
-        self.last_window = c.clone();
+        self.prev_window = std::mem::replace(&mut self.last_window, c.clone());
     }
 
     /// Progress so far (`c`: the FTL's counters now).
@@ -249,20 +259,43 @@ impl Recorder {
         Progress {
             user_pages: self.written,
             target_pages: self.target,
-            waf: waf(c.user_writes - self.start.user_writes, c.gc_writes - self.start.gc_writes),
+            waf: waf(
+                c.user_writes - self.start.user_writes,
+                c.gc_writes - self.start.gc_writes,
+            ),
         }
     }
 
     /// Closes the last, partial window and returns (whole run, steady state, warm-up user
-    /// pages, series).
-    pub(crate) fn finish(mut self, end: &FtlCounters) -> (PhaseCounts, PhaseCounts, u64, Vec<WindowPoint>) {
-        if self.written > 0 && self.series.last().is_none_or(|p| p.user_bytes < self.written * self.lpn_bytes) {
+    /// pages, series). A remainder shorter than half a window joins the last window rather
+    /// than standing as a point of its own (a few pages' WAF is noise).
+    pub(crate) fn finish(
+        mut self,
+        end: &FtlCounters,
+    ) -> (PhaseCounts, PhaseCounts, u64, Vec<WindowPoint>) {
+        let recorded = self
+            .series
+            .last()
+            .map_or(0, |p| p.user_bytes / self.lpn_bytes);
+        if self.written > recorded {
+            if self.written - recorded < self.window / 2 && !self.series.is_empty() {
+                self.series.pop();
+                self.last_window = self.prev_window.clone();
+            }
             self.push_point(end);
         }
         let total = PhaseCounts::between(&self.start, end, self.logical);
-        let steady_from = self.steady_start.take().unwrap_or_else(|| self.start.clone());
+        let steady_from = self
+            .steady_start
+            .take()
+            .unwrap_or_else(|| self.start.clone());
         let steady = PhaseCounts::between(&steady_from, end, self.logical);
-        (total, steady, steady_from.user_writes - self.start.user_writes, self.series)
+        (
+            total,
+            steady,
+            steady_from.user_writes - self.start.user_writes,
+            self.series,
+        )
     }
 }
 
@@ -502,7 +535,12 @@ impl Simulation {
         let target = wl
             .is_infinite()
             .then(|| (self.cfg.run.write_volume * logical as f64).round() as u64);
-        let mut rec = Recorder::new(&self.cfg.run, &self.layout, target, self.ftl.counters.clone());
+        let mut rec = Recorder::new(
+            &self.cfg.run,
+            &self.layout,
+            target,
+            self.ftl.counters.clone(),
+        );
         let mut buf: Vec<Request> = Vec::with_capacity(4096);
         let mut next_progress: u64 = 1 << 20;
         let mut request_index: u64 = 0;
@@ -564,7 +602,14 @@ impl Simulation {
         }
         let end = self.ftl.counters.clone();
         let (total, steady_state, warmup_pages, series) = rec.finish(&end);
-        Ok(self.result(wl.describe(), total, steady_state, warmup_pages, series, ended_by))
+        Ok(self.result(
+            wl.describe(),
+            total,
+            steady_state,
+            warmup_pages,
+            series,
+            ended_by,
+        ))
     }
 
     pub(crate) fn result(

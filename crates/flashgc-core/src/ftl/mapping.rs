@@ -132,7 +132,11 @@ pub(crate) fn big_vec<T: Copy>(n: usize, value: T) -> Vec<T> {
                 // SAFETY: the range lies inside this vector's own (not yet touched)
                 // allocation; MADV_HUGEPAGE only changes how the kernel backs it.
                 unsafe {
-                    libc::madvise(aligned as *mut libc::c_void, end - aligned, libc::MADV_HUGEPAGE);
+                    libc::madvise(
+                        aligned as *mut libc::c_void,
+                        end - aligned,
+                        libc::MADV_HUGEPAGE,
+                    );
                 }
             }
         }

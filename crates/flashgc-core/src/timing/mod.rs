@@ -930,7 +930,9 @@ impl TimedSim {
         };
         let endc = self.sim.ftl().counters.clone();
         let (total, steady, warmup_pages, series) = rec.finish(&endc);
-        let mut res = self.sim.result(wl.describe(), total, steady, warmup_pages, series, ended_by);
+        let mut res = self
+            .sim
+            .result(wl.describe(), total, steady, warmup_pages, series, ended_by);
         res.notes.push(format!(
             "timing: {} host, GC {:?}, allocation {:?} over {} units ({} order), multi-plane {}, copyback {}; approximations are listed in docs/timing.md",
             match self.p.host {
