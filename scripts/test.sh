@@ -15,6 +15,9 @@ cargo clippy --release --all-targets -- -D warnings
 echo "== cargo test (release)"
 cargo test --release
 
+echo "== fuzz regressions in a debug build (overflow checks on, as under the fuzzer)"
+cargo test -p flashgc-trace --test fuzz_regressions
+
 if [ -z "${FLASHGC_SKIP_PYTHON:-}" ]; then
   echo "== Chromium for the report's browser test (Debian package)"
   bash scripts/install-chromium.sh || echo "warning: chromium could not be installed; the browser test will say it skipped"

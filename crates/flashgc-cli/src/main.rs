@@ -695,6 +695,13 @@ fn forward_python(sub: &str, args: &[String]) -> Result<(), Fail> {
 }
 
 fn main() -> ExitCode {
+    // Like other Unix tools, end quietly when the reader of our output goes away
+    // (`flashgc ... | head`) instead of failing on a broken pipe.
+    #[cfg(unix)]
+    // SAFETY: called first thing, before any thread exists; restores the default action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -549,7 +549,7 @@ impl TraceWorkload {
             } else {
                 0
             };
-            self.period = span + gap;
+            self.period = span.saturating_add(gap);
         }
         if self.emitted_pass0 == 0 {
             self.done = true;
