@@ -10,13 +10,13 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
 echo "== cargo clippy -D warnings"
-cargo clippy --release --all-targets -- -D warnings
+cargo clippy --locked --release --all-targets -- -D warnings
 
 echo "== cargo test (release)"
-cargo test --release
+cargo test --locked --release
 
 echo "== fuzz regressions in a debug build (overflow checks on, as under the fuzzer)"
-cargo test -p flashgc-trace --test fuzz_regressions
+cargo test --locked -p flashgc-trace --test fuzz_regressions
 
 if [ -z "${FLASHGC_SKIP_PYTHON:-}" ]; then
   echo "== Chromium for the report's browser test (Debian package)"
