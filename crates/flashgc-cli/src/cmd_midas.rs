@@ -52,6 +52,10 @@ pub struct MidasModelArgs {
     /// Short intervals in a row before a page is hot (paper: 3).
     #[arg(long, default_value_t = 3)]
     hot_hits: u8,
+    /// Intervals the UID counts: all (every write's; flashgc's default) | sampled (the
+    /// sampled LPNs' only, the paper).
+    #[arg(long, default_value = "all")]
+    uid_counts: String,
     /// HOT admission model: joint (flashgc) | paper (Sec. 4.4 approximation).
     #[arg(long, default_value = "joint")]
     hot_model: String,
@@ -135,6 +139,15 @@ fn run(a: &MidasModelArgs) -> Result<(), (i32, String)> {
             )))
         }
     };
+    let all_intervals = match a.uid_counts.as_str() {
+        "all" => true,
+        "sampled" => false,
+        v => {
+            return Err(bad(format!(
+                "--uid-counts: `{v}` is not one of: all, sampled"
+            )))
+        }
+    };
     let given = a
         .groups
         .as_deref()
@@ -182,6 +195,7 @@ fn run(a: &MidasModelArgs) -> Result<(), (i32, String)> {
         unit,
         sample: a.sample,
         hot_hits: a.hot_hits,
+        all_intervals,
     };
     let uid = midas::uid_from_workload(wl.as_mut(), logical, &o)
         .map_err(|e| (1, e.to_string()))?

@@ -102,6 +102,7 @@ fn gcs_bench(c: &mut Criterion) {
         unit: l.pages_per_segment as u64,
         sample: 1,
         hot_hits: 3,
+        all_intervals: true,
     };
     let uid = uid_from_workload(&mut wl, n, &o).expect("uid");
     let p = gcs::GcsParams::default();

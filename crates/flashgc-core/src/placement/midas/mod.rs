@@ -73,6 +73,9 @@ pub struct MidasParams {
     pub unit: u64,
     /// One LPN in `sample` is tracked for the UID.
     pub sample: u32,
+    /// The UID's interval counts come from every user write (`uid_counts=all`, default) or
+    /// only from the sampled LPNs (`sampled`, the paper); see [`uid`]'s module docs.
+    pub uid_counts_all: bool,
     /// Short intervals in a row before a page is hot.
     pub hot_hits: u8,
     /// How MCAM models HOT admission (`joint`, or the paper's approximation `paper`).
@@ -104,6 +107,7 @@ impl MidasParams {
             epoch: 4.0,
             unit: pps as u64,
             sample: uid::DEFAULT_SAMPLE,
+            uid_counts_all: true,
             hot_hits: 3,
             hot_model: HotModel::Joint,
             thr_window: 16,
@@ -154,6 +158,7 @@ impl MidasParams {
             epoch: spec.num::<f64>("epoch", d.epoch, 0.05, 1000.0)?,
             unit: spec.num::<u64>("unit", d.unit, 1, 1 << 40)?,
             sample: spec.num::<u32>("sample", d.sample, 1, 1 << 20)?,
+            uid_counts_all: spec.choice("uid_counts", "all", &["all", "sampled"])? == "all",
             hot_hits: spec.num::<u8>("hot_hits", d.hot_hits, 1, 3)?,
             hot_model: match spec
                 .choice("hot_model", "joint", &["joint", "paper"])?
@@ -297,7 +302,10 @@ impl Midas {
         let logical = init.logical_pages;
         let epoch_len = ((p.epoch * logical as f64).round() as u64).max(1);
         let check_len = ((p.check * logical as f64).round() as u64).max(1);
-        let uid = UidBuilder::new(logical, p.unit, p.sample, epoch_len, p.hot_hits);
+        let mut uid = UidBuilder::new(logical, p.unit, p.sample, epoch_len, p.hot_hits);
+        if p.uid_counts_all {
+            uid = uid.count_all_intervals();
+        }
         let mut m = Midas {
             logical,
             segments: init.segments,
@@ -718,6 +726,8 @@ impl Placement for Midas {
         let short = last != NEVER && (now32.wrapping_sub(last) as f64) < self.threshold;
         if last == NEVER {
             self.live_pages += 1;
+        } else {
+            self.uid.on_interval(now32.wrapping_sub(last) as u64);
         }
         self.ts[l] = now32;
         let c = if short {
@@ -892,6 +902,8 @@ pub struct UidOptions {
     pub sample: u32,
     /// Short intervals in a row for HOT admission (the joint HOT model's statistic).
     pub hot_hits: u8,
+    /// Count every write's interval (MiDAS's `uid_counts=all`), not only the sampled LPNs'.
+    pub all_intervals: bool,
 }
 
 /// Builds a UID from a request stream: sequentially fills `o.fill` of the logical space (as
@@ -905,11 +917,24 @@ pub fn uid_from_workload(wl: &mut dyn Workload, logical_pages: u64, o: &UidOptio
         unit,
         sample,
         hot_hits,
+        all_intervals,
     } = *o;
     let filled = ((logical_pages as f64 * fill.clamp(0.0, 1.0)).round() as u64).min(logical_pages);
     let total = filled + writes;
     let window = if epoch == 0 { total } else { epoch.min(total) };
     let mut b = UidBuilder::new(logical_pages, unit, sample, window.max(unit), hot_hits);
+    if all_intervals {
+        b = b.count_all_intervals();
+    }
+    // Last write time per LPN (0 = not live), for every write's interval.
+    let mut last = vec![
+        0u64;
+        if all_intervals {
+            logical_pages as usize
+        } else {
+            0
+        }
+    ];
     let mut live = vec![false; logical_pages as usize];
     let mut n_live = 0u64;
     let mut now = 0u64;
@@ -917,6 +942,9 @@ pub fn uid_from_workload(wl: &mut dyn Workload, logical_pages: u64, o: &UidOptio
     for lpn in 0..filled {
         now += 1;
         b.on_write(lpn, now);
+        if all_intervals {
+            last[lpn as usize] = now;
+        }
         live[lpn as usize] = true;
         n_live += 1;
         if now == start {
@@ -943,6 +971,13 @@ pub fn uid_from_workload(wl: &mut dyn Workload, logical_pages: u64, o: &UidOptio
                     Op::Write => {
                         now += 1;
                         b.on_write(lpn, now);
+                        if all_intervals {
+                            let l = &mut last[lpn as usize];
+                            if *l != 0 {
+                                b.on_interval(now - *l);
+                            }
+                            *l = now;
+                        }
                         if !live[lpn as usize] {
                             live[lpn as usize] = true;
                             n_live += 1;
@@ -956,6 +991,9 @@ pub fn uid_from_workload(wl: &mut dyn Workload, logical_pages: u64, o: &UidOptio
                     }
                     Op::Trim => {
                         b.on_trim(lpn);
+                        if all_intervals {
+                            last[lpn as usize] = 0;
+                        }
                         if live[lpn as usize] {
                             live[lpn as usize] = false;
                             n_live -= 1;
