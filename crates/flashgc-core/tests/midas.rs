@@ -156,11 +156,17 @@ fn uid_from_every_write_is_robust_to_lpn_sampling() {
 }
 
 /// Must-show 2: the FIO-H setup (zipf 1.0, scaled `midas-128g`): MiDAS (FIFO victims) below
-/// MiDA (cost-benefit), level with SepBIT (cost-benefit), above the oracle; no fallback on
-/// a stationary workload.
+/// MiDA and SepBIT (cost-benefit), above the oracle; no fallback on a stationary workload.
+///
+/// CI-sized: 1 GiB logical in 512-page segments (552 segments; op, fill and GC threshold of
+/// `midas-128g`). With 128-page segments MiDAS and SepBIT tie (docs/midas.md, FIO-H table:
+/// cost-benefit exploits the spread of valid counts among small segments, FIFO does not);
+/// with 512-page segments MiDAS is below SepBIT in every seed measured, here by ~11 %
+/// (4.39-4.41 vs 4.92-4.93 over seeds 1-3) and on the 2208-segment 4 GiB device by ~5 %.
 #[test]
 fn fio_h_midas_against_baselines() {
-    let dev = fio_h_device();
+    let mut dev = fio_h_device();
+    dev.device.pages_per_block = 512;
     let (vol, warm) = (24.0, 16.0);
     let midas = run(dev.clone(), "zipf:1.0", "midas:sample=1", "fifo", vol, warm);
     let mida = run(dev.clone(), "zipf:1.0", "mida", "cost-benefit", vol, warm);
@@ -183,12 +189,8 @@ fn fio_h_midas_against_baselines() {
     if registered("sepbit") {
         let sepbit = run(dev.clone(), "zipf:1.0", "sepbit", "cost-benefit", vol, warm);
         println!("SepBIT+CB {:.4}", sepbit.steady_state.waf);
-        // Level with SepBIT (within 2 %) on this small-segment device: with 128-page segments
-        // the valid counts of one group's segments vary, which SepBIT's cost-benefit victims
-        // exploit and MiDAS's FIFO does not (docs/midas.md: with 512-page segments MiDAS is
-        // below SepBIT; the paper's segments have 16384 pages).
         assert!(
-            midas.steady_state.waf < sepbit.steady_state.waf * 1.02,
+            midas.steady_state.waf < sepbit.steady_state.waf,
             "MiDAS {} vs SepBIT {}",
             midas.steady_state.waf,
             sepbit.steady_state.waf
@@ -359,19 +361,11 @@ fn registry_names_and_parameter_errors() {
     assert!(e.contains("joint, paper"), "{e}");
 }
 
-/// The table of docs/midas.md (not part of the regular suite: several minutes).
+/// The FIO-H table of docs/midas.md (not part of the regular suite: about 15 minutes).
 /// `cargo test --release -p flashgc-core --test midas -- --ignored --nocapture fio_h_table`
 #[test]
 #[ignore]
 fn fio_h_table() {
-    let schemes = [
-        ("single", "greedy"),
-        ("mida", "cost-benefit"),
-        ("sepbit", "cost-benefit"),
-        ("midas", "fifo"),
-        ("midas", "cost-benefit"),
-        ("oracle", "cost-benefit"),
-    ];
     for (gib, ppb, sample) in [(1.0, 128, 1), (4.0, 512, 4)] {
         let mut dev = fio_h_device();
         dev.ftl.logical_gib = Some(gib);
@@ -381,24 +375,34 @@ fn fio_h_table() {
             "\n{gib} GiB logical, {} segments of {} pages, op {:.3}, zipf 1.0, 32 x capacity (steady state: last 16)",
             l.segments, l.pages_per_segment, l.op
         );
-        println!("| placement | victim | WAF | effective alpha | streams |");
+        println!("| placement | victim | seed 1 | seed 2 | seed 3 |");
         println!("|---|---|---|---|---|");
-        for (p, v) in schemes {
-            if !registered(p) {
+        let scaled = format!("midas:sample={sample}");
+        let paper = format!("midas:sample={sample},uid_counts=sampled");
+        let schemes = [
+            (scaled.as_str(), "fifo"),
+            ("midas", "fifo"),
+            ("sepbit", "cost-benefit"),
+            ("mida", "cost-benefit"),
+            ("oracle", "cost-benefit"),
+            (paper.as_str(), "fifo"),
+            ("midas:uid_counts=sampled", "fifo"),
+        ];
+        for (spec, v) in schemes {
+            if !registered(spec.split(':').next().unwrap_or(spec)) {
                 continue;
             }
-            let spec = if p == "midas" {
-                format!("midas:sample={sample}")
-            } else {
-                p.to_string()
-            };
-            let r = run(dev.clone(), "zipf:1.0", &spec, v, 32.0, 16.0);
-            println!(
-                "| {spec} | {v} | {:.3} | {:.4} | {} |",
-                r.steady_state.waf,
-                r.steady_state.effective_alpha.unwrap_or(f64::NAN),
-                r.streams.len()
-            );
+            let wafs: Vec<String> = (1..=3)
+                .map(|seed| {
+                    let mut d = dev.clone();
+                    d.run.seed = seed;
+                    format!(
+                        "{:.3}",
+                        run(d, "zipf:1.0", spec, v, 32.0, 16.0).steady_state.waf
+                    )
+                })
+                .collect();
+            println!("| {spec} | {v} | {} |", wafs.join(" | "));
         }
     }
 }
