@@ -359,6 +359,14 @@ fn registry_names_and_parameter_errors() {
         .unwrap()
         .to_string();
     assert!(e.contains("joint, paper"), "{e}");
+    let e = placement::build("run.placement", "midas:uid_counts=some", init)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("run.placement.uid_counts") && e.contains("all, sampled"),
+        "{e}"
+    );
 }
 
 /// The FIO-H table of docs/midas.md (not part of the regular suite: about 15 minutes).

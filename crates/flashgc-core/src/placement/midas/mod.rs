@@ -27,7 +27,8 @@
 //! Parameters (`midas:key=value,...`, paper defaults): `max_groups=8` (streams = 1 +
 //! max_groups, fixed for a run; the paper sets no limit), `mida_groups=8`, `epoch=4`, `unit` (UID interval unit in
 //! page writes; default one segment, the paper's 16 Ki blocks for 64 MiB segments),
-//! `sample=100`, `hot_hits=3`, `hot_model=joint|paper` (see [`uid::HotModel`]), `thr_window=16`, `adopt_gain=0.05`, `irr_threshold=0.1`,
+//! `sample=100`, `uid_counts=all|sampled` (intervals of every user write, default, or of the
+//! sampled LPNs only, the paper; see [`uid`]), `hot_hits=3`, `hot_model=joint|paper` (see [`uid::HotModel`]), `thr_window=16`, `adopt_gain=0.05`, `irr_threshold=0.1`,
 //! `irr_floor=0.1` (relative errors are taken against max(predicted, irr_floor)),
 //! `irr_min_victims=16`, `check=1` (x capacity), `split_gain=0.005`, `split_patience=5`,
 //! `fixed=H/G1/../GN` (segments; pins a configuration: no search, no fallback, GN takes
@@ -36,7 +37,7 @@
 //! Memory: 4 B of last-write time (wrapping 32-bit user-write clock) + 2 bits of hot counter
 //! per LPN (the paper keeps only the 2 bits and derives the interval from segment
 //! timestamps, which a placement in flashgc does not see), the sampled timestamp table
-//! (8 B per sampled LPN) and the interval count table (8 B per unit of the epoch).
+//! (8 B per sampled LPN) and the interval count tables (8 B per unit of the epoch per row).
 
 pub mod gcs;
 pub mod mcam;
@@ -880,7 +881,8 @@ impl Placement for Midas {
             "history": self.history,
             "notes": [
                 "victims inside a group come from the run's victim policy; MiDAS assumes fifo",
-                "MCAM assumes HOT invalidates every page it admits (v_0 = 0) and admits the writes whose own interval is below the threshold (papers/midas.txt Sec. 4.4 approximation)",
+                "MCAM's HOT admission model is params.hot_model: joint (flashgc: the hot filter's statistic, pages may survive HOT) or paper (Sec. 4.4: HOT admits the writes whose own interval is below the threshold, all die in HOT)",
+                "UID interval counts: params.uid_counts_all = true counts every user write's interval (flashgc), false only the sampled LPNs' (the paper)",
                 "epochs count every user write, the precondition fill included"
             ],
         }))
