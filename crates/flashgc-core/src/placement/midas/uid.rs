@@ -737,6 +737,41 @@ mod tests {
     }
 
     #[test]
+    fn counting_every_interval_matches_tracking_every_lpn() {
+        // Skewed writes (LPN i with weight 1 / (i + 1)): with every write's interval counted,
+        // a 1-in-8 sample gives the marginal of the all-LPN builder exactly (its snapshot of
+        // old versions, from the sample, may differ slightly).
+        let n = 8192u64;
+        let mut full = UidBuilder::new(n, 64, 1, 4 * n, 3);
+        let mut part = UidBuilder::new(n, 64, 8, 4 * n, 3).count_all_intervals();
+        let mut last = vec![0u64; n as usize];
+        let mut rng = crate::workload::Rng::new(3);
+        let h: f64 = (1..=n).map(|k| 1.0 / k as f64).sum();
+        let mut now = 0;
+        for step in 0..6 * n {
+            now += 1;
+            let lpn = if step < n {
+                step
+            } else {
+                // Inverse CDF of 1/k, approximately: k ~ exp(u H).
+                (libm::exp(rng.unit() * h) as u64).clamp(1, n) - 1
+            };
+            full.on_write(lpn, now);
+            part.on_write(lpn, now);
+            if last[lpn as usize] != 0 {
+                part.on_interval(now - last[lpn as usize]);
+            }
+            last[lpn as usize] = now;
+        }
+        assert_eq!(full.samples(), part.samples());
+        let (a, b) = (full.finish(now, n), part.finish(now, n));
+        for x in [32.0, 64.0, 640.0, 6400.0, n as f64] {
+            let (sa, sb) = (a.survival(x), b.survival(x));
+            assert!((sa - sb).abs() < 0.01, "S({x}): all LPNs {sa}, 1 in 8 {sb}");
+        }
+    }
+
+    #[test]
     fn cycle_sum_matches_geometric_series_for_exponential() {
         let uid = Uid::exponential(100.0, 5000, 10_000.0);
         for w in [500.0, 3000.0, 20_000.0] {
