@@ -270,7 +270,7 @@ pub fn history_lines(report: &serde_json::Value) -> Option<Vec<String>> {
         "MiDAS configuration history ({} adoptions, {} fallbacks):",
         report["adoptions"], report["fallbacks"]
     )];
-    out.push("  capacities  event                               groups  predicted  measured  sizes HOT/G1/../GN".into());
+    out.push("  capacities  event                               groups  predicted  measured* sizes HOT/G1/../GN".into());
     for e in report["history"].as_array()? {
         let sizes: Vec<String> = e["sizes"]
             .as_array()
@@ -298,5 +298,11 @@ pub fn history_lines(report: &serde_json::Value) -> Option<Vec<String>> {
         }
         out.push(line);
     }
+    // The two WAF columns describe different periods; reading them as one pair misleads.
+    out.push(
+        "  * measured: the WAF of the epoch that ends at this entry, which ran the previous \
+         entry's configuration; predicted: MCAM's WAF for the configuration in force from here"
+            .into(),
+    );
     Some(out)
 }
