@@ -185,6 +185,11 @@ impl Ftl {
 
     /// Moves the logged flash operations into `out` (in issue order) and clears the log.
     pub fn drain_ops(&mut self, out: &mut Vec<FlashOp>) {
+        if out.is_empty() {
+            // Swap buffers instead of copying (the caller's empty buffer keeps its capacity).
+            std::mem::swap(out, &mut self.ops);
+            return;
+        }
         out.append(&mut self.ops);
     }
 
