@@ -506,11 +506,11 @@ impl TimedSim {
                 break;
             }
             n += 1;
-            let stop = |start: u64| limit.is_some_and(|t| start >= t);
+            // Probing costs a location lookup: only with a limit.
             match g.op {
                 FlashOp::Read { ppn, .. } => {
                     let ready = g.issued;
-                    if stop(self.dev.probe_read(ppn, ready)) {
+                    if limit.is_some_and(|t| self.dev.probe_read(ppn, ready) >= t) {
                         break;
                     }
                     let dst = match self.gcq.get(1) {
@@ -538,7 +538,7 @@ impl TimedSim {
                     let ready = g
                         .issued
                         .max(self.gc_read_ends.front().copied().unwrap_or(0));
-                    if stop(self.dev.probe_program(ppn, ready)) {
+                    if limit.is_some_and(|t| self.dev.probe_program(ppn, ready) >= t) {
                         break;
                     }
                     self.gcq.pop_front();
@@ -549,7 +549,7 @@ impl TimedSim {
                 }
                 FlashOp::Erase { seg } => {
                     let ready = g.issued.max(self.gc_victim_end);
-                    if stop(self.dev.probe_erase(seg, ready)) {
+                    if limit.is_some_and(|t| self.dev.probe_erase(seg, ready) >= t) {
                         break;
                     }
                     self.gcq.pop_front();
@@ -577,8 +577,8 @@ impl TimedSim {
 
     /// Queues one GC operation. A victim's page moves arrive as read, program, read,
     /// program, ... then its erase; the controller issues all of the victim's reads first
-    /// (they are independent) and each program when its data has arrived, so the moves are
-    /// buffered until the erase and queued reads first. With copyback the read/program
+    /// (they are independent) and each program when its data has arrived, so reads are
+    /// queued at once and programs buffered until the erase. With copyback the read/program
     /// pairs stay together (a copyback is one on-die operation).
     fn push_gc(&mut self, op: FlashOp, t: u64) {
         match op {
@@ -587,6 +587,9 @@ impl TimedSim {
                 self.dev.erased_at[seg as usize] = PENDING;
                 self.gcq.push_back(GcOp { op, issued: t });
             }
+            // Reads go straight to the queue (nothing else is queued before the moves'
+            // flush), programs wait there for the flush.
+            FlashOp::Read { .. } => self.gcq.push_back(GcOp { op, issued: t }),
             _ if self.copyback => self.gcq.push_back(GcOp { op, issued: t }),
             _ => self.gc_moves.push(op),
         }
@@ -596,16 +599,8 @@ impl TimedSim {
         if self.gc_moves.is_empty() {
             return;
         }
-        let moves = std::mem::take(&mut self.gc_moves);
-        for pass_reads in [true, false] {
-            for &op in &moves {
-                if matches!(op, FlashOp::Read { .. }) == pass_reads {
-                    self.gcq.push_back(GcOp { op, issued: t });
-                }
-            }
-        }
-        self.gc_moves = moves;
-        self.gc_moves.clear();
+        self.gcq
+            .extend(self.gc_moves.drain(..).map(|op| GcOp { op, issued: t }));
     }
 
     /// GC work due before a host arrival at `t`.
