@@ -108,6 +108,9 @@ fn tiny_sim(p: TimingParams) -> TimedSim {
 fn hand_computed_two_channel_schedule() {
     for (mode, pace, expect) in [
         (GcMode::Foreground, 8, [60, 4080, 3630, 4140]),
+        // per-die: no barrier, but R1's own unit (ch1) is erased 570-3570 like the other, so
+        // R1 programs at 3570 and every time is the same as foreground's
+        (GcMode::PerDie, 8, [60, 4080, 3630, 4140]),
         // pace 0: GC runs only in idle gaps, here after the last request
         (GcMode::Preemptible, 0, [60, 510, 160, 570]),
         (GcMode::Preemptible, 1, [60, 510, 160, 630]),
@@ -144,7 +147,7 @@ fn waf_is_unchanged_by_timing() {
     c.run.read_ratio = 0.3;
     c.run.fill = 1.0;
     let plain = Simulation::run_synthetic(&c, &mut |_| {}).unwrap();
-    for mode in [GcMode::Foreground, GcMode::Preemptible] {
+    for mode in [GcMode::Foreground, GcMode::PerDie, GcMode::Preemptible] {
         for qd in [1, 32] {
             let p = TimingParams {
                 gc_mode: mode,

@@ -93,8 +93,6 @@ pub struct Device {
     units: Vec<UnitRes>,
     /// Time each segment's last erase ends ([`PENDING`]: queued, not scheduled).
     pub erased_at: Vec<u64>,
-    /// Latest end of any reservation.
-    pub makespan: u64,
     dyn_unit: Vec<u16>,
     dyn_fill: Vec<u16>,
 }
@@ -130,7 +128,6 @@ impl Device {
             cells: vec![Cell::default(); ncells],
             units,
             erased_at: vec![0; segments as usize],
-            makespan: 0,
             geo,
             costs,
             multiplane,
@@ -138,6 +135,13 @@ impl Device {
             dyn_unit,
             dyn_fill,
         }
+    }
+
+    /// Latest end of any reservation. Every reservation ends at or before its cell's next
+    /// free time (a transfer ends before its read or program does), and a cell's next free
+    /// time only grows, so this is the latest next-free time over the cells.
+    pub fn makespan(&self) -> u64 {
+        self.cells.iter().map(|c| c.free).max().unwrap_or(0)
     }
 
     /// Busy time of each channel, ns.
@@ -202,9 +206,6 @@ impl Device {
                 c.gc_until = end;
             }
         }
-        if end > self.makespan {
-            self.makespan = end;
-        }
     }
 
     /// Earliest start of a read of `ppn` ready at `ready`.
@@ -215,7 +216,7 @@ impl Device {
 
     /// Reads one mapping unit: cell read, then bus transfer to the controller. Units of the
     /// flash page read just before (`group`) share its cell read. Returns the end time.
-    #[inline]
+    #[inline(always)]
     pub fn read(&mut self, ppn: u32, ready: u64, gc: bool, group: &mut ReadGroup) -> u64 {
         let r = self.units[self.unit_of(ppn) as usize];
         let (cell, ch) = (r.cell as usize, r.ch as usize);
@@ -304,7 +305,7 @@ impl Device {
     /// runs when the flash page's last unit has arrived. With `copyback` the data comes from
     /// the page register of the same plane (no transfer). Returns the end time (for a
     /// unit that does not complete its flash page: when its data sits in the register).
-    #[inline]
+    #[inline(always)]
     pub fn program(&mut self, ppn: u32, ready: u64, gc: bool, copyback: bool) -> u64 {
         let seg = self.geo.seg_of(ppn) as usize;
         let erased = self.erased_at[seg];

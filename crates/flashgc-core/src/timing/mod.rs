@@ -1029,7 +1029,7 @@ impl TimedSim {
         self.pump(None, usize::MAX);
         let finish = self.host_busy_until.max(first_t);
         let span = finish.saturating_sub(first_t);
-        let makespan = self.dev.makespan.max(1);
+        let makespan = self.dev.makespan().max(1);
         let util = |busy: &[u64]| {
             busy.iter()
                 .map(|&b| b as f64 / makespan as f64)
