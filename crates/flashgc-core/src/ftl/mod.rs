@@ -262,7 +262,8 @@ impl Ftl {
     }
 
     /// Programs `lpn` at stream `s`'s frontier, opening a segment (and running GC) if needed.
-    #[inline]
+    // Always inlined: the per-page hot path of both user writes and GC moves.
+    #[inline(always)]
     fn write_page(&mut self, s: StreamId, lpn: Lpn) -> Result<()> {
         let mut seg = self.open[s as usize].seg;
         if seg == NONE {
