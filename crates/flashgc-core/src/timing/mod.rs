@@ -513,12 +513,16 @@ impl TimedSim {
                     if limit.is_some_and(|t| self.dev.probe_read(ppn, ready) >= t) {
                         break;
                     }
-                    let dst = match self.gcq.get(1) {
-                        Some(GcOp {
-                            op: FlashOp::Program { ppn: d, gc: true },
-                            ..
-                        }) if self.copyback && self.dev.same_plane(ppn, *d) => Some(*d),
-                        _ => None,
+                    let dst = if self.copyback {
+                        match self.gcq.get(1) {
+                            Some(GcOp {
+                                op: FlashOp::Program { ppn: d, gc: true },
+                                ..
+                            }) if self.dev.same_plane(ppn, *d) => Some(*d),
+                            _ => None,
+                        }
+                    } else {
+                        None
                     };
                     self.gcq.pop_front();
                     if let Some(d) = dst {
