@@ -61,7 +61,7 @@ pub struct TimingFlags {
     /// Cache entries GCaR scans from the LRU end.
     #[arg(long)]
     pub gcar_window: Option<u32>,
-    /// GC scheduling: foreground, preemptible, background, idle.
+    /// GC scheduling: foreground, per-die, preemptible, background, idle.
     #[arg(long)]
     pub gc_mode: Option<String>,
     /// Background / idle GC collects while fewer segments than this are free (default gc_high + 2).

@@ -108,6 +108,9 @@ fn tiny_sim(p: TimingParams) -> TimedSim {
 fn hand_computed_two_channel_schedule() {
     for (mode, pace, expect) in [
         (GcMode::Foreground, 8, [60, 4080, 3630, 4140]),
+        // per-die: no barrier, but R1's own unit (ch1) is erased 570-3570 like the other, so
+        // R1 programs at 3570 and every time is the same as foreground's
+        (GcMode::PerDie, 8, [60, 4080, 3630, 4140]),
         // pace 0: GC runs only in idle gaps, here after the last request
         (GcMode::Preemptible, 0, [60, 510, 160, 570]),
         (GcMode::Preemptible, 1, [60, 510, 160, 630]),
@@ -144,7 +147,7 @@ fn waf_is_unchanged_by_timing() {
     c.run.read_ratio = 0.3;
     c.run.fill = 1.0;
     let plain = Simulation::run_synthetic(&c, &mut |_| {}).unwrap();
-    for mode in [GcMode::Foreground, GcMode::Preemptible] {
+    for mode in [GcMode::Foreground, GcMode::PerDie, GcMode::Preemptible] {
         for qd in [1, 32] {
             let p = TimingParams {
                 gc_mode: mode,
@@ -213,23 +216,6 @@ fn open_loop_unloaded_latencies_are_device_latencies() {
 
 use flashgc_core::timing::fio::{Dist, FioJob, Rw};
 use flashgc_core::RunResult;
-
-/// Scaled-down Cosmos+ OpenSSD (preset `cosmos-openssd`: 16 KiB pages, MLC timings, 8
-/// channels, op 0.07) with 2 ways instead of 8 and blocks of 8 pages instead of 128 (the
-/// per-page timings are unchanged), 1024 blocks per plane, superblocks over all 16 dies
-/// (die-interleaved allocation as Cosmos+'s page FTL stripes over dies): 1024 segments of
-/// 2 MiB, 2 GiB physical.
-fn small_cosmos(placement: &str) -> Config {
-    let mut c = Config::load(Some("cosmos-openssd"), None).unwrap();
-    c.device.chips_per_channel = 2;
-    c.device.blocks_per_plane = 1024;
-    c.device.pages_per_block = 8;
-    c.device.segment_blocks = 16;
-    c.run.placement = placement.into();
-    c.run.victim = "greedy".into();
-    c.run.fill = 1.0;
-    c
-}
 
 fn fio_run(c: &Config, job: &FioJob, volume_x: f64, checkpoints: u32, mode: GcMode) -> RunResult {
     let l = c.layout().unwrap();
@@ -341,15 +327,36 @@ fn write_cache_absorbs_hot_overwrites() {
     }
 }
 
-/// papers/sup-gc.txt Figs. 16-18: at 50-99 % writes SUP-GC (user writes hot, GC writes cold)
-/// beats Cosmos+ (single stream, greedy) in IOPS, erases, GC moves and mean latency.
-/// fio's randrw ran through a file system in the paper; the offsets here are zipf 0.8
-/// (under uniform offsets pages have no temperature to separate and SUP-GC only ties).
-/// GC runs in the background, one victim at a time (with blocking foreground GC, SUP-GC's
-/// relocations fill cold segments during an episode, so its episodes collect several
-/// victims in a row and its p99 is worse; see docs/timing.md).
-/// Not reproduced: the paper's clearly lower p99. Here the tail is set by the GC pacing
-/// and SUP-GC's p99 ties the baseline's (checked: not worse by more than 2 %).
+/// Scaled-down Cosmos+ OpenSSD that keeps the parts the tail latency depends on: the real
+/// block (128 pages of 16 KiB) and MLC timings; 8 channels x 4 ways (32 dies instead of 64),
+/// 32 blocks per die instead of 8192, superblocks of 8 blocks (die-interleaved writes as
+/// Cosmos+'s page FTL stripes slices over dies): 128 segments of 16 MiB, 2 GiB physical.
+fn cosmos_real_blocks(placement: &str) -> Config {
+    let mut c = Config::load(Some("cosmos-openssd"), None).unwrap();
+    c.device.chips_per_channel = 4;
+    c.device.blocks_per_plane = 32;
+    c.device.segment_blocks = 8;
+    c.run.placement = placement.into();
+    c.run.victim = "greedy".into();
+    c.run.fill = 1.0;
+    c
+}
+
+/// papers/sup-gc.txt Figs. 16-18: at 50-99 % writes SUP-GC (user writes hot, GC writes
+/// cold) beats Cosmos+ (single stream, greedy) in IOPS, erases, GC page moves and p99
+/// latency. fio randrw 4 KiB, 10 jobs, zipf 0.8 offsets (the paper ran fio through a file
+/// system; under uniform offsets pages have no temperature to separate), blocking GC as the
+/// Cosmos+ firmware runs it, one logical capacity of writes after a full precondition.
+///
+/// Why the p99 drops (docs/timing.md, "SUP-GC and the tail"): each GC episode of the single
+/// stream reclaims one victim, and its relocations refill the user's open segment, so
+/// episodes come every (1 - u) segments of user writes; SUP-GC's relocations go to the cold
+/// stream, so the user stream needs a whole free segment and one episode reclaims about
+/// 1/(1 - u) victims, once per segment of user writes. Same GC work, fewer and longer
+/// stalls: with 128-page blocks fewer than 1 % of the requests wait behind an episode, so
+/// SUP-GC's p99 is a flash latency while the baseline's is a GC stall; its p99.9 (requests
+/// behind its longer episodes) is worse, which is asserted too. With blocks shrunk to 8
+/// pages episodes come 16x as often and the p99 direction reverses (documented).
 #[test]
 fn sup_gc_beats_cosmos_baseline_at_high_write_ratios() {
     for mix in [50.0, 75.0, 99.0] {
@@ -362,43 +369,69 @@ fn sup_gc_beats_cosmos_baseline_at_high_write_ratios() {
             dist: Dist::Zipf(0.8),
             ..FioJob::default()
         };
-        // 2x the logical capacity of writes, after the full precondition
-        let vol = 2.0 / (mix / 100.0);
-        let base = fio_run(&small_cosmos("single"), &job, vol, 4, GcMode::Background);
-        let sup = fio_run(&small_cosmos("sup-gc"), &job, vol, 4, GcMode::Background);
+        let vol = 1.0 / (mix / 100.0);
+        let base = fio_run(
+            &cosmos_real_blocks("single"),
+            &job,
+            vol,
+            4,
+            GcMode::Foreground,
+        );
+        let sup = fio_run(
+            &cosmos_real_blocks("sup-gc"),
+            &job,
+            vol,
+            4,
+            GcMode::Foreground,
+        );
         let (b, s) = (base.timing.as_ref().unwrap(), sup.timing.as_ref().unwrap());
+        let per_episode = |r: &RunResult| r.total.gc_victims as f64 / r.total.gc_episodes as f64;
         eprintln!(
-            "mix {mix}: WAF {:.3} vs {:.3}; IOPS {:.0} vs {:.0}; write p99 {:.0} vs {:.0} us, p99.9 {:.0} vs {:.0}; read p99 {:.0} vs {:.0}",
+            "mix {mix}: WAF {:.3} vs {:.3}; IOPS {:.0} vs {:.0}; write mean {:.0} vs {:.0} us, p99 {:.0} vs {:.0}, p99.9 {:.0} vs {:.0}; read p99 {:.0} vs {:.0}; victims per episode {:.2} vs {:.2}",
             base.total.waf,
             sup.total.waf,
             b.iops,
             s.iops,
+            b.write_latency.mean_us,
+            s.write_latency.mean_us,
             b.write_latency.p99_us,
             s.write_latency.p99_us,
             b.write_latency.p999_us,
             s.write_latency.p999_us,
             b.read_latency.p99_us,
-            s.read_latency.p99_us
+            s.read_latency.p99_us,
+            per_episode(&base),
+            per_episode(&sup),
         );
-        assert!(b.timing_dependent_policy && s.timing_dependent_policy);
-        assert!(sup.total.waf < base.total.waf, "mix {mix}: WAF");
+        assert!(!b.timing_dependent_policy && !s.timing_dependent_policy);
+        assert!(sup.total.waf < 0.95 * base.total.waf, "mix {mix}: WAF");
         assert!(
             sup.total.erases < base.total.erases && sup.total.gc_writes < base.total.gc_writes,
             "mix {mix}: erases, GC moves"
         );
         assert!(
-            s.iops > 1.05 * b.iops,
+            s.iops > 1.1 * b.iops,
             "mix {mix}: IOPS {} vs {}",
             s.iops,
             b.iops
         );
         assert!(
             s.write_latency.mean_us < b.write_latency.mean_us,
-            "mix {mix}: mean write latency"
+            "mix {mix}: mean"
         );
         assert!(
-            s.write_latency.p99_us <= 1.02 * b.write_latency.p99_us,
-            "mix {mix}: write p99"
+            s.write_latency.p99_us < 0.5 * b.write_latency.p99_us
+                && s.read_latency.p99_us < 0.5 * b.read_latency.p99_us,
+            "mix {mix}: p99"
+        );
+        // The mechanism, and its price further out in the tail.
+        assert!(
+            per_episode(&base) < 1.5 && per_episode(&sup) > 3.0,
+            "mix {mix}: batching"
+        );
+        assert!(
+            s.write_latency.p999_us > b.write_latency.p999_us,
+            "mix {mix}: p99.9"
         );
     }
 }
@@ -497,4 +530,36 @@ fn timed_replay_of_real_traces() {
             );
         }
     }
+}
+
+/// Per-die GC has no device-wide barrier: with single-block segments (each victim on one
+/// unit) a write whose own unit has no GC work does not wait for the episode on the other
+/// unit, while the FTL's decisions are the same as under foreground GC.
+#[test]
+fn per_die_gc_blocks_only_the_collecting_unit() {
+    let run = |mode: GcMode| {
+        let mut c = tiny();
+        c.device.segment_blocks = 1;
+        let mut ts = TimedSim::new(&c, setup(mode, 8)).unwrap();
+        let ftl = ts.simulation_mut().ftl_mut();
+        for lpn in (0..16).chain([0, 1, 4, 5, 8, 9, 12, 13]) {
+            ftl.write(lpn).unwrap();
+        }
+        ts.start_clock();
+        let got: Vec<u64> = (0..12u64)
+            .map(|i| {
+                ts.serve(&req(Op::Write, (i * 5) % 16), i * 10 * US)
+                    .unwrap()
+                    / US
+            })
+            .collect();
+        (got, ts.simulation().ftl().counters.clone())
+    };
+    let (fg, cf) = run(GcMode::Foreground);
+    let (pd, cp) = run(GcMode::PerDie);
+    eprintln!("foreground {fg:?}\nper-die    {pd:?}");
+    assert_eq!(cf, cp, "same FTL decisions");
+    assert!(cf.erases > 0, "GC ran");
+    assert!(pd.iter().zip(&fg).all(|(p, f)| p <= f));
+    assert!(pd.iter().zip(&fg).any(|(p, f)| p < f));
 }

@@ -185,6 +185,11 @@ impl Ftl {
 
     /// Moves the logged flash operations into `out` (in issue order) and clears the log.
     pub fn drain_ops(&mut self, out: &mut Vec<FlashOp>) {
+        if out.is_empty() {
+            // Swap buffers instead of copying (the caller's empty buffer keeps its capacity).
+            std::mem::swap(out, &mut self.ops);
+            return;
+        }
         out.append(&mut self.ops);
     }
 
@@ -257,7 +262,8 @@ impl Ftl {
     }
 
     /// Programs `lpn` at stream `s`'s frontier, opening a segment (and running GC) if needed.
-    #[inline]
+    // Always inlined: the per-page hot path of both user writes and GC moves.
+    #[inline(always)]
     fn write_page(&mut self, s: StreamId, lpn: Lpn) -> Result<()> {
         let mut seg = self.open[s as usize].seg;
         if seg == NONE {

@@ -58,6 +58,22 @@ impl Default for ReadGroup {
     }
 }
 
+/// One cell resource's reservation state (kept together: one cache line holds two).
+#[derive(Debug, Clone, Copy, Default)]
+struct Cell {
+    free: u64,
+    busy: u64,
+    gc_busy: u64,
+    gc_until: u64,
+}
+
+/// Channel and cell resource of a parallel unit (precomputed from the geometry).
+#[derive(Debug, Clone, Copy)]
+struct UnitRes {
+    ch: u32,
+    cell: u32,
+}
+
 /// The device's resources.
 #[derive(Debug, Clone)]
 pub struct Device {
@@ -70,21 +86,13 @@ pub struct Device {
     /// Allocation over units.
     pub alloc: Alloc,
     /// Next free time of each channel.
-    pub ch_free: Vec<u64>,
-    /// Next free time of each cell resource.
-    pub cell_free: Vec<u64>,
-    /// Busy time of each channel.
-    pub ch_busy: Vec<u64>,
-    /// Busy time of each cell resource.
-    pub cell_busy: Vec<u64>,
-    /// Busy time of each cell resource spent on GC.
-    pub cell_gc_busy: Vec<u64>,
-    /// Until when each cell resource has GC work reserved.
-    pub cell_gc_until: Vec<u64>,
+    ch_free: Vec<u64>,
+    /// Bus transfers per channel (busy time = transfers x `costs.xfer`).
+    ch_xfers: Vec<u64>,
+    cells: Vec<Cell>,
+    units: Vec<UnitRes>,
     /// Time each segment's last erase ends ([`PENDING`]: queued, not scheduled).
     pub erased_at: Vec<u64>,
-    /// Latest end of any reservation.
-    pub makespan: u64,
     dyn_unit: Vec<u16>,
     dyn_fill: Vec<u16>,
 }
@@ -98,7 +106,7 @@ impl Device {
         alloc: Alloc,
         segments: u32,
     ) -> Device {
-        let cells = if multiplane { geo.units } else { geo.dies } as usize;
+        let ncells = if multiplane { geo.units } else { geo.dies } as usize;
         let (dyn_unit, dyn_fill) = if alloc == Alloc::FirstIdle {
             let fpages = segments as usize * (geo.pps / geo.upp) as usize;
             (
@@ -108,15 +116,18 @@ impl Device {
         } else {
             (Vec::new(), Vec::new())
         };
+        let units = (0..geo.units)
+            .map(|u| UnitRes {
+                ch: geo.coords[u as usize].channel,
+                cell: if multiplane { u } else { geo.die_of(u) },
+            })
+            .collect();
         Device {
             ch_free: vec![0; geo.channels as usize],
-            ch_busy: vec![0; geo.channels as usize],
-            cell_free: vec![0; cells],
-            cell_busy: vec![0; cells],
-            cell_gc_busy: vec![0; cells],
-            cell_gc_until: vec![0; cells],
+            ch_xfers: vec![0; geo.channels as usize],
+            cells: vec![Cell::default(); ncells],
+            units,
             erased_at: vec![0; segments as usize],
-            makespan: 0,
             geo,
             costs,
             multiplane,
@@ -126,24 +137,45 @@ impl Device {
         }
     }
 
+    /// Latest end of any reservation. Every reservation ends at or before its cell's next
+    /// free time (a transfer ends before its read or program does), and a cell's next free
+    /// time only grows, so this is the latest next-free time over the cells.
+    pub fn makespan(&self) -> u64 {
+        self.cells.iter().map(|c| c.free).max().unwrap_or(0)
+    }
+
+    /// Busy time of each channel, ns.
+    pub fn ch_busy(&self) -> Vec<u64> {
+        self.ch_xfers.iter().map(|&n| n * self.costs.xfer).collect()
+    }
+
+    /// Busy time of each cell resource, ns.
+    pub fn cell_busy(&self) -> Vec<u64> {
+        self.cells.iter().map(|c| c.busy).collect()
+    }
+
+    /// Busy time of each cell resource spent on GC, ns.
+    pub fn cell_gc_busy(&self) -> Vec<u64> {
+        self.cells.iter().map(|c| c.gc_busy).collect()
+    }
+
     /// Bytes of timing-layer state (for the memory report).
     pub fn memory_bytes(&self) -> u64 {
-        (self.ch_free.len() * 16 + self.cell_free.len() * 32 + self.erased_at.len() * 8) as u64
+        (self.ch_free.len() * 16
+            + self.cells.len() * 32
+            + self.units.len() * 8
+            + self.erased_at.len() * 8) as u64
             + self.dyn_unit.len() as u64 * 2
             + self.dyn_fill.len() as u64 * 2
     }
 
-    #[inline]
+    #[inline(always)]
     fn cell_of(&self, unit: u32) -> usize {
-        if self.multiplane {
-            unit as usize
-        } else {
-            self.geo.die_of(unit) as usize
-        }
+        self.units[unit as usize].cell as usize
     }
 
     /// Unit currently holding `ppn` (static placement, or the dynamic choice recorded).
-    #[inline]
+    #[inline(always)]
     pub fn unit_of(&self, ppn: u32) -> u32 {
         match self.alloc {
             Alloc::Static => self.geo.unit_static(ppn),
@@ -159,52 +191,50 @@ impl Device {
     }
 
     /// Cell resource currently holding `ppn`.
-    #[inline]
+    #[inline(always)]
     pub fn cell_of_ppn(&self, ppn: u32) -> usize {
         self.cell_of(self.unit_of(ppn))
     }
 
-    #[inline]
+    #[inline(always)]
     fn note(&mut self, cell: usize, start: u64, end: u64, gc: bool) {
-        self.cell_busy[cell] += end - start;
+        let c = &mut self.cells[cell];
+        c.busy += end - start;
         if gc {
-            self.cell_gc_busy[cell] += end - start;
-            if end > self.cell_gc_until[cell] {
-                self.cell_gc_until[cell] = end;
+            c.gc_busy += end - start;
+            if end > c.gc_until {
+                c.gc_until = end;
             }
-        }
-        if end > self.makespan {
-            self.makespan = end;
         }
     }
 
     /// Earliest start of a read of `ppn` ready at `ready`.
     #[inline]
     pub fn probe_read(&self, ppn: u32, ready: u64) -> u64 {
-        ready.max(self.cell_free[self.cell_of_ppn(ppn)])
+        ready.max(self.cells[self.cell_of_ppn(ppn)].free)
     }
 
     /// Reads one mapping unit: cell read, then bus transfer to the controller. Units of the
     /// flash page read just before (`group`) share its cell read. Returns the end time.
-    #[inline]
+    #[inline(always)]
     pub fn read(&mut self, ppn: u32, ready: u64, gc: bool, group: &mut ReadGroup) -> u64 {
-        let unit = self.unit_of(ppn);
-        let cell = self.cell_of(unit);
-        let ch = self.geo.coords[unit as usize].channel as usize;
+        let r = self.units[self.unit_of(ppn) as usize];
+        let (cell, ch) = (r.cell as usize, r.ch as usize);
         let fpage = self.geo.fpage_of(ppn);
         let c = self.costs;
+        let cf = self.cells[cell].free;
         let (start, cell_done) = if group.fpage == fpage {
             (group.end, group.end)
         } else {
-            let s = ready.max(self.cell_free[cell]);
+            let s = ready.max(cf);
             (s, s + c.read)
         };
         let xs = cell_done.max(self.ch_free[ch]);
         let xe = xs + c.xfer;
         self.ch_free[ch] = xe;
-        self.ch_busy[ch] += c.xfer;
+        self.ch_xfers[ch] += 1;
         // The die holds the data in its page register until the transfer ends.
-        self.cell_free[cell] = self.cell_free[cell].max(xe);
+        self.cells[cell].free = cf.max(xe);
         self.note(cell, start, xe, gc);
         *group = ReadGroup { fpage, end: xe };
         xe + c.sram
@@ -214,19 +244,24 @@ impl Device {
     #[inline]
     pub fn read_copyback(&mut self, ppn: u32, ready: u64) -> u64 {
         let cell = self.cell_of_ppn(ppn);
-        let s = ready.max(self.cell_free[cell]);
+        let s = ready.max(self.cells[cell].free);
         let e = s + self.costs.read;
-        self.cell_free[cell] = e;
+        self.cells[cell].free = e;
         self.note(cell, s, e, true);
         e
     }
 
+    #[inline(always)]
     fn choose_unit(&mut self, ppn: u32) -> u32 {
-        let seg = self.geo.seg_of(ppn);
-        let fpage = self.geo.fpage_of(ppn) as usize;
         if self.alloc == Alloc::Static {
             return self.geo.unit_static(ppn);
         }
+        self.choose_unit_dynamic(ppn)
+    }
+
+    fn choose_unit_dynamic(&mut self, ppn: u32) -> u32 {
+        let seg = self.geo.seg_of(ppn);
+        let fpage = self.geo.fpage_of(ppn) as usize;
         if self.geo.sub_of(ppn) != 0 && self.dyn_unit[fpage] != u16::MAX {
             return self.dyn_unit[fpage] as u32;
         }
@@ -237,8 +272,10 @@ impl Device {
                 continue;
             }
             let (unit, _) = self.geo.block_unit(seg, j);
-            let ch = self.geo.coords[unit as usize].channel as usize;
-            let idle = self.cell_free[self.cell_of(unit)].max(self.ch_free[ch]);
+            let r = self.units[unit as usize];
+            let idle = self.cells[r.cell as usize]
+                .free
+                .max(self.ch_free[r.ch as usize]);
             if idle < best.0 {
                 best = (idle, unit, j);
             }
@@ -257,43 +294,43 @@ impl Device {
             Alloc::FirstIdle => self.unit_of(ppn),
         };
         let seg = self.geo.seg_of(ppn) as usize;
-        let ch = self.geo.coords[unit as usize].channel as usize;
+        let r = self.units[unit as usize];
         ready
             .max(self.erased_at[seg])
-            .max(self.ch_free[ch])
-            .max(self.cell_free[self.cell_of(unit)])
+            .max(self.ch_free[r.ch as usize])
+            .max(self.cells[r.cell as usize].free)
     }
 
     /// Programs one mapping unit: bus transfer into the page register; the cell program
     /// runs when the flash page's last unit has arrived. With `copyback` the data comes from
     /// the page register of the same plane (no transfer). Returns the end time (for a
     /// unit that does not complete its flash page: when its data sits in the register).
-    #[inline]
+    #[inline(always)]
     pub fn program(&mut self, ppn: u32, ready: u64, gc: bool, copyback: bool) -> u64 {
         let seg = self.geo.seg_of(ppn) as usize;
+        let erased = self.erased_at[seg];
         debug_assert!(
-            self.erased_at[seg] != PENDING,
+            erased != PENDING,
             "program into a segment whose erase is not scheduled"
         );
         let unit = self.choose_unit(ppn);
-        let cell = self.cell_of(unit);
-        let ch = self.geo.coords[unit as usize].channel as usize;
+        let r = self.units[unit as usize];
+        let (cell, ch) = (r.cell as usize, r.ch as usize);
         let last = self.geo.sub_of(ppn) == self.geo.upp - 1;
         let c = self.costs;
-        let ready = ready.max(self.erased_at[seg]);
+        let ready = ready.max(erased);
+        let cf = self.cells[cell].free;
         let (start, loaded) = if copyback {
-            let s = ready.max(self.cell_free[cell]);
+            let s = ready.max(cf);
             (s, s)
         } else {
-            let s = (ready + c.sram)
-                .max(self.ch_free[ch])
-                .max(self.cell_free[cell]);
+            let s = (ready + c.sram).max(self.ch_free[ch]).max(cf);
             self.ch_free[ch] = s + c.xfer;
-            self.ch_busy[ch] += c.xfer;
+            self.ch_xfers[ch] += 1;
             (s, s + c.xfer)
         };
         let end = if last { loaded + c.program } else { loaded };
-        self.cell_free[cell] = end;
+        self.cells[cell].free = end;
         self.note(cell, start, end, gc);
         end
     }
@@ -303,7 +340,7 @@ impl Device {
         let mut s = ready;
         for j in 0..self.geo.k {
             let (unit, _) = self.geo.block_unit(seg, j);
-            s = s.max(self.cell_free[self.cell_of(unit)]);
+            s = s.max(self.cells[self.cell_of(unit)].free);
         }
         s
     }
@@ -315,9 +352,9 @@ impl Device {
         for j in 0..self.geo.k {
             let (unit, _) = self.geo.block_unit(seg, j);
             let cell = self.cell_of(unit);
-            let s = ready.max(self.cell_free[cell]);
+            let s = ready.max(self.cells[cell].free);
             let e = s + self.costs.erase;
-            self.cell_free[cell] = e;
+            self.cells[cell].free = e;
             self.note(cell, s, e, true);
             end = end.max(e);
             if self.alloc == Alloc::FirstIdle {
@@ -336,7 +373,7 @@ impl Device {
     /// Whether the unit holding `ppn` has GC work reserved after `t` (GCaR's "collecting").
     #[inline]
     pub fn collecting(&self, ppn: u32, t: u64) -> bool {
-        self.cell_gc_until[self.cell_of_ppn(ppn)] > t
+        self.cells[self.cell_of_ppn(ppn)].gc_until > t
     }
 
     /// Copyback applies when source and destination are on the same plane (static

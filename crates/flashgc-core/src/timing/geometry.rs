@@ -53,7 +53,7 @@ impl FastDiv {
         }
     }
     /// `x / d`.
-    #[inline]
+    #[inline(always)]
     pub fn quot(self, x: u32) -> u32 {
         if self.pow2 {
             x >> self.shift
@@ -62,7 +62,7 @@ impl FastDiv {
         }
     }
     /// `x % d`.
-    #[inline]
+    #[inline(always)]
     pub fn modulo(self, x: u32) -> u32 {
         if self.pow2 {
             x & (self.d - 1)
@@ -71,7 +71,7 @@ impl FastDiv {
         }
     }
     /// `x / d` for 64-bit `x`.
-    #[inline]
+    #[inline(always)]
     pub fn quot64(self, x: u64) -> u64 {
         if self.pow2 {
             x >> self.shift
@@ -80,7 +80,7 @@ impl FastDiv {
         }
     }
     /// `x % d` for 64-bit `x`.
-    #[inline]
+    #[inline(always)]
     pub fn modulo64(self, x: u64) -> u64 {
         if self.pow2 {
             x & (self.d as u64 - 1)
@@ -203,14 +203,14 @@ impl Geometry {
     }
 
     /// Global die index of a unit (channel-major: stable across striping orders).
-    #[inline]
+    #[inline(always)]
     pub fn die_of(&self, unit: u32) -> u32 {
         self.die_index[unit as usize]
     }
 
     /// The unit of block `j` of segment `seg` (static block placement), and the block's
     /// index within that unit.
-    #[inline]
+    #[inline(always)]
     pub fn block_unit(&self, seg: u32, j: u32) -> (u32, u32) {
         let g = seg as u64 * self.k as u64 + j as u64;
         (
@@ -220,25 +220,25 @@ impl Geometry {
     }
 
     /// Segment of a PPN.
-    #[inline]
+    #[inline(always)]
     pub fn seg_of(&self, ppn: u32) -> u32 {
         self.d_pps.quot(ppn)
     }
 
     /// Global flash page index of a PPN (`ppn / upp`).
-    #[inline]
+    #[inline(always)]
     pub fn fpage_of(&self, ppn: u32) -> u32 {
         self.d_upp.quot(ppn)
     }
 
     /// Mapping unit of a PPN within its flash page (`ppn % upp`).
-    #[inline]
+    #[inline(always)]
     pub fn sub_of(&self, ppn: u32) -> u32 {
         self.d_upp.modulo(ppn)
     }
 
     /// Static unit of a PPN (what [`Geometry::locate`] returns as `unit`, cheaper).
-    #[inline]
+    #[inline(always)]
     pub fn unit_static(&self, ppn: u32) -> u32 {
         let seg = self.d_pps.quot(ppn);
         let fp = self.d_upp.quot(self.d_pps.modulo(ppn));
@@ -247,7 +247,7 @@ impl Geometry {
     }
 
     /// Static location of a PPN.
-    #[inline]
+    #[inline(always)]
     pub fn locate(&self, ppn: u32) -> Loc {
         let seg = self.d_pps.quot(ppn);
         let off = self.d_pps.modulo(ppn);

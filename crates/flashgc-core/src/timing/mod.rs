@@ -39,6 +39,11 @@ pub enum GcMode {
     /// The host write that triggers GC waits until the whole GC episode (page moves and
     /// erases) has finished; GC operations are scheduled at once.
     Foreground,
+    /// GC operations are scheduled at once, ahead of the triggering write, but there is no
+    /// device-wide barrier: every host operation waits only for the GC work already queued
+    /// on the resources it uses (the Cosmos+ firmware's model: GC requests enter the
+    /// per-die request queues ahead of the host's, and dies without GC work keep serving).
+    PerDie,
     /// GC operations queue behind host I/O: they run in idle gaps of the resources before
     /// the next host arrival (between page moves), and are forced when a host write needs a
     /// segment whose erase is still queued.
@@ -56,12 +61,13 @@ impl GcMode {
     pub fn parse(field: &str, s: &str) -> Result<GcMode> {
         match s.trim().to_ascii_lowercase().as_str() {
             "foreground" | "fg" | "blocking" => Ok(GcMode::Foreground),
+            "per-die" | "perdie" | "die" => Ok(GcMode::PerDie),
             "preemptible" => Ok(GcMode::Preemptible),
             "background" | "bg" => Ok(GcMode::Background),
             "idle" => Ok(GcMode::Idle),
             _ => Err(Error::config(
                 field,
-                format!("`{s}`: allowed foreground, preemptible, background, idle"),
+                format!("`{s}`: allowed foreground, per-die, preemptible, background, idle"),
             )),
         }
     }
@@ -194,6 +200,14 @@ impl Latencies {
         self.hist.record(ns).ok();
         self.sum += ns as u128;
         self.max = self.max.max(ns);
+    }
+
+    /// Adds `other`'s samples (same counts, sum and maximum as recording them here).
+    pub fn merge(&mut self, other: &Latencies) {
+        // An auto-resizing histogram accepts every other histogram's values.
+        self.hist.add(&other.hist).ok();
+        self.sum += other.sum;
+        self.max = self.max.max(other.max);
     }
 
     /// Summary in microseconds (percentiles within 0.1 %; mean and max exact).
@@ -372,6 +386,7 @@ pub struct TimedSim {
     gc_moves: Vec<FlashOp>,
     gc_victim_end: u64,
     gc_rg: ReadGroup,
+    read_end_buf: Vec<u64>,
     host_busy_until: u64,
     bg_free: u32,
     proactive: u64,
@@ -448,6 +463,7 @@ impl TimedSim {
             gc_moves: Vec::new(),
             gc_victim_end: 0,
             gc_rg: ReadGroup::default(),
+            read_end_buf: Vec::new(),
             host_busy_until: 0,
             bg_free,
             proactive: 0,
@@ -490,19 +506,23 @@ impl TimedSim {
                 break;
             }
             n += 1;
-            let stop = |start: u64| limit.is_some_and(|t| start >= t);
+            // Probing costs a location lookup: only with a limit.
             match g.op {
                 FlashOp::Read { ppn, .. } => {
                     let ready = g.issued;
-                    if stop(self.dev.probe_read(ppn, ready)) {
+                    if limit.is_some_and(|t| self.dev.probe_read(ppn, ready) >= t) {
                         break;
                     }
-                    let dst = match self.gcq.get(1) {
-                        Some(GcOp {
-                            op: FlashOp::Program { ppn: d, gc: true },
-                            ..
-                        }) if self.copyback && self.dev.same_plane(ppn, *d) => Some(*d),
-                        _ => None,
+                    let dst = if self.copyback {
+                        match self.gcq.get(1) {
+                            Some(GcOp {
+                                op: FlashOp::Program { ppn: d, gc: true },
+                                ..
+                            }) if self.dev.same_plane(ppn, *d) => Some(*d),
+                            _ => None,
+                        }
+                    } else {
+                        None
                     };
                     self.gcq.pop_front();
                     if let Some(d) = dst {
@@ -522,7 +542,7 @@ impl TimedSim {
                     let ready = g
                         .issued
                         .max(self.gc_read_ends.front().copied().unwrap_or(0));
-                    if stop(self.dev.probe_program(ppn, ready)) {
+                    if limit.is_some_and(|t| self.dev.probe_program(ppn, ready) >= t) {
                         break;
                     }
                     self.gcq.pop_front();
@@ -533,7 +553,7 @@ impl TimedSim {
                 }
                 FlashOp::Erase { seg } => {
                     let ready = g.issued.max(self.gc_victim_end);
-                    if stop(self.dev.probe_erase(seg, ready)) {
+                    if limit.is_some_and(|t| self.dev.probe_erase(seg, ready) >= t) {
                         break;
                     }
                     self.gcq.pop_front();
@@ -561,8 +581,8 @@ impl TimedSim {
 
     /// Queues one GC operation. A victim's page moves arrive as read, program, read,
     /// program, ... then its erase; the controller issues all of the victim's reads first
-    /// (they are independent) and each program when its data has arrived, so the moves are
-    /// buffered until the erase and queued reads first. With copyback the read/program
+    /// (they are independent) and each program when its data has arrived, so reads are
+    /// queued at once and programs buffered until the erase. With copyback the read/program
     /// pairs stay together (a copyback is one on-die operation).
     fn push_gc(&mut self, op: FlashOp, t: u64) {
         match op {
@@ -571,6 +591,9 @@ impl TimedSim {
                 self.dev.erased_at[seg as usize] = PENDING;
                 self.gcq.push_back(GcOp { op, issued: t });
             }
+            // Reads go straight to the queue (nothing else is queued before the moves'
+            // flush), programs wait there for the flush.
+            FlashOp::Read { .. } => self.gcq.push_back(GcOp { op, issued: t }),
             _ if self.copyback => self.gcq.push_back(GcOp { op, issued: t }),
             _ => self.gc_moves.push(op),
         }
@@ -580,22 +603,14 @@ impl TimedSim {
         if self.gc_moves.is_empty() {
             return;
         }
-        let moves = std::mem::take(&mut self.gc_moves);
-        for pass_reads in [true, false] {
-            for &op in &moves {
-                if matches!(op, FlashOp::Read { .. }) == pass_reads {
-                    self.gcq.push_back(GcOp { op, issued: t });
-                }
-            }
-        }
-        self.gc_moves = moves;
-        self.gc_moves.clear();
+        self.gcq
+            .extend(self.gc_moves.drain(..).map(|op| GcOp { op, issued: t }));
     }
 
     /// GC work due before a host arrival at `t`.
     fn before_arrival(&mut self, t: u64) -> Result<()> {
         match self.p.gc_mode {
-            GcMode::Foreground => {}
+            GcMode::Foreground | GcMode::PerDie => {}
             GcMode::Preemptible => {
                 self.pump(Some(t), usize::MAX);
                 self.pump(None, self.p.gc_pace as usize);
@@ -634,6 +649,12 @@ impl TimedSim {
         let mut ops = std::mem::take(&mut self.ops);
         ops.clear();
         self.sim.ftl_mut().drain_ops(&mut ops);
+        if self.direct_gc() {
+            if let Some(end) = self.schedule_direct(&ops, t, host_ready, rg) {
+                self.ops = ops;
+                return end;
+            }
+        }
         let mut end = t;
         for &op in &ops {
             match op {
@@ -643,10 +664,13 @@ impl TimedSim {
                 }
                 FlashOp::Program { ppn, gc: false } => {
                     self.flush_gc_moves(t);
-                    if !self.gcq.is_empty() && self.p.gc_mode == GcMode::Foreground {
-                        // Blocking GC: the triggering write starts after the episode.
+                    if !self.gcq.is_empty() && self.gc_now() {
+                        // Blocking GC: the triggering write starts after the episode (per-die:
+                        // after the GC work queued on its own resources).
                         let g = self.pump(None, usize::MAX);
-                        *host_ready = (*host_ready).max(g);
+                        if self.p.gc_mode == GcMode::Foreground {
+                            *host_ready = (*host_ready).max(g);
+                        }
                     }
                     let seg = self.dev.geo.seg_of(ppn) as usize;
                     while self.dev.erased_at[seg] == PENDING {
@@ -661,11 +685,133 @@ impl TimedSim {
         }
         self.flush_gc_moves(t);
         self.ops = ops;
-        if self.p.gc_mode == GcMode::Foreground && !self.gcq.is_empty() {
+        if self.gc_now() && !self.gcq.is_empty() {
             let g = self.pump(None, usize::MAX);
-            *host_ready = (*host_ready).max(g);
+            if self.p.gc_mode == GcMode::Foreground {
+                *host_ready = (*host_ready).max(g);
+            }
         }
         end
+    }
+
+    /// GC operations are scheduled as soon as the FTL issues them (foreground, per-die).
+    #[inline]
+    fn gc_now(&self) -> bool {
+        matches!(self.p.gc_mode, GcMode::Foreground | GcMode::PerDie)
+    }
+
+    /// Whether blocking GC can be scheduled straight from the op log: foreground GC without
+    /// copyback and nothing queued from earlier. Then the queue would be filled and drained
+    /// completely within [`TimedSim::schedule`], in the same order the direct path uses.
+    #[inline]
+    fn direct_gc(&self) -> bool {
+        self.gc_now()
+            && !self.copyback
+            && self.gcq.is_empty()
+            && self.gc_moves.is_empty()
+            && self.gc_read_ends.is_empty()
+    }
+
+    /// The foreground fast path of [`TimedSim::schedule`]: each victim (its page moves up to
+    /// its erase) is scheduled when its erase is seen, reads first, exactly as the queue
+    /// would run it; the host's program starts after all of them. Returns None (having
+    /// scheduled nothing) if a victim's moves are not closed by an erase in this batch.
+    fn schedule_direct(
+        &mut self,
+        ops: &[FlashOp],
+        t: u64,
+        host_ready: &mut u64,
+        rg: &mut ReadGroup,
+    ) -> Option<u64> {
+        // Every run of GC moves must end with its victim's erase.
+        let mut open = false;
+        for op in ops {
+            match op {
+                FlashOp::Erase { .. } => open = false,
+                FlashOp::Read { gc: true, .. } | FlashOp::Program { gc: true, .. } => open = true,
+                _ if open => return None,
+                _ => {}
+            }
+        }
+        if open {
+            return None;
+        }
+        let barrier = self.p.gc_mode == GcMode::Foreground;
+        let mut end = t;
+        let mut gc_last: Option<u64> = None;
+        let mut i = 0;
+        while i < ops.len() {
+            match ops[i] {
+                FlashOp::Read { ppn, gc: false } => {
+                    let e = self.dev.read(ppn, *host_ready, false, rg);
+                    end = end.max(e);
+                    i += 1;
+                }
+                FlashOp::Program { ppn, gc: false } => {
+                    if let Some(g) = gc_last.take() {
+                        if barrier {
+                            *host_ready = (*host_ready).max(g);
+                        }
+                    }
+                    let e = self.dev.program(ppn, *host_ready, false, false);
+                    end = end.max(e);
+                    i += 1;
+                }
+                _ => {
+                    let j = i + ops[i..]
+                        .iter()
+                        .position(|o| matches!(o, FlashOp::Erase { .. }))
+                        .expect("checked above");
+                    let g = self.run_victim(&ops[i..=j], t);
+                    gc_last = Some(gc_last.map_or(g, |x| x.max(g)));
+                    i = j + 1;
+                }
+            }
+        }
+        if let Some(g) = gc_last {
+            if barrier {
+                *host_ready = (*host_ready).max(g);
+            }
+        }
+        Some(end)
+    }
+
+    /// Schedules one victim's moves (reads first, then each program after its read) and its
+    /// erase, issued at `t`, as [`TimedSim::pump`] would from the queue. Returns the latest end.
+    fn run_victim(&mut self, ops: &[FlashOp], t: u64) -> u64 {
+        let mut last = 0;
+        let mut ends = std::mem::take(&mut self.read_end_buf);
+        ends.clear();
+        for op in ops {
+            if let FlashOp::Read { ppn, .. } = *op {
+                let e = self.dev.read(ppn, t, true, &mut self.gc_rg);
+                ends.push(e);
+                self.gc_victim_end = self.gc_victim_end.max(e);
+                last = last.max(e);
+            }
+        }
+        let mut k = 0;
+        for op in ops {
+            match *op {
+                FlashOp::Program { ppn, .. } => {
+                    let ready = t.max(ends.get(k).copied().unwrap_or(0));
+                    k += 1;
+                    let e = self.dev.program(ppn, ready, true, false);
+                    self.gc_victim_end = self.gc_victim_end.max(e);
+                    last = last.max(e);
+                }
+                FlashOp::Erase { seg } => {
+                    let ready = t.max(self.gc_victim_end);
+                    let e = self.dev.erase(seg, ready);
+                    self.gc_victim_end = 0;
+                    self.gc_rg = ReadGroup::default();
+                    last = last.max(e);
+                }
+                FlashOp::Read { .. } => {}
+            }
+        }
+        self.read_end_buf = ends;
+        last
     }
 
     /// Serves one host request arriving at `t`; returns its completion time.
@@ -808,7 +954,7 @@ impl TimedSim {
                 }
             }
             let req = buf[idx];
-            self.prefetch_for(buf.get(idx + 1), buf.get(idx + 2));
+            self.prefetch_for(buf.get(idx + 2), buf.get(idx + 4));
             idx += 1;
             let end = req.lpn.saturating_add(req.pages as u64);
             if req.pages == 0 || end > logical {
@@ -820,7 +966,9 @@ impl TimedSim {
                 )));
             }
             let t = match self.p.host {
-                Host::ClosedLoop { .. } => heap.pop().map(|Reverse(t)| t).unwrap_or(0),
+                // The slot completing first issues this request; its entry is replaced by
+                // this request's completion below (one sift instead of a pop and a push).
+                Host::ClosedLoop { .. } => heap.peek().map(|&Reverse(t)| t).unwrap_or(0),
                 Host::OpenLoop { time_scale } => {
                     let t0 = *first_arrival.get_or_insert(req.time_ns);
                     let a = (req.time_ns.saturating_sub(t0) as f64 * time_scale).round() as u64;
@@ -835,7 +983,10 @@ impl TimedSim {
             }
             let c = self.serve(&req, t)?;
             if let Host::ClosedLoop { .. } = self.p.host {
-                heap.push(Reverse(c));
+                match heap.peek_mut() {
+                    Some(mut top) => *top = Reverse(c),
+                    None => unreachable!("the closed-loop heap holds queue_depth >= 1 slots"),
+                }
             }
             let lat = c - t;
             let bytes = req.pages as u64 * lpn_bytes;
@@ -846,12 +997,10 @@ impl TimedSim {
             match req.op {
                 Op::Read => {
                     nrd += 1;
-                    rd.record(lat);
                     win.rd.record(lat);
                 }
                 Op::Write => {
                     nwr += 1;
-                    wr.record(lat);
                     win.wr.record(lat);
                     for _ in 0..req.pages {
                         rec.user_page(&self.sim.ftl().counters);
@@ -865,6 +1014,9 @@ impl TimedSim {
                 }
                 let now = self.host_busy_until.max(t);
                 tseries.push(self.point(&win, data_bytes, now, &start));
+                // The totals are the windows' sum: merged at each checkpoint and at the end.
+                rd.merge(&win.rd);
+                wr.merge(&win.wr);
                 win = Window::new(now);
             }
             if rec.written() >= next_progress {
@@ -875,18 +1027,21 @@ impl TimedSim {
         if let Some(e) = self.sim.ftl().placement().consistency_error() {
             return Err(Error::Workload(e));
         }
+        rd.merge(&win.rd);
+        wr.merge(&win.wr);
         // GC still queued runs after the last host request (it delays no request).
         self.pump(None, usize::MAX);
         let finish = self.host_busy_until.max(first_t);
         let span = finish.saturating_sub(first_t);
-        let makespan = self.dev.makespan.max(1);
+        let makespan = self.dev.makespan().max(1);
         let util = |busy: &[u64]| {
             busy.iter()
                 .map(|&b| b as f64 / makespan as f64)
                 .collect::<Vec<_>>()
         };
-        let cell_busy: u64 = self.dev.cell_busy.iter().sum();
-        let cell_gc: u64 = self.dev.cell_gc_busy.iter().sum();
+        let cell_busy_v = self.dev.cell_busy();
+        let cell_busy: u64 = cell_busy_v.iter().sum();
+        let cell_gc: u64 = self.dev.cell_gc_busy().iter().sum();
         let secs = span as f64 / 1e9;
         let timing_dependent = self.timing_dependent();
         let memory = self.dev.memory_bytes() + self.cache.as_ref().map_or(0, |c| c.memory_bytes());
@@ -907,8 +1062,8 @@ impl TimedSim {
             },
             read_latency: rd.summary(),
             write_latency: wr.summary(),
-            channel_utilization: util(&self.dev.ch_busy),
-            cell_utilization: util(&self.dev.cell_busy),
+            channel_utilization: util(&self.dev.ch_busy()),
+            cell_utilization: util(&cell_busy_v),
             cell_unit: if self.dev.multiplane { "plane" } else { "die" }.into(),
             gc_time_share: if cell_busy > 0 {
                 cell_gc as f64 / cell_busy as f64
