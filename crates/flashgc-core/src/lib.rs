@@ -17,6 +17,7 @@
 //!
 //! No I/O happens in this crate's hot path; trace files are read by `flashgc-trace`.
 
+pub mod checkpoint;
 pub mod config;
 pub mod error;
 pub mod ftl;

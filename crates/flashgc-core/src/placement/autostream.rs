@@ -29,7 +29,7 @@ use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
 
 /// AutoStream (SFR) placement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct AutoStream {
     count: Vec<u32>,
     period: Vec<u32>,
@@ -73,6 +73,7 @@ impl Placement for AutoStream {
     fn name(&self) -> &'static str {
         "autostream"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         self.streams
     }

@@ -27,7 +27,7 @@ use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
 
 /// CAT placement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Cat {
     count: Vec<u8>,
     period: Vec<u32>,
@@ -72,6 +72,7 @@ impl Placement for Cat {
     fn name(&self) -> &'static str {
         "cat"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         2
     }

@@ -28,7 +28,7 @@ use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
 
 /// MHF placement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mhf {
     counters: Vec<u8>,
     m: u64,
@@ -90,6 +90,7 @@ impl Placement for Mhf {
     fn name(&self) -> &'static str {
         "mhf"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         2
     }
