@@ -172,6 +172,42 @@ pub(crate) mod cap_deques {
     }
 }
 
+/// `#[serde(with = "raw")]` for a large `Vec<u8|u32|u64>` (per-LPN tables): stored as one
+/// little-endian byte string instead of element by element (several times faster).
+pub(crate) mod raw {
+    use super::*;
+    pub fn serialize<S: Serializer, T: RawInt>(
+        v: &[T],
+        s: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        let mut b = vec![0u8; v.len() * T::SIZE];
+        for (x, o) in v.iter().zip(b.chunks_exact_mut(T::SIZE)) {
+            x.to_le(o);
+        }
+        s.serialize_bytes(&b)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, T: RawInt>(
+        d: D,
+    ) -> std::result::Result<Vec<T>, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<T: RawInt> serde::de::Visitor<'_> for V<T> {
+            type Value = Vec<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a byte string of {}-byte integers", T::SIZE)
+            }
+            fn visit_bytes<E: serde::de::Error>(self, b: &[u8]) -> std::result::Result<Vec<T>, E> {
+                if b.len() % T::SIZE != 0 {
+                    return Err(E::custom(
+                        "raw table length is not a whole number of elements",
+                    ));
+                }
+                Ok(b.chunks_exact(T::SIZE).map(T::from_le).collect())
+            }
+        }
+        d.deserialize_bytes(V(std::marker::PhantomData))
+    }
+}
+
 /// `#[serde(deserialize_with = "leak_str")]` for a `&'static str` label (e.g. an event
 /// name in a report): a resumed run allocates the few bytes once.
 pub(crate) fn leak_str<'de, D: Deserializer<'de>>(
@@ -215,10 +251,19 @@ pub(crate) fn f64_or_inf<'de, D: Deserializer<'de>>(d: D) -> std::result::Result
 // ---- raw little-endian slices ----
 
 /// Plain integer element of a raw table.
-pub(crate) trait RawInt: Copy + Default {
+pub trait RawInt: Copy + Default {
     const SIZE: usize;
     fn to_le(self, out: &mut [u8]);
     fn from_le(b: &[u8]) -> Self;
+}
+impl RawInt for u8 {
+    const SIZE: usize = 1;
+    fn to_le(self, out: &mut [u8]) {
+        out[0] = self;
+    }
+    fn from_le(b: &[u8]) -> Self {
+        b[0]
+    }
 }
 impl RawInt for u32 {
     const SIZE: usize = 4;

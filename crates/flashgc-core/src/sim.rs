@@ -403,6 +403,9 @@ pub struct Simulation {
     future_ready: bool,
     /// Where a run restored from a checkpoint continues (taken by the next `run_with`).
     resumed: Option<SimState>,
+    /// Where a stopped run continues when `run_with` is called again with the same
+    /// workload object: (recorder, requests served, target).
+    paused: Option<(Recorder, u64, Option<u64>)>,
 }
 
 impl Simulation {
@@ -503,6 +506,7 @@ impl Simulation {
             pre,
             future_ready,
             resumed: None,
+            paused: None,
         })
     }
 
@@ -645,8 +649,9 @@ impl Simulation {
     /// Like [`Simulation::run`], with periodic checkpoints and a stop request (`ctl`). On a
     /// simulation restored by [`Simulation::from_checkpoint`] it continues where the
     /// checkpoint was taken, after moving `wl` (a fresh instance of the same workload) to
-    /// the saved position. Safe points, where checkpoints are taken and stop requests are
-    /// honoured, fall between batches of up to [`SAFE_POINT_REQUESTS`] requests.
+    /// the saved position. After a stop, calling it again with the same workload object
+    /// continues the run in memory. Safe points, where checkpoints are taken and stop
+    /// requests are honoured, fall between batches of up to [`SAFE_POINT_REQUESTS`] requests.
     pub fn run_with(
         &mut self,
         wl: &mut dyn Workload,
@@ -655,6 +660,7 @@ impl Simulation {
     ) -> Result<RunEnd> {
         let logical = self.layout.logical_pages;
         let (mut rec, mut request_index, target) = match self.resumed.take() {
+            _ if self.paused.is_some() => self.paused.take().expect("checked"),
             Some(st) => {
                 match &st.workload {
                     Some(pos) => wl.load_position(pos)?,
@@ -706,6 +712,7 @@ impl Simulation {
                     cb(i);
                 }
                 let end = self.ftl.counters.clone();
+                self.paused = Some((rec.clone(), request_index, target));
                 let (total, steady_state, warmup_pages, series) = rec.finish(&end);
                 let mut partial = self.result(
                     wl.describe(),

@@ -382,3 +382,23 @@ fn periodic_checkpoints_replace_each_other_atomically() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
     let _ = std::fs::remove_file(&file);
 }
+
+#[test]
+fn a_stopped_run_continues_in_memory() {
+    let c = small("zipf:1.0", "bf-gc", "greedy");
+    let want = uninterrupted(&c, &synthetic);
+    let mut sim = Simulation::new(&c).unwrap();
+    let mut wl = sim.synthetic_workload().unwrap();
+    let mut r = None;
+    for stop in [10_000, 10_000, 40_000, u64::MAX] {
+        let mut ctl = RunControl {
+            stop_after_requests: Some(stop),
+            ..RunControl::default()
+        };
+        match sim.run_with(&mut wl, &mut |_| {}, &mut ctl).unwrap() {
+            RunEnd::Stopped { checkpoint, .. } => assert!(checkpoint.is_none()),
+            RunEnd::Finished(f) => r = Some(f),
+        }
+    }
+    same(&want, &json(&r.expect("finished")), "continued in memory");
+}

@@ -31,7 +31,9 @@ use crate::types::{Lpn, SegmentId, StreamId};
 /// AutoStream (SFR) placement.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct AutoStream {
+    #[serde(with = "crate::checkpoint::raw")]
     count: Vec<u32>,
+    #[serde(with = "crate::checkpoint::raw")]
     period: Vec<u32>,
     chunk_shift: u32,
     decay: u64,

@@ -62,6 +62,7 @@ pub enum GcLevel {
 /// A plain Bloom filter over `u64` keys with `k` independent seeded hash functions.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Bloom {
+    #[serde(with = "crate::checkpoint::raw")]
     bits: Vec<u64>,
     m: u64,
     seeds: Vec<u64>,
@@ -156,8 +157,10 @@ pub fn bloom_fp_formula(m: u64, k: u32, n: u64) -> f64 {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct BfGc {
     filter: Bloom,
+    #[serde(with = "crate::checkpoint::raw")]
     state: Vec<u8>,
     /// Ground truth of the filter's contents (instrumentation for the FP measurement).
+    #[serde(with = "crate::checkpoint::raw")]
     shadow: Vec<u64>,
     fp_check: bool,
     shadow_n: u64,

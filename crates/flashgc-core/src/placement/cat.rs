@@ -29,7 +29,9 @@ use crate::types::{Lpn, SegmentId, StreamId};
 /// CAT placement.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Cat {
+    #[serde(with = "crate::checkpoint::raw")]
     count: Vec<u8>,
+    #[serde(with = "crate::checkpoint::raw")]
     period: Vec<u32>,
     decay: u64,
     hot: u8,

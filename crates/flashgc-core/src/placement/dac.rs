@@ -23,6 +23,7 @@ const UNWRITTEN: u8 = u8::MAX;
 /// DAC placement. Stream 0 is the coldest region.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Dac {
+    #[serde(with = "crate::checkpoint::raw")]
     region: Vec<u8>,
     regions: u8,
     writes: Vec<u64>,

@@ -30,6 +30,7 @@ use crate::types::{Lpn, SegmentId, StreamId};
 /// MHF placement.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mhf {
+    #[serde(with = "crate::checkpoint::raw")]
     counters: Vec<u8>,
     m: u64,
     seeds: Vec<u64>,

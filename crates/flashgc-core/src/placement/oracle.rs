@@ -114,6 +114,7 @@ pub struct Oracle {
     #[serde(skip)]
     lpns: Vec<Lpn>,
     mismatch: Option<(u64, Lpn, Lpn)>,
+    #[serde(with = "crate::checkpoint::raw")]
     inv: Vec<u64>,
     ready: bool,
     user_class: Vec<u64>,

@@ -40,6 +40,7 @@ use std::collections::{HashMap, VecDeque};
 /// SepBIT placement.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SepBit {
+    #[serde(with = "crate::checkpoint::raw")]
     last: Vec<u64>,
     ell: f64,
     window: usize,

@@ -250,7 +250,9 @@ pub struct Midas {
     stream_pages: Vec<u64>,
     pending_rescan: bool,
     // HOT filter and threshold.
+    #[serde(with = "crate::checkpoint::raw")]
     ts: Vec<u32>,
+    #[serde(with = "crate::checkpoint::raw")]
     hot_ctr: Vec<u8>,
     live_pages: u64,
     threshold: f64,
