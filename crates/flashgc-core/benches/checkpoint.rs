@@ -55,7 +55,6 @@ fn bench(logical_gib: f64, placement: &str, victim: &str) {
     let read_cpu = cpu_seconds() - cpu0;
     drop(sim);
     let _ = std::fs::remove_file(&path);
-    let gib = (1u64 << 30) as f64;
     println!(
         "{placement}+{victim:12} {logical_gib:>6.0} GiB ({:>6.1} Mi LPNs): {:>8.1} MiB = {:.2} B/LPN; \
          write {:.2} s wall incl. fsync, {:.2} s CPU ({:.4} s CPU per GiB of device); \
