@@ -128,5 +128,4 @@ impl Ftl {
         self.in_gc = false;
         Ok(())
     }
-
 }
