@@ -3,6 +3,7 @@
 //! A thin layer: it builds a [`Config`] from a preset, a TOML file and flags (one flag
 //! vocabulary for every command), opens the workload, runs the core and prints the result.
 
+mod cmd_checkpoint;
 mod cmd_midas;
 mod cmd_noc;
 mod cmd_timing;
@@ -28,6 +29,12 @@ struct Cli {
 enum Cmd {
     /// Simulate one configuration and report WAF, erases, GC moves, memory.
     Run(RunArgs),
+    /// Continue a run from its checkpoint (`run --checkpoint-every`, or Ctrl-C) with the
+    /// flags it was started with; the output equals an uninterrupted run's.
+    Resume {
+        /// Checkpoint file.
+        checkpoint: String,
+    },
     /// Simulate several placement x victim combinations on the same workload and seed.
     Compare(RunArgs),
     /// Print analytic WAF models (Desnoyers) for a device; `model midas` for MiDAS's MCAM.
@@ -163,6 +170,13 @@ struct RunArgs {
     /// Parallel simulations for `compare` (default: number of cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Write a checkpoint every SIZE of user writes: a size (64GiB, 1TiB) or a multiple of
+    /// the logical capacity (2x). Ctrl-C always writes one. `flashgc resume FILE` continues.
+    #[arg(long, value_name = "SIZE")]
+    checkpoint_every: Option<String>,
+    /// Checkpoint file (default: OUTPUT.ckpt next to --output, else ./flashgc-run.ckpt).
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -411,23 +425,88 @@ fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
 fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     let cfg = build_config(&a.common)?;
     cfg.layout()?;
+    let timed = a.timing.timing || a.timing.any_timing_flag();
+    if timed {
+        cmd_checkpoint::refuse(&a, "timed runs (--timing)")?;
+    }
     let bar = progress_bar(0, "pages");
     let t0 = std::time::Instant::now();
-    let r = run_one(&cfg, &a, bar.as_ref())?;
+    let out = if timed {
+        None
+    } else {
+        Some(cmd_checkpoint::run_waf(
+            &cfg,
+            &a,
+            bar.as_ref(),
+            None,
+            cmd_checkpoint::caller_now(),
+        )?)
+    };
+    let r = match &out {
+        Some(o) => o.result.clone(),
+        None => run_one(&cfg, &a, bar.as_ref())?,
+    };
     let secs = t0.elapsed().as_secs_f64();
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let json = serde_json::to_string_pretty(&r).map_err(|e| Fail(1, e.to_string()))?;
+    report(&a, &r, secs, out.as_ref())
+}
+
+/// `flashgc resume CHECKPOINT`: the original command line, its directory and the saved
+/// state; the output goes where the original run's would have.
+fn cmd_resume(path: &str) -> Result<(), Fail> {
+    let (reader, abs, args) = cmd_checkpoint::open_for_resume(path)?;
+    let caller = reader.meta.caller.clone();
+    let a = match Cli::try_parse_from(&args) {
+        Ok(Cli { cmd: Cmd::Run(a) }) => a,
+        _ => {
+            return Err(Fail(
+                2,
+                format!(
+                    "{path}: the stored command line is not a valid `flashgc run`: {}",
+                    args.join(" ")
+                ),
+            ))
+        }
+    };
+    let cfg = reader.meta.config.clone();
+    eprintln!(
+        "resuming {} at {} user pages ({} requests): {}",
+        abs.display(),
+        reader.meta.user_pages,
+        reader.meta.requests,
+        args[1..].join(" ")
+    );
+    let bar = progress_bar(0, "pages");
+    let t0 = std::time::Instant::now();
+    let o = cmd_checkpoint::run_waf(&cfg, &a, bar.as_ref(), Some((reader, abs)), caller)?;
+    let secs = t0.elapsed().as_secs_f64();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let r = o.result.clone();
+    report(&a, &r, secs, Some(&o))
+}
+
+/// Prints (and writes with `-o`) a run's result; for a run stopped by Ctrl-C, also how to
+/// resume it, and exits with [`cmd_checkpoint::EXIT_INTERRUPTED`].
+fn report(
+    a: &RunArgs,
+    r: &RunResult,
+    secs: f64,
+    out: Option<&cmd_checkpoint::Outcome>,
+) -> Result<(), Fail> {
+    let json = serde_json::to_string_pretty(r).map_err(|e| Fail(1, e.to_string()))?;
     if let Some(path) = &a.output {
         output::write_atomic(path, json.as_bytes()).map_err(|e| Fail(1, format!("{path}: {e}")))?;
     }
     if a.json {
         println!("{json}");
     } else if a.csv {
-        print!("{}", output::csv(&[r]));
+        print!("{}", output::csv(std::slice::from_ref(r)));
     } else {
-        print!("{}", output::human(&r, secs));
+        print!("{}", output::human(r, secs));
         if let Some(lines) = r
             .placement_report
             .as_ref()
@@ -441,6 +520,21 @@ fn cmd_run(a: RunArgs) -> Result<(), Fail> {
         if let Some(t) = &r.timing {
             print!("{}", cmd_timing::human(t));
         }
+    }
+    if let Some(o) = out.filter(|o| o.result.ended_by == "interrupted") {
+        let how = match &o.stopped {
+            Some(i) => format!(
+                "checkpoint written to {} ({:.1} MiB); resume with:\n  flashgc resume {}",
+                i.path.display(),
+                i.bytes as f64 / (1u64 << 20) as f64,
+                i.path.display()
+            ),
+            None => format!("no checkpoint could be written to {}", o.path.display()),
+        };
+        eprintln!(
+            "flashgc: interrupted: the results above are PARTIAL (ended_by = \"interrupted\"); {how}"
+        );
+        return Err(Fail(cmd_checkpoint::EXIT_INTERRUPTED, String::new()));
     }
     Ok(())
 }
@@ -468,6 +562,7 @@ type RunSlot = std::sync::Mutex<Option<Result<(RunResult, f64), Fail>>>;
 const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
 
 fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
+    cmd_checkpoint::refuse(&a, "`compare`")?;
     let mut base = build_config(&a.common)?;
     if a.common.config.is_none() {
         if a.common.workload.is_none() {
@@ -712,6 +807,7 @@ fn main() -> ExitCode {
     };
     let r = match cli.cmd {
         Cmd::Run(a) => cmd_run(a),
+        Cmd::Resume { checkpoint } => cmd_resume(&checkpoint),
         Cmd::Compare(a) => cmd_compare(a),
         Cmd::Model(a) => cmd_model(a),
         Cmd::Presets { name } => cmd_presets(name),

@@ -14,9 +14,11 @@
 //! * [`segment`]: the read-only view of segments that policies see; it sits below both
 //!   the FTL and the policies so that policies never call back into the FTL.
 //! * [`metrics`], [`model`] (analytic WAF models), [`sim`] (runs a configuration end to end).
+//! * [`checkpoint`]: versioned, CRC-checked checkpoint files of a whole run (resume).
 //!
 //! No I/O happens in this crate's hot path; trace files are read by `flashgc-trace`.
 
+pub mod checkpoint;
 pub mod config;
 pub mod error;
 pub mod ftl;

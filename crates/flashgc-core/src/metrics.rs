@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// One point of the WAF time series (one window of user writes).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct WindowPoint {
     /// User bytes written so far (measured phase).
     pub user_bytes: u64,

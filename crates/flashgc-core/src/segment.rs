@@ -7,7 +7,7 @@
 use crate::types::{SegmentId, StreamId};
 
 /// Life-cycle state of a segment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[repr(u8)]
 pub enum SegState {
     /// Erased, in the free pool.
@@ -21,7 +21,7 @@ pub enum SegState {
 }
 
 /// Per-segment metadata, stored as a structure of arrays for cache efficiency.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Segments {
     pub(crate) pages_per_segment: u32,
     pub(crate) valid: Vec<u32>,

@@ -1,5 +1,6 @@
 //! Runs one configuration end to end: precondition, workload, measurement.
 
+use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
 use crate::config::{Config, Layout, RunConfig};
 use crate::error::{Error, Result};
 use crate::ftl::{Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
@@ -8,6 +9,7 @@ use crate::placement::{self, Future, FutureEvent, PlacementInit};
 use crate::victim::{self, VictimInit};
 use crate::workload::{Op, Request, Synthetic, Workload, WorkloadSpec};
 use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 /// Progress report handed to a callback during a run.
 #[derive(Debug, Clone, Copy)]
@@ -35,7 +37,7 @@ pub struct DeviceSummary {
 }
 
 /// Counts of one phase.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct PhaseCounts {
     /// User page writes.
     pub user_writes: u64,
@@ -168,6 +170,7 @@ pub struct Units {
 /// Bookkeeping of a measured run, shared by the WAF-only and the timed drivers: the user
 /// pages written, the WAF time series (one point per window, the last one partial), and
 /// the warm-up boundary of the steady state.
+#[derive(Clone, Serialize, serde::Deserialize)]
 pub(crate) struct Recorder {
     start: FtlCounters,
     last_window: FtlCounters,
@@ -299,6 +302,97 @@ impl Recorder {
     }
 }
 
+/// Requests served between two safe points (checkpoints, stop requests).
+pub const SAFE_POINT_REQUESTS: usize = 4096;
+
+/// Checkpoints and stop requests of a run (see [`Simulation::run_with`]).
+#[derive(Default)]
+pub struct RunControl<'a> {
+    /// Checkpoint file (written atomically; each checkpoint replaces the previous one).
+    pub checkpoint: Option<PathBuf>,
+    /// The caller's own data, stored in the checkpoint (the CLI stores its command line).
+    pub caller: serde_json::Value,
+    /// Write a checkpoint each time the measured phase passes a multiple of this many
+    /// user pages.
+    pub every_user_pages: Option<u64>,
+    /// Polled at each safe point; when set, the run writes a checkpoint (if `checkpoint`
+    /// is set) and stops with a partial result (a Ctrl-C handler sets it).
+    pub stop: Option<&'a std::sync::atomic::AtomicBool>,
+    /// Stop (as for `stop`) once exactly this many requests have been served.
+    pub stop_after_requests: Option<u64>,
+    /// Called after each checkpoint is written.
+    pub on_checkpoint: Option<&'a mut dyn FnMut(&CheckpointInfo)>,
+}
+
+/// A checkpoint that was written.
+#[derive(Debug, Clone)]
+pub struct CheckpointInfo {
+    /// Its file.
+    pub path: PathBuf,
+    /// Its size.
+    pub bytes: u64,
+    /// Wall-clock seconds it took to write.
+    pub seconds: f64,
+    /// User pages of the measured phase written before it.
+    pub user_pages: u64,
+    /// Requests served before it.
+    pub requests: u64,
+}
+
+/// How [`Simulation::run_with`] ended.
+#[derive(Debug)]
+pub enum RunEnd {
+    /// The run finished.
+    Finished(RunResult),
+    /// The run was stopped at a safe point: a partial result (`ended_by` = `interrupted`,
+    /// with a note) and the checkpoint written, if any.
+    Stopped {
+        /// Results so far.
+        partial: RunResult,
+        /// The checkpoint to resume from.
+        checkpoint: Option<CheckpointInfo>,
+    },
+}
+
+/// The run-level state in a checkpoint (`SIM ` section).
+#[derive(Clone, serde::Deserialize)]
+struct SimState {
+    pre: PhaseCounts,
+    rec: Recorder,
+    requests: u64,
+    target: Option<u64>,
+    workload: Option<Vec<u8>>,
+}
+
+/// Borrowed counterpart of [`SimState`] (same field order, same encoding).
+#[derive(Serialize)]
+struct SimStateRef<'a> {
+    pre: &'a PhaseCounts,
+    rec: &'a Recorder,
+    requests: u64,
+    target: Option<u64>,
+    workload: Option<Vec<u8>>,
+}
+
+/// Moves `wl` past the first `n` requests (a resumed trace workload).
+fn skip_requests(wl: &mut dyn Workload, n: u64) -> Result<()> {
+    let mut buf: Vec<Request> = Vec::with_capacity(SAFE_POINT_REQUESTS);
+    let mut left = n;
+    while left > 0 {
+        buf.clear();
+        wl.fill(&mut buf, left.min(SAFE_POINT_REQUESTS as u64) as usize)?;
+        if buf.is_empty() || buf.len() as u64 > left {
+            return Err(Error::Input(format!(
+                "the workload does not replay the {n} requests served before the checkpoint \
+                 (it ended or changed after {} of them)",
+                n - left
+            )));
+        }
+        left -= buf.len() as u64;
+    }
+    Ok(())
+}
+
 /// A configured simulation.
 pub struct Simulation {
     cfg: Config,
@@ -307,6 +401,11 @@ pub struct Simulation {
     preconditioned: bool,
     pre: PhaseCounts,
     future_ready: bool,
+    /// Where a run restored from a checkpoint continues (taken by the next `run_with`).
+    resumed: Option<SimState>,
+    /// Where a stopped run continues when `run_with` is called again with the same
+    /// workload object: (recorder, requests served, target).
+    paused: Option<(Recorder, u64, Option<u64>)>,
 }
 
 impl Simulation {
@@ -406,6 +505,8 @@ impl Simulation {
             preconditioned: false,
             pre,
             future_ready,
+            resumed: None,
+            paused: None,
         })
     }
 
@@ -489,6 +590,14 @@ impl Simulation {
     /// fill and stops where `run` will stop. Must be called before `precondition`/`run`;
     /// it rebuilds the FTL, so FTL options set earlier through `ftl_mut` are reset.
     pub fn prepare_future(&mut self, wl: &mut dyn Workload) -> Result<()> {
+        if self.resumed.is_some() && !self.future_ready {
+            // Restored from a checkpoint: the placement's state is loaded; only the future
+            // (never saved) is recomputed, from the beginning of the workload.
+            let future = future_of(self.layout.logical_pages, &self.cfg.run, wl)?;
+            self.ftl.placement_mut().set_future(future);
+            self.future_ready = true;
+            return Ok(());
+        }
         if self.preconditioned || self.ftl.counters.user_writes > 0 {
             return Err(Error::config(
                 "run.placement",
@@ -530,24 +639,115 @@ impl Simulation {
         wl: &mut dyn Workload,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<RunResult> {
-        self.precondition()?;
+        match self.run_with(wl, progress, &mut RunControl::default())? {
+            RunEnd::Finished(r) => Ok(r),
+            // Without a stop flag or a request limit the run never stops early.
+            RunEnd::Stopped { partial, .. } => Ok(partial),
+        }
+    }
+
+    /// Like [`Simulation::run`], with periodic checkpoints and a stop request (`ctl`). On a
+    /// simulation restored by [`Simulation::from_checkpoint`] it continues where the
+    /// checkpoint was taken, after moving `wl` (a fresh instance of the same workload) to
+    /// the saved position. After a stop, calling it again with the same workload object
+    /// continues the run in memory. Safe points, where checkpoints are taken and stop
+    /// requests are honoured, fall between batches of up to [`SAFE_POINT_REQUESTS`] requests.
+    pub fn run_with(
+        &mut self,
+        wl: &mut dyn Workload,
+        progress: &mut dyn FnMut(&Progress),
+        ctl: &mut RunControl<'_>,
+    ) -> Result<RunEnd> {
         let logical = self.layout.logical_pages;
-        let target = wl
-            .is_infinite()
-            .then(|| (self.cfg.run.write_volume * logical as f64).round() as u64);
-        let mut rec = Recorder::new(
-            &self.cfg.run,
-            &self.layout,
-            target,
-            self.ftl.counters.clone(),
-        );
-        let mut buf: Vec<Request> = Vec::with_capacity(4096);
-        let mut next_progress: u64 = 1 << 20;
-        let mut request_index: u64 = 0;
+        let (mut rec, mut request_index, target) = match self.resumed.take() {
+            _ if self.paused.is_some() => self.paused.take().expect("checked"),
+            Some(st) => {
+                match &st.workload {
+                    Some(pos) => wl.load_position(pos)?,
+                    None => skip_requests(wl, st.requests)?,
+                }
+                (st.rec, st.requests, st.target)
+            }
+            None => {
+                self.precondition()?;
+                let target = wl
+                    .is_infinite()
+                    .then(|| (self.cfg.run.write_volume * logical as f64).round() as u64);
+                let rec = Recorder::new(
+                    &self.cfg.run,
+                    &self.layout,
+                    target,
+                    self.ftl.counters.clone(),
+                );
+                (rec, 0, target)
+            }
+        };
+        // Periodic checkpoints at multiples of the interval, so a resumed run keeps the
+        // original schedule.
+        let every = ctl.every_user_pages.filter(|&e| e > 0);
+        let next_after = |w: u64| every.map(|e| (w / e + 1) * e);
+        let mut next_ckpt = next_after(rec.written());
+        let mut buf: Vec<Request> = Vec::with_capacity(SAFE_POINT_REQUESTS);
+        let mut next_progress: u64 = rec.written() + (1 << 20);
         let mut ended_by = "workload_end";
         'outer: loop {
+            // Safe point: every request handed out so far has been served completely.
+            let stop = ctl
+                .stop
+                .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+                || ctl.stop_after_requests.is_some_and(|n| request_index >= n);
+            if stop {
+                let info = match &ctl.checkpoint {
+                    Some(path) => Some(self.write_checkpoint(
+                        path,
+                        &ctl.caller,
+                        &rec,
+                        request_index,
+                        target,
+                        wl,
+                    )?),
+                    None => None,
+                };
+                if let (Some(i), Some(cb)) = (&info, ctl.on_checkpoint.as_mut()) {
+                    cb(i);
+                }
+                let end = self.ftl.counters.clone();
+                self.paused = Some((rec.clone(), request_index, target));
+                let (total, steady_state, warmup_pages, series) = rec.finish(&end);
+                let mut partial = self.result(
+                    wl.describe(),
+                    total,
+                    steady_state,
+                    warmup_pages,
+                    series,
+                    "interrupted",
+                );
+                partial.notes.push(format!(
+                    "PARTIAL result: the run was stopped after {} user pages ({request_index} requests){}",
+                    end.user_writes - self.pre.user_writes,
+                    if info.is_some() { "; `flashgc resume CHECKPOINT` finishes it" } else { "" }
+                ));
+                return Ok(RunEnd::Stopped {
+                    partial,
+                    checkpoint: info,
+                });
+            }
+            if let (Some(n), Some(path)) = (next_ckpt, &ctl.checkpoint) {
+                if rec.written() >= n {
+                    let info =
+                        self.write_checkpoint(path, &ctl.caller, &rec, request_index, target, wl)?;
+                    if let Some(cb) = ctl.on_checkpoint.as_mut() {
+                        cb(&info);
+                    }
+                    next_ckpt = next_after(rec.written());
+                }
+            }
             buf.clear();
-            wl.fill(&mut buf, 4096)?;
+            let want = match ctl.stop_after_requests {
+                Some(n) => (n - request_index).min(SAFE_POINT_REQUESTS as u64) as usize,
+                None => SAFE_POINT_REQUESTS,
+            };
+            wl.fill(&mut buf, want)?;
             if buf.is_empty() {
                 break;
             }
@@ -602,14 +802,96 @@ impl Simulation {
         }
         let end = self.ftl.counters.clone();
         let (total, steady_state, warmup_pages, series) = rec.finish(&end);
-        Ok(self.result(
+        Ok(RunEnd::Finished(self.result(
             wl.describe(),
             total,
             steady_state,
             warmup_pages,
             series,
             ended_by,
-        ))
+        )))
+    }
+
+    /// Writes the whole state at a safe point to `path` (atomically).
+    fn write_checkpoint(
+        &self,
+        path: &Path,
+        caller: &serde_json::Value,
+        rec: &Recorder,
+        requests: u64,
+        target: Option<u64>,
+        wl: &dyn Workload,
+    ) -> Result<CheckpointInfo> {
+        let t0 = std::time::Instant::now();
+        let trace = match WorkloadSpec::parse("run.workload", &self.cfg.run.workload) {
+            Ok(WorkloadSpec::Trace(p)) => Some(TraceIdentity::of(&p)?),
+            _ => None,
+        };
+        let meta = Meta {
+            config: self.cfg.clone(),
+            caller: caller.clone(),
+            trace,
+            user_pages: rec.written(),
+            requests,
+        };
+        let mut w = CheckpointWriter::create(path)?;
+        let meta = serde_json::to_vec(&meta)
+            .map_err(|e| Error::Input(format!("cannot encode checkpoint metadata: {e}")))?;
+        w.section(b"META", &meta)?;
+        let st = SimStateRef {
+            pre: &self.pre,
+            rec,
+            requests,
+            target,
+            workload: wl.save_position(),
+        };
+        w.section(b"SIM ", &crate::checkpoint::encode(&st)?)?;
+        self.ftl.save_checkpoint(&mut w)?;
+        let bytes = w.finish()?;
+        Ok(CheckpointInfo {
+            path: path.to_path_buf(),
+            bytes,
+            seconds: t0.elapsed().as_secs_f64(),
+            user_pages: rec.written(),
+            requests,
+        })
+    }
+
+    /// Rebuilds a simulation from a checkpoint (opened with [`CheckpointReader::open`]):
+    /// the configuration it holds builds the FTL and policies, then their saved state is
+    /// loaded and the CRC checked. Continue with [`Simulation::run_with`] on a fresh
+    /// instance of the same workload (an oracle first needs [`Simulation::prepare_future`]
+    /// when [`Simulation::needs_future`] says so). A trace workload must be the same file
+    /// (size and the CRCs of its first and last MiB are compared).
+    pub fn from_checkpoint(mut r: CheckpointReader) -> Result<Simulation> {
+        let cfg = r.meta.config.clone();
+        let mut sim = Simulation::new(&cfg).map_err(|e| {
+            Error::Input(format!(
+                "{}: the stored configuration: {e}",
+                r.path().display()
+            ))
+        })?;
+        if let Ok(WorkloadSpec::Trace(p)) = WorkloadSpec::parse("run.workload", &cfg.run.workload) {
+            let now = TraceIdentity::of(&p)?;
+            if r.meta.trace.as_ref() != Some(&now) {
+                return Err(Error::Input(format!(
+                    "{}: the trace {p} is not the file the checkpoint was taken on (size {} bytes now, {} then; \
+                     or its first/last MiB changed)",
+                    r.path().display(),
+                    now.size,
+                    r.meta.trace.as_ref().map_or("unknown".to_string(), |t| t.size.to_string())
+                )));
+            }
+        }
+        let b = r.section(b"SIM ")?;
+        let st: SimState =
+            crate::checkpoint::decode(&b).map_err(|e| r.damaged(format!("run state: {e}")))?;
+        sim.ftl.load_checkpoint(&mut r)?;
+        r.finish()?;
+        sim.pre = st.pre.clone();
+        sim.preconditioned = true;
+        sim.resumed = Some(st);
+        Ok(sim)
     }
 
     pub(crate) fn result(

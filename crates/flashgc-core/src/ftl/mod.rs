@@ -8,6 +8,7 @@
 //! see segments only through [`SegmentView`].
 
 pub mod mapping;
+mod state;
 
 use crate::error::{Error, Result};
 use crate::placement::Placement;
@@ -21,7 +22,7 @@ use std::collections::VecDeque;
 pub const VICTIM_HIST_BINS: usize = 101;
 
 /// Event counters of the FTL. All counts are in mapping units (LPN-sized pages).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FtlCounters {
     /// User page writes.
     pub user_writes: u64,
@@ -86,7 +87,7 @@ pub enum FlashOp {
 }
 
 /// Open write frontier of a stream.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Frontier {
     seg: SegmentId,
 }
@@ -250,7 +251,7 @@ impl Ftl {
         self.placement.on_trim(lpn);
     }
 
-    #[inline]
+    #[inline(always)]
     fn invalidate(&mut self, ppn: Ppn) {
         self.map.clear_valid(ppn);
         let seg = ppn / self.p.pages_per_segment;
@@ -511,6 +512,11 @@ impl Ftl {
             return Err("segment states do not add up".into());
         }
         Ok(())
+    }
+
+    /// The placement scheme (mutable; a resumed oracle receives its future through it).
+    pub(crate) fn placement_mut(&mut self) -> &mut dyn Placement {
+        self.placement.as_mut()
     }
 
     /// Metadata memory by structure: (name, bytes).

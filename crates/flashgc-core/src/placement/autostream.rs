@@ -29,9 +29,11 @@ use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
 
 /// AutoStream (SFR) placement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct AutoStream {
+    #[serde(with = "crate::checkpoint::raw")]
     count: Vec<u32>,
+    #[serde(with = "crate::checkpoint::raw")]
     period: Vec<u32>,
     chunk_shift: u32,
     decay: u64,
@@ -73,6 +75,7 @@ impl Placement for AutoStream {
     fn name(&self) -> &'static str {
         "autostream"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         self.streams
     }

@@ -49,7 +49,7 @@ use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
 
 /// Where GC relocations of `bf-gc` go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GcLevel {
     /// The victim's level.
     Keep,
@@ -60,8 +60,9 @@ pub enum GcLevel {
 }
 
 /// A plain Bloom filter over `u64` keys with `k` independent seeded hash functions.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Bloom {
+    #[serde(with = "crate::checkpoint::raw")]
     bits: Vec<u64>,
     m: u64,
     seeds: Vec<u64>,
@@ -153,11 +154,13 @@ pub fn bloom_fp_formula(m: u64, k: u32, n: u64) -> f64 {
 }
 
 /// BF-GC placement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct BfGc {
     filter: Bloom,
+    #[serde(with = "crate::checkpoint::raw")]
     state: Vec<u8>,
     /// Ground truth of the filter's contents (instrumentation for the FP measurement).
+    #[serde(with = "crate::checkpoint::raw")]
     shadow: Vec<u64>,
     fp_check: bool,
     shadow_n: u64,
@@ -285,6 +288,7 @@ impl Placement for BfGc {
     fn name(&self) -> &'static str {
         "bf-gc"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         self.levels
     }

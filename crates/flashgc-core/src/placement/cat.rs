@@ -27,9 +27,11 @@ use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
 
 /// CAT placement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Cat {
+    #[serde(with = "crate::checkpoint::raw")]
     count: Vec<u8>,
+    #[serde(with = "crate::checkpoint::raw")]
     period: Vec<u32>,
     decay: u64,
     hot: u8,
@@ -72,6 +74,7 @@ impl Placement for Cat {
     fn name(&self) -> &'static str {
         "cat"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         2
     }

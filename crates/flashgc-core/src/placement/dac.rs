@@ -21,8 +21,9 @@ use crate::types::{Lpn, SegmentId, StreamId};
 const UNWRITTEN: u8 = u8::MAX;
 
 /// DAC placement. Stream 0 is the coldest region.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Dac {
+    #[serde(with = "crate::checkpoint::raw")]
     region: Vec<u8>,
     regions: u8,
     writes: Vec<u64>,
@@ -42,6 +43,7 @@ impl Placement for Dac {
     fn name(&self) -> &'static str {
         "dac"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         self.regions as usize
     }

@@ -25,7 +25,7 @@ use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
 
 /// MBF placement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mbf {
     filters: Vec<Bloom>,
     current: usize,
@@ -96,6 +96,7 @@ impl Placement for Mbf {
     fn name(&self) -> &'static str {
         "mbf"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         2
     }

@@ -28,8 +28,9 @@ use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
 
 /// MHF placement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mhf {
+    #[serde(with = "crate::checkpoint::raw")]
     counters: Vec<u8>,
     m: u64,
     seeds: Vec<u64>,
@@ -90,6 +91,7 @@ impl Placement for Mhf {
     fn name(&self) -> &'static str {
         "mhf"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         2
     }

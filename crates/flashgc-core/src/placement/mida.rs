@@ -19,7 +19,7 @@ use crate::types::{Lpn, SegmentId, StreamId};
 pub const DEFAULT_GROUPS: u16 = 8;
 
 /// MiDA placement: an age chain of `groups` streams.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mida {
     groups: u16,
 }
@@ -42,6 +42,7 @@ impl Placement for Mida {
     fn name(&self) -> &'static str {
         "mida"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         self.groups as usize
     }

@@ -97,6 +97,23 @@ pub trait Placement: Send {
     fn consistency_error(&self) -> Option<String> {
         None
     }
+    /// The scheme's whole mutable state, for a checkpoint (classifier tables, counters,
+    /// history; not what `set_future` gives, which a resumed run recomputes). Most schemes
+    /// derive serde and write `crate::checkpoint::serde_state!();` in their impl.
+    fn save_state(&self) -> Result<Vec<u8>> {
+        Err(crate::checkpoint::not_checkpointable(
+            "placement scheme",
+            self.name(),
+        ))
+    }
+    /// Restores what [`Placement::save_state`] wrote into a scheme freshly built from the
+    /// same spec and device. Damaged bytes give an error, never a panic.
+    fn load_state(&mut self, _state: &[u8]) -> Result<()> {
+        Err(crate::checkpoint::not_checkpointable(
+            "placement scheme",
+            self.name(),
+        ))
+    }
 }
 
 type Ctor = fn(&Spec, PlacementInit) -> Result<Box<dyn Placement>>;

@@ -46,7 +46,7 @@ pub const NEVER: u64 = u64::MAX;
 /// Future knowledge for an oracle: for the user write with clock `i` (1-based, counting the
 /// precondition fill), `next_write[i - 1]` is the clock of the next write or TRIM of the
 /// same LPN (a TRIM after write `c` counts as time `c + 1`), or [`NEVER`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Future {
     /// Invalidation time of each user write.
     pub next_write: Vec<u64>,
@@ -55,7 +55,7 @@ pub struct Future {
 }
 
 /// A write or TRIM event of the pre-pass, in issue order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FutureEvent {
     /// A user page write.
     Write(Lpn),
@@ -100,7 +100,7 @@ impl Future {
 }
 
 /// The oracle placement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Oracle {
     classes: usize,
     explicit: Option<Vec<f64>>,
@@ -108,9 +108,13 @@ pub struct Oracle {
     logical: u64,
     /// Upper bounds (exclusive) of remaining lifetime per finite class, user writes.
     bounds: Vec<u64>,
+    /// Not checkpointed: a resumed run recomputes the future with its pre-pass.
+    #[serde(skip)]
     future: Vec<u64>,
+    #[serde(skip)]
     lpns: Vec<Lpn>,
     mismatch: Option<(u64, Lpn, Lpn)>,
+    #[serde(with = "crate::checkpoint::raw")]
     inv: Vec<u64>,
     ready: bool,
     user_class: Vec<u64>,
@@ -254,6 +258,17 @@ impl Oracle {
 impl Placement for Oracle {
     fn name(&self) -> &'static str {
         "oracle"
+    }
+    fn save_state(&self) -> Result<Vec<u8>> {
+        crate::checkpoint::encode(self)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<()> {
+        // Keep the future `set_future` gave (or will give) this instance.
+        let mut o: Oracle = crate::checkpoint::decode(state)?;
+        o.future = std::mem::take(&mut self.future);
+        o.lpns = std::mem::take(&mut self.lpns);
+        *self = o;
+        Ok(())
     }
     fn streams(&self) -> usize {
         self.classes

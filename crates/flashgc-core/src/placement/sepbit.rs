@@ -38,8 +38,9 @@ use crate::types::{Lpn, SegmentId, StreamId};
 use std::collections::{HashMap, VecDeque};
 
 /// SepBIT placement.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SepBit {
+    #[serde(with = "crate::checkpoint::raw")]
     last: Vec<u64>,
     ell: f64,
     window: usize,
@@ -49,6 +50,9 @@ pub struct SepBit {
     c1_writes: u64,
     c1_open_clock: u64,
     c1_opened: HashMap<u64, u64>,
+    /// Most entries `c1_opened` ever held (its memory figure: a hash map's capacity
+    /// depends on its deletion history, which a checkpoint cannot reproduce).
+    c1_peak: usize,
     tracked: Vec<u64>,
     last_scan: u64,
     reclaimed_c1: u64,
@@ -82,6 +86,7 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         c1_writes: 0,
         c1_open_clock: 0,
         c1_opened: HashMap::new(),
+        c1_peak: 0,
         tracked: vec![0; init.segments as usize],
         last_scan: 0,
         reclaimed_c1: 0,
@@ -106,6 +111,7 @@ impl Placement for SepBit {
     fn name(&self) -> &'static str {
         "sepbit"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         6
     }
@@ -123,6 +129,7 @@ impl Placement for SepBit {
             }
             if self.c1_writes % self.pps == 0 {
                 self.c1_opened.insert(now, self.c1_open_clock);
+                self.c1_peak = self.c1_peak.max(self.c1_opened.len());
             }
             self.per_class[0] += 1;
             0
@@ -173,10 +180,7 @@ impl Placement for SepBit {
         self.last[lpn as usize] = 0;
     }
     fn memory_bytes(&self) -> u64 {
-        (self.last.len() * 8
-            + self.tracked.len() * 8
-            + self.c1_opened.capacity() * 16
-            + self.window * 8) as u64
+        (self.last.len() * 8 + self.tracked.len() * 8 + self.c1_peak * 16 + self.window * 8) as u64
     }
     fn report(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({

@@ -8,7 +8,7 @@ use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
 
 /// One stream for everything.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Single;
 
 pub(super) fn build(_spec: &Spec, _init: PlacementInit) -> Result<Box<dyn Placement>> {
@@ -19,6 +19,7 @@ impl Placement for Single {
     fn name(&self) -> &'static str {
         "single"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         1
     }

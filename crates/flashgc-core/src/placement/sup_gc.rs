@@ -17,7 +17,7 @@ pub const HOT: StreamId = 0;
 pub const COLD: StreamId = 1;
 
 /// SUP-GC placement.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct SupGc;
 
 pub(super) fn build(_spec: &Spec, _init: PlacementInit) -> Result<Box<dyn Placement>> {
@@ -28,6 +28,7 @@ impl Placement for SupGc {
     fn name(&self) -> &'static str {
         "sup-gc"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         2
     }

@@ -24,7 +24,7 @@ use crate::types::SegmentId;
 use std::collections::BTreeSet;
 
 /// Which cost-benefit formula.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CostBenefitFormula {
     /// `(1-u)*age/(1+u)`.
     Lfs,
@@ -59,14 +59,14 @@ impl CostBenefitFormula {
 }
 
 /// Candidates in buckets by (group, valid count), each ordered by (seal time, seal sequence).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Buckets {
     per_group: usize,
     sets: Vec<BTreeSet<(u64, u64, SegmentId)>>,
 }
 
 /// Cost-benefit victim selection.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CostBenefit {
     set: CandidateSet,
     buckets: Option<Buckets>,
@@ -138,6 +138,7 @@ impl VictimPolicy for CostBenefit {
     fn name(&self) -> &'static str {
         "cost-benefit"
     }
+    crate::checkpoint::serde_state!();
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.set.insert(seg, view.stream(seg));
         if let Some(b) = &mut self.buckets {

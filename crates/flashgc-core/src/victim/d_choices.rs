@@ -9,7 +9,7 @@ use crate::types::SegmentId;
 use crate::workload::Rng;
 
 /// d-choices victim selection.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct DChoices {
     set: CandidateSet,
     rng: Rng,
@@ -29,6 +29,7 @@ impl VictimPolicy for DChoices {
     fn name(&self) -> &'static str {
         "d-choices"
     }
+    crate::checkpoint::serde_state!();
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.set.insert(seg, view.stream(seg));
     }

@@ -7,7 +7,7 @@ use crate::spec::Spec;
 use crate::types::SegmentId;
 
 /// FIFO victim selection.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Fifo {
     order: SealOrder,
 }
@@ -22,6 +22,7 @@ impl VictimPolicy for Fifo {
     fn name(&self) -> &'static str {
         "fifo"
     }
+    crate::checkpoint::serde_state!();
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.order.push(seg, view);
     }

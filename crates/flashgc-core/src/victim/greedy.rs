@@ -12,7 +12,7 @@ use crate::spec::Spec;
 use crate::types::{SegmentId, NONE};
 
 /// Greedy victim selection with valid-count buckets.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Greedy {
     buckets: u32,
     head: Vec<u32>,
@@ -91,6 +91,7 @@ impl VictimPolicy for Greedy {
     fn name(&self) -> &'static str {
         "greedy"
     }
+    crate::checkpoint::serde_state!();
 
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         let g = view.stream(seg) as usize;

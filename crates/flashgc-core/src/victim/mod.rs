@@ -72,6 +72,22 @@ pub trait VictimPolicy: Send {
     fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId>;
     /// Bytes of memory the policy's own structures use.
     fn memory_bytes(&self) -> u64;
+    /// The policy's whole mutable state, for a checkpoint. Most policies derive serde and
+    /// write `crate::checkpoint::serde_state!();` in their impl.
+    fn save_state(&self) -> Result<Vec<u8>> {
+        Err(crate::checkpoint::not_checkpointable(
+            "victim policy",
+            self.name(),
+        ))
+    }
+    /// Restores what [`VictimPolicy::save_state`] wrote into a policy freshly built from
+    /// the same spec and device. Damaged bytes give an error, never a panic.
+    fn load_state(&mut self, _state: &[u8]) -> Result<()> {
+        Err(crate::checkpoint::not_checkpointable(
+            "victim policy",
+            self.name(),
+        ))
+    }
 }
 
 type Ctor = fn(&Spec, VictimInit) -> Result<Box<dyn VictimPolicy>>;
@@ -113,8 +129,9 @@ pub fn build(field: &str, spec: &str, init: VictimInit) -> Result<Box<dyn Victim
 
 /// The set of current candidates, per group, with O(1) insert, remove and uniform sampling.
 /// Shared by the random, d-choices and cost-benefit policies.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CandidateSet {
+    #[serde(with = "crate::checkpoint::cap_vecs")]
     groups: Vec<Vec<SegmentId>>,
     pos: Vec<u32>,
 }
@@ -171,8 +188,9 @@ impl CandidateSet {
 
 /// Segments in sealing order, one queue per group. Shared by FIFO and windowed greedy.
 /// A segment leaves its queue only when selected, so every entry is a live candidate.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SealOrder {
+    #[serde(with = "crate::checkpoint::cap_deques")]
     groups: Vec<std::collections::VecDeque<SegmentId>>,
 }
 

@@ -9,7 +9,7 @@ use crate::types::SegmentId;
 use crate::workload::Rng;
 
 /// Uniformly random victim selection.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RandomVictim {
     set: CandidateSet,
     rng: Rng,
@@ -26,6 +26,7 @@ impl VictimPolicy for RandomVictim {
     fn name(&self) -> &'static str {
         "random"
     }
+    crate::checkpoint::serde_state!();
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.set.insert(seg, view.stream(seg));
     }

@@ -8,7 +8,7 @@ use crate::spec::Spec;
 use crate::types::SegmentId;
 
 /// Windowed greedy victim selection.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct WindowedGreedy {
     order: SealOrder,
     window: usize,
@@ -26,6 +26,7 @@ impl VictimPolicy for WindowedGreedy {
     fn name(&self) -> &'static str {
         "windowed-greedy"
     }
+    crate::checkpoint::serde_state!();
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.order.push(seg, view);
     }

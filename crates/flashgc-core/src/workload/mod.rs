@@ -51,11 +51,22 @@ pub trait Workload: Send {
     fn is_infinite(&self) -> bool {
         false
     }
+    /// The generator's position for a checkpoint, if it can be saved directly (synthetic:
+    /// its RNG state). `None`: a resumed run re-reads and skips the requests consumed.
+    fn save_position(&self) -> Option<Vec<u8>> {
+        None
+    }
+    /// Restores what [`Workload::save_position`] returned.
+    fn load_position(&mut self, _state: &[u8]) -> Result<()> {
+        Err(Error::Input(
+            "this workload cannot restore a saved position".into(),
+        ))
+    }
 }
 
 /// The simulator's random number generator: xoshiro256++ (fixed algorithm, so runs are
 /// reproducible bit for bit on any machine), with hand-written range reduction.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Rng(Xoshiro256PlusPlus);
 
 impl Rng {

@@ -16,7 +16,7 @@ use super::{Op, Request, Rng, Workload, Zipf};
 use crate::error::Result;
 
 /// Which synthetic distribution.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum SyntheticKind {
     /// Uniform random.
     Uniform,
@@ -54,7 +54,7 @@ impl SyntheticKind {
 }
 
 /// A synthetic workload generator (infinite; the run stops at its write volume).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Synthetic {
     kind: SyntheticKind,
     rng: Rng,
@@ -172,5 +172,18 @@ impl Workload for Synthetic {
     }
     fn is_infinite(&self) -> bool {
         true
+    }
+    fn save_position(&self) -> Option<Vec<u8>> {
+        crate::checkpoint::encode(self).ok()
+    }
+    fn load_position(&mut self, state: &[u8]) -> Result<()> {
+        let s: Synthetic = crate::checkpoint::decode(state)?;
+        if s.kind != self.kind || s.n != self.n || s.pages != self.pages {
+            return Err(crate::error::Error::Input(
+                "the saved synthetic workload position belongs to another workload".into(),
+            ));
+        }
+        *self = s;
+        Ok(())
     }
 }

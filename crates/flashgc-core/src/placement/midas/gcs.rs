@@ -18,7 +18,7 @@ use super::mcam::{predict, GroupConfig, Prediction};
 use super::uid::Uid;
 
 /// Parameters of the search.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GcsParams {
     /// Largest number of cold groups G1..GN.
     pub max_groups: usize,

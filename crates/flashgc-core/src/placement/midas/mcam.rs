@@ -25,7 +25,7 @@ use super::uid::{Split, Uid};
 
 /// A group configuration: segments per group. `sizes[0]` is HOT (0 = no HOT group),
 /// `sizes[1..]` are G1..GN (N >= 1).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GroupConfig {
     /// Segments of HOT, G1, ..., GN.
     pub sizes: Vec<u32>,
@@ -68,7 +68,7 @@ impl std::fmt::Display for GroupConfig {
 }
 
 /// MCAM's prediction for one configuration.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Prediction {
     /// Predicted WAF (from the converged chain); infinity if the last group cannot hold its data.
     pub waf: f64,

@@ -62,7 +62,7 @@ const MIN_UID_SAMPLES: u64 = 1000;
 pub const HOT: StreamId = 0;
 
 /// MiDAS's parameters (see the module docs; defaults from papers/midas.txt).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MidasParams {
     /// Largest number of cold groups (streams = 1 + max_groups).
     pub max_groups: u16,
@@ -185,7 +185,7 @@ impl MidasParams {
 }
 
 /// Operating mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Mode {
     /// MiDA over the whole chain (first epoch).
     Mida,
@@ -196,7 +196,7 @@ enum Mode {
 }
 
 /// A set of streams GC treats as one group.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Unit {
     lo: StreamId,
     hi: StreamId,
@@ -207,14 +207,16 @@ struct Unit {
 }
 
 /// One entry of the configuration history.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct HistoryEntry {
     user_writes: u64,
     capacity_written: f64,
+    #[serde(deserialize_with = "crate::checkpoint::leak_str")]
     event: &'static str,
     mode: String,
     groups: usize,
     sizes: Vec<u32>,
+    #[serde(deserialize_with = "crate::checkpoint::f64_or_inf")]
     threshold: f64,
     predicted_waf: Option<f64>,
     measured_waf: Option<f64>,
@@ -239,6 +241,7 @@ struct HistoryEntry {
 }
 
 /// The MiDAS placement.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Midas {
     p: MidasParams,
     logical: u64,
@@ -253,11 +256,15 @@ pub struct Midas {
     stream_pages: Vec<u64>,
     pending_rescan: bool,
     // HOT filter and threshold.
+    #[serde(with = "crate::checkpoint::raw")]
     ts: Vec<u32>,
+    #[serde(with = "crate::checkpoint::raw")]
     hot_ctr: Vec<u8>,
     live_pages: u64,
     threshold: f64,
+    #[serde(with = "crate::checkpoint::cap_deque")]
     hot_open: VecDeque<u64>,
+    #[serde(with = "crate::checkpoint::cap_deque")]
     residences: VecDeque<u64>,
     residence_sum: u64,
     // UID and epochs.
@@ -275,6 +282,7 @@ pub struct Midas {
     win_victims: Vec<u64>,
     win_reloc: Vec<u64>,
     // Report.
+    #[serde(with = "crate::checkpoint::json_text")]
     history: Vec<HistoryEntry>,
     adoptions: u32,
     fallbacks: u32,
@@ -703,6 +711,7 @@ impl Placement for Midas {
     fn name(&self) -> &'static str {
         "midas"
     }
+    crate::checkpoint::serde_state!();
     fn streams(&self) -> usize {
         self.p.max_groups as usize + 1
     }

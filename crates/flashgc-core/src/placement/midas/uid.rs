@@ -36,7 +36,7 @@ pub const DEFAULT_SAMPLE: u32 = 100;
 const M_PER_OCTAVE: f64 = 4.0;
 
 /// How MCAM models which writes HOT admits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HotModel {
     /// The paper's approximation (Sec. 4.4): HOT admits exactly the writes whose own update
@@ -53,7 +53,7 @@ pub enum HotModel {
 
 /// Builds a [`Uid`] from the user write stream (the sampled timestamp table plus the
 /// interval count table of one epoch).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct UidBuilder {
     unit: u64,
     sample: u64,

@@ -1,0 +1,683 @@
+//! Checkpoint files: the whole state of a WAF-mode run, so a long run survives a Ctrl-C, a
+//! crash or a reboot and resumes to the same result bit for bit.
+//!
+//! # Format (version [`FORMAT_VERSION`])
+//!
+//! ```text
+//! magic        8 bytes  "FGCKPT\r\n"
+//! format       u32 LE   FORMAT_VERSION
+//! version      u16 LE length + UTF-8: the flashgc version that wrote it (must match)
+//! body_len     u64 LE   bytes of the body that follow the header
+//! body_crc     u32 LE   CRC-32 (IEEE) of the body
+//! body         sections, each: tag (4 bytes) + u64 LE length + payload
+//! ```
+//!
+//! Sections, in order: `META` (JSON: the configuration, the caller's own data such as the
+//! CLI flags, the trace file's identity), `SIM ` (bincode: precondition counts, recorder,
+//! request position, workload position), `FTL ` (bincode: segment table, free pool,
+//! frontiers, clocks, counters), `L2P `, `P2L `, `VALD` (raw little-endian arrays), `PLCY`
+//! (the placement's [`crate::placement::Placement::save_state`]), `VICT` (the victim
+//! policy's state). Large tables are written as raw slices, not element by element.
+//!
+//! Writing is atomic: a temporary file in the same directory is written, fsynced and renamed
+//! over the target, then the directory is fsynced; a crash leaves the old checkpoint or the
+//! new one, never a torn file. Reading checks magic, format and flashgc version, the file
+//! size against `body_len` (truncation), every section's tag and length, and the CRC; every
+//! problem is an [`Error::Input`] naming the file and what is wrong, never a panic.
+
+use crate::error::{Error, Result};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// File magic.
+pub const MAGIC: &[u8; 8] = b"FGCKPT\r\n";
+/// Version of the file layout; bumped whenever a saved structure changes.
+pub const FORMAT_VERSION: u32 = 1;
+/// The flashgc version written into (and required of) checkpoints.
+pub const FLASHGC_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// bincode 1.x with fixed-width little-endian integers (fast, and a stable layout).
+fn opts() -> impl bincode::Options {
+    use bincode::Options;
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .with_little_endian()
+}
+
+/// Encodes a policy's or structure's state (see the `serde_state!` macro).
+pub fn encode<T: Serialize + ?Sized>(v: &T) -> Result<Vec<u8>> {
+    use bincode::Options;
+    opts()
+        .serialize(v)
+        .map_err(|e| Error::Input(format!("cannot encode checkpoint state: {e}")))
+}
+
+/// Decodes what [`encode`] wrote; an error (never a panic) on damaged bytes.
+pub fn decode<T: DeserializeOwned>(b: &[u8]) -> Result<T> {
+    use bincode::Options;
+    opts()
+        .deserialize(b)
+        .map_err(|e| Error::Input(format!("damaged checkpoint state: {e}")))
+}
+
+/// Implements `save_state`/`load_state` of a placement or victim policy whose whole struct
+/// derives `Serialize`/`Deserialize`: the policy is rebuilt from its spec, then replaced by
+/// the decoded state.
+macro_rules! serde_state {
+    () => {
+        fn save_state(&self) -> $crate::error::Result<Vec<u8>> {
+            $crate::checkpoint::encode(self)
+        }
+        fn load_state(&mut self, state: &[u8]) -> $crate::error::Result<()> {
+            *self = $crate::checkpoint::decode(state)?;
+            Ok(())
+        }
+    };
+}
+pub(crate) use serde_state;
+
+/// The error of a policy that has not implemented checkpointing.
+pub(crate) fn not_checkpointable(kind: &str, name: &str) -> Error {
+    Error::config(
+        "--checkpoint-every",
+        format!("the {kind} `{name}` cannot be checkpointed yet (no save_state/load_state)"),
+    )
+}
+
+// ---- serde helpers that keep a container's capacity (memory reports read capacities, and a
+// resumed run must report the same bytes as an uninterrupted one) ----
+
+/// Refuses absurd capacities (the CRC has been checked, so only a crafted file has them).
+fn check_cap<E: serde::de::Error>(cap: u64) -> std::result::Result<(), E> {
+    if cap > 1 << 32 {
+        return Err(E::custom(format!(
+            "container capacity {cap} is not plausible"
+        )));
+    }
+    Ok(())
+}
+
+/// `#[serde(with = "cap_deque")]` for a `VecDeque<T>`.
+pub(crate) mod cap_deque {
+    use super::*;
+    pub fn serialize<S: Serializer, T: Serialize>(
+        v: &VecDeque<T>,
+        s: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        (v.capacity() as u64, v).serialize(s)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> std::result::Result<VecDeque<T>, D::Error> {
+        let (cap, items): (u64, Vec<T>) = Deserialize::deserialize(d)?;
+        check_cap::<D::Error>(cap)?;
+        let mut q = VecDeque::with_capacity((cap as usize).max(items.len()));
+        q.extend(items);
+        Ok(q)
+    }
+}
+
+/// `#[serde(with = "cap_vecs")]` for a `Vec<Vec<T>>` (each inner capacity kept).
+pub(crate) mod cap_vecs {
+    use super::*;
+    pub fn serialize<S: Serializer, T: Serialize>(
+        v: &[Vec<T>],
+        s: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        let parts: Vec<(u64, &Vec<T>)> = v.iter().map(|g| (g.capacity() as u64, g)).collect();
+        parts.serialize(s)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> std::result::Result<Vec<Vec<T>>, D::Error> {
+        let parts: Vec<(u64, Vec<T>)> = Deserialize::deserialize(d)?;
+        parts
+            .into_iter()
+            .map(|(cap, mut g)| {
+                check_cap::<D::Error>(cap)?;
+                g.reserve_exact((cap as usize).saturating_sub(g.len()));
+                Ok(g)
+            })
+            .collect()
+    }
+}
+
+/// `#[serde(with = "cap_deques")]` for a `Vec<VecDeque<T>>` (each inner capacity kept).
+pub(crate) mod cap_deques {
+    use super::*;
+    pub fn serialize<S: Serializer, T: Serialize>(
+        v: &[VecDeque<T>],
+        s: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        let parts: Vec<(u64, &VecDeque<T>)> = v.iter().map(|g| (g.capacity() as u64, g)).collect();
+        parts.serialize(s)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> std::result::Result<Vec<VecDeque<T>>, D::Error> {
+        let parts: Vec<(u64, Vec<T>)> = Deserialize::deserialize(d)?;
+        parts
+            .into_iter()
+            .map(|(cap, g)| {
+                check_cap::<D::Error>(cap)?;
+                let mut q = VecDeque::with_capacity(cap as usize);
+                q.extend(g);
+                Ok(q)
+            })
+            .collect()
+    }
+}
+
+/// `#[serde(with = "raw")]` for a large `Vec<u8|u32|u64>` (per-LPN tables): stored as one
+/// little-endian byte string instead of element by element (several times faster).
+pub(crate) mod raw {
+    use super::*;
+    pub fn serialize<S: Serializer, T: RawInt>(
+        v: &[T],
+        s: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        let mut b = vec![0u8; v.len() * T::SIZE];
+        for (x, o) in v.iter().zip(b.chunks_exact_mut(T::SIZE)) {
+            x.to_le(o);
+        }
+        s.serialize_bytes(&b)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, T: RawInt>(
+        d: D,
+    ) -> std::result::Result<Vec<T>, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<T: RawInt> serde::de::Visitor<'_> for V<T> {
+            type Value = Vec<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a byte string of {}-byte integers", T::SIZE)
+            }
+            fn visit_bytes<E: serde::de::Error>(self, b: &[u8]) -> std::result::Result<Vec<T>, E> {
+                if b.len() % T::SIZE != 0 {
+                    return Err(E::custom(
+                        "raw table length is not a whole number of elements",
+                    ));
+                }
+                Ok(b.chunks_exact(T::SIZE).map(T::from_le).collect())
+            }
+        }
+        d.deserialize_bytes(V(std::marker::PhantomData))
+    }
+}
+
+/// `#[serde(deserialize_with = "leak_str")]` for a `&'static str` label (e.g. an event
+/// name in a report): a resumed run allocates the few bytes once.
+pub(crate) fn leak_str<'de, D: Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<&'static str, D::Error> {
+    let s = String::deserialize(d)?;
+    Ok(Box::leak(s.into_boxed_str()))
+}
+
+/// `#[serde(with = "json_text")]`: a value stored as JSON text (for report structures
+/// with `serde_json::Value`s or skipped fields, which bincode cannot round-trip). Floats
+/// survive exactly (serde_json's `float_roundtrip`); non-finite floats become null, as in
+/// the report itself.
+pub(crate) mod json_text {
+    use super::*;
+    pub fn serialize<S: Serializer, T: Serialize>(
+        v: &T,
+        s: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serde_json::to_string(v)
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'static>>(
+        d: D,
+    ) -> std::result::Result<T, D::Error> {
+        // Through a `Value` (a deserializer for any lifetime), so structures with
+        // `&'static str` labels (see `leak_str`) decode too.
+        let s = String::deserialize(d)?;
+        let v: serde_json::Value = serde_json::from_str(&s).map_err(serde::de::Error::custom)?;
+        T::deserialize(v).map_err(serde::de::Error::custom)
+    }
+}
+
+/// `#[serde(deserialize_with = "f64_or_inf")]` for a JSON-stored `f64` that may have been
+/// infinite (JSON writes null for it).
+pub(crate) fn f64_or_inf<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
+// ---- raw little-endian slices ----
+
+/// Plain integer element of a raw table.
+pub trait RawInt: Copy + Default {
+    const SIZE: usize;
+    fn to_le(self, out: &mut [u8]);
+    fn from_le(b: &[u8]) -> Self;
+}
+impl RawInt for u8 {
+    const SIZE: usize = 1;
+    fn to_le(self, out: &mut [u8]) {
+        out[0] = self;
+    }
+    fn from_le(b: &[u8]) -> Self {
+        b[0]
+    }
+}
+impl RawInt for u32 {
+    const SIZE: usize = 4;
+    fn to_le(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+    fn from_le(b: &[u8]) -> Self {
+        u32::from_le_bytes(b.try_into().expect("4 bytes"))
+    }
+}
+impl RawInt for u64 {
+    const SIZE: usize = 8;
+    fn to_le(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+    fn from_le(b: &[u8]) -> Self {
+        u64::from_le_bytes(b.try_into().expect("8 bytes"))
+    }
+}
+
+/// Chunk of elements converted at a time (bounded scratch memory).
+const RAW_CHUNK: usize = 1 << 16;
+
+// ---- writer ----
+
+/// Streams sections into a temporary file and publishes it atomically.
+pub struct CheckpointWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    w: BufWriter<File>,
+    crc: crc32fast::Hasher,
+    body_len: u64,
+    header_len: u64,
+}
+
+impl CheckpointWriter {
+    /// Starts a checkpoint that [`CheckpointWriter::finish`] will publish at `path`.
+    pub fn create(path: &Path) -> Result<CheckpointWriter> {
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = path
+            .file_name()
+            .ok_or_else(|| Error::Input(format!("{}: not a file path", path.display())))?;
+        let tmp = dir.join(format!(
+            ".{}.tmp{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let f = File::create(&tmp).map_err(|e| io_err(&tmp, "cannot create", e))?;
+        let mut w = BufWriter::with_capacity(1 << 20, f);
+        let mut header = Vec::new();
+        header.extend_from_slice(MAGIC);
+        header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        header.extend_from_slice(&(FLASHGC_VERSION.len() as u16).to_le_bytes());
+        header.extend_from_slice(FLASHGC_VERSION.as_bytes());
+        header.extend_from_slice(&0u64.to_le_bytes());
+        header.extend_from_slice(&0u32.to_le_bytes());
+        w.write_all(&header)
+            .map_err(|e| io_err(&tmp, "cannot write", e))?;
+        Ok(CheckpointWriter {
+            path: path.to_path_buf(),
+            tmp,
+            w,
+            crc: crc32fast::Hasher::new(),
+            body_len: 0,
+            header_len: header.len() as u64,
+        })
+    }
+
+    fn put(&mut self, b: &[u8]) -> Result<()> {
+        self.crc.update(b);
+        self.body_len += b.len() as u64;
+        self.w
+            .write_all(b)
+            .map_err(|e| io_err(&self.tmp, "cannot write", e))
+    }
+
+    /// A section of bytes.
+    pub fn section(&mut self, tag: &[u8; 4], payload: &[u8]) -> Result<()> {
+        self.put(tag)?;
+        self.put(&(payload.len() as u64).to_le_bytes())?;
+        self.put(payload)
+    }
+
+    /// A section holding a raw little-endian array.
+    pub(crate) fn raw<T: RawInt>(&mut self, tag: &[u8; 4], v: &[T]) -> Result<()> {
+        self.put(tag)?;
+        self.put(&((v.len() * T::SIZE) as u64).to_le_bytes())?;
+        let mut buf = vec![0u8; RAW_CHUNK * T::SIZE];
+        for chunk in v.chunks(RAW_CHUNK) {
+            let out = &mut buf[..chunk.len() * T::SIZE];
+            for (x, o) in chunk.iter().zip(out.chunks_exact_mut(T::SIZE)) {
+                x.to_le(o);
+            }
+            // Borrow juggling: `put` needs &mut self while `buf` is local.
+            let out: &[u8] = out;
+            self.crc.update(out);
+            self.body_len += out.len() as u64;
+            self.w
+                .write_all(out)
+                .map_err(|e| io_err(&self.tmp, "cannot write", e))?;
+        }
+        Ok(())
+    }
+
+    /// Patches the header, fsyncs, renames over the target and fsyncs the directory.
+    /// Returns the file's size in bytes.
+    pub fn finish(mut self) -> Result<u64> {
+        let tmp = self.tmp.clone();
+        self.w
+            .flush()
+            .map_err(|e| io_err(&tmp, "cannot write", e))?;
+        let header_len = self.header_len;
+        let body_len = self.body_len;
+        let crc = std::mem::take(&mut self.crc).finalize();
+        let f = self.w.get_mut();
+        let patch = (|| -> std::io::Result<()> {
+            f.seek(SeekFrom::Start(header_len - 12))?;
+            f.write_all(&body_len.to_le_bytes())?;
+            f.write_all(&crc.to_le_bytes())?;
+            f.sync_all()
+        })();
+        patch.map_err(|e| io_err(&tmp, "cannot write", e))?;
+        std::fs::rename(&tmp, &self.path)
+            .map_err(|e| io_err(&self.path, "cannot rename the temporary checkpoint to", e))?;
+        #[cfg(unix)]
+        {
+            let dir = self
+                .path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            if let Ok(d) = File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(header_len + body_len)
+    }
+}
+
+impl Drop for CheckpointWriter {
+    fn drop(&mut self) {
+        // An abandoned (failed) checkpoint leaves no temporary file behind; after `finish`
+        // the temporary name no longer exists and this is a no-op.
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+fn io_err(path: &Path, what: &str, e: std::io::Error) -> Error {
+    Error::Input(format!("{}: {what}: {e}", path.display()))
+}
+
+// ---- reader ----
+
+/// An open checkpoint: header checked, `META` read; the other sections are read in order
+/// by [`crate::Simulation::from_checkpoint`].
+pub struct CheckpointReader {
+    path: PathBuf,
+    r: BufReader<File>,
+    crc: crc32fast::Hasher,
+    want_crc: u32,
+    left: u64,
+    /// The `META` section.
+    pub meta: Meta,
+}
+
+/// What a checkpoint says about the run it belongs to.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Meta {
+    /// The effective configuration of the run.
+    pub config: crate::Config,
+    /// The caller's own data (the CLI stores its command line here).
+    pub caller: serde_json::Value,
+    /// Identity of the trace file, for `trace:` workloads.
+    pub trace: Option<TraceIdentity>,
+    /// User pages written in the measured phase when the checkpoint was taken.
+    pub user_pages: u64,
+    /// Requests consumed from the workload.
+    pub requests: u64,
+}
+
+/// Identifies a trace file cheaply: its size and CRC-32s of its first and last MiB.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceIdentity {
+    /// The path as given in the workload spec.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// CRC-32 of the first MiB.
+    pub head_crc: u32,
+    /// CRC-32 of the last MiB.
+    pub tail_crc: u32,
+}
+
+impl TraceIdentity {
+    /// Computes the identity of the trace at `path`.
+    pub fn of(path: &str) -> Result<TraceIdentity> {
+        let p = Path::new(path);
+        let mut f = File::open(p).map_err(|e| io_err(p, "cannot open trace", e))?;
+        let size = f
+            .metadata()
+            .map_err(|e| io_err(p, "cannot stat trace", e))?
+            .len();
+        const MIB: u64 = 1 << 20;
+        let mut crc_of = |from: u64| -> std::io::Result<u32> {
+            f.seek(SeekFrom::Start(from))?;
+            let mut buf = Vec::with_capacity(MIB as usize);
+            (&mut f).take(MIB).read_to_end(&mut buf)?;
+            Ok(crc32fast::hash(&buf))
+        };
+        let head_crc = crc_of(0).map_err(|e| io_err(p, "cannot read trace", e))?;
+        let tail_crc =
+            crc_of(size.saturating_sub(MIB)).map_err(|e| io_err(p, "cannot read trace", e))?;
+        Ok(TraceIdentity {
+            path: path.to_string(),
+            size,
+            head_crc,
+            tail_crc,
+        })
+    }
+}
+
+impl CheckpointReader {
+    /// Opens `path`: checks magic, format version, flashgc version and size, reads `META`.
+    pub fn open(path: &Path) -> Result<CheckpointReader> {
+        let f = File::open(path).map_err(|e| io_err(path, "cannot open checkpoint", e))?;
+        let size = f
+            .metadata()
+            .map_err(|e| io_err(path, "cannot stat checkpoint", e))?
+            .len();
+        let mut r = BufReader::with_capacity(1 << 20, f);
+        let bad = |what: String| Error::Input(format!("{}: {what}", path.display()));
+        let mut magic = [0u8; 8];
+        if r.read_exact(&mut magic).is_err() || &magic != MAGIC {
+            return Err(bad(
+                "not a flashgc checkpoint (bad magic; expected a file written by `flashgc run --checkpoint`)".into(),
+            ));
+        }
+        let mut b4 = [0u8; 4];
+        let mut b2 = [0u8; 2];
+        let mut b8 = [0u8; 8];
+        r.read_exact(&mut b4)
+            .map_err(|_| bad("truncated header".into()))?;
+        let format = u32::from_le_bytes(b4);
+        if format != FORMAT_VERSION {
+            return Err(bad(format!(
+                "checkpoint format version {format}; this flashgc ({FLASHGC_VERSION}) reads version {FORMAT_VERSION} only"
+            )));
+        }
+        r.read_exact(&mut b2)
+            .map_err(|_| bad("truncated header".into()))?;
+        let vlen = u16::from_le_bytes(b2) as usize;
+        if vlen > 256 {
+            return Err(bad("damaged header (version string too long)".into()));
+        }
+        let mut v = vec![0u8; vlen];
+        r.read_exact(&mut v)
+            .map_err(|_| bad("truncated header".into()))?;
+        let version = String::from_utf8_lossy(&v).to_string();
+        if version != FLASHGC_VERSION {
+            return Err(bad(format!(
+                "written by flashgc {version}; this is flashgc {FLASHGC_VERSION}: resume it with the version that wrote it"
+            )));
+        }
+        r.read_exact(&mut b8)
+            .map_err(|_| bad("truncated header".into()))?;
+        let body_len = u64::from_le_bytes(b8);
+        r.read_exact(&mut b4)
+            .map_err(|_| bad("truncated header".into()))?;
+        let want_crc = u32::from_le_bytes(b4);
+        let header_len = 8 + 4 + 2 + vlen as u64 + 8 + 4;
+        if header_len + body_len != size {
+            return Err(bad(format!(
+                "truncated or damaged: the header announces {} bytes but the file has {size}",
+                header_len + body_len
+            )));
+        }
+        // Check the CRC before trusting any of the contents (a damaged configuration must
+        // not be mistaken for a different run); the sections are then read a second time,
+        // mostly from the page cache.
+        let mut crc = crc32fast::Hasher::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut left = body_len;
+        while left > 0 {
+            let k = left.min(buf.len() as u64) as usize;
+            r.read_exact(&mut buf[..k])
+                .map_err(|e| bad(format!("cannot read checkpoint: {e}")))?;
+            crc.update(&buf[..k]);
+            left -= k as u64;
+        }
+        let got = crc.finalize();
+        if got != want_crc {
+            return Err(bad(format!(
+                "damaged checkpoint: CRC mismatch (stored {want_crc:08x}, computed {got:08x}): the file was modified or corrupted"
+            )));
+        }
+        r.seek(SeekFrom::Start(header_len))
+            .map_err(|e| bad(format!("cannot read checkpoint: {e}")))?;
+        let mut c = CheckpointReader {
+            path: path.to_path_buf(),
+            r,
+            crc: crc32fast::Hasher::new(),
+            want_crc,
+            left: body_len,
+            meta: Meta {
+                config: crate::Config::default(),
+                caller: serde_json::Value::Null,
+                trace: None,
+                user_pages: 0,
+                requests: 0,
+            },
+        };
+        let m = c.section(b"META")?;
+        c.meta = serde_json::from_slice(&m).map_err(|e| c.damaged(format!("META: {e}")))?;
+        Ok(c)
+    }
+
+    /// The checkpoint's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn damaged(&self, what: String) -> Error {
+        Error::Input(format!(
+            "{}: damaged checkpoint: {what}",
+            self.path.display()
+        ))
+    }
+
+    fn get(&mut self, buf: &mut [u8]) -> Result<()> {
+        if buf.len() as u64 > self.left {
+            return Err(self.damaged("a section runs past the end of the file".into()));
+        }
+        self.r.read_exact(buf).map_err(|e| {
+            Error::Input(format!(
+                "{}: cannot read checkpoint: {e}",
+                self.path.display()
+            ))
+        })?;
+        self.left -= buf.len() as u64;
+        self.crc.update(buf);
+        Ok(())
+    }
+
+    fn header(&mut self, tag: &[u8; 4]) -> Result<u64> {
+        let mut t = [0u8; 4];
+        self.get(&mut t)?;
+        if &t != tag {
+            return Err(self.damaged(format!(
+                "expected section {:?}, found {:?}",
+                String::from_utf8_lossy(tag),
+                String::from_utf8_lossy(&t)
+            )));
+        }
+        let mut b8 = [0u8; 8];
+        self.get(&mut b8)?;
+        let len = u64::from_le_bytes(b8);
+        if len > self.left {
+            return Err(self.damaged(format!(
+                "section {:?} is {len} bytes but only {} remain",
+                String::from_utf8_lossy(tag),
+                self.left
+            )));
+        }
+        Ok(len)
+    }
+
+    /// Reads the next section, which must carry `tag`.
+    pub fn section(&mut self, tag: &[u8; 4]) -> Result<Vec<u8>> {
+        let len = self.header(tag)?;
+        let mut v = vec![0u8; len as usize];
+        self.get(&mut v)?;
+        Ok(v)
+    }
+
+    /// Reads a raw array section into `out`, which must have the section's length (the
+    /// tables are already allocated by the rebuilt simulation).
+    pub(crate) fn raw_into<T: RawInt>(&mut self, tag: &[u8; 4], out: &mut [T]) -> Result<()> {
+        let len = self.header(tag)?;
+        if len != (out.len() * T::SIZE) as u64 {
+            return Err(self.damaged(format!(
+                "section {:?} holds {len} bytes; this device needs {}",
+                String::from_utf8_lossy(tag),
+                out.len() * T::SIZE
+            )));
+        }
+        let mut buf = vec![0u8; RAW_CHUNK * T::SIZE];
+        for chunk in out.chunks_mut(RAW_CHUNK) {
+            let b = &mut buf[..chunk.len() * T::SIZE];
+            self.get(b)?;
+            for (x, e) in chunk.iter_mut().zip(b.chunks_exact(T::SIZE)) {
+                *x = T::from_le(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that the body ended and its CRC matches.
+    pub fn finish(self) -> Result<()> {
+        if self.left != 0 {
+            return Err(self.damaged(format!(
+                "{} unexpected bytes after the last section",
+                self.left
+            )));
+        }
+        let got = self.crc.clone().finalize();
+        if got != self.want_crc {
+            return Err(self.damaged(format!(
+                "CRC mismatch (stored {:08x}, computed {got:08x}): the file was modified or corrupted",
+                self.want_crc
+            )));
+        }
+        Ok(())
+    }
+}
