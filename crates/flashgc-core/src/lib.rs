@@ -18,6 +18,7 @@
 //! No I/O happens in this crate's hot path; trace files are read by `flashgc-trace`.
 
 pub mod config;
+pub mod dedup;
 pub mod error;
 pub mod ftl;
 pub mod metrics;
