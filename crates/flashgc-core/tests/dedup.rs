@@ -35,6 +35,7 @@ fn geom(c: &Config) -> DedupGeom {
         pps: l.pages_per_segment,
         gc_low: l.gc_low,
         gc_high: l.gc_high,
+        planes: 1,
     }
 }
 
@@ -151,13 +152,14 @@ fn every_scheme_returns_the_last_written_content_on_timed_runs() {
 
 /// Random writes, reads, trims, scrub steps, deferred writes and power cuts on the untimed
 /// FTL, checking every read and, periodically, every LPN and every invariant.
-fn fuzz(scheme: Scheme, rule: SplitRule, dup: f64, seed: u64) {
+fn fuzz(scheme: Scheme, rule: SplitRule, dup: f64, seed: u64, planes: u32) {
     let g = DedupGeom {
         logical_pages: 1600,
         segments: 64,
         pps: 32,
         gc_low: 3,
         gc_high: 4,
+        planes,
     };
     let mut f = DedupFtl::new(scheme, rule, g, 4, 4.2, 0).unwrap();
     let mut content = ContentGen::new(
@@ -245,10 +247,10 @@ fn fuzz(scheme: Scheme, rule: SplitRule, dup: f64, seed: u64) {
 fn content_survives_deferred_migration_and_power_cuts_for_every_scheme() {
     for scheme in Scheme::ALL {
         for &dup in &[0.0, 0.5] {
-            fuzz(scheme, SplitRule::MinNondup, dup, 17);
+            fuzz(scheme, SplitRule::MinNondup, dup, 17, 1 + (dup > 0.0) as u32);
         }
     }
-    fuzz(Scheme::SplitGc, SplitRule::DupFirst, 0.3, 23);
+    fuzz(Scheme::SplitGc, SplitRule::DupFirst, 0.3, 23, 2);
 }
 
 #[test]
@@ -260,6 +262,7 @@ fn hand_worked_example_defers_the_duplicate_and_reads_the_other_copy() {
         pps: 4,
         gc_low: 1,
         gc_high: 1,
+        planes: 1,
     };
     let mut f = DedupFtl::new(Scheme::SplitGc, SplitRule::MinNondup, g, 1, 4.2, 0).unwrap();
     let w = |f: &mut DedupFtl, l: u32, c: u64| f.write(l, c).unwrap();

@@ -222,6 +222,10 @@ pub struct DedupGeom {
     pub gc_low: u32,
     /// GC restores this many free segments.
     pub gc_high: u32,
+    /// GC groups: segment `s` belongs to group `s % planes`, each with its own free pool,
+    /// write frontiers, watermarks and victims (one per plane as in SSDsim; 1 = device-wide,
+    /// exactly the core FTL). User writes go round robin over the groups.
+    pub planes: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -270,8 +274,9 @@ pub struct DedupFtl {
     stamp_v: Vec<u64>,
     stamp_k: Vec<u64>,
     seq: u64,
-    free: VecDeque<u32>,
-    open: [u32; 2],
+    free: Vec<VecDeque<u32>>,
+    open: Vec<u32>,
+    rr: u32,
     in_gc: bool,
     groups: Vec<Group>,
     free_groups: Vec<u32>,
@@ -317,6 +322,17 @@ impl DedupFtl {
                 "the dedup FTL needs logical < physical pages and 1 <= gc_low <= gc_high",
             ));
         }
+        if g.planes == 0 || g.segments / g.planes < g.gc_high + 3 {
+            return Err(Error::config(
+                "ftl",
+                format!(
+                    "{} GC groups of {} segments: each needs at least gc_high + 3 = {}",
+                    g.planes,
+                    g.segments / g.planes.max(1),
+                    g.gc_high + 3
+                ),
+            ));
+        }
         if scrub_groups == 0 {
             return Err(Error::config("--scrub-groups", "must be at least 1"));
         }
@@ -339,8 +355,11 @@ impl DedupFtl {
             stamp_v: vec![0; s],
             stamp_k: vec![0; s],
             seq: 0,
-            free: (0..g.segments).collect(),
-            open: [NONE; 2],
+            free: (0..g.planes)
+                .map(|p| (p..g.segments).step_by(g.planes as usize).collect())
+                .collect(),
+            open: vec![NONE; 2 * g.planes as usize],
+            rr: 0,
             in_gc: false,
             groups: Vec::new(),
             free_groups: Vec::new(),
@@ -393,7 +412,14 @@ impl DedupFtl {
     }
     /// Number of free segments.
     pub fn free_segments(&self) -> usize {
-        self.free.len()
+        self.free.iter().map(|f| f.len()).sum()
+    }
+    /// The next GC group for a host or deferred write (round robin).
+    #[inline]
+    fn next_plane(&mut self) -> u32 {
+        let p = self.rr;
+        self.rr = if p + 1 == self.g.planes { 0 } else { p + 1 };
+        p
     }
     /// Per-segment erase count is not kept; total erases are in the counters.
     #[inline]
@@ -628,7 +654,8 @@ impl DedupFtl {
                 }
             }
         }
-        let ppn = self.program(0, content, lpn, false)?;
+        let plane = self.next_plane();
+        let ppn = self.program(plane, 0, content, lpn, false)?;
         self.l2p[lpn as usize] = ppn;
         self.counters.user_programs += 1;
         if self.scheme == Scheme::Dagc {
@@ -683,10 +710,18 @@ impl DedupFtl {
 
     // ---- write frontier, segments and GC ----
 
-    fn program(&mut self, stream: usize, content: u64, owner: u32, gc: bool) -> Result<u32> {
-        let mut seg = self.open[stream];
+    fn program(
+        &mut self,
+        plane: u32,
+        stream: usize,
+        content: u64,
+        owner: u32,
+        gc: bool,
+    ) -> Result<u32> {
+        let f = plane as usize * 2 + stream;
+        let mut seg = self.open[f];
         if seg == NONE {
-            seg = self.open_segment(stream)?;
+            seg = self.open_segment(plane, f)?;
         }
         let off = self.written[seg as usize];
         let ppn = seg * self.g.pps + off;
@@ -705,36 +740,45 @@ impl DedupFtl {
             self.seq += 1;
             self.stamp_v[seg as usize] = self.seq;
             self.stamp_k[seg as usize] = self.seq;
-            self.open[stream] = NONE;
+            self.open[f] = NONE;
         }
         Ok(ppn)
     }
 
     #[cold]
-    fn open_segment(&mut self, stream: usize) -> Result<u32> {
+    fn open_segment(&mut self, plane: u32, f: usize) -> Result<u32> {
+        let mut tries = 0u32;
         loop {
-            let seg = self.free.pop_front().ok_or_else(|| {
+            // A plane full of valid data livelocks: every GC refills the frontier it opened.
+            tries += 1;
+            if tries > self.g.segments + 2 {
+                return Err(Error::DeviceFull(format!(
+                    "dedup FTL: plane {plane} makes no progress: its GC victims are full of valid data \
+                     (raise op, lower the fill, use more blocks per plane or --gc-scope device)"
+                )));
+            }
+            let seg = self.free[plane as usize].pop_front().ok_or_else(|| {
                 Error::DeviceFull(
                     "dedup FTL: no free segment (raise op or lower the fill)".into(),
                 )
             })?;
             self.state[seg as usize] = OPEN;
-            self.open[stream] = seg;
-            if !self.in_gc && self.free.len() < self.g.gc_low as usize {
-                self.collect()?;
+            self.open[f] = seg;
+            if !self.in_gc && self.free[plane as usize].len() < self.g.gc_low as usize {
+                self.collect(plane)?;
             }
-            let cur = self.open[stream];
+            let cur = self.open[f];
             if cur != NONE {
                 return Ok(cur);
             }
         }
     }
 
-    fn collect(&mut self) -> Result<()> {
+    fn collect(&mut self, plane: u32) -> Result<()> {
         self.in_gc = true;
         let mut picked = 0u64;
         let r = loop {
-            if self.free.len() >= self.g.gc_high as usize {
+            if self.free[plane as usize].len() >= self.g.gc_high as usize {
                 break Ok(());
             }
             picked += 1;
@@ -743,7 +787,7 @@ impl DedupFtl {
                     "dedup FTL: GC reclaimed no space after visiting every segment".into(),
                 ));
             }
-            if let Err(e) = self.collect_one() {
+            if let Err(e) = self.collect_one(plane) {
                 break Err(e);
             }
         };
@@ -753,12 +797,12 @@ impl DedupFtl {
 
     /// The victim: the sealed segment of lowest rank key, ties to the earliest arrival at
     /// that key.
-    fn select(&mut self) -> Option<u32> {
+    fn select(&mut self, plane: u32) -> Option<u32> {
         let mut best: Option<(u32, u64, u32)> = None;
         let mut best_dup: Option<(u32, u64, u32)> = None;
         let use_k = matches!(self.scheme, Scheme::SplitGc | Scheme::Dagc);
         let dup_first = self.scheme == Scheme::SplitGc && self.rule == SplitRule::DupFirst;
-        for s in 0..self.g.segments as usize {
+        for s in (plane as usize..self.g.segments as usize).step_by(self.g.planes as usize) {
             if self.state[s] != SEALED {
                 continue;
             }
@@ -794,7 +838,8 @@ impl DedupFtl {
             self.owner[ppn as usize],
             self.gid[ppn as usize],
         );
-        let q = self.program(stream, content, owner, true)?;
+        let plane = self.seg(ppn) % self.g.planes;
+        let q = self.program(plane, stream, content, owner, true)?;
         if owner != NONE {
             self.l2p[owner as usize] = q;
         }
@@ -811,8 +856,8 @@ impl DedupFtl {
         Ok(q)
     }
 
-    fn collect_one(&mut self) -> Result<u32> {
-        let victim = self.select().ok_or_else(|| {
+    fn collect_one(&mut self, plane: u32) -> Result<u32> {
+        let victim = self.select(plane).ok_or_else(|| {
             Error::DeviceFull("dedup FTL: GC needs a victim but no segment is sealed".into())
         })?;
         self.state[victim as usize] = COLLECTING;
@@ -905,7 +950,7 @@ impl DedupFtl {
         self.reuse[v] = 0;
         self.written[v] = 0;
         self.state[v] = FREE;
-        self.free.push_back(victim);
+        self.free[plane as usize].push_back(victim);
         self.counters.erases += 1;
         Ok(victim)
     }
@@ -933,13 +978,15 @@ impl DedupFtl {
             }
             let fp = self.groups[g as usize].fp;
             if crash_after_program {
-                let q = self.program(0, fp, NONE, true)?;
+                let plane = self.next_plane();
+                let q = self.program(plane, 0, fp, NONE, true)?;
                 self.clear_live(q);
                 self.counters.orphan_programs += 1;
                 self.queue.push_front(lpn);
                 return Ok(true);
             }
-            let q = self.program(0, fp, lpn, true)?;
+            let plane = self.next_plane();
+            let q = self.program(plane, 0, fp, lpn, true)?;
             // The program may have run GC: resolve the group again (it is kept alive by
             // this LPN's borrow).
             let g = self.l2p[lpn as usize] & !VFLAG;

@@ -38,7 +38,7 @@ use serde::Serialize;
 
 /// What the model approximates (printed with the results).
 pub const NOTES: &[&str] = &[
-    "GC trigger and victim scope are device-wide (one free pool, as the core FTL), not per plane as in SSDsim",
+    "GC is per plane (free blocks, frontier, watermarks, victims), writes round robin over planes; --gc-scope device gives the core FTL's single pool",
     "content fingerprints are 64-bit (FIU: first 8 bytes of the MD5); the table's memory is counted at 20 B per SHA-1",
     "read scrub runs for SplitGC only; ECC and fingerprint time are charged on one controller scrub engine",
     "host requests are never preempted by background work already started",
@@ -74,6 +74,10 @@ pub struct DedupParams {
     pub dagc_write_ns: u64,
     /// Planes of a die run operations concurrently (otherwise one operation per die).
     pub multiplane: bool,
+    /// GC per plane (SSDsim; the paper's "group triggering GC"): each plane has its own free
+    /// blocks, write frontier, watermarks (`ftl.gc_low`/`gc_high` per plane) and victims;
+    /// writes go round robin over the planes. False: one device-wide pool (the core FTL).
+    pub per_plane: bool,
 }
 
 impl DedupParams {
@@ -97,6 +101,7 @@ impl DedupParams {
             prescrub: true,
             dagc_write_ns: 10_000,
             multiplane: false,
+            per_plane: true,
         }
     }
     /// Checks ranges.
@@ -202,16 +207,22 @@ impl DedupSim {
             layout.gc_high = layout.gc_high.max(min_low) + (layout.gc_high - layout.gc_low);
             layout.gc_low = min_low;
         }
+        let geo = Geometry::new(&cfg.device, layout.pages_per_segment, "CWDP")?;
         let g = DedupGeom {
             logical_pages: layout.logical_pages,
             segments: layout.segments,
             pps: layout.pages_per_segment,
             gc_low: layout.gc_low,
             gc_high: layout.gc_high,
+            // With one block per segment, segment s lives on unit s % units (timing::geometry).
+            planes: if p.per_plane && cfg.device.segment_blocks == 1 {
+                geo.units
+            } else {
+                1
+            },
         };
         let fp_ns = p.fp_gen_ns + p.fp_manage_ns;
         let ftl = DedupFtl::new(p.scheme, p.rule, g, p.scrub_groups, p.bloom_bits, fp_ns)?;
-        let geo = Geometry::new(&cfg.device, layout.pages_per_segment, "CWDP")?;
         let costs = Costs::new(&cfg.device.timing, layout.lpn_size);
         let dev = Device::new(geo, costs, p.multiplane, Alloc::Static, layout.segments);
         Ok(DedupSim {
