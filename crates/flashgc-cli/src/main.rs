@@ -3,8 +3,8 @@
 //! A thin layer: it builds a [`Config`] from a preset, a TOML file and flags (one flag
 //! vocabulary for every command), opens the workload, runs the core and prints the result.
 
-mod cmd_midas;
 mod cmd_dedup;
+mod cmd_midas;
 mod cmd_noc;
 mod cmd_timing;
 mod cmd_trace;

@@ -69,7 +69,7 @@ fn zero_duplicates_match_the_core_greedy_ftl_exactly() {
     let bases: Vec<_> = ftls.iter().map(|f| f.counters.clone()).collect();
     for i in 0..8 * g.logical_pages {
         let lpn = rng.below(g.logical_pages) as u32;
-        let c = content.next();
+        let c = content.next_content();
         core.ftl_mut().write(lpn).unwrap();
         for f in &mut ftls {
             f.write(lpn, c).unwrap();
@@ -172,7 +172,7 @@ fn fuzz(scheme: Scheme, rule: SplitRule, dup: f64, seed: u64, planes: u32) {
     );
     let mut expect = vec![0u64; g.logical_pages as usize];
     for lpn in 0..1440u32 {
-        let c = content.next();
+        let c = content.next_content();
         f.write(lpn, c).unwrap();
         expect[lpn as usize] = c;
     }
@@ -181,12 +181,7 @@ fn fuzz(scheme: Scheme, rule: SplitRule, dup: f64, seed: u64, planes: u32) {
     let verify = |f: &DedupFtl, expect: &[u64], when: &str| {
         for (lpn, &want) in expect.iter().enumerate() {
             let got = f.peek(lpn as u32);
-            assert_eq!(
-                got.unwrap_or(0),
-                want,
-                "{} LPN {lpn} {when}",
-                scheme.name()
-            );
+            assert_eq!(got.unwrap_or(0), want, "{} LPN {lpn} {when}", scheme.name());
         }
         f.check()
             .unwrap_or_else(|e| panic!("{} {when}: {e}", scheme.name()));
@@ -197,7 +192,7 @@ fn fuzz(scheme: Scheme, rule: SplitRule, dup: f64, seed: u64, planes: u32) {
         let lpn = rng.below(g.logical_pages) as u32;
         match r {
             0..=54 => {
-                let c = content.next();
+                let c = content.next_content();
                 f.write(lpn, c).unwrap();
                 expect[lpn as usize] = c;
             }
@@ -234,7 +229,11 @@ fn fuzz(scheme: Scheme, rule: SplitRule, dup: f64, seed: u64, planes: u32) {
     while f.deferred_step(false).unwrap() {}
     verify(&f, &expect, "after draining the queue");
     if scheme == Scheme::SplitGc {
-        assert_eq!(f.borrowing_lpns(), 0, "SplitGC keeps every copy once drained");
+        assert_eq!(
+            f.borrowing_lpns(),
+            0,
+            "SplitGC keeps every copy once drained"
+        );
     }
     if dup > 0.0 && scheme != Scheme::Greedy {
         let c = &f.counters;
@@ -247,7 +246,13 @@ fn fuzz(scheme: Scheme, rule: SplitRule, dup: f64, seed: u64, planes: u32) {
 fn content_survives_deferred_migration_and_power_cuts_for_every_scheme() {
     for scheme in Scheme::ALL {
         for &dup in &[0.0, 0.5] {
-            fuzz(scheme, SplitRule::MinNondup, dup, 17, 1 + (dup > 0.0) as u32);
+            fuzz(
+                scheme,
+                SplitRule::MinNondup,
+                dup,
+                17,
+                1 + (dup > 0.0) as u32,
+            );
         }
     }
     fuzz(Scheme::SplitGc, SplitRule::DupFirst, 0.3, 23, 2);
@@ -267,15 +272,24 @@ fn hand_worked_example_defers_the_duplicate_and_reads_the_other_copy() {
     let mut f = DedupFtl::new(Scheme::SplitGc, SplitRule::MinNondup, g, 1, 4.2, 0).unwrap();
     let w = |f: &mut DedupFtl, l: u32, c: u64| f.write(l, c).unwrap();
     // seg0 = LPN 0..3 (A B C D), seg1 = LPN 4..7, seg2 = LPN 8 (A again), 9, 5, 6.
-    for (l, c) in [(0, 10), (1, 11), (2, 12), (3, 13), (4, 14), (5, 15), (6, 16), (7, 17)] {
+    for (l, c) in [
+        (0, 10),
+        (1, 11),
+        (2, 12),
+        (3, 13),
+        (4, 14),
+        (5, 15),
+        (6, 16),
+        (7, 17),
+    ] {
         w(&mut f, l, c);
     }
     for (l, c) in [(8, 10), (9, 19), (5, 25), (6, 26)] {
         w(&mut f, l, c);
     }
     f.scrub_all(); // the scrub learns that A is held twice (seg0 and seg2)
-    // seg3 = LPN 1, 2, 9, 9: seg0 keeps A and D (valid 2, non-duplicate 1); seg1 keeps
-    // LPN 4 and 7 (valid 2, non-duplicate 2).
+                   // seg3 = LPN 1, 2, 9, 9: seg0 keeps A and D (valid 2, non-duplicate 1); seg1 keeps
+                   // LPN 4 and 7 (valid 2, non-duplicate 2).
     for (l, c) in [(1, 21), (2, 22), (9, 29), (9, 39)] {
         w(&mut f, l, c);
     }
@@ -294,10 +308,29 @@ fn hand_worked_example_defers_the_duplicate_and_reads_the_other_copy() {
     f.check().unwrap();
     // Greedy on the same stream takes seg1 (valid 2, earlier rank) or seg0 and moves 2 pages.
     let mut gr = DedupFtl::new(Scheme::Greedy, SplitRule::MinNondup, g, 1, 4.2, 0).unwrap();
-    for (l, c) in [(0, 10), (1, 11), (2, 12), (3, 13), (4, 14), (5, 15), (6, 16), (7, 17)] {
+    for (l, c) in [
+        (0, 10),
+        (1, 11),
+        (2, 12),
+        (3, 13),
+        (4, 14),
+        (5, 15),
+        (6, 16),
+        (7, 17),
+    ] {
         w(&mut gr, l, c);
     }
-    for (l, c) in [(8, 10), (9, 19), (5, 25), (6, 26), (1, 21), (2, 22), (9, 29), (9, 39), (9, 49)] {
+    for (l, c) in [
+        (8, 10),
+        (9, 19),
+        (5, 25),
+        (6, 26),
+        (1, 21),
+        (2, 22),
+        (9, 29),
+        (9, 39),
+        (9, 49),
+    ] {
         w(&mut gr, l, c);
     }
     assert_eq!(gr.counters.gc_migrated, 2);

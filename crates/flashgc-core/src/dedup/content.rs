@@ -72,7 +72,7 @@ impl ContentGen {
     }
     /// Content of the next written page (never 0: 0 means "unknown" in a `Request`).
     #[inline]
-    pub fn next(&mut self) -> u64 {
+    pub fn next_content(&mut self) -> u64 {
         let v = if self.p.dup_ratio > 0.0 && self.rng.unit() < self.p.dup_ratio {
             // Pool contents live in the lower half of the key space, unique ones in the upper.
             mix64(self.zipf.sample(&mut self.rng)) & !(1 << 63)
@@ -107,7 +107,7 @@ mod tests {
             let mut seen = std::collections::BTreeSet::new();
             let mut dups = 0;
             for _ in 0..n {
-                if !seen.insert(g.next()) {
+                if !seen.insert(g.next_content()) {
                     dups += 1;
                 }
             }

@@ -91,6 +91,9 @@ pub enum SplitRule {
     /// Literal reading: any block holding duplicates beats every block without; among those,
     /// fewest non-duplicate valid pages; greedy only when no block holds duplicates.
     DupFirst,
+    /// Greedy victims (fewest valid pages); duplicates are still deferred. Total flash
+    /// writes stay greedy's (every copy is rewritten at idle time), only their timing moves.
+    MinValid,
 }
 
 impl SplitRule {
@@ -99,9 +102,10 @@ impl SplitRule {
         match s.trim().to_ascii_lowercase().as_str() {
             "min-nondup" => Ok(SplitRule::MinNondup),
             "dup-first" => Ok(SplitRule::DupFirst),
+            "min-valid" => Ok(SplitRule::MinValid),
             o => Err(Error::config(
                 field,
-                format!("unknown rule `{o}`; allowed: min-nondup, dup-first"),
+                format!("unknown rule `{o}`; allowed: min-nondup, dup-first, min-valid"),
             )),
         }
     }
@@ -404,7 +408,10 @@ impl DedupFtl {
     }
     /// LPNs currently served through the SMT (deferred or deduplicated).
     pub fn borrowing_lpns(&self) -> u64 {
-        self.l2p.iter().filter(|&&x| x != NONE && x & VFLAG != 0).count() as u64
+        self.l2p
+            .iter()
+            .filter(|&&x| x != NONE && x & VFLAG != 0)
+            .count() as u64
     }
     /// Scrub progress.
     pub fn scrub_cursor(&self) -> ScrubCursor {
@@ -433,7 +440,7 @@ impl DedupFtl {
     #[inline]
     fn key(&self, s: usize) -> u32 {
         match self.scheme {
-            Scheme::SplitGc => self.valid[s] - self.dup[s],
+            Scheme::SplitGc if self.rule != SplitRule::MinValid => self.valid[s] - self.dup[s],
             Scheme::Dagc => self.valid[s] + self.reuse[s],
             _ => self.valid[s],
         }
@@ -564,8 +571,7 @@ impl DedupFtl {
         let g = self.gid[ppn as usize];
         if g != NONE
             && self.groups[g as usize].borrowers > 0
-            && self
-                .groups[g as usize]
+            && self.groups[g as usize]
                 .ppns
                 .iter()
                 .all(|&p| p == ppn || !self.is_live(p))
@@ -758,9 +764,7 @@ impl DedupFtl {
                 )));
             }
             let seg = self.free[plane as usize].pop_front().ok_or_else(|| {
-                Error::DeviceFull(
-                    "dedup FTL: no free segment (raise op or lower the fill)".into(),
-                )
+                Error::DeviceFull("dedup FTL: no free segment (raise op or lower the fill)".into())
             })?;
             self.state[seg as usize] = OPEN;
             self.open[f] = seg;
@@ -934,7 +938,9 @@ impl DedupFtl {
         }
         // Erase: invalid members still listed (DAGC's reusable pages) leave their groups.
         pages.clear();
-        pages.extend((base..base + self.written[victim as usize]).filter(|&p| self.gid[p as usize] != NONE));
+        pages.extend(
+            (base..base + self.written[victim as usize]).filter(|&p| self.gid[p as usize] != NONE),
+        );
         for &p in &pages {
             debug_assert!(!self.is_live(p));
             self.leave(p);
@@ -971,10 +977,7 @@ impl DedupFtl {
                 Error::Workload(format!("dedup FTL: VPN {g} has no live copy (LPN {lpn})"))
             })?;
             if self.log_ops {
-                self.ops.push(DOp::Read {
-                    ppn: src,
-                    gc: true,
-                });
+                self.ops.push(DOp::Read { ppn: src, gc: true });
             }
             let fp = self.groups[g as usize].fp;
             if crash_after_program {
@@ -1165,7 +1168,8 @@ impl DedupFtl {
             }
             if x & VFLAG != 0 {
                 let g = (x & !VFLAG) as usize;
-                if g >= self.groups.len() || self.index.get(&self.groups[g].fp) != Some(&(g as u32)) {
+                if g >= self.groups.len() || self.index.get(&self.groups[g].fp) != Some(&(g as u32))
+                {
                     return Err(format!("LPN {lpn} points at freed VPN {g}"));
                 }
                 borrowers[g] += 1;
@@ -1177,7 +1181,10 @@ impl DedupFtl {
                     return Err(format!("LPN {lpn} maps to dead PPN {x}"));
                 }
                 if self.owner[x as usize] != lpn as u32 {
-                    return Err(format!("LPN {lpn} -> PPN {x} owned by {}", self.owner[x as usize]));
+                    return Err(format!(
+                        "LPN {lpn} -> PPN {x} owned by {}",
+                        self.owner[x as usize]
+                    ));
                 }
             }
         }
@@ -1189,7 +1196,10 @@ impl DedupFtl {
             }
             live_groups += 1;
             if grp.borrowers != borrowers[g] {
-                return Err(format!("VPN {g}: {} borrowers recorded, {} found", grp.borrowers, borrowers[g]));
+                return Err(format!(
+                    "VPN {g}: {} borrowers recorded, {} found",
+                    grp.borrowers, borrowers[g]
+                ));
             }
             for (i, &p) in grp.ppns.iter().enumerate() {
                 members += 1;
@@ -1235,13 +1245,22 @@ impl DedupFtl {
                 }
             }
             if v != self.valid[s as usize] {
-                return Err(format!("segment {s}: valid {} but {v} live", self.valid[s as usize]));
+                return Err(format!(
+                    "segment {s}: valid {} but {v} live",
+                    self.valid[s as usize]
+                ));
             }
             if self.scheme == Scheme::SplitGc && d != self.dup[s as usize] {
-                return Err(format!("segment {s}: dup {} but {d} found", self.dup[s as usize]));
+                return Err(format!(
+                    "segment {s}: dup {} but {d} found",
+                    self.dup[s as usize]
+                ));
             }
             if self.scheme == Scheme::Dagc && r != self.reuse[s as usize] {
-                return Err(format!("segment {s}: reuse {} but {r} found", self.reuse[s as usize]));
+                return Err(format!(
+                    "segment {s}: reuse {} but {r} found",
+                    self.reuse[s as usize]
+                ));
             }
         }
         if self.scheme == Scheme::SplitGc {

@@ -186,6 +186,7 @@ pub struct DedupSim {
     t_end: u64,
     requests: u64,
     checked: u64,
+    served: u64,
     workload: String,
 }
 
@@ -200,9 +201,10 @@ impl DedupSim {
                 "the dedup simulator needs lpn_size = page_size (one fingerprint per flash page)",
             ));
         }
-        // Each write frontier may need a fresh segment within one victim's relocation
-        // (as the core Simulation: one stream needs gc_low >= 2; CAGC has two).
-        let min_low = if p.scheme == Scheme::Cagc { 3 } else { 2 };
+        // Each write frontier may need a fresh segment within one victim's relocation (as
+        // the core Simulation): CAGC's two frontiers need gc_low >= 3. Every scheme gets the
+        // same floor so that a comparison runs with the same watermarks.
+        let min_low = 3;
         if layout.gc_low < min_low {
             layout.gc_high = layout.gc_high.max(min_low) + (layout.gc_high - layout.gc_low);
             layout.gc_low = min_low;
@@ -239,6 +241,7 @@ impl DedupSim {
             t_end: 0,
             requests: 0,
             checked: 0,
+            served: 0,
             workload: String::new(),
             p,
             layout,
@@ -255,6 +258,10 @@ impl DedupSim {
     pub fn ftl_mut(&mut self) -> &mut DedupFtl {
         &mut self.ftl
     }
+    /// Requests served by [`DedupSim::run`], warm-up included (for speed figures).
+    pub fn served(&self) -> u64 {
+        self.served
+    }
     /// The layout (after watermark adjustment).
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -265,7 +272,7 @@ impl DedupSim {
     pub fn precondition(&mut self, fill: f64) -> Result<()> {
         let n = (self.layout.logical_pages as f64 * fill).round() as u64;
         for lpn in 0..n {
-            let c = self.content.next();
+            let c = self.content.next_content();
             self.ftl.write(lpn as u32, c)?;
             self.expect[lpn as usize] = c;
         }
@@ -319,7 +326,9 @@ impl DedupSim {
                     vic = t;
                 }
                 DOp::Read { ppn, gc: false } => {
-                    let e = self.dev.read(ppn, host_ready, false, &mut ReadGroup::default());
+                    let e = self
+                        .dev
+                        .read(ppn, host_ready, false, &mut ReadGroup::default());
                     host = host.max(e);
                 }
                 DOp::Program { ppn, gc: false } => {
@@ -352,10 +361,7 @@ impl DedupSim {
             }
         }
         if self.p.scrub && self.p.scheme == Scheme::SplitGc {
-            loop {
-                let Some((ppn, fp)) = self.ftl.scrub_step() else {
-                    break;
-                };
+            while let Some((ppn, fp)) = self.ftl.scrub_step() {
                 let e = self.dev.read(ppn, start, true, &mut ReadGroup::default());
                 let s = e.max(self.scrub_free);
                 let work = self.p.ecc_ns
@@ -412,7 +418,7 @@ impl DedupSim {
                             content::mix64(req.content ^ i).max(1)
                         }
                     } else {
-                        self.content.next()
+                        self.content.next_content()
                     };
                     self.ftl.write(lpn, c)?;
                     self.expect[lpn as usize] = c;
@@ -455,7 +461,7 @@ impl DedupSim {
         let logical = self.layout.logical_pages as f64;
         let stop_writes = (volume * logical).round() as u64;
         let warm_writes = (warmup * logical).round() as u64;
-        let mut rng = Rng::new(0xA771_7A1 ^ self.p.content.pool);
+        let mut rng = Rng::new(0x0A77_17A1 ^ self.p.content.pool);
         let mut clock = 0u64;
         let mut t0: Option<u64> = None;
         let mut buf = Vec::with_capacity(4096);
@@ -518,6 +524,7 @@ impl DedupSim {
                 self.t_end = self.t_end.max(done);
                 self.requests += 1;
                 served += 1;
+                self.served += 1;
             }
         }
         Ok(())
