@@ -428,7 +428,7 @@ impl DedupFtl {
         self.rr = if p + 1 == self.g.planes { 0 } else { p + 1 };
         p
     }
-    /// Per-segment erase count is not kept; total erases are in the counters.
+    /// Segment (block) of a PPN.
     #[inline]
     fn seg(&self, ppn: u32) -> u32 {
         ppn / self.g.pps
