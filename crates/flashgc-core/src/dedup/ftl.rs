@@ -237,6 +237,9 @@ struct Group {
     fp: u64,
     ppns: Vec<u32>,
     borrowers: u32,
+    /// Live members without an owner (kept for the borrowers): lets `unpin` skip the scan
+    /// of a large group when there are none.
+    pinned: u32,
 }
 
 const FREE: u8 = 0;
@@ -483,6 +486,7 @@ impl DedupFtl {
             fp,
             ppns: Vec::new(),
             borrowers: 0,
+            pinned: 0,
         };
         let id = match self.free_groups.pop() {
             Some(id) => {
@@ -567,7 +571,8 @@ impl DedupFtl {
 
     /// A page's owner or last borrower is gone: it dies unless it is the last live copy of a
     /// group still borrowed from.
-    fn maybe_kill(&mut self, ppn: u32) {
+    /// Returns true when the page stays (pinned). Call with the owner still set.
+    fn maybe_kill(&mut self, ppn: u32) -> bool {
         let g = self.gid[ppn as usize];
         if g != NONE
             && self.groups[g as usize].borrowers > 0
@@ -576,13 +581,17 @@ impl DedupFtl {
                 .iter()
                 .all(|&p| p == ppn || !self.is_live(p))
         {
-            return; // pinned: the last copy the borrowers read
+            return true; // pinned: the last copy the borrowers read
         }
         self.kill(ppn);
+        false
     }
 
     fn kill(&mut self, ppn: u32) {
         let g = self.gid[ppn as usize];
+        if g != NONE && self.owner[ppn as usize] == NONE {
+            self.groups[g as usize].pinned -= 1;
+        }
         self.live[(ppn / 64) as usize] &= !(1 << (ppn % 64));
         if g != NONE && self.scheme == Scheme::Dagc {
             // Invalid but its checksum stays cached: reusable until erased (rank unchanged).
@@ -599,6 +608,9 @@ impl DedupFtl {
     /// Group `g` lost its last borrower: its ownerless (pinned) pages die.
     fn unpin(&mut self, g: u32) {
         self.borrowed_groups -= 1;
+        if self.groups[g as usize].pinned == 0 {
+            return;
+        }
         let mut dead = std::mem::take(&mut self.buf);
         dead.clear();
         dead.extend(
@@ -634,8 +646,11 @@ impl DedupFtl {
                 self.unpin(g);
             }
         } else {
+            let kept = self.maybe_kill(x);
             self.owner[x as usize] = NONE;
-            self.maybe_kill(x);
+            if kept {
+                self.groups[self.gid[x as usize] as usize].pinned += 1;
+            }
         }
     }
 
@@ -652,6 +667,7 @@ impl DedupFtl {
                     if !self.is_live(p) {
                         self.live[(p / 64) as usize] |= 1 << (p % 64);
                         self.adj(self.seg(p), 1, 0, -1);
+                        self.groups[g as usize].pinned += 1; // live, no owner
                         self.counters.dagc_revived += 1;
                     }
                     self.borrow(lpn, g);
@@ -888,9 +904,10 @@ impl DedupFtl {
                             self.queue.push_back(o);
                             self.queue_peak = self.queue_peak.max(self.queue.len());
                             self.counters.deferred_queued += 1;
-                            self.owner[ppn as usize] = NONE;
                         }
+                        // Kill with the owner still set: only ownerless pages count as pinned.
                         self.kill(ppn);
+                        self.owner[ppn as usize] = NONE;
                     } else {
                         self.relocate(ppn, 0, true)?;
                     }
@@ -914,10 +931,10 @@ impl DedupFtl {
                             let o = self.owner[ppn as usize];
                             if o != NONE {
                                 self.borrow(o, g);
-                                self.owner[ppn as usize] = NONE;
                             }
                             self.counters.cagc_deduped += 1;
                             self.kill(ppn);
+                            self.owner[ppn as usize] = NONE;
                         }
                         None => {
                             let g = self.gid[ppn as usize];
@@ -1215,6 +1232,17 @@ impl DedupFtl {
             }
             if grp.ppns.is_empty() && grp.borrowers == 0 {
                 return Err(format!("VPN {g} is empty but indexed"));
+            }
+            let pinned = grp
+                .ppns
+                .iter()
+                .filter(|&&p| self.is_live(p) && self.owner[p as usize] == NONE)
+                .count() as u32;
+            if pinned != grp.pinned {
+                return Err(format!(
+                    "VPN {g}: {} pinned recorded, {pinned} found",
+                    grp.pinned
+                ));
             }
         }
         if members != self.members || live_groups != self.groups_live {
