@@ -4,6 +4,7 @@
 //! vocabulary for every command), opens the workload, runs the core and prints the result.
 
 mod cmd_checkpoint;
+mod cmd_dedup;
 mod cmd_midas;
 mod cmd_noc;
 mod cmd_timing;
@@ -52,6 +53,8 @@ enum Cmd {
     Fio(Box<cmd_timing::FioArgs>),
     /// NoC SSD controller: conventional vs selective copy-back GC (papers/noc-copyback-gc.txt).
     Noc(Box<cmd_noc::NocArgs>),
+    /// Dedup-aware GC: SplitGC vs greedy, CAGC, DAGC on page content (papers/splitgc.txt).
+    Dedup(Box<cmd_dedup::DedupArgs>),
     /// Trace tools: statistics, volumes, conversion to the binary .fgt format.
     Trace {
         #[command(subcommand)]
@@ -828,6 +831,10 @@ fn main() -> ExitCode {
                 Err(Fail(code.clamp(1, 255) as u8, String::new()))
             }
         }
+        Cmd::Dedup(a) => match cmd_dedup::dedup(&a) {
+            0 => Ok(()),
+            code => Err(Fail(code.clamp(1, 255) as u8, String::new())),
+        },
         Cmd::Noc(a) => match cmd_noc::noc(&a) {
             0 => Ok(()),
             code => Err(Fail(code.clamp(1, 255) as u8, String::new())),

@@ -20,6 +20,7 @@
 
 pub mod checkpoint;
 pub mod config;
+pub mod dedup;
 pub mod error;
 pub mod ftl;
 pub mod metrics;
