@@ -27,9 +27,13 @@ pub mod stats;
 pub use error::TraceError;
 pub use fgt::ConvertReport;
 pub use format::{BlkEvents, Format, Rec, VolumeKind, FORMAT_NAMES};
+pub use input::TraceInput;
 pub use replay::{Ops, Remap, TimeWindow, TraceOptions, TraceWorkload};
-pub use source::{open_any, open_source, AnySource, Diagnostics, Record, RecordSource};
-pub use stats::{footprint, stats, volumes, Footprint, TraceStats, VolumeInfo};
+pub use source::{open_any, open_input, open_source, AnySource, Diagnostics, Record, RecordSource};
+pub use stats::{
+    footprint, footprint_input, stats, stats_input, volumes, volumes_input, Footprint, TraceStats,
+    VolumeInfo,
+};
 
 use std::path::Path;
 
