@@ -56,8 +56,12 @@ unset CARGO_TARGET_DIR
 (cd fuzz && cargo +nightly fuzz build -s "$san")
 for t in "${targets[@]}"; do
   echo "== fuzzing $t for ${secs}s"
+  mkdir -p fuzz/artifacts
+  log="fuzz/artifacts/$t.log"
   (cd fuzz && cargo +nightly fuzz run -s "$san" "$t" -- -max_total_time="$secs" -rss_limit_mb=4096 \
-    -max_len=16384 -timeout=10 -print_final_stats=1 2>&1 | grep -v '^#[0-9]*.*\(NEW\|REDUCE\|pulse\)' | tail -25) || true
+    -max_len=16384 -timeout=10 -print_final_stats=1) > "$log" 2>&1 || true
+  # The summary: coverage at start and end, final statistics, and any failure.
+  grep -a -E 'INITED|DONE|stat::|panicked|SUMMARY|Test unit written|^  (left|right)' "$log" || true
   for c in fuzz/artifacts/"$t"/*; do
     [ -f "$c" ] || continue
     mkdir -p "fuzz/regressions/$t"

@@ -289,6 +289,14 @@ impl FgtSource {
         need(o, 4)?;
         let nv = u32at(o) as usize;
         o += 4;
+        // Each entry takes at least 10 bytes: check before reserving room for them (a
+        // corrupt count would otherwise ask for up to 32 GiB).
+        if nv > (map.len() - o) / 10 {
+            return Err(bad(format!(
+                "the volume table promises {nv} volumes, but only {} bytes follow",
+                map.len() - o
+            )));
+        }
         let mut keys = Vec::with_capacity(nv);
         let mut names = HashMap::new();
         for _ in 0..nv {
@@ -301,11 +309,22 @@ impl FgtSource {
             o += l;
             keys.push(k);
         }
-        // Validate every record once (op codes, volume indices, lengths), so the replay
-        // path cannot meet a bad record.
+        // Validate every record once (op codes, volume indices, lengths, time order: the
+        // writer stores text traces' times already clamped), so the replay path cannot
+        // meet a bad record.
+        let mut last_time = 0u64;
         for i in 0..count as usize {
             let o = HEADER_BYTES + i * rs;
             let b = &map[o..o + RECORD_BYTES];
+            let time = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            if time < last_time {
+                return Err(bad(format!(
+                    "record {}: time {time} ns is before the previous record's {last_time} ns \
+                     (.fgt records are in time order)",
+                    i + 1
+                )));
+            }
+            last_time = time;
             let len = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
             let vi = u16::from_le_bytes([b[20], b[21]]) as usize;
             if b[22] > 2 || vi >= keys.len() || len == 0 {
