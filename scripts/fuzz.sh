@@ -3,7 +3,7 @@
 # CI): needs a nightly toolchain and cargo-fuzz (`rustup toolchain install nightly`,
 # `cargo install cargo-fuzz`). Seeds the corpora from the repository's own inputs (presets,
 # spec strings, the test traces and their .fgt conversions); crashes, timeouts and
-# out-of-memory inputs found are copied to fuzz/regressions/<target>/, which CI replays
+# out-of-memory inputs found are moved to fuzz/regressions/<target>/, which CI replays
 # (crates/flashgc-trace/tests/fuzz_regressions.rs).
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   (default 300 s; all targets)
@@ -65,6 +65,6 @@ for t in "${targets[@]}"; do
   for c in fuzz/artifacts/"$t"/*; do
     [ -f "$c" ] || continue
     mkdir -p "fuzz/regressions/$t"
-    cp "$c" "fuzz/regressions/$t/" && echo "new regression case: $c"
+    mv "$c" "fuzz/regressions/$t/" && echo "new regression case: fuzz/regressions/$t/$(basename "$c") (rename it after what it found)"
   done
 done
