@@ -122,7 +122,7 @@ fn options(format: Option<String>, a: u8, b: u8) -> TraceOptions {
     }
 }
 
-/// Text trace readers. Input: byte 0 picks the format ([`FORMATS`]), byte 1 and byte 2 the
+/// Text trace readers. Input: byte 0 picks the format (`FORMATS`), byte 1 and byte 2 the
 /// options (bit 0 of byte 1: skip bad lines; bits 1-2: compress the body with gzip, zstd,
 /// or gzip cut short; the rest: remap, loops, time scale, ops, volume, time window,
 /// blkparse events, device size), the rest is the trace. Runs the reader, the compressed

@@ -12,7 +12,9 @@
 //!
 //! Entry points for the CLI and the Python package: [`open_workload`], [`stats()`],
 //! [`volumes`], [`footprint`], [`convert`]. Formats, units and the `.fgt` layout are
-//! documented in `docs/traces.md`.
+//! documented in `docs/traces.md`. A trace held in memory reads through the same readers
+//! with [`TraceInput::memory`] and the `*_input` variants ([`open_input`],
+//! [`TraceWorkload::open_input`], [`stats_input`], [`volumes_input`], [`footprint_input`]).
 
 pub mod error;
 pub mod fgt;
