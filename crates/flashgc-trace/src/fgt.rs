@@ -4,13 +4,14 @@
 
 use crate::error::TraceError;
 use crate::format::{Format, Rec, VolumeKind};
-use crate::input::FGT_MAGIC;
+use crate::input::{TraceInput, FGT_MAGIC};
 use crate::source::{Diagnostics, Record, RecordSource};
 use flashgc_core::workload::Op;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Current `.fgt` version.
 pub const FGT_VERSION: u16 = 1;
@@ -54,13 +55,28 @@ pub fn write_fgt(
     content: bool,
 ) -> Result<ConvertReport, TraceError> {
     let ofile = out.display().to_string();
-    let werr = |e: std::io::Error| TraceError::Io {
+    let f = File::create(out).map_err(|e| TraceError::Io {
         file: ofile.clone(),
         line: 0,
         message: format!("cannot write: {e}"),
-    };
-    let f = File::create(out).map_err(werr)?;
+    })?;
     let mut w = BufWriter::with_capacity(1 << 20, f);
+    write_fgt_to(src, &mut w, &ofile, content)
+}
+
+/// [`write_fgt`] to any seekable writer (e.g. an `io::Cursor<Vec<u8>>`), starting at its
+/// current position 0; `name` is used in write errors.
+pub fn write_fgt_to<W: Write + Seek>(
+    src: &mut dyn RecordSource,
+    w: &mut W,
+    name: &str,
+    content: bool,
+) -> Result<ConvertReport, TraceError> {
+    let werr = |e: std::io::Error| TraceError::Io {
+        file: name.to_string(),
+        line: 0,
+        message: format!("cannot write: {e}"),
+    };
     w.write_all(&[0u8; HEADER_BYTES]).map_err(werr)?;
     let mut crc = crc32fast::Hasher::new();
     let mut vols: HashMap<u64, u16> = HashMap::new();
@@ -145,10 +161,27 @@ pub fn write_fgt(
     })
 }
 
-/// A memory-mapped `.fgt` trace.
+/// The bytes of a `.fgt` trace: a read-only file mapping, or a buffer in memory.
+enum Backing {
+    Map(memmap2::Mmap),
+    Memory(Arc<[u8]>),
+}
+
+impl std::ops::Deref for Backing {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        match self {
+            Backing::Map(m) => m,
+            Backing::Memory(b) => b,
+        }
+    }
+}
+
+/// A `.fgt` trace, memory-mapped (or in memory).
 pub struct FgtSource {
     file: String,
-    map: memmap2::Mmap,
+    map: Backing,
     count: u64,
     rs: usize,
     pos: u64,
@@ -163,10 +196,6 @@ impl FgtSource {
     /// Opens and verifies (header, sizes, CRC-32) a `.fgt` file.
     pub fn open(path: &Path) -> Result<FgtSource, TraceError> {
         let file = path.display().to_string();
-        let bad = |m: String| TraceError::Binary {
-            file: file.clone(),
-            message: m,
-        };
         let f = File::open(path).map_err(|e| TraceError::Io {
             file: file.clone(),
             line: 0,
@@ -179,6 +208,28 @@ impl FgtSource {
             line: 0,
             message: format!("cannot map: {e}"),
         })?;
+        Self::verify(file, Backing::Map(map))
+    }
+
+    /// Opens and verifies a `.fgt` trace held in memory (`name` is used in errors).
+    pub fn from_memory(name: &str, data: Arc<[u8]>) -> Result<FgtSource, TraceError> {
+        Self::verify(name.to_string(), Backing::Memory(data))
+    }
+
+    /// Opens a `.fgt` file or buffer.
+    pub(crate) fn open_input(input: &TraceInput) -> Result<FgtSource, TraceError> {
+        match input {
+            TraceInput::File(p) => Self::open(p),
+            TraceInput::Memory { name, data } => Self::from_memory(name, data.clone()),
+        }
+    }
+
+    /// Checks the header, sizes, CRC-32 and every record of `map`.
+    fn verify(file: String, map: Backing) -> Result<FgtSource, TraceError> {
+        let bad = |m: String| TraceError::Binary {
+            file: file.clone(),
+            message: m,
+        };
         if map.len() < HEADER_BYTES || &map[0..8] != FGT_MAGIC {
             return Err(bad(
                 "shorter than the 64-byte header or missing the `FLASHGCT` magic".into(),
@@ -238,6 +289,14 @@ impl FgtSource {
         need(o, 4)?;
         let nv = u32at(o) as usize;
         o += 4;
+        // Each entry takes at least 10 bytes: check before reserving room for them (a
+        // corrupt count would otherwise ask for up to 32 GiB).
+        if nv > (map.len() - o) / 10 {
+            return Err(bad(format!(
+                "the volume table promises {nv} volumes, but only {} bytes follow",
+                map.len() - o
+            )));
+        }
         let mut keys = Vec::with_capacity(nv);
         let mut names = HashMap::new();
         for _ in 0..nv {
@@ -250,11 +309,22 @@ impl FgtSource {
             o += l;
             keys.push(k);
         }
-        // Validate every record once (op codes, volume indices, lengths), so the replay
-        // path cannot meet a bad record.
+        // Validate every record once (op codes, volume indices, lengths, time order: the
+        // writer stores text traces' times already clamped), so the replay path cannot
+        // meet a bad record.
+        let mut last_time = 0u64;
         for i in 0..count as usize {
             let o = HEADER_BYTES + i * rs;
             let b = &map[o..o + RECORD_BYTES];
+            let time = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            if time < last_time {
+                return Err(bad(format!(
+                    "record {}: time {time} ns is before the previous record's {last_time} ns \
+                     (.fgt records are in time order)",
+                    i + 1
+                )));
+            }
+            last_time = time;
             let len = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
             let vi = u16::from_le_bytes([b[20], b[21]]) as usize;
             if b[22] > 2 || vi >= keys.len() || len == 0 {

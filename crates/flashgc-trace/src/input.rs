@@ -4,7 +4,8 @@
 use crate::error::TraceError;
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Compression of a file, from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,19 +28,85 @@ pub(crate) enum Kind {
     Fgt,
 }
 
-pub(crate) fn sniff(path: &Path) -> Result<Kind, TraceError> {
-    let mut f = File::open(path).map_err(|e| io_err(path, 0, &e))?;
-    let mut head = [0u8; 8];
-    let mut n = 0;
-    while n < head.len() {
-        match f.read(&mut head[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io_err(path, 0, &e)),
+/// Where a trace's bytes come from: a file (read streamed; `.fgt` memory-mapped) or a
+/// buffer in memory (the same readers: compression detection, line splitting and the `.fgt`
+/// reader all run on it; used by the fuzz harnesses and by callers that hold a trace in
+/// memory). Errors name the file path, or the given name for a buffer.
+#[derive(Debug, Clone)]
+pub enum TraceInput {
+    /// A file on disk.
+    File(PathBuf),
+    /// Bytes in memory (shared, so looped replay can rewind without copying).
+    Memory {
+        /// Name used in error messages in place of a file path.
+        name: String,
+        /// The trace's bytes, exactly as they would be stored in a file.
+        data: Arc<[u8]>,
+    },
+}
+
+impl TraceInput {
+    /// A buffer in memory named `name` in error messages.
+    pub fn memory(name: impl Into<String>, data: impl Into<Arc<[u8]>>) -> TraceInput {
+        TraceInput::Memory {
+            name: name.into(),
+            data: data.into(),
         }
     }
-    let h = &head[..n];
+
+    /// The name errors use: the file path, or the buffer's name.
+    pub fn name(&self) -> String {
+        match self {
+            TraceInput::File(p) => p.display().to_string(),
+            TraceInput::Memory { name, .. } => name.clone(),
+        }
+    }
+}
+
+impl From<&Path> for TraceInput {
+    fn from(p: &Path) -> Self {
+        TraceInput::File(p.to_path_buf())
+    }
+}
+
+impl From<PathBuf> for TraceInput {
+    fn from(p: PathBuf) -> Self {
+        TraceInput::File(p)
+    }
+}
+
+/// `Arc<[u8]>` as `AsRef<[u8]>` for [`io::Cursor`].
+#[derive(Clone)]
+pub(crate) struct SharedBytes(pub Arc<[u8]>);
+
+impl AsRef<[u8]> for SharedBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+pub(crate) fn sniff(input: &TraceInput) -> Result<Kind, TraceError> {
+    match input {
+        TraceInput::File(path) => {
+            let mut f = File::open(path).map_err(|e| io_err(&input.name(), 0, &e))?;
+            let mut head = [0u8; 8];
+            let mut n = 0;
+            while n < head.len() {
+                match f.read(&mut head[n..]) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(io_err(&input.name(), 0, &e)),
+                }
+            }
+            classify(&head[..n], input)
+        }
+        TraceInput::Memory { data, .. } => classify(&data[..data.len().min(8)], input),
+    }
+}
+
+/// What the first (up to 8) bytes `h` of a trace say.
+fn classify(h: &[u8], input: &TraceInput) -> Result<Kind, TraceError> {
     if h.starts_with(FGT_MAGIC) {
         return Ok(Kind::Fgt);
     }
@@ -51,7 +118,7 @@ pub(crate) fn sniff(path: &Path) -> Result<Kind, TraceError> {
     }
     if h.starts_with(b"BZh") {
         return Err(TraceError::Io {
-            file: path.display().to_string(),
+            file: input.name(),
             line: 0,
             message: "bzip2-compressed; flashgc reads plain, gzip and zstd files: recompress it \
                       (e.g. `bzcat F | zstd -o F.zst`)"
@@ -60,7 +127,7 @@ pub(crate) fn sniff(path: &Path) -> Result<Kind, TraceError> {
     }
     if h.starts_with(&[0xfd, b'7', b'z', b'X', b'Z']) {
         return Err(TraceError::Io {
-            file: path.display().to_string(),
+            file: input.name(),
             line: 0,
             message: "xz-compressed; flashgc reads plain, gzip and zstd files: recompress it \
                       (e.g. `xzcat F | zstd -o F.zst`)"
@@ -70,7 +137,7 @@ pub(crate) fn sniff(path: &Path) -> Result<Kind, TraceError> {
     Ok(Kind::Text(Compression::None))
 }
 
-pub(crate) fn io_err(path: &Path, line: u64, e: &io::Error) -> TraceError {
+pub(crate) fn io_err(file: &str, line: u64, e: &io::Error) -> TraceError {
     let message = match e.kind() {
         io::ErrorKind::UnexpectedEof => {
             "the compressed stream ends early (truncated file?)".to_string()
@@ -79,22 +146,54 @@ pub(crate) fn io_err(path: &Path, line: u64, e: &io::Error) -> TraceError {
         _ => e.to_string(),
     };
     TraceError::Io {
-        file: path.display().to_string(),
+        file: file.to_string(),
         line,
         message,
     }
 }
 
-/// Opens `path` as a byte stream, decompressing transparently.
-pub(crate) fn open_stream(path: &Path, c: Compression) -> Result<Box<dyn Read + Send>, TraceError> {
-    let f = File::open(path).map_err(|e| io_err(path, 0, &e))?;
-    Ok(match c {
-        Compression::None => Box::new(f),
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
-            io::BufReader::with_capacity(1 << 16, f),
-        )),
-        Compression::Zstd => {
-            Box::new(zstd::stream::read::Decoder::new(f).map_err(|e| io_err(path, 0, &e))?)
+/// Opens `input` as a line reader, decompressing transparently. Files get the 1 MiB read
+/// buffer; buffers in memory a smaller one (grown as lines need, to the same limit), so
+/// opening a small in-memory trace costs little.
+pub(crate) fn open_lines(input: &TraceInput, c: Compression) -> Result<LineReader, TraceError> {
+    let (src, cap) = open_stream(input, c)?;
+    Ok(LineReader::with_capacity(src, cap))
+}
+
+/// Opens `input` as a byte stream, decompressing transparently, with the line buffer size
+/// that suits it.
+pub(crate) fn open_stream(
+    input: &TraceInput,
+    c: Compression,
+) -> Result<(Box<dyn Read + Send>, usize), TraceError> {
+    let name = || input.name();
+    Ok(match input {
+        TraceInput::File(path) => {
+            let f = File::open(path).map_err(|e| io_err(&name(), 0, &e))?;
+            let src: Box<dyn Read + Send> = match c {
+                Compression::None => Box::new(f),
+                Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
+                    io::BufReader::with_capacity(1 << 16, f),
+                )),
+                Compression::Zstd => Box::new(
+                    zstd::stream::read::Decoder::new(f).map_err(|e| io_err(&name(), 0, &e))?,
+                ),
+            };
+            (src, MAX_LINE)
+        }
+        TraceInput::Memory { data, .. } => {
+            let cur = io::Cursor::new(SharedBytes(data.clone()));
+            match c {
+                Compression::None => (Box::new(cur), data.len().saturating_add(1)),
+                Compression::Gzip => (Box::new(flate2::bufread::MultiGzDecoder::new(cur)), 1 << 16),
+                Compression::Zstd => (
+                    Box::new(
+                        zstd::stream::read::Decoder::with_buffer(cur)
+                            .map_err(|e| io_err(&name(), 0, &e))?,
+                    ),
+                    1 << 16,
+                ),
+            }
         }
     })
 }
@@ -114,15 +213,28 @@ pub(crate) struct LineReader {
 }
 
 impl LineReader {
-    pub fn new(src: Box<dyn Read + Send>) -> Self {
+    /// A reader whose buffer starts at `cap` bytes rounded up to a power of two (4 KiB to
+    /// 1 MiB), so doubling it meets [`MAX_LINE`] exactly and the line limit stays the same.
+    pub fn with_capacity(src: Box<dyn Read + Send>, cap: usize) -> Self {
+        let cap = cap.clamp(1 << 12, MAX_LINE).next_power_of_two();
         LineReader {
             src,
-            buf: vec![0; 1 << 20],
+            buf: vec![0; cap],
             pos: 0,
             end: 0,
             eof: false,
             line_no: 0,
         }
+    }
+
+    /// Starts over on `src` (a reopened stream), keeping the buffer: looping a short
+    /// trace many times then costs no allocation per pass.
+    pub fn restart(&mut self, src: Box<dyn Read + Send>) {
+        self.src = src;
+        self.pos = 0;
+        self.end = 0;
+        self.eof = false;
+        self.line_no = 0;
     }
 
     /// The next line without its terminator, or `None` at the end.

@@ -12,7 +12,9 @@
 //!
 //! Entry points for the CLI and the Python package: [`open_workload`], [`stats()`],
 //! [`volumes`], [`footprint`], [`convert`]. Formats, units and the `.fgt` layout are
-//! documented in `docs/traces.md`.
+//! documented in `docs/traces.md`. A trace held in memory reads through the same readers
+//! with [`TraceInput::memory`] and the `*_input` variants ([`open_input`],
+//! [`TraceWorkload::open_input`], [`stats_input`], [`volumes_input`], [`footprint_input`]).
 
 pub mod error;
 pub mod fgt;
@@ -27,9 +29,13 @@ pub mod stats;
 pub use error::TraceError;
 pub use fgt::ConvertReport;
 pub use format::{BlkEvents, Format, Rec, VolumeKind, FORMAT_NAMES};
+pub use input::TraceInput;
 pub use replay::{Ops, Remap, TimeWindow, TraceOptions, TraceWorkload};
-pub use source::{open_any, open_source, AnySource, Diagnostics, Record, RecordSource};
-pub use stats::{footprint, stats, volumes, Footprint, TraceStats, VolumeInfo};
+pub use source::{open_any, open_input, open_source, AnySource, Diagnostics, Record, RecordSource};
+pub use stats::{
+    footprint, footprint_input, stats, stats_input, volumes, volumes_input, Footprint, TraceStats,
+    VolumeInfo,
+};
 
 use std::path::Path;
 

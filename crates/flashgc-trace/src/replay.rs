@@ -3,7 +3,8 @@
 
 use crate::error::TraceError;
 use crate::format::VolumeKind;
-use crate::source::{open_any, AnySource, Record, RecordSource};
+use crate::input::TraceInput;
+use crate::source::{open_input, AnySource, Record, RecordSource};
 use flashgc_core::workload::{Op, Request, Workload};
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -217,9 +218,14 @@ impl TraceOptions {
 
     /// Opens the record source these options describe.
     pub fn open(&self, path: &Path) -> Result<AnySource, TraceError> {
+        self.open_input(&TraceInput::from(path))
+    }
+
+    /// [`Self::open`] for a file or a buffer in memory.
+    pub fn open_input(&self, input: &TraceInput) -> Result<AnySource, TraceError> {
         self.check()?;
-        open_any(
-            path,
+        open_input(
+            input,
             self.format.as_deref(),
             self.blkparse_events.as_deref(),
             self.skip_bad_lines,
@@ -370,13 +376,23 @@ impl TraceWorkload {
         lpn_size: u32,
         logical_pages: u64,
     ) -> Result<TraceWorkload, TraceError> {
+        Self::open_input(&TraceInput::from(path), opts, lpn_size, logical_pages)
+    }
+
+    /// [`Self::open`] for a file or a buffer in memory.
+    pub fn open_input(
+        input: &TraceInput,
+        opts: &TraceOptions,
+        lpn_size: u32,
+        logical_pages: u64,
+    ) -> Result<TraceWorkload, TraceError> {
         if lpn_size == 0 || logical_pages == 0 {
             return Err(TraceError::Option {
                 option: "--lpn-size",
                 message: "the device needs a non-zero LPN size and logical capacity".into(),
             });
         }
-        let src = opts.open(path)?;
+        let src = opts.open_input(input)?;
         let filter = Filter::new(opts, &src)?;
         let until_pages = opts
             .loop_until
@@ -602,6 +618,19 @@ impl TraceWorkload {
                 self.push_run(out, rec.op, time_ns, first, n, content);
             }
             Remap::Modulo => {
+                // A request longer than the device would write some pages several times
+                // over (and split into unboundedly many runs): refuse it.
+                if n > self.logical {
+                    return Err(TraceError::Capacity {
+                        file: self.src.file().to_string(),
+                        line: r.line,
+                        message: format!(
+                            "--remap modulo: a request of {} bytes covers {n} pages, more than the device's {} logical pages of {} bytes; \
+                             use a larger device",
+                            rec.len, self.logical, self.lpn_size
+                        ),
+                    });
+                }
                 let mut p = first % self.logical;
                 let mut left = n;
                 while left > 0 {

@@ -3,10 +3,12 @@
 use crate::error::TraceError;
 use crate::fgt::FgtSource;
 use crate::format::{detect, BlkEvents, Format, LineParser, Parsed, Rec, VolumeKind};
-use crate::input::{io_err, open_stream, sniff, Compression, Kind, LineReader};
+use crate::input::{
+    io_err, open_lines, open_stream, sniff, Compression, Kind, LineReader, TraceInput,
+};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One request read from a trace, in common units (see [`Rec`]), with its line number
 /// (record number for `.fgt` files).
@@ -91,7 +93,7 @@ pub trait RecordSource: Send {
 
 /// A text trace, parsed line by line in constant memory.
 pub struct TextSource {
-    path: PathBuf,
+    input: TraceInput,
     file: String,
     compression: Compression,
     lines: LineReader,
@@ -107,17 +109,17 @@ pub struct TextSource {
 
 impl TextSource {
     fn new(
-        path: &Path,
+        input: &TraceInput,
         c: Compression,
         format: Format,
         skip_bad: bool,
     ) -> Result<TextSource, TraceError> {
         let kind = format.volume_kind();
         Ok(TextSource {
-            path: path.to_path_buf(),
-            file: path.display().to_string(),
+            input: input.clone(),
+            file: input.name(),
             compression: c,
-            lines: LineReader::new(open_stream(path, c)?),
+            lines: open_lines(input, c)?,
             parser: LineParser::new(format),
             skip_bad,
             diag: Diagnostics::default(),
@@ -136,7 +138,7 @@ impl RecordSource for TextSource {
             let (line_no, line) = match self.lines.next_line() {
                 Ok(Some(l)) => l,
                 Ok(None) => return Ok(None),
-                Err(e) => return Err(io_err(&self.path, self.lines.line_no, &e)),
+                Err(e) => return Err(io_err(&self.file, self.lines.line_no, &e)),
             };
             self.diag.lines += 1;
             match self.parser.parse(line) {
@@ -206,7 +208,8 @@ impl RecordSource for TextSource {
         if self.first_pass.is_none() {
             self.first_pass = Some(self.diag.clone());
         }
-        self.lines = LineReader::new(open_stream(&self.path, self.compression)?);
+        let (src, _) = open_stream(&self.input, self.compression)?;
+        self.lines.restart(src);
         self.parser.reset();
         self.last_time = None;
         Ok(())
@@ -315,7 +318,22 @@ pub fn open_any(
     blkparse_events: Option<&str>,
     skip_bad_lines: bool,
 ) -> Result<AnySource, TraceError> {
-    let file = path.display().to_string();
+    open_input(
+        &TraceInput::from(path),
+        format,
+        blkparse_events,
+        skip_bad_lines,
+    )
+}
+
+/// [`open_any`] for a file or a buffer in memory: the same readers and error messages.
+pub fn open_input(
+    input: &TraceInput,
+    format: Option<&str>,
+    blkparse_events: Option<&str>,
+    skip_bad_lines: bool,
+) -> Result<AnySource, TraceError> {
+    let file = input.name();
     let blk = match blkparse_events {
         Some(s) => BlkEvents::parse(s).map_err(|m| TraceError::Option {
             option: "--blkparse-events",
@@ -330,7 +348,7 @@ pub fn open_any(
         })?),
         None => None,
     };
-    match sniff(path)? {
+    match sniff(input)? {
         Kind::Fgt => {
             if let Some(g) = &given {
                 if *g != Format::Fgt {
@@ -343,7 +361,7 @@ pub fn open_any(
                     });
                 }
             }
-            Ok(AnySource::Fgt(FgtSource::open(path)?))
+            Ok(AnySource::Fgt(FgtSource::open_input(input)?))
         }
         Kind::Text(c) => {
             let fmt = match given {
@@ -355,20 +373,20 @@ pub fn open_any(
                 }
                 Some(f) => f,
                 None => {
-                    let mut lr = LineReader::new(open_stream(path, c)?);
+                    let mut lr: LineReader = open_lines(input, c)?;
                     let mut head = Vec::new();
                     while head.len() < 64 {
                         match lr.next_line() {
                             Ok(Some((_, l))) => head.push(l.to_vec()),
                             Ok(None) => break,
-                            Err(e) => return Err(io_err(path, lr.line_no, &e)),
+                            Err(e) => return Err(io_err(&file, lr.line_no, &e)),
                         }
                     }
                     detect(&head, blk).map_err(|message| TraceError::Format { file: file.clone(), message })?
                 }
             };
             Ok(AnySource::Text(Box::new(TextSource::new(
-                path,
+                input,
                 c,
                 fmt,
                 skip_bad_lines,

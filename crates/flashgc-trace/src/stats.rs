@@ -5,6 +5,7 @@
 //! trace's footprint, not its length.
 
 use crate::error::TraceError;
+use crate::input::TraceInput;
 use crate::replay::{Filter, PageMap, TraceOptions};
 use crate::source::{Diagnostics, RecordSource};
 use flashgc_core::workload::Op;
@@ -145,6 +146,15 @@ fn size_label(b: u64) -> String {
 
 /// Computes the statistics of `path` with pages of `page_bytes` (4096 in the README).
 pub fn stats(path: &Path, opts: &TraceOptions, page_bytes: u32) -> Result<TraceStats, TraceError> {
+    stats_input(&TraceInput::from(path), opts, page_bytes)
+}
+
+/// [`stats()`] for a file or a buffer in memory.
+pub fn stats_input(
+    input: &TraceInput,
+    opts: &TraceOptions,
+    page_bytes: u32,
+) -> Result<TraceStats, TraceError> {
     if page_bytes == 0 {
         return Err(TraceError::Option {
             option: "--lpn-size",
@@ -152,10 +162,10 @@ pub fn stats(path: &Path, opts: &TraceOptions, page_bytes: u32) -> Result<TraceS
         });
     }
     let pb = page_bytes as u64;
-    let mut src = opts.open(path)?;
+    let mut src = opts.open_input(input)?;
     let mut filter = Filter::new(opts, &src)?;
     let mut s = TraceStats {
-        file: path.display().to_string(),
+        file: input.name(),
         format: src.format().name(),
         page_bytes,
         requests: 0,
@@ -448,9 +458,17 @@ pub struct VolumeInfo {
 
 /// Lists the volumes of a trace (ordered by name; numeric names numerically).
 pub fn volumes(path: &Path, opts: &TraceOptions) -> Result<Vec<VolumeInfo>, TraceError> {
+    volumes_input(&TraceInput::from(path), opts)
+}
+
+/// [`volumes`] for a file or a buffer in memory.
+pub fn volumes_input(
+    input: &TraceInput,
+    opts: &TraceOptions,
+) -> Result<Vec<VolumeInfo>, TraceError> {
     let mut o = opts.clone();
     o.volume = None;
-    let mut src = o.open(path)?;
+    let mut src = o.open_input(input)?;
     let mut filter = Filter::new(&o, &src)?;
     let mut m: std::collections::HashMap<u64, VolumeInfo> = std::collections::HashMap::new();
     while let Some(r) = src.next_record()? {
@@ -504,8 +522,17 @@ pub fn footprint(
     opts: &TraceOptions,
     page_bytes: u32,
 ) -> Result<Footprint, TraceError> {
+    footprint_input(&TraceInput::from(path), opts, page_bytes)
+}
+
+/// [`footprint`] for a file or a buffer in memory.
+pub fn footprint_input(
+    input: &TraceInput,
+    opts: &TraceOptions,
+    page_bytes: u32,
+) -> Result<Footprint, TraceError> {
     let pb = page_bytes.max(1) as u64;
-    let mut src = opts.open(path)?;
+    let mut src = opts.open_input(input)?;
     let mut filter = Filter::new(opts, &src)?;
     let mut pages: HashSet<(u64, u64), std::hash::BuildHasherDefault<crate::replay::PageHasher>> =
         HashSet::default();
