@@ -2,7 +2,7 @@
 //! (papers/splitgc.txt; model in `flashgc_core::dedup`, docs/splitgc.md).
 
 use crate::{cmd_trace, CommonArgs, Fail};
-use flashgc_core::dedup::{DedupParams, DedupReport, DedupSim, Scheme, SplitRule};
+use flashgc_core::dedup::{DedupParams, DedupReport, DedupSim, Scheme, SplitRule, Writeback};
 use flashgc_core::workload::WorkloadSpec;
 use flashgc_core::Config;
 
@@ -54,9 +54,13 @@ pub struct DedupArgs {
     /// Bloom filter bits per physical page.
     #[arg(long, default_value_t = 4.2, allow_negative_numbers = true)]
     bloom_bits: f64,
-    /// SplitGC victim rule: min-nondup | dup-first | min-valid.
-    #[arg(long, default_value = "min-nondup")]
+    /// SplitGC victim rule: per-free | min-nondup | dup-first | min-valid.
+    #[arg(long, default_value = "per-free")]
     rule: String,
+    /// SplitGC: a page written back from the waiting queue is a known duplicate at once
+    /// (keep), only once the scrub fingerprints it again (rescrub), or never again (once).
+    #[arg(long, default_value = "keep")]
+    writeback: String,
     /// Do not run the read scrub at idle time.
     #[arg(long)]
     no_scrub: bool,
@@ -121,6 +125,7 @@ fn params(a: &DedupArgs, scheme: Scheme) -> Result<DedupParams, Fail> {
     p.scrub_groups = a.scrub_groups;
     p.bloom_bits = a.bloom_bits;
     p.rule = SplitRule::parse("--rule", &a.rule)?;
+    p.writeback = Writeback::parse("--writeback", &a.writeback)?;
     p.scrub = !a.no_scrub;
     p.prescrub = !a.no_prescrub;
     p.multiplane = a.multiplane;

@@ -18,7 +18,7 @@
 //! Schemes:
 //! * `greedy`: fewest live pages; every live page relocated. Groups unused.
 //! * `splitgc`: groups filled by the read scrub ([`DedupFtl::scrub_step`]). Victim: fewest
-//!   non-duplicate live pages (see [`SplitRule`]). A victim page whose group has a live copy
+//!   non-duplicate live pages per invalid page by default (see [`SplitRule`]). A victim page whose group has a live copy
 //!   outside the victim is not moved: its LPN is switched to the group's VPN and queued in
 //!   the waiting queue; [`DedupFtl::deferred_step`] writes it back at idle time (all copies
 //!   are kept: no deduplication).
@@ -85,7 +85,7 @@ impl Scheme {
 #[serde(rename_all = "kebab-case")]
 pub enum SplitRule {
     /// Fewest non-duplicate valid pages over all blocks (a block without known duplicates
-    /// counts all its valid pages). Default: equals the paper's rule whenever the best block
+    /// counts all its valid pages). Equals the paper's rule whenever the best block
     /// holds duplicates, and is greedy when no block does.
     MinNondup,
     /// Literal reading: any block holding duplicates beats every block without; among those,
@@ -94,18 +94,60 @@ pub enum SplitRule {
     /// Greedy victims (fewest valid pages); duplicates are still deferred. Total flash
     /// writes stay greedy's (every copy is rewritten at idle time), only their timing moves.
     MinValid,
+    /// Fewest non-duplicate valid pages per page the victim frees for good (its invalid
+    /// pages: deferred duplicates are written back later, so they free nothing in the end):
+    /// `(valid - dup) / (pages - valid)`. Weighs reclaimable space, which the paper's rule
+    /// does not: a block full of valid duplicates is never a victim while any other block
+    /// frees space. Greedy (same order, same ties) when no block holds known duplicates.
+    /// Default (see docs/splitgc.md: the literal rule churns, the paper reports no churn).
+    PerFree,
 }
 
 impl SplitRule {
-    /// Parses `min-nondup` or `dup-first`.
+    /// Parses `per-free`, `min-nondup`, `dup-first` or `min-valid`.
     pub fn parse(field: &str, s: &str) -> Result<SplitRule> {
         match s.trim().to_ascii_lowercase().as_str() {
             "min-nondup" => Ok(SplitRule::MinNondup),
             "dup-first" => Ok(SplitRule::DupFirst),
             "min-valid" => Ok(SplitRule::MinValid),
+            "per-free" => Ok(SplitRule::PerFree),
             o => Err(Error::config(
                 field,
-                format!("unknown rule `{o}`; allowed: min-nondup, dup-first, min-valid"),
+                format!("unknown rule `{o}`; allowed: per-free, min-nondup, dup-first, min-valid"),
+            )),
+        }
+    }
+}
+
+/// What SplitGC knows about a page it writes back from the waiting queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Writeback {
+    /// The new copy is an ordinary write: the fingerprint table learns it (and its
+    /// block is marked as holding duplicates) only when the read scrub fingerprints it, as
+    /// for host writes. The paper marks blocks from the scrub only (Section 3.2) and its
+    /// queue entry holds the content and a target address, nothing that re-enters the table.
+    Rescrub,
+    /// Default. The new copy joins its content group at once (known duplicate): the FTL
+    /// updates the fingerprint table when it relocates a page (paper Section 3.3) and the
+    /// write-back is such a relocation. With the `min-nondup` rule a block of written-back duplicates is then the next victim and is
+    /// deferred again (churn: WAF 23 on the FIU slice).
+    Keep,
+    /// As `rescrub`, and the copy is never fingerprinted again until its LPN is rewritten:
+    /// a page deferred once is migrated normally by later GCs (no repeated deferral).
+    Once,
+}
+
+impl Writeback {
+    /// Parses `rescrub`, `keep` or `once`.
+    pub fn parse(field: &str, s: &str) -> Result<Writeback> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "rescrub" => Ok(Writeback::Rescrub),
+            "keep" => Ok(Writeback::Keep),
+            "once" => Ok(Writeback::Once),
+            o => Err(Error::config(
+                field,
+                format!("unknown write-back mode `{o}`; allowed: rescrub, keep, once"),
             )),
         }
     }
@@ -266,12 +308,16 @@ pub struct DedupMemory {
 pub struct DedupFtl {
     scheme: Scheme,
     rule: SplitRule,
+    writeback: Writeback,
     g: DedupGeom,
     l2p: Vec<u32>,
     owner: Vec<u32>,
     gid: Vec<u32>,
     pos: Vec<u32>,
     live: Vec<u64>,
+    /// Pages written back from the waiting queue under [`Writeback::Once`] (bit per PPN):
+    /// the scrub does not fingerprint them.
+    once: Vec<u64>,
     pcontent: Vec<u64>,
     valid: Vec<u32>,
     dup: Vec<u32>,
@@ -348,11 +394,13 @@ impl DedupFtl {
         Ok(DedupFtl {
             scheme,
             rule,
+            writeback: Writeback::Keep,
             l2p: vec![NONE; g.logical_pages as usize],
             owner: vec![NONE; n],
             gid: vec![NONE; n],
             pos: vec![0; n],
             live: vec![0; n.div_ceil(64)],
+            once: vec![0; n.div_ceil(64)],
             pcontent: vec![0; n],
             valid: vec![0; s],
             dup: vec![0; s],
@@ -388,7 +436,18 @@ impl DedupFtl {
         })
     }
 
-    /// The scheme.
+    /// Sets what a page written back from the waiting queue is known as (default
+    /// [`Writeback::Keep`]).
+    pub fn set_writeback(&mut self, w: Writeback) {
+        self.writeback = w;
+    }
+
+    /// The SplitGC scheme's write-back mode.
+    pub fn writeback(&self) -> Writeback {
+        self.writeback
+    }
+
+    /// The GC scheme.
     pub fn scheme(&self) -> Scheme {
         self.scheme
     }
@@ -466,6 +525,19 @@ impl DedupFtl {
                 self.seq += 1;
                 self.stamp_k[s] = self.seq;
             }
+        }
+    }
+    #[inline]
+    fn is_once(&self, ppn: u32) -> bool {
+        self.once[(ppn / 64) as usize] & (1 << (ppn % 64)) != 0
+    }
+    #[inline]
+    fn set_once(&mut self, ppn: u32, on: bool) {
+        let w = &mut self.once[(ppn / 64) as usize];
+        if on {
+            *w |= 1 << (ppn % 64);
+        } else {
+            *w &= !(1 << (ppn % 64));
         }
     }
     #[inline]
@@ -749,6 +821,7 @@ impl DedupFtl {
         let ppn = seg * self.g.pps + off;
         self.owner[ppn as usize] = owner;
         self.pcontent[ppn as usize] = content;
+        self.set_once(ppn, false);
         self.set_live(ppn);
         self.written[seg as usize] = off + 1;
         if self.log_ops {
@@ -822,6 +895,9 @@ impl DedupFtl {
         let mut best_dup: Option<(u32, u64, u32)> = None;
         let use_k = matches!(self.scheme, Scheme::SplitGc | Scheme::Dagc);
         let dup_first = self.scheme == Scheme::SplitGc && self.rule == SplitRule::DupFirst;
+        if self.scheme == Scheme::SplitGc && self.rule == SplitRule::PerFree {
+            return self.select_per_free(plane);
+        }
         for s in (plane as usize..self.g.segments as usize).step_by(self.g.planes as usize) {
             if self.state[s] != SEALED {
                 continue;
@@ -848,6 +924,43 @@ impl DedupFtl {
         Some(pick)
     }
 
+    /// [`SplitRule::PerFree`]: fewest non-duplicate valid pages per invalid page (exact
+    /// rational comparison), ties to the earliest arrival at the rank key; blocks without
+    /// invalid pages last (by non-duplicate count).
+    fn select_per_free(&mut self, plane: u32) -> Option<u32> {
+        let pps = self.g.pps as u64;
+        // (non-duplicate valid, freed pages, stamp, segment)
+        let mut best: Option<(u64, u64, u64, u32)> = None;
+        for s in (plane as usize..self.g.segments as usize).step_by(self.g.planes as usize) {
+            if self.state[s] != SEALED {
+                continue;
+            }
+            let n = (self.valid[s] - self.dup[s]) as u64;
+            let f = pps - self.valid[s] as u64;
+            let c = (n, f, self.stamp_k[s], s as u32);
+            let better = match best {
+                None => true,
+                Some(b) => {
+                    let ord = match (c.1 == 0, b.1 == 0) {
+                        (true, true) => c.0.cmp(&b.0),
+                        (true, false) => std::cmp::Ordering::Greater,
+                        (false, true) => std::cmp::Ordering::Less,
+                        (false, false) => (c.0 * b.1).cmp(&(b.0 * c.1)),
+                    };
+                    ord.then(c.2.cmp(&b.2)) == std::cmp::Ordering::Less
+                }
+            };
+            if better {
+                best = Some(c);
+            }
+        }
+        let pick = best?.3;
+        if self.dup[pick as usize] > 0 {
+            self.counters.dup_victims += 1;
+        }
+        Some(pick)
+    }
+
     /// Moves live page `ppn` to `stream`'s frontier, keeping its owner and group.
     fn relocate(&mut self, ppn: u32, stream: usize, log_read: bool) -> Result<u32> {
         if log_read && self.log_ops {
@@ -860,6 +973,9 @@ impl DedupFtl {
         );
         let plane = self.seg(ppn) % self.g.planes;
         let q = self.program(plane, stream, content, owner, true)?;
+        if self.is_once(ppn) {
+            self.set_once(q, true);
+        }
         if owner != NONE {
             self.l2p[owner as usize] = q;
         }
@@ -1010,7 +1126,11 @@ impl DedupFtl {
             // The program may have run GC: resolve the group again (it is kept alive by
             // this LPN's borrow).
             let g = self.l2p[lpn as usize] & !VFLAG;
-            self.join(q, g);
+            match self.writeback {
+                Writeback::Keep => self.join(q, g),
+                Writeback::Rescrub => {}
+                Writeback::Once => self.set_once(q, true),
+            }
             self.groups[g as usize].borrowers -= 1;
             self.l2p[lpn as usize] = q;
             if self.groups[g as usize].borrowers == 0 {
@@ -1056,7 +1176,7 @@ impl DedupFtl {
             let fpg = ScrubCursor::group_of(c.seg, segs, self.scrub_groups) == c.active;
             if fpg && self.scheme == Scheme::SplitGc {
                 self.counters.scrub_fp_pages += 1;
-                if self.gid[ppn as usize] == NONE {
+                if self.gid[ppn as usize] == NONE && !self.is_once(ppn) {
                     self.fingerprint(ppn);
                 }
             }
@@ -1099,7 +1219,7 @@ impl DedupFtl {
                 continue;
             }
             for p in s * self.g.pps..(s + 1) * self.g.pps {
-                if self.is_live(p) && self.gid[p as usize] == NONE {
+                if self.is_live(p) && self.gid[p as usize] == NONE && !self.is_once(p) {
                     self.fingerprint(p);
                 }
             }

@@ -26,7 +26,9 @@ pub mod ftl;
 pub mod scrub;
 
 pub use content::{ContentGen, ContentParams};
-pub use ftl::{DOp, DedupCounters, DedupFtl, DedupGeom, DedupMemory, Scheme, SplitRule, VFLAG};
+pub use ftl::{
+    DOp, DedupCounters, DedupFtl, DedupGeom, DedupMemory, Scheme, SplitRule, Writeback, VFLAG,
+};
 
 use crate::config::{Config, Layout};
 use crate::error::{Error, Result};
@@ -51,6 +53,8 @@ pub struct DedupParams {
     pub scheme: Scheme,
     /// SplitGC victim rule.
     pub rule: SplitRule,
+    /// SplitGC: what a page written back from the waiting queue is known as.
+    pub writeback: Writeback,
     /// Synthetic content (used for every written page whose request carries no content).
     pub content: ContentParams,
     /// Idle detection: no host request outstanding for this long, ns.
@@ -85,7 +89,8 @@ impl DedupParams {
     pub fn new(scheme: Scheme) -> DedupParams {
         DedupParams {
             scheme,
-            rule: SplitRule::MinNondup,
+            rule: SplitRule::PerFree,
+            writeback: Writeback::Keep,
             content: ContentParams {
                 dup_ratio: 0.3,
                 pool: 1024,
@@ -224,7 +229,8 @@ impl DedupSim {
             },
         };
         let fp_ns = p.fp_gen_ns + p.fp_manage_ns;
-        let ftl = DedupFtl::new(p.scheme, p.rule, g, p.scrub_groups, p.bloom_bits, fp_ns)?;
+        let mut ftl = DedupFtl::new(p.scheme, p.rule, g, p.scrub_groups, p.bloom_bits, fp_ns)?;
+        ftl.set_writeback(p.writeback);
         let costs = Costs::new(&cfg.device.timing, layout.lpn_size);
         let dev = Device::new(geo, costs, p.multiplane, Alloc::Static, layout.segments);
         Ok(DedupSim {
