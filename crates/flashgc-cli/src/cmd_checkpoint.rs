@@ -120,15 +120,7 @@ pub fn run_waf(
             .and_then(|_| flag::register(SIGINT, Arc::clone(&stop)))
             .map_err(|e| Fail(1, format!("cannot install the Ctrl-C handler: {e}")))?;
     }
-    let mut progress = |p: &flashgc_core::sim::Progress| {
-        if let Some(b) = bar {
-            if let Some(t) = p.target_pages {
-                b.set_length(t);
-            }
-            b.set_position(p.user_pages);
-            b.set_message(format!("WAF {:.3}", p.waf));
-        }
-    };
+    let mut progress = crate::bar_progress(bar);
     let mut on_ckpt = |i: &CheckpointInfo| {
         let msg = format!(
             "checkpoint: {} after {} user pages ({:.1} MiB in {:.2} s)",

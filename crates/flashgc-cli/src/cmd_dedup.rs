@@ -88,19 +88,6 @@ pub struct DedupArgs {
     output: Option<String>,
 }
 
-/// Runs `flashgc dedup`; returns the exit code (2: bad input, 1: run-time failure).
-pub fn dedup(args: &DedupArgs) -> i32 {
-    match dedup_inner(args) {
-        Ok(()) => 0,
-        Err(Fail(code, msg)) => {
-            if !msg.is_empty() {
-                eprintln!("flashgc: error: {msg}");
-            }
-            code as i32
-        }
-    }
-}
-
 fn us(field: &str, v: f64) -> Result<u64, Fail> {
     if v.is_finite() && (0.0..=1e9).contains(&v) {
         Ok((v * 1000.0).round() as u64)
@@ -201,7 +188,8 @@ fn human(r: &DedupReport, secs: f64, reqs: u64) -> String {
     )
 }
 
-fn dedup_inner(a: &DedupArgs) -> Result<(), Fail> {
+/// Runs `flashgc dedup` (errors: 2 for bad input, 1 for run-time failures).
+pub fn dedup(a: &DedupArgs) -> Result<(), Fail> {
     let mut common = a.common.clone();
     if common.preset.is_none() && common.config.is_none() {
         common.preset = Some("ssdsim-splitgc".into());

@@ -71,19 +71,6 @@ pub struct NocArgs {
     output: Option<String>,
 }
 
-/// Runs `flashgc noc`; returns the exit code (2: bad input, 1: run-time failure).
-pub fn noc(args: &NocArgs) -> i32 {
-    match noc_inner(args) {
-        Ok(()) => 0,
-        Err(Fail(code, msg)) => {
-            if !msg.is_empty() {
-                eprintln!("flashgc: error: {msg}");
-            }
-            code as i32
-        }
-    }
-}
-
 fn us_to_ns(field: &str, v: Option<f64>) -> Result<Option<u64>, Fail> {
     match v {
         None => Ok(None),
@@ -224,7 +211,8 @@ fn human(r: &NocReport) -> String {
     )
 }
 
-fn noc_inner(a: &NocArgs) -> Result<(), Fail> {
+/// Runs `flashgc noc` (errors: 2 for bad input, 1 for run-time failures).
+pub fn noc(a: &NocArgs) -> Result<(), Fail> {
     let mut common = a.common.clone();
     if common.preset.is_none() && common.config.is_none() {
         common.preset = Some("noc-ssdc".into());

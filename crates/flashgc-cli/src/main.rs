@@ -375,6 +375,21 @@ fn prepare_trace(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> Result<(), 
 }
 
 /// Runs one configuration with a progress bar on a terminal.
+/// The run loop's progress callback: drives the terminal progress bar, if there is one.
+fn bar_progress(
+    bar: Option<&indicatif::ProgressBar>,
+) -> impl FnMut(&flashgc_core::sim::Progress) + '_ {
+    move |p| {
+        if let Some(b) = bar {
+            if let Some(t) = p.target_pages {
+                b.set_length(t);
+            }
+            b.set_position(p.user_pages);
+            b.set_message(format!("WAF {:.3}", p.waf));
+        }
+    }
+}
+
 fn run_one(
     cfg: &Config,
     a: &RunArgs,
@@ -383,15 +398,7 @@ fn run_one(
     let mut cfg = cfg.clone();
     prepare_trace(&mut cfg, &a.trace)?;
     let mut wl = open_workload(&mut cfg, &a.trace)?;
-    let mut progress = |p: &flashgc_core::sim::Progress| {
-        if let Some(b) = bar {
-            if let Some(t) = p.target_pages {
-                b.set_length(t);
-            }
-            b.set_position(p.user_pages);
-            b.set_message(format!("WAF {:.3}", p.waf));
-        }
-    };
+    let mut progress = bar_progress(bar);
     if a.timing.timing || a.timing.any_timing_flag() {
         return Ok(cmd_timing::run(
             &a.timing,
@@ -831,14 +838,8 @@ fn main() -> ExitCode {
                 Err(Fail(code.clamp(1, 255) as u8, String::new()))
             }
         }
-        Cmd::Dedup(a) => match cmd_dedup::dedup(&a) {
-            0 => Ok(()),
-            code => Err(Fail(code.clamp(1, 255) as u8, String::new())),
-        },
-        Cmd::Noc(a) => match cmd_noc::noc(&a) {
-            0 => Ok(()),
-            code => Err(Fail(code.clamp(1, 255) as u8, String::new())),
-        },
+        Cmd::Dedup(a) => cmd_dedup::dedup(&a),
+        Cmd::Noc(a) => cmd_noc::noc(&a),
         Cmd::Fio(a) => match cmd_timing::fio(&a) {
             0 => Ok(()),
             code => Err(Fail(code.clamp(1, 255) as u8, String::new())),
