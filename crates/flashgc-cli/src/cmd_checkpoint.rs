@@ -8,10 +8,11 @@ use flashgc_core::config::Layout;
 use flashgc_core::sim::{CheckpointInfo, RunControl, RunEnd};
 use flashgc_core::{Config, RunResult, Simulation};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+/// Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it); SIGTERM
+/// gives 143 (128 + 15).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// `--checkpoint-every SIZE` in user pages: bytes with a unit (`64GiB`, `1TiB`, `512m`) or
@@ -74,6 +75,50 @@ pub struct Outcome {
     pub stopped: Option<CheckpointInfo>,
     /// The checkpoint file in use.
     pub path: PathBuf,
+    /// The signal that stopped the run (SIGINT or SIGTERM), if one did.
+    pub signal: Option<i32>,
+}
+
+impl Outcome {
+    /// The exit code of a stopped run: 128 + the signal, as shells and job schedulers
+    /// expect (130 for Ctrl-C, 143 for SIGTERM).
+    pub fn exit_code(&self) -> u8 {
+        match self.signal {
+            Some(s) if (1..=127).contains(&s) => (128 + s) as u8,
+            _ => EXIT_INTERRUPTED,
+        }
+    }
+}
+
+/// Refuses, before a run, an `-o` that cannot take the result (missing directory,
+/// not a regular file, no permission): exit code 2 instead of a lost result at the end.
+pub fn check_output(a: &RunArgs) -> Result<(), Fail> {
+    if let Some(o) = &a.output {
+        let target = crate::outfile::check_writable(o).map_err(|e| Fail(2, e))?;
+        crate::outfile::remove_stale_temps(&target);
+    }
+    Ok(())
+}
+
+/// `flashgc resume`: results go to `-o` if given, else to the original file name in the
+/// current directory (a checkpoint's stored paths may be someone else's); says so.
+pub fn redirect_output(a: &mut RunArgs, given: Option<String>) {
+    let stored = a.output.take();
+    a.output = match (given, stored) {
+        (Some(o), _) => Some(o),
+        (None, Some(s)) => {
+            let name = Path::new(&s)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "flashgc-result.json".into());
+            eprintln!(
+                "resume: writing the result to {name} in the current directory (the original run wrote {s}; \
+                 -o FILE chooses another file)"
+            );
+            Some(name)
+        }
+        (None, None) => None,
+    };
 }
 
 /// Runs (or, with `resume`, continues) a WAF-mode simulation with checkpoints and Ctrl-C
@@ -93,7 +138,9 @@ pub fn run_waf(
         }
         None => {
             prepare_trace(&mut cfg, &a.trace)?;
-            (Simulation::new(&cfg)?, checkpoint_path(a))
+            let path = checkpoint_path(a);
+            crate::outfile::remove_stale_temps(&path);
+            (Simulation::new(&cfg)?, path)
         }
     };
     let mut wl = open_workload(&mut cfg, &a.trace)?;
@@ -111,14 +158,19 @@ pub fn run_waf(
         .transpose()?;
     // Ctrl-C sets the flag; the run stops at its next safe point. A second Ctrl-C (flag
     // already set) gets the default action and ends the process at once.
+    // SIGTERM (what job schedulers send before a kill) is handled the same way.
     let stop = Arc::new(AtomicBool::new(false));
+    let which = Arc::new(AtomicUsize::new(0));
     #[cfg(unix)]
     {
-        use signal_hook::consts::SIGINT;
+        use signal_hook::consts::{SIGINT, SIGTERM};
         use signal_hook::flag;
-        flag::register_conditional_default(SIGINT, Arc::clone(&stop))
-            .and_then(|_| flag::register(SIGINT, Arc::clone(&stop)))
-            .map_err(|e| Fail(1, format!("cannot install the Ctrl-C handler: {e}")))?;
+        for sig in [SIGINT, SIGTERM] {
+            flag::register_conditional_default(sig, Arc::clone(&stop))
+                .and_then(|_| flag::register_usize(sig, Arc::clone(&which), sig as usize))
+                .and_then(|_| flag::register(sig, Arc::clone(&stop)))
+                .map_err(|e| Fail(1, format!("cannot install the signal handler: {e}")))?;
+        }
     }
     let mut progress = crate::bar_progress(bar);
     let mut on_ckpt = |i: &CheckpointInfo| {
@@ -143,11 +195,16 @@ pub fn run_waf(
         on_checkpoint: Some(&mut on_ckpt),
     };
     let end = sim.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
+    let signal = match which.load(Ordering::Relaxed) {
+        0 => None,
+        s => Some(s as i32),
+    };
     Ok(match end {
         RunEnd::Finished(result) => Outcome {
             result,
             stopped: None,
             path,
+            signal: None,
         },
         RunEnd::Stopped {
             partial,
@@ -156,6 +213,7 @@ pub fn run_waf(
             result: partial,
             stopped: checkpoint,
             path,
+            signal,
         },
     })
 }
@@ -170,8 +228,8 @@ pub fn caller_now() -> serde_json::Value {
     serde_json::json!({ "args": args, "cwd": cwd })
 }
 
-/// Opens a checkpoint for `flashgc resume`: its file (absolute, since the working
-/// directory changes to the original run's), the original command line and the reader.
+/// Opens a checkpoint for `flashgc resume`: its file (absolute), the original command line
+/// and the reader (relative trace paths made absolute against the original directory).
 pub fn open_for_resume(path: &str) -> Result<(CheckpointReader, PathBuf, Vec<String>), Fail> {
     let p = Path::new(path);
     let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
@@ -188,13 +246,22 @@ pub fn open_for_resume(path: &str) -> Result<(CheckpointReader, PathBuf, Vec<Str
             format!("{path}: the checkpoint holds no `flashgc run` command line (written by another program?)"),
         )
     })?;
-    if let Some(cwd) = caller["cwd"].as_str().filter(|c| !c.is_empty()) {
-        std::env::set_current_dir(cwd).map_err(|e| {
-            Fail(
-                2,
-                format!("{path}: cannot enter the original run's directory {cwd}: {e}"),
-            )
-        })?;
+    // The run continues in the current directory: nothing is written where the
+    // checkpoint says. Relative input paths (the trace) are read from the original run's
+    // directory, where they were given.
+    let cwd = caller["cwd"].as_str().unwrap_or("").to_string();
+    let mut r = r;
+    if !cwd.is_empty() {
+        let cwd = PathBuf::from(cwd);
+        let w = &mut r.meta.config.run.workload;
+        if let Some(p) = w.strip_prefix("trace:") {
+            if Path::new(p).is_relative() && cwd.join(p).exists() {
+                *w = format!("trace:{}", cwd.join(p).display());
+                if let Some(t) = r.meta.trace.as_mut() {
+                    t.path = cwd.join(&t.path).display().to_string();
+                }
+            }
+        }
     }
     Ok((r, abs, args))
 }

@@ -9,13 +9,13 @@ mod cmd_midas;
 mod cmd_noc;
 mod cmd_timing;
 mod cmd_trace;
+mod outfile;
 mod output;
 
 use clap::{Args, Parser, Subcommand};
 use flashgc_core::config::Watermark;
 use flashgc_core::workload::{Workload, WorkloadSpec};
 use flashgc_core::{placement, victim, Config, Error, RunResult};
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// flashgc: a fast, faithful laboratory for SSD garbage collection.
@@ -35,6 +35,10 @@ enum Cmd {
     Resume {
         /// Checkpoint file.
         checkpoint: String,
+        /// Write the JSON result to this file (default: the original run's file name, in
+        /// the current directory; never the path stored in the checkpoint).
+        #[arg(long, short = 'o')]
+        output: Option<String>,
     },
     /// Simulate several placement x victim combinations on the same workload and seed.
     Compare(RunArgs),
@@ -159,7 +163,7 @@ struct RunArgs {
     #[command(flatten)]
     timing: cmd_timing::TimingFlags,
     /// Print the result as JSON.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     json: bool,
     /// Print the result as CSV (one row per configuration).
     #[arg(long)]
@@ -420,21 +424,14 @@ fn run_one(
 }
 
 fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let b = indicatif::ProgressBar::new(len);
-    let style = indicatif::ProgressStyle::with_template(&format!(
-        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} {unit} {{per_sec}} ETA {{eta}} {{msg}}"
-    ))
-    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-    b.set_style(style);
-    Some(b)
+    output::progress_bar(len, unit)
 }
 
 fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     let cfg = build_config(&a.common)?;
     cfg.layout()?;
+    output::warn_advisories(&cfg);
+    cmd_checkpoint::check_output(&a)?;
     let timed = a.timing.timing || a.timing.any_timing_flag();
     if timed {
         cmd_checkpoint::refuse(&a, "timed runs (--timing)")?;
@@ -463,12 +460,12 @@ fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     report(&a, &r, secs, out.as_ref())
 }
 
-/// `flashgc resume CHECKPOINT`: the original command line, its directory and the saved
-/// state; the output goes where the original run's would have.
-fn cmd_resume(path: &str) -> Result<(), Fail> {
+/// `flashgc resume CHECKPOINT [-o FILE]`: the original command line and the saved state;
+/// the output goes to the current directory (or `-o`), never where the checkpoint says.
+fn cmd_resume(path: &str, output: Option<String>) -> Result<(), Fail> {
     let (reader, abs, args) = cmd_checkpoint::open_for_resume(path)?;
     let caller = reader.meta.caller.clone();
-    let a = match Cli::try_parse_from(&args) {
+    let mut a = match Cli::try_parse_from(&args) {
         Ok(Cli { cmd: Cmd::Run(a) }) => a,
         _ => {
             return Err(Fail(
@@ -480,6 +477,9 @@ fn cmd_resume(path: &str) -> Result<(), Fail> {
             ))
         }
     };
+    cmd_checkpoint::redirect_output(&mut a, output);
+    cmd_checkpoint::check_output(&a)?;
+    outfile::remove_stale_temps(&abs);
     let cfg = reader.meta.config.clone();
     eprintln!(
         "resuming {} at {} user pages ({} requests): {}",
@@ -508,9 +508,6 @@ fn report(
     out: Option<&cmd_checkpoint::Outcome>,
 ) -> Result<(), Fail> {
     let json = serde_json::to_string_pretty(r).map_err(|e| Fail(1, e.to_string()))?;
-    if let Some(path) = &a.output {
-        output::write_atomic(path, json.as_bytes()).map_err(|e| Fail(1, format!("{path}: {e}")))?;
-    }
     if a.json {
         println!("{json}");
     } else if a.csv {
@@ -531,6 +528,11 @@ fn report(
             print!("{}", cmd_timing::human(t));
         }
     }
+    // Written after printing: a result that cannot be saved is still shown.
+    let saved = match &a.output {
+        Some(path) => output::save_result(path, json.as_bytes(), true),
+        None => Ok(()),
+    };
     if let Some(o) = out.filter(|o| o.result.ended_by == "interrupted") {
         let how = match &o.stopped {
             Some(i) => format!(
@@ -544,9 +546,12 @@ fn report(
         eprintln!(
             "flashgc: interrupted: the results above are PARTIAL (ended_by = \"interrupted\"); {how}"
         );
-        return Err(Fail(cmd_checkpoint::EXIT_INTERRUPTED, String::new()));
+        if let Err(Fail(_, msg)) = saved {
+            eprintln!("flashgc: error: {msg}");
+        }
+        return Err(Fail(o.exit_code(), String::new()));
     }
-    Ok(())
+    saved
 }
 
 fn split_list(s: &str) -> Vec<String> {
@@ -573,6 +578,7 @@ const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
 
 fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     cmd_checkpoint::refuse(&a, "`compare`")?;
+    cmd_checkpoint::check_output(&a)?;
     let mut base = build_config(&a.common)?;
     if a.common.config.is_none() {
         if a.common.workload.is_none() {
@@ -584,6 +590,7 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         }
     }
     base.layout()?;
+    output::warn_advisories(&base);
     let placements = split_list(&base.run.placement);
     let victims = split_list(&base.run.victim);
     let jobs_hint = a
@@ -601,8 +608,11 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             c.run.placement = p.clone();
             c.run.victim = v.clone();
             c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
-            // Validate every combination before running any.
-            flashgc_core::Simulation::new(&c)?;
+            // Validate every combination before running any; say which one fails.
+            flashgc_core::Simulation::new(&c).map_err(|e| {
+                let Fail(code, msg) = Fail::from(e);
+                Fail(code, format!("{p} + {v}: {msg}"))
+            })?;
             combos.push(c);
         }
     }
@@ -652,8 +662,9 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             None => return Err(Fail(1, "a simulation thread died".into())),
         }
     }
-    // Classifier cost per user write (wall clock; outside the deterministic results).
-    let costs: Vec<Option<f64>> = if a.json {
+    // Classifier cost per user write (wall clock; outside the deterministic results, so
+    // only in the human table).
+    let costs: Vec<Option<f64>> = if a.json || a.csv {
         vec![None; done.len()]
     } else {
         let l = base.layout()?;
@@ -671,17 +682,18 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     };
     let rs: Vec<RunResult> = done.iter().map(|d| d.0.clone()).collect();
     let json = serde_json::to_string_pretty(&rs).map_err(|e| Fail(1, e.to_string()))?;
-    if let Some(path) = &a.output {
-        output::write_atomic(path, json.as_bytes()).map_err(|e| Fail(1, format!("{path}: {e}")))?;
-    }
     if a.json {
         println!("{json}");
     } else if a.csv {
-        print!("{}", output::csv_with_costs(&rs, &costs));
+        // No wall-clock column: identical runs give identical bytes.
+        print!("{}", output::csv(&rs));
     } else {
         print!("{}", output::compare_table(&done, &costs));
     }
-    Ok(())
+    match &a.output {
+        Some(path) => output::save_result(path, json.as_bytes(), true),
+        None => Ok(()),
+    }
 }
 
 fn parse_hot(s: &str) -> Result<(f64, f64), Fail> {
@@ -817,7 +829,7 @@ fn main() -> ExitCode {
     };
     let r = match cli.cmd {
         Cmd::Run(a) => cmd_run(a),
-        Cmd::Resume { checkpoint } => cmd_resume(&checkpoint),
+        Cmd::Resume { checkpoint, output } => cmd_resume(&checkpoint, output),
         Cmd::Compare(a) => cmd_compare(a),
         Cmd::Model(a) => cmd_model(a),
         Cmd::Presets { name } => cmd_presets(name),

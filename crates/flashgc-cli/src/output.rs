@@ -2,26 +2,78 @@
 
 use flashgc_core::RunResult;
 use std::fmt::Write as _;
-use std::io::Write as _;
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename.
-pub fn write_atomic(path: &str, bytes: &[u8]) -> std::io::Result<()> {
-    let p = std::path::Path::new(path);
-    let dir = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
+/// Writes `bytes` to `path` atomically, through symlinks, regular files only (see
+/// [`crate::outfile`]).
+pub fn write_atomic(path: &str, bytes: &[u8]) -> Result<(), String> {
+    crate::outfile::write_atomic(path, bytes)
+}
+
+/// Writes a result that has already been printed to `-o path`; a failure is exit code 2
+/// with a message that says the result is on standard output.
+pub fn save_result(path: &str, bytes: &[u8], printed: bool) -> Result<(), crate::Fail> {
+    write_atomic(path, bytes).map_err(|e| {
+        crate::Fail(
+            2,
+            format!(
+                "-o {path}: the result could not be written: {e}{}",
+                if printed {
+                    "; it is printed above (standard output)"
+                } else {
+                    ""
+                }
+            ),
+        )
+    })
+}
+
+/// Prints the configuration's advisories (see `Config::advisories`) as warnings; runs also
+/// keep them in their result's notes.
+pub fn warn_advisories(cfg: &flashgc_core::Config) {
+    for w in cfg.advisories() {
+        eprintln!("flashgc: warning: {w}");
     }
-    std::fs::rename(&tmp, p)
+}
+
+/// A rate for the progress bar: whole units per second with thousands separators
+/// (`1,310,251/s`), one decimal below 100.
+pub fn format_rate(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec < 0.0 {
+        return "-/s".into();
+    }
+    if per_sec < 100.0 {
+        return format!("{per_sec:.1}/s");
+    }
+    let digits = format!("{:.0}", per_sec);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out + "/s"
+}
+
+/// A progress bar on a terminal (None otherwise): position, rate and ETA in `unit`s.
+pub fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let b = indicatif::ProgressBar::new(len);
+    let style = indicatif::ProgressStyle::with_template(&format!(
+        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} {unit} {{rate}} ETA {{eta}} {{msg}}"
+    ))
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+    .with_key(
+        "rate",
+        |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = w.write_str(&format_rate(s.per_sec()));
+        },
+    );
+    b.set_style(style);
+    Some(b)
 }
 
 fn gib(pages: u64, page_bytes: u32) -> f64 {
@@ -189,12 +241,14 @@ pub fn human(r: &RunResult, secs: f64) -> String {
     for note in &r.notes {
         let _ = writeln!(s, "note: {note}");
     }
+    // The wall-clock time covers the precondition fill too, so its programs count.
+    let programs = t.flash_programs + r.precondition.flash_programs;
     let _ = writeln!(
         s,
-        "\nsimulated {} flash programs in {:.2} s ({:.1} M programs/s wall clock)",
-        t.flash_programs,
+        "\nsimulated {programs} flash programs ({} of the precondition fill) in {:.2} s ({:.1} M programs/s wall clock)",
+        r.precondition.flash_programs,
         secs,
-        t.flash_programs as f64 / secs.max(1e-9) / 1e6
+        programs as f64 / secs.max(1e-9) / 1e6
     );
     s
 }
@@ -277,25 +331,6 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// CSV with a `classifier_ns_per_write` column (wall clock) appended.
-pub fn csv_with_costs(rs: &[RunResult], costs: &[Option<f64>]) -> String {
-    let mut out = String::new();
-    for (i, line) in csv(rs).lines().enumerate() {
-        if i == 0 {
-            let _ = writeln!(out, "{line},classifier_ns_per_write");
-        } else {
-            let c = costs
-                .get(i - 1)
-                .copied()
-                .flatten()
-                .map(|c| format!("{c:.2}"))
-                .unwrap_or_default();
-            let _ = writeln!(out, "{line},{c}");
-        }
-    }
-    out
-}
-
 /// CSV with one row per configuration.
 pub fn csv(rs: &[RunResult]) -> String {
     let mut s = String::from(
@@ -330,4 +365,18 @@ pub fn csv(rs: &[RunResult]) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_rate;
+
+    #[test]
+    fn rates_have_no_spurious_decimals() {
+        assert_eq!(format_rate(1_310_251.2424), "1,310,251/s");
+        assert_eq!(format_rate(999.6), "1,000/s");
+        assert_eq!(format_rate(100.0), "100/s");
+        assert_eq!(format_rate(12.34), "12.3/s");
+        assert_eq!(format_rate(f64::NAN), "-/s");
+    }
 }

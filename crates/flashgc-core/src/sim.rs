@@ -242,7 +242,7 @@ impl Recorder {
         if Some(self.written) == self.warmup {
             self.steady_start = Some(c.clone());
         }
-        Some(self.written) == self.target
+        self.target.is_some_and(|t| self.written >= t)
     }
 
     fn push_point(&mut self, c: &FtlCounters) {
@@ -466,9 +466,10 @@ impl Simulation {
             return Err(Error::config(
                 "ftl.op",
                 format!(
-                    "{} segments cannot hold {used} segments of data, {} free segments in reserve and {streams} open streams; \
-                     raise op or use fewer streams",
-                    layout.segments, layout.gc_high
+                    "placement `{}` needs {streams} open streams: {} segments cannot hold {used} segments of data, \
+                     {} free segments in reserve and {streams} open streams; raise op, use smaller segments or \
+                     a scheme with fewer streams",
+                    cfg.run.placement, layout.segments, layout.gc_high
                 ),
             ));
         }
@@ -691,6 +692,12 @@ impl Simulation {
         let mut next_progress: u64 = rec.written() + (1 << 20);
         let mut ended_by = "workload_end";
         'outer: loop {
+            // A volume of 0 pages (or a target already reached) ends before any request:
+            // `Recorder::user_page` only reports the target after a write.
+            if target.is_some_and(|t| rec.written() >= t) {
+                ended_by = "write_volume";
+                break;
+            }
             // Safe point: every request handed out so far has been served completely.
             let stop = ctl
                 .stop
@@ -793,9 +800,6 @@ impl Simulation {
                 next_progress = rec.written() + (1 << 20);
                 progress(&rec.progress(&self.ftl.counters));
             }
-        }
-        if target == Some(0) {
-            ended_by = "write_volume";
         }
         if let Some(e) = self.ftl.placement().consistency_error() {
             return Err(Error::Workload(e));
@@ -916,7 +920,7 @@ impl Simulation {
             })
             .collect();
         let mem_total: u64 = memory.iter().map(|m| m.bytes).sum();
-        let mut notes = Vec::new();
+        let mut notes = self.cfg.advisories();
         if total.user_writes == 0 {
             notes.push("no user writes: WAF is reported as 0".to_string());
         }
