@@ -20,7 +20,8 @@ pub fn resolve(path: &Path) -> Result<PathBuf, String> {
     for _ in 0..40 {
         match std::fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
-                let to = std::fs::read_link(&p).map_err(|e| format!("cannot read the symlink: {e}"))?;
+                let to =
+                    std::fs::read_link(&p).map_err(|e| format!("cannot read the symlink: {e}"))?;
                 p = match p.parent() {
                     Some(dir) if to.is_relative() => dir.join(to),
                     _ => to,

@@ -84,10 +84,13 @@ fn sigint_then_resume_gives_the_uninterrupted_output() {
     assert_eq!(partial["ended_by"], "interrupted");
     assert_eq!(std::fs::read(&out).unwrap(), o.stdout.trim_ascii_end());
 
-    // Resume from another directory: the stored working directory is used.
+    // Resume from another directory, naming the output again (without -o it would go to
+    // the current directory: tests/robustness.rs).
     let r = bin()
         .arg("resume")
         .arg(&ckpt)
+        .arg("-o")
+        .arg(&out)
         .current_dir(std::env::temp_dir())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -282,7 +282,13 @@ fn interrupt(d: &Path, sig: libc::c_int) -> Output {
     let ckpt = d.join("c.ckpt");
     let child = bin()
         .args(LONG)
-        .args(["-o", "out.json", "--checkpoint-every", "0.5x", "--checkpoint"])
+        .args([
+            "-o",
+            "out.json",
+            "--checkpoint-every",
+            "0.5x",
+            "--checkpoint",
+        ])
         .arg(&ckpt)
         .current_dir(d)
         .stdout(Stdio::piped())
@@ -391,7 +397,13 @@ fn every_command_prefixes_its_errors_the_same_way() {
     for args in [
         vec!["run", "--op", "0"],
         vec!["trace", "stats", "/nonexistent/trace.csv"],
-        vec!["compare", "--placement", "nosuch", "--logical-gib", "0.0625"],
+        vec![
+            "compare",
+            "--placement",
+            "nosuch",
+            "--logical-gib",
+            "0.0625",
+        ],
         vec!["presets", "nosuch"],
     ] {
         let o = flashgc(&args);

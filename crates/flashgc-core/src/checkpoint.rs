@@ -67,18 +67,55 @@ pub fn decode<T: DeserializeOwned>(b: &[u8]) -> Result<T> {
 /// Implements `save_state`/`load_state` of a placement or victim policy whose whole struct
 /// derives `Serialize`/`Deserialize`: the policy is rebuilt from its spec, then replaced by
 /// the decoded state.
+///
+/// A checkpoint's CRC proves integrity, not consistency (anyone can write a file with a
+/// valid CRC), so the decoded state is checked against the freshly built instance first:
+/// `same: [a, b]` lists fields fixed by the spec and device (they must be equal), `len:
+/// [t, u]` tables whose length they fix. Checks of the values themselves (stream ids in
+/// range, candidates = sealed segments) go in the policy's `check_restored`.
 macro_rules! serde_state {
     () => {
+        $crate::checkpoint::serde_state!(same: [], len: []);
+    };
+    (same: [$($same:ident),*], len: [$($len:ident),*]) => {
         fn save_state(&self) -> $crate::error::Result<Vec<u8>> {
             $crate::checkpoint::encode(self)
         }
         fn load_state(&mut self, state: &[u8]) -> $crate::error::Result<()> {
-            *self = $crate::checkpoint::decode(state)?;
+            let d: Self = $crate::checkpoint::decode(state)?;
+            $(
+                if d.$same != self.$same {
+                    return Err($crate::checkpoint::inconsistent(format!(
+                        "`{}` is {:?}; the configuration gives {:?}",
+                        stringify!($same),
+                        d.$same,
+                        self.$same
+                    )));
+                }
+            )*
+            $(
+                if d.$len.len() != self.$len.len() {
+                    return Err($crate::checkpoint::inconsistent(format!(
+                        "`{}` has {} entries; the configuration gives {}",
+                        stringify!($len),
+                        d.$len.len(),
+                        self.$len.len()
+                    )));
+                }
+            )*
+            *self = d;
             Ok(())
         }
     };
 }
+
+/// The error of restored state that decodes but contradicts the configuration or itself.
+pub fn inconsistent(what: String) -> Error {
+    Error::Input(format!("inconsistent checkpoint state: {what}"))
+}
 pub(crate) use serde_state;
+
+pub mod fuzzing;
 
 /// The error of a policy that has not implemented checkpointing.
 pub(crate) fn not_checkpointable(kind: &str, name: &str) -> Error {
@@ -420,11 +457,15 @@ fn io_err(path: &Path, what: &str, e: std::io::Error) -> Error {
 
 // ---- reader ----
 
+/// What a checkpoint is read from: a file, or bytes in memory (the fuzz harness).
+trait Source: Read + Seek + Send {}
+impl<T: Read + Seek + Send> Source for T {}
+
 /// An open checkpoint: header checked, `META` read; the other sections are read in order
 /// by [`crate::Simulation::from_checkpoint`].
 pub struct CheckpointReader {
     path: PathBuf,
-    r: BufReader<File>,
+    r: Box<dyn Source>,
     crc: crc32fast::Hasher,
     want_crc: u32,
     left: u64,
@@ -496,7 +537,16 @@ impl CheckpointReader {
             .metadata()
             .map_err(|e| io_err(path, "cannot stat checkpoint", e))?
             .len();
-        let mut r = BufReader::with_capacity(1 << 20, f);
+        Self::from_source(path, Box::new(BufReader::with_capacity(1 << 20, f)), size)
+    }
+
+    /// Opens a checkpoint held in memory (`name` stands for its path in messages).
+    pub fn from_bytes(name: &Path, bytes: Vec<u8>) -> Result<CheckpointReader> {
+        let size = bytes.len() as u64;
+        Self::from_source(name, Box::new(std::io::Cursor::new(bytes)), size)
+    }
+
+    fn from_source(path: &Path, mut r: Box<dyn Source>, size: u64) -> Result<CheckpointReader> {
         let bad = |what: String| Error::Input(format!("{}: {what}", path.display()));
         let mut magic = [0u8; 8];
         if r.read_exact(&mut magic).is_err() || &magic != MAGIC {

@@ -269,6 +269,62 @@ impl Recorder {
         }
     }
 
+    /// Checks a recorder restored from a checkpoint against the run it belongs to
+    /// (`target`: the run's volume, `now`: the restored FTL counters): the run must end
+    /// where the configuration says, its windows must advance, and every counter snapshot
+    /// must lie between the start and now (the results subtract them).
+    pub(crate) fn check_restored(
+        &self,
+        layout: &Layout,
+        target: Option<u64>,
+        now: &FtlCounters,
+    ) -> std::result::Result<(), String> {
+        if self.target != target {
+            return Err(format!(
+                "run target {:?} user pages; the configuration gives {target:?}",
+                self.target
+            ));
+        }
+        if self.logical != layout.logical_pages || self.lpn_bytes != layout.lpn_size as u64 {
+            return Err("recorder sized for another device".into());
+        }
+        if target.is_some_and(|t| self.written > t) || self.warmup > target {
+            return Err(format!(
+                "{} user pages written, warm-up {:?}, of a target of {target:?}",
+                self.written, self.warmup
+            ));
+        }
+        if self.window == 0 || self.next_window <= self.written {
+            return Err("WAF window bookkeeping".into());
+        }
+        let le = |a: &FtlCounters, b: &FtlCounters| {
+            a.user_writes <= b.user_writes
+                && a.gc_writes <= b.gc_writes
+                && a.erases <= b.erases
+                && a.gc_victims <= b.gc_victims
+                && a.gc_episodes <= b.gc_episodes
+                && a.reads <= b.reads
+                && a.unmapped_reads <= b.unmapped_reads
+                && a.trims <= b.trims
+                && a.alpha_samples_sum <= b.alpha_samples_sum
+                && a.alpha_samples <= b.alpha_samples
+        };
+        let snapshots = [
+            Some(&self.last_window),
+            Some(&self.prev_window),
+            self.steady_start.as_ref(),
+        ];
+        let ordered = le(&self.start, now)
+            && snapshots
+                .iter()
+                .flatten()
+                .all(|c| le(&self.start, c) && le(c, now));
+        if !ordered || now.user_writes - self.start.user_writes != self.written {
+            return Err("counter snapshots do not match the FTL's counters".into());
+        }
+        Ok(())
+    }
+
     /// Closes the last, partial window and returns (whole run, steady state, warm-up user
     /// pages, series). A remainder shorter than half a window joins the last window rather
     /// than standing as a point of its own (a few pages' WAF is noise).
@@ -891,7 +947,40 @@ impl Simulation {
         let st: SimState =
             crate::checkpoint::decode(&b).map_err(|e| r.damaged(format!("run state: {e}")))?;
         sim.ftl.load_checkpoint(&mut r)?;
+        let path = r.path().to_path_buf();
         r.finish()?;
+        // The run's own state must fit the restored FTL and the configuration: a wrong
+        // target would make the run stop early or never; a wrong counter snapshot would
+        // underflow in the results.
+        let logical = sim.layout.logical_pages;
+        let synthetic = matches!(
+            WorkloadSpec::parse("run.workload", &cfg.run.workload),
+            Ok(WorkloadSpec::Synthetic(_))
+        );
+        let want = synthetic.then(|| (cfg.run.write_volume * logical as f64).round() as u64);
+        let check = || -> std::result::Result<(), String> {
+            if st.target != want && (synthetic || st.target.is_some()) {
+                return Err(format!(
+                    "run target {:?}; the configuration gives {want:?}",
+                    st.target
+                ));
+            }
+            st.rec
+                .check_restored(&sim.layout, st.target, &sim.ftl.counters)?;
+            // The measured phase starts where the precondition fill ended.
+            if st.pre.user_writes != st.rec.start.user_writes
+                || st.pre.flash_programs != st.pre.user_writes.wrapping_add(st.pre.gc_writes)
+            {
+                return Err("precondition counts".into());
+            }
+            Ok(())
+        };
+        check().map_err(|e| {
+            Error::Input(format!(
+                "{}: damaged checkpoint: inconsistent run state: {e}",
+                path.display()
+            ))
+        })?;
         sim.pre = st.pre.clone();
         sim.preconditioned = true;
         sim.resumed = Some(st);

@@ -4,7 +4,7 @@
 use super::{Frontier, Ftl, FtlCounters, VICTIM_HIST_BINS};
 use crate::checkpoint::{CheckpointReader, CheckpointWriter};
 use crate::error::Result;
-use crate::segment::Segments;
+use crate::segment::{RestoredDevice, SegState, Segments};
 use crate::types::{SegmentId, NONE};
 use std::collections::VecDeque;
 
@@ -126,6 +126,110 @@ impl Ftl {
         self.counters = st.counters;
         self.victim_hist = st.victim_hist;
         self.in_gc = false;
-        Ok(())
+        self.check_restored()
+            .map_err(|e| r.damaged(format!("inconsistent state: {e}")))
+    }
+
+    /// Checks a restored state before anything runs on it: the segment table and pool
+    /// (every value the write and GC paths index with), the invariants of [`Ftl::check`]
+    /// (mapping tables, valid counts), then the placement's and victim policy's own
+    /// state against them. A checkpoint's CRC only proves the bytes were not damaged in
+    /// storage; a file written (or edited, CRC recomputed) by anyone may hold anything.
+    fn check_restored(&self) -> std::result::Result<(), String> {
+        let n = self.segs.len();
+        let pps = self.p.pages_per_segment;
+        let streams = self.open.len();
+        if self.placement.streams() != streams {
+            return Err(format!(
+                "placement `{}` has {} streams; the FTL keeps {streams} open",
+                self.placement.name(),
+                self.placement.streams()
+            ));
+        }
+        for s in 0..n {
+            let (w, v) = (self.segs.written[s], self.segs.valid[s]);
+            if w > pps || v > w {
+                return Err(format!(
+                    "segment {s}: {v} valid of {w} written pages, {pps} per segment"
+                ));
+            }
+            if self.segs.stream[s] as usize >= streams {
+                return Err(format!(
+                    "segment {s}: stream {} of {streams}",
+                    self.segs.stream[s]
+                ));
+            }
+            if self.segs.sealed_at[s] > self.clock {
+                return Err(format!(
+                    "segment {s} sealed at {} after the clock {}",
+                    self.segs.sealed_at[s], self.clock
+                ));
+            }
+            match self.segs.state[s] {
+                SegState::Collecting => {
+                    return Err(format!("segment {s} is being collected at a safe point"))
+                }
+                SegState::Open if w == pps => return Err(format!("open segment {s} is full")),
+                _ => {}
+            }
+        }
+        let mut in_pool = vec![false; n];
+        for &s in &self.free {
+            if std::mem::replace(&mut in_pool[s as usize], true) {
+                return Err(format!("segment {s} is twice in the free pool"));
+            }
+            if self.segs.state[s as usize] != SegState::Free {
+                return Err(format!("segment {s} in the free pool is not free"));
+            }
+        }
+        let mut open_seen = vec![false; n];
+        for (i, f) in self.open.iter().enumerate() {
+            if f.seg == NONE {
+                continue;
+            }
+            let s = f.seg as usize;
+            if std::mem::replace(&mut open_seen[s], true)
+                || self.segs.state[s] != SegState::Open
+                || self.segs.stream[s] as usize != i
+            {
+                return Err(format!(
+                    "stream {i}'s frontier, segment {s}, is not its open segment"
+                ));
+            }
+        }
+        // Valid bits past the last physical page would be counted by no segment.
+        let physical = n as u64 * pps as u64;
+        if physical % 64 != 0 {
+            let last = self.map.valid.last().copied().unwrap_or(0);
+            if last >> (physical % 64) != 0 {
+                return Err("valid bits beyond the last physical page".into());
+            }
+        }
+        let logical = self.p.logical_pages;
+        for (ppn, &lpn) in self.map.p2l.iter().enumerate() {
+            if self.map.is_valid(ppn as u32) && lpn as u64 >= logical {
+                return Err(format!(
+                    "P2L[{ppn}] = {lpn} is beyond the {logical} logical pages"
+                ));
+            }
+        }
+        if self.victim_hist.len() != VICTIM_HIST_BINS {
+            return Err("victim histogram size".into());
+        }
+        if self.counters.user_writes < self.written_pages.saturating_sub(self.counters.gc_writes) {
+            return Err("fewer writes counted than pages written".into());
+        }
+        self.check()?;
+        let dev = RestoredDevice {
+            logical_pages: logical,
+            streams,
+            view: self.view(),
+        };
+        self.placement
+            .check_restored(&dev)
+            .map_err(|e| format!("placement `{}`: {e}", self.placement.name()))?;
+        self.victim
+            .check_restored(&dev)
+            .map_err(|e| format!("victim policy `{}`: {e}", self.victim.name()))
     }
 }

@@ -43,7 +43,20 @@ impl Placement for Dac {
     fn name(&self) -> &'static str {
         "dac"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [regions], len: [region, writes]);
+    fn check_restored(
+        &self,
+        _dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        match self
+            .region
+            .iter()
+            .find(|&&r| r != UNWRITTEN && r >= self.regions)
+        {
+            Some(r) => Err(format!("region {r} of {}", self.regions)),
+            None => Ok(()),
+        }
+    }
     fn streams(&self) -> usize {
         self.regions as usize
     }

@@ -265,6 +265,19 @@ impl Placement for Oracle {
     fn load_state(&mut self, state: &[u8]) -> Result<()> {
         // Keep the future `set_future` gave (or will give) this instance.
         let mut o: Oracle = crate::checkpoint::decode(state)?;
+        // Fixed by the spec and device (bounds: by the future, when this instance has it).
+        let same = (o.classes, &o.explicit, o.iterations, o.logical)
+            == (self.classes, &self.explicit, self.iterations, self.logical)
+            && o.inv.len() == self.inv.len()
+            && o.user_class.len() == self.classes
+            && o.gc_class.len() == self.classes
+            && o.bounds.len() < self.classes
+            && (!self.ready || o.bounds == self.bounds);
+        if !same {
+            return Err(crate::checkpoint::inconsistent(
+                "oracle classes, bounds or tables differ from the configuration".into(),
+            ));
+        }
         o.future = std::mem::take(&mut self.future);
         o.lpns = std::mem::take(&mut self.lpns);
         *self = o;
