@@ -77,6 +77,8 @@ pub struct Outcome {
     pub path: PathBuf,
     /// The signal that stopped the run (SIGINT or SIGTERM), if one did.
     pub signal: Option<i32>,
+    /// The memory estimate the run was admitted with, bytes.
+    pub estimate: u64,
 }
 
 impl Outcome {
@@ -194,6 +196,7 @@ pub fn run_waf(
         stop_after_requests: None,
         on_checkpoint: Some(&mut on_ckpt),
     };
+    let estimate = sim.memory_estimate();
     let end = sim.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
     let signal = match which.load(Ordering::Relaxed) {
         0 => None,
@@ -205,6 +208,7 @@ pub fn run_waf(
             stopped: None,
             path,
             signal: None,
+            estimate,
         },
         RunEnd::Stopped {
             partial,
@@ -214,6 +218,7 @@ pub fn run_waf(
             stopped: checkpoint,
             path,
             signal,
+            estimate,
         },
     })
 }
@@ -251,6 +256,12 @@ pub fn open_for_resume(path: &str) -> Result<(CheckpointReader, PathBuf, Vec<Str
     // directory, where they were given.
     let cwd = caller["cwd"].as_str().unwrap_or("").to_string();
     let mut r = r;
+    // The stored memory limit was the original machine's: apply this one's too (a
+    // checkpoint may describe any device).
+    if let Some(avail) = crate::output::available_memory_gib() {
+        let m = &mut r.meta.config.run.max_memory_gib;
+        *m = Some(m.map_or(avail, |x| x.min(avail)));
+    }
     if !cwd.is_empty() {
         let cwd = PathBuf::from(cwd);
         let w = &mut r.meta.config.run.workload;

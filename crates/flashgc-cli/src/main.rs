@@ -513,7 +513,7 @@ fn report(
     } else if a.csv {
         print!("{}", output::csv(std::slice::from_ref(r)));
     } else {
-        print!("{}", output::human(r, secs));
+        print!("{}", output::human(r, secs, out.map(|o| o.estimate)));
         if let Some(lines) = r
             .placement_report
             .as_ref()

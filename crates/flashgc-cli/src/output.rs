@@ -96,8 +96,9 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// The report of one run, for a terminal.
-pub fn human(r: &RunResult, secs: f64) -> String {
+/// The report of one run, for a terminal; `estimate`: the memory estimate the run was
+/// admitted with (`Simulation::memory_estimate`), when known.
+pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
     let mut s = String::new();
     let d = &r.device;
     let l = &d.layout;
@@ -223,16 +224,23 @@ pub fn human(r: &RunResult, secs: f64) -> String {
             .collect();
         let _ = writeln!(s, "  {}", line.join(" | "));
     }
-    let metadata: u64 = r.memory.iter().map(|m| m.bytes).sum();
-    let estimate = metadata + (8 << 20);
-    let _ = write!(
-        s,
-        "memory: estimated {:.3} GiB before the run (metadata + 8 MiB process)",
-        estimate as f64 / (1u64 << 30) as f64
-    );
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    match estimate {
+        Some(e) => {
+            let _ = write!(
+                s,
+                "memory: estimated {:.1} MiB before the run (tables + policies + 5 MiB process)",
+                mib(e)
+            );
+        }
+        None => {
+            let metadata: u64 = r.memory.iter().map(|m| m.bytes).sum();
+            let _ = write!(s, "memory: {:.1} MiB of metadata", mib(metadata));
+        }
+    }
     match peak_rss_bytes() {
         Some(rss) => {
-            let _ = writeln!(s, ", peak RSS {:.3} GiB", rss as f64 / (1u64 << 30) as f64);
+            let _ = writeln!(s, ", peak RSS {:.1} MiB", mib(rss));
         }
         None => {
             let _ = writeln!(s);

@@ -5,7 +5,7 @@ use crate::config::{Config, Layout, RunConfig};
 use crate::error::{Error, Result};
 use crate::ftl::{Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
 use crate::metrics::{waf, EraseSummary, MemoryItem, WindowPoint};
-use crate::placement::{self, Future, FutureEvent, PlacementInit};
+use crate::placement::{self, Future, PlacementInit};
 use crate::victim::{self, VictimInit};
 use crate::workload::{Op, Request, Synthetic, Workload, WorkloadSpec};
 use serde::Serialize;
@@ -462,6 +462,8 @@ pub struct Simulation {
     /// Where a stopped run continues when `run_with` is called again with the same
     /// workload object: (recorder, requests served, target).
     paused: Option<(Recorder, u64, Option<u64>)>,
+    /// Bytes the run is estimated to need (see [`memory_estimate`]).
+    estimate: u64,
 }
 
 impl Simulation {
@@ -564,7 +566,15 @@ impl Simulation {
             future_ready,
             resumed: None,
             paused: None,
+            estimate,
         })
+    }
+
+    /// The memory the run is estimated to need, computed before its tables are allocated
+    /// (and again once a future-knowledge placement has its future): what `--max-memory`
+    /// is checked against and what the CLI prints next to the measured peak.
+    pub fn memory_estimate(&self) -> u64 {
+        self.estimate
     }
 
     /// The derived layout.
@@ -653,6 +663,10 @@ impl Simulation {
             let future = future_of(self.layout.logical_pages, &self.cfg.run, wl)?;
             self.ftl.placement_mut().set_future(future);
             self.future_ready = true;
+            self.estimate = memory_estimate(
+                &self.layout,
+                self.ftl.placement().memory_bytes() + self.ftl.victim_policy().memory_bytes(),
+            );
             return Ok(());
         }
         if self.preconditioned || self.ftl.counters.user_writes > 0 {
@@ -686,6 +700,10 @@ impl Simulation {
         )?;
         self.ftl = Ftl::new(self.ftl.params(), pl, vic);
         self.future_ready = true;
+        self.estimate = memory_estimate(
+            &self.layout,
+            self.ftl.placement().memory_bytes() + self.ftl.victim_policy().memory_bytes(),
+        );
         Ok(())
     }
 
@@ -1124,19 +1142,28 @@ impl Simulation {
 }
 
 /// The write/TRIM sequence `precondition` + `run` will issue, and its backward pass.
+/// Kept compact, because it is the oracle's peak memory: the LPN of each write (4 B,
+/// which the future keeps), TRIMs apart (rare), then the backward pass adds its 8 B per
+/// write and a transient 8 B per LPN.
 fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Future> {
     let fill = (logical as f64 * run.fill).round() as u64;
     let target = wl
         .is_infinite()
         .then(|| (run.write_volume * logical as f64).round() as u64);
-    let mut ev: Vec<FutureEvent> = Vec::with_capacity((fill + target.unwrap_or(0)) as usize);
-    ev.extend((0..fill).map(|l| FutureEvent::Write(l as u32)));
+    let mut lpns: Vec<crate::types::Lpn> =
+        Vec::with_capacity((fill + target.unwrap_or(0)) as usize);
+    lpns.extend((0..fill).map(|l| l as u32));
+    // (writes before it, LPN) of each TRIM.
+    let mut trims: Vec<(u64, crate::types::Lpn)> = Vec::new();
     let mut buf: Vec<Request> = Vec::with_capacity(4096);
     let mut written: u64 = 0;
     'outer: loop {
+        if target.is_some_and(|t| written >= t) {
+            break;
+        }
         buf.clear();
         wl.fill(&mut buf, 4096)?;
-        if buf.is_empty() || target == Some(0) {
+        if buf.is_empty() {
             break;
         }
         for req in &buf {
@@ -1144,19 +1171,19 @@ fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Fut
             for lpn in req.lpn..end {
                 match req.op {
                     Op::Write => {
-                        ev.push(FutureEvent::Write(lpn as u32));
+                        lpns.push(lpn as u32);
                         written += 1;
                         if Some(written) == target {
                             break 'outer;
                         }
                     }
-                    Op::Trim => ev.push(FutureEvent::Trim(lpn as u32)),
+                    Op::Trim => trims.push((lpns.len() as u64, lpn as u32)),
                     Op::Read => {}
                 }
             }
         }
     }
-    Ok(Future::from_events(&ev, logical))
+    Ok(Future::from_writes_and_trims(lpns, &trims, logical))
 }
 
 /// Number of victim histogram bins (re-exported for consumers).
@@ -1171,7 +1198,8 @@ pub fn memory_estimate(layout: &Layout, policies: u64) -> u64 {
         + layout.physical_pages * 4
         + layout.physical_pages.div_ceil(64) * 8
         + layout.segments as u64 * (crate::segment::Segments::BYTES_PER_SEGMENT + 4);
-    // Binary, stack, allocator slack and the request buffers: a few MiB.
-    const PROCESS: u64 = 8 << 20;
+    // Binary, stack, allocator slack and the request buffers: measured 4.8 MiB for the
+    // CLI on a tiny device (peak RSS; BENCHMARKS.md, Memory).
+    const PROCESS: u64 = 5 << 20;
     ftl + policies + PROCESS
 }
