@@ -149,6 +149,16 @@ fn layout(config_toml: &str) -> PyResult<String> {
     serde_json::to_string(&l).map_err(|e| input_err(e.to_string()))
 }
 
+/// Validates a configuration as a run would before it starts (layout, workload spec,
+/// placement and victim specs, the segment reserve of their streams), without running it;
+/// returns the layout as JSON.
+#[pyfunction]
+fn validate(config_toml: &str) -> PyResult<String> {
+    let cfg = config_from_toml(config_toml)?;
+    let l = flashgc_core::validate::validate(&cfg).map_err(py_err)?;
+    serde_json::to_string(&l).map_err(|e| input_err(e.to_string()))
+}
+
 /// A workload replaying requests given as arrays (from numpy on the Python side).
 struct ArrayWorkload {
     reqs: Vec<Request>,
@@ -551,6 +561,7 @@ fn _flashgc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashgcError", m.py().get_type::<FlashgcError>())?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(layout, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset_text, m)?)?;

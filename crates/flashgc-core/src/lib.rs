@@ -15,6 +15,7 @@
 //!   the FTL and the policies so that policies never call back into the FTL.
 //! * [`metrics`], [`model`] (analytic WAF models), [`sim`] (runs a configuration end to end).
 //! * [`checkpoint`]: versioned, CRC-checked checkpoint files of a whole run (resume).
+//! * [`validate`]: every check a run makes before it starts, without running it.
 //!
 //! No I/O happens in this crate's hot path; trace files are read by `flashgc-trace`.
 
@@ -32,6 +33,7 @@ pub mod sim;
 pub mod spec;
 pub mod timing;
 pub mod types;
+pub mod validate;
 pub mod victim;
 pub mod workload;
 

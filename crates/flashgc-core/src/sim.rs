@@ -510,27 +510,7 @@ impl Simulation {
                 seed: cfg.run.seed,
             },
         )?;
-        // Each stream may need a fresh segment within one victim's relocation; the reserve
-        // must cover all of them. Raise the watermarks when the config's are too low.
-        let min_low = pl.gc_streams_per_victim().clamp(1, streams) as u32 + 1;
-        if layout.gc_low < min_low {
-            layout.gc_high = layout.gc_high.max(min_low) + (layout.gc_high - layout.gc_low);
-            layout.gc_low = min_low;
-        }
-        let used = layout
-            .logical_pages
-            .div_ceil(layout.pages_per_segment as u64);
-        if (layout.segments as u64) < used + layout.gc_high as u64 + streams as u64 + 1 {
-            return Err(Error::config(
-                "ftl.op",
-                format!(
-                    "placement `{}` needs {streams} open streams: {} segments cannot hold {used} segments of data, \
-                     {} free segments in reserve and {streams} open streams; raise op, use smaller segments or \
-                     a scheme with fewer streams",
-                    cfg.run.placement, layout.segments, layout.gc_high
-                ),
-            ));
-        }
+        crate::validate::reserve_streams(&mut layout, pl.as_ref(), &cfg.run.placement)?;
         let estimate = memory_estimate(&layout, pl.memory_bytes() + vic.memory_bytes());
         if let Some(limit) = cfg.run.max_memory_gib {
             let limit_bytes = limit * (1u64 << 30) as f64;
