@@ -152,9 +152,9 @@ def make_row(task: dict, raw: dict) -> dict:
 
 
 # Latency and throughput columns of timed runs (NaN in WAF-only runs).
+_LATENCIES = ("mean_us", "p50_us", "p99_us", "p999_us", "p9999_us", "max_us")
 TIMING_COLUMNS = tuple(
-    [f"{kind}_{q}" for kind in ("read", "write") for q in ("mean_us", "p50_us", "p99_us", "p999_us", "p9999_us", "max_us")]
-    + ["iops", "bandwidth_mb_s", "gc_time_share"]
+    [f"{kind}_{q}" for kind in ("read", "write") for q in _LATENCIES] + ["iops", "bandwidth_mb_s", "gc_time_share"]
 )
 
 
