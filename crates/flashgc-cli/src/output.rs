@@ -381,7 +381,7 @@ mod tests {
 
     #[test]
     fn rates_have_no_spurious_decimals() {
-        assert_eq!(format_rate(1_310_251.2424), "1,310,251/s");
+        assert_eq!(format_rate(1_310_251.242_4), "1,310,251/s");
         assert_eq!(format_rate(999.6), "1,000/s");
         assert_eq!(format_rate(100.0), "100/s");
         assert_eq!(format_rate(12.34), "12.3/s");
