@@ -49,12 +49,21 @@ fn mutated_checkpoints_are_refused_or_run_never_panic() {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let cases = fuzzing::cases().len();
-    let mut rng = Rng::new(19);
+    // FLASHGC_CKPT_ROUNDS / FLASHGC_CKPT_SEED: a longer or another seeded batch (the
+    // cargo-fuzz target explores further; this runs anywhere).
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let rounds = env("FLASHGC_CKPT_ROUNDS", 16);
+    let mut rng = Rng::new(env("FLASHGC_CKPT_SEED", 19));
     let mut failures = Vec::new();
     let mut outcomes = [0usize; 3];
     for case in 0..cases {
         for section in 0..fuzzing::SECTIONS.len() {
-            for round in 0..16 {
+            for round in 0..rounds {
                 let k = 1 + (rng.next_u64() % if round % 3 == 0 { 8 } else { 2 }) as usize;
                 let mut data = vec![case as u8, section as u8];
                 for _ in 0..k * 6 {
