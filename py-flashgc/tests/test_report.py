@@ -65,7 +65,7 @@ def test_report_tables_match_results(results, page):
     _, html = page
     text = open(html, encoding="utf-8").read()
     df = flashgc.read_results(results)
-    assert len(df) == 8 and "8 runs, 2 schemes, 2 workload / op cases" in text
+    assert len(df) == 8 and "8 runs, 2 schemes, 2 cases" in text
     for w in df["waf"]:
         assert f"{w:.4g}" in text
 
