@@ -74,6 +74,8 @@ pub struct RestoredDevice<'a> {
     pub streams: usize,
     /// The restored segment table, at the restored user-write clock.
     pub view: SegmentView<'a>,
+    /// Whether an LPN is mapped (holds data) in the restored mapping.
+    pub mapped: &'a dyn Fn(crate::types::Lpn) -> bool,
 }
 
 impl RestoredDevice<'_> {

@@ -135,4 +135,19 @@ fn the_issues_hand_made_checkpoints_are_refused() {
     refused(b"VICT", 1 << 40, "greedy bucket list heads");
     refused(b"SIM ", u64::MAX / 2, "run state");
     refused(b"FTL ", 7, "segment table");
+    // Found by a longer seeded batch (FLASHGC_CKPT_ROUNDS=150, seed 2024): a DAC region
+    // table saying "never written" for an LPN that holds data; GC demoted it to stream 254.
+    let dac = find("dac", "greedy");
+    let section = fuzzing::SECTIONS
+        .iter()
+        .position(|t| *t == b"PLCY")
+        .unwrap();
+    let mut data = vec![dac as u8, section as u8];
+    data.extend([
+        0xad, 0x53, 0x8b, 0xa7, 0x78, 0x3c, 0xf5, 0x12, 0x8c, 0xc7, 0xa1, 0x34,
+    ]);
+    match fuzzing::checkpoint(&data) {
+        Outcome::Refused(e) => assert!(e.contains("never written"), "{e}"),
+        o => panic!("DAC region table: accepted: {o:?}"),
+    }
 }

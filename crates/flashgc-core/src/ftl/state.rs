@@ -220,10 +220,12 @@ impl Ftl {
             return Err("fewer writes counted than pages written".into());
         }
         self.check()?;
+        let mapped = |lpn: crate::types::Lpn| self.map.lookup(lpn).is_some();
         let dev = RestoredDevice {
             logical_pages: logical,
             streams,
             view: self.view(),
+            mapped: &mapped,
         };
         self.placement
             .check_restored(&dev)

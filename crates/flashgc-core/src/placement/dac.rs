@@ -46,14 +46,22 @@ impl Placement for Dac {
     crate::checkpoint::serde_state!(same: [regions], len: [region, writes]);
     fn check_restored(
         &self,
-        _dev: &crate::segment::RestoredDevice,
+        dev: &crate::segment::RestoredDevice,
     ) -> std::result::Result<(), String> {
-        match self
+        if let Some(r) = self
             .region
             .iter()
             .find(|&&r| r != UNWRITTEN && r >= self.regions)
         {
-            Some(r) => Err(format!("region {r} of {}", self.regions)),
+            return Err(format!("region {r} of {}", self.regions));
+        }
+        // GC relocates mapped LPNs only, and demotes their region: it must be a region.
+        match (0..self.region.len())
+            .find(|&l| self.region[l] == UNWRITTEN && (dev.mapped)(l as Lpn))
+        {
+            Some(l) => Err(format!(
+                "LPN {l} holds data but its region says never written"
+            )),
             None => Ok(()),
         }
     }
