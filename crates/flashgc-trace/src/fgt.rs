@@ -5,7 +5,7 @@
 use crate::error::TraceError;
 use crate::format::{Format, Rec, VolumeKind};
 use crate::input::{TraceInput, FGT_MAGIC};
-use crate::source::{Diagnostics, Record, RecordSource};
+use crate::record::{Diagnostics, Record, RecordSource};
 use flashgc_core::workload::Op;
 use std::collections::HashMap;
 use std::fs::File;
@@ -39,7 +39,7 @@ pub struct ConvertReport {
     pub records: u64,
     /// Output size in bytes.
     pub bytes: u64,
-    /// Distinct volumes.
+    /// Distinct volumes, i.e. entries of the file's volume table.
     pub volumes: usize,
     /// Whether records carry content fingerprints.
     pub content: bool,
@@ -423,7 +423,7 @@ impl FgtSource {
         self.pos = (self.pos + n as u64).min(self.count);
     }
 
-    /// Number of records.
+    /// Number of records in the file (each one request).
     pub fn len(&self) -> u64 {
         self.count
     }

@@ -16,22 +16,30 @@
 //! with [`TraceInput::memory`] and the `*_input` variants ([`open_input`],
 //! [`TraceWorkload::open_input`], [`stats_input`], [`volumes_input`], [`footprint_input`]).
 
+#![deny(missing_docs)]
+
 pub mod error;
 pub mod fgt;
+mod filter;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
 mod input;
+mod options;
+mod record;
 pub mod replay;
 pub mod source;
 pub mod stats;
+mod text;
 
 pub use error::TraceError;
 pub use fgt::ConvertReport;
 pub use format::{BlkEvents, Format, Rec, VolumeKind, FORMAT_NAMES};
 pub use input::TraceInput;
-pub use replay::{Ops, Remap, TimeWindow, TraceOptions, TraceWorkload};
-pub use source::{open_any, open_input, open_source, AnySource, Diagnostics, Record, RecordSource};
+pub use options::{Ops, Remap, TimeWindow, TraceOptions};
+pub use record::{Diagnostics, Record, RecordSource};
+pub use replay::TraceWorkload;
+pub use source::{open_any, open_input, open_source, AnySource};
 pub use stats::{
     footprint, footprint_input, stats, stats_input, volumes, volumes_input, Footprint, TraceStats,
     VolumeInfo,

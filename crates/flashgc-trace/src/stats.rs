@@ -5,9 +5,10 @@
 //! trace's footprint, not its length.
 
 use crate::error::TraceError;
+use crate::filter::{Filter, PageMap};
 use crate::input::TraceInput;
-use crate::replay::{Filter, PageMap, TraceOptions};
-use crate::source::{Diagnostics, RecordSource};
+use crate::options::TraceOptions;
+use crate::record::{Diagnostics, RecordSource};
 use flashgc_core::workload::Op;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
@@ -69,9 +70,9 @@ pub struct Duplicates {
 /// Statistics of one trace (after the volume / op / time-window filters).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct TraceStats {
-    /// The file.
+    /// The trace file as given (path, or the name of a buffer in memory).
     pub file: String,
-    /// Format read.
+    /// The format's `--format` name, as detected or given.
     pub format: String,
     /// Page size used for footprints and intervals, bytes.
     pub page_bytes: u32,
@@ -106,7 +107,7 @@ pub struct TraceStats {
     pub volume_pages: u64,
     /// Time from the first to the last request, seconds.
     pub span_s: f64,
-    /// Distinct volumes.
+    /// Distinct volumes (devices, disks, LUNs, ASUs) among the kept requests.
     pub volumes: u64,
     /// Request size histogram.
     pub size_histogram: Vec<SizeBucket>,
@@ -534,7 +535,7 @@ pub fn footprint_input(
     let pb = page_bytes.max(1) as u64;
     let mut src = opts.open_input(input)?;
     let mut filter = Filter::new(opts, &src)?;
-    let mut pages: HashSet<(u64, u64), std::hash::BuildHasherDefault<crate::replay::PageHasher>> =
+    let mut pages: HashSet<(u64, u64), std::hash::BuildHasherDefault<crate::filter::PageHasher>> =
         HashSet::default();
     let mut max_end = 0u64;
     while let Some(r) = src.next_record()? {
