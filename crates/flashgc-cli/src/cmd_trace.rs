@@ -53,6 +53,10 @@ pub struct TraceFlags {
     /// Multiply trace times by this factor (0.5 = replay twice as fast).
     #[arg(long)]
     pub time_scale: Option<f64>,
+    /// Parse a text trace on the simulation's own thread (default: on a second thread
+    /// when the machine has two cores; the results are identical either way).
+    #[arg(long)]
+    pub no_pipeline: bool,
 }
 
 impl ReadFlags {
@@ -88,6 +92,7 @@ impl TraceFlags {
         if let Some(s) = self.time_scale {
             o.time_scale = s;
         }
+        o.pipeline = !self.no_pipeline;
         o.check()?;
         Ok(o)
     }

@@ -26,6 +26,7 @@ pub mod format;
 pub mod fuzzing;
 mod input;
 mod options;
+pub mod pipe;
 mod record;
 pub mod replay;
 pub mod source;

@@ -171,6 +171,10 @@ pub struct TraceOptions {
     pub time_window: Option<TimeWindow>,
     /// `--skip-bad-lines`: count and skip malformed lines instead of stopping.
     pub skip_bad_lines: bool,
+    /// Replay a text or blktrace trace with its parser on a second thread (default true;
+    /// used only when the machine has a second core). Results are identical either way;
+    /// `false` keeps everything on the caller's thread.
+    pub pipeline: bool,
 }
 
 impl Default for TraceOptions {
@@ -186,6 +190,7 @@ impl Default for TraceOptions {
             ops: Ops::All,
             time_window: None,
             skip_bad_lines: false,
+            pipeline: true,
         }
     }
 }

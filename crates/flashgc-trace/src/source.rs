@@ -6,6 +6,7 @@ use crate::error::TraceError;
 use crate::fgt::FgtSource;
 use crate::format::{detect, BlkEvents, Format, VolumeKind};
 use crate::input::{io_err, open_lines, sniff, Kind, LineReader, TraceInput};
+use crate::pipe::PipedSource;
 use crate::record::{Diagnostics, Record, RecordSource};
 use crate::text::TextSource;
 use std::path::Path;
@@ -18,6 +19,8 @@ pub enum AnySource {
     Text(Box<TextSource>),
     /// `.fgt` binary trace.
     Fgt(FgtSource),
+    /// A text trace read on its own thread (see [`crate::pipe`]).
+    Piped(Box<PipedSource>),
 }
 
 impl RecordSource for AnySource {
@@ -26,42 +29,49 @@ impl RecordSource for AnySource {
         match self {
             AnySource::Text(t) => t.next_record(),
             AnySource::Fgt(f) => f.next_record(),
+            AnySource::Piped(p) => p.next_record(),
         }
     }
     fn rewind(&mut self) -> Result<(), TraceError> {
         match self {
             AnySource::Text(t) => t.rewind(),
             AnySource::Fgt(f) => f.rewind(),
+            AnySource::Piped(p) => p.rewind(),
         }
     }
     fn format(&self) -> &Format {
         match self {
             AnySource::Text(t) => t.format(),
             AnySource::Fgt(f) => f.format(),
+            AnySource::Piped(p) => p.format(),
         }
     }
     fn volume_kind(&self) -> VolumeKind {
         match self {
             AnySource::Text(t) => t.volume_kind(),
             AnySource::Fgt(f) => f.volume_kind(),
+            AnySource::Piped(p) => p.volume_kind(),
         }
     }
     fn volume_name(&self, key: u64) -> String {
         match self {
             AnySource::Text(t) => t.volume_name(key),
             AnySource::Fgt(f) => f.volume_name(key),
+            AnySource::Piped(p) => p.volume_name(key),
         }
     }
     fn diagnostics(&self) -> &Diagnostics {
         match self {
             AnySource::Text(t) => t.diagnostics(),
             AnySource::Fgt(f) => f.diagnostics(),
+            AnySource::Piped(p) => p.diagnostics(),
         }
     }
     fn file(&self) -> &str {
         match self {
             AnySource::Text(t) => t.file(),
             AnySource::Fgt(f) => f.file(),
+            AnySource::Piped(p) => p.file(),
         }
     }
 }

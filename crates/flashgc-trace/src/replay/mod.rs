@@ -8,6 +8,7 @@ use crate::error::TraceError;
 use crate::filter::{Filter, PageMap};
 use crate::input::TraceInput;
 use crate::options::{Ops, Remap, TraceOptions};
+use crate::pipe::PipedSource;
 use crate::record::{Record, RecordSource};
 use crate::source::AnySource;
 use flashgc_core::workload::{Op, Request, Workload};
@@ -83,7 +84,18 @@ impl TraceWorkload {
                 message: "the device needs a non-zero LPN size and logical capacity".into(),
             });
         }
-        let src = opts.open_input(input)?;
+        let mut src = opts.open_input(input)?;
+        let loops = if opts.loop_until.is_some() {
+            u32::MAX
+        } else {
+            opts.loop_times.max(1)
+        };
+        if opts.pipeline && crate::pipe::worth_it() {
+            src = match src {
+                AnySource::Text(t) => AnySource::Piped(Box::new(PipedSource::spawn(*t, loops))),
+                other => other,
+            };
+        }
         let filter = Filter::new(opts, &src)?;
         let until_pages = opts
             .loop_until
@@ -99,11 +111,7 @@ impl TraceWorkload {
             remap: opts.remap,
             compact: PageMap::default(),
             next_id: 0,
-            loops: if opts.loop_until.is_some() {
-                u32::MAX
-            } else {
-                opts.loop_times.max(1)
-            },
+            loops,
             loop_idx: 0,
             until_pages,
             written: 0,
@@ -219,6 +227,7 @@ impl TraceWorkload {
     fn step(&mut self, out: &mut Vec<Request>) -> Result<(), TraceError> {
         let next = match &mut self.src {
             AnySource::Fgt(f) => f.next_fast(),
+            AnySource::Piped(p) => p.next_record()?,
             AnySource::Text(t) => t.next_record()?,
         };
         let Some(r) = next else {
