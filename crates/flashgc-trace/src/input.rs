@@ -26,6 +26,8 @@ pub const FGT_MAGIC: &[u8; 8] = b"FLASHGCT";
 pub(crate) enum Kind {
     Text(Compression),
     Fgt,
+    /// blktrace binary output (a per-CPU file, or a set named by its prefix).
+    Blktrace,
 }
 
 /// Where a trace's bytes come from: a file (read streamed; `.fgt` memory-mapped) or a
@@ -109,6 +111,9 @@ pub(crate) fn sniff(input: &TraceInput) -> Result<Kind, TraceError> {
 fn classify(h: &[u8], input: &TraceInput) -> Result<Kind, TraceError> {
     if h.starts_with(FGT_MAGIC) {
         return Ok(Kind::Fgt);
+    }
+    if crate::blktrace::is_blktrace(h) {
+        return Ok(Kind::Blktrace);
     }
     if h.starts_with(&[0x1f, 0x8b]) {
         return Ok(Kind::Text(Compression::Gzip));

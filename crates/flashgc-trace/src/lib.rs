@@ -18,6 +18,7 @@
 
 #![deny(missing_docs)]
 
+pub mod blktrace;
 pub mod error;
 pub mod fgt;
 mod filter;

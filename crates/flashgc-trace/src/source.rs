@@ -1,7 +1,8 @@
 //! Opening a trace as a record source: `.fgt` files by their magic bytes, blktrace binary
-//! files by theirs, text traces with a given `--format` or auto-detection. [`AnySource`]
+//! per-CPU files by theirs (or a `NAME` whose `NAME.blktrace.0` exists), text traces with a given `--format` or auto-detection. [`AnySource`]
 //! dispatches statically to the reader (the replay hot path).
 
+use crate::blktrace::BlktraceSource;
 use crate::error::TraceError;
 use crate::fgt::FgtSource;
 use crate::format::{detect, BlkEvents, Format, VolumeKind};
@@ -19,6 +20,8 @@ pub enum AnySource {
     Text(Box<TextSource>),
     /// `.fgt` binary trace.
     Fgt(FgtSource),
+    /// blktrace binary per-CPU files, merged by time.
+    Blk(Box<BlktraceSource>),
     /// A text trace read on its own thread (see [`crate::pipe`]).
     Piped(Box<PipedSource>),
 }
@@ -29,6 +32,7 @@ impl RecordSource for AnySource {
         match self {
             AnySource::Text(t) => t.next_record(),
             AnySource::Fgt(f) => f.next_record(),
+            AnySource::Blk(b) => b.next_record(),
             AnySource::Piped(p) => p.next_record(),
         }
     }
@@ -36,6 +40,7 @@ impl RecordSource for AnySource {
         match self {
             AnySource::Text(t) => t.rewind(),
             AnySource::Fgt(f) => f.rewind(),
+            AnySource::Blk(b) => b.rewind(),
             AnySource::Piped(p) => p.rewind(),
         }
     }
@@ -43,6 +48,7 @@ impl RecordSource for AnySource {
         match self {
             AnySource::Text(t) => t.format(),
             AnySource::Fgt(f) => f.format(),
+            AnySource::Blk(b) => b.format(),
             AnySource::Piped(p) => p.format(),
         }
     }
@@ -50,6 +56,7 @@ impl RecordSource for AnySource {
         match self {
             AnySource::Text(t) => t.volume_kind(),
             AnySource::Fgt(f) => f.volume_kind(),
+            AnySource::Blk(b) => b.volume_kind(),
             AnySource::Piped(p) => p.volume_kind(),
         }
     }
@@ -57,6 +64,7 @@ impl RecordSource for AnySource {
         match self {
             AnySource::Text(t) => t.volume_name(key),
             AnySource::Fgt(f) => f.volume_name(key),
+            AnySource::Blk(b) => b.volume_name(key),
             AnySource::Piped(p) => p.volume_name(key),
         }
     }
@@ -64,6 +72,7 @@ impl RecordSource for AnySource {
         match self {
             AnySource::Text(t) => t.diagnostics(),
             AnySource::Fgt(f) => f.diagnostics(),
+            AnySource::Blk(b) => b.diagnostics(),
             AnySource::Piped(p) => p.diagnostics(),
         }
     }
@@ -71,6 +80,7 @@ impl RecordSource for AnySource {
         match self {
             AnySource::Text(t) => t.file(),
             AnySource::Fgt(f) => f.file(),
+            AnySource::Blk(b) => b.file(),
             AnySource::Piped(p) => p.file(),
         }
     }
@@ -129,7 +139,30 @@ pub fn open_input(
         })?),
         None => None,
     };
-    match sniff(input)? {
+    let kind = match input {
+        TraceInput::File(p) if crate::blktrace::names_a_set(p) => Kind::Blktrace,
+        _ => sniff(input)?,
+    };
+    match kind {
+        Kind::Blktrace => {
+            let events = match given {
+                None => blk,
+                Some(Format::Blkparse(e)) => e,
+                Some(g) => {
+                    return Err(TraceError::Format {
+                        file,
+                        message: format!(
+                            "this is blktrace binary output (per-CPU `NAME.blktrace.N` files), but --format {} was given; \
+                             drop --format (choose events with --blkparse-events)",
+                            g.name()
+                        ),
+                    })
+                }
+            };
+            Ok(AnySource::Blk(Box::new(BlktraceSource::open(
+                input, events,
+            )?)))
+        }
         Kind::Fgt => {
             if let Some(g) = &given {
                 if *g != Format::Fgt {

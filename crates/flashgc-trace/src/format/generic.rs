@@ -34,6 +34,9 @@ pub struct GenericSpec {
     pub(super) trim: Vec<Vec<u8>>,
     /// Header lines to skip.
     pub(super) header: u64,
+    /// Row filters (`keep=COL:V1|V2`): a row is a request only if each listed column holds
+    /// one of its values (exact match); other rows are counted as ignored lines.
+    pub(super) keep: Vec<(usize, Vec<Vec<u8>>)>,
     /// The spec as given (its display name).
     pub(super) text: String,
 }
@@ -56,6 +59,7 @@ impl GenericSpec {
             read: Vec::new(),
             trim: Vec::new(),
             header: 0,
+            keep: Vec::new(),
             text: text.to_string(),
         };
         let col = |k: &str, v: &str| -> Result<usize, String> {
@@ -88,7 +92,7 @@ impl GenericSpec {
         for kv in body.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = kv
                 .split_once('=')
-                .ok_or_else(|| format!("`{kv}`: expected key=value (keys: ts, op, offset, size, volume, hash, ts_unit, offset_unit, size_unit, write, read, trim, header)"))?;
+                .ok_or_else(|| format!("`{kv}`: expected key=value (keys: ts, op, offset, size, volume, hash, ts_unit, offset_unit, size_unit, write, read, trim, header, keep, sep)"))?;
             match k.trim() {
                 "ts" | "time" => g.ts = Some(col(k, v)?),
                 "op" => g.op = col(k, v)?,
@@ -111,6 +115,20 @@ impl GenericSpec {
                 "write" => g.write = ops(v),
                 "read" => g.read = ops(v),
                 "trim" => g.trim = ops(v),
+                "keep" => {
+                    let (c, vals) = v.split_once(':').ok_or_else(|| {
+                        format!("`keep={v}`: expected COLUMN:VALUE[|VALUE...], e.g. keep=6:D (rows whose column 6 is D)")
+                    })?;
+                    let vals: Vec<Vec<u8>> = vals
+                        .split('|')
+                        .map(|x| x.trim().as_bytes().to_vec())
+                        .filter(|x| !x.is_empty())
+                        .collect();
+                    if vals.is_empty() {
+                        return Err(format!("`keep={v}`: give at least one value after the colon"));
+                    }
+                    g.keep.push((col(k, c)?, vals));
+                }
                 "header" => {
                     g.header = v.trim().parse().map_err(|_| format!("`header={v}`: number of header lines to skip"))?
                 }
@@ -123,7 +141,7 @@ impl GenericSpec {
                 }
                 other => {
                     return Err(format!(
-                        "unknown key `{other}`; keys: ts, op, offset, size, volume, hash, ts_unit, offset_unit, size_unit, write, read, trim, header, sep"
+                        "unknown key `{other}`; keys: ts, op, offset, size, volume, hash, ts_unit, offset_unit, size_unit, write, read, trim, header, keep, sep"
                     ))
                 }
             }

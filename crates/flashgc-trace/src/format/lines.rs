@@ -8,10 +8,25 @@ use super::{fnv1a, BlkEvents, Parsed, Rec};
 use crate::error::FieldError;
 use flashgc_core::workload::Op;
 
+/// The header line some MSR Cambridge copies start with:
+/// `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime` (any case and spacing).
+pub(super) fn is_msr_header(line: &[u8]) -> bool {
+    let norm: Vec<u8> = line
+        .iter()
+        .filter(|c| !c.is_ascii_whitespace())
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    norm.starts_with(b"timestamp,hostname,disknumber,type,offset,size")
+}
+
 impl LineParser {
     /// MSR Cambridge CSV: FILETIME ticks, host and disk naming the volume, bytes.
     #[inline(always)]
     pub(super) fn msr(&self, line: &[u8]) -> Result<Parsed, FieldError> {
+        // Some copies of the MSR traces carry a header line (SNIA's column names).
+        if self.lines == 1 && is_msr_header(line) {
+            return Ok(Parsed::Blank);
+        }
         let time_ns = self.scaled(line, 0, "timestamp", "100 ns Windows FILETIME ticks", 100)?;
         let t = self.get(line, 3, "type")?;
         let op = if eq_ic(t, b"Write") {
@@ -340,6 +355,23 @@ impl LineParser {
             // Flushes and other data-less requests.
             return Ok(Parsed::Ignored);
         };
+        // `C WS 1950885322 [0]`: blkparse prints no `+ N` for an event without data (the
+        // flush half of a sync write's completion): a zero-length request, counted.
+        if self.n >= 8 && self.n < 10 || (self.n >= 10 && self.get(line, 8, "+")? != b"+") {
+            let next = self.get(line, 8.min(self.n - 1), "+")?;
+            if self.n == 8 || next.first() == Some(&b'[') {
+                let time_ns = self.time(line, 3, 1_000_000_000, "seconds")?;
+                let offset = self.scaled(line, 7, "sector", "512 B sectors", 512)?;
+                return Ok(Parsed::Rec(Rec {
+                    time_ns,
+                    op,
+                    offset,
+                    len: 0,
+                    volume: (maj << 32) | (min & 0xffff_ffff),
+                    content: 0,
+                }));
+            }
+        }
         if self.n < 10 || self.get(line, 8, "+")? != b"+" {
             return Err(FieldError::new(
                 7.min(self.n.saturating_sub(1)),
@@ -365,6 +397,12 @@ impl LineParser {
     pub(super) fn generic(&self, line: &[u8], g: &GenericSpec) -> Result<Parsed, FieldError> {
         if self.lines <= g.header {
             return Ok(Parsed::Blank);
+        }
+        for (c, vals) in &g.keep {
+            let t = self.get(line, *c, "keep")?;
+            if !vals.iter().any(|v| v.as_slice() == t) {
+                return Ok(Parsed::Ignored);
+            }
         }
         let time_ns = match g.ts {
             Some(i) => self.time(line, i, g.ts_unit_ns, "trace time units")?,

@@ -126,7 +126,8 @@ impl BlkEvents {
         }
         Ok(BlkEvents(m))
     }
-    fn has(self, c: u8) -> bool {
+    /// Whether action letter `c` is selected.
+    pub(crate) fn has(self, c: u8) -> bool {
         c.is_ascii_uppercase() && self.0 & (1 << (c - b'A')) != 0
     }
     /// The letters, e.g. `D`.
@@ -365,6 +366,9 @@ pub(crate) fn detect(lines: &[Vec<u8>], blk: BlkEvents) -> Result<Format, String
     }
     if f.starts_with(b"Timestamp,Response,IOType,LUN,Offset,Size") {
         return Ok(Format::Systor);
+    }
+    if lines::is_msr_header(f) {
+        return Ok(Format::Msr);
     }
     let mut fits = Vec::new();
     for cand in candidates() {

@@ -93,6 +93,7 @@ impl TraceWorkload {
         if opts.pipeline && crate::pipe::worth_it() {
             src = match src {
                 AnySource::Text(t) => AnySource::Piped(Box::new(PipedSource::spawn(*t, loops))),
+                AnySource::Blk(b) => AnySource::Piped(Box::new(PipedSource::spawn(*b, loops))),
                 other => other,
             };
         }
@@ -229,6 +230,7 @@ impl TraceWorkload {
             AnySource::Fgt(f) => f.next_fast(),
             AnySource::Piped(p) => p.next_record()?,
             AnySource::Text(t) => t.next_record()?,
+            AnySource::Blk(b) => b.next_record()?,
         };
         let Some(r) = next else {
             return self.end_of_pass();
