@@ -429,6 +429,9 @@ fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
     ))
     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     b.set_style(style);
+    if unit == "pages" {
+        cmd_trace::attach_bar(&b);
+    }
     Some(b)
 }
 

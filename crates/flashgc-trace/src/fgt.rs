@@ -9,7 +9,7 @@ use crate::record::{Diagnostics, Record, RecordSource};
 use flashgc_core::workload::Op;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -55,13 +55,7 @@ pub fn write_fgt(
     content: bool,
 ) -> Result<ConvertReport, TraceError> {
     let ofile = out.display().to_string();
-    let f = File::create(out).map_err(|e| TraceError::Io {
-        file: ofile.clone(),
-        line: 0,
-        message: format!("cannot write: {e}"),
-    })?;
-    let mut w = BufWriter::with_capacity(1 << 20, f);
-    write_fgt_to(src, &mut w, &ofile, content)
+    crate::atomic::write_atomically(out, |w| write_fgt_to(src, w, &ofile, content))
 }
 
 /// [`write_fgt`] to any seekable writer (e.g. an `io::Cursor<Vec<u8>>`), starting at its

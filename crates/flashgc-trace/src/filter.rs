@@ -34,7 +34,15 @@ pub(crate) type PageMap<V> = HashMap<(u64, u64), V, BuildHasherDefault<PageHashe
 
 /// Volume / op / time-window filter, shared by replay and statistics.
 pub(crate) struct Filter {
+    /// The key of the `--volume` kept, if any.
     pub volume: Option<u64>,
+    /// The `--volume` value as given.
+    volume_arg: Option<String>,
+    /// Whether a record of the kept volume was seen.
+    volume_seen: bool,
+    /// Other volumes seen before one of the kept volume (at most [`LISTED`]), for the
+    /// message when the kept volume is absent.
+    others: Vec<u64>,
     ops: Ops,
     window: Option<TimeWindow>,
     /// Time of the first record in the file (any volume, any op).
@@ -61,6 +69,9 @@ impl Filter {
         };
         Ok(Filter {
             volume,
+            volume_arg: opts.volume.clone(),
+            volume_seen: false,
+            others: Vec::new(),
             ops: opts.ops,
             window: opts.time_window,
             first_time: None,
@@ -74,8 +85,15 @@ impl Filter {
         let rel = r.rec.time_ns.saturating_sub(first);
         if let Some(v) = self.volume {
             if r.rec.volume != v {
+                if !self.volume_seen
+                    && self.others.len() < LISTED
+                    && !self.others.contains(&r.rec.volume)
+                {
+                    self.others.push(r.rec.volume);
+                }
                 return None;
             }
+            self.volume_seen = true;
         }
         if !self.ops.keeps(r.rec.op) {
             return None;
@@ -87,4 +105,48 @@ impl Filter {
         }
         Some(rel)
     }
+
+    /// Why nothing passed, after reading `src` to its end: what the file held, the hint
+    /// for blkparse traces without the selected events, and the volumes there are when the
+    /// `--volume` asked for is absent.
+    pub fn empty_message(&self, src: &dyn RecordSource) -> String {
+        let d = src.diagnostics();
+        let mut message = if d.requests == 0 {
+            format!("the trace holds no requests ({} lines read", d.lines)
+        } else {
+            format!(
+                "no request passes the filters ({} requests read",
+                d.requests
+            )
+        };
+        if d.ignored_lines > 0 {
+            message.push_str(&format!(", {} lines are not requests", d.ignored_lines));
+        }
+        if d.zero_length > 0 {
+            message.push_str(&format!(", {} zero-length requests skipped", d.zero_length));
+        }
+        if d.bad_lines > 0 {
+            message.push_str(&format!(", {} malformed lines skipped", d.bad_lines));
+        }
+        message.push(')');
+        if let (crate::format::Format::Blkparse(e), 0) = (src.format(), d.requests) {
+            message.push_str(&format!(
+                "; only blkparse `{}` events are replayed: pass --blkparse-events with the actions this file holds (e.g. Q, D or C)",
+                e.letters()
+            ));
+        }
+        if let (Some(v), false, true) = (&self.volume_arg, self.volume_seen, d.requests > 0) {
+            let names: Vec<String> = self.others.iter().map(|&k| src.volume_name(k)).collect();
+            message.push_str(&format!(
+                "; the trace has no volume `{v}`; its volumes: {}{} (all of them with sizes: flashgc trace volumes {})",
+                names.join(", "),
+                if self.others.len() >= LISTED { ", ..." } else { "" },
+                src.file()
+            ));
+        }
+        message
+    }
 }
+
+/// Volumes named at most in the message for an absent `--volume`.
+const LISTED: usize = 12;

@@ -123,6 +123,10 @@ pub struct TraceStats {
     pub diagnostics: Diagnostics,
     /// Human-readable warnings.
     pub warnings: Vec<String>,
+    /// Why no request is counted, when none is (what the file held, and the hint for
+    /// blkparse events or an absent `--volume`); `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty: Option<String>,
 }
 
 const SIZE_BOUNDS: [u64; 9] = [
@@ -197,6 +201,7 @@ pub fn stats_input(
         duplicates: None,
         diagnostics: Diagnostics::default(),
         warnings: Vec::new(),
+        empty: None,
     };
     let mut hist = vec![(0u64, 0u64); SIZE_BOUNDS.len() + 1];
     // Per page: bit 0 read, bit 1 written, plus the index of its last write.
@@ -284,6 +289,9 @@ pub fn stats_input(
     }
     s.diagnostics = src.diagnostics().clone();
     s.warnings = s.diagnostics.warnings();
+    if s.requests == 0 {
+        s.empty = Some(filter.empty_message(&src));
+    }
     s.volume_pages = pages.len() as u64;
     s.pages = by_addr.len() as u64;
     for &flags in by_addr.values() {
@@ -360,7 +368,10 @@ impl TraceStats {
             self.file, self.format
         ));
         if self.requests == 0 {
-            o.push_str("the trace holds no requests (after filters)\n");
+            match &self.empty {
+                Some(m) => o.push_str(&format!("{m}\n")),
+                None => o.push_str("the trace holds no requests (after filters)\n"),
+            }
         }
         o.push_str(&format!(
             "requests   {} (reads {}, writes {}, trims {}); read share {}\n",
@@ -548,6 +559,12 @@ pub fn footprint_input(
         for p in first..end {
             pages.insert((r.rec.volume, p));
         }
+    }
+    if pages.is_empty() {
+        return Err(TraceError::Empty {
+            file: src.file().to_string(),
+            message: filter.empty_message(&src),
+        });
     }
     Ok(Footprint {
         distinct_pages: pages.len() as u64,

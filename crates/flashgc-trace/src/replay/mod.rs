@@ -150,34 +150,9 @@ impl TraceWorkload {
     }
 
     fn empty_error(&self) -> TraceError {
-        let d = self.src.diagnostics();
-        let mut message = if d.requests == 0 {
-            format!("the trace holds no requests ({} lines read", d.lines)
-        } else {
-            format!(
-                "no request passes the filters ({} requests read",
-                d.requests
-            )
-        };
-        if d.ignored_lines > 0 {
-            message.push_str(&format!(", {} lines are not requests", d.ignored_lines));
-        }
-        if d.zero_length > 0 {
-            message.push_str(&format!(", {} zero-length requests skipped", d.zero_length));
-        }
-        if d.bad_lines > 0 {
-            message.push_str(&format!(", {} malformed lines skipped", d.bad_lines));
-        }
-        message.push(')');
-        if let crate::format::Format::Blkparse(e) = self.src.format() {
-            message.push_str(&format!(
-                "; only blkparse `{}` events are replayed: pass --blkparse-events with the actions this file holds (e.g. Q, D or C)",
-                e.letters()
-            ));
-        }
         TraceError::Empty {
             file: self.src.file().to_string(),
-            message,
+            message: self.filter.empty_message(&self.src),
         }
     }
 
