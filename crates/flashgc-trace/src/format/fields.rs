@@ -56,19 +56,39 @@ pub(super) fn parse_time(s: &[u8], unit_ns: u64) -> Option<u64> {
         None => (s, &[][..]),
     };
     let i = if int.is_empty() { 0 } else { parse_uint(int)? };
-    let mut ns = i as u128 * unit_ns as u128;
-    if !frac.is_empty() {
-        if !frac.iter().all(u8::is_ascii_digit) {
+    if frac.is_empty() {
+        if int.is_empty() {
             return None;
         }
-        let d = &frac[..frac.len().min(18)];
-        let f = parse_uint(d)?;
-        ns += f as u128 * unit_ns as u128 / 10u128.pow(d.len() as u32);
-    } else if int.is_empty() {
+        return i.checked_mul(unit_ns);
+    }
+    if !frac.iter().all(u8::is_ascii_digit) {
         return None;
     }
+    let d = &frac[..frac.len().min(18)];
+    let f = parse_uint(d)?;
+    let scale = POW10[d.len()];
+    // The common case (seconds or ms with up to 9 or 6 decimals): the unit is a multiple
+    // of 10^digits, so the fraction converts exactly without a 128-bit division.
+    if unit_ns % scale == 0 {
+        return i
+            .checked_mul(unit_ns)?
+            .checked_add(f.checked_mul(unit_ns / scale)?);
+    }
+    let ns = i as u128 * unit_ns as u128 + f as u128 * unit_ns as u128 / scale as u128;
     u64::try_from(ns).ok()
 }
+
+/// 10^k for k = 0..=18.
+const POW10: [u64; 19] = {
+    let mut t = [1u64; 19];
+    let mut k = 1;
+    while k < 19 {
+        t[k] = t[k - 1] * 10;
+        k += 1;
+    }
+    t
+};
 
 /// First 16 hex digits of a hash as a big-endian u64 (the first 8 bytes of an MD5).
 pub(super) fn parse_hash(s: &[u8]) -> Option<u64> {
