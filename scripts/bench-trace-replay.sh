@@ -45,8 +45,9 @@ requests=7800000
 one() { # label binary trace placement victim [flags]
   local label="$1" bin="$2" trace="$3" pl="$4" vic="$5"; shift 5
   local t
-  t=$( { /usr/bin/time -f "%U %S %e" "$bin" run --config "$dir/midas8g.toml" \
-        --workload "trace:$dir/$trace" --placement "$pl" --victim "$vic" "$@" > "$dir/out.txt" 2> /dev/null; } 2>&1 | tail -1)
+  /usr/bin/time -o "$dir/time.txt" -f "%U %S %e" "$bin" run --config "$dir/midas8g.toml" \
+    --workload "trace:$dir/$trace" --placement "$pl" --victim "$vic" "$@" > "$dir/out.txt" 2> /dev/null
+  t=$(tail -1 "$dir/time.txt")
   local waf
   waf=$(grep -m1 "WAF whole run" "$dir/out.txt" | awk '{print $4}')
   echo "$t" | awk -v l="$label" -v w="$waf" -v n="$requests" \
@@ -66,7 +67,8 @@ for r in $(seq "$rounds"); do
     fi
   done
   if [ -n "${MIDAS_SIM:-}" ]; then
-    t=$( { (cd "$dir" && /usr/bin/time -f "%U %S %e" "$MIDAS_SIM" zipf.midas fifo 8 4 > midas_sim.log 2>&1); } 2>&1 | tail -1)
+    (cd "$dir" && /usr/bin/time -o time.txt -f "%U %S %e" "$MIDAS_SIM" zipf.midas fifo 8 4 > midas_sim.log 2>&1)
+    t=$(tail -1 "$dir/time.txt")
     echo "$t" | awk -v n="$requests" '{cpu=$1+$2; printf "%-44s cpu %6.2f s  wall %6.2f s  %5.2f M req/CPU-s\n", "MiDAS simulator (fifo 8 4)", cpu, $3, n/cpu/1e6}'
   fi
 done

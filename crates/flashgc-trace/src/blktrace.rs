@@ -19,7 +19,7 @@
 
 use crate::error::TraceError;
 use crate::format::{BlkEvents, Format, Rec, VolumeKind};
-use crate::input::{SharedBytes, TraceInput};
+use crate::input::{blktrace_endianness, SharedBytes, TraceInput};
 use crate::record::{Diagnostics, Record, RecordSource};
 use flashgc_core::workload::Op;
 use std::cmp::Reverse;
@@ -29,7 +29,7 @@ use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// `BLK_IO_TRACE_MAGIC`: the high 24 bits of every record's first word.
-pub const MAGIC: u32 = 0x6561_7400;
+pub const MAGIC: u32 = crate::input::BLKTRACE_MAGIC;
 /// Bytes of one `struct blk_io_trace` (before its payload).
 pub const RECORD_BYTES: usize = 48;
 /// Category bit of notify records (process names, timestamps, messages): not I/O.
@@ -40,23 +40,6 @@ const TC_DISCARD: u32 = 1 << (13 + 16);
 const TA_CGROUP: u32 = 1 << 8;
 /// blkparse's letters for the action codes 1..=15 (`__BLK_TA_QUEUE` .. `__BLK_TA_REMAP`).
 const LETTERS: &[u8; 15] = b"QMFGSRDCPUTIXBA";
-
-/// Whether `head` (a file's first bytes) starts with a blktrace record in either order.
-pub(crate) fn is_blktrace(head: &[u8]) -> bool {
-    head.len() >= 4 && endianness(head[..4].try_into().unwrap_or([0; 4])).is_some()
-}
-
-/// `Some(true)` for little-endian, `Some(false)` for big-endian magic of version 6 or 7.
-fn endianness(w: [u8; 4]) -> Option<bool> {
-    let ok = |m: u32| m & 0xffff_ff00 == MAGIC && matches!(m & 0xff, 6 | 7);
-    if ok(u32::from_le_bytes(w)) {
-        Some(true)
-    } else if ok(u32::from_be_bytes(w)) {
-        Some(false)
-    } else {
-        None
-    }
-}
 
 /// The per-CPU files of the trace `path` names: every `NAME.blktrace.N` beside a file
 /// named so (in the order of N), or `path` alone. A `path` that does not exist but whose
@@ -147,7 +130,7 @@ impl CpuFile {
             Err(e) => return Err(self.bad(format!("read error: {e}"))),
         }
         let w: [u8; 4] = [b[0], b[1], b[2], b[3]];
-        let little = match (self.little, endianness(w)) {
+        let little = match (self.little, blktrace_endianness(w)) {
             (None, Some(l)) => {
                 self.little = Some(l);
                 l
