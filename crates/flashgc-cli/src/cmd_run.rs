@@ -163,7 +163,8 @@ pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBa
 }
 
 pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
-    let cfg = build_config(&a.common)?;
+    let mut cfg = build_config(&a.common)?;
+    crate::cmd_trace::apply_loop_until(&a.trace, &mut cfg);
     cfg.layout()?;
     let timed = a.timing.timing || a.timing.any_timing_flag();
     if timed {

@@ -164,6 +164,15 @@ pub fn prepare(flags: &TraceFlags, path: &str, cfg: &mut Config) -> Result<(), S
     Ok(())
 }
 
+/// `--loop-until K` sets the write volume to `K`: applied right after the configuration is
+/// built, so that the configuration is checked with it (a `--warmup` above the preset's
+/// write volume but below `K` is valid).
+pub fn apply_loop_until(flags: &TraceFlags, cfg: &mut Config) {
+    if let Some(k) = flags.loop_until {
+        cfg.run.write_volume = k;
+    }
+}
+
 /// More passes than this over a trace for `--loop-until` get a warning before the run.
 const MANY_PASSES: u64 = 1000;
 

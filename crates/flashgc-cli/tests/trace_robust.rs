@@ -175,6 +175,41 @@ fn loop_until_on_a_trace_that_writes_little_warns_before_the_run() {
 }
 
 #[test]
+fn loop_until_sets_the_write_volume_before_the_warmup_is_checked() {
+    let Some(t) = traces() else { return };
+    // The preset writes 8 x capacity; --loop-until 12 makes it 12, so --warmup 10 is valid.
+    let msr = format!(
+        "trace:{}",
+        t.join("msr_cambridge/msr-cambridge1-sample.csv").display()
+    );
+    for cmd in ["run", "compare"] {
+        let o = bin()
+            .args([
+                cmd,
+                "--workload",
+                &msr,
+                "--capacity",
+                "auto",
+                "--remap",
+                "compact",
+            ])
+            .args([
+                "--loop-until",
+                "12",
+                "--warmup",
+                "10",
+                "--placement",
+                "single",
+            ])
+            .args(["--victim", "greedy", "--json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{cmd}: {err}");
+    }
+}
+
+#[test]
 fn an_absent_volume_lists_the_volumes_there_are() {
     let Some(t) = traces() else { return };
     let msr = format!(
