@@ -252,8 +252,11 @@ pub(crate) fn f64_or_inf<'de, D: Deserializer<'de>>(d: D) -> std::result::Result
 
 /// Plain integer element of a raw table.
 pub trait RawInt: Copy + Default {
+    /// Bytes of one value.
     const SIZE: usize;
+    /// Writes the value little-endian into `out` (`SIZE` bytes).
     fn to_le(self, out: &mut [u8]);
+    /// Reads a value from `SIZE` little-endian bytes.
     fn from_le(b: &[u8]) -> Self;
 }
 impl RawInt for u8 {

@@ -305,13 +305,7 @@ fn timed_runs() {
     golden::check("timed.json", cases, ADDED);
 }
 
-/// The noc-ssdc device with 16 blocks per plane (8 ch x 4 planes x 16 blocks x 64 pages).
-fn noc_cfg(op: f64) -> Config {
-    let mut c = Config::load(Some("noc-ssdc"), None).unwrap();
-    c.device.blocks_per_plane = 16;
-    c.ftl.op = Some(op);
-    c
-}
+use common::configs::noc_small as noc_cfg;
 
 fn noc_run(
     c: &Config,

@@ -160,12 +160,7 @@ fn ftl_driven_single_page_victim_exact() {
     );
 }
 
-fn small_cfg(op: f64) -> Config {
-    let mut cfg = noc_cfg();
-    cfg.device.blocks_per_plane = 16;
-    cfg.ftl.op = Some(op);
-    cfg
-}
+use common::configs::noc_small as small_cfg;
 
 fn run(cfg: &Config, path: GcPath, p_err: f64, profile: &str, rate: f64, n: u64) -> RunResult {
     let mut p = NocParams::from_config(cfg, path);

@@ -4,6 +4,8 @@
 //! what is below it, e.g. `placement_report`; phase counts and latency summaries are
 //! documented once by their field names).
 
+mod common;
+
 use flashgc_core::device::noc::{GcPath, NocParams};
 use flashgc_core::driver::{NocSim, TimedSim};
 use flashgc_core::timing::{CachePolicy, GcMode, Host, TimingParams};
@@ -101,8 +103,7 @@ fn every_result_field_is_in_the_reference_table() {
     let mut ts = TimedSim::new(&c, p).unwrap();
     let mut wl = ts.simulation().synthetic_workload().unwrap();
     records.push(ts.run(&mut wl, &mut |_| {}).unwrap());
-    let mut n = Config::load(Some("noc-ssdc"), None).unwrap();
-    n.device.blocks_per_plane = 16;
+    let n = common::configs::noc_small(0.07);
     let p = TimingParams {
         gc_mode: GcMode::PerDie,
         host: Host::Rate { iops: 300.0 },

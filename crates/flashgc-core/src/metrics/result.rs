@@ -54,6 +54,8 @@ pub struct PhaseCounts {
 }
 
 impl PhaseCounts {
+    /// The counts between two snapshots of the FTL's counters (`a` before `b`), with the
+    /// effective alpha over `logical` pages.
     pub fn between(a: &FtlCounters, b: &FtlCounters, logical: u64) -> PhaseCounts {
         let uw = b.user_writes - a.user_writes;
         let gw = b.gc_writes - a.gc_writes;
