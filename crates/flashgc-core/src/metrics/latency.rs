@@ -2,10 +2,10 @@
 //! count, sum and maximum, and its summary in the result record.
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Latency distribution summary, microseconds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
     /// Requests.
     pub count: u64,
@@ -91,5 +91,52 @@ impl Latencies {
             p9999_us: q(0.9999),
             max_us: us(self.max),
         }
+    }
+}
+
+impl Latencies {
+    /// The histogram's non-empty buckets: (highest value of the bucket in ns, count), in
+    /// increasing order. Recording them again rebuilds the same histogram.
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        self.hist
+            .iter_recorded()
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+            .collect()
+    }
+}
+
+/// Serialized form of [`Latencies`] (checkpoints): exact sum and maximum, and the buckets.
+#[derive(Serialize, Deserialize)]
+struct LatenciesState {
+    sum: u128,
+    max: u64,
+    buckets: Vec<(u64, u64)>,
+}
+
+impl Serialize for Latencies {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        LatenciesState {
+            sum: self.sum,
+            max: self.max,
+            buckets: self.buckets(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Latencies {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Latencies, D::Error> {
+        let st = LatenciesState::deserialize(d)?;
+        let mut l = Latencies {
+            sum: st.sum,
+            max: st.max,
+            ..Latencies::default()
+        };
+        for (v, n) in st.buckets {
+            l.hist
+                .record_n(v, n)
+                .map_err(|e| serde::de::Error::custom(format!("latency histogram: {e:?}")))?;
+        }
+        Ok(l)
     }
 }

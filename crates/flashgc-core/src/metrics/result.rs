@@ -165,7 +165,7 @@ pub struct Units {
 }
 
 /// One point of the timing series (a window of host data volume).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct TimingPoint {
     /// Host data (reads + writes) so far, bytes.
     pub data_bytes: u64,
