@@ -339,12 +339,11 @@ impl Simulation {
         &self,
         path: &Path,
         caller: &serde_json::Value,
-        rec: &Recorder,
-        requests: u64,
-        target: Option<u64>,
+        run: &RunState,
         wl: &dyn Workload,
         driver: Option<(&crate::timing::TimingParams, Vec<u8>)>,
     ) -> Result<CheckpointInfo> {
+        let (rec, requests, target) = (&run.rec, run.requests, run.target);
         let t0 = std::time::Instant::now();
         let trace = match WorkloadSpec::parse("run.workload", &self.cfg.run.workload) {
             Ok(WorkloadSpec::Trace(p)) => Some(TraceIdentity::of(&p)?),

@@ -206,11 +206,11 @@ impl<D: DeviceModel> Driver<D> {
 /// flash or NoC device. What the CLI and the Python binding build.
 pub enum Engine {
     /// WAF-only.
-    Waf(Simulation),
+    Waf(Box<Simulation>),
     /// Timed on the flash device.
-    Flash(TimedSim),
+    Flash(Box<TimedSim>),
     /// Timed on the NoC controller model.
-    Noc(NocSim),
+    Noc(Box<NocSim>),
 }
 
 impl Engine {
@@ -218,9 +218,9 @@ impl Engine {
     /// controller when `timing.noc` is set, else flash).
     pub fn new(cfg: &Config, timing: Option<TimingParams>) -> Result<Engine> {
         Ok(match timing {
-            None => Engine::Waf(Simulation::new(cfg)?),
-            Some(p) if p.noc.is_some() => Engine::Noc(Driver::new_noc(cfg, p)?),
-            Some(p) => Engine::Flash(TimedSim::new(cfg, p)?),
+            None => Engine::Waf(Box::new(Simulation::new(cfg)?)),
+            Some(p) if p.noc.is_some() => Engine::Noc(Box::new(Driver::new_noc(cfg, p)?)),
+            Some(p) => Engine::Flash(Box::new(TimedSim::new(cfg, p)?)),
         })
     }
 
@@ -231,13 +231,12 @@ impl Engine {
     pub fn from_checkpoint(r: crate::checkpoint::CheckpointReader) -> Result<Engine> {
         let cfg = r.meta.config.clone();
         Ok(match r.meta.timing.clone() {
-            None => Engine::Waf(Simulation::from_checkpoint(r)?),
-            Some(p) if p.noc.is_some() => Engine::Noc(Driver::resume(r, |sim, p| {
+            None => Engine::Waf(Box::new(Simulation::from_checkpoint(r)?)),
+            Some(p) if p.noc.is_some() => Engine::Noc(Box::new(Driver::resume(r, |_, p| {
                 let n = p.noc.clone().expect("checked");
-                let _ = sim;
                 Ok(NocDevice::new(NocMedia::new(&cfg, n)?))
-            })?),
-            Some(_) => Engine::Flash(Driver::resume(r, |sim, p| {
+            })?)),
+            Some(_) => Engine::Flash(Box::new(Driver::resume(r, |sim, p| {
                 let media = FlashMedia::build(
                     &cfg,
                     sim.layout(),
@@ -247,7 +246,7 @@ impl Engine {
                     p.copyback,
                 )?;
                 Ok(FlashDevice::new(media))
-            })?),
+            })?)),
         })
     }
 

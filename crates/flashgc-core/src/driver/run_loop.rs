@@ -113,14 +113,17 @@ pub(super) fn run<D: DeviceModel>(
             let info = match &ctl.checkpoint {
                 Some(path) => {
                     let drv = core.checkpoint_state()?;
+                    let st = RunState {
+                        rec: rec.clone(),
+                        requests: request_index,
+                        target,
+                    };
                     Some(sim.write_checkpoint(
                         path,
                         &ctl.caller,
-                        &rec,
-                        request_index,
-                        target,
+                        &st,
                         wl,
-                        drv.as_ref().map(|s| (&core.p, s.clone())),
+                        drv.map(|s| (&core.p, s)),
                     )?)
                 }
                 None => None,
@@ -149,12 +152,15 @@ pub(super) fn run<D: DeviceModel>(
         if let (Some(n), Some(path)) = (next_ckpt, &ctl.checkpoint) {
             if rec.written() >= n {
                 let drv = core.checkpoint_state()?;
-                let info = sim.write_checkpoint(
-                    path,
-                    &ctl.caller,
-                    &rec,
-                    request_index,
+                let st = RunState {
+                    rec: rec.clone(),
+                    requests: request_index,
                     target,
+                };
+                let info = sim.write_checkpoint(
+                    &path.clone(),
+                    &ctl.caller,
+                    &st,
                     wl,
                     drv.map(|s| (&core.p, s)),
                 )?;
