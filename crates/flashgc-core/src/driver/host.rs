@@ -626,6 +626,8 @@ impl<D: DeviceModel> Core<D> {
             },
             read_latency: rd.summary(),
             write_latency: wr.summary(),
+            read_histogram: rd.log_histogram(),
+            write_histogram: wr.log_histogram(),
             flash,
             proactive_gc_victims: self.gc.proactive,
             cache: self.cache.as_ref().map(|c| CacheReport {

@@ -233,6 +233,11 @@ pub struct TimingReport {
     pub read_latency: LatencySummary,
     /// Write latency.
     pub write_latency: LatencySummary,
+    /// Read latency distribution: `[upper edge us, count]` per non-empty log bin (20 per
+    /// decade), for CDFs.
+    pub read_histogram: Vec<[f64; 2]>,
+    /// Write latency distribution, as `read_histogram`.
+    pub write_histogram: Vec<[f64; 2]>,
     /// The flash device's resource report (costs, utilization; flattened into this
     /// section), None on other device models.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
