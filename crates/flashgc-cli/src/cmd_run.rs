@@ -166,27 +166,12 @@ pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     let mut cfg = build_config(&a.common)?;
     crate::cmd_trace::apply_loop_until(&a.trace, &mut cfg);
     cfg.layout()?;
-    let timed = a.timing.timing || a.timing.any_timing_flag();
-    if timed {
-        cmd_checkpoint::refuse(&a, "timed runs (--timing)")?;
-    }
     let bar = progress_bar(0, "pages");
     let t0 = std::time::Instant::now();
-    let out = if timed {
-        None
-    } else {
-        Some(cmd_checkpoint::run_waf(
-            &cfg,
-            &a,
-            bar.as_ref(),
-            None,
-            cmd_checkpoint::caller_now(),
-        )?)
-    };
-    let r = match &out {
-        Some(o) => o.result.clone(),
-        None => run_one(&cfg, &a, bar.as_ref())?,
-    };
+    // WAF-only and timed runs alike: checkpoints, Ctrl-C and resume.
+    let out = cmd_checkpoint::run_waf(&cfg, &a, bar.as_ref(), None, cmd_checkpoint::caller_now())?;
+    let r = out.result.clone();
+    let out = Some(out);
     let secs = t0.elapsed().as_secs_f64();
     if let Some(b) = bar {
         b.finish_and_clear();

@@ -330,6 +330,40 @@ impl TimingFlags {
     }
 }
 
+/// The timing parameters the flags ask for (None: a WAF-only run); timing flags without
+/// `--timing` are an error. `infinite`: the workload has no end (closed loop by default).
+pub fn timing_params(
+    flags: &TimingFlags,
+    cfg: &Config,
+    infinite: bool,
+) -> Result<Option<TimingParams>> {
+    if !flags.timing {
+        if flags.wants_fio() {
+            return Err(Error::config("--timing", "fio flags (--rw, --rwmixwrite, --bs, --paper) need --timing (or use `flashgc fio`)"));
+        }
+        if flags.any_timing_flag() {
+            return Err(Error::config(
+                "--timing",
+                "timing flags were given without --timing (WAF-only runs ignore them)",
+            ));
+        }
+        return Ok(None);
+    }
+    Ok(Some(flags.params(cfg, infinite || flags.wants_fio())?))
+}
+
+/// The fio job the flags describe, as a workload (None without fio flags).
+pub fn fio_workload(
+    flags: &TimingFlags,
+    cfg: &Config,
+) -> Result<Option<flashgc_core::workload::fio::FioWorkload>> {
+    if !(flags.timing && flags.wants_fio()) {
+        return Ok(None);
+    }
+    let l = cfg.layout()?;
+    Ok(Some(flags.job(cfg)?.workload(l.logical_pages, l.lpn_size)?))
+}
+
 /// Runs one configuration, timed or WAF-only according to `flags`.
 pub fn run(
     flags: &TimingFlags,

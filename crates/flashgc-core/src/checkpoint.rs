@@ -252,8 +252,11 @@ pub(crate) fn f64_or_inf<'de, D: Deserializer<'de>>(d: D) -> std::result::Result
 
 /// Plain integer element of a raw table.
 pub trait RawInt: Copy + Default {
+    /// Bytes of one value.
     const SIZE: usize;
+    /// Writes the value little-endian into `out` (`SIZE` bytes).
     fn to_le(self, out: &mut [u8]);
+    /// Reads a value from `SIZE` little-endian bytes.
     fn from_le(b: &[u8]) -> Self;
 }
 impl RawInt for u8 {
@@ -445,6 +448,10 @@ pub struct Meta {
     pub user_pages: u64,
     /// Requests consumed from the workload.
     pub requests: u64,
+    /// The timing parameters of a timed run (absent for WAF-only runs); the driver's
+    /// state is then the last section (`DRV `).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<crate::timing::TimingParams>,
 }
 
 /// Identifies a trace file cheaply: its size and CRC-32s of its first and last MiB.
@@ -576,6 +583,7 @@ impl CheckpointReader {
                 trace: None,
                 user_pages: 0,
                 requests: 0,
+                timing: None,
             },
         };
         let m = c.section(b"META")?;

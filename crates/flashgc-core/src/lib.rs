@@ -23,6 +23,8 @@
 //!
 //! No I/O happens in this crate's hot path; trace files are read by `flashgc-trace`.
 
+#![deny(missing_docs)]
+
 pub mod checkpoint;
 pub mod config;
 pub mod dedup;

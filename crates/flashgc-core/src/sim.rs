@@ -339,11 +339,11 @@ impl Simulation {
         &self,
         path: &Path,
         caller: &serde_json::Value,
-        rec: &Recorder,
-        requests: u64,
-        target: Option<u64>,
+        run: &RunState,
         wl: &dyn Workload,
+        driver: Option<(&crate::timing::TimingParams, Vec<u8>)>,
     ) -> Result<CheckpointInfo> {
+        let (rec, requests, target) = (&run.rec, run.requests, run.target);
         let t0 = std::time::Instant::now();
         let trace = match WorkloadSpec::parse("run.workload", &self.cfg.run.workload) {
             Ok(WorkloadSpec::Trace(p)) => Some(TraceIdentity::of(&p)?),
@@ -355,6 +355,7 @@ impl Simulation {
             trace,
             user_pages: rec.written(),
             requests,
+            timing: driver.as_ref().map(|d| d.0.clone()),
         };
         let mut w = CheckpointWriter::create(path)?;
         let meta = serde_json::to_vec(&meta)
@@ -369,6 +370,9 @@ impl Simulation {
         };
         w.section(b"SIM ", &crate::checkpoint::encode(&st)?)?;
         self.ftl.save_checkpoint(&mut w)?;
+        if let Some((_, state)) = &driver {
+            w.section(b"DRV ", state)?;
+        }
         let bytes = w.finish()?;
         Ok(CheckpointInfo {
             path: path.to_path_buf(),
@@ -386,6 +390,20 @@ impl Simulation {
     /// when [`Simulation::needs_future`] says so). A trace workload must be the same file
     /// (size and the CRCs of its first and last MiB are compared).
     pub fn from_checkpoint(mut r: CheckpointReader) -> Result<Simulation> {
+        if r.meta.timing.is_some() {
+            return Err(Error::Input(format!(
+                "{}: a timed run's checkpoint: resume it with its timing parameters (driver::Engine::from_checkpoint)",
+                r.path().display()
+            )));
+        }
+        let sim = Simulation::load_checkpoint_sections(&mut r)?;
+        r.finish()?;
+        Ok(sim)
+    }
+
+    /// Rebuilds the simulation from a checkpoint's `SIM ` and FTL sections, leaving the
+    /// reader at the next section.
+    pub(crate) fn load_checkpoint_sections(r: &mut CheckpointReader) -> Result<Simulation> {
         let cfg = r.meta.config.clone();
         let mut sim = Simulation::new(&cfg).map_err(|e| {
             Error::Input(format!(
@@ -408,8 +426,7 @@ impl Simulation {
         let b = r.section(b"SIM ")?;
         let st: SimState =
             crate::checkpoint::decode(&b).map_err(|e| r.damaged(format!("run state: {e}")))?;
-        sim.ftl.load_checkpoint(&mut r)?;
-        r.finish()?;
+        sim.ftl.load_checkpoint(r)?;
         sim.pre = st.pre.clone();
         sim.preconditioned = true;
         sim.resumed = Some(st);

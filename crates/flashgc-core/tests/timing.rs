@@ -6,7 +6,7 @@ mod common;
 use flashgc_core::config::{DeviceConfig, TimingConfig};
 use flashgc_core::driver::TimedSim;
 use flashgc_core::timing::{GcMode, Host, TimingParams};
-use flashgc_core::workload::{Op, Request, Workload};
+use flashgc_core::workload::{Op, Request};
 use flashgc_core::{Config, Simulation};
 
 const US: u64 = 1000;
@@ -170,19 +170,6 @@ fn waf_is_unchanged_by_timing() {
 }
 
 /// A workload of timestamped requests (for the open-loop replay test).
-struct Timed(Vec<Request>, usize);
-impl Workload for Timed {
-    fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> flashgc_core::Result<()> {
-        let n = (self.0.len() - self.1).min(max);
-        buf.extend_from_slice(&self.0[self.1..self.1 + n]);
-        self.1 += n;
-        Ok(())
-    }
-    fn describe(&self) -> String {
-        "timed".into()
-    }
-}
-
 /// Open loop at a low rate: requests never queue, so each read costs exactly tR + transfer
 /// and each write transfer + tPROG when no GC interferes.
 #[test]
@@ -204,7 +191,9 @@ fn open_loop_unloaded_latencies_are_device_latencies() {
             content: 0,
         })
         .collect();
-    let r = ts.run(&mut Timed(reqs, 0), &mut |_| {}).unwrap();
+    let r = ts
+        .run(&mut common::requests::Requests::new(reqs), &mut |_| {})
+        .unwrap();
     let t = r.timing.unwrap();
     assert_eq!(t.write_latency.max_us, 510.0);
     assert!(

@@ -17,12 +17,18 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
     from .sweep import sweep_from_file
 
     df = sweep_from_file(
-        a.file, out=a.out, scheduler=a.scheduler, workers=a.workers,
-        progress=False if a.quiet else None, max_runs=a.max_runs,
+        a.file,
+        out=a.out,
+        scheduler=a.scheduler,
+        workers=a.workers,
+        progress=False if a.quiet else None,
+        max_runs=a.max_runs,
     )
     ran, skipped, pending = df.attrs["ran"], df.attrs["skipped"], df.attrs["pending"]
-    print(f"sweep: {len(ran)} runs done now, {len(skipped)} already present, {len(pending)} pending; "
-          f"{len(df)} rows in the dataset")
+    print(
+        f"sweep: {len(ran)} runs done now, {len(skipped)} already present, {len(pending)} pending; "
+        f"{len(df)} rows in the dataset"
+    )
     if len(df) and not a.quiet:
         cols = ["placement", "victim", "workload", "op", "seed", "waf", "erases"]
         print(df[cols].sort_values(cols[:5]).to_string(index=False))

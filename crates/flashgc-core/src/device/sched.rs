@@ -85,10 +85,14 @@ pub trait Media {
     fn report(&self, span_ns: u64) -> Option<DeviceReport>;
     /// One line describing the media and its options.
     fn describe(&self) -> String;
+    /// The media's mutable state for a checkpoint.
+    fn save_state(&self) -> crate::error::Result<Vec<u8>>;
+    /// Restores [`Media::save_state`]'s bytes into media built from the same configuration.
+    fn load_state(&mut self, state: &[u8]) -> crate::error::Result<()>;
 }
 
 /// A queued GC or background operation.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 enum Queued {
     MoveRead { src: Ppn, dst: Ppn },
     MoveWrite { src: Ppn, dst: Ppn },
@@ -97,7 +101,7 @@ enum Queued {
     Erase { seg: SegmentId },
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Entry {
     op: Queued,
     issued: u64,
@@ -383,7 +387,18 @@ impl<M: Media> Scheduled<M> {
     }
 }
 
-impl<M: Media> DeviceModel for Scheduled<M> {
+/// The scheduler's part of a checkpoint.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SchedState {
+    queue: Vec<Entry>,
+    moves: Vec<Entry>,
+    read_ends: Vec<u64>,
+    victim_end: u64,
+    gc_rg: ReadGroup,
+    media: Vec<u8>,
+}
+
+impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     const TIMED: bool = true;
 
     fn name(&self) -> &'static str {
@@ -492,5 +507,27 @@ impl<M: Media> DeviceModel for Scheduled<M> {
 
     fn describe(&self) -> String {
         self.media.describe()
+    }
+
+    fn save_state(&self) -> crate::error::Result<Vec<u8>> {
+        crate::checkpoint::encode(&SchedState {
+            queue: self.queue.iter().copied().collect(),
+            moves: self.moves.clone(),
+            read_ends: self.read_ends.iter().copied().collect(),
+            victim_end: self.victim_end,
+            gc_rg: self.gc_rg,
+            media: self.media.save_state()?,
+        })
+    }
+
+    fn load_state(&mut self, state: &[u8]) -> crate::error::Result<()> {
+        let st: SchedState = crate::checkpoint::decode(state)?;
+        self.media.load_state(&st.media)?;
+        self.queue = st.queue.into();
+        self.moves = st.moves;
+        self.read_ends = st.read_ends.into();
+        self.victim_end = st.victim_end;
+        self.gc_rg = st.gc_rg;
+        Ok(())
     }
 }

@@ -35,6 +35,7 @@ fn prefetch<T>(p: &T) {
 }
 
 /// Latencies and volume of one window of the timing series.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Window {
     rd: Latencies,
     wr: Latencies,
@@ -56,6 +57,7 @@ impl Window {
 }
 
 /// What the driver measures of the host's requests.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct HostStats {
     rd: Latencies,
     wr: Latencies,
@@ -69,9 +71,43 @@ pub(super) struct HostStats {
     first_arrival: Option<u64>,
     last_arrival: u64,
     first_t: u64,
+    #[serde(with = "heap_as_vec")]
     heap: BinaryHeap<Reverse<u64>>,
     /// FTL counters at the start of the timed phase.
     start: FtlCounters,
+}
+
+/// The closed-loop completion heap in a checkpoint: its values (all slots are alike, so
+/// the heap rebuilt from them behaves the same).
+mod heap_as_vec {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    pub fn serialize<S: Serializer>(h: &BinaryHeap<Reverse<u64>>, s: S) -> Result<S::Ok, S::Error> {
+        let mut v: Vec<u64> = h.iter().map(|r| r.0).collect();
+        v.sort_unstable();
+        v.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BinaryHeap<Reverse<u64>>, D::Error> {
+        Ok(Vec::<u64>::deserialize(d)?
+            .into_iter()
+            .map(Reverse)
+            .collect())
+    }
+}
+
+/// The driver's part of a checkpoint (a timed run's: device, cache, GC mode, statistics).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CoreState {
+    device: Vec<u8>,
+    cache: Option<WriteCache>,
+    proactive: u64,
+    host_busy_until: u64,
+    stats: HostStats,
 }
 
 /// The driver's state besides the simulation: the device model, cache, GC scheduling and
@@ -160,6 +196,58 @@ impl<D: DeviceModel> Core<D> {
         sim.ftl_mut().set_op_log(D::TIMED);
         self.stats.start = sim.ftl().counters.clone();
         self.started = true;
+        Ok(())
+    }
+
+    /// The driver's state for a checkpoint (None for the null device: WAF-only
+    /// checkpoints hold the simulation only).
+    pub(crate) fn checkpoint_state(&self) -> Result<Option<Vec<u8>>> {
+        if !D::TIMED {
+            return Ok(None);
+        }
+        crate::checkpoint::encode(&CoreState {
+            device: self.dev.save_state()?,
+            cache: self.cache.clone(),
+            proactive: self.gc.proactive,
+            host_busy_until: self.host_busy_until,
+            stats: self.stats.clone(),
+        })
+        .map(Some)
+    }
+
+    /// Restores [`Core::checkpoint_state`]'s bytes into a driver built from the same
+    /// configuration and timing parameters; the simulation was restored before.
+    pub(crate) fn load_checkpoint_state(
+        &mut self,
+        sim: &mut Simulation,
+        state: &[u8],
+    ) -> Result<()> {
+        let st: CoreState = crate::checkpoint::decode(state)?;
+        self.dev.load_state(&st.device)?;
+        let logical = sim.layout().logical_pages as usize;
+        if st.cache.is_some() != self.cache.is_some()
+            || st
+                .cache
+                .as_ref()
+                .is_some_and(|c| !c.consistent(logical, self.p.cache_pages as usize))
+        {
+            return Err(Error::Input(
+                "the write cache state does not match the timing parameters".into(),
+            ));
+        }
+        if let Host::ClosedLoop { queue_depth } = self.p.host {
+            if st.stats.heap.len() != queue_depth as usize {
+                return Err(Error::Input(
+                    "the closed-loop state does not match the queue depth".into(),
+                ));
+            }
+        }
+        self.cache = st.cache;
+        self.gc.proactive = st.proactive;
+        self.host_busy_until = st.host_busy_until;
+        self.stats = st.stats;
+        self.started = true;
+        sim.ftl_mut().set_op_log(D::TIMED);
         Ok(())
     }
 
@@ -538,6 +626,8 @@ impl<D: DeviceModel> Core<D> {
             },
             read_latency: rd.summary(),
             write_latency: wr.summary(),
+            read_histogram: rd.log_histogram(),
+            write_histogram: wr.log_histogram(),
             flash,
             proactive_gc_victims: self.gc.proactive,
             cache: self.cache.as_ref().map(|c| CacheReport {

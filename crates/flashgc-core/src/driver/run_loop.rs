@@ -44,12 +44,7 @@ fn begin<D: DeviceModel>(
         return Ok(st);
     }
     if let Some(st) = sim.resumed.take() {
-        if D::TIMED {
-            return Err(Error::config(
-                "run.checkpoint",
-                "timed runs cannot resume from a checkpoint yet",
-            ));
-        }
+        // A timed driver's own state was restored with the simulation's.
         match &st.workload {
             Some(pos) => wl.load_position(pos)?,
             None => skip_requests(wl, st.requests)?,
@@ -84,12 +79,6 @@ pub(super) fn run<D: DeviceModel>(
     progress: &mut dyn FnMut(&Progress),
     ctl: &mut RunControl<'_>,
 ) -> Result<RunEnd> {
-    if D::TIMED && ctl.checkpoint.is_some() {
-        return Err(Error::config(
-            "run.checkpoint",
-            "checkpoints of timed runs are not supported yet",
-        ));
-    }
     let logical = sim.layout().logical_pages;
     let RunState {
         mut rec,
@@ -122,14 +111,21 @@ pub(super) fn run<D: DeviceModel>(
             || ctl.stop_after_requests.is_some_and(|n| request_index >= n);
         if stop {
             let info = match &ctl.checkpoint {
-                Some(path) => Some(sim.write_checkpoint(
-                    path,
-                    &ctl.caller,
-                    &rec,
-                    request_index,
-                    target,
-                    wl,
-                )?),
+                Some(path) => {
+                    let drv = core.checkpoint_state()?;
+                    let st = RunState {
+                        rec: rec.clone(),
+                        requests: request_index,
+                        target,
+                    };
+                    Some(sim.write_checkpoint(
+                        path,
+                        &ctl.caller,
+                        &st,
+                        wl,
+                        drv.map(|s| (&core.p, s)),
+                    )?)
+                }
                 None => None,
             };
             if let (Some(i), Some(cb)) = (&info, ctl.on_checkpoint.as_mut()) {
@@ -155,8 +151,19 @@ pub(super) fn run<D: DeviceModel>(
         }
         if let (Some(n), Some(path)) = (next_ckpt, &ctl.checkpoint) {
             if rec.written() >= n {
-                let info =
-                    sim.write_checkpoint(path, &ctl.caller, &rec, request_index, target, wl)?;
+                let drv = core.checkpoint_state()?;
+                let st = RunState {
+                    rec: rec.clone(),
+                    requests: request_index,
+                    target,
+                };
+                let info = sim.write_checkpoint(
+                    &path.clone(),
+                    &ctl.caller,
+                    &st,
+                    wl,
+                    drv.map(|s| (&core.p, s)),
+                )?;
                 if let Some(cb) = ctl.on_checkpoint.as_mut() {
                     cb(&info);
                 }

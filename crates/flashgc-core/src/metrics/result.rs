@@ -54,6 +54,8 @@ pub struct PhaseCounts {
 }
 
 impl PhaseCounts {
+    /// The counts between two snapshots of the FTL's counters (`a` before `b`), with the
+    /// effective alpha over `logical` pages.
     pub fn between(a: &FtlCounters, b: &FtlCounters, logical: u64) -> PhaseCounts {
         let uw = b.user_writes - a.user_writes;
         let gw = b.gc_writes - a.gc_writes;
@@ -163,7 +165,7 @@ pub struct Units {
 }
 
 /// One point of the timing series (a window of host data volume).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct TimingPoint {
     /// Host data (reads + writes) so far, bytes.
     pub data_bytes: u64,
@@ -231,6 +233,11 @@ pub struct TimingReport {
     pub read_latency: LatencySummary,
     /// Write latency.
     pub write_latency: LatencySummary,
+    /// Read latency distribution: `[upper edge us, count]` per non-empty log bin (20 per
+    /// decade), for CDFs.
+    pub read_histogram: Vec<[f64; 2]>,
+    /// Write latency distribution, as `read_histogram`.
+    pub write_histogram: Vec<[f64; 2]>,
     /// The flash device's resource report (costs, utilization; flattened into this
     /// section), None on other device models.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]

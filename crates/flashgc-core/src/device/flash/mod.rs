@@ -50,7 +50,7 @@ impl Costs {
 }
 
 /// One cell resource's reservation state (kept together: one cache line holds two).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
 struct Cell {
     free: u64,
     busy: u64,
@@ -402,6 +402,17 @@ impl FlashMedia {
     }
 }
 
+/// The flash device's mutable state in a checkpoint.
+#[derive(Serialize, serde::Deserialize)]
+struct FlashState {
+    ch_free: Vec<u64>,
+    ch_xfers: Vec<u64>,
+    cells: Vec<Cell>,
+    erased_at: Vec<u64>,
+    dyn_unit: Vec<u16>,
+    dyn_fill: Vec<u16>,
+}
+
 /// The flash device's part of a timed result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FlashReport {
@@ -534,6 +545,39 @@ impl Media for FlashMedia {
                 0.0
             },
         }))
+    }
+
+    fn save_state(&self) -> crate::error::Result<Vec<u8>> {
+        crate::checkpoint::encode(&FlashState {
+            ch_free: self.ch_free.clone(),
+            ch_xfers: self.ch_xfers.clone(),
+            cells: self.cells.clone(),
+            erased_at: self.erased_at.clone(),
+            dyn_unit: self.dyn_unit.clone(),
+            dyn_fill: self.dyn_fill.clone(),
+        })
+    }
+
+    fn load_state(&mut self, state: &[u8]) -> crate::error::Result<()> {
+        let st: FlashState = crate::checkpoint::decode(state)?;
+        let same = st.ch_free.len() == self.ch_free.len()
+            && st.ch_xfers.len() == self.ch_xfers.len()
+            && st.cells.len() == self.cells.len()
+            && st.erased_at.len() == self.erased_at.len()
+            && st.dyn_unit.len() == self.dyn_unit.len()
+            && st.dyn_fill.len() == self.dyn_fill.len();
+        if !same {
+            return Err(crate::error::Error::Input(
+                "the flash device state does not match the configured device (channels, units, segments, allocation)".into(),
+            ));
+        }
+        self.ch_free = st.ch_free;
+        self.ch_xfers = st.ch_xfers;
+        self.cells = st.cells;
+        self.erased_at = st.erased_at;
+        self.dyn_unit = st.dyn_unit;
+        self.dyn_fill = st.dyn_fill;
+        Ok(())
     }
 
     fn describe(&self) -> String {
