@@ -132,8 +132,14 @@ def test_the_embedded_cluster_serves_a_dashboard_on_request(tmp_path, capfd):
             seen.append((link, resp.status))
 
     grid = {"placement": ["single", "sup-gc"]}
-    flashgc.sweep(grid, config=flashgc.load_config("default", **TINY), out=tmp_path, n_workers=1,
-                  dashboard="127.0.0.1:0", on_result=probe)
+    flashgc.sweep(
+        grid,
+        config=flashgc.load_config("default", **TINY),
+        out=tmp_path,
+        n_workers=1,
+        dashboard="127.0.0.1:0",
+        on_result=probe,
+    )
     assert seen and seen[0][1] == 200, seen
 
 
@@ -155,19 +161,26 @@ def test_pip_gives_a_flashgc_command_that_forwards_to_the_rust_cli(tmp_path):
     assert p.returncode == 2 and "cargo install" in p.stderr, p.stderr
     # `sweep` and `report` run in Python all the same.
     sweep = tmp_path / "s.toml"
-    sweep.write_text('out = "res"\n[base]\nlogical_gib = 0.0625\npages_per_block = 64\nwrite_volume = 2\n'
-                     '[grid]\nplacement = ["single"]\n')
-    p = subprocess.run([exe, "sweep", str(sweep), "--scheduler", "local", "-q"], env=env, capture_output=True,
-                       text=True, timeout=300)
+    sweep.write_text(
+        'out = "res"\n[base]\nlogical_gib = 0.0625\npages_per_block = 64\nwrite_volume = 2\n'
+        '[grid]\nplacement = ["single"]\n'
+    )
+    p = subprocess.run(
+        [exe, "sweep", str(sweep), "--scheduler", "local", "-q"], env=env, capture_output=True, text=True, timeout=300
+    )
     assert p.returncode == 0, p.stderr
     # With it (FLASHGC_BIN, or on PATH): every other command is the Rust one.
     if not os.path.exists(rust):
         pytest.skip(f"{rust} not built")
-    p = subprocess.run([exe, "presets"], env=dict(env, FLASHGC_BIN=rust), capture_output=True, text=True,
-                       timeout=60)
+    p = subprocess.run([exe, "presets"], env=dict(env, FLASHGC_BIN=rust), capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "cosmos-openssd" in p.stdout, p.stderr
-    p = subprocess.run([exe, "presets"], env=dict(env, PATH=os.path.dirname(rust) + os.pathsep + env["PATH"]),
-                       capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [exe, "presets"],
+        env=dict(env, PATH=os.path.dirname(rust) + os.pathsep + env["PATH"]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 0 and "midas-128g" in p.stdout, p.stderr
 
 
@@ -179,8 +192,9 @@ def two_devices(tmp_path_factory):
     """The same schemes and workload on two device sizes: never one curve."""
     out = tmp_path_factory.mktemp("two")
     grid = {"placement": ["single", "sup-gc"], "logical_gib": [0.0625, 0.125], "seed": [1, 2]}
-    flashgc.sweep(grid, config=flashgc.load_config("default", **dict(TINY, write_volume=2.0)), out=out,
-                  scheduler="local")
+    flashgc.sweep(
+        grid, config=flashgc.load_config("default", **dict(TINY, write_volume=2.0)), out=out, scheduler="local"
+    )
     return out
 
 
@@ -203,8 +217,16 @@ def test_report_keeps_device_configurations_apart(two_devices, tmp_path):
 def test_midas_legend_is_outside_the_plot(tmp_path):
     from flashgc.report import _mpl
 
-    r = flashgc.run("default", "hotcold:90/10", logical_gib=0.0625, pages_per_block=32, op=0.15,
-                    write_volume=4.0, placement="midas:epoch=0.5,check=0.25", victim="fifo")
+    r = flashgc.run(
+        "default",
+        "hotcold:90/10",
+        logical_gib=0.0625,
+        pages_per_block=32,
+        op=0.15,
+        write_volume=4.0,
+        placement="midas:epoch=0.5,check=0.25",
+        victim="fifo",
+    )
     df = load_results([r])
     df["scheme"] = "midas / fifo"
     df["case"] = _cases(df)

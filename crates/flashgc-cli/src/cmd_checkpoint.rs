@@ -1,12 +1,13 @@
-//! WAF-mode `flashgc run` with checkpoints (`--checkpoint-every`, `--checkpoint`), Ctrl-C
-//! handling, and `flashgc resume CHECKPOINT`. The state itself is saved and restored by
+//! `flashgc run` (WAF-only or timed) with checkpoints (`--checkpoint-every`,
+//! `--checkpoint`), Ctrl-C handling, and `flashgc resume CHECKPOINT`. The state itself is saved and restored by
 //! `flashgc_core::checkpoint`; this file maps flags, signals and messages onto it.
 
 use crate::{open_workload, prepare_trace, Fail, RunArgs};
 use flashgc_core::checkpoint::CheckpointReader;
 use flashgc_core::config::Layout;
+use flashgc_core::driver::Engine;
 use flashgc_core::sim::{CheckpointInfo, RunControl, RunEnd};
-use flashgc_core::{Config, RunResult, Simulation};
+use flashgc_core::{Config, RunResult};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -60,14 +61,14 @@ pub fn refuse(a: &RunArgs, what: &str) -> Result<(), Fail> {
             2,
             format!(
                 "--checkpoint-every/--checkpoint: {what} cannot be checkpointed yet; \
-                 only WAF-mode `flashgc run` (without --timing) can (see docs/core.md, Checkpoint and resume)"
+                 only `flashgc run` can (see docs/core.md, Checkpoint and resume)"
             ),
         ));
     }
     Ok(())
 }
 
-/// How a WAF-mode run ended.
+/// How a checkpointed run ended.
 pub struct Outcome {
     /// The result (partial when `stopped`).
     pub result: RunResult,
@@ -123,8 +124,8 @@ pub fn redirect_output(a: &mut RunArgs, given: Option<String>) {
     };
 }
 
-/// Runs (or, with `resume`, continues) a WAF-mode simulation with checkpoints and Ctrl-C
-/// handling. `caller` is what the checkpoint stores to rebuild these flags.
+/// Runs (or, with `resume`, continues) a simulation, WAF-only or timed, with checkpoints
+/// and Ctrl-C handling. `caller` is what the checkpoint stores to rebuild these flags.
 pub fn run_waf(
     cfg: &Config,
     a: &RunArgs,
@@ -133,30 +134,42 @@ pub fn run_waf(
     caller: serde_json::Value,
 ) -> Result<Outcome, Fail> {
     let mut cfg = cfg.clone();
-    let (mut sim, path) = match resume {
-        Some((r, path)) => {
-            cfg = r.meta.config.clone();
-            (Simulation::from_checkpoint(r)?, path)
-        }
-        None => {
-            prepare_trace(&mut cfg, &a.trace)?;
-            let path = checkpoint_path(a);
-            crate::outfile::remove_stale_temps(&path);
-            (Simulation::new(&cfg)?, path)
+    if resume.is_none() {
+        prepare_trace(&mut cfg, &a.trace)?;
+    } else if let Some((r, _)) = &resume {
+        cfg = r.meta.config.clone();
+    }
+    // The workload: the configuration's, or a fio job from the timing flags.
+    let open = |cfg: &mut Config| -> Result<Box<dyn flashgc_core::workload::Workload>, Fail> {
+        match crate::cmd_timing::fio_workload(&a.timing, cfg)? {
+            Some(f) => Ok(Box::new(f)),
+            None => open_workload(cfg, &a.trace),
         }
     };
-    let mut wl = open_workload(&mut cfg, &a.trace)?;
-    if sim.needs_future() {
+    let mut wl = open(&mut cfg)?;
+    let (mut engine, path) = match resume {
+        Some((r, path)) => (Engine::from_checkpoint(r)?, path),
+        None => {
+            let timing = crate::cmd_timing::timing_params(&a.timing, &cfg, wl.is_infinite())?;
+            let path = checkpoint_path(a);
+            crate::outfile::remove_stale_temps(&path);
+            (Engine::new(&cfg, timing)?, path)
+        }
+    };
+    if engine.simulation().needs_future() {
         // A future-knowledge placement (the oracle) gets a pre-pass over an identical
         // second instance of the workload (a resumed one recomputes it the same way).
-        let mut future = open_workload(&mut cfg, &a.trace)?;
-        sim.prepare_future(future.as_mut())?;
+        let mut future = open(&mut cfg)?;
+        engine.simulation_mut().prepare_future(future.as_mut())?;
     }
-    sim.ftl_mut().set_check_after_gc(a.check);
+    engine
+        .simulation_mut()
+        .ftl_mut()
+        .set_check_after_gc(a.check);
     let every = a
         .checkpoint_every
         .as_deref()
-        .map(|s| every_pages(s, sim.layout()))
+        .map(|s| every_pages(s, engine.simulation().layout()))
         .transpose()?;
     // Ctrl-C sets the flag; the run stops at its next safe point. A second Ctrl-C (flag
     // already set) gets the default action and ends the process at once.
@@ -196,8 +209,8 @@ pub fn run_waf(
         stop_after_requests: None,
         on_checkpoint: Some(&mut on_ckpt),
     };
-    let estimate = sim.memory_estimate();
-    let end = sim.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
+    let estimate = engine.memory_estimate();
+    let end = engine.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
     let signal = match which.load(Ordering::Relaxed) {
         0 => None,
         s => Some(s as i32),

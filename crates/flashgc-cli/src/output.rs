@@ -73,6 +73,10 @@ pub fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
         },
     );
     b.set_style(style);
+    if unit == "pages" {
+        // A looped trace replay ticks the bar while it reads (see cmd_trace::attach_bar).
+        crate::cmd_trace::attach_bar(&b);
+    }
     Some(b)
 }
 
@@ -229,8 +233,13 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
         Some(e) => {
             let _ = write!(
                 s,
-                "memory: estimated {:.1} MiB before the run (tables + policies + 5 MiB process)",
-                mib(e)
+                "memory: estimated {:.1} MiB before the run (tables + policies{} + 5 MiB process)",
+                mib(e),
+                match (&r.timing, &r.noc) {
+                    (_, Some(_)) => " + NoC model, its time series and the driver",
+                    (Some(_), None) => " + device model, cache and driver",
+                    _ => "",
+                }
             );
         }
         None => {
@@ -339,16 +348,48 @@ fn csv_field(s: &str) -> String {
     }
 }
 
+/// The timing and NoC columns of a CSV row (empty for the sections a record lacks).
+fn csv_timing(r: &RunResult) -> String {
+    let mut cols: Vec<String> = Vec::with_capacity(17);
+    match &r.timing {
+        Some(t) => {
+            cols.push(if r.noc.is_some() { "noc" } else { "flash" }.into());
+            cols.push(t.iops.to_string());
+            cols.push(t.bandwidth_mb_s.to_string());
+            for l in [&t.read_latency, &t.write_latency] {
+                for v in [l.mean_us, l.p99_us, l.p999_us, l.p9999_us, l.max_us] {
+                    cols.push(v.to_string());
+                }
+            }
+        }
+        None => {
+            cols.push("null".into());
+            cols.extend(std::iter::repeat_n(String::new(), 12));
+        }
+    }
+    match &r.noc {
+        Some(n) => {
+            cols.push(n.path.name().into());
+            cols.push(n.copybacks.to_string());
+            cols.push(n.error_pages.to_string());
+        }
+        None => cols.extend(std::iter::repeat_n(String::new(), 3)),
+    }
+    cols.join(",")
+}
+
 /// CSV with one row per configuration.
 pub fn csv(rs: &[RunResult]) -> String {
     let mut s = String::from(
-        "placement,victim,workload,seed,logical_pages,op,pages_per_segment,user_writes,gc_writes,erases,waf,steady_state_waf,effective_alpha,model_waf,memory_bytes_per_lpn\n",
+        "placement,victim,workload,seed,logical_pages,op,pages_per_segment,user_writes,gc_writes,erases,waf,steady_state_waf,effective_alpha,model_waf,memory_bytes_per_lpn,\
+         device_model,iops,bandwidth_mb_s,read_mean_us,read_p99_us,read_p999_us,read_p9999_us,read_max_us,\
+         write_mean_us,write_p99_us,write_p999_us,write_p9999_us,write_max_us,noc_path,copybacks,error_pages\n",
     );
     for r in rs {
         let l = &r.device.layout;
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.placement),
             csv_field(&r.victim),
             csv_field(&r.workload),
@@ -369,7 +410,8 @@ pub fn csv(rs: &[RunResult]) -> String {
                 .as_ref()
                 .map(|m| m.waf.to_string())
                 .unwrap_or_default(),
-            r.memory_bytes_per_lpn
+            r.memory_bytes_per_lpn,
+            csv_timing(r)
         );
     }
     s

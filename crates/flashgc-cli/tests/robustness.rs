@@ -75,11 +75,26 @@ const SMALL: &[&str] = &[
 
 #[test]
 fn zero_write_volume_finishes_at_once() {
-    for cmd in ["run", "compare"] {
+    // WAF-only, and timed on the flash and NoC device models (one run loop for all).
+    let commands: [&[&str]; 5] = [
+        &["run"],
+        &["compare"],
+        &["run", "--timing"],
+        &["run", "--timing", "--device", "noc"],
+        &[
+            "compare",
+            "--timing",
+            "--device",
+            "noc",
+            "--noc-path",
+            "selective",
+        ],
+    ];
+    for cmd in commands {
         for vol in ["0", "1e-9"] {
             let mut c = bin();
+            c.args(cmd);
             c.args([
-                cmd,
                 "--logical-gib",
                 "0.0625",
                 "--write-volume",
@@ -89,11 +104,14 @@ fn zero_write_volume_finishes_at_once() {
                 "--json",
             ]);
             let o = output_within(c, Duration::from_secs(30));
-            assert!(o.status.success(), "{cmd} {vol}: {}", stderr(&o));
+            assert!(o.status.success(), "{cmd:?} {vol}: {}", stderr(&o));
             let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
             let r = if v.is_array() { &v[0] } else { &v };
-            assert_eq!(r["total"]["user_writes"], 0, "{cmd} {vol}");
-            assert_eq!(r["ended_by"], "write_volume", "{cmd} {vol}");
+            assert_eq!(r["total"]["user_writes"], 0, "{cmd:?} {vol}");
+            assert_eq!(r["ended_by"], "write_volume", "{cmd:?} {vol}");
+            if cmd.contains(&"--timing") {
+                assert!(r["timing"].is_object(), "{cmd:?} {vol}: a timing section");
+            }
         }
     }
 }

@@ -40,6 +40,15 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The flashgc version written into (and required of) checkpoints.
 pub const FLASHGC_VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// Simulated times in a restored timed run's state must lie below this (2^60 ns, about
+/// 36 years): beyond it, adding an operation's duration could overflow.
+pub(crate) const TIME_LIMIT_NS: u64 = 1 << 60;
+
+/// Whether every simulated time of `times` lies below [`TIME_LIMIT_NS`].
+pub(crate) fn times_ok(times: impl IntoIterator<Item = u64>) -> bool {
+    times.into_iter().all(|t| t < TIME_LIMIT_NS)
+}
+
 /// bincode 1.x with fixed-width little-endian integers (fast, and a stable layout).
 fn opts() -> impl bincode::Options {
     use bincode::Options;
@@ -289,8 +298,11 @@ pub(crate) fn f64_or_inf<'de, D: Deserializer<'de>>(d: D) -> std::result::Result
 
 /// Plain integer element of a raw table.
 pub trait RawInt: Copy + Default {
+    /// Bytes of one value.
     const SIZE: usize;
+    /// Writes the value little-endian into `out` (`SIZE` bytes).
     fn to_le(self, out: &mut [u8]);
+    /// Reads a value from `SIZE` little-endian bytes.
     fn from_le(b: &[u8]) -> Self;
 }
 impl RawInt for u8 {
@@ -486,6 +498,10 @@ pub struct Meta {
     pub user_pages: u64,
     /// Requests consumed from the workload.
     pub requests: u64,
+    /// The timing parameters of a timed run (absent for WAF-only runs); the driver's
+    /// state is then the last section (`DRV `).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<crate::timing::TimingParams>,
 }
 
 /// Identifies a trace file cheaply: its size and CRC-32s of its first and last MiB.
@@ -626,6 +642,7 @@ impl CheckpointReader {
                 trace: None,
                 user_pages: 0,
                 requests: 0,
+                timing: None,
             },
         };
         let m = c.section(b"META")?;

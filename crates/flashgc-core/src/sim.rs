@@ -1,365 +1,22 @@
-//! Runs one configuration end to end: precondition, workload, measurement.
+//! A configured simulation: the FTL with its placement and victim policies built from a
+//! configuration, the precondition fill, the oracle's future, checkpoint files, and the
+//! result record of a run. The run loop itself is the host driver's
+//! ([`crate::driver`]; [`Simulation::run`] is its WAF-only entry point).
 
 use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
 use crate::config::{Config, Layout, RunConfig};
 use crate::error::{Error, Result};
 use crate::ftl::{Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
-use crate::metrics::{waf, EraseSummary, MemoryItem, WindowPoint};
+pub use crate::metrics::recorder::{Progress, Recorder};
+pub use crate::metrics::result::{
+    DeviceSummary, ModelCheck, PhaseCounts, RunResult, Units, VictimHistogram, SCHEMA_VERSION,
+};
+use crate::metrics::{EraseSummary, MemoryItem, WindowPoint};
 use crate::placement::{self, Future, PlacementInit};
 use crate::victim::{self, VictimInit};
 use crate::workload::{Op, Request, Synthetic, Workload, WorkloadSpec};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-
-/// Progress report handed to a callback during a run.
-#[derive(Debug, Clone, Copy)]
-pub struct Progress {
-    /// User pages written so far in the measured phase.
-    pub user_pages: u64,
-    /// Target user pages (None for a trace that runs to its end).
-    pub target_pages: Option<u64>,
-    /// Cumulative WAF so far.
-    pub waf: f64,
-}
-
-/// Device summary in a result.
-#[derive(Debug, Clone, Serialize)]
-pub struct DeviceSummary {
-    /// Preset the configuration started from.
-    pub preset: Option<String>,
-    /// The derived layout.
-    #[serde(flatten)]
-    pub layout: Layout,
-    /// Logical capacity, GiB.
-    pub logical_gib: f64,
-    /// Physical capacity, GiB.
-    pub physical_gib: f64,
-}
-
-/// Counts of one phase.
-#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
-pub struct PhaseCounts {
-    /// User page writes.
-    pub user_writes: u64,
-    /// GC page writes.
-    pub gc_writes: u64,
-    /// Flash page programs (user + GC).
-    pub flash_programs: u64,
-    /// Segment erases.
-    pub erases: u64,
-    /// Victim segments collected.
-    pub gc_victims: u64,
-    /// GC episodes.
-    pub gc_episodes: u64,
-    /// User page reads.
-    pub reads: u64,
-    /// Reads of never-written LPNs.
-    pub unmapped_reads: u64,
-    /// Trimmed pages.
-    pub trims: u64,
-    /// WAF = flash programs / user writes.
-    pub waf: f64,
-    /// Effective alpha: mean pages holding data (valid or not) at victim selection / logical pages.
-    pub effective_alpha: Option<f64>,
-}
-
-impl PhaseCounts {
-    pub(crate) fn between(a: &FtlCounters, b: &FtlCounters, logical: u64) -> PhaseCounts {
-        let uw = b.user_writes - a.user_writes;
-        let gw = b.gc_writes - a.gc_writes;
-        let samples = b.alpha_samples - a.alpha_samples;
-        PhaseCounts {
-            user_writes: uw,
-            gc_writes: gw,
-            flash_programs: uw + gw,
-            erases: b.erases - a.erases,
-            gc_victims: b.gc_victims - a.gc_victims,
-            gc_episodes: b.gc_episodes - a.gc_episodes,
-            reads: b.reads - a.reads,
-            unmapped_reads: b.unmapped_reads - a.unmapped_reads,
-            trims: b.trims - a.trims,
-            waf: waf(uw, gw),
-            effective_alpha: (samples > 0).then(|| {
-                (b.alpha_samples_sum - a.alpha_samples_sum) as f64 / samples as f64 / logical as f64
-            }),
-        }
-    }
-}
-
-/// An analytic prediction printed next to the simulated WAF where one applies.
-#[derive(Debug, Clone, Serialize)]
-pub struct ModelCheck {
-    /// Which model.
-    pub model: String,
-    /// alpha the model is evaluated at (the measured effective alpha).
-    pub alpha: f64,
-    /// Predicted WAF.
-    pub waf: f64,
-    /// (simulated steady-state WAF - predicted) / predicted.
-    pub relative_error: f64,
-}
-
-/// Victim valid-ratio histogram: `counts[i]` victims had a valid ratio in [i/100, (i+1)/100).
-#[derive(Debug, Clone, Serialize)]
-pub struct VictimHistogram {
-    /// Width of a bin (valid ratio).
-    pub bin_width: f64,
-    /// Counts per bin; the last bin is ratio 1.
-    pub counts: Vec<u64>,
-}
-
-/// Everything a run reports. No wall-clock figures: the same config and seed give the same
-/// result bit for bit (timing goes in a separate record).
-#[derive(Debug, Clone, Serialize)]
-pub struct RunResult {
-    /// flashgc version.
-    pub flashgc_version: &'static str,
-    /// Units of the counts.
-    pub units: Units,
-    /// Workload description.
-    pub workload: String,
-    /// Placement spec.
-    pub placement: String,
-    /// Victim spec.
-    pub victim: String,
-    /// Seed.
-    pub seed: u64,
-    /// Device.
-    pub device: DeviceSummary,
-    /// Stream names of the placement.
-    pub streams: Vec<String>,
-    /// Precondition (sequential fill) counts; excluded from everything else.
-    pub precondition: PhaseCounts,
-    /// The whole measured phase.
-    pub total: PhaseCounts,
-    /// The measured phase after the warm-up: the steady-state figures.
-    pub steady_state: PhaseCounts,
-    /// User pages excluded from `steady_state` as warm-up.
-    pub warmup_user_pages: u64,
-    /// Analytic cross-check, when the configuration matches a model's assumptions.
-    pub model: Option<ModelCheck>,
-    /// WAF per window of user writes.
-    pub series: Vec<WindowPoint>,
-    /// Victim valid ratios.
-    pub victim_valid_ratio: VictimHistogram,
-    /// Erase counts per block (a segment's blocks are erased together).
-    pub erase_counts: EraseSummary,
-    /// Metadata memory by structure.
-    pub memory: Vec<MemoryItem>,
-    /// Total metadata bytes per logical page.
-    pub memory_bytes_per_lpn: f64,
-    /// Scheme-specific report of the placement (see `Placement::report`).
-    pub placement_report: Option<serde_json::Value>,
-    /// Why the run ended: `write_volume` or `workload_end`.
-    pub ended_by: String,
-    /// Remarks (approximations, assumptions) the reader must see.
-    pub notes: Vec<String>,
-    /// Timing simulation (latency, IOPS, utilization); None for WAF-only runs.
-    pub timing: Option<crate::timing::TimingReport>,
-}
-
-/// Units used in a result.
-#[derive(Debug, Clone, Serialize)]
-pub struct Units {
-    /// Size of one counted page (mapping unit), bytes.
-    pub page_bytes: u32,
-    /// Which over-provisioning definition was given.
-    pub op_definition: String,
-}
-
-/// Bookkeeping of a measured run, shared by the WAF-only and the timed drivers: the user
-/// pages written, the WAF time series (one point per window, the last one partial), and
-/// the warm-up boundary of the steady state.
-#[derive(Clone, Serialize, serde::Deserialize)]
-pub(crate) struct Recorder {
-    start: FtlCounters,
-    last_window: FtlCounters,
-    /// Counters at the start of the last recorded window (to merge a short remainder).
-    prev_window: FtlCounters,
-    steady_start: Option<FtlCounters>,
-    series: Vec<WindowPoint>,
-    written: u64,
-    window: u64,
-    next_window: u64,
-    warmup: Option<u64>,
-    target: Option<u64>,
-    logical: u64,
-    lpn_bytes: u64,
-}
-
-impl Recorder {
-    /// A recorder for a run of `target` user pages (None: until the workload ends), starting
-    /// at counters `start`; warm-up and window width come from the run configuration.
-    pub(crate) fn new(
-        r: &crate::config::RunConfig,
-        layout: &Layout,
-        target: Option<u64>,
-        start: FtlCounters,
-    ) -> Recorder {
-        let logical = layout.logical_pages;
-        let lpn_bytes = layout.lpn_size as u64;
-        let warmup = target.map(|t| match r.warmup {
-            Some(w) => ((w * logical as f64).round() as u64).min(t),
-            None => t / 2,
-        });
-        let window = match r.window_gib {
-            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64)
-                .round()
-                .max(1.0) as u64,
-            None => (logical / 4).max(1),
-        };
-        Recorder {
-            steady_start: (warmup == Some(0)).then(|| start.clone()),
-            last_window: start.clone(),
-            prev_window: start.clone(),
-            start,
-            series: Vec::new(),
-            written: 0,
-            window,
-            next_window: window,
-            warmup,
-            target,
-            logical,
-            lpn_bytes,
-        }
-    }
-
-    /// User pages written so far in the measured phase.
-    #[inline]
-    pub(crate) fn written(&self) -> u64 {
-        self.written
-    }
-
-    /// Records one user page write (`c`: the FTL's counters after it). Returns true when the
-    /// target volume has been reached.
-    #[inline]
-    pub(crate) fn user_page(&mut self, c: &FtlCounters) -> bool {
-        self.written += 1;
-        if self.written == self.next_window {
-            self.next_window += self.window;
-            self.push_point(c);
-        }
-        if Some(self.written) == self.warmup {
-            self.steady_start = Some(c.clone());
-        }
-        self.target.is_some_and(|t| self.written >= t)
-    }
-
-    fn push_point(&mut self, c: &FtlCounters) {
-        let (s, l) = (&self.start, &self.last_window);
-        self.series.push(WindowPoint {
-            user_bytes: self.written * self.lpn_bytes,
-            capacity_written: self.written as f64 / self.logical as f64,
-            waf_window: waf(c.user_writes - l.user_writes, c.gc_writes - l.gc_writes),
-            waf_cumulative: waf(c.user_writes - s.user_writes, c.gc_writes - s.gc_writes),
-            erases: c.erases - s.erases,
-        });
-        self.prev_window = std::mem::replace(&mut self.last_window, c.clone());
-    }
-
-    /// Progress so far (`c`: the FTL's counters now).
-    pub(crate) fn progress(&self, c: &FtlCounters) -> Progress {
-        Progress {
-            user_pages: self.written,
-            target_pages: self.target,
-            waf: waf(
-                c.user_writes - self.start.user_writes,
-                c.gc_writes - self.start.gc_writes,
-            ),
-        }
-    }
-
-    /// Checks a recorder restored from a checkpoint against the run it belongs to
-    /// (`target`: the run's volume, `now`: the restored FTL counters): the run must end
-    /// where the configuration says, its windows must advance, and every counter snapshot
-    /// must lie between the start and now (the results subtract them).
-    pub(crate) fn check_restored(
-        &self,
-        layout: &Layout,
-        target: Option<u64>,
-        now: &FtlCounters,
-    ) -> std::result::Result<(), String> {
-        if self.target != target {
-            return Err(format!(
-                "run target {:?} user pages; the configuration gives {target:?}",
-                self.target
-            ));
-        }
-        if self.logical != layout.logical_pages || self.lpn_bytes != layout.lpn_size as u64 {
-            return Err("recorder sized for another device".into());
-        }
-        if target.is_some_and(|t| self.written > t) || self.warmup > target {
-            return Err(format!(
-                "{} user pages written, warm-up {:?}, of a target of {target:?}",
-                self.written, self.warmup
-            ));
-        }
-        if self.window == 0 || self.next_window <= self.written {
-            return Err("WAF window bookkeeping".into());
-        }
-        let le = |a: &FtlCounters, b: &FtlCounters| {
-            a.user_writes <= b.user_writes
-                && a.gc_writes <= b.gc_writes
-                && a.erases <= b.erases
-                && a.gc_victims <= b.gc_victims
-                && a.gc_episodes <= b.gc_episodes
-                && a.reads <= b.reads
-                && a.unmapped_reads <= b.unmapped_reads
-                && a.trims <= b.trims
-                && a.alpha_samples_sum <= b.alpha_samples_sum
-                && a.alpha_samples <= b.alpha_samples
-        };
-        let snapshots = [
-            Some(&self.last_window),
-            Some(&self.prev_window),
-            self.steady_start.as_ref(),
-        ];
-        let ordered = le(&self.start, now)
-            && snapshots
-                .iter()
-                .flatten()
-                .all(|c| le(&self.start, c) && le(c, now));
-        if !ordered || now.user_writes - self.start.user_writes != self.written {
-            return Err("counter snapshots do not match the FTL's counters".into());
-        }
-        Ok(())
-    }
-
-    /// Closes the last, partial window and returns (whole run, steady state, warm-up user
-    /// pages, series). A remainder shorter than half a window joins the last window rather
-    /// than standing as a point of its own (a few pages' WAF is noise).
-    pub(crate) fn finish(
-        mut self,
-        end: &FtlCounters,
-    ) -> (PhaseCounts, PhaseCounts, u64, Vec<WindowPoint>) {
-        let recorded = self
-            .series
-            .last()
-            .map_or(0, |p| p.user_bytes / self.lpn_bytes);
-        if self.written > recorded {
-            if self.written - recorded < self.window / 2 && !self.series.is_empty() {
-                self.series.pop();
-                self.last_window = self.prev_window.clone();
-            }
-            self.push_point(end);
-        }
-        let total = PhaseCounts::between(&self.start, end, self.logical);
-        let steady_from = self
-            .steady_start
-            .take()
-            .unwrap_or_else(|| self.start.clone());
-        let steady = PhaseCounts::between(&steady_from, end, self.logical);
-        (
-            total,
-            steady,
-            steady_from.user_writes - self.start.user_writes,
-            self.series,
-        )
-    }
-}
-
-/// Requests served between two safe points (checkpoints, stop requests).
-pub const SAFE_POINT_REQUESTS: usize = 4096;
 
 /// Checkpoints and stop requests of a run (see [`Simulation::run_with`]).
 #[derive(Default)]
@@ -410,14 +67,26 @@ pub enum RunEnd {
     },
 }
 
+/// Where a measured run stands between two safe points: its bookkeeping, the requests
+/// served, and its target volume.
+#[derive(Clone)]
+pub(crate) struct RunState {
+    /// WAF series and phase bookkeeping.
+    pub(crate) rec: Recorder,
+    /// Requests handed out so far.
+    pub(crate) requests: u64,
+    /// User pages to write (None: until the workload ends).
+    pub(crate) target: Option<u64>,
+}
+
 /// The run-level state in a checkpoint (`SIM ` section).
 #[derive(Clone, serde::Deserialize)]
-struct SimState {
+pub(crate) struct SimState {
     pre: PhaseCounts,
-    rec: Recorder,
-    requests: u64,
-    target: Option<u64>,
-    workload: Option<Vec<u8>>,
+    pub(crate) rec: Recorder,
+    pub(crate) requests: u64,
+    pub(crate) target: Option<u64>,
+    pub(crate) workload: Option<Vec<u8>>,
 }
 
 /// Borrowed counterpart of [`SimState`] (same field order, same encoding).
@@ -430,25 +99,6 @@ struct SimStateRef<'a> {
     workload: Option<Vec<u8>>,
 }
 
-/// Moves `wl` past the first `n` requests (a resumed trace workload).
-fn skip_requests(wl: &mut dyn Workload, n: u64) -> Result<()> {
-    let mut buf: Vec<Request> = Vec::with_capacity(SAFE_POINT_REQUESTS);
-    let mut left = n;
-    while left > 0 {
-        buf.clear();
-        wl.fill(&mut buf, left.min(SAFE_POINT_REQUESTS as u64) as usize)?;
-        if buf.is_empty() || buf.len() as u64 > left {
-            return Err(Error::Input(format!(
-                "the workload does not replay the {n} requests served before the checkpoint \
-                 (it ended or changed after {} of them)",
-                n - left
-            )));
-        }
-        left -= buf.len() as u64;
-    }
-    Ok(())
-}
-
 /// A configured simulation.
 pub struct Simulation {
     cfg: Config,
@@ -458,10 +108,10 @@ pub struct Simulation {
     pre: PhaseCounts,
     future_ready: bool,
     /// Where a run restored from a checkpoint continues (taken by the next `run_with`).
-    resumed: Option<SimState>,
+    pub(crate) resumed: Option<SimState>,
     /// Where a stopped run continues when `run_with` is called again with the same
-    /// workload object: (recorder, requests served, target).
-    paused: Option<(Recorder, u64, Option<u64>)>,
+    /// workload object.
+    pub(crate) paused: Option<RunState>,
     /// Bytes the run is estimated to need (see [`memory_estimate`]).
     estimate: u64,
 }
@@ -557,6 +207,14 @@ impl Simulation {
         self.estimate
     }
 
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+    /// Counts of the precondition fill (zero before it ran).
+    pub fn precondition_counts(&self) -> &PhaseCounts {
+        &self.pre
+    }
     /// The derived layout.
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -613,18 +271,6 @@ impl Simulation {
         }
     }
 
-    /// Runs the configuration's own synthetic workload.
-    pub fn run_synthetic(cfg: &Config, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult> {
-        let mut sim = Simulation::new(cfg)?;
-        if sim.needs_future() {
-            // Same seed, same generator: an identical second instance for the oracle's pre-pass.
-            let mut future_wl = sim.synthetic_workload()?;
-            sim.prepare_future(&mut future_wl)?;
-        }
-        let mut wl = sim.synthetic_workload()?;
-        sim.run(&mut wl, progress)
-    }
-
     /// True if the placement needs future knowledge that has not been given yet (see
     /// [`Simulation::prepare_future`]).
     pub fn needs_future(&self) -> bool {
@@ -643,10 +289,7 @@ impl Simulation {
             let future = future_of(self.layout.logical_pages, &self.cfg.run, wl)?;
             self.ftl.placement_mut().set_future(future);
             self.future_ready = true;
-            self.estimate = memory_estimate(
-                &self.layout,
-                self.ftl.placement().memory_bytes() + self.ftl.victim_policy().memory_bytes(),
-            );
+            self.refresh_estimate();
             return Ok(());
         }
         if self.preconditioned || self.ftl.counters.user_writes > 0 {
@@ -680,206 +323,29 @@ impl Simulation {
         )?;
         self.ftl = Ftl::new(self.ftl.params(), pl, vic);
         self.future_ready = true;
+        self.refresh_estimate();
+        Ok(())
+    }
+
+    /// Recomputes the memory estimate from the policies' current size (an oracle's
+    /// future is known only after the pre-pass).
+    fn refresh_estimate(&mut self) {
         self.estimate = memory_estimate(
             &self.layout,
             self.ftl.placement().memory_bytes() + self.ftl.victim_policy().memory_bytes(),
         );
-        Ok(())
-    }
-
-    /// Preconditions (if not done yet), then serves `wl` until the write volume is reached
-    /// (infinite workloads) or the workload ends.
-    pub fn run(
-        &mut self,
-        wl: &mut dyn Workload,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Result<RunResult> {
-        match self.run_with(wl, progress, &mut RunControl::default())? {
-            RunEnd::Finished(r) => Ok(r),
-            // Without a stop flag or a request limit the run never stops early.
-            RunEnd::Stopped { partial, .. } => Ok(partial),
-        }
-    }
-
-    /// Like [`Simulation::run`], with periodic checkpoints and a stop request (`ctl`). On a
-    /// simulation restored by [`Simulation::from_checkpoint`] it continues where the
-    /// checkpoint was taken, after moving `wl` (a fresh instance of the same workload) to
-    /// the saved position. After a stop, calling it again with the same workload object
-    /// continues the run in memory. Safe points, where checkpoints are taken and stop
-    /// requests are honoured, fall between batches of up to [`SAFE_POINT_REQUESTS`] requests.
-    pub fn run_with(
-        &mut self,
-        wl: &mut dyn Workload,
-        progress: &mut dyn FnMut(&Progress),
-        ctl: &mut RunControl<'_>,
-    ) -> Result<RunEnd> {
-        let logical = self.layout.logical_pages;
-        let (mut rec, mut request_index, target) = match self.resumed.take() {
-            _ if self.paused.is_some() => self.paused.take().expect("checked"),
-            Some(st) => {
-                match &st.workload {
-                    Some(pos) => wl.load_position(pos)?,
-                    None => skip_requests(wl, st.requests)?,
-                }
-                (st.rec, st.requests, st.target)
-            }
-            None => {
-                self.precondition()?;
-                let target = wl
-                    .is_infinite()
-                    .then(|| (self.cfg.run.write_volume * logical as f64).round() as u64);
-                let rec = Recorder::new(
-                    &self.cfg.run,
-                    &self.layout,
-                    target,
-                    self.ftl.counters.clone(),
-                );
-                (rec, 0, target)
-            }
-        };
-        // Periodic checkpoints at multiples of the interval, so a resumed run keeps the
-        // original schedule.
-        let every = ctl.every_user_pages.filter(|&e| e > 0);
-        let next_after = |w: u64| every.map(|e| (w / e + 1) * e);
-        let mut next_ckpt = next_after(rec.written());
-        let mut buf: Vec<Request> = Vec::with_capacity(SAFE_POINT_REQUESTS);
-        let mut next_progress: u64 = rec.written() + (1 << 20);
-        let mut ended_by = "workload_end";
-        'outer: loop {
-            // A volume of 0 pages (or a target already reached) ends before any request:
-            // `Recorder::user_page` only reports the target after a write.
-            if target.is_some_and(|t| rec.written() >= t) {
-                ended_by = "write_volume";
-                break;
-            }
-            // Safe point: every request handed out so far has been served completely.
-            let stop = ctl
-                .stop
-                .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
-                || ctl.stop_after_requests.is_some_and(|n| request_index >= n);
-            if stop {
-                let info = match &ctl.checkpoint {
-                    Some(path) => Some(self.write_checkpoint(
-                        path,
-                        &ctl.caller,
-                        &rec,
-                        request_index,
-                        target,
-                        wl,
-                    )?),
-                    None => None,
-                };
-                if let (Some(i), Some(cb)) = (&info, ctl.on_checkpoint.as_mut()) {
-                    cb(i);
-                }
-                let end = self.ftl.counters.clone();
-                self.paused = Some((rec.clone(), request_index, target));
-                let (total, steady_state, warmup_pages, series) = rec.finish(&end);
-                let mut partial = self.result(
-                    wl.describe(),
-                    total,
-                    steady_state,
-                    warmup_pages,
-                    series,
-                    "interrupted",
-                );
-                partial.notes.push(format!(
-                    "PARTIAL result: the run was stopped after {} user pages ({request_index} requests){}",
-                    end.user_writes - self.pre.user_writes,
-                    if info.is_some() { "; `flashgc resume CHECKPOINT` finishes it" } else { "" }
-                ));
-                return Ok(RunEnd::Stopped {
-                    partial,
-                    checkpoint: info,
-                });
-            }
-            if let (Some(n), Some(path)) = (next_ckpt, &ctl.checkpoint) {
-                if rec.written() >= n {
-                    let info =
-                        self.write_checkpoint(path, &ctl.caller, &rec, request_index, target, wl)?;
-                    if let Some(cb) = ctl.on_checkpoint.as_mut() {
-                        cb(&info);
-                    }
-                    next_ckpt = next_after(rec.written());
-                }
-            }
-            buf.clear();
-            let want = match ctl.stop_after_requests {
-                Some(n) => (n - request_index).min(SAFE_POINT_REQUESTS as u64) as usize,
-                None => SAFE_POINT_REQUESTS,
-            };
-            wl.fill(&mut buf, want)?;
-            if buf.is_empty() {
-                break;
-            }
-            const AHEAD: usize = 16;
-            for (j, req) in buf.iter().enumerate() {
-                if let Some(n) = buf.get(j + AHEAD) {
-                    if n.lpn < logical {
-                        self.ftl.prefetch(n.lpn as u32);
-                    }
-                }
-                request_index += 1;
-                let end = req.lpn.saturating_add(req.pages as u64);
-                if req.pages == 0 || end > logical {
-                    return Err(Error::Workload(format!(
-                        "request {request_index}: pages {}..{} exceed the logical capacity of {logical} pages \
-                         (use a larger device, or remap the trace)",
-                        req.lpn, end
-                    )));
-                }
-                match req.op {
-                    Op::Write => {
-                        for lpn in req.lpn..end {
-                            self.ftl.write(lpn as u32)?;
-                            if rec.user_page(&self.ftl.counters) {
-                                ended_by = "write_volume";
-                                break 'outer;
-                            }
-                        }
-                    }
-                    Op::Read => {
-                        for lpn in req.lpn..end {
-                            self.ftl.read(lpn as u32);
-                        }
-                    }
-                    Op::Trim => {
-                        for lpn in req.lpn..end {
-                            self.ftl.trim(lpn as u32);
-                        }
-                    }
-                }
-            }
-            if rec.written() >= next_progress {
-                next_progress = rec.written() + (1 << 20);
-                progress(&rec.progress(&self.ftl.counters));
-            }
-        }
-        if let Some(e) = self.ftl.placement().consistency_error() {
-            return Err(Error::Workload(e));
-        }
-        let end = self.ftl.counters.clone();
-        let (total, steady_state, warmup_pages, series) = rec.finish(&end);
-        Ok(RunEnd::Finished(self.result(
-            wl.describe(),
-            total,
-            steady_state,
-            warmup_pages,
-            series,
-            ended_by,
-        )))
     }
 
     /// Writes the whole state at a safe point to `path` (atomically).
-    fn write_checkpoint(
+    pub(crate) fn write_checkpoint(
         &self,
         path: &Path,
         caller: &serde_json::Value,
-        rec: &Recorder,
-        requests: u64,
-        target: Option<u64>,
+        run: &RunState,
         wl: &dyn Workload,
+        driver: Option<(&crate::timing::TimingParams, Vec<u8>)>,
     ) -> Result<CheckpointInfo> {
+        let (rec, requests, target) = (&run.rec, run.requests, run.target);
         let t0 = std::time::Instant::now();
         let trace = match WorkloadSpec::parse("run.workload", &self.cfg.run.workload) {
             Ok(WorkloadSpec::Trace(p)) => Some(TraceIdentity::of(&p)?),
@@ -891,6 +357,7 @@ impl Simulation {
             trace,
             user_pages: rec.written(),
             requests,
+            timing: driver.as_ref().map(|d| d.0.clone()),
         };
         let mut w = CheckpointWriter::create(path)?;
         let meta = serde_json::to_vec(&meta)
@@ -905,6 +372,9 @@ impl Simulation {
         };
         w.section(b"SIM ", &crate::checkpoint::encode(&st)?)?;
         self.ftl.save_checkpoint(&mut w)?;
+        if let Some((_, state)) = &driver {
+            w.section(b"DRV ", state)?;
+        }
         let bytes = w.finish()?;
         Ok(CheckpointInfo {
             path: path.to_path_buf(),
@@ -922,6 +392,20 @@ impl Simulation {
     /// when [`Simulation::needs_future`] says so). A trace workload must be the same file
     /// (size and the CRCs of its first and last MiB are compared).
     pub fn from_checkpoint(mut r: CheckpointReader) -> Result<Simulation> {
+        if r.meta.timing.is_some() {
+            return Err(Error::Input(format!(
+                "{}: a timed run's checkpoint: resume it with its timing parameters (driver::Engine::from_checkpoint)",
+                r.path().display()
+            )));
+        }
+        let sim = Simulation::load_checkpoint_sections(&mut r)?;
+        r.finish()?;
+        Ok(sim)
+    }
+
+    /// Rebuilds the simulation from a checkpoint's `SIM ` and FTL sections, leaving the
+    /// reader at the next section.
+    pub(crate) fn load_checkpoint_sections(r: &mut CheckpointReader) -> Result<Simulation> {
         let cfg = r.meta.config.clone();
         let mut sim = Simulation::new(&cfg).map_err(|e| {
             Error::Input(format!(
@@ -944,9 +428,7 @@ impl Simulation {
         let b = r.section(b"SIM ")?;
         let st: SimState =
             crate::checkpoint::decode(&b).map_err(|e| r.damaged(format!("run state: {e}")))?;
-        sim.ftl.load_checkpoint(&mut r)?;
-        let path = r.path().to_path_buf();
-        r.finish()?;
+        sim.ftl.load_checkpoint(r)?;
         // The run's own state must fit the restored FTL and the configuration: a wrong
         // target would make the run stop early or never; a wrong counter snapshot would
         // underflow in the results.
@@ -955,16 +437,29 @@ impl Simulation {
             WorkloadSpec::parse("run.workload", &cfg.run.workload),
             Ok(WorkloadSpec::Synthetic(_))
         );
-        let want = synthetic.then(|| (cfg.run.write_volume * logical as f64).round() as u64);
+        // The run loop's target: the configured volume for an endless workload (synthetic,
+        // looped trace, fio job), none for a trace read to its end or a timed run bounded
+        // by its data volume.
+        let volume = (cfg.run.write_volume * logical as f64).round() as u64;
+        let by_data = r
+            .meta
+            .timing
+            .as_ref()
+            .is_some_and(|p| p.data_volume_bytes.is_some());
+        let cached = r.meta.timing.as_ref().is_some_and(|p| p.cache_pages > 0);
         let check = || -> std::result::Result<(), String> {
-            if st.target != want && (synthetic || st.target.is_some()) {
+            let fits = match st.target {
+                Some(t) => t == volume,
+                None => !synthetic || by_data,
+            };
+            if !fits {
                 return Err(format!(
-                    "run target {:?}; the configuration gives {want:?}",
+                    "run target {:?} user pages; the configuration gives {volume}",
                     st.target
                 ));
             }
             st.rec
-                .check_restored(&sim.layout, st.target, &sim.ftl.counters)?;
+                .check_restored(&cfg.run, &sim.layout, st.target, &sim.ftl.counters, cached)?;
             // The measured phase starts where the precondition fill ended.
             if st.pre.user_writes != st.rec.start.user_writes
                 || st.pre.flash_programs != st.pre.user_writes.wrapping_add(st.pre.gc_writes)
@@ -976,7 +471,7 @@ impl Simulation {
         check().map_err(|e| {
             Error::Input(format!(
                 "{}: damaged checkpoint: inconsistent run state: {e}",
-                path.display()
+                r.path().display()
             ))
         })?;
         sim.pre = st.pre.clone();
@@ -1010,6 +505,17 @@ impl Simulation {
         let mut notes = self.cfg.advisories();
         if total.user_writes == 0 {
             notes.push("no user writes: WAF is reported as 0".to_string());
+        } else if total.gc_victims == 0 {
+            notes.push(
+                "no garbage collection ran in the measured phase: WAF, erases and GC moves show no GC \
+                 (write more data, or use a fuller or smaller device)"
+                    .to_string(),
+            );
+        } else if total.gc_writes == 0 {
+            notes.push(format!(
+                "GC collected {} victims but relocated no page (every victim held only invalid data)",
+                total.gc_victims
+            ));
         }
         let model = self.model_check(&workload, &steady_state);
         if let Some(m) = &model {
@@ -1024,6 +530,7 @@ impl Simulation {
             .map(|s| self.ftl.placement().stream_name(s as u16))
             .collect();
         RunResult {
+            schema_version: SCHEMA_VERSION,
             flashgc_version: env!("CARGO_PKG_VERSION"),
             units: Units {
                 page_bytes: l.lpn_size,
@@ -1061,6 +568,7 @@ impl Simulation {
             ended_by: ended_by.to_string(),
             notes,
             timing: None,
+            noc: None,
         }
     }
 

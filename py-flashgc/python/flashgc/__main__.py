@@ -22,12 +22,19 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
     from .sweep import sweep_from_file
 
     df = sweep_from_file(
-        a.file, out=a.out, scheduler=a.scheduler, workers=a.workers,
-        progress=False if a.quiet else None, max_runs=a.max_runs, dashboard=a.dashboard,
+        a.file,
+        out=a.out,
+        scheduler=a.scheduler,
+        workers=a.workers,
+        progress=False if a.quiet else None,
+        max_runs=a.max_runs,
+        dashboard=a.dashboard,
     )
     ran, skipped, pending = df.attrs["ran"], df.attrs["skipped"], df.attrs["pending"]
-    print(f"sweep: {len(ran)} runs done now, {len(skipped)} already present, {len(pending)} pending; "
-          f"{len(df)} rows in the dataset")
+    print(
+        f"sweep: {len(ran)} runs done now, {len(skipped)} already present, {len(pending)} pending; "
+        f"{len(df)} rows in the dataset"
+    )
     if len(df) and not a.quiet:
         cols = ["placement", "victim", "workload", "op", "seed", "waf", "erases"]
         print(df[cols].sort_values(cols[:5]).to_string(index=False))
@@ -75,8 +82,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     s.add_argument("--scheduler", help="tcp://host:port of a Dask scheduler, or `local` (no Dask)")
     s.add_argument("--workers", type=int, help="LocalCluster workers (default 2)")
     s.add_argument("--max-runs", type=int, help="stop after this many new runs")
-    s.add_argument("--dashboard", nargs="?", const=":8787", default=None, metavar="ADDR",
-                   help="serve the embedded cluster's Dask dashboard (default address :8787)")
+    s.add_argument(
+        "--dashboard",
+        nargs="?",
+        const=":8787",
+        default=None,
+        metavar="ADDR",
+        help="serve the embedded cluster's Dask dashboard (default address :8787)",
+    )
     s.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
     s.set_defaults(func=_cmd_sweep)
 

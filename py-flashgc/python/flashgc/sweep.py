@@ -30,6 +30,7 @@ from .api import Config, ConfigLike, load_config, run, summary_row
 
 __all__ = ["sweep", "expand_grid", "run_id", "read_results", "load_sweep_file", "sweep_from_file"]
 
+
 def expand_grid(grid: Mapping[str, Any]) -> list:
     """The product of a grid: every list-valued key is a dimension, scalars are constants.
 
@@ -96,7 +97,7 @@ def _validate(cfg: Config, checked: dict) -> None:
     _flashgc.validate(cfg.toml)
     w = str(cfg["run"].get("workload", ""))
     if w.startswith("trace:") and not os.path.exists(w[len("trace:") :]):
-        raise FlashgcError(f"`run.workload`: trace file {w[len('trace:'):]} does not exist")
+        raise FlashgcError(f"`run.workload`: trace file {w[len('trace:') :]} does not exist")
     checked[key] = True
 
 
@@ -120,16 +121,18 @@ def _prepare(base: ConfigLike, points: list) -> list:
             continue  # the same run listed twice (e.g. a constant spelled two ways)
         seen[rid] = i
         params = {k: v for k, v in p.items()}
-        tasks.append({"run_id": rid, "config_toml": cfg.toml, "params": params, "trace_options": topts,
-                      "timing": timing})
+        tasks.append(
+            {"run_id": rid, "config_toml": cfg.toml, "params": params, "trace_options": topts, "timing": timing}
+        )
     return tasks
 
 
 def _execute(task: dict) -> dict:
     """Runs one sweep task (on a Dask worker or in-process) and returns its row."""
     try:
-        res = run(Config(task["config_toml"], {}), None, trace_options=task.get("trace_options"),
-                  timing=task.get("timing"))
+        res = run(
+            Config(task["config_toml"], {}), None, trace_options=task.get("trace_options"), timing=task.get("timing")
+        )
     except FlashgcError as e:
         raise FlashgcError(f"sweep run {task['params']}: {e}") from None
     return make_row(task, res.raw)
@@ -225,9 +228,7 @@ def read_results(path: Union[str, os.PathLike[str]]) -> pd.DataFrame:
     """Reads a sweep's Parquet dataset (directory) or a single Parquet file, sorted by run id."""
     p = os.fspath(path)
     if os.path.isdir(p):
-        files = sorted(
-            os.path.join(p, f) for f in os.listdir(p) if f.startswith("run-") and f.endswith(".parquet")
-        )
+        files = sorted(os.path.join(p, f) for f in os.listdir(p) if f.startswith("run-") and f.endswith(".parquet"))
         if not files:
             return pd.DataFrame()
         df = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
@@ -398,7 +399,7 @@ def load_sweep_file(path: Union[str, os.PathLike[str]]) -> dict:
     if unknown:
         raise FlashgcError(f"{p}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
     if "grid" not in doc or not isinstance(doc["grid"], dict):
-        raise FlashgcError(f"{p}: missing [grid] table (e.g. placement = [\"single\", \"sup-gc\"])")
+        raise FlashgcError(f'{p}: missing [grid] table (e.g. placement = ["single", "sup-gc"])')
     here = os.path.dirname(os.path.abspath(p))
     cfg = doc.get("config")
     if isinstance(cfg, str) and cfg not in _flashgc.presets() and not os.path.isabs(cfg):

@@ -9,21 +9,30 @@
 //! and runs it to its end. Whatever the bytes, resuming must return an error or a run that
 //! ends; it must never panic, loop or allocate without bound.
 //!
-//! Input layout: byte 0 picks the case (see [`cases`]), byte 1 the section (see
-//! [`SECTIONS`]), then groups of 6 bytes are mutations: a 24-bit offset into the section's
+//! Timed runs (flash and NoC device models, [`timed_cases`]) are covered the same way:
+//! their checkpoints add the stored timing parameters (in `META`) and the driver's `DRV `
+//! section (device queues, write cache, closed-loop slots, histograms).
+//!
+//! Input layout: byte 0 picks the case (see [`cases`] then [`timed_cases`]; [`case_count`]
+//! in all), byte 1 the section (see [`SECTIONS`]; a WAF-only checkpoint has no `DRV `
+//! section and gets its `META` instead), then groups of 6 bytes are mutations: a 24-bit offset into the section's
 //! payload (wrapped to its length), an operation (xor a byte, set a byte, write a small
 //! little-endian u32, write a u64 near a power of two) and a value byte.
 
 use super::{CheckpointReader, MAGIC};
+use crate::device::noc::GcPath;
+use crate::device::NocParams;
+use crate::driver::Engine;
 use crate::sim::{RunControl, RunEnd};
-use crate::{placement, victim, Config, Simulation};
+use crate::timing::{CachePolicy, GcMode, Host, TimingParams};
+use crate::{placement, victim, Config};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 
 /// The sections a mutation can target, in file order.
 pub const SECTIONS: &[&[u8; 4]] = &[
-    b"META", b"SIM ", b"FTL ", b"L2P ", b"P2L ", b"VALD", b"PLCY", b"VICT",
+    b"META", b"SIM ", b"FTL ", b"L2P ", b"P2L ", b"VALD", b"PLCY", b"VICT", b"DRV ",
 ];
 
 /// Mutations applied at most per input.
@@ -56,6 +65,81 @@ pub fn cases() -> Vec<(String, String)> {
     v
 }
 
+/// The timed cases (run with SepBIT + greedy, a multi-stream placement): a name and the
+/// timing parameters of the flash device (foreground GC, closed loop; per-die GC with a
+/// write cache at a fixed request rate; background GC with GCaR) and of the NoC
+/// controller (selective copy-back).
+///
+/// Not preemptible or idle GC on flash: on this tiny device their uninterrupted runs
+/// already trip a debug assertion of the flash model (a queued GC program into a segment
+/// whose erase is not yet scheduled), which would drown every other finding of the
+/// fuzzer in debug builds.
+pub fn timed_cases() -> Vec<(&'static str, TimingParams)> {
+    let c = config("sepbit", "greedy");
+    vec![
+        ("flash-foreground", TimingParams::default()),
+        (
+            "flash-perdie-cache",
+            TimingParams {
+                gc_mode: GcMode::PerDie,
+                cache_pages: 256,
+                host: Host::Rate { iops: 50_000.0 },
+                checkpoint_bytes: 4 << 20,
+                ..TimingParams::default()
+            },
+        ),
+        (
+            "flash-background-gcar",
+            TimingParams {
+                gc_mode: GcMode::Background,
+                cache_pages: 128,
+                cache_policy: CachePolicy::Gcar,
+                host: Host::ClosedLoop { queue_depth: 4 },
+                ..TimingParams::default()
+            },
+        ),
+        (
+            "noc-selective",
+            TimingParams {
+                noc: Some(NocParams::from_config(&c, GcPath::Selective)),
+                checkpoint_bytes: 4 << 20,
+                ..TimingParams::default()
+            },
+        ),
+    ]
+}
+
+/// Cases in all: [`cases`] (WAF-only) then [`timed_cases`].
+pub fn case_count() -> usize {
+    cases().len() + timed_cases().len()
+}
+
+/// Case `i` (see [`case_count`]): its configuration and, for a timed case, its timing
+/// parameters.
+pub fn case(i: usize) -> (Config, Option<TimingParams>) {
+    let waf = cases();
+    match waf.get(i) {
+        Some((p, v)) => (config(p, v), None),
+        None => {
+            let t = timed_cases();
+            let (_, p) = t[(i - waf.len()) % t.len()].clone();
+            (config("sepbit", "greedy"), Some(p))
+        }
+    }
+}
+
+/// A case's name for messages: `placement + victim`, or the timed case's name.
+pub fn case_name(i: usize) -> String {
+    let waf = cases();
+    match waf.get(i) {
+        Some((p, v)) => format!("{p} + {v}"),
+        None => {
+            let t = timed_cases();
+            format!("sepbit + greedy, timed {}", t[(i - waf.len()) % t.len()].0)
+        }
+    }
+}
+
 /// The small device and run every case uses: 32 MiB logical, 32-page segments.
 pub fn config(placement: &str, victim: &str) -> Config {
     let mut c = Config::default_preset();
@@ -79,14 +163,13 @@ pub fn base_checkpoint(i: usize) -> Vec<u8> {
     let mut m = cache.lock().unwrap_or_else(|e| e.into_inner());
     m.entry(i)
         .or_insert_with(|| {
-            let (p, v) = &cases()[i];
-            let c = config(p, v);
-            let mut sim = Simulation::new(&c).expect("the harness configuration is valid");
-            if sim.needs_future() {
-                let mut f = sim.synthetic_workload().expect("synthetic");
-                sim.prepare_future(&mut f).expect("pre-pass");
+            let (c, timing) = case(i);
+            let mut e = Engine::new(&c, timing).expect("the harness configuration is valid");
+            if e.simulation().needs_future() {
+                let mut f = e.simulation().synthetic_workload().expect("synthetic");
+                e.simulation_mut().prepare_future(&mut f).expect("pre-pass");
             }
-            let mut wl = sim.synthetic_workload().expect("synthetic");
+            let mut wl = e.simulation().synthetic_workload().expect("synthetic");
             let file = std::env::temp_dir()
                 .join(format!("flashgc-fuzz-ckpt-{}-{i}.ckpt", std::process::id()));
             let mut ctl = RunControl {
@@ -95,7 +178,7 @@ pub fn base_checkpoint(i: usize) -> Vec<u8> {
                 caller: serde_json::json!({ "fuzz": true }),
                 ..RunControl::default()
             };
-            match sim.run_with(&mut wl, &mut |_| {}, &mut ctl) {
+            match e.run_with(&mut wl, &mut |_| {}, &mut ctl) {
                 Ok(RunEnd::Stopped { .. }) => {}
                 other => panic!("the harness run did not stop at its checkpoint: {other:?}"),
             }
@@ -178,7 +261,7 @@ pub enum Outcome {
 /// The harness: mutate a real checkpoint as `data` says, resume it, run it. Panics only
 /// on a bug (what the fuzzer looks for).
 pub fn checkpoint(data: &[u8]) -> Outcome {
-    let n = cases().len();
+    let n = case_count();
     let (Some(&c), Some(&s)) = (data.first(), data.get(1)) else {
         return Outcome::Refused("input too short".into());
     };
@@ -186,7 +269,8 @@ pub fn checkpoint(data: &[u8]) -> Outcome {
     let tag = SECTIONS[s as usize % SECTIONS.len()];
     let mut b = base_checkpoint(case);
     let secs = sections(&b).expect("the base checkpoint is well formed");
-    let (start, len) = secs[tag];
+    // A WAF-only checkpoint has no driver section: mutate its metadata instead.
+    let (start, len) = secs.get(tag).copied().unwrap_or(secs[b"META"]);
     mutate(&mut b, start, len, &data[2..]);
     fix_crc(&mut b);
     resume(&b)
@@ -201,20 +285,20 @@ pub fn resume(b: &[u8]) -> Outcome {
     // A mutated configuration may describe any device: cap its memory as the CLI caps a
     // resumed run's to the machine's.
     r.meta.config.run.max_memory_gib = Some(0.5);
-    let mut sim = match Simulation::from_checkpoint(r) {
+    let mut e = match Engine::from_checkpoint(r) {
         Ok(s) => s,
         Err(e) => return Outcome::Refused(e.to_string()),
     };
-    let mut wl = match sim.synthetic_workload() {
+    let mut wl = match e.simulation().synthetic_workload() {
         Ok(w) => w,
         Err(e) => return Outcome::Refused(e.to_string()),
     };
-    if sim.needs_future() {
-        let mut f = match sim.synthetic_workload() {
+    if e.simulation().needs_future() {
+        let mut f = match e.simulation().synthetic_workload() {
             Ok(w) => w,
             Err(e) => return Outcome::Refused(e.to_string()),
         };
-        if let Err(e) = sim.prepare_future(&mut f) {
+        if let Err(e) = e.simulation_mut().prepare_future(&mut f) {
             return Outcome::Refused(e.to_string());
         }
     }
@@ -222,7 +306,7 @@ pub fn resume(b: &[u8]) -> Outcome {
         stop_after_requests: Some(MAX_REQUESTS),
         ..RunControl::default()
     };
-    match sim.run_with(&mut wl, &mut |_| {}, &mut ctl) {
+    match e.run_with(&mut wl, &mut |_| {}, &mut ctl) {
         Ok(_) => Outcome::Ran,
         Err(e) => Outcome::RunError(e.to_string()),
     }

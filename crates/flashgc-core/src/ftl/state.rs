@@ -213,6 +213,15 @@ impl Ftl {
                 ));
             }
         }
+        // Each GC erase counts once per segment and once in total (a per-segment count
+        // near its type's limit would also overflow at the segment's next erase).
+        let erases: u64 = self.segs.erases.iter().map(|&e| e as u64).sum();
+        if erases != self.counters.erases {
+            return Err(format!(
+                "segments' erase counts sum to {erases}, the counters say {}",
+                self.counters.erases
+            ));
+        }
         if self.victim_hist.len() != VICTIM_HIST_BINS {
             return Err("victim histogram size".into());
         }

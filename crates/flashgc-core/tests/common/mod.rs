@@ -1,0 +1,8 @@
+//! Helpers shared by the integration tests (each test file declares `mod common;` and uses
+//! the modules it needs).
+#![allow(dead_code)]
+
+pub mod configs;
+pub mod golden;
+pub mod requests;
+pub mod traces;
