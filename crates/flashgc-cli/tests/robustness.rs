@@ -293,13 +293,41 @@ const LONG: &[&str] = &[
     "--json",
 ];
 
+/// A timed run on the NoC device model of a few seconds (one engine: timed runs stop,
+/// checkpoint and resume like WAF-only ones).
+const LONG_TIMED: &[&str] = &[
+    "run",
+    "--timing",
+    "--device",
+    "noc",
+    "--logical-gib",
+    "1",
+    "--op",
+    "0.1",
+    "--workload",
+    "zipf:0.9",
+    "--placement",
+    "sepbit",
+    "--victim",
+    "cost-benefit",
+    "--write-volume",
+    "12",
+    "--json",
+];
+
 /// Starts LONG in `d` with `-o out.json` and a checkpoint at `c.ckpt`, sends `sig` once the
 /// first periodic checkpoint exists, and returns its output.
 #[cfg(unix)]
 fn interrupt(d: &Path, sig: libc::c_int) -> Output {
+    interrupt_run(d, sig, LONG)
+}
+
+/// [`interrupt`] of the run `args`.
+#[cfg(unix)]
+fn interrupt_run(d: &Path, sig: libc::c_int, args: &[&str]) -> Output {
     let ckpt = d.join("c.ckpt");
     let child = bin()
-        .args(LONG)
+        .args(args)
         .args([
             "-o",
             "out.json",
@@ -328,8 +356,19 @@ fn interrupt(d: &Path, sig: libc::c_int) -> Output {
 #[cfg(unix)]
 #[test]
 fn sigterm_writes_a_checkpoint_and_a_partial_result_like_ctrl_c() {
-    let d = dir("sigterm");
-    let o = interrupt(&d, libc::SIGTERM);
+    sigterm_then_resume("sigterm", LONG);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_and_resumes_a_timed_noc_run_too() {
+    sigterm_then_resume("sigterm-timed", LONG_TIMED);
+}
+
+#[cfg(unix)]
+fn sigterm_then_resume(name: &str, args: &[&str]) {
+    let d = dir(name);
+    let o = interrupt_run(&d, libc::SIGTERM, args);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(143), "{err}");
     assert!(err.contains("flashgc resume"), "{err}");
@@ -337,7 +376,7 @@ fn sigterm_writes_a_checkpoint_and_a_partial_result_like_ctrl_c() {
     assert_eq!(partial["ended_by"], "interrupted");
     assert!(std::fs::read(d.join("out.json")).unwrap() == o.stdout.trim_ascii_end());
     // It resumes to the uninterrupted result.
-    let full = bin().args(LONG).current_dir(&d).output().unwrap();
+    let full = bin().args(args).current_dir(&d).output().unwrap();
     assert!(full.status.success());
     let r = bin()
         .args(["resume", "c.ckpt", "-o", "resumed.json"])
