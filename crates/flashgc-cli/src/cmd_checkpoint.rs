@@ -96,11 +96,7 @@ impl Outcome {
 /// Refuses, before a run, an `-o` that cannot take the result (missing directory,
 /// not a regular file, no permission): exit code 2 instead of a lost result at the end.
 pub fn check_output(a: &RunArgs) -> Result<(), Fail> {
-    if let Some(o) = &a.output {
-        let target = crate::outfile::check_writable(o).map_err(|e| Fail(2, e))?;
-        crate::outfile::remove_stale_temps(&target);
-    }
-    Ok(())
+    crate::output::check_output(a.output.as_deref())
 }
 
 /// `flashgc resume`: results go to `-o` if given, else to the original file name in the

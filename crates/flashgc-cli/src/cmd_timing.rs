@@ -512,6 +512,7 @@ pub fn fio(args: &FioArgs) -> i32 {
 fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     let base = crate::build_config(&args.common)?;
     base.layout()?;
+    crate::output::check_output(args.output.as_deref())?;
     let mut flags = args.timing.clone();
     flags.timing = true;
     if !flags.wants_fio() {
@@ -543,13 +544,10 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     }
     let rs: Vec<&RunResult> = results.iter().map(|r| &r.1).collect();
     let json = serde_json::to_string_pretty(&rs).map_err(|e| crate::Fail(1, e.to_string()))?;
-    if let Some(path) = &args.output {
-        crate::output::write_atomic(path, json.as_bytes())
-            .map_err(|e| crate::Fail(1, format!("{path}: {e}")))?;
-    }
+    // Printed first, then written: a result that cannot be saved is still shown.
     if args.json {
         println!("{json}");
-        return Ok(());
+        return crate::output::save_printed(args.output.as_deref(), json.as_bytes());
     }
     let first = &results[0].1;
     println!(
@@ -574,5 +572,5 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     for n in &first.notes {
         println!("note: {n}");
     }
-    Ok(())
+    crate::output::save_printed(args.output.as_deref(), json.as_bytes())
 }

@@ -27,6 +27,25 @@ pub fn save_result(path: &str, bytes: &[u8], printed: bool) -> Result<(), crate:
     })
 }
 
+/// Refuses, before a run, an `-o` that cannot take the result (missing directory, not a
+/// regular file, no permission): exit code 2 instead of a lost result at the end; removes
+/// the temporary files a killed run left beside it.
+pub fn check_output(path: Option<&str>) -> Result<(), crate::Fail> {
+    if let Some(o) = path {
+        let target = crate::outfile::check_writable(o).map_err(|e| crate::Fail(2, e))?;
+        crate::outfile::remove_stale_temps(&target);
+    }
+    Ok(())
+}
+
+/// [`save_result`] for an optional `-o` (the result was printed before).
+pub fn save_printed(path: Option<&str>, bytes: &[u8]) -> Result<(), crate::Fail> {
+    match path {
+        Some(p) => save_result(p, bytes, true),
+        None => Ok(()),
+    }
+}
+
 /// Prints the configuration's advisories (see `Config::advisories`) as warnings; runs also
 /// keep them in their result's notes.
 pub fn warn_advisories(cfg: &flashgc_core::Config) {

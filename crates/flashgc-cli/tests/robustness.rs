@@ -48,10 +48,26 @@ fn output_within(mut cmd: Command, limit: Duration) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Drained while it runs: a result larger than the pipe buffer must not block it.
+    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut v);
+            }
+            v
+        })
+    };
+    let out = drain(child.stdout.take().map(|r| Box::new(r) as _));
+    let err = drain(child.stderr.take().map(|r| Box::new(r) as _));
     let t0 = Instant::now();
     loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
+        if let Some(status) = child.try_wait().unwrap() {
+            return Output {
+                status,
+                stdout: out.join().unwrap(),
+                stderr: err.join().unwrap(),
+            };
         }
         if t0.elapsed() > limit {
             let _ = child.kill();
@@ -181,6 +197,44 @@ fn an_unwritable_output_is_refused_before_the_run_with_exit_code_2() {
     assert!(err.contains("no-such-dir"), "{err}");
     // Refused up front, not after 50 x 1 GiB of simulation.
     assert!(t0.elapsed() < Duration::from_secs(10));
+    // The other commands with -o: fio, noc, dedup (their default runs take seconds).
+    for cmd in [&["fio"][..], &["noc"][..], &["dedup"][..]] {
+        let mut a = cmd.to_vec();
+        a.extend_from_slice(&["-o", target.to_str().unwrap()]);
+        let t0 = Instant::now();
+        let o = flashgc(&a);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {err}");
+        assert!(err.contains("no-such-dir"), "{cmd:?}: {err}");
+        assert!(o.stdout.is_empty(), "{cmd:?}: refused before running");
+        assert!(t0.elapsed() < Duration::from_secs(10), "{cmd:?}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// fio, noc and dedup print their result first and say when `-o` could not take it (a
+/// full disk), like run and compare.
+#[cfg(unix)]
+#[test]
+fn other_commands_print_the_result_when_the_disk_is_full() {
+    let d = dir("full-others");
+    let out = d.join("r.json");
+    for cmd in [
+        &["fio", "--logical-gib", "0.0625", "--write-volume", "1"][..],
+        &["noc", "--requests", "20000", "--path", "selective"][..],
+    ] {
+        let mut c = bin();
+        c.args(cmd).arg("--json").arg("-o").arg(&out);
+        let o = output_within(with_file_limit(c, 1000), Duration::from_secs(60));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {err}");
+        let v: serde_json::Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{cmd:?}: {e}: {err}"));
+        assert!(v.is_array(), "{cmd:?}");
+        assert!(err.contains("could not be written"), "{cmd:?}: {err}");
+        assert!(temp_files(&d).is_empty(), "{:?}", temp_files(&d));
+        assert!(!out.exists());
+    }
     let _ = std::fs::remove_dir_all(&d);
 }
 
