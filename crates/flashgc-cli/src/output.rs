@@ -90,6 +90,17 @@ pub fn human(r: &RunResult, secs: f64) -> String {
         r.warmup_user_pages as f64 / l.logical_pages as f64
     );
     let _ = writeln!(s, "WAF whole run     {:.4}", t.waf);
+    if let Some(x) = &ss.translation {
+        let _ = writeln!(
+            s,
+            "mapping cache     hit ratio {:.4} | translation reads {}, writes {} ({} GC batch updates) | WAF without translation writes {:.4}   (steady state; WAF above includes them)",
+            x.hit_ratio,
+            x.translation_reads,
+            x.translation_writes,
+            x.gc_batch_updates,
+            x.waf_without_translation
+        );
+    }
     if let Some(m) = &r.model {
         let _ = writeln!(
             s,

@@ -6,7 +6,7 @@
 use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
 use crate::config::{Config, Layout, RunConfig};
 use crate::error::{Error, Result};
-use crate::ftl::{Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
+use crate::ftl::{CmtParams, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
 pub use crate::metrics::recorder::{Progress, Recorder};
 pub use crate::metrics::result::{
     DeviceSummary, ModelCheck, PhaseCounts, RunResult, Units, VictimHistogram, SCHEMA_VERSION,
@@ -148,19 +148,23 @@ impl Simulation {
             }
         }
         let streams = pl.streams();
+        let cmt = cmt_params(cfg, &layout)?;
         let vic = victim::build(
             "run.victim",
             &cfg.run.victim,
             VictimInit {
                 segments: layout.segments,
                 pages_per_segment: layout.pages_per_segment,
-                groups: streams,
+                // The mapping cache's translation pages are a group of their own.
+                groups: streams + cmt.is_some() as usize,
                 seed: cfg.run.seed,
             },
         )?;
         // Each stream may need a fresh segment within one victim's relocation; the reserve
         // must cover all of them. Raise the watermarks when the config's are too low.
-        let min_low = pl.gc_streams_per_victim().clamp(1, streams) as u32 + 1;
+        let min_low =
+            pl.gc_streams_per_victim().clamp(1, streams) as u32 + 1 + cmt.is_some() as u32;
+        let streams = streams + cmt.is_some() as usize;
         if layout.gc_low < min_low {
             layout.gc_high = layout.gc_high.max(min_low) + (layout.gc_high - layout.gc_low);
             layout.gc_low = min_low;
@@ -178,7 +182,10 @@ impl Simulation {
                 ),
             ));
         }
-        let estimate = memory_estimate(&layout, pl.memory_bytes() + vic.memory_bytes());
+        let estimate = memory_estimate(
+            &layout,
+            pl.memory_bytes() + vic.memory_bytes() + cmt.map_or(0, cmt_memory),
+        );
         if let Some(limit) = cfg.run.max_memory_gib {
             let limit_bytes = limit * (1u64 << 30) as f64;
             if estimate as f64 > limit_bytes {
@@ -203,6 +210,10 @@ impl Simulation {
             pl,
             vic,
         );
+        let mut ftl = ftl;
+        if let Some(c) = cmt {
+            ftl.set_mapping_cache(c);
+        }
         let pre = PhaseCounts::between(&FtlCounters::default(), &FtlCounters::default(), 1);
         Ok(Simulation {
             cfg: cfg.clone(),
@@ -307,6 +318,7 @@ impl Simulation {
             ));
         }
         let future = future_of(self.layout.logical_pages, &self.cfg.run, wl)?;
+        let cmt = cmt_params(&self.cfg, &self.layout)?;
         let l = &self.layout;
         let mut pl = placement::build(
             "run.placement",
@@ -325,11 +337,14 @@ impl Simulation {
             VictimInit {
                 segments: l.segments,
                 pages_per_segment: l.pages_per_segment,
-                groups: pl.streams(),
+                groups: pl.streams() + cmt.is_some() as usize,
                 seed: self.cfg.run.seed,
             },
         )?;
         self.ftl = Ftl::new(self.ftl.params(), pl, vic);
+        if let Some(c) = cmt {
+            self.ftl.set_mapping_cache(c);
+        }
         self.future_ready = true;
         Ok(())
     }
@@ -620,6 +635,29 @@ fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Fut
 
 /// Number of victim histogram bins (re-exported for consumers).
 pub const VICTIM_BINS: usize = VICTIM_HIST_BINS;
+
+/// The mapping cache's parameters for `cfg` (None when off).
+pub fn cmt_params(cfg: &Config, layout: &Layout) -> Result<Option<CmtParams>> {
+    cfg.ftl
+        .mapping_cache
+        .as_ref()
+        .map(|m| {
+            let (entries_per_page, pages, capacity) =
+                m.shape(layout.logical_pages, layout.lpn_size)?;
+            Ok(CmtParams {
+                capacity,
+                entries_per_page,
+                pages,
+            })
+        })
+        .transpose()
+}
+
+/// Bytes of the mapping cache's structures: the GTD entries (4 B per translation page, in
+/// the L2P) and the LRU bookkeeping (9 B per translation page).
+pub fn cmt_memory(p: CmtParams) -> u64 {
+    p.pages as u64 * (4 + 9)
+}
 
 /// Bytes a simulation of `layout` will allocate: the FTL's tables (L2P, P2L, validity bitmap,
 /// segment table, free pool) plus `policies` (what the placement and victim policy report

@@ -93,6 +93,14 @@ fn every_result_field_is_in_the_reference_table() {
     let mut records = Vec::new();
     let c = small();
     records.push(Simulation::run_synthetic(&c, &mut |_| {}).unwrap());
+    let mut m = c.clone();
+    m.ftl.mapping_cache = Some(flashgc_core::config::MappingCacheConfig {
+        bytes: 4096,
+        ..Default::default()
+    });
+    let r = Simulation::run_synthetic(&m, &mut |_| {}).unwrap();
+    assert!(r.total.translation.is_some());
+    records.push(r);
     let p = TimingParams {
         cache_pages: 64,
         cache_policy: CachePolicy::Lru,

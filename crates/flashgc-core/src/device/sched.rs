@@ -449,6 +449,35 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                     let e = self.media.program(ppn, *host_ready, Origin::Host);
                     end = end.max(e);
                 }
+                FlashOp::Read {
+                    ppn,
+                    origin: Origin::Translation,
+                } => {
+                    // A mapping-cache miss: the host operation that needed the entry
+                    // starts when its translation page has been read.
+                    let e = self.media.read(
+                        ppn,
+                        *host_ready,
+                        Origin::Translation,
+                        &mut ReadGroup::default(),
+                    );
+                    *host_ready = (*host_ready).max(e);
+                    end = end.max(e);
+                }
+                FlashOp::Program {
+                    ppn,
+                    origin: Origin::Translation,
+                } => {
+                    // A dirty translation page evicted from the mapping cache: programmed
+                    // now (it occupies its die and channel), the host does not wait for it
+                    // (the controller holds the page until then).
+                    self.flush_moves();
+                    let seg = self.media.segment_of(ppn);
+                    while self.media.erase_pending(seg) {
+                        self.pump_queue(None, 1);
+                    }
+                    self.media.program(ppn, *host_ready, Origin::Translation);
+                }
                 _ => self.push(op, t),
             }
         }

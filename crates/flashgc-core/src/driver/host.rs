@@ -412,7 +412,7 @@ impl<D: DeviceModel> Core<D> {
             write: w.wr.summary(),
             waf_cumulative: waf(
                 c.user_writes - start.user_writes,
-                c.gc_writes - start.gc_writes,
+                c.extra_programs() - start.extra_programs(),
             ),
             erases: c.erases - start.erases,
             gc_page_moves: c.gc_writes - start.gc_writes,
@@ -520,12 +520,21 @@ impl<D: DeviceModel> Core<D> {
                     if sim.ftl_mut().read(lpn).is_some() {
                         let e = self.schedule(sim, t, &mut host_ready, &mut rg);
                         done = done.max(e);
-                    } else {
+                    } else if sim.ftl().log.pending().is_empty() {
                         done = done.max(self.dev.read_unmapped(t));
+                    } else {
+                        // The mapping cache read the (never written) entry's translation page.
+                        let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+                        done = done.max(e).max(self.dev.read_unmapped(host_ready));
                     }
                 }
                 Op::Trim => {
                     sim.ftl_mut().trim(lpn);
+                    if !sim.ftl().log.pending().is_empty() {
+                        // Mapping-cache traffic of the trim's mapping update.
+                        let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+                        done = done.max(e);
+                    }
                     if let Some(c) = &mut self.cache {
                         c.remove(lpn);
                     }

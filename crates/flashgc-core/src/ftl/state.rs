@@ -57,6 +57,9 @@ impl Ftl {
         w.raw(b"VALD", &self.map.valid)?;
         w.section(b"PLCY", &self.placement.save_state()?)?;
         w.section(b"VICT", &self.victim.save_state()?)?;
+        if let Some(b) = self.cmt_state()? {
+            w.section(b"CMT ", &b)?;
+        }
         Ok(())
     }
 
@@ -117,6 +120,16 @@ impl Ftl {
         self.victim
             .load_state(&vi)
             .map_err(|e| r.damaged(format!("victim policy `{}`: {e}", self.victim.name())))?;
+        if self.cmt.is_some() {
+            let b = r.section(b"CMT ")?;
+            self.load_cmt_state(&b)
+                .map_err(|e| r.damaged(format!("mapping cache: {e}")))?;
+            if st.counters.translation.is_none() {
+                return Err(r.damaged("mapping cache on but no translation counters".into()));
+            }
+        } else if st.counters.translation.is_some() {
+            return Err(r.damaged("translation counters without a mapping cache".into()));
+        }
         self.segs = st.segs;
         self.free = st.free;
         self.open = st.open;

@@ -428,6 +428,13 @@ pub struct FlashReport {
     pub gc_time_share: f64,
 }
 
+/// Whether an operation's busy time counts as GC time (`gc_time_share`): mapping-cache
+/// traffic of host requests does not.
+#[inline(always)]
+fn is_gc(origin: Origin) -> bool {
+    matches!(origin, Origin::Gc | Origin::Background)
+}
+
 impl Media for FlashMedia {
     const ERASE_AFTER_WRITES: bool = true;
 
@@ -437,12 +444,12 @@ impl Media for FlashMedia {
 
     #[inline(always)]
     fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, rg: &mut ReadGroup) -> u64 {
-        FlashMedia::read(self, ppn, ready, origin.is_internal(), rg)
+        FlashMedia::read(self, ppn, ready, is_gc(origin), rg)
     }
 
     #[inline(always)]
     fn program(&mut self, ppn: Ppn, ready: u64, origin: Origin) -> u64 {
-        FlashMedia::program(self, ppn, ready, origin.is_internal(), false)
+        FlashMedia::program(self, ppn, ready, is_gc(origin), false)
     }
 
     #[inline(always)]

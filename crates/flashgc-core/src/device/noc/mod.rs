@@ -498,7 +498,8 @@ impl Media for NocMedia {
     }
 
     fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, _rg: &mut ReadGroup) -> u64 {
-        let e = if origin == Origin::Host {
+        // A translation read (mapping-cache miss) is on the host's path like its data.
+        let e = if matches!(origin, Origin::Host | Origin::Translation) {
             self.host_read(ppn, ready)
         } else {
             // A lone GC or background read (scrub): R_gc, then to the CPU for ECC.
