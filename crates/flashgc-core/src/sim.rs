@@ -83,6 +83,9 @@ pub(crate) struct RunState {
 #[derive(Clone, serde::Deserialize)]
 pub(crate) struct SimState {
     pre: PhaseCounts,
+    /// `pre.translation`, apart: a phase's translation section is left out of its
+    /// encoding when absent (the result JSON), which the checkpoint's fixed layout cannot do.
+    pre_translation: Option<crate::metrics::result::TranslationPhase>,
     pub(crate) rec: Recorder,
     pub(crate) requests: u64,
     pub(crate) target: Option<u64>,
@@ -93,6 +96,7 @@ pub(crate) struct SimState {
 #[derive(Serialize)]
 struct SimStateRef<'a> {
     pre: &'a PhaseCounts,
+    pre_translation: Option<crate::metrics::result::TranslationPhase>,
     rec: &'a Recorder,
     requests: u64,
     target: Option<u64>,
@@ -376,8 +380,11 @@ impl Simulation {
         let meta = serde_json::to_vec(&meta)
             .map_err(|e| Error::Input(format!("cannot encode checkpoint metadata: {e}")))?;
         w.section(b"META", &meta)?;
+        let mut pre = self.pre.clone();
+        let pre_translation = pre.translation.take();
         let st = SimStateRef {
-            pre: &self.pre,
+            pre: &pre,
+            pre_translation,
             rec,
             requests,
             target,
@@ -443,6 +450,7 @@ impl Simulation {
             crate::checkpoint::decode(&b).map_err(|e| r.damaged(format!("run state: {e}")))?;
         sim.ftl.load_checkpoint(r)?;
         sim.pre = st.pre.clone();
+        sim.pre.translation = st.pre_translation.clone();
         sim.preconditioned = true;
         sim.resumed = Some(st);
         Ok(sim)

@@ -53,7 +53,9 @@ pub struct PhaseCounts {
     /// Effective alpha: mean pages holding data (valid or not) at victim selection / logical pages.
     pub effective_alpha: Option<f64>,
     /// Mapping-cache traffic (only with `--mapping-cache`).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
+    /// (Checkpoints store it apart: absent here, it is not encoded, and a fixed-layout
+    /// decoder must not expect it.)
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub translation: Option<TranslationPhase>,
 }
 
