@@ -341,6 +341,10 @@ pub struct Config {
     pub ftl: FtlConfig,
     /// Run parameters.
     pub run: RunConfig,
+    /// Host flows (`[[flow]]` sections; docs/flows.md): when present they are the
+    /// workload, each with its own pattern, region, arrival process and statistics.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flow: Vec<crate::workload::flows::FlowConfig>,
 }
 
 /// The derived layout of a validated configuration, in mapping units (LPN-sized pages).

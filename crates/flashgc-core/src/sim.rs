@@ -545,6 +545,7 @@ impl Simulation {
             notes,
             timing: None,
             noc: None,
+            flows: None,
         }
     }
 

@@ -304,7 +304,28 @@ impl<D: DeviceModel> Core<D> {
         rec: &mut Recorder,
     ) -> Result<()> {
         let t = self.arrival(req);
+        self.record_served(sim, req, t, rec).map(|_| ())
+    }
+
+    /// Serves a request of one of several flows at the arrival time its flow gave it and
+    /// records it; returns its completion time.
+    #[inline]
+    pub(super) fn submit_at(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        t: u64,
+        rec: &mut Recorder,
+    ) -> Result<u64> {
+        self.stats.last_arrival = self.stats.last_arrival.max(t);
         self.record_served(sim, req, t, rec)
+    }
+
+    /// Simulated time from the first arrival to the last completion so far.
+    pub(super) fn span_ns(&self) -> u64 {
+        self.host_busy_until
+            .max(self.stats.first_t)
+            .saturating_sub(self.stats.first_t)
     }
 
     /// Streaming: serves `req` at `t` (not before the previous arrival) and records it.
@@ -338,7 +359,7 @@ impl<D: DeviceModel> Core<D> {
         req: &Request,
         t: u64,
         rec: &mut Recorder,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let s = &mut self.stats;
         if s.requests == 0 {
             s.first_t = t;
@@ -385,7 +406,7 @@ impl<D: DeviceModel> Core<D> {
             s.wr.merge(&s.win.wr);
             s.win = Window::new(now);
         }
-        Ok(())
+        Ok(c)
     }
 
     fn point(&self, sim: &Simulation, now: u64) -> TimingPoint {

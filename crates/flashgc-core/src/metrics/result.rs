@@ -199,6 +199,51 @@ pub struct RunResult {
     /// The NoC controller model's section (runs on the NoC device).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noc: Option<Box<crate::device::noc::NocReport>>,
+    /// Per-flow statistics of a run of several host flows (docs/flows.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flows: Option<Vec<FlowReport>>,
+}
+
+/// One host flow's statistics (docs/flows.md). Rates are over the run's simulated span,
+/// so the flows' requests, bytes, IOPS and bandwidth add up to the run's.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowReport {
+    /// Flow name.
+    pub name: String,
+    /// Pattern in fio's words.
+    pub pattern: String,
+    /// Arrival process.
+    pub arrival: String,
+    /// First arrival, simulated ns.
+    pub start_ns: u64,
+    /// First byte of the flow's region.
+    pub offset_bytes: u64,
+    /// Length of the flow's region, bytes.
+    pub size_bytes: u64,
+    /// Requests served.
+    pub requests: u64,
+    /// Read requests.
+    pub read_requests: u64,
+    /// Write requests.
+    pub write_requests: u64,
+    /// Trim requests.
+    pub trim_requests: u64,
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// requests / the run's simulated time (0 WAF-only).
+    pub iops: f64,
+    /// MB (10^6 bytes) / the run's simulated second (0 WAF-only).
+    pub bandwidth_mb_s: f64,
+    /// From the flow's first arrival to its last completion, ns.
+    pub active_ns: u64,
+    /// Read latency (timed runs).
+    pub read_latency: Option<LatencySummary>,
+    /// Write latency (timed runs).
+    pub write_latency: Option<LatencySummary>,
+    /// Read latency histogram, `[upper_us, count]` log bins (timed runs).
+    pub read_histogram: Option<Vec<[f64; 2]>>,
+    /// Write latency histogram (timed runs).
+    pub write_histogram: Option<Vec<[f64; 2]>>,
 }
 
 /// Units used in a result.
