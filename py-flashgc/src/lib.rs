@@ -277,14 +277,23 @@ fn run(
         )?),
         None => None,
     };
+    let workload_given = workload.is_some() || arrays.is_some();
     if let Some(w) = workload {
         cfg.run.workload = w.to_string();
     }
     let result = py.detach(move || -> Result<String, String> {
         let sim = Simulation::new(&cfg).map_err(|e| e.to_string())?;
-        let mut wl: Box<dyn Workload> = match arrays {
-            Some(wl) => Box::new(wl),
-            None => open_workload(&sim, &cfg, &topts)?,
+        let flows = if workload_given {
+            None
+        } else {
+            flashgc_core::workload::flows::from_config(&cfg, sim.layout())
+                .map_err(|e| e.to_string())?
+        };
+        let mut wl: Box<dyn Workload> = match (arrays, flows) {
+            (Some(wl), _) => Box::new(wl),
+            // `[[flow]]` sections are the workload unless one is given (docs/flows.md).
+            (None, Some(f)) => Box::new(f),
+            (None, None) => open_workload(&sim, &cfg, &topts)?,
         };
         drop(sim);
         let end = flashgc_core::driver::run(

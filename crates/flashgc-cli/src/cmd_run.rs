@@ -254,6 +254,9 @@ pub(crate) fn report(
         if let Some(t) = &r.timing {
             print!("{}", cmd_timing::human(t));
         }
+        if let Some(f) = &r.flows {
+            print!("{}", output::human_flows(f));
+        }
     }
     if let Some(o) = out.filter(|o| o.result.ended_by == "interrupted") {
         let how = match &o.stopped {

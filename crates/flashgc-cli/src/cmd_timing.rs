@@ -539,13 +539,11 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             c.run.placement = p.clone();
             c.run.victim = v.clone();
             let params = flags.params(&c, true)?;
-            let l = c.layout()?;
-            let job = flags.job(&c)?;
-            let mut wl = job.workload(l.logical_pages, l.lpn_size)?;
+            let mut wl = fio_job_workload(&flags, &c)?;
             let r = match flashgc_core::driver::run(
                 &c,
                 Some(params),
-                &mut wl,
+                wl.as_mut(),
                 None,
                 &mut |_| {},
                 &mut RunControl::default(),
@@ -581,6 +579,9 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             t.iops, t.bandwidth_mb_s, t.read_latency.p99_us, t.write_latency.p99_us, r.total.waf, r.total.erases, r.total.gc_writes
         );
         rows.push((name.as_str(), t));
+        if let Some(f) = &r.flows {
+            print!("{}", crate::output::human_flows(f));
+        }
     }
     if rows.iter().any(|r| !r.1.series.is_empty()) {
         println!("\nseries over host data volume (GB(eq): paper-equivalent GB when --paper scales the volume)");
