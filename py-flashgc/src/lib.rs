@@ -57,7 +57,10 @@ fn merge(base: &mut serde_json::Value, over: serde_json::Value, path: &str) -> P
                     continue;
                 }
                 let bv = b.get_mut(&k).expect("checked above");
-                if bv.is_object() && v.is_object() {
+                if bv.is_null() {
+                    // An optional section that is unset (e.g. `ftl.mapping_cache`).
+                    *bv = v;
+                } else if bv.is_object() && v.is_object() {
                     merge(bv, v, &field)?;
                 } else if v.is_object() {
                     return Err(input_err(format!(
@@ -95,6 +98,16 @@ fn build_config(
         .map_err(|e| input_err(format!("overrides: not valid JSON: {e}")))?;
     let mut value =
         serde_json::to_value(&cfg).map_err(|e| input_err(format!("configuration: {e}")))?;
+    // Optional sections left out of the serialized configuration when unset, so that
+    // overrides can set them: the mapping cache and the host flows.
+    if let Some(ftl) = value.get_mut("ftl").and_then(|v| v.as_object_mut()) {
+        ftl.entry("mapping_cache")
+            .or_insert(serde_json::Value::Null);
+    }
+    if let Some(top) = value.as_object_mut() {
+        top.entry("flow")
+            .or_insert(serde_json::Value::Array(Vec::new()));
+    }
     merge(&mut value, over, "")?;
     // Serialized `None`s are nulls; drop them so that they deserialize as defaults.
     fn drop_nulls(v: &mut serde_json::Value) {

@@ -203,7 +203,7 @@ impl Simulation {
                 ));
             }
         }
-        let ftl = Ftl::new(
+        let ftl = Ftl::with_mapping_cache(
             FtlParams {
                 logical_pages: layout.logical_pages,
                 segments: layout.segments,
@@ -213,11 +213,8 @@ impl Simulation {
             },
             pl,
             vic,
+            cmt,
         );
-        let mut ftl = ftl;
-        if let Some(c) = cmt {
-            ftl.set_mapping_cache(c);
-        }
         let pre = PhaseCounts::between(&FtlCounters::default(), &FtlCounters::default(), 1);
         Ok(Simulation {
             cfg: cfg.clone(),
@@ -345,10 +342,7 @@ impl Simulation {
                 seed: self.cfg.run.seed,
             },
         )?;
-        self.ftl = Ftl::new(self.ftl.params(), pl, vic);
-        if let Some(c) = cmt {
-            self.ftl.set_mapping_cache(c);
-        }
+        self.ftl = Ftl::with_mapping_cache(self.ftl.params(), pl, vic, cmt);
         self.future_ready = true;
         Ok(())
     }

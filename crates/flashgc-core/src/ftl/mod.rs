@@ -130,10 +130,24 @@ pub struct Ftl {
 impl Ftl {
     /// A fresh, empty FTL.
     pub fn new(p: FtlParams, placement: Box<dyn Placement>, victim: Box<dyn VictimPolicy>) -> Ftl {
+        Ftl::with_mapping_cache(p, placement, victim, None)
+    }
+
+    /// A fresh, empty FTL with a mapping cache (`cmt`; None: the whole L2P in DRAM). The
+    /// victim policy needs one group more than the placement has streams when `cmt` is set
+    /// (the translation pages' stream).
+    pub fn with_mapping_cache(
+        p: FtlParams,
+        placement: Box<dyn Placement>,
+        victim: Box<dyn VictimPolicy>,
+        cmt: Option<CmtParams>,
+    ) -> Ftl {
         let physical = p.segments as u64 * p.pages_per_segment as u64;
         let streams = placement.streams();
-        Ftl {
-            map: Mapping::new(p.logical_pages, physical),
+        // The L2P holds the translation pages' GTD entries after the logical pages.
+        let l2p_len = p.logical_pages + cmt.map_or(0, |c| c.pages as u64);
+        let mut f = Ftl {
+            map: Mapping::new(l2p_len, physical),
             segs: Segments::new(p.segments, p.pages_per_segment),
             free: (0..p.segments).collect(),
             open: vec![Frontier { seg: NONE }; streams],
@@ -156,7 +170,11 @@ impl Ftl {
             gc_tpages: Vec::new(),
             pending_error: None,
             p,
+        };
+        if let Some(c) = cmt {
+            f.set_mapping_cache(c);
         }
+        f
     }
 
     /// Static parameters.

@@ -20,16 +20,18 @@ use crate::victim::VictimScope;
 pub const TRANSLATION_SEALED_BEFORE_GC: u32 = 2;
 
 impl Ftl {
-    /// Turns the mapping cache on (before the first write): the L2P grows by the
-    /// translation pages' GTD entries and a write stream is added for them. Build the
-    /// victim policy with one more group than the placement has streams.
-    pub fn set_mapping_cache(&mut self, p: CmtParams) {
+    /// Turns the mapping cache on (from [`Ftl::with_mapping_cache`]): the L2P has the
+    /// translation pages' GTD entries after the logical pages, and a write stream is added
+    /// for them.
+    pub(super) fn set_mapping_cache(&mut self, p: CmtParams) {
         assert!(
             self.counters.user_writes == 0 && self.cmt.is_none(),
             "set_mapping_cache before the first write"
         );
-        let logical = self.p.logical_pages as usize;
-        self.map.l2p.resize(logical + p.pages as usize, NONE);
+        debug_assert_eq!(
+            self.map.l2p.len(),
+            self.p.logical_pages as usize + p.pages as usize
+        );
         self.tstream = self.open.len() as StreamId;
         self.open.push(Frontier { seg: NONE });
         self.cmt = Some(Box::new(Cmt::new(p)));
