@@ -293,3 +293,24 @@ def test_noc_device_through_the_shared_timing_options():
     assert flashgc.run("default", "uniform", logical_gib=0.0625, pages_per_block=64, write_volume=1.0).noc is None
     with pytest.raises(FlashgcError, match="timing.noc_path"):
         flashgc.run("noc-ssdc", "uniform", timing={**opts, "noc_path": "sideways"}, **kw)
+
+
+def test_flows_and_mapping_cache_through_the_configuration():
+    flows = (
+        '[[flow]]\nname = "reader"\nrw = "randrw"\nrwmixwrite = 10\niodepth = 4\nsize = "32m"\n'
+        '[[flow]]\nname = "writer"\nrw = "randwrite"\niodepth = 2\noffset = "32m"\n'
+    )
+    base = "[device]\npages_per_block = 32\n[ftl]\nlogical_gib = 0.0625\nop = 0.15\n[run]\nwrite_volume = 1.0\n"
+    r = flashgc.run(base + flows, timing={"max_requests": 4000})
+    f = r.raw["flows"]
+    assert [x["name"] for x in f] == ["reader", "writer"]
+    assert sum(x["requests"] for x in f) == r.raw["timing"]["requests"] == 4000
+    assert f[1]["read_requests"] == 0 and f[0]["read_requests"] > f[0]["write_requests"]
+    # The mapping cache: one translation page of DRAM; translation writes are in the WAF.
+    m = flashgc.run(base, "uniform", **{"ftl.mapping_cache": {"bytes": 4096}})
+    t = m.raw["total"]["translation"]
+    assert t["misses"] > 0 and t["translation_writes"] > 0
+    assert m.raw["total"]["waf"] > t["waf_without_translation"]
+    assert "translation" not in flashgc.run(base, "uniform").raw["total"]
+    with pytest.raises(FlashgcError, match="ftl.mapping_cache.bytes"):
+        flashgc.run(base, "uniform", **{"ftl.mapping_cache": {"bytes": 1 << 40}})

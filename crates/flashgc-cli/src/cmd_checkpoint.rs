@@ -138,7 +138,7 @@ pub fn run_waf(
     // The workload: the configuration's, or a fio job from the timing flags.
     let open = |cfg: &mut Config| -> Result<Box<dyn flashgc_core::workload::Workload>, Fail> {
         match crate::cmd_timing::fio_workload(&a.timing, cfg)? {
-            Some(f) => Ok(Box::new(f)),
+            Some(f) => Ok(f),
             None => open_workload(cfg, &a.trace),
         }
     };

@@ -46,6 +46,12 @@ pub(crate) fn open_workload(
     cfg: &mut Config,
     trace: &cmd_trace::TraceFlags,
 ) -> Result<Box<dyn Workload>, Fail> {
+    if !cfg.flow.is_empty() {
+        // `[[flow]]` sections are the workload (docs/flows.md).
+        let l = cfg.layout()?;
+        let fs = flashgc_core::workload::flows::from_config(cfg, &l)?.expect("flows given");
+        return Ok(Box::new(fs));
+    }
     match WorkloadSpec::parse("--workload", &cfg.run.workload)? {
         WorkloadSpec::Synthetic(kind) => {
             let l = cfg.layout()?;
@@ -237,6 +243,9 @@ pub(crate) fn report(
         }
         if let Some(t) = &r.timing {
             print!("{}", cmd_timing::human(t));
+        }
+        if let Some(f) = &r.flows {
+            print!("{}", output::human_flows(f));
         }
     }
     // Written after printing: a result that cannot be saved is still shown.

@@ -166,6 +166,17 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
         r.warmup_user_pages as f64 / l.logical_pages as f64
     );
     let _ = writeln!(s, "WAF whole run     {:.4}", t.waf);
+    if let Some(x) = &ss.translation {
+        let _ = writeln!(
+            s,
+            "mapping cache     hit ratio {:.4} | translation reads {}, writes {} ({} GC batch updates) | WAF without translation writes {:.4}   (steady state; WAF above includes them)",
+            x.hit_ratio,
+            x.translation_reads,
+            x.translation_writes,
+            x.gc_batch_updates,
+            x.waf_without_translation
+        );
+    }
     if let Some(m) = &r.model {
         let _ = writeln!(
             s,
@@ -432,6 +443,37 @@ pub fn csv(rs: &[RunResult]) -> String {
             r.memory_bytes_per_lpn,
             csv_timing(r)
         );
+    }
+    s
+}
+
+/// The per-flow table of a run of several host flows.
+pub fn human_flows(flows: &[flashgc_core::metrics::result::FlowReport]) -> String {
+    let mut s = String::from(
+        "\nflows (rates over the run's simulated time; they add up to the totals above)\n",
+    );
+    for f in flows {
+        let _ = writeln!(
+            s,
+            "  {:12} {} requests ({} reads, {} writes) | {:.0} IOPS | {:.1} MB/s | {} | {}",
+            f.name,
+            f.requests,
+            f.read_requests,
+            f.write_requests,
+            f.iops,
+            f.bandwidth_mb_s,
+            f.arrival,
+            f.pattern
+        );
+        for (what, l) in [("read", &f.read_latency), ("write", &f.write_latency)] {
+            if let Some(l) = l.as_ref().filter(|l| l.count > 0) {
+                let _ = writeln!(
+                    s,
+                    "  {:12}   {what:5} latency us: mean {:.1} | p50 {:.1} | p99 {:.1} | p99.9 {:.1} | max {:.1}",
+                    "", l.mean_us, l.p50_us, l.p99_us, l.p999_us, l.max_us
+                );
+            }
+        }
     }
     s
 }

@@ -190,6 +190,10 @@ pub struct FtlConfig {
     pub gc_low: Watermark,
     /// GC runs until free segments reach this. Defaults to `gc_low`.
     pub gc_high: Option<Watermark>,
+    /// A demand-paged mapping table (DFTL-style cache of translation pages); None keeps
+    /// the whole L2P in DRAM. `[ftl.mapping_cache]` in TOML, `--mapping-cache` on the CLI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping_cache: Option<MappingCacheConfig>,
 }
 
 impl Default for FtlConfig {
@@ -200,7 +204,78 @@ impl Default for FtlConfig {
             logical_gib: None,
             gc_low: Watermark::Segments(2),
             gc_high: None,
+            mapping_cache: None,
         }
+    }
+}
+
+/// The mapping-table cache (docs/mapping-cache.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MappingCacheConfig {
+    /// Controller DRAM for cached translation pages, bytes (whole translation pages are
+    /// cached: capacity = bytes / translation_page_bytes, at least one page, at most the
+    /// whole table).
+    pub bytes: u64,
+    /// Bytes per mapping entry. Default 4 (a 32-bit physical page number, as in DFTL and
+    /// MQSim).
+    pub entry_bytes: u32,
+    /// Bytes per translation page; default (None) the LPN size. A translation page is
+    /// stored in one mapping unit, so at most `device.lpn_size`.
+    pub translation_page_bytes: Option<u32>,
+}
+
+impl Default for MappingCacheConfig {
+    fn default() -> Self {
+        MappingCacheConfig {
+            bytes: 1 << 20,
+            entry_bytes: 4,
+            translation_page_bytes: None,
+        }
+    }
+}
+
+impl MappingCacheConfig {
+    /// (entries per translation page, translation pages of the table, cached pages) for a
+    /// device of `logical_pages` LPNs of `lpn_size` bytes; errors name the field and the
+    /// allowed range.
+    pub fn shape(&self, logical_pages: u64, lpn_size: u32) -> Result<(u32, u32, u32)> {
+        let tpb = self.translation_page_bytes.unwrap_or(lpn_size);
+        if self.entry_bytes == 0 || self.entry_bytes > 64 {
+            return Err(Error::config(
+                "ftl.mapping_cache.entry_bytes",
+                format!("{} must be in [1, 64]", self.entry_bytes),
+            ));
+        }
+        if tpb < self.entry_bytes || tpb > lpn_size {
+            return Err(Error::config(
+                "ftl.mapping_cache.translation_page_bytes",
+                format!(
+                    "{tpb} must be in [entry_bytes = {}, device.lpn_size = {lpn_size}]                      (a translation page is stored in one mapping unit)",
+                    self.entry_bytes
+                ),
+            ));
+        }
+        let epp = tpb / self.entry_bytes;
+        let pages = logical_pages.div_ceil(epp as u64);
+        if pages >= u32::MAX as u64 / 2 {
+            return Err(Error::config(
+                "ftl.mapping_cache.translation_page_bytes",
+                format!("{pages} translation pages are too many: use larger translation pages"),
+            ));
+        }
+        let table_bytes = pages * tpb as u64;
+        let cap = self.bytes / tpb as u64;
+        if cap < 1 || cap > pages {
+            return Err(Error::config(
+                "ftl.mapping_cache.bytes",
+                format!(
+                    "{} must be in [one translation page = {tpb}, the whole table = {table_bytes}] bytes                      (`off` keeps the whole table in DRAM)",
+                    self.bytes
+                ),
+            ));
+        }
+        Ok((epp, pages as u32, cap as u32))
     }
 }
 
@@ -266,6 +341,10 @@ pub struct Config {
     pub ftl: FtlConfig,
     /// Run parameters.
     pub run: RunConfig,
+    /// Host flows (`[[flow]]` sections; docs/flows.md): when present they are the
+    /// workload, each with its own pattern, region, arrival process and statistics.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flow: Vec<crate::workload::flows::FlowConfig>,
 }
 
 /// The derived layout of a validated configuration, in mapping units (LPN-sized pages).

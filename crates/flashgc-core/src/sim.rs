@@ -6,7 +6,7 @@
 use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
 use crate::config::{Config, Layout, RunConfig};
 use crate::error::{Error, Result};
-use crate::ftl::{Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
+use crate::ftl::{CmtParams, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
 pub use crate::metrics::recorder::{Progress, Recorder};
 pub use crate::metrics::result::{
     DeviceSummary, ModelCheck, PhaseCounts, RunResult, Units, VictimHistogram, SCHEMA_VERSION,
@@ -83,6 +83,9 @@ pub(crate) struct RunState {
 #[derive(Clone, serde::Deserialize)]
 pub(crate) struct SimState {
     pre: PhaseCounts,
+    /// `pre.translation`, apart: a phase's translation section is left out of its
+    /// encoding when absent (the result JSON), which the checkpoint's fixed layout cannot do.
+    pre_translation: Option<crate::metrics::result::TranslationPhase>,
     pub(crate) rec: Recorder,
     pub(crate) requests: u64,
     pub(crate) target: Option<u64>,
@@ -93,6 +96,7 @@ pub(crate) struct SimState {
 #[derive(Serialize)]
 struct SimStateRef<'a> {
     pre: &'a PhaseCounts,
+    pre_translation: Option<crate::metrics::result::TranslationPhase>,
     rec: &'a Recorder,
     requests: u64,
     target: Option<u64>,
@@ -150,18 +154,28 @@ impl Simulation {
             }
         }
         let streams = pl.streams();
+        let cmt = cmt_params(cfg, &layout)?;
         let vic = victim::build(
             "run.victim",
             &cfg.run.victim,
             VictimInit {
                 segments: layout.segments,
                 pages_per_segment: layout.pages_per_segment,
-                groups: streams,
+                // The mapping cache's translation pages are a group of their own.
+                groups: streams + cmt.is_some() as usize,
                 seed: cfg.run.seed,
             },
         )?;
-        crate::validate::reserve_streams(&mut layout, pl.as_ref(), &cfg.run.placement)?;
-        let estimate = memory_estimate(&layout, pl.memory_bytes() + vic.memory_bytes());
+        crate::validate::reserve_streams(
+            &mut layout,
+            pl.as_ref(),
+            &cfg.run.placement,
+            cmt.is_some() as usize,
+        )?;
+        let estimate = memory_estimate(
+            &layout,
+            pl.memory_bytes() + vic.memory_bytes() + cmt.map_or(0, cmt_memory),
+        );
         if let Some(limit) = cfg.run.max_memory_gib {
             let limit_bytes = limit * (1u64 << 30) as f64;
             if estimate as f64 > limit_bytes {
@@ -175,7 +189,7 @@ impl Simulation {
                 ));
             }
         }
-        let ftl = Ftl::new(
+        let ftl = Ftl::with_mapping_cache(
             FtlParams {
                 logical_pages: layout.logical_pages,
                 segments: layout.segments,
@@ -185,6 +199,7 @@ impl Simulation {
             },
             pl,
             vic,
+            cmt,
         );
         let pre = PhaseCounts::between(&FtlCounters::default(), &FtlCounters::default(), 1);
         Ok(Simulation {
@@ -299,6 +314,7 @@ impl Simulation {
             ));
         }
         let future = future_of(self.layout.logical_pages, &self.cfg.run, wl)?;
+        let cmt = cmt_params(&self.cfg, &self.layout)?;
         let l = &self.layout;
         let mut pl = placement::build(
             "run.placement",
@@ -317,11 +333,11 @@ impl Simulation {
             VictimInit {
                 segments: l.segments,
                 pages_per_segment: l.pages_per_segment,
-                groups: pl.streams(),
+                groups: pl.streams() + cmt.is_some() as usize,
                 seed: self.cfg.run.seed,
             },
         )?;
-        self.ftl = Ftl::new(self.ftl.params(), pl, vic);
+        self.ftl = Ftl::with_mapping_cache(self.ftl.params(), pl, vic, cmt);
         self.future_ready = true;
         self.refresh_estimate();
         Ok(())
@@ -363,8 +379,11 @@ impl Simulation {
         let meta = serde_json::to_vec(&meta)
             .map_err(|e| Error::Input(format!("cannot encode checkpoint metadata: {e}")))?;
         w.section(b"META", &meta)?;
+        let mut pre = self.pre.clone();
+        let pre_translation = pre.translation.take();
         let st = SimStateRef {
-            pre: &self.pre,
+            pre: &pre,
+            pre_translation,
             rec,
             requests,
             target,
@@ -462,7 +481,16 @@ impl Simulation {
                 .check_restored(&cfg.run, &sim.layout, st.target, &sim.ftl.counters, cached)?;
             // The measured phase starts where the precondition fill ended.
             if st.pre.user_writes != st.rec.start.user_writes
-                || st.pre.flash_programs != st.pre.user_writes.wrapping_add(st.pre.gc_writes)
+                || st.pre.flash_programs
+                    != st
+                        .pre
+                        .user_writes
+                        .wrapping_add(st.pre.gc_writes)
+                        .wrapping_add(
+                            st.pre_translation
+                                .as_ref()
+                                .map_or(0, |t| t.translation_writes),
+                        )
             {
                 return Err("precondition counts".into());
             }
@@ -475,6 +503,7 @@ impl Simulation {
             ))
         })?;
         sim.pre = st.pre.clone();
+        sim.pre.translation = st.pre_translation.clone();
         sim.preconditioned = true;
         sim.resumed = Some(st);
         Ok(sim)
@@ -569,6 +598,7 @@ impl Simulation {
             notes,
             timing: None,
             noc: None,
+            flows: None,
         }
     }
 
@@ -676,6 +706,29 @@ fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Fut
 
 /// Number of victim histogram bins (re-exported for consumers).
 pub const VICTIM_BINS: usize = VICTIM_HIST_BINS;
+
+/// The mapping cache's parameters for `cfg` (None when off).
+pub fn cmt_params(cfg: &Config, layout: &Layout) -> Result<Option<CmtParams>> {
+    cfg.ftl
+        .mapping_cache
+        .as_ref()
+        .map(|m| {
+            let (entries_per_page, pages, capacity) =
+                m.shape(layout.logical_pages, layout.lpn_size)?;
+            Ok(CmtParams {
+                capacity,
+                entries_per_page,
+                pages,
+            })
+        })
+        .transpose()
+}
+
+/// Bytes of the mapping cache's structures: the GTD entries (4 B per translation page, in
+/// the L2P) and the LRU bookkeeping (9 B per translation page).
+pub fn cmt_memory(p: CmtParams) -> u64 {
+    p.pages as u64 * (4 + 9)
+}
 
 /// Bytes a simulation of `layout` will allocate: the FTL's tables (L2P, P2L, validity bitmap,
 /// segment table, free pool) plus `policies` (what the placement and victim policy report

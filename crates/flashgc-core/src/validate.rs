@@ -14,6 +14,7 @@ use crate::workload::WorkloadSpec;
 /// Returns the layout with the watermarks the run would use.
 pub fn validate(cfg: &Config) -> Result<Layout> {
     let mut layout = cfg.layout()?;
+    let cmt = crate::sim::cmt_params(cfg, &layout)?.is_some();
     WorkloadSpec::parse("run.workload", &cfg.run.workload)?;
     let pl = placement::build(
         "run.placement",
@@ -31,21 +32,28 @@ pub fn validate(cfg: &Config) -> Result<Layout> {
         VictimInit {
             segments: layout.segments,
             pages_per_segment: layout.pages_per_segment,
-            groups: pl.streams(),
+            groups: pl.streams() + cmt as usize,
             seed: cfg.run.seed,
         },
     )?;
-    reserve_streams(&mut layout, pl.as_ref(), &cfg.run.placement)?;
+    reserve_streams(&mut layout, pl.as_ref(), &cfg.run.placement, cmt as usize)?;
     Ok(layout)
 }
 
 /// Each stream may need a fresh segment within one victim's relocation, so the reserve
 /// must cover all of them: raises the watermarks when the configuration's are too low,
 /// and refuses a device whose spare segments cannot hold the reserve plus one open
-/// segment per stream (naming the scheme that needs them).
-pub(crate) fn reserve_streams(layout: &mut Layout, pl: &dyn Placement, spec: &str) -> Result<()> {
+/// segment per stream (naming the scheme that needs them). `extra_streams` are the FTL's
+/// own streams beside the placement's (the mapping cache's translation pages).
+pub(crate) fn reserve_streams(
+    layout: &mut Layout,
+    pl: &dyn Placement,
+    spec: &str,
+    extra_streams: usize,
+) -> Result<()> {
     let streams = pl.streams();
-    let min_low = pl.gc_streams_per_victim().clamp(1, streams) as u32 + 1;
+    let min_low = (pl.gc_streams_per_victim().clamp(1, streams) + 1 + extra_streams) as u32;
+    let streams = streams + extra_streams;
     if layout.gc_low < min_low {
         layout.gc_high = layout.gc_high.max(min_low) + (layout.gc_high - layout.gc_low);
         layout.gc_low = min_low;

@@ -93,6 +93,32 @@ fn every_result_field_is_in_the_reference_table() {
     let mut records = Vec::new();
     let c = small();
     records.push(Simulation::run_synthetic(&c, &mut |_| {}).unwrap());
+    let mut m = c.clone();
+    m.ftl.mapping_cache = Some(flashgc_core::config::MappingCacheConfig {
+        bytes: 4096,
+        ..Default::default()
+    });
+    let r = Simulation::run_synthetic(&m, &mut |_| {}).unwrap();
+    assert!(r.total.translation.is_some());
+    records.push(r);
+    // Several flows, timed.
+    let mut f = c.clone();
+    f.flow = vec![
+        toml::from_str("rw = \"randrw\"\niodepth = 2").unwrap(),
+        toml::from_str("rw = \"randwrite\"\nrate_iops = 100.0").unwrap(),
+    ];
+    let l = f.layout().unwrap();
+    let mut fs = flashgc_core::workload::flows::from_config(&f, &l)
+        .unwrap()
+        .unwrap();
+    let p = TimingParams {
+        max_requests: Some(2000),
+        ..TimingParams::default()
+    };
+    let mut ts = TimedSim::new(&f, p).unwrap();
+    let r = ts.run(&mut fs, &mut |_| {}).unwrap();
+    assert_eq!(r.flows.as_ref().unwrap().len(), 2);
+    records.push(r);
     let p = TimingParams {
         cache_pages: 64,
         cache_policy: CachePolicy::Lru,

@@ -556,3 +556,41 @@ fn per_die_gc_blocks_only_the_collecting_unit() {
     assert!(pd.iter().zip(&fg).all(|(p, f)| p <= f));
     assert!(pd.iter().zip(&fg).any(|(p, f)| p < f));
 }
+
+/// Regression: with a multi-stream placement under non-blocking GC, the GC queue lags the
+/// FTL so far that a segment is erased, refilled by queued write-backs, sealed and picked
+/// again before the queue has run them. The device must count the segment's queued
+/// erases (a mark was overwritten: debug builds panicked, release builds wrapped a time
+/// and programmed before the erase). Every program must start after its segment's last
+/// erase, so no write completes faster than a program.
+#[test]
+fn repeated_erases_of_a_segment_queued_under_nonblocking_gc() {
+    let mut c = Config::default_preset();
+    c.ftl.logical_gib = Some(1.0 / 32.0);
+    c.ftl.op = Some(0.2);
+    c.device.pages_per_block = 16;
+    c.run.placement = "sepbit".into();
+    c.run.workload = "zipf:1.0".into();
+    c.run.fill = 1.0;
+    c.run.max_memory_gib = None;
+    for mode in [GcMode::Preemptible, GcMode::Idle] {
+        let p = TimingParams {
+            gc_mode: mode,
+            host: Host::ClosedLoop { queue_depth: 8 },
+            data_volume_bytes: Some(96 << 20),
+            ..TimingParams::default()
+        };
+        let mut d = TimedSim::new(&c, p).unwrap();
+        let mut wl = d.simulation().synthetic_workload().unwrap();
+        let r = d.run(&mut wl, &mut |_| {}).unwrap();
+        let t = r.timing.as_ref().unwrap();
+        assert!(r.total.erases > 0, "{mode:?}: GC ran");
+        let program_us = c.device.timing.program_us;
+        assert!(
+            t.write_latency.p50_us >= program_us && t.write_latency.max_us < 1e9,
+            "{mode:?}: write latency p50 {} max {} us with {program_us} us programs",
+            t.write_latency.p50_us,
+            t.write_latency.max_us
+        );
+    }
+}

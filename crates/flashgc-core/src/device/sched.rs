@@ -67,10 +67,12 @@ pub trait Media {
     fn probe_erase(&self, seg: SegmentId, ready: u64) -> u64;
     /// Segment of a physical page.
     fn segment_of(&self, ppn: Ppn) -> SegmentId;
-    /// Marks segment `seg`'s erase as queued (true) or scheduled (false).
+    /// Counts an erase of segment `seg` as queued (true) or scheduled (false).
     fn set_erase_pending(&mut self, seg: SegmentId, pending: bool);
-    /// Whether segment `seg`'s erase is queued but not scheduled.
+    /// Whether an erase of segment `seg` is queued but not scheduled.
     fn erase_pending(&self, seg: SegmentId) -> bool;
+    /// Segments of the device.
+    fn segments(&self) -> SegmentId;
     /// Controller memory access per mapping unit.
     fn memory_access_ns(&self) -> u64;
     /// Whether the resource holding `ppn` has GC work reserved after `t`.
@@ -408,36 +410,20 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     fn check_restored(&self, layout: &crate::config::Layout) -> Result<(), String> {
         let (pages, segs) = (layout.physical_pages, layout.segments);
         let page = |p: Ppn| (p as u64) < pages;
-        let mut erases = vec![false; segs as usize];
         for e in self.queue.iter().chain(&self.moves) {
             let ok = match e.op {
                 Queued::MoveRead { src, dst } | Queued::MoveWrite { src, dst } => {
                     page(src) && page(dst)
                 }
                 Queued::Read { ppn, .. } | Queued::Program { ppn, .. } => page(ppn),
-                Queued::Erase { seg } => {
-                    seg < segs && !std::mem::replace(&mut erases[seg as usize], true)
-                }
+                // A segment may have several erases queued (erased, refilled by queued
+                // write-backs, picked again); the media's pending counts are rebuilt from
+                // this queue on load.
+                Queued::Erase { seg } => seg < segs,
             };
             if !ok {
-                return Err(format!(
-                    "queued GC operation {:?} outside the device or queued twice",
-                    e.op
-                ));
+                return Err(format!("queued GC operation {:?} outside the device", e.op));
             }
-        }
-        // A segment waiting for its erase must have it queued (a host write into it
-        // pumps the queue until the erase is scheduled), and the other way round.
-        if let Some(s) = (0..segs).find(|&s| self.media.erase_pending(s) != erases[s as usize]) {
-            return Err(format!(
-                "segment {s}: its erase is {}queued but the model says it {}",
-                if erases[s as usize] { "" } else { "not " },
-                if erases[s as usize] {
-                    "is not pending"
-                } else {
-                    "is pending"
-                }
-            ));
         }
         Ok(())
     }
@@ -489,6 +475,35 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                     }
                     let e = self.media.program(ppn, *host_ready, Origin::Host);
                     end = end.max(e);
+                }
+                FlashOp::Read {
+                    ppn,
+                    origin: Origin::Translation,
+                } => {
+                    // A mapping-cache miss: the host operation that needed the entry
+                    // starts when its translation page has been read.
+                    let e = self.media.read(
+                        ppn,
+                        *host_ready,
+                        Origin::Translation,
+                        &mut ReadGroup::default(),
+                    );
+                    *host_ready = (*host_ready).max(e);
+                    end = end.max(e);
+                }
+                FlashOp::Program {
+                    ppn,
+                    origin: Origin::Translation,
+                } => {
+                    // A dirty translation page evicted from the mapping cache: programmed
+                    // now (it occupies its die and channel), the host does not wait for it
+                    // (the controller holds the page until then).
+                    self.flush_moves();
+                    let seg = self.media.segment_of(ppn);
+                    while self.media.erase_pending(seg) {
+                        self.pump_queue(None, 1);
+                    }
+                    self.media.program(ppn, *host_ready, Origin::Translation);
                 }
                 _ => self.push(op, t),
             }
@@ -583,6 +598,16 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
             ));
         }
         self.queue = st.queue.into();
+        for e in &self.queue {
+            if let Queued::Erase { seg } = e.op {
+                if seg >= self.media.segments() {
+                    return Err(crate::error::Error::Input(format!(
+                        "the GC queue erases segment {seg}, beyond the device"
+                    )));
+                }
+                self.media.set_erase_pending(seg, true);
+            }
+        }
         self.moves = st.moves;
         self.read_ends = st.read_ends.into();
         self.victim_end = st.victim_end;

@@ -337,7 +337,28 @@ impl<D: DeviceModel> Core<D> {
         rec: &mut Recorder,
     ) -> Result<()> {
         let t = self.arrival(req);
+        self.record_served(sim, req, t, rec).map(|_| ())
+    }
+
+    /// Serves a request of one of several flows at the arrival time its flow gave it and
+    /// records it; returns its completion time.
+    #[inline]
+    pub(super) fn submit_at(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        t: u64,
+        rec: &mut Recorder,
+    ) -> Result<u64> {
+        self.stats.last_arrival = self.stats.last_arrival.max(t);
         self.record_served(sim, req, t, rec)
+    }
+
+    /// Simulated time from the first arrival to the last completion so far.
+    pub(super) fn span_ns(&self) -> u64 {
+        self.host_busy_until
+            .max(self.stats.first_t)
+            .saturating_sub(self.stats.first_t)
     }
 
     /// Streaming: serves `req` at `t` (not before the previous arrival) and records it.
@@ -371,7 +392,7 @@ impl<D: DeviceModel> Core<D> {
         req: &Request,
         t: u64,
         rec: &mut Recorder,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let s = &mut self.stats;
         if s.requests == 0 {
             s.first_t = t;
@@ -418,7 +439,7 @@ impl<D: DeviceModel> Core<D> {
             s.wr.merge(&s.win.wr);
             s.win = Window::new(now);
         }
-        Ok(())
+        Ok(c)
     }
 
     fn point(&self, sim: &Simulation, now: u64) -> TimingPoint {
@@ -445,7 +466,7 @@ impl<D: DeviceModel> Core<D> {
             write: w.wr.summary(),
             waf_cumulative: waf(
                 c.user_writes - start.user_writes,
-                c.gc_writes - start.gc_writes,
+                c.extra_programs() - start.extra_programs(),
             ),
             erases: c.erases - start.erases,
             gc_page_moves: c.gc_writes - start.gc_writes,
@@ -553,12 +574,21 @@ impl<D: DeviceModel> Core<D> {
                     if sim.ftl_mut().read(lpn).is_some() {
                         let e = self.schedule(sim, t, &mut host_ready, &mut rg);
                         done = done.max(e);
-                    } else {
+                    } else if sim.ftl().log.pending().is_empty() {
                         done = done.max(self.dev.read_unmapped(t));
+                    } else {
+                        // The mapping cache read the (never written) entry's translation page.
+                        let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+                        done = done.max(e).max(self.dev.read_unmapped(host_ready));
                     }
                 }
                 Op::Trim => {
                     sim.ftl_mut().trim(lpn);
+                    if !sim.ftl().log.pending().is_empty() {
+                        // Mapping-cache traffic of the trim's mapping update.
+                        let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+                        done = done.max(e);
+                    }
                     if let Some(c) = &mut self.cache {
                         c.remove(lpn);
                     }

@@ -57,6 +57,9 @@ impl Ftl {
         w.raw(b"VALD", &self.map.valid)?;
         w.section(b"PLCY", &self.placement.save_state()?)?;
         w.section(b"VICT", &self.victim.save_state()?)?;
+        if let Some(b) = self.cmt_state()? {
+            w.section(b"CMT ", &b)?;
+        }
         Ok(())
     }
 
@@ -117,6 +120,16 @@ impl Ftl {
         self.victim
             .load_state(&vi)
             .map_err(|e| r.damaged(format!("victim policy `{}`: {e}", self.victim.name())))?;
+        if self.cmt.is_some() {
+            let b = r.section(b"CMT ")?;
+            self.load_cmt_state(&b)
+                .map_err(|e| r.damaged(format!("mapping cache: {e}")))?;
+            if st.counters.translation.is_none() {
+                return Err(r.damaged("mapping cache on but no translation counters".into()));
+            }
+        } else if st.counters.translation.is_some() {
+            return Err(r.damaged("translation counters without a mapping cache".into()));
+        }
         self.segs = st.segs;
         self.free = st.free;
         self.open = st.open;
@@ -139,12 +152,22 @@ impl Ftl {
         let n = self.segs.len();
         let pps = self.p.pages_per_segment;
         let streams = self.open.len();
-        if self.placement.streams() != streams {
+        // The mapping cache adds the translation pages' stream after the placement's.
+        let own = self.cmt.is_some() as usize;
+        if self.placement.streams() + own != streams {
             return Err(format!(
-                "placement `{}` has {} streams; the FTL keeps {streams} open",
+                "placement `{}` has {} streams{}; the FTL keeps {streams} open",
                 self.placement.name(),
-                self.placement.streams()
+                self.placement.streams(),
+                if own > 0 {
+                    " and the mapping cache 1"
+                } else {
+                    ""
+                }
             ));
+        }
+        if own > 0 && self.tstream as usize != streams - 1 {
+            return Err(format!("translation stream {} of {streams}", self.tstream));
         }
         for s in 0..n {
             let (w, v) = (self.segs.written[s], self.segs.valid[s]);
@@ -206,10 +229,12 @@ impl Ftl {
             }
         }
         let logical = self.p.logical_pages;
+        // Translation pages are mapped after the logical pages (their GTD entries).
+        let mapped_pages = self.map.l2p.len() as u64;
         for (ppn, &lpn) in self.map.p2l.iter().enumerate() {
-            if self.map.is_valid(ppn as u32) && lpn as u64 >= logical {
+            if self.map.is_valid(ppn as u32) && lpn as u64 >= mapped_pages {
                 return Err(format!(
-                    "P2L[{ppn}] = {lpn} is beyond the {logical} logical pages"
+                    "P2L[{ppn}] = {lpn} is beyond the {mapped_pages} mapped pages"
                 ));
             }
         }
@@ -225,20 +250,26 @@ impl Ftl {
         if self.victim_hist.len() != VICTIM_HIST_BINS {
             return Err("victim histogram size".into());
         }
-        if self.counters.user_writes < self.written_pages.saturating_sub(self.counters.gc_writes) {
+        if self.counters.user_writes
+            < self
+                .written_pages
+                .saturating_sub(self.counters.extra_programs())
+        {
             return Err("fewer writes counted than pages written".into());
         }
         self.check()?;
         let mapped = |lpn: crate::types::Lpn| self.map.lookup(lpn).is_some();
         let dev = RestoredDevice {
             logical_pages: logical,
-            streams,
+            streams: streams - own,
             view: self.view(),
             mapped: &mapped,
         };
         self.placement
             .check_restored(&dev)
             .map_err(|e| format!("placement `{}`: {e}", self.placement.name()))?;
+        // The victim policy keeps a group per FTL stream, the translation stream included.
+        let dev = RestoredDevice { streams, ..dev };
         self.victim
             .check_restored(&dev)
             .map_err(|e| format!("victim policy `{}`: {e}", self.victim.name()))

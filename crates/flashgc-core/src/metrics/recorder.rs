@@ -101,8 +101,14 @@ impl Recorder {
         self.series.push(WindowPoint {
             user_bytes: self.written * self.lpn_bytes,
             capacity_written: self.written as f64 / self.logical as f64,
-            waf_window: waf(c.user_writes - l.user_writes, c.gc_writes - l.gc_writes),
-            waf_cumulative: waf(c.user_writes - s.user_writes, c.gc_writes - s.gc_writes),
+            waf_window: waf(
+                c.user_writes - l.user_writes,
+                c.extra_programs() - l.extra_programs(),
+            ),
+            waf_cumulative: waf(
+                c.user_writes - s.user_writes,
+                c.extra_programs() - s.extra_programs(),
+            ),
             erases: c.erases - s.erases,
         });
         self.prev_window = std::mem::replace(&mut self.last_window, c.clone());
@@ -115,7 +121,7 @@ impl Recorder {
             target_pages: self.target,
             waf: waf(
                 c.user_writes - self.start.user_writes,
-                c.gc_writes - self.start.gc_writes,
+                c.extra_programs() - self.start.extra_programs(),
             ),
         }
     }

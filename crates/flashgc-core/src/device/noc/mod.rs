@@ -258,7 +258,7 @@ pub struct NocMedia {
     rng: Rng,
     /// Start times of committed relocation reads whose write-backs are pending (FIFO).
     read_starts: VecDeque<u64>,
-    erase_queued: Vec<bool>,
+    erase_queued: Vec<u16>,
     copybacks: u64,
     error_pages: u64,
     erases: u64,
@@ -292,7 +292,7 @@ struct NocState {
     series_capacity: usize,
     rng: Rng,
     read_starts: Vec<u64>,
-    erase_queued: Vec<bool>,
+    erase_queued: Vec<u16>,
     copybacks: u64,
     error_pages: u64,
     erases: u64,
@@ -334,7 +334,7 @@ impl NocMedia {
             series,
             rng: Rng::new(p.seed ^ 0x4e6f_4345_4343),
             read_starts: VecDeque::new(),
-            erase_queued: vec![false; l.segments as usize],
+            erase_queued: vec![0; l.segments as usize],
             copybacks: 0,
             error_pages: 0,
             erases: 0,
@@ -498,7 +498,8 @@ impl Media for NocMedia {
     }
 
     fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, _rg: &mut ReadGroup) -> u64 {
-        let e = if origin == Origin::Host {
+        // A translation read (mapping-cache miss) is on the host's path like its data.
+        let e = if matches!(origin, Origin::Host | Origin::Translation) {
             self.host_read(ppn, ready)
         } else {
             // A lone GC or background read (scrub): R_gc, then to the CPU for ECC.
@@ -587,11 +588,21 @@ impl Media for NocMedia {
     }
 
     fn set_erase_pending(&mut self, seg: SegmentId, pending: bool) {
-        self.erase_queued[seg as usize] = pending;
+        // A count: see the flash media's `erase_queued`.
+        let q = &mut self.erase_queued[seg as usize];
+        if pending {
+            *q = q.saturating_add(1);
+        } else {
+            *q = q.saturating_sub(1);
+        }
     }
 
     fn erase_pending(&self, seg: SegmentId) -> bool {
-        self.erase_queued[seg as usize]
+        self.erase_queued[seg as usize] > 0
+    }
+
+    fn segments(&self) -> SegmentId {
+        self.erase_queued.len() as SegmentId
     }
 
     fn memory_access_ns(&self) -> u64 {
@@ -627,7 +638,7 @@ impl Media for NocMedia {
     fn memory_bytes(&self) -> u64 {
         ((self.chan_free.len() * 2 + self.link_free.len()) * 8
             + self.series.host_requests.capacity() * 8 * 5
-            + self.erase_queued.len()) as u64
+            + self.erase_queued.len() * 2) as u64
     }
 
     fn report(&self, _span_ns: u64) -> Option<DeviceReport> {
@@ -702,7 +713,8 @@ impl Media for NocMedia {
         self.series.reserve_to(st.series_capacity);
         self.rng = st.rng;
         self.read_starts = st.read_starts.into();
-        self.erase_queued = st.erase_queued;
+        // The scheduler re-counts the erases its restored queue holds.
+        self.erase_queued = vec![0; st.erase_queued.len()];
         self.copybacks = st.copybacks;
         self.error_pages = st.error_pages;
         self.erases = st.erases;
