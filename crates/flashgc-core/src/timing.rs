@@ -9,6 +9,7 @@
 use crate::config::Config;
 pub use crate::device::flash::geometry::Alloc;
 use crate::device::noc::{page_error_prob, GcPath, Interconnect, NocParams};
+pub use crate::device::policy::{ControllerParams, Scheduler, Suspend};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
@@ -196,6 +197,10 @@ pub struct TimingParams {
     /// (papers/noc-copyback-gc.txt; `path` selects conventional or selective copy-back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noc: Option<NocParams>,
+    /// Controller options: queue policy, program/erase suspend, DRAM timing
+    /// (docs/controller.md); left out of the record when all are off.
+    #[serde(default, skip_serializing_if = "ControllerParams::is_default")]
+    pub controller: ControllerParams,
 }
 
 impl Default for TimingParams {
@@ -218,6 +223,7 @@ impl Default for TimingParams {
             gc_pace: 16,
             max_requests: None,
             noc: None,
+            controller: ControllerParams::default(),
         }
     }
 }
@@ -273,7 +279,7 @@ impl TimingParams {
         if let Some(n) = &self.noc {
             n.validate()?;
         }
-        Ok(())
+        self.controller.validate()
     }
 }
 
@@ -366,6 +372,18 @@ pub struct TimingOptions {
     pub ecc_correct_us: Option<f64>,
     /// NoC: series window, ms.
     pub window_ms: Option<f64>,
+    /// Queue policy: `fcfs`, `read-first`, `host-first[:urgency=N]`, `noc-priority`.
+    pub scheduler: Option<String>,
+    /// Program/erase suspend on/off (bool or text).
+    pub suspend: Option<OptValue>,
+    /// Suspend latency, us (implies suspend on).
+    pub suspend_us: Option<f64>,
+    /// Resume overhead, us (implies suspend on).
+    pub resume_us: Option<f64>,
+    /// Most suspensions per program or erase (implies suspend on).
+    pub max_suspends: Option<i64>,
+    /// DRAM access per write-cache or mapping-cache hit, ns.
+    pub dram_ns: Option<f64>,
 }
 
 impl TimingOptions {
@@ -401,6 +419,12 @@ impl TimingOptions {
         "ecc_check_us",
         "ecc_correct_us",
         "window_ms",
+        "scheduler",
+        "suspend",
+        "suspend_us",
+        "resume_us",
+        "max_suspends",
+        "dram_ns",
     ];
 
     /// Parses a JSON object of options (the Python binding's form); nulls mean "default".
@@ -557,12 +581,75 @@ impl TimingOptions {
             p.max_requests = Some(v);
         }
         self.apply_noc(cfg, p, name)?;
+        self.apply_controller(p, name)?;
         p.validate(l.logical_pages).map_err(|e| match e {
             Error::Config { field, message } => {
                 Error::config(name(field.trim_start_matches("timing.")), message)
             }
             o => o,
         })
+    }
+
+    fn apply_controller(&self, p: &mut TimingParams, name: &dyn Fn(&str) -> String) -> Result<()> {
+        let c = &mut p.controller;
+        if let Some(v) = &self.scheduler {
+            c.scheduler = Scheduler::parse(&name("scheduler"), v)?;
+        }
+        let detail = self.suspend_us.is_some() || self.resume_us.is_some() || self.max_suspends.is_some();
+        let on = match &self.suspend {
+            Some(v) => {
+                let on = parse_on_off(&name("suspend"), &v.text())?;
+                if !on && detail {
+                    return Err(Error::config(
+                        name("suspend"),
+                        format!(
+                            "suspend is off but {}/{}/{} were given",
+                            name("suspend_us"),
+                            name("resume_us"),
+                            name("max_suspends")
+                        ),
+                    ));
+                }
+                on
+            }
+            None => detail || c.suspend.is_some(),
+        };
+        if on {
+            let mut s = c.suspend.unwrap_or_default();
+            let us = |key: &str, v: f64| -> Result<u64> {
+                if v.is_finite() && (0.0..=1e6).contains(&v) {
+                    Ok((v * 1000.0).round() as u64)
+                } else {
+                    Err(Error::config(name(key), format!("{v}: must be in 0..=1000000 us")))
+                }
+            };
+            if let Some(v) = self.suspend_us {
+                s.suspend_ns = us("suspend_us", v)?;
+            }
+            if let Some(v) = self.resume_us {
+                s.resume_ns = us("resume_us", v)?;
+            }
+            if let Some(m) = self.max_suspends {
+                let lim = crate::device::policy::MAX_SUSPENDS_LIMIT;
+                if m < 1 || m > lim as i64 {
+                    return Err(Error::config(
+                        name("max_suspends"),
+                        format!("{m} must be in 1..={lim} (use {} off to disable suspend)", name("suspend")),
+                    ));
+                }
+                s.max_per_op = m as u32;
+            }
+            c.suspend = Some(s);
+        } else {
+            c.suspend = None;
+        }
+        if let Some(d) = self.dram_ns {
+            if !(d.is_finite() && (0.0..=1e9).contains(&d)) {
+                return Err(Error::config(name("dram_ns"), format!("{d}: must be in 0..=1000000000 ns")));
+            }
+            c.dram_ns = Some(d.round() as u64);
+        }
+        Ok(())
     }
 
     fn apply_noc(
