@@ -103,6 +103,11 @@ impl LiveEngine {
     /// Builds and preconditions (`run.fill`, untimed, not measured) the simulator of `cfg`.
     pub fn new(cfg: &Config, backend: &Backend) -> Result<LiveEngine> {
         let logical = cfg.layout()?.logical_pages;
+        // The workload is what clients will send: never the configuration's synthetic one
+        // (a future-knowledge placement would otherwise be handed that workload's future).
+        let mut served = cfg.clone();
+        served.run.workload = "trace:served-stream".into();
+        let cfg = &served;
         let inner = match backend {
             Backend::Waf => {
                 let mut sim = Simulation::new(cfg)?;
