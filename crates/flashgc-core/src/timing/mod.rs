@@ -16,6 +16,7 @@ pub mod cache;
 pub mod device;
 pub mod fio;
 pub mod geometry;
+pub mod jobfile;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
