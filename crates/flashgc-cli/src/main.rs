@@ -5,6 +5,7 @@
 
 mod cmd_checkpoint;
 mod cmd_dedup;
+mod cmd_fiojob;
 mod cmd_midas;
 mod cmd_noc;
 mod cmd_serve;

@@ -498,3 +498,101 @@ fn bad_serve_flags_exit_with_code_2() {
         );
     }
 }
+
+fn fio_json(args: &[&str]) -> Value {
+    let out = bin()
+        .arg("fio")
+        .args(DEVICE)
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v[0].clone()
+}
+
+#[test]
+fn a_job_file_with_two_sections_equals_the_flags() {
+    let d = dir("jobfile");
+    let job = d.join("two.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=libaio\ndirect=1\nrw=randrw\nrwmixread=30\nbs=4k\niodepth=8\nsize=64m\n\n[a]\n\n[b]\nnumjobs=1\n",
+    )
+    .unwrap();
+    let j = job.display().to_string();
+    let from_file = fio_json(&["--job", &j]);
+    let from_flags = fio_json(&[
+        "--rw",
+        "randrw",
+        "--rwmixwrite",
+        "70",
+        "--bs",
+        "4k",
+        "--iodepth",
+        "8",
+        "--numjobs",
+        "2",
+        "--size",
+        "64m",
+    ]);
+    assert_eq!(from_file, from_flags);
+    assert!(from_file["total"]["gc_writes"].as_u64().unwrap() > 0);
+    // The streaming closed loop (taken for runtime / ramp_time) gives the same run: with
+    // ramp_time=0 nothing is left out.
+    let ramp0 = d.join("ramp0.fio");
+    std::fs::write(
+        &ramp0,
+        "[global]\nrw=randrw\nrwmixwrite=70\nbs=4k\niodepth=8\nsize=64m\nramp_time=0\n[a]\n[b]\n",
+    )
+    .unwrap();
+    let r = fio_json(&["--job", &ramp0.display().to_string()]);
+    assert_eq!(r["total"], from_flags["total"]);
+    assert_eq!(
+        r["timing"]["write_latency"],
+        from_flags["timing"]["write_latency"]
+    );
+    assert_eq!(
+        r["timing"]["read_latency"],
+        from_flags["timing"]["read_latency"]
+    );
+    // runtime stops at the simulated clock.
+    let rt = d.join("runtime.fio");
+    std::fs::write(
+        &rt,
+        "[global]\nrw=randwrite\nbs=4k\niodepth=8\nruntime=20ms\nramp_time=5ms\n[a]\nnumjobs=2\n",
+    )
+    .unwrap();
+    let r = fio_json(&["--job", &rt.display().to_string()]);
+    assert_eq!(r["ended_by"], "runtime");
+    let sim_ns = r["timing"]["simulated_ns"].as_u64().unwrap();
+    assert!(sim_ns >= 20_000_000 && sim_ns < 40_000_000, "{sim_ns}");
+    assert!(r["notes"].to_string().contains("ramp_time"));
+    // Unsupported options and merges are errors naming the file, line and option.
+    for (text, want) in [
+        ("[a]\nrw=randwrite\nverify=crc32c\n", ":3: option `verify`"),
+        (
+            "[a]\nrw=randwrite\n[b]\nrw=randwrite\nbs=8k\n",
+            ":5: option `bs`",
+        ),
+        ("[a]\nrw=write\n[b]\nnew_group\n", ":4: option `stonewall`"),
+    ] {
+        let f = d.join("bad.fio");
+        std::fs::write(&f, text).unwrap();
+        let out = bin()
+            .arg("fio")
+            .args(DEVICE)
+            .arg("--job")
+            .arg(&f)
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{e}");
+        assert!(e.contains(&format!("bad.fio{want}")), "{e}");
+    }
+}

@@ -19,6 +19,7 @@
 
 #![deny(missing_docs)]
 
+pub mod closed;
 pub mod conn;
 pub mod engine;
 pub mod live;
