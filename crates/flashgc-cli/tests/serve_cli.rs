@@ -571,7 +571,7 @@ fn a_job_file_with_two_sections_equals_the_flags() {
     let r = fio_json(&["--job", &rt.display().to_string()]);
     assert_eq!(r["ended_by"], "runtime");
     let sim_ns = r["timing"]["simulated_ns"].as_u64().unwrap();
-    assert!(sim_ns >= 20_000_000 && sim_ns < 40_000_000, "{sim_ns}");
+    assert!((20_000_000..40_000_000).contains(&sim_ns), "{sim_ns}");
     assert!(r["notes"].to_string().contains("ramp_time"));
     // Unsupported options and merges are errors naming the file, line and option.
     for (text, want) in [
