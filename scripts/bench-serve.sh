@@ -30,7 +30,10 @@ size=$BYTES
 io_size=2g
 [w]
 JOB
-run_fio() { fio "$W/job.fio" --output-format=json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(round(d["jobs"][0]["write"]["iops"]))'; }
+run_fio() {
+    fio "$W/job.fio" --output-format=json --output="$W/fio.json" >/dev/null 2>"$W/fio.err" || { cat "$W/fio.err" >&2; echo 0; return; }
+    python3 -c 'import json,sys; t=open(sys.argv[1]).read(); d=json.loads(t[t.index("{"):]); print(round(d["jobs"][0]["write"]["iops"]))' "$W/fio.json"
+}
 declare -A R
 for i in $(seq 1 "$ROUNDS"); do
     for cfg in nbdkit none memory none-timed memory-timed; do
