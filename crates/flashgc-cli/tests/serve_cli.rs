@@ -596,3 +596,60 @@ fn a_job_file_with_two_sections_equals_the_flags() {
         assert!(e.contains(&format!("bad.fio{want}")), "{e}");
     }
 }
+
+#[test]
+fn dedup_scheme_over_tcp_gets_the_real_content() {
+    if !have("qemu-io") {
+        eprintln!("SKIPPED: qemu-io (qemu-utils) is not installed");
+        return;
+    }
+    let d = dir("dedup-tcp");
+    let child = bin()
+        .arg("serve")
+        .args(DEVICE)
+        .args(["--dedup", "splitgc", "--listen", "127.0.0.1:0", "--quiet"])
+        .args(["--exit-after-clients", "2", "--json"])
+        .arg("--record")
+        .arg(d.join("rec.fgt"))
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(d.join("stderr.txt")).unwrap())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let uri = loop {
+        let log = std::fs::read_to_string(d.join("stderr.txt")).unwrap_or_default();
+        if let Some(i) = log.find("nbd://") {
+            break log[i..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .trim_end_matches(';')
+                .to_string();
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "{log}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // 4 MiB of one repeated page, then 4 MiB of distinct data written by a second client.
+    let q = |cmd: &str| {
+        let o = Command::new("qemu-io")
+            .args(["-f", "raw", &uri, "-c", cmd])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    q("write -P 0x42 0 4M");
+    q("write -P 0x43 4M 4k");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["scheme"], "splitgc");
+    assert_eq!(r["counters"]["user_writes"], 1025);
+    let st = bin()
+        .args(["trace", "stats", "--json"])
+        .arg(d.join("rec.fgt"))
+        .output()
+        .unwrap();
+    let s: Value = serde_json::from_slice(&st.stdout).unwrap();
+    assert_eq!(s["duplicates"]["written_pages_with_hash"], 1025);
+    assert_eq!(s["duplicates"]["distinct_hashes"], 2, "{s}");
+}
