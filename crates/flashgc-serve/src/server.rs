@@ -233,7 +233,9 @@ fn engine_thread(
                 format!("the simulator failed: {e}")
             })?;
             done = done.max(c);
-            recorder.push(t, req.op, p.offset, p.len, req.content)?;
+            recorder
+                .push(t, req.op, p.offset, p.len, req.content)
+                .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
             n += 1;
         }
         if let Some(v) = view.as_mut() {
@@ -373,6 +375,9 @@ pub fn serve(
         );
     }
     let l = opts.cfg.layout().map_err(|e| e.to_string())?;
+    // Bind first (a busy socket is reported before the device is preconditioned); clients
+    // wait in the backlog until the accept loop starts.
+    let (listener, uri) = Listener::bind(&opts.endpoint)?;
     let lpn = l.lpn_size as u64;
     let size = l.logical_pages * lpn;
     let engine = LiveEngine::new(&opts.cfg, &opts.backend).map_err(|e| e.to_string())?;
@@ -411,7 +416,6 @@ pub fn serve(
         bytes_read: AtomicU64::new(0),
         bytes_written: AtomicU64::new(0),
     });
-    let (listener, uri) = Listener::bind(&opts.endpoint)?;
     log(&format!(
         "serving `{}` ({size} bytes = {} pages of {lpn} B) at {uri}; data {:?}, pace {:?}",
         opts.export_name, l.logical_pages, opts.data, opts.pace
