@@ -9,8 +9,8 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
-echo "== cargo clippy -D warnings"
-cargo clippy --locked --release --all-targets -- -D warnings
+echo "== cargo clippy -D warnings (whole workspace, the Python binding included)"
+cargo clippy --locked --release --workspace --all-targets -- -D warnings
 
 echo "== NBD clients for the flashgc serve tests (Debian: fio with libnbd, qemu-utils, libnbd-bin, nbdkit)"
 bash scripts/install-nbd-tools.sh || echo "warning: the NBD tools could not be installed; the serve tests will say what they skipped"

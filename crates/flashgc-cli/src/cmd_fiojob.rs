@@ -1,13 +1,14 @@
 //! `flashgc fio --job FILE.fio`: a fio job file mapped onto the closed-loop fio model
-//! (`flashgc_core::timing::jobfile`). Jobs that differ only in `numjobs` and volume are
+//! (`flashgc_core::workload::fio::jobfile`). Jobs that differ only in `numjobs` and volume are
 //! merged; a run with `runtime` or `ramp_time` goes through the streaming closed-loop host
 //! (`flashgc_serve::closed`), every other one through the same driver as the fio flags, so
 //! a job file and its equivalent flags give the same result.
 
 use crate::cmd_timing::TimingFlags;
 use crate::Fail;
-use flashgc_core::timing::jobfile::{self, MergedJob};
-use flashgc_core::timing::{Host, TimedSim};
+use flashgc_core::driver::TimedSim;
+use flashgc_core::timing::Host;
+use flashgc_core::workload::fio::jobfile::{self, MergedJob};
 use flashgc_core::{Config, RunResult};
 
 /// Reads, parses and merges a job file; fio flags given besides it are refused.
@@ -49,6 +50,13 @@ pub fn run(m: &MergedJob, flags: &TimingFlags, cfg: &Config) -> Result<RunResult
     let mut wl = job.workload(l.logical_pages, l.lpn_size)?;
     if m.runtime_ns.is_none() && m.ramp_ns.is_none() {
         let mut ts = TimedSim::new(cfg, p)?;
+        if job.numjobs > 1 {
+            // As the fio flags: each clone is a host flow of its own.
+            use flashgc_core::workload::flows::{FlowSet, FlowSpec};
+            let specs = FlowSpec::from_fio("job", &job, 0, l.logical_bytes());
+            let mut fs = FlowSet::new(specs, l.logical_pages, l.lpn_size)?;
+            return Ok(ts.run(&mut fs, &mut |_| {})?);
+        }
         return Ok(ts.run(&mut wl, &mut |_| {})?);
     }
     flashgc_serve::closed::run_closed(

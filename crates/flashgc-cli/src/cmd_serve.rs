@@ -125,6 +125,7 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
         cfg.run.write_volume = 2.0;
     }
     cfg.layout()?;
+    crate::output::check_output(a.output.as_deref())?;
     let backend = backend(a, &cfg)?;
     let endpoint = match (&a.socket, &a.listen) {
         (Some(p), None) => Endpoint::Unix(PathBuf::from(p)),
@@ -197,16 +198,13 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
         ServeResult::Dedup(r) => serde_json::to_string_pretty(r),
     }
     .map_err(|e| Fail(1, e.to_string()))?;
-    if let Some(path) = &a.output {
-        crate::output::write_atomic(path, json.as_bytes())
-            .map_err(|e| Fail(1, format!("{path}: {e}")))?;
-    }
+    // Printed first, then written: a result that cannot be saved is still shown.
     if a.json {
         println!("{json}");
     } else {
         match &out.result {
             ServeResult::Run(r) => {
-                print!("{}", crate::output::human(r, s.wall_seconds));
+                print!("{}", crate::output::human(r, s.wall_seconds, None));
                 if let Some(t) = &r.timing {
                     print!("{}", cmd_timing::human(t));
                 }
@@ -214,5 +212,5 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
             ServeResult::Dedup(_) => println!("{json}"),
         }
     }
-    Ok(())
+    crate::output::save_printed(a.output.as_deref(), json.as_bytes())
 }

@@ -159,6 +159,7 @@ fn fio_verify_crc32c_with_gc_and_the_recording_replays_to_the_same_waf() {
     )
     .unwrap();
     let out = Command::new("fio")
+        .current_dir(&d)
         .arg(&job)
         .arg("--output-format=json")
         .output()
@@ -552,14 +553,29 @@ fn a_job_file_with_two_sections_equals_the_flags() {
     )
     .unwrap();
     let r = fio_json(&["--job", &ramp0.display().to_string()]);
-    assert_eq!(r["total"], from_flags["total"]);
+    // The streaming closed loop merges the clones into one queue of depth 16.
+    let merged = fio_json(&[
+        "--rw",
+        "randrw",
+        "--rwmixwrite",
+        "70",
+        "--bs",
+        "4k",
+        "--iodepth",
+        "16",
+        "--size",
+        "64m",
+        "--data-gb",
+        "0.134217728",
+    ]);
+    assert_eq!(r["total"], merged["total"]);
     assert_eq!(
         r["timing"]["write_latency"],
-        from_flags["timing"]["write_latency"]
+        merged["timing"]["write_latency"]
     );
     assert_eq!(
         r["timing"]["read_latency"],
-        from_flags["timing"]["read_latency"]
+        merged["timing"]["read_latency"]
     );
     // runtime stops at the simulated clock.
     let rt = d.join("runtime.fio");

@@ -7,7 +7,9 @@
 //! time the latency and IOPS figures are recomputed without the ramp.
 
 use crate::engine::{open_loop, Backend, LiveEngine};
-use flashgc_core::timing::{Latencies, TimedSim, TimingParams};
+use flashgc_core::driver::TimedSim;
+use flashgc_core::metrics::latency::Latencies;
+use flashgc_core::timing::TimingParams;
 use flashgc_core::workload::{Op, Request, Workload};
 use flashgc_core::{Config, RunResult};
 use std::cmp::Reverse;

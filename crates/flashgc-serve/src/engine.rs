@@ -14,8 +14,9 @@
 //! core's streaming host driver lands, [`LiveEngine`] wraps it and the replay goes away.
 
 use flashgc_core::dedup::{DedupParams, DedupReport, DedupSim};
+use flashgc_core::driver::TimedSim;
 use flashgc_core::ftl::FtlCounters;
-use flashgc_core::timing::{Host, TimedSim, TimingParams};
+use flashgc_core::timing::{Host, TimingParams};
 use flashgc_core::workload::{Op, Request, Workload};
 use flashgc_core::{Config, Error, Result, RunResult, Simulation};
 use serde::Serialize;

@@ -4,7 +4,7 @@
 //! terminal (the caller decides).
 
 use crate::engine::LiveCounters;
-use flashgc_core::timing::Latencies;
+use flashgc_core::metrics::latency::Latencies;
 use flashgc_core::workload::Op;
 use std::io::Write;
 use std::time::{Duration, Instant};

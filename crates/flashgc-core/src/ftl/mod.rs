@@ -7,14 +7,19 @@
 //! policy for the segment, and the placement for each relocated page's stream. Policies
 //! see segments only through [`SegmentView`].
 
+pub mod cmt;
 pub mod mapping;
 mod state;
+mod translation;
 
 use crate::error::{Error, Result};
+pub use crate::ops::FlashOp;
+use crate::ops::{OpLog, Origin};
 use crate::placement::Placement;
 use crate::segment::{SegState, SegmentView, Segments};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
 use crate::victim::VictimPolicy;
+pub use cmt::{Cmt, CmtParams, TranslationCounters};
 pub use mapping::Mapping;
 use std::collections::VecDeque;
 
@@ -44,6 +49,23 @@ pub struct FtlCounters {
     pub alpha_samples_sum: u128,
     /// Number of effective-alpha samples.
     pub alpha_samples: u64,
+    /// Mapping-cache counters (None without a mapping cache).
+    pub translation: Option<TranslationCounters>,
+}
+
+impl FtlCounters {
+    /// Translation pages programmed (0 without a mapping cache).
+    #[inline]
+    pub fn translation_writes(&self) -> u64 {
+        self.translation.map_or(0, |t| t.writes)
+    }
+
+    /// Pages programmed besides user writes: GC page moves and translation writes (the
+    /// numerator of WAF - 1).
+    #[inline]
+    pub fn extra_programs(&self) -> u64 {
+        self.gc_writes + self.translation_writes()
+    }
 }
 
 /// Static parameters of an FTL instance.
@@ -61,31 +83,6 @@ pub struct FtlParams {
     pub gc_high: u32,
 }
 
-/// A physical flash operation the FTL issued, logged for the timing layer when enabled
-/// with [`Ftl::set_op_log`]. The timing layer drains the log after each host page operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlashOp {
-    /// Page read (`gc`: a GC relocation read; otherwise a host read).
-    Read {
-        /// Physical page.
-        ppn: Ppn,
-        /// Issued by GC.
-        gc: bool,
-    },
-    /// Page program (`gc`: a GC relocation write).
-    Program {
-        /// Physical page.
-        ppn: Ppn,
-        /// Issued by GC.
-        gc: bool,
-    },
-    /// Segment erase.
-    Erase {
-        /// Segment.
-        seg: SegmentId,
-    },
-}
-
 /// Open write frontier of a stream.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Frontier {
@@ -100,6 +97,8 @@ pub struct Ftl {
     free: VecDeque<SegmentId>,
     open: Vec<Frontier>,
     placement: Box<dyn Placement>,
+    /// The placement's [`Placement::wants_prefetch`], asked once.
+    placement_prefetch: bool,
     victim: Box<dyn VictimPolicy>,
     clock: u64,
     seal_seq: u64,
@@ -111,22 +110,48 @@ pub struct Ftl {
     pub victim_hist: Vec<u64>,
     /// Optional hook called after each GC'd victim (the invariant checker uses it).
     check_after_gc: bool,
-    log_ops: bool,
-    ops: Vec<FlashOp>,
+    /// The operation sink (off unless a timed device model drains it).
+    pub(crate) log: OpLog,
     victim_log: Option<Vec<(SegmentId, u32)>>,
     gc_buf: Vec<Lpn>,
+    /// The mapping cache (None: the whole L2P in DRAM, today's model).
+    pub(crate) cmt: Option<Box<Cmt>>,
+    /// Write stream of translation pages (the frontier after the placement's).
+    tstream: StreamId,
+    /// Sealed segments of the translation stream.
+    t_sealed: u32,
+    /// Translation pages of a victim's relocated pages that were not cached.
+    gc_tpages: Vec<u32>,
+    /// An error of a mapping-cache write-back during a read or trim (which return no
+    /// error), reported by the next write.
+    pending_error: Option<Error>,
 }
 
 impl Ftl {
     /// A fresh, empty FTL.
     pub fn new(p: FtlParams, placement: Box<dyn Placement>, victim: Box<dyn VictimPolicy>) -> Ftl {
+        Ftl::with_mapping_cache(p, placement, victim, None)
+    }
+
+    /// A fresh, empty FTL with a mapping cache (`cmt`; None: the whole L2P in DRAM). The
+    /// victim policy needs one group more than the placement has streams when `cmt` is set
+    /// (the translation pages' stream).
+    pub fn with_mapping_cache(
+        p: FtlParams,
+        placement: Box<dyn Placement>,
+        victim: Box<dyn VictimPolicy>,
+        cmt: Option<CmtParams>,
+    ) -> Ftl {
         let physical = p.segments as u64 * p.pages_per_segment as u64;
         let streams = placement.streams();
-        Ftl {
-            map: Mapping::new(p.logical_pages, physical),
+        // The L2P holds the translation pages' GTD entries after the logical pages.
+        let l2p_len = p.logical_pages + cmt.map_or(0, |c| c.pages as u64);
+        let mut f = Ftl {
+            map: Mapping::new(l2p_len, physical),
             segs: Segments::new(p.segments, p.pages_per_segment),
             free: (0..p.segments).collect(),
             open: vec![Frontier { seg: NONE }; streams],
+            placement_prefetch: placement.wants_prefetch(),
             placement,
             victim,
             clock: 0,
@@ -136,12 +161,20 @@ impl Ftl {
             counters: FtlCounters::default(),
             victim_hist: vec![0; VICTIM_HIST_BINS],
             check_after_gc: false,
-            log_ops: false,
-            ops: Vec::new(),
+            log: OpLog::default(),
             victim_log: None,
             gc_buf: Vec::new(),
+            cmt: None,
+            tstream: NONE as StreamId,
+            t_sealed: 0,
+            gc_tpages: Vec::new(),
+            pending_error: None,
             p,
+        };
+        if let Some(c) = cmt {
+            f.set_mapping_cache(c);
         }
+        f
     }
 
     /// Static parameters.
@@ -177,21 +210,21 @@ impl Ftl {
         self.check_after_gc = on;
     }
 
-    /// Log every flash operation (for the timing layer). Off by default: WAF-only runs pay
-    /// one predictable branch per page.
+    /// Log every physical operation into the op stream ([`crate::ops`]) for a device
+    /// model. Off by default: WAF-only runs pay one predictable branch per page.
     pub fn set_op_log(&mut self, on: bool) {
-        self.log_ops = on;
-        self.ops.clear();
+        self.log.set(on);
     }
 
-    /// Moves the logged flash operations into `out` (in issue order) and clears the log.
+    /// Whether the op stream is on.
+    pub fn op_log_on(&self) -> bool {
+        self.log.is_on()
+    }
+
+    /// Moves the logged operations into `out` (in issue order) and clears the log.
+    #[inline]
     pub fn drain_ops(&mut self, out: &mut Vec<FlashOp>) {
-        if out.is_empty() {
-            // Swap buffers instead of copying (the caller's empty buffer keeps its capacity).
-            std::mem::swap(out, &mut self.ops);
-            return;
-        }
-        out.append(&mut self.ops);
+        self.log.drain_into(out);
     }
 
     /// Record every victim and the number of valid pages it moved (for tests and teaching).
@@ -207,6 +240,9 @@ impl Ftl {
     /// Writes one user page.
     #[inline]
     pub fn write(&mut self, lpn: Lpn) -> Result<()> {
+        if self.cmt.is_some() {
+            self.translate(lpn, true)?;
+        }
         self.clock += 1;
         let s = self.placement.user_stream(lpn, self.clock);
         let old = self.map.l2p[lpn as usize];
@@ -217,7 +253,7 @@ impl Ftl {
             self.map.l2p[lpn as usize] = NONE;
         }
         self.counters.user_writes += 1;
-        self.write_page(s, lpn)
+        self.write_page(s, lpn, NONE, Origin::Host)
     }
 
     /// Prefetch hint for an upcoming operation on `lpn` (callers that know the next
@@ -225,23 +261,34 @@ impl Ftl {
     #[inline(always)]
     pub fn prefetch(&self, lpn: Lpn) {
         self.map.prefetch(lpn);
+        if self.placement_prefetch {
+            self.placement.prefetch(lpn);
+        }
     }
 
     /// Reads one user page (WAF mode: counted only). Returns the PPN if mapped.
     #[inline]
     pub fn read(&mut self, lpn: Lpn) -> Option<Ppn> {
+        if self.cmt.is_some() {
+            self.translate_deferred(lpn, false);
+        }
         self.counters.reads += 1;
         let p = self.map.lookup(lpn);
         match p {
             None => self.counters.unmapped_reads += 1,
-            Some(ppn) if self.log_ops => self.ops.push(FlashOp::Read { ppn, gc: false }),
-            Some(_) => {}
+            Some(ppn) => self.log.push(FlashOp::Read {
+                ppn,
+                origin: Origin::Host,
+            }),
         }
         p
     }
 
     /// Trims (discards) one page.
     pub fn trim(&mut self, lpn: Lpn) {
+        if self.cmt.is_some() {
+            self.translate_deferred(lpn, true);
+        }
         let old = self.map.l2p[lpn as usize];
         if old != NONE {
             self.invalidate(old);
@@ -263,9 +310,11 @@ impl Ftl {
     }
 
     /// Programs `lpn` at stream `s`'s frontier, opening a segment (and running GC) if needed.
+    /// `src` is the page a GC move relocates from ([`NONE`] for a user write): the op
+    /// stream then gets one [`FlashOp::Copyback`] instead of a program.
     // Always inlined: the per-page hot path of both user writes and GC moves.
     #[inline(always)]
-    fn write_page(&mut self, s: StreamId, lpn: Lpn) -> Result<()> {
+    fn write_page(&mut self, s: StreamId, lpn: Lpn, src: Ppn, origin: Origin) -> Result<()> {
         let mut seg = self.open[s as usize].seg;
         if seg == NONE {
             seg = self.open_segment(s)?;
@@ -279,10 +328,15 @@ impl Ftl {
         self.segs.valid[seg as usize] += 1;
         self.segs.written[seg as usize] = off + 1;
         self.written_pages += 1;
-        if self.log_ops {
-            self.ops.push(FlashOp::Program {
-                ppn,
-                gc: self.in_gc,
+        if self.log.is_on() {
+            self.log.push(if src == NONE {
+                FlashOp::Program { ppn, origin }
+            } else {
+                FlashOp::Copyback {
+                    src,
+                    dst: ppn,
+                    origin,
+                }
             });
         }
         if off + 1 == pps {
@@ -297,6 +351,9 @@ impl Ftl {
         self.segs.sealed_at[seg as usize] = self.clock;
         self.segs.seal_seq[seg as usize] = self.seal_seq;
         self.open[s as usize].seg = NONE;
+        if s == self.tstream {
+            self.t_sealed += 1;
+        }
         let view = SegmentView::new(&self.segs, self.clock);
         self.victim.on_seal(seg, &view);
     }
@@ -362,7 +419,10 @@ impl Ftl {
     /// Reclaims one victim. Returns the victim's segment id.
     pub(crate) fn collect_one(&mut self) -> Result<SegmentId> {
         let view = SegmentView::new(&self.segs, self.clock);
-        let scope = self.placement.victim_scope(&view);
+        let mut scope = self.placement.victim_scope(&view);
+        if self.cmt.is_some() {
+            scope = self.translation_scope(scope);
+        }
         let victim = self.victim.select(&view, scope).ok_or_else(|| {
             Error::DeviceFull(format!(
                 "GC needs a victim in {scope:?} but there is no sealed segment there"
@@ -370,6 +430,9 @@ impl Ftl {
         })?;
         debug_assert_eq!(self.segs.state[victim as usize], SegState::Sealed);
         self.segs.state[victim as usize] = SegState::Collecting;
+        if self.segs.stream[victim as usize] == self.tstream {
+            self.t_sealed -= 1;
+        }
         self.counters.gc_victims += 1;
         self.counters.alpha_samples_sum += self.written_pages as u128;
         self.counters.alpha_samples += 1;
@@ -392,19 +455,37 @@ impl Ftl {
                 self.map.prefetch(next);
             }
             let lpn = pages[i];
-            if self.log_ops {
-                let ppn = self.map.l2p[lpn as usize];
-                self.ops.push(FlashOp::Read { ppn, gc: true });
+            // The source page only matters to the op stream (an L2P load WAF-only runs skip).
+            let src = if self.log.is_on() {
+                self.map.l2p[lpn as usize]
+            } else {
+                NONE
+            };
+            if self.cmt.is_some() && lpn as u64 >= self.p.logical_pages {
+                // A translation page: the GTD (in DRAM) follows it; no placement decision.
+                self.write_page(self.tstream, lpn, src, Origin::Gc)?;
+                self.counters.gc_writes += 1;
+                continue;
             }
             let view = SegmentView::new(&self.segs, self.clock);
             let s = self.placement.gc_stream(lpn, victim, &view);
-            self.write_page(s, lpn)?;
+            self.write_page(s, lpn, src, Origin::Gc)?;
             self.counters.gc_writes += 1;
+            if let Some(c) = &mut self.cmt {
+                let tp = c.page_of(lpn);
+                if !c.update_in_place(tp) {
+                    self.gc_tpages.push(tp);
+                }
+            }
         }
         self.gc_buf = pages;
-        if self.log_ops {
-            self.ops.push(FlashOp::Erase { seg: victim });
+        if !self.gc_tpages.is_empty() {
+            self.gc_batch_update()?;
         }
+        self.log.push(FlashOp::Erase {
+            seg: victim,
+            origin: Origin::Gc,
+        });
         self.map.clear_range(base, pps as u64);
         self.written_pages -= self.segs.written[victim as usize] as u64;
         self.segs.valid[victim as usize] = 0;
@@ -522,7 +603,7 @@ impl Ftl {
     /// Metadata memory by structure: (name, bytes).
     pub fn memory(&self) -> Vec<(&'static str, u64)> {
         let (l2p, p2l, valid) = self.map.memory_bytes();
-        vec![
+        let mut v = vec![
             ("L2P (4 B per LPN)", l2p),
             ("P2L (4 B per physical page)", p2l),
             ("validity bitmap (1 bit per physical page)", valid),
@@ -533,6 +614,11 @@ impl Ftl {
             ),
             ("victim policy", self.victim.memory_bytes()),
             ("placement", self.placement.memory_bytes()),
-        ]
+        ];
+        if let Some(c) = &self.cmt {
+            // The GTD's 4 B per translation page are in the L2P's bytes above.
+            v.push(("mapping cache (9 B per translation page)", c.memory_bytes()));
+        }
+        v
     }
 }

@@ -1,19 +1,23 @@
-//! Device resources and their reservation: channels (bus transfers) and cell resources
-//! (planes, or dies when multi-plane operations are off) with per-op latencies.
+//! The flash device: channels (bus transfers) and cell resources (planes, or dies when
+//! multi-plane operations are off) with per-operation latencies; see docs/timing.md.
 //!
 //! Scheduling is first-come first-served per resource in the order operations are
 //! committed: an operation starts when its inputs are ready and every resource it needs
 //! is free, and then holds the resources until it ends (a reservation table: the next free
-//! time of each resource). The driver decides the commit order (host first or GC first).
+//! time of each resource). The shared scheduler (`device::sched`) decides the commit order.
 
-use super::geometry::{Alloc, Geometry};
+pub mod geometry;
+
+use super::sched::Media;
+use super::{DeviceReport, ReadGroup};
 use crate::config::TimingConfig;
-
-/// Marks a segment whose erase is queued but not yet scheduled.
-pub const PENDING: u64 = u64::MAX;
+use crate::ops::Origin;
+use crate::types::{Ppn, SegmentId};
+pub use geometry::{Alloc, FastDiv, Geometry};
+use serde::Serialize;
 
 /// Operation costs in simulated nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Costs {
     /// Cell read (tR).
     pub read: u64,
@@ -42,24 +46,8 @@ impl Costs {
     }
 }
 
-/// Group of reads of the same flash page (they share one cell read).
-#[derive(Debug, Clone, Copy)]
-pub struct ReadGroup {
-    fpage: u32,
-    end: u64,
-}
-
-impl Default for ReadGroup {
-    fn default() -> Self {
-        ReadGroup {
-            fpage: u32::MAX,
-            end: 0,
-        }
-    }
-}
-
 /// One cell resource's reservation state (kept together: one cache line holds two).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
 struct Cell {
     free: u64,
     busy: u64,
@@ -74,9 +62,9 @@ struct UnitRes {
     cell: u32,
 }
 
-/// The device's resources.
+/// The flash device's resources.
 #[derive(Debug, Clone)]
-pub struct Device {
+pub struct FlashMedia {
     /// Geometry.
     pub geo: Geometry,
     /// Costs.
@@ -85,19 +73,50 @@ pub struct Device {
     pub multiplane: bool,
     /// Allocation over units.
     pub alloc: Alloc,
+    /// On-die copyback for GC moves within a plane.
+    pub copyback: bool,
     /// Next free time of each channel.
     ch_free: Vec<u64>,
     /// Bus transfers per channel (busy time = transfers x `costs.xfer`).
     ch_xfers: Vec<u64>,
     cells: Vec<Cell>,
     units: Vec<UnitRes>,
-    /// Time each segment's last erase ends ([`PENDING`]: queued, not scheduled).
+    /// Time each segment's last scheduled erase ends.
     pub erased_at: Vec<u64>,
+    /// Erases of each segment queued but not yet scheduled. A count, not a mark: a segment
+    /// can be erased, refilled by queued GC write-backs, sealed and picked again before
+    /// the queue has run them, and those write-backs must still see its earlier erase.
+    /// Rebuilt from the GC queue on a restore (not part of the saved state).
+    erase_queued: Vec<u16>,
     dyn_unit: Vec<u16>,
     dyn_fill: Vec<u16>,
 }
 
-impl Device {
+impl FlashMedia {
+    /// The device of configuration `cfg` (its geometry and timing table) with layout `l`
+    /// and the timing options: allocation, striping order, multi-plane operation and
+    /// on-die copyback (None: the configuration's `device.timing.copyback`).
+    pub fn build(
+        cfg: &crate::config::Config,
+        l: &crate::config::Layout,
+        alloc: Alloc,
+        striping: &str,
+        multiplane: bool,
+        copyback: Option<bool>,
+    ) -> crate::error::Result<FlashMedia> {
+        let geo = Geometry::new(&cfg.device, l.pages_per_segment, striping)?;
+        if geo.upp > 1 && alloc == Alloc::FirstIdle && geo.units > u16::MAX as u32 {
+            return Err(crate::error::Error::config(
+                "timing.alloc",
+                "first-idle supports at most 65535 parallel units",
+            ));
+        }
+        let costs = Costs::new(&cfg.device.timing, cfg.device.lpn_size);
+        let mut m = FlashMedia::new(geo, costs, multiplane, alloc, l.segments);
+        m.copyback = copyback.unwrap_or(cfg.device.timing.copyback);
+        Ok(m)
+    }
+
     /// A device with every resource idle at time 0.
     pub fn new(
         geo: Geometry,
@@ -105,7 +124,7 @@ impl Device {
         multiplane: bool,
         alloc: Alloc,
         segments: u32,
-    ) -> Device {
+    ) -> FlashMedia {
         let ncells = if multiplane { geo.units } else { geo.dies } as usize;
         let (dyn_unit, dyn_fill) = if alloc == Alloc::FirstIdle {
             let fpages = segments as usize * (geo.pps / geo.upp) as usize;
@@ -122,12 +141,14 @@ impl Device {
                 cell: if multiplane { u } else { geo.die_of(u) },
             })
             .collect();
-        Device {
+        FlashMedia {
+            copyback: false,
             ch_free: vec![0; geo.channels as usize],
             ch_xfers: vec![0; geo.channels as usize],
             cells: vec![Cell::default(); ncells],
             units,
             erased_at: vec![0; segments as usize],
+            erase_queued: vec![0; segments as usize],
             geo,
             costs,
             multiplane,
@@ -164,7 +185,7 @@ impl Device {
         (self.ch_free.len() * 16
             + self.cells.len() * 32
             + self.units.len() * 8
-            + self.erased_at.len() * 8) as u64
+            + self.erased_at.len() * 10) as u64
             + self.dyn_unit.len() as u64 * 2
             + self.dyn_fill.len() as u64 * 2
     }
@@ -309,10 +330,6 @@ impl Device {
     pub fn program(&mut self, ppn: u32, ready: u64, gc: bool, copyback: bool) -> u64 {
         let seg = self.geo.seg_of(ppn) as usize;
         let erased = self.erased_at[seg];
-        debug_assert!(
-            erased != PENDING,
-            "program into a segment whose erase is not scheduled"
-        );
         let unit = self.choose_unit(ppn);
         let r = self.units[unit as usize];
         let (cell, ch) = (r.cell as usize, r.ch as usize);
@@ -381,5 +398,225 @@ impl Device {
     #[inline]
     pub fn same_plane(&self, src: u32, dst: u32) -> bool {
         self.alloc == Alloc::Static && self.geo.unit_static(src) == self.geo.unit_static(dst)
+    }
+}
+
+/// The flash device's mutable state in a checkpoint.
+#[derive(Serialize, serde::Deserialize)]
+struct FlashState {
+    ch_free: Vec<u64>,
+    ch_xfers: Vec<u64>,
+    cells: Vec<Cell>,
+    erased_at: Vec<u64>,
+    dyn_unit: Vec<u16>,
+    dyn_fill: Vec<u16>,
+}
+
+/// The flash device's part of a timed result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlashReport {
+    /// Operation costs, ns.
+    pub costs: Costs,
+    /// Busy fraction of each channel (over the device's makespan).
+    pub channel_utilization: Vec<f64>,
+    /// Busy fraction of each die (or plane, with multi-plane operations on).
+    pub cell_utilization: Vec<f64>,
+    /// Which resource `cell_utilization` lists: "plane" or "die".
+    pub cell_unit: String,
+    /// Share of the cell resources' busy time spent on GC (reads, programs, erases).
+    pub gc_time_share: f64,
+}
+
+/// Whether an operation's busy time counts as GC time (`gc_time_share`): mapping-cache
+/// traffic of host requests does not.
+#[inline(always)]
+fn is_gc(origin: Origin) -> bool {
+    matches!(origin, Origin::Gc | Origin::Background)
+}
+
+impl Media for FlashMedia {
+    const ERASE_AFTER_WRITES: bool = true;
+
+    fn name(&self) -> &'static str {
+        "flash"
+    }
+
+    #[inline(always)]
+    fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, rg: &mut ReadGroup) -> u64 {
+        FlashMedia::read(self, ppn, ready, is_gc(origin), rg)
+    }
+
+    #[inline(always)]
+    fn program(&mut self, ppn: Ppn, ready: u64, origin: Origin) -> u64 {
+        FlashMedia::program(self, ppn, ready, is_gc(origin), false)
+    }
+
+    #[inline(always)]
+    fn move_read(
+        &mut self,
+        src: Ppn,
+        _dst: Ppn,
+        ready: u64,
+        _issued: u64,
+        rg: &mut ReadGroup,
+    ) -> u64 {
+        FlashMedia::read(self, src, ready, true, rg)
+    }
+
+    #[inline(always)]
+    fn move_write(&mut self, _src: Ppn, dst: Ppn, ready: u64, _issued: u64) -> u64 {
+        FlashMedia::program(self, dst, ready, true, false)
+    }
+
+    fn copyback_enabled(&self) -> bool {
+        self.copyback
+    }
+
+    fn copyback_possible(&self, src: Ppn, dst: Ppn) -> bool {
+        self.copyback && self.same_plane(src, dst)
+    }
+
+    fn copyback(&mut self, src: Ppn, dst: Ppn, ready: u64) -> u64 {
+        let r = self.read_copyback(src, ready);
+        FlashMedia::program(self, dst, r, true, true)
+    }
+
+    fn erase(&mut self, seg: SegmentId, ready: u64, _issued: u64) -> u64 {
+        FlashMedia::erase(self, seg, ready)
+    }
+
+    fn probe_read(&self, ppn: Ppn, ready: u64) -> u64 {
+        FlashMedia::probe_read(self, ppn, ready)
+    }
+
+    fn probe_program(&self, ppn: Ppn, ready: u64) -> u64 {
+        FlashMedia::probe_program(self, ppn, ready)
+    }
+
+    fn probe_erase(&self, seg: SegmentId, ready: u64) -> u64 {
+        FlashMedia::probe_erase(self, seg, ready)
+    }
+
+    #[inline(always)]
+    fn segment_of(&self, ppn: Ppn) -> SegmentId {
+        self.geo.seg_of(ppn)
+    }
+
+    fn set_erase_pending(&mut self, seg: SegmentId, pending: bool) {
+        let q = &mut self.erase_queued[seg as usize];
+        if pending {
+            *q = q.saturating_add(1);
+        } else {
+            debug_assert!(*q > 0, "an erase scheduled that was not queued");
+            *q = q.saturating_sub(1);
+        }
+    }
+
+    #[inline(always)]
+    fn erase_pending(&self, seg: SegmentId) -> bool {
+        self.erase_queued[seg as usize] > 0
+    }
+
+    fn segments(&self) -> SegmentId {
+        self.erased_at.len() as SegmentId
+    }
+
+    fn memory_access_ns(&self) -> u64 {
+        self.costs.sram
+    }
+
+    fn collecting(&self, ppn: Ppn, t: u64) -> bool {
+        FlashMedia::collecting(self, ppn, t)
+    }
+
+    fn makespan(&self) -> u64 {
+        FlashMedia::makespan(self)
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        FlashMedia::memory_bytes(self)
+    }
+
+    fn report(&self, _span_ns: u64) -> Option<DeviceReport> {
+        let makespan = self.makespan().max(1);
+        let util = |busy: &[u64]| {
+            busy.iter()
+                .map(|&b| b as f64 / makespan as f64)
+                .collect::<Vec<_>>()
+        };
+        let cell_busy_v = self.cell_busy();
+        let cell_busy: u64 = cell_busy_v.iter().sum();
+        let cell_gc: u64 = self.cell_gc_busy().iter().sum();
+        Some(DeviceReport::Flash(FlashReport {
+            costs: self.costs,
+            channel_utilization: util(&self.ch_busy()),
+            cell_utilization: util(&cell_busy_v),
+            cell_unit: if self.multiplane { "plane" } else { "die" }.into(),
+            gc_time_share: if cell_busy > 0 {
+                cell_gc as f64 / cell_busy as f64
+            } else {
+                0.0
+            },
+        }))
+    }
+
+    fn save_state(&self) -> crate::error::Result<Vec<u8>> {
+        crate::checkpoint::encode(&FlashState {
+            ch_free: self.ch_free.clone(),
+            ch_xfers: self.ch_xfers.clone(),
+            cells: self.cells.clone(),
+            erased_at: self.erased_at.clone(),
+            dyn_unit: self.dyn_unit.clone(),
+            dyn_fill: self.dyn_fill.clone(),
+        })
+    }
+
+    fn load_state(&mut self, state: &[u8]) -> crate::error::Result<()> {
+        let st: FlashState = crate::checkpoint::decode(state)?;
+        let same = st.ch_free.len() == self.ch_free.len()
+            && st.ch_xfers.len() == self.ch_xfers.len()
+            && st.cells.len() == self.cells.len()
+            && st.erased_at.len() == self.erased_at.len()
+            && st.dyn_unit.len() == self.dyn_unit.len()
+            && st.dyn_fill.len() == self.dyn_fill.len();
+        if !same {
+            return Err(crate::error::Error::Input(
+                "the flash device state does not match the configured device (channels, units, segments, allocation)".into(),
+            ));
+        }
+        use crate::checkpoint::times_ok;
+        let times = times_ok(st.ch_free.iter().chain(&st.ch_xfers).copied())
+            && times_ok(
+                st.cells
+                    .iter()
+                    .flat_map(|c| [c.free, c.busy, c.gc_busy, c.gc_until]),
+            )
+            && times_ok(st.erased_at.iter().copied());
+        let units = self.units.len();
+        if !times || st.dyn_unit.iter().any(|&u| u as usize >= units.max(1)) {
+            return Err(crate::error::Error::Input(
+                "the flash device state holds times or units out of range".into(),
+            ));
+        }
+        self.ch_free = st.ch_free;
+        self.ch_xfers = st.ch_xfers;
+        self.cells = st.cells;
+        self.erased_at = st.erased_at;
+        // The scheduler re-marks the erases its restored queue holds.
+        self.erase_queued.fill(0);
+        self.dyn_unit = st.dyn_unit;
+        self.dyn_fill = st.dyn_fill;
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "allocation {:?} over {} units ({} order), multi-plane {}, copyback {}; approximations are listed in docs/timing.md",
+            self.alloc,
+            self.geo.units,
+            self.geo.order,
+            if self.multiplane { "on (idealised)" } else { "off" },
+            if self.copyback { "on" } else { "off" }
+        )
     }
 }

@@ -6,7 +6,7 @@
 //!
 //! Parsing is pure (text in, specs out); errors name the file, the line and the option.
 
-use super::fio::{Dist, FioJob, Rw};
+use super::{Dist, FioJob, Rw};
 use crate::error::{Error, Result};
 
 /// A size that may be relative to the device (`size=50%`).
