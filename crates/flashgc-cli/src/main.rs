@@ -144,6 +144,20 @@ struct CommonArgs {
     /// Victim policy (`compare`: comma-separated list).
     #[arg(long)]
     victim: Option<String>,
+    /// GC action: move (default) | splitgc | cagc | dagc, with parameters
+    /// (`cagc:index=full`; `compare`: comma-separated list). See `flashgc policies`.
+    #[arg(long)]
+    gc_action: Option<String>,
+    /// Content mode: share of written pages drawn from a pool of popular contents (pages
+    /// whose request carries no content, e.g. synthetic workloads).
+    #[arg(long, allow_negative_numbers = true)]
+    dup_ratio: Option<f64>,
+    /// Content mode: distinct popular contents in the pool.
+    #[arg(long)]
+    dup_pool: Option<u64>,
+    /// Content mode: Zipf exponent of the popularity over the pool.
+    #[arg(long, allow_negative_numbers = true)]
+    dup_theta: Option<f64>,
     /// Refuse runs whose estimated memory exceeds this many GiB (default: the memory the
     /// machine has available; `compare` divides it among its parallel runs).
     #[arg(long, allow_negative_numbers = true)]
@@ -298,6 +312,19 @@ fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     if let Some(v) = &a.victim {
         r.victim = v.clone();
     }
+    if let Some(v) = &a.gc_action {
+        r.gc_action = v.clone();
+    }
+    if let Some(v) = a.dup_ratio {
+        c.content.dup_ratio = v;
+    }
+    if let Some(v) = a.dup_pool {
+        c.content.pool = v;
+    }
+    if let Some(v) = a.dup_theta {
+        c.content.theta = v;
+    }
+    let r = &mut c.run;
     r.max_memory_gib = match a.max_memory {
         Some(v) if !(v.is_finite() && v > 0.0) => {
             return Err(Fail(
@@ -586,6 +613,7 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     base.layout()?;
     let placements = split_list(&base.run.placement);
     let victims = split_list(&base.run.victim);
+    let actions = split_list(&base.run.gc_action);
     let jobs_hint = a
         .jobs
         .unwrap_or_else(|| {
@@ -593,17 +621,20 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
                 .map(|n| n.get())
                 .unwrap_or(1)
         })
-        .clamp(1, (placements.len() * victims.len()).max(1));
+        .clamp(1, (placements.len() * victims.len() * actions.len()).max(1));
     let mut combos = Vec::new();
     for p in &placements {
         for v in &victims {
-            let mut c = base.clone();
-            c.run.placement = p.clone();
-            c.run.victim = v.clone();
-            c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
-            // Validate every combination before running any.
-            flashgc_core::Simulation::new(&c)?;
-            combos.push(c);
+            for g in &actions {
+                let mut c = base.clone();
+                c.run.placement = p.clone();
+                c.run.victim = v.clone();
+                c.run.gc_action = g.clone();
+                c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
+                // Validate every combination before running any.
+                flashgc_core::Simulation::new(&c)?;
+                combos.push(c);
+            }
         }
     }
     let jobs = a
@@ -644,8 +675,14 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
                 return Err(Fail(
                     code,
                     format!(
-                        "{} + {}: {msg}",
-                        combos[i].run.placement, combos[i].run.victim
+                        "{} + {}{}: {msg}",
+                        combos[i].run.placement,
+                        combos[i].run.victim,
+                        if combos[i].run.gc_action == "move" {
+                            String::new()
+                        } else {
+                            format!(" + {}", combos[i].run.gc_action)
+                        }
                     ),
                 ))
             }
@@ -774,6 +811,10 @@ fn cmd_policies() {
     }
     println!("victim policies (--victim):");
     for (n, d, _) in victim::REGISTRY {
+        println!("  {n:16} {d}");
+    }
+    println!("GC actions (--gc-action):");
+    for (n, d, _) in flashgc_core::gc_action::REGISTRY {
         println!("  {n:16} {d}");
     }
 }

@@ -200,6 +200,14 @@ pub fn human(r: &RunResult, secs: f64) -> String {
 }
 
 /// One table row per configuration; `costs` = measured classifier ns per user write.
+/// The GC action's registered name (the part of its spec before `:`).
+fn action_name(r: &RunResult) -> &str {
+    r.dedup
+        .as_ref()
+        .map(|d| d.gc_action.split(':').next().unwrap_or(""))
+        .unwrap_or("move")
+}
+
 pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
     let mut s = String::new();
     let Some((first, _)) = rs.first() else {
@@ -249,7 +257,10 @@ pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
             s,
             "{:<22} {:<20} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}",
             r.placement,
-            r.victim,
+            match &r.dedup {
+                Some(_) => format!("{} +{}", r.victim, action_name(r)),
+                None => r.victim.clone(),
+            },
             r.steady_state.waf,
             r.total.waf,
             r.total.gc_writes,
@@ -266,6 +277,25 @@ pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
          cls ns/w = classifier CPU time per user write (wall-clock micro-benchmark on this machine, not part of the results); secs = wall clock.",
         l.lpn_size
     );
+    // Which variant of each content-aware GC action ran (bounded or upper bound).
+    let mut seen: Vec<&str> = Vec::new();
+    for (r, _) in rs {
+        if let Some(d) = &r.dedup {
+            if !seen.contains(&d.gc_action.as_str()) {
+                seen.push(&d.gc_action);
+                let _ = writeln!(
+                    s,
+                    "GC action {}: {} migrated-page moves, {} deferred, {} remapped, {} revived/shared writes, {} reads content-checked",
+                    d.gc_action,
+                    r.total.gc_writes,
+                    d.counters.deferred_queued,
+                    d.counters.remapped,
+                    d.counters.revived + d.counters.shared,
+                    d.counters.checked_reads
+                );
+            }
+        }
+    }
     s
 }
 
@@ -296,8 +326,29 @@ pub fn csv_with_costs(rs: &[RunResult], costs: &[Option<f64>]) -> String {
     out
 }
 
-/// CSV with one row per configuration.
+/// CSV with one row per configuration; with a `gc_action` column when any run used a
+/// content-aware GC action.
 pub fn csv(rs: &[RunResult]) -> String {
+    let plain = csv_plain(rs);
+    if rs.iter().all(|r| r.dedup.is_none()) {
+        return plain;
+    }
+    let mut out = String::new();
+    for (i, line) in plain.lines().enumerate() {
+        if i == 0 {
+            let _ = writeln!(out, "{line},gc_action");
+        } else {
+            let a = rs[i - 1]
+                .dedup
+                .as_ref()
+                .map_or("move".to_string(), |d| d.gc_action.clone());
+            let _ = writeln!(out, "{line},{}", csv_field(&a));
+        }
+    }
+    out
+}
+
+fn csv_plain(rs: &[RunResult]) -> String {
     let mut s = String::from(
         "placement,victim,workload,seed,logical_pages,op,pages_per_segment,user_writes,gc_writes,erases,waf,steady_state_waf,effective_alpha,model_waf,memory_bytes_per_lpn\n",
     );

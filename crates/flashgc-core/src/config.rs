@@ -234,6 +234,14 @@ pub struct RunConfig {
     /// Refuse to start when the estimated memory of the run exceeds this many GiB
     /// (the CLI defaults it to the memory the machine has available).
     pub max_memory_gib: Option<f64>,
+    /// GC action spec: `move` (relocate every valid page), or a content-aware action that
+    /// switches the FTL to its content mode: `splitgc`, `cagc`, `dagc` (`crate::gc_action`).
+    #[serde(skip_serializing_if = "is_move")]
+    pub gc_action: String,
+}
+
+fn is_move(s: &str) -> bool {
+    s == "move"
 }
 
 impl Default for RunConfig {
@@ -250,6 +258,7 @@ impl Default for RunConfig {
             seed: 1,
             window_gib: None,
             max_memory_gib: None,
+            gc_action: "move".into(),
         }
     }
 }
@@ -266,6 +275,13 @@ pub struct Config {
     pub ftl: FtlConfig,
     /// Run parameters.
     pub run: RunConfig,
+    /// Synthetic page content (content mode: pages whose request carries no content).
+    #[serde(skip_serializing_if = "is_default_content")]
+    pub content: crate::content::ContentParams,
+}
+
+fn is_default_content(c: &crate::content::ContentParams) -> bool {
+    *c == crate::content::ContentParams::default()
 }
 
 /// The derived layout of a validated configuration, in mapping units (LPN-sized pages).

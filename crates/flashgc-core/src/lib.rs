@@ -11,8 +11,11 @@
 //! * [`ftl`]: the page-mapped FTL: L2P/P2L mapping, segments, write streams, GC.
 //! * [`placement`]: where user writes and GC relocations go (one file per scheme).
 //! * [`victim`]: which segment GC reclaims (one file per policy).
-//! * [`segment`]: the read-only view of segments that policies see; it sits below both
-//!   the FTL and the policies so that policies never call back into the FTL.
+//! * [`gc_action`]: what GC does with each valid page (move, defer, remap; one file per
+//!   scheme: SplitGC, CAGC, DAGC), switching the FTL to its content mode.
+//! * [`segment`], [`content`]: the read-only views of segments and of page content that
+//!   policies see; they sit below both the FTL and the policies so that policies never
+//!   call back into the FTL.
 //! * [`metrics`], [`model`] (analytic WAF models), [`sim`] (runs a configuration end to end).
 //! * [`checkpoint`]: versioned, CRC-checked checkpoint files of a whole run (resume).
 //!
@@ -20,9 +23,11 @@
 
 pub mod checkpoint;
 pub mod config;
+pub mod content;
 pub mod dedup;
 pub mod error;
 pub mod ftl;
+pub mod gc_action;
 pub mod metrics;
 pub mod model;
 pub mod noc;

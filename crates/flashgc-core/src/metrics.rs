@@ -68,6 +68,16 @@ pub struct MemoryItem {
     pub bytes_per_lpn: f64,
 }
 
+/// WAF between two counter snapshots: flash programs / user page writes (content mode:
+/// absorbed writes program nothing, background writes program too). Equals
+/// [`waf`]`(user, gc)` when neither occurs.
+pub fn waf_between(a: &crate::ftl::FtlCounters, b: &crate::ftl::FtlCounters) -> f64 {
+    waf(
+        b.user_writes - a.user_writes,
+        (b.programs() - a.programs()) - (b.user_writes - a.user_writes),
+    )
+}
+
 /// WAF = (user + GC page writes) / user page writes; NaN-free (0 writes gives 0).
 pub fn waf(user: u64, gc: u64) -> f64 {
     if user == 0 {

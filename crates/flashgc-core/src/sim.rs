@@ -2,9 +2,11 @@
 
 use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
 use crate::config::{Config, Layout, RunConfig};
+use crate::content::{page_content, ContentGen};
 use crate::error::{Error, Result};
-use crate::ftl::{Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
-use crate::metrics::{waf, EraseSummary, MemoryItem, WindowPoint};
+use crate::ftl::{ContentCounters, ContentLayer, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
+use crate::gc_action::{self, ActionInit};
+use crate::metrics::{waf_between, EraseSummary, MemoryItem, WindowPoint};
 use crate::placement::{self, Future, FutureEvent, PlacementInit};
 use crate::victim::{self, VictimInit};
 use crate::workload::{Op, Request, Synthetic, Workload, WorkloadSpec};
@@ -61,6 +63,16 @@ pub struct PhaseCounts {
     pub waf: f64,
     /// Effective alpha: mean pages holding data (valid or not) at victim selection / logical pages.
     pub effective_alpha: Option<f64>,
+    /// Content mode: user writes that programmed nothing (reused a cached page, DAGC).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub absorbed_writes: u64,
+    /// Content mode: pages programmed by background work (deferred migration, SplitGC).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub background_writes: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl PhaseCounts {
@@ -71,17 +83,19 @@ impl PhaseCounts {
         PhaseCounts {
             user_writes: uw,
             gc_writes: gw,
-            flash_programs: uw + gw,
+            flash_programs: b.programs() - a.programs(),
             erases: b.erases - a.erases,
             gc_victims: b.gc_victims - a.gc_victims,
             gc_episodes: b.gc_episodes - a.gc_episodes,
             reads: b.reads - a.reads,
             unmapped_reads: b.unmapped_reads - a.unmapped_reads,
             trims: b.trims - a.trims,
-            waf: waf(uw, gw),
+            waf: waf_between(a, b),
             effective_alpha: (samples > 0).then(|| {
                 (b.alpha_samples_sum - a.alpha_samples_sum) as f64 / samples as f64 / logical as f64
             }),
+            absorbed_writes: b.absorbed_writes - a.absorbed_writes,
+            background_writes: b.background_writes - a.background_writes,
         }
     }
 }
@@ -156,6 +170,11 @@ pub struct RunResult {
     pub notes: Vec<String>,
     /// Timing simulation (latency, IOPS, utilization); None for WAF-only runs.
     pub timing: Option<crate::timing::TimingReport>,
+    /// Content mode (a GC action other than `move`): which action and variant ran, its
+    /// counters (content check, deferred, remapped, revived pages), the measured duplicate
+    /// share. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dedup: Option<crate::ftl::ContentReport>,
 }
 
 /// Units used in a result.
@@ -250,8 +269,8 @@ impl Recorder {
         self.series.push(WindowPoint {
             user_bytes: self.written * self.lpn_bytes,
             capacity_written: self.written as f64 / self.logical as f64,
-            waf_window: waf(c.user_writes - l.user_writes, c.gc_writes - l.gc_writes),
-            waf_cumulative: waf(c.user_writes - s.user_writes, c.gc_writes - s.gc_writes),
+            waf_window: waf_between(l, c),
+            waf_cumulative: waf_between(s, c),
             erases: c.erases - s.erases,
         });
         self.prev_window = std::mem::replace(&mut self.last_window, c.clone());
@@ -262,10 +281,7 @@ impl Recorder {
         Progress {
             user_pages: self.written,
             target_pages: self.target,
-            waf: waf(
-                c.user_writes - self.start.user_writes,
-                c.gc_writes - self.start.gc_writes,
-            ),
+            waf: waf_between(&self.start, c),
         }
     }
 
@@ -357,21 +373,42 @@ pub enum RunEnd {
 /// The run-level state in a checkpoint (`SIM ` section).
 #[derive(Clone, serde::Deserialize)]
 struct SimState {
+    #[serde(with = "json_field")]
     pre: PhaseCounts,
     rec: Recorder,
     requests: u64,
     target: Option<u64>,
     workload: Option<Vec<u8>>,
+    content_base: ContentCounters,
 }
 
 /// Borrowed counterpart of [`SimState`] (same field order, same encoding).
 #[derive(Serialize)]
 struct SimStateRef<'a> {
+    #[serde(serialize_with = "json_field::serialize")]
     pre: &'a PhaseCounts,
     rec: &'a Recorder,
     requests: u64,
     target: Option<u64>,
     workload: Option<Vec<u8>>,
+    content_base: &'a ContentCounters,
+}
+
+/// A field encoded as JSON text inside the binary checkpoint: [`PhaseCounts`] omits its
+/// content-mode fields when zero (its JSON output is unchanged for plain runs), which a
+/// non-self-describing encoding cannot skip.
+mod json_field {
+    use serde::{de::DeserializeOwned, Deserialize, Deserializer, Serialize, Serializer};
+    pub fn serialize<S: Serializer, T: Serialize>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        let t = serde_json::to_string(v).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&t)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+        d: D,
+    ) -> Result<T, D::Error> {
+        let t = String::deserialize(d)?;
+        serde_json::from_str(&t).map_err(serde::de::Error::custom)
+    }
 }
 
 /// Moves `wl` past the first `n` requests (a resumed trace workload).
@@ -406,6 +443,8 @@ pub struct Simulation {
     /// Where a stopped run continues when `run_with` is called again with the same
     /// workload object: (recorder, requests served, target).
     paused: Option<(Recorder, u64, Option<u64>)>,
+    /// Content mode: the content counters when the measured phase started.
+    content_base: ContentCounters,
 }
 
 impl Simulation {
@@ -441,7 +480,21 @@ impl Simulation {
                 future_ready = true;
             }
         }
-        let streams = pl.streams();
+        let action = gc_action::build(
+            "run.gc_action",
+            &cfg.run.gc_action,
+            ActionInit {
+                logical_pages: layout.logical_pages,
+                segments: layout.segments,
+                pages_per_segment: layout.pages_per_segment,
+                seed: cfg.run.seed,
+            },
+        )?;
+        if action.is_some() {
+            cfg.content.validate()?;
+        }
+        let extra = action.as_ref().map_or(0, |a| a.extra_streams());
+        let streams = pl.streams() + extra;
         let vic = victim::build(
             "run.victim",
             &cfg.run.victim,
@@ -454,7 +507,7 @@ impl Simulation {
         )?;
         // Each stream may need a fresh segment within one victim's relocation; the reserve
         // must cover all of them. Raise the watermarks when the config's are too low.
-        let min_low = pl.gc_streams_per_victim().clamp(1, streams) as u32 + 1;
+        let min_low = (pl.gc_streams_per_victim().clamp(1, pl.streams()) + extra) as u32 + 1;
         if layout.gc_low < min_low {
             layout.gc_high = layout.gc_high.max(min_low) + (layout.gc_high - layout.gc_low);
             layout.gc_low = min_low;
@@ -472,7 +525,17 @@ impl Simulation {
                 ),
             ));
         }
-        let estimate = memory_estimate(&layout, pl.memory_bytes() + vic.memory_bytes());
+        let content_bytes = if action.is_some() {
+            // Page contents, group links and positions (16 B per physical page), the last
+            // written content per LPN (8 B), the group table (about 40 B per content).
+            layout.physical_pages * 16 + layout.logical_pages * 8 + layout.physical_pages * 40 / 4
+        } else {
+            0
+        };
+        let estimate = memory_estimate(
+            &layout,
+            pl.memory_bytes() + vic.memory_bytes() + content_bytes,
+        );
         if let Some(limit) = cfg.run.max_memory_gib {
             let limit_bytes = limit * (1u64 << 30) as f64;
             if estimate as f64 > limit_bytes {
@@ -486,7 +549,7 @@ impl Simulation {
                 ));
             }
         }
-        let ftl = Ftl::new(
+        let mut ftl = Ftl::new(
             FtlParams {
                 logical_pages: layout.logical_pages,
                 segments: layout.segments,
@@ -497,6 +560,14 @@ impl Simulation {
             pl,
             vic,
         );
+        if let Some(a) = action {
+            ftl.enable_content(ContentLayer::new(
+                layout.logical_pages,
+                layout.physical_pages,
+                a,
+                ContentGen::new(cfg.content, cfg.run.seed),
+            ));
+        }
         let pre = PhaseCounts::between(&FtlCounters::default(), &FtlCounters::default(), 1);
         Ok(Simulation {
             cfg: cfg.clone(),
@@ -507,9 +578,14 @@ impl Simulation {
             future_ready,
             resumed: None,
             paused: None,
+            content_base: ContentCounters::default(),
         })
     }
 
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
     /// The derived layout.
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -543,7 +619,11 @@ impl Simulation {
         for lpn in 0..n {
             self.ftl.write(lpn as u32)?;
         }
+        self.ftl.after_precondition();
         self.pre = PhaseCounts::between(&before, &self.ftl.counters, self.layout.logical_pages);
+        if let Some(c) = self.ftl.content() {
+            self.content_base = c.counters().clone();
+        }
         self.preconditioned = true;
         Ok(())
     }
@@ -770,7 +850,12 @@ impl Simulation {
                 match req.op {
                     Op::Write => {
                         for lpn in req.lpn..end {
-                            self.ftl.write(lpn as u32)?;
+                            if req.content != 0 && self.ftl.content().is_some() {
+                                let c = page_content(req.content, lpn - req.lpn);
+                                self.ftl.write_content(lpn as u32, c)?;
+                            } else {
+                                self.ftl.write(lpn as u32)?;
+                            }
                             if rec.user_page(&self.ftl.counters) {
                                 ended_by = "write_volume";
                                 break 'outer;
@@ -788,6 +873,9 @@ impl Simulation {
                         }
                     }
                 }
+            }
+            if let Some(e) = self.ftl.content_error() {
+                return Err(Error::Workload(e.to_string()));
             }
             if rec.written() >= next_progress {
                 next_progress = rec.written() + (1 << 20);
@@ -844,6 +932,7 @@ impl Simulation {
             requests,
             target,
             workload: wl.save_position(),
+            content_base: &self.content_base,
         };
         w.section(b"SIM ", &crate::checkpoint::encode(&st)?)?;
         self.ftl.save_checkpoint(&mut w)?;
@@ -889,6 +978,7 @@ impl Simulation {
         sim.ftl.load_checkpoint(&mut r)?;
         r.finish()?;
         sim.pre = st.pre.clone();
+        sim.content_base = st.content_base.clone();
         sim.preconditioned = true;
         sim.resumed = Some(st);
         Ok(sim)
@@ -929,9 +1019,27 @@ impl Simulation {
                 1.0 + l.op
             ));
         }
-        let streams = (0..self.ftl.placement().streams())
+        let mut streams: Vec<String> = (0..self.ftl.placement().streams())
             .map(|s| self.ftl.placement().stream_name(s as u16))
             .collect();
+        if let Some(c) = self.ftl.content() {
+            streams
+                .extend((0..c.action().extra_streams()).map(|k| c.action().extra_stream_name(k)));
+        }
+        let dedup = self.ftl.content_report(&self.content_base);
+        if let Some(d) = &dedup {
+            notes.push(format!(
+                "GC action {}; content checked on {} reads",
+                d.gc_action, d.counters.checked_reads
+            ));
+            let defers = self
+                .ftl
+                .content()
+                .is_some_and(|c| c.action().needs().defers);
+            if defers && d.counters.scrub_pages == 0 && d.counters.deferred_written == 0 {
+                notes.push("no background work ran (no idle time in a WAF-only run): the read scrub never ran after the prescrub and deferred pages were never written back".into());
+            }
+        }
         RunResult {
             flashgc_version: env!("CARGO_PKG_VERSION"),
             units: Units {
@@ -970,6 +1078,7 @@ impl Simulation {
             ended_by: ended_by.to_string(),
             notes,
             timing: None,
+            dedup,
         }
     }
 

@@ -7,6 +7,9 @@
 //! policy for the segment, and the placement for each relocated page's stream. Policies
 //! see segments only through [`SegmentView`].
 
+mod dedup;
+mod dedup_check;
+mod dedup_gc;
 pub mod mapping;
 mod state;
 
@@ -15,6 +18,8 @@ use crate::placement::Placement;
 use crate::segment::{SegState, SegmentView, Segments};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
 use crate::victim::VictimPolicy;
+pub use dedup::{Background, ContentCounters, ContentLayer};
+pub use dedup_check::ContentReport;
 pub use mapping::Mapping;
 use std::collections::VecDeque;
 
@@ -44,6 +49,22 @@ pub struct FtlCounters {
     pub alpha_samples_sum: u128,
     /// Number of effective-alpha samples.
     pub alpha_samples: u64,
+    /// Content mode: user page writes that programmed nothing (their content reused a
+    /// cached page, DAGC).
+    #[serde(default)]
+    pub absorbed_writes: u64,
+    /// Content mode: pages programmed by background work (deferred migration at idle time,
+    /// SplitGC).
+    #[serde(default)]
+    pub background_writes: u64,
+}
+
+impl FtlCounters {
+    /// Flash page programs: user writes that programmed, GC and background writes.
+    #[inline]
+    pub fn programs(&self) -> u64 {
+        self.user_writes - self.absorbed_writes + self.gc_writes + self.background_writes
+    }
 }
 
 /// Static parameters of an FTL instance.
@@ -115,6 +136,10 @@ pub struct Ftl {
     ops: Vec<FlashOp>,
     victim_log: Option<Vec<(SegmentId, u32)>>,
     gc_buf: Vec<Lpn>,
+    /// Programs are background work (logged as such for the timing layer).
+    bg: bool,
+    /// Content mode (deduplication-aware GC actions), see `ftl/dedup.rs`.
+    pub(crate) content: Option<Box<ContentLayer>>,
 }
 
 impl Ftl {
@@ -140,6 +165,8 @@ impl Ftl {
             ops: Vec::new(),
             victim_log: None,
             gc_buf: Vec::new(),
+            bg: false,
+            content: None,
             p,
         }
     }
@@ -207,6 +234,9 @@ impl Ftl {
     /// Writes one user page.
     #[inline]
     pub fn write(&mut self, lpn: Lpn) -> Result<()> {
+        if self.content.is_some() {
+            return self.write_content(lpn, 0);
+        }
         self.clock += 1;
         let s = self.placement.user_stream(lpn, self.clock);
         let old = self.map.l2p[lpn as usize];
@@ -230,6 +260,9 @@ impl Ftl {
     /// Reads one user page (WAF mode: counted only). Returns the PPN if mapped.
     #[inline]
     pub fn read(&mut self, lpn: Lpn) -> Option<Ppn> {
+        if self.content.is_some() {
+            return self.read_content(lpn);
+        }
         self.counters.reads += 1;
         let p = self.map.lookup(lpn);
         match p {
@@ -242,6 +275,9 @@ impl Ftl {
 
     /// Trims (discards) one page.
     pub fn trim(&mut self, lpn: Lpn) {
+        if self.content.is_some() {
+            return self.trim_content(lpn);
+        }
         let old = self.map.l2p[lpn as usize];
         if old != NONE {
             self.invalidate(old);
@@ -282,7 +318,7 @@ impl Ftl {
         if self.log_ops {
             self.ops.push(FlashOp::Program {
                 ppn,
-                gc: self.in_gc,
+                gc: self.in_gc || self.bg,
             });
         }
         if off + 1 == pps {
@@ -339,12 +375,21 @@ impl Ftl {
                     "GC reclaimed no space after visiting every segment (all data valid?)".into(),
                 ));
             }
-            if let Err(e) = self.collect_one() {
+            if let Err(e) = self.collect_one().and_then(|_| self.check_if_asked()) {
                 break Err(e);
             }
         };
         self.in_gc = false;
         result
+    }
+
+    fn check_if_asked(&self) -> Result<()> {
+        if self.check_after_gc {
+            if let Err(e) = self.check() {
+                return Err(Error::Workload(format!("invariant violated after GC: {e}")));
+            }
+        }
+        Ok(())
     }
 
     /// Collects one victim now if fewer than `target` segments are free (background and
@@ -354,7 +399,7 @@ impl Ftl {
             return Ok(false);
         }
         self.in_gc = true;
-        let r = self.collect_one();
+        let r = self.collect_one().and_then(|_| self.check_if_asked());
         self.in_gc = false;
         r.map(|_| true)
     }
@@ -380,6 +425,11 @@ impl Ftl {
         }
         self.victim_hist[(valid as u64 * 100 / pps as u64) as usize] += 1;
         let base = victim as u64 * pps as u64;
+        if self.content.is_some() {
+            self.relocate_content(victim)?;
+            self.erase(victim);
+            return Ok(victim);
+        }
         // Collect the valid pages first: relocation writes must not race the bitmap scan.
         let mut pages = std::mem::take(&mut self.gc_buf);
         pages.clear();
@@ -402,6 +452,14 @@ impl Ftl {
             self.counters.gc_writes += 1;
         }
         self.gc_buf = pages;
+        self.erase(victim);
+        Ok(victim)
+    }
+
+    /// Erases victim `victim` (all its pages relocated or dropped) into the free pool.
+    fn erase(&mut self, victim: SegmentId) {
+        let pps = self.p.pages_per_segment;
+        let base = victim as u64 * pps as u64;
         if self.log_ops {
             self.ops.push(FlashOp::Erase { seg: victim });
         }
@@ -413,12 +471,6 @@ impl Ftl {
         self.segs.state[victim as usize] = SegState::Free;
         self.free.push_back(victim);
         self.counters.erases += 1;
-        if self.check_after_gc {
-            if let Err(e) = self.check() {
-                return Err(Error::Workload(format!("invariant violated after GC: {e}")));
-            }
-        }
-        Ok(victim)
     }
 
     /// Pages currently holding data (valid or invalid) in non-free segments.
@@ -428,6 +480,9 @@ impl Ftl {
 
     /// Checks every invariant of the FTL's state. O(device); for tests and `--check`.
     pub fn check(&self) -> std::result::Result<(), String> {
+        if self.content.is_some() {
+            return self.check_content();
+        }
         let pps = self.p.pages_per_segment as u64;
         // L2P and P2L agree; each mapped LPN's page is valid.
         let mut mapped = 0u64;
@@ -534,5 +589,8 @@ impl Ftl {
             ("victim policy", self.victim.memory_bytes()),
             ("placement", self.placement.memory_bytes()),
         ]
+        .into_iter()
+        .chain(self.content_memory())
+        .collect()
     }
 }

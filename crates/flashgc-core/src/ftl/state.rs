@@ -57,6 +57,7 @@ impl Ftl {
         w.raw(b"VALD", &self.map.valid)?;
         w.section(b"PLCY", &self.placement.save_state()?)?;
         w.section(b"VICT", &self.victim.save_state()?)?;
+        self.save_content(w)?;
         Ok(())
     }
 
@@ -82,6 +83,21 @@ impl Ftl {
                 ]
                 .iter(),
             )
+            .chain(
+                [
+                    if self.content.is_some() {
+                        st.segs.dup.len()
+                    } else {
+                        n
+                    },
+                    if self.content.is_some() {
+                        st.segs.reuse.len()
+                    } else {
+                        n
+                    },
+                ]
+                .iter(),
+            )
             .all(|&l| l == n)
             && st.segs.pages_per_segment == self.p.pages_per_segment
             && st.open.len() == self.open.len()
@@ -101,12 +117,10 @@ impl Ftl {
         r.raw_into(b"P2L ", &mut self.map.p2l)?;
         r.raw_into(b"VALD", &mut self.map.valid)?;
         let physical = self.map.p2l.len() as u64;
-        if self
-            .map
-            .l2p
-            .iter()
-            .any(|&p| p != NONE && p as u64 >= physical)
-        {
+        let content = self.content.is_some();
+        if self.map.l2p.iter().any(|&p| {
+            p != NONE && p as u64 >= physical && !(content && p & crate::content::VFLAG != 0)
+        }) {
             return Err(r.damaged("L2P entry beyond the physical pages".into()));
         }
         let pl = r.section(b"PLCY")?;
@@ -126,6 +140,7 @@ impl Ftl {
         self.counters = st.counters;
         self.victim_hist = st.victim_hist;
         self.in_gc = false;
+        self.load_content(r)?;
         Ok(())
     }
 }
