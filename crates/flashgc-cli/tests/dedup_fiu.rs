@@ -51,7 +51,9 @@ fn run(path: &Path, extra: &[&str]) -> (u64, u64) {
     let r = &v[0];
     (
         r["migrated_pages"].as_u64().unwrap(),
-        r["deferred_written"].as_u64().unwrap(),
+        r["dedup"]["counters"]["deferred_written"]
+            .as_u64()
+            .unwrap_or(0),
     )
 }
 

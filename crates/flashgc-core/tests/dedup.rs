@@ -156,3 +156,418 @@ fn the_old_dedup_ftl_is_reproduced_bit_for_bit() {
         }
     }
 }
+
+/// Writes `(lpn, content)` pairs.
+fn w(f: &mut flashgc_core::ftl::Ftl, pairs: &[(u32, u64)]) {
+    for &(l, c) in pairs {
+        f.write_content(l, c).unwrap();
+    }
+}
+
+/// The victim a (victim policy, GC action) pair picks on a hand-built state: 4-page
+/// segments written in order, then the prescrub learns every duplicate, then one more
+/// write opens the last free segment and GC collects one victim.
+fn first_victim(victim: &str, action: &str, segments: u32, pairs: &[(u32, u64)]) -> (u32, u32) {
+    let mut f = tiny(action, victim, 64, segments, 4, (1, 1));
+    w(&mut f, pairs);
+    f.after_precondition();
+    f.check().unwrap();
+    assert_eq!(f.counters.gc_victims, 0);
+    w(&mut f, &[(63, 999)]);
+    assert_eq!(f.counters.gc_victims, 1, "{victim}");
+    f.check().unwrap();
+    f.victim_log()[0]
+}
+
+// Contents: 1.. are duplicated ones (written twice), 100.. unique.
+
+/// S1. seg0 = a b c d (all duplicates: v4 d4, nothing to free); seg1 = one valid page of
+/// four (v1, 3 invalid); seg2 = e f + 1 valid unique (v3 d2, 1 invalid); seg3..5 hold the
+/// other copies of a..f with unique pages (v4 d2); seg6 = the overwrites (v4).
+/// greedy: seg1 (1 valid). per-free: seg1 (1 non-duplicate / 3 freed; seg2 1/1; the rest
+/// free nothing). min-nondup: seg0 (0 non-duplicates). dup-first: seg0 (fewest
+/// non-duplicates among blocks holding duplicates).
+const S1: &[(u32, u64)] = &[
+    (0, 1),
+    (1, 2),
+    (2, 3),
+    (3, 4),
+    (4, 100),
+    (5, 101),
+    (6, 102),
+    (7, 103),
+    (8, 5),
+    (9, 6),
+    (10, 104),
+    (11, 105),
+    (12, 1),
+    (13, 2),
+    (14, 106),
+    (15, 107),
+    (16, 3),
+    (17, 4),
+    (18, 108),
+    (19, 109),
+    (20, 5),
+    (21, 6),
+    (22, 110),
+    (23, 111),
+    (5, 112),
+    (6, 113),
+    (7, 114),
+    (11, 115),
+];
+
+/// S2. seg0 = four pages all overwritten (v0); seg1 = a b + 1 valid unique (v3 d2, 1
+/// invalid); seg2 = a b + 2 unique (v4 d2); seg3, seg4 = overwrites. greedy, per-free and
+/// min-nondup: seg0 (nothing to move); dup-first: seg1 (the literal rule: a block holding
+/// duplicates first, here the one with 1 non-duplicate).
+const S2: &[(u32, u64)] = &[
+    (0, 100),
+    (1, 101),
+    (2, 102),
+    (3, 103),
+    (4, 1),
+    (5, 2),
+    (6, 104),
+    (7, 105),
+    (8, 1),
+    (9, 2),
+    (10, 106),
+    (11, 107),
+    (0, 108),
+    (1, 109),
+    (2, 110),
+    (3, 111),
+    (7, 112),
+    (12, 113),
+    (13, 114),
+    (14, 115),
+];
+
+/// S3 (papers/splitgc.txt Fig. 5 in miniature). seg0 = a b c + 1 overwritten (v3 d3, 0
+/// non-duplicates, 1 freed); seg1 = 1 valid unique of 4 (v1); seg2 = the copies a b c + 1
+/// unique (v4 d3); seg3 = overwrites. greedy: seg1. per-free, min-nondup, dup-first: seg0,
+/// whose three pages are all deferred (nothing moves in real time).
+const S3: &[(u32, u64)] = &[
+    (0, 1),
+    (1, 2),
+    (2, 3),
+    (3, 100),
+    (4, 101),
+    (5, 102),
+    (6, 103),
+    (7, 104),
+    (8, 1),
+    (9, 2),
+    (10, 3),
+    (11, 105),
+    (3, 106),
+    (5, 107),
+    (6, 108),
+    (7, 109),
+];
+
+#[test]
+fn hand_worked_victims_of_every_splitgc_rule() {
+    let rules = [
+        ("greedy", [1, 0, 1]),
+        ("splitgc:rule=per-free", [1, 0, 0]),
+        ("splitgc:rule=min-nondup", [0, 0, 0]),
+        ("splitgc:rule=dup-first", [0, 1, 0]),
+    ];
+    for (victim, want) in rules {
+        let got = [
+            first_victim(victim, "splitgc", 8, S1).0,
+            first_victim(victim, "splitgc", 6, S2).0,
+            first_victim(victim, "splitgc", 5, S3).0,
+        ];
+        assert_eq!(got, want, "{victim}: victims in S1, S2, S3");
+    }
+}
+
+#[test]
+fn hand_worked_splitgc_defers_duplicates_and_serves_them_from_the_other_copy() {
+    // S3 with SplitGC's rule: seg0's three valid pages are duplicates of seg2's: none
+    // moves in real time, all three are deferred and read from seg2 meanwhile.
+    let mut f = tiny("splitgc", "splitgc", 64, 5, 4, (1, 1));
+    w(&mut f, S3);
+    f.after_precondition();
+    w(&mut f, &[(63, 999)]);
+    assert_eq!(f.victim_log(), &[(0, 3)]);
+    assert_eq!(f.counters.gc_writes, 0, "nothing moves in real time");
+    let c = f.content().unwrap().counters().clone();
+    assert_eq!(c.deferred_queued, 3);
+    for (l, want) in [(0, 1), (1, 2), (2, 3), (3, 106)] {
+        assert_eq!(peek(&f, l), Some(want), "LPN {l}");
+        assert_eq!(
+            f.resolve(l).unwrap() / 4,
+            if l < 3 { 2 } else { 3 },
+            "LPN {l} served from"
+        );
+    }
+    f.check().unwrap();
+    // Idle time: the three are written back to pages of their own (read from seg2).
+    for _ in 0..3 {
+        assert_eq!(
+            f.background_step().unwrap(),
+            Some(flashgc_core::ftl::Background::Writeback)
+        );
+    }
+    let c = f.content().unwrap().counters().clone();
+    assert_eq!(c.deferred_written, 3);
+    assert_eq!(f.counters.background_writes, 3);
+    for (l, want) in [(0, 1), (1, 2), (2, 3)] {
+        assert_eq!(peek(&f, l), Some(want));
+        assert_eq!(
+            f.resolve(l).unwrap() / 4,
+            4,
+            "LPN {l} has its own page again"
+        );
+    }
+    f.check().unwrap();
+    // Greedy on the same state takes seg1 and moves its one valid page.
+    let mut g = tiny("splitgc", "greedy", 64, 5, 4, (1, 1));
+    w(&mut g, S3);
+    w(&mut g, &[(63, 999)]);
+    assert_eq!(g.victim_log(), &[(1, 1)]);
+    assert_eq!(g.counters.gc_writes, 1);
+}
+
+#[test]
+fn hand_worked_dagc_weighs_cached_dead_pages_and_revives_one() {
+    // Cache of 2 entries, LRU. seg0 = A B C D, seg1 = E F G H. Overwrites of LPN 4 (E),
+    // then 0 (A), then 1 (B): E is dropped from the cache. seg0: 2 valid + 2 cached dead
+    // (DAGC key 4); seg1: 3 valid + 1 plain dead (key 3). Greedy takes seg0, DAGC seg1.
+    let pairs: &[(u32, u64)] = &[
+        (0, 100),
+        (1, 101),
+        (2, 102),
+        (3, 103),
+        (4, 104),
+        (5, 105),
+        (6, 106),
+        (7, 107),
+        (4, 108),
+        (0, 109),
+        (1, 110),
+        (8, 111),
+    ];
+    let run = |victim: &str| {
+        let mut f = tiny("dagc:cache=2", victim, 64, 4, 4, (1, 1));
+        w(&mut f, pairs);
+        f.check().unwrap();
+        let v = f.view();
+        assert_eq!(
+            (v.valid(0), v.reuse(0), v.valid(1), v.reuse(1)),
+            (2, 2, 3, 0)
+        );
+        // A write of B's content revives B's page in seg0 (no program), then one more
+        // write opens the last free segment.
+        let programs = f.counters.programs();
+        w(&mut f, &[(9, 101)]);
+        assert_eq!(
+            f.counters.programs(),
+            programs,
+            "a cache hit programs nothing"
+        );
+        assert_eq!(f.resolve(9), Some(1), "LPN 9 now owns B's old page");
+        let v = f.view();
+        assert_eq!((v.valid(0), v.reuse(0)), (3, 1));
+        w(&mut f, &[(63, 999)]);
+        f.check().unwrap();
+        assert_eq!(peek(&f, 9), Some(101));
+        (f.victim_log()[0], f.counters.absorbed_writes)
+    };
+    // seg0 is now 3 valid + 1 cached (key 4), seg1 3 valid + 0 (key 3): greedy ties at 3
+    // valid and takes seg0 (it reached 3 first? no: seg1 reached 3 when E died, before
+    // seg0 climbed back to 3 by the revive), DAGC takes seg1.
+    assert_eq!(run("greedy").0, (1, 3));
+    assert_eq!(run("dagc"), ((1, 3), 1));
+}
+
+#[test]
+fn hand_worked_cagc_dedups_at_gc_time_and_promotes_the_shared_copy() {
+    // seg0 = a u u u, seg1 = a u u u, seg2 and seg3 = overwrites: seg0 keeps only `a` (1
+    // valid), seg1 `a` and one unique page (2 valid). GC is forced one victim at a time.
+    // GC 1 takes seg0: `a` is not in the index (user writes are never fingerprinted): it
+    // moves to the hot region and is indexed. GC 2 takes seg1: `a` hits the index: its LPN
+    // is remapped to the moved copy (nothing written for it), whose reference count
+    // reaches 2 > threshold 1: the copy is promoted to the cold region (one migration);
+    // the unique page moves to the hot region.
+    let pairs: &[(u32, u64)] = &[
+        (0, 1),
+        (1, 100),
+        (2, 101),
+        (3, 102),
+        (4, 1),
+        (5, 103),
+        (6, 104),
+        (7, 105),
+        (1, 106),
+        (2, 107),
+        (3, 108),
+        (5, 109),
+        (6, 110),
+        (8, 111),
+        (9, 112),
+        (10, 113),
+    ];
+    let run = |action: &str| {
+        let mut f = tiny(action, "greedy", 64, 16, 4, (1, 1));
+        w(&mut f, pairs);
+        assert!(f.collect_if_below(100).unwrap());
+        assert_eq!(f.victim_log(), &[(0, 1)]);
+        assert_eq!(f.counters.gc_writes, 1);
+        assert!(f.collect_if_below(100).unwrap());
+        assert_eq!(f.victim_log()[1], (1, 2));
+        assert_eq!(peek(&f, 0), Some(1));
+        assert_eq!(peek(&f, 4), Some(1));
+        assert_eq!(f.resolve(0), f.resolve(4), "one copy serves both");
+        f.check().unwrap();
+        f
+    };
+    let f = run("cagc");
+    let c = f.content().unwrap().counters().clone();
+    assert_eq!((c.remapped, c.promoted), (1, 1));
+    assert_eq!(f.counters.gc_writes, 3, "a, the unique page, the promotion");
+    let seg = f.resolve(0).unwrap() / 4;
+    assert_eq!(
+        f.view().stream(seg),
+        1,
+        "the shared copy lives in the cold region"
+    );
+    // The upper-bound variant dedups the same page but does not promote.
+    let u = run("cagc:index=full");
+    let c = u.content().unwrap().counters().clone();
+    assert_eq!((c.remapped, c.promoted), (1, 0));
+    assert_eq!(u.counters.gc_writes, 2);
+    assert_eq!(u.view().stream(u.resolve(0).unwrap() / 4), 0);
+}
+
+#[test]
+fn a_bounded_cagc_index_forgets_its_oldest_entries() {
+    // Index of 1 entry: after a second content is indexed, the first is found no more.
+    let mut f = tiny("cagc:index=1", "greedy", 64, 12, 4, (2, 2));
+    let mut rng = Rng::new(5);
+    let mut expect = vec![0u64; 64];
+    for i in 0..4000u64 {
+        let l = rng.below(24) as u32;
+        let c = 1 + rng.below(6); // 6 contents: plenty of duplicates
+        f.write_content(l, c).unwrap();
+        expect[l as usize] = c;
+        if i % 97 == 0 {
+            f.check().unwrap();
+        }
+    }
+    f.check().unwrap();
+    for (l, &c) in expect.iter().enumerate() {
+        assert_eq!(peek(&f, l as u32).unwrap_or(0), c);
+    }
+    let st = f.content().unwrap().store();
+    assert!(st.index_len() <= 1);
+    assert!(st.evictions() > 0);
+}
+
+/// Random writes, reads, trims, background steps and power cuts on a small FTL in content
+/// mode, checking every read and, periodically, every LPN and every invariant.
+fn fuzz(action: &str, victim: &str, dup: f64, seed: u64) {
+    let logical = 1600u64;
+    let mut f = tiny(action, victim, logical, 64, 32, (3, 4));
+    let mut gen = flashgc_core::content::ContentGen::new(
+        flashgc_core::content::ContentParams {
+            dup_ratio: dup,
+            pool: 20,
+            theta: 1.0,
+        },
+        seed,
+    );
+    let mut expect = vec![0u64; logical as usize];
+    for lpn in 0..1440u32 {
+        let c = gen.next_content();
+        f.write_content(lpn, c).unwrap();
+        expect[lpn as usize] = c;
+    }
+    f.after_precondition();
+    let mut rng = Rng::new(seed);
+    let verify = |f: &flashgc_core::ftl::Ftl, expect: &[u64], when: &str| {
+        for (lpn, &want) in expect.iter().enumerate() {
+            assert_eq!(
+                peek(f, lpn as u32).unwrap_or(0),
+                want,
+                "{action} LPN {lpn} {when}"
+            );
+        }
+        f.check()
+            .unwrap_or_else(|e| panic!("{action} / {victim} {when}: {e}"));
+        assert!(f.content_error().is_none(), "{:?}", f.content_error());
+    };
+    let mut cuts = 0;
+    for step in 0..40_000u32 {
+        let r = rng.below(100);
+        let lpn = rng.below(logical) as u32;
+        match r {
+            0..=54 => {
+                let c = gen.next_content();
+                f.write_content(lpn, c).unwrap();
+                expect[lpn as usize] = c;
+            }
+            55..=69 => {
+                let got = f
+                    .read(lpn)
+                    .map(|p| f.content().unwrap().store().content_of(p));
+                assert_eq!(got.unwrap_or(0), expect[lpn as usize]);
+            }
+            70..=71 => {
+                f.trim(lpn);
+                expect[lpn as usize] = 0;
+            }
+            72..=98 => {
+                f.background_step().unwrap();
+            }
+            _ => {
+                f.power_cut();
+                cuts += 1;
+                verify(&f, &expect, "after a power cut");
+            }
+        }
+        if step % 2000 == 0 {
+            verify(&f, &expect, "periodic");
+        }
+    }
+    assert!(cuts > 100);
+    assert!(f.content_error().is_none());
+    // Drain the deferred queue: every deferred LPN gets a page of its own back.
+    while f.content().unwrap().queue_len() > 0 {
+        f.background_step().unwrap();
+    }
+    verify(&f, &expect, "after draining the queue");
+    let c = f.content().unwrap().counters().clone();
+    if action.starts_with("splitgc") {
+        let vpn = f.content_report(&Default::default()).unwrap().vpn_lpns;
+        assert_eq!(vpn, 0, "SplitGC keeps a copy per LPN once drained");
+    }
+    if dup > 0.0 {
+        let used = c.deferred_queued + c.remapped + c.revived + c.shared;
+        assert!(used > 0, "{action} never used a duplicate");
+    }
+}
+
+#[test]
+fn content_survives_gc_actions_background_work_and_power_cuts() {
+    for &dup in &[0.0, 0.5] {
+        fuzz("splitgc", "splitgc", dup, 17);
+        fuzz("cagc", "greedy", dup, 17);
+        fuzz("dagc", "dagc", dup, 17);
+        fuzz("cagc:index=full", "greedy", dup, 19);
+        fuzz("dagc:cache=unbounded", "dagc", dup, 19);
+    }
+    fuzz("splitgc", "splitgc:rule=dup-first", 0.3, 23);
+    fuzz("splitgc", "splitgc:rule=min-nondup", 0.5, 29);
+    fuzz("splitgc:writeback=rescrub", "greedy", 0.3, 31);
+    fuzz("splitgc:writeback=once", "splitgc", 0.5, 37);
+    fuzz("cagc:index=16,replace=fifo", "greedy", 0.5, 41);
+    fuzz("dagc:cache=8,replace=fifo", "dagc", 0.5, 43);
+    fuzz("cagc:index=64,threshold=3", "cost-benefit", 0.5, 47);
+    fuzz("splitgc", "fifo", 0.5, 53);
+}

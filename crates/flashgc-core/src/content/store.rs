@@ -161,6 +161,14 @@ impl ContentStore {
         }
     }
 
+    /// Entries in the fingerprint index.
+    pub fn index_len(&self) -> u64 {
+        self.indexed
+    }
+    /// Index entries dropped because the index was full.
+    pub fn evictions(&self) -> u64 {
+        self.evictions
+    }
     /// Content of the page at `ppn`.
     pub fn content_of(&self, ppn: Ppn) -> u64 {
         self.pcontent[ppn as usize]

@@ -339,7 +339,17 @@ impl Ftl {
 
     #[cold]
     fn open_segment(&mut self, s: StreamId) -> Result<SegmentId> {
+        let mut tries = 0u32;
         loop {
+            // A device too full to make progress livelocks: each GC episode frees a
+            // segment and then fills the frontier it opened with relocated pages.
+            tries += 1;
+            if tries > self.p.segments + 2 {
+                return Err(Error::DeviceFull(format!(
+                    "stream {s} makes no progress: every GC victim is full of valid data \
+                     (raise op or lower the fill)"
+                )));
+            }
             let seg = self.free.pop_front().ok_or_else(|| {
                 Error::DeviceFull(format!(
                     "no free segment for stream {s}: every candidate victim is full of valid data \

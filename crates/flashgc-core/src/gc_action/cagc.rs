@@ -122,7 +122,10 @@ impl GcAction for Cagc {
         self.lookups += 1;
         let fp = content.content(ppn);
         if let Some(g) = content.lookup(fp) {
-            if content.live_copy(g, victim).is_some() {
+            // A copy of another group (one the bounded index dropped) stays in it: its own
+            // VPN may serve LPNs.
+            let own = content.group(ppn);
+            if content.live_copy(g, victim).is_some() && own.is_none_or(|o| o == g) {
                 self.hits += 1;
                 // References after the remap: this LPN joins the copy's referrers.
                 let refs = content.refs(g) + u32::from(owner.is_some());
