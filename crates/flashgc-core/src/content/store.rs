@@ -395,11 +395,16 @@ impl<'a> ContentView<'a> {
     /// A live member of group `g` outside segment `except` (NONE: any segment), in list
     /// order.
     pub fn live_copy(&self, g: GroupId, except: u32) -> Option<Ppn> {
+        let (lo, hi) = if except == NONE {
+            (1, 0)
+        } else {
+            (except * self.pps, except * self.pps + self.pps)
+        };
         self.store.groups[g as usize]
             .ppns
             .iter()
             .copied()
-            .find(|&p| self.is_live(p) && (except == NONE || p / self.pps != except))
+            .find(|&p| (p < lo || p >= hi) && self.is_live(p))
     }
     /// The first member of group `g` (live or not).
     pub fn first_member(&self, g: GroupId) -> Option<Ppn> {

@@ -346,12 +346,15 @@ impl Ftl {
     fn is_last_borrowed_copy(&self, ppn: Ppn) -> bool {
         let st = &self.cl().store;
         let g = st.gid[ppn as usize];
-        g != NONE
-            && st.groups[g as usize].borrowers > 0
-            && st.groups[g as usize]
-                .ppns
-                .iter()
-                .all(|&p| p == ppn || !self.map.is_valid(p))
+        if g == NONE || st.groups[g as usize].borrowers == 0 {
+            return false;
+        }
+        let list = &st.groups[g as usize].ppns;
+        if !st.needs.keep_invalid {
+            // Every member is live: `ppn` is the last copy when it is the only member.
+            return list.len() == 1;
+        }
+        list.iter().all(|&p| p == ppn || !self.map.is_valid(p))
     }
 
     /// Live page `ppn` dies (call with its owner still set; the caller clears P2L).

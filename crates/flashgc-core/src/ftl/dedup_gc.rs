@@ -127,7 +127,9 @@ impl Ftl {
                     if !ok {
                         return Err(self.action_error(&format!(
                             "remaps page {ppn} to group {group}, which has no live copy outside the victim \
-                             (or the page is a copy of another group)"
+                             (or the page is a copy of another group) [in use {}, copy {:?}, own {own}]",
+                            self.cl().store.group_in_use(group),
+                            self.cview().live_copy(group, victim)
                         )));
                     }
                     if self.log_ops {
