@@ -101,11 +101,15 @@ impl Ftl {
                         self.insert_page(q);
                     }
                 }
-                PageAction::Defer => {
-                    let g = self.cl().store.gid[ppn as usize];
-                    if g == NONE || self.cview().live_copy(g, victim).is_none() {
+                PageAction::Defer { group: g } => {
+                    let own = self.cl().store.gid[ppn as usize];
+                    if !self.cl().store.group_in_use(g)
+                        || self.cview().live_copy(g, victim).is_none()
+                        || (own != NONE && own != g)
+                    {
                         return Err(self.action_error(&format!(
-                            "defers page {ppn}, which has no live copy outside the victim"
+                            "defers page {ppn} to group {g}, which has no live copy outside the victim \
+                             (or the page is a copy of another group)"
                         )));
                     }
                     if owner != NONE {

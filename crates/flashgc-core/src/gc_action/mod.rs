@@ -9,20 +9,24 @@
 //! [`ContentView`], and answer with decisions; they never call back into the FTL.
 //!
 //! Adding a GC action = one file implementing [`GcAction`] plus one line in [`REGISTRY`].
-//! A complete example, a "defer every page that has another live copy" policy:
+//! A complete example: a policy that fingerprints what GC migrates (like CAGC) but defers a
+//! page whose content already has a live copy (like SplitGC), run on a tiny FTL:
 //!
 //! ```
-//! use flashgc_core::content::{ContentNeeds, ContentView};
+//! use flashgc_core::content::{ContentGen, ContentNeeds, ContentParams, ContentView};
+//! use flashgc_core::ftl::{ContentLayer, Ftl, FtlParams};
 //! use flashgc_core::gc_action::{GcAction, PageAction, Target};
 //! use flashgc_core::segment::SegmentView;
 //! use flashgc_core::types::{Lpn, Ppn, SegmentId};
+//! use flashgc_core::{placement, victim};
 //!
-//! /// Defers a victim page when its content group has a live copy outside the victim.
-//! struct DeferCopies;
+//! /// Defers a victim page whose content has a live copy elsewhere; moves and indexes
+//! /// the others (their fingerprint is computed on the way).
+//! struct DeferKnownCopies;
 //!
-//! impl GcAction for DeferCopies {
+//! impl GcAction for DeferKnownCopies {
 //!     fn name(&self) -> &'static str {
-//!         "defer-copies"
+//!         "defer-known-copies"
 //!     }
 //!     fn needs(&self) -> ContentNeeds {
 //!         ContentNeeds { defers: true, ..ContentNeeds::default() }
@@ -35,21 +39,46 @@
 //!         _segs: &SegmentView,
 //!         content: &ContentView,
 //!     ) -> PageAction {
-//!         match content.group(ppn) {
-//!             Some(g) if content.live_copy(g, victim).is_some() => PageAction::Defer,
-//!             _ => PageAction::Move { to: Target::Placement, index: false },
+//!         match content.lookup(content.content(ppn)) {
+//!             Some(g) if content.group(ppn).is_none_or(|o| o == g)
+//!                 && content.live_copy(g, victim).is_some() => PageAction::Defer { group: g },
+//!             _ => PageAction::Move { to: Target::Placement, index: true },
 //!         }
 //!     }
 //! }
 //!
-//! // Registered with one line in REGISTRY:
-//! // ("defer-copies", "defer pages with another live copy", |_spec, _init| Ok(Box::new(DeferCopies))),
-//! let a: Box<dyn GcAction> = Box::new(DeferCopies);
-//! assert_eq!(a.name(), "defer-copies");
-//! ```
+//! // One line in REGISTRY would make it `--gc-action defer-known-copies`:
+//! // ("defer-known-copies", "...", |_spec, _init| Ok(Box::new(DeferKnownCopies))),
 //!
-//! (Nothing fills its content groups, so it defers nothing: `splitgc` adds the read scrub
-//! that does.)
+//! // A tiny FTL: 8 segments of 4 pages, content mode with this action.
+//! let (segments, pps, logical) = (8, 4, 16);
+//! let pl = placement::build("placement", "single", placement::PlacementInit {
+//!     logical_pages: logical, segments, pages_per_segment: pps, seed: 1 }).unwrap();
+//! let vi = victim::build("victim", "greedy", victim::VictimInit {
+//!     segments, pages_per_segment: pps, groups: 1, seed: 1 }).unwrap();
+//! let mut ftl = Ftl::new(FtlParams { logical_pages: logical, segments,
+//!     pages_per_segment: pps, gc_low: 1, gc_high: 1 }, pl, vi);
+//! ftl.enable_content(ContentLayer::new(logical, (segments * pps) as u64,
+//!     Box::new(DeferKnownCopies), ContentGen::new(ContentParams::default(), 1)));
+//! // Segment 0: LPN 0 holds content 7, the rest is overwritten; segment 1 likewise for LPN
+//! // 4, also content 7.
+//! for (lpn, c) in [(0, 7), (1, 10), (2, 11), (3, 12), (4, 7), (5, 13), (6, 14), (7, 15),
+//!                  (1, 16), (2, 17), (3, 18), (5, 19), (6, 20), (7, 21), (8, 22), (9, 23)] {
+//!     ftl.write_content(lpn, c).unwrap();
+//! }
+//! // GC 1 (segment 0, one valid page): content 7 is unknown: moved and indexed.
+//! assert!(ftl.collect_if_below(100).unwrap());
+//! // GC 2 (segment 1): its page of content 7 has a live copy: deferred, nothing moved.
+//! assert!(ftl.collect_if_below(100).unwrap());
+//! assert_eq!(ftl.counters.gc_writes, 1);
+//! assert_eq!(ftl.content().unwrap().counters().deferred_queued, 1);
+//! assert_eq!(ftl.resolve(4), ftl.resolve(0)); // LPN 4 is read from the other copy
+//! ftl.check().unwrap();
+//! // Idle time: the deferred LPN gets a page of its own back.
+//! ftl.background_step().unwrap();
+//! assert_ne!(ftl.resolve(4), ftl.resolve(0));
+//! ftl.check().unwrap();
+//! ```
 
 use crate::content::{ContentNeeds, ContentView, GroupId};
 use crate::error::{Error, Result};
@@ -100,9 +129,13 @@ pub enum PageAction {
         /// Index the new copy.
         index: bool,
     },
-    /// Do not move it now: its content group has a live copy outside the victim. Its LPN
-    /// is served through the group's VPN and queued for migration at idle time (SplitGC).
-    Defer,
+    /// Do not move it now: group `group` (the page's own, or the group of its content when
+    /// the page is in none) has a live copy outside the victim. Its LPN is served through
+    /// the group's VPN and queued for migration at idle time (SplitGC).
+    Defer {
+        /// The group whose copy serves the LPN meanwhile.
+        group: GroupId,
+    },
     /// Do not move it: its LPN is served through group `group` (which has a live copy
     /// outside the victim) for good: deduplication (CAGC). `promote`: then relocate that
     /// copy to this stream unless it is already there (CAGC's cold region).

@@ -187,7 +187,7 @@ impl GcAction for SplitGc {
         match content.group(ppn) {
             Some(g) if content.live_copy(g, victim).is_some() => {
                 self.c.deferred_decisions += 1;
-                PageAction::Defer
+                PageAction::Defer { group: g }
             }
             _ => PageAction::Move {
                 to: Target::Placement,
