@@ -236,12 +236,7 @@ pub struct RunConfig {
     pub max_memory_gib: Option<f64>,
     /// GC action spec: `move` (relocate every valid page), or a content-aware action that
     /// switches the FTL to its content mode: `splitgc`, `cagc`, `dagc` (`crate::gc_action`).
-    #[serde(skip_serializing_if = "is_move")]
     pub gc_action: String,
-}
-
-fn is_move(s: &str) -> bool {
-    s == "move"
 }
 
 impl Default for RunConfig {
@@ -276,12 +271,7 @@ pub struct Config {
     /// Run parameters.
     pub run: RunConfig,
     /// Synthetic page content (content mode: pages whose request carries no content).
-    #[serde(skip_serializing_if = "is_default_content")]
     pub content: crate::content::ContentParams,
-}
-
-fn is_default_content(c: &crate::content::ContentParams) -> bool {
-    *c == crate::content::ContentParams::default()
 }
 
 /// The derived layout of a validated configuration, in mapping units (LPN-sized pages).
