@@ -105,7 +105,7 @@ pub struct DedupReport {
     pub write: LatencySummary,
     /// All requests.
     pub all: LatencySummary,
-    /// Metadata memory per logical page, by structure (SSD metadata of the scheme).
+    /// The scheme's SSD metadata per logical page, by structure (empty for `move`).
     pub memory_bytes_per_lpn: Vec<(String, f64)>,
     /// Simulated time of the measured part, seconds.
     pub simulated_s: f64,
@@ -459,12 +459,10 @@ impl DedupSim {
             background_writes: c.background_writes - b.background_writes,
         };
         let dedup = f.content_report(&self.cbase);
-        let skip = ["L2P", "P2L", "validity", "segment table", "simulator state"];
         let memory = f
-            .memory()
+            .content_ssd_metadata()
             .into_iter()
-            .filter(|(n, _)| !skip.iter().any(|s| n.starts_with(s)))
-            .map(|(n, b)| (n.to_string(), b as f64 / l.logical_pages as f64))
+            .map(|(n, b)| (n, b as f64 / l.logical_pages as f64))
             .collect();
         DedupReport {
             scheme: self.scheme.clone(),

@@ -525,12 +525,20 @@ impl Simulation {
                 ),
             ));
         }
-        let content_bytes = if action.is_some() {
+        let content_bytes = match &action {
             // Page contents, group links and positions (16 B per physical page), the last
-            // written content per LPN (8 B), the group table (about 40 B per content).
-            layout.physical_pages * 16 + layout.logical_pages * 8 + layout.physical_pages * 40 / 4
-        } else {
-            0
+            // written content per LPN (8 B), and the groups: at most one per indexed
+            // content (the index capacity, else every physical page) at about 80 B each
+            // (group record, index bucket, recency links, list block).
+            Some(a) => {
+                let groups = a
+                    .needs()
+                    .index_capacity
+                    .unwrap_or(layout.physical_pages)
+                    .min(layout.physical_pages);
+                layout.physical_pages * 16 + layout.logical_pages * 8 + groups * 80
+            }
+            None => 0,
         };
         let estimate = memory_estimate(
             &layout,

@@ -56,13 +56,86 @@ impl Default for ContentNeeds {
     }
 }
 
+/// The member pages of a group: the first inline (most groups have one copy, and need no
+/// heap allocation), the others in a vector. Positions are stable under `push` and change
+/// only for the element `swap_remove` moves.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Members {
+    first: u32,
+    rest: Vec<u32>,
+}
+
+impl Members {
+    pub(crate) fn new() -> Members {
+        Members {
+            first: NONE,
+            rest: Vec::new(),
+        }
+    }
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        if self.first == NONE {
+            0
+        } else {
+            1 + self.rest.len()
+        }
+    }
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.first == NONE
+    }
+    #[inline]
+    pub(crate) fn first(&self) -> Option<u32> {
+        (self.first != NONE).then_some(self.first)
+    }
+    /// Appends `p`; returns its position.
+    #[inline]
+    pub(crate) fn push(&mut self, p: u32) -> u32 {
+        if self.first == NONE {
+            self.first = p;
+            0
+        } else {
+            self.rest.push(p);
+            self.rest.len() as u32
+        }
+    }
+    /// Removes the element at position `i` and moves the last one there; returns the
+    /// element now at `i`, if any.
+    pub(crate) fn swap_remove(&mut self, i: usize) -> Option<u32> {
+        if i == 0 {
+            match self.rest.pop() {
+                Some(last) => {
+                    self.first = last;
+                    Some(last)
+                }
+                None => {
+                    self.first = NONE;
+                    None
+                }
+            }
+        } else {
+            self.rest.swap_remove(i - 1);
+            self.rest.get(i - 1).copied()
+        }
+    }
+    /// Capacity of the list beyond the first member.
+    pub(crate) fn rest_capacity(&self) -> usize {
+        self.rest.capacity()
+    }
+    /// The members in position order.
+    #[inline]
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.first().into_iter().chain(self.rest.iter().copied())
+    }
+}
+
 /// One content group: the SMT entry `VPN -> physical copies` and, while indexed, the
 /// fingerprint table's entry for its content.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Group {
     pub(crate) fp: u64,
     /// Member pages (live copies; with `keep_invalid` also dead ones not yet erased).
-    pub(crate) ppns: Vec<Ppn>,
+    pub(crate) ppns: Members,
     /// LPNs served through this VPN.
     pub(crate) borrowers: u32,
     /// Live members without an owner (kept for the borrowers): lets an unpin skip the scan
@@ -197,7 +270,7 @@ impl ContentStore {
     pub(crate) fn new_group(&mut self, fp: u64) -> GroupId {
         let grp = Group {
             fp,
-            ppns: Vec::new(),
+            ppns: Members::new(),
             borrowers: 0,
             pinned: 0,
             indexed: false,
@@ -314,6 +387,43 @@ impl ContentStore {
         (g as usize) < self.groups.len() && self.groups[g as usize].in_use
     }
 
+    /// Bytes the simulator's store takes: the group table (with the member lists beyond the
+    /// first), the index (hash table buckets) and the recency links; the per-page arrays
+    /// are counted apart (`per_page_bytes`).
+    pub fn simulator_bytes(&self) -> u64 {
+        // Lengths, not capacities: a vector's unused capacity is never touched, so it does
+        // not count in the resident memory.
+        let groups = self.groups.len() * std::mem::size_of::<Group>();
+        // Each non-empty list beyond the first member is one heap block (16 B of allocator
+        // overhead).
+        let lists: usize = self
+            .groups
+            .iter()
+            .map(|g| {
+                let c = g.ppns.rest_capacity();
+                if c > 0 {
+                    c * 4 + 16
+                } else {
+                    0
+                }
+            })
+            .sum();
+        let buckets = (self.index.capacity() * 8 / 7).next_power_of_two();
+        let index = if self.index.capacity() == 0 {
+            0
+        } else {
+            buckets * (std::mem::size_of::<(u64, GroupId)>() + 1)
+        };
+        let links = (self.rprev.len() + self.rnext.len() + self.free_groups.len()) * 4;
+        (groups + lists + index + links) as u64
+    }
+
+    /// Bytes of the per-physical-page arrays: content (8 B), group and position (4 + 4 B),
+    /// the scrub mark (1 bit).
+    pub fn per_page_bytes(&self) -> u64 {
+        (self.pcontent.len() * 16 + self.noprint.len() * 8) as u64
+    }
+
     /// Bytes of the SSD metadata the store stands for: the fingerprint table (per indexed
     /// content 20 B SHA-1 + 4 B VPN + 4 B count, plus 4 B per listed copy) and the SMT
     /// entries in use (8 B each; the lists are shared with the table).
@@ -403,12 +513,11 @@ impl<'a> ContentView<'a> {
         self.store.groups[g as usize]
             .ppns
             .iter()
-            .copied()
             .find(|&p| (p < lo || p >= hi) && self.is_live(p))
     }
     /// The first member of group `g` (live or not).
     pub fn first_member(&self, g: GroupId) -> Option<Ppn> {
-        self.store.groups[g as usize].ppns.first().copied()
+        self.store.groups[g as usize].ppns.first()
     }
     /// Number of member pages of group `g`.
     pub fn members(&self, g: GroupId) -> usize {
@@ -418,12 +527,7 @@ impl<'a> ContentView<'a> {
     /// of its live members (CAGC's reference count).
     pub fn refs(&self, g: GroupId) -> u32 {
         let grp = &self.store.groups[g as usize];
-        grp.borrowers
-            + grp
-                .ppns
-                .iter()
-                .filter(|&&p| self.owner(p).is_some())
-                .count() as u32
+        grp.borrowers + grp.ppns.iter().filter(|&p| self.owner(p).is_some()).count() as u32
     }
     /// LPNs served through group `g`'s VPN.
     pub fn borrowers(&self, g: GroupId) -> u32 {

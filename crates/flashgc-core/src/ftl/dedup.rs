@@ -237,10 +237,9 @@ impl Ftl {
         debug_assert_eq!(st.gid[ppn as usize], NONE);
         st.gid[ppn as usize] = g;
         let list = &mut st.groups[g as usize].ppns;
-        st.pos[ppn as usize] = list.len() as u32;
-        list.push(ppn);
+        st.pos[ppn as usize] = list.push(ppn);
         let len = list.len();
-        let first = list[0];
+        let first = list.first().expect("just pushed");
         st.members += 1;
         if st.needs.dup_counts {
             if len == 2 {
@@ -267,12 +266,10 @@ impl Ftl {
         let st = &mut self.clm().store;
         let i = st.pos[ppn as usize] as usize;
         let list = &mut st.groups[g as usize].ppns;
-        list.swap_remove(i);
-        if i < list.len() {
-            let moved = list[i];
+        if let Some(moved) = list.swap_remove(i) {
             st.pos[moved as usize] = i as u32;
         }
-        let other = list.first().copied();
+        let other = list.first();
         st.gid[ppn as usize] = NONE;
         st.members -= 1;
         if dup && len == 2 {
@@ -297,7 +294,7 @@ impl Ftl {
         }
         let mut pages = std::mem::take(&mut self.clm().buf);
         pages.clear();
-        pages.extend_from_slice(&self.cl().store.groups[g as usize].ppns);
+        pages.extend(self.cl().store.groups[g as usize].ppns.iter());
         for &p in &pages {
             if self.map.is_valid(p) {
                 self.leave(p);
@@ -354,7 +351,7 @@ impl Ftl {
             // Every member is live: `ppn` is the last copy when it is the only member.
             return list.len() == 1;
         }
-        list.iter().all(|&p| p == ppn || !self.map.is_valid(p))
+        list.iter().all(|p| p == ppn || !self.map.is_valid(p))
     }
 
     /// Live page `ppn` dies (call with its owner still set; the caller clears P2L).
@@ -384,7 +381,6 @@ impl Ftl {
                 self.cl().store.groups[g as usize]
                     .ppns
                     .iter()
-                    .copied()
                     .filter(|&p| self.owner_of(p) == NONE && self.map.is_valid(p)),
             );
             for &p in &dead {
@@ -443,8 +439,7 @@ impl Ftl {
         // Join while the page is still live, then one combined count change.
         let st = &mut self.clm().store;
         st.gid[ppn as usize] = g;
-        st.pos[ppn as usize] = 0;
-        st.groups[g as usize].ppns.push(ppn);
+        st.pos[ppn as usize] = st.groups[g as usize].ppns.push(ppn);
         st.members += 1;
         self.invalidate_reusable(ppn);
     }
@@ -498,7 +493,6 @@ impl Ftl {
                 let p = self.cl().store.groups[group as usize]
                     .ppns
                     .first()
-                    .copied()
                     .ok_or_else(|| self.action_error("shares an empty group"))?;
                 self.check_reuse(p, c, true)?;
                 if !self.map.is_valid(p) {

@@ -29,6 +29,9 @@ pub struct ContentReport {
     pub index_evictions: u64,
     /// The policy's own counters.
     pub policy: Option<serde_json::Value>,
+    /// SSD metadata of the content mode in bytes per structure (as the SSD would store it,
+    /// unlike `memory`, which is what the simulator holds).
+    pub ssd_metadata: Vec<(String, u64)>,
 }
 
 /// The content layer's state in a checkpoint (everything but the action, saved apart).
@@ -64,23 +67,47 @@ impl Ftl {
         Ok(())
     }
 
-    /// Memory of the content mode by structure (SSD metadata first, then simulator state).
+    /// Memory of the content mode by structure, as the simulator holds it.
     pub(crate) fn content_memory(&self) -> Vec<(&'static str, u64)> {
         let Some(cl) = self.content.as_deref() else {
             return Vec::new();
         };
-        let (table, smt) = cl.store.metadata_bytes();
-        let phys = cl.store.pcontent.len() as u64;
         vec![
-            ("fingerprint table / index (28 B per content + 4 B per copy)", table),
-            ("SMT (8 B per VPN in use; the L2P MSB flags a VPN)", smt),
-            ("deferred-migration queue at its peak (8 B per entry)", cl.queue_peak as u64 * 8),
-            ("GC action (e.g. Bloom filter)", cl.action.memory_bytes()),
-            ("segment content counters (8 B per segment)", self.segs.len() as u64 * 8),
             (
-                "simulator state: page contents, group links, last-written content (not SSD metadata)",
-                phys * 16 + phys.div_ceil(8) + cl.expect.len() as u64 * 8,
+                "content groups, fingerprint index, recency links (simulator; the SSD's table: dedup.ssd_metadata)",
+                cl.store.simulator_bytes(),
             ),
+            (
+                "page contents, group links (16 B per physical page)",
+                cl.store.per_page_bytes(),
+            ),
+            (
+                "content check: last-written content (8 B per LPN)",
+                cl.expect.len() as u64 * 8,
+            ),
+            ("deferred-migration queue", cl.queue.capacity() as u64 * 4),
+            ("GC action (e.g. Bloom filter)", cl.action.memory_bytes()),
+            (
+                "segment content counters (8 B per segment)",
+                self.segs.len() as u64 * 8,
+            ),
+        ]
+    }
+
+    /// What the content mode's metadata would take in the SSD, by structure: the
+    /// fingerprint table (28 B per content: 20 B SHA-1 + 4 B VPN + 4 B count, plus 4 B per
+    /// listed copy), the SMT entries in use (8 B each; the L2P's MSB flags a VPN), the
+    /// deferred queue at its peak (8 B per entry) and the action's own structures.
+    pub fn content_ssd_metadata(&self) -> Vec<(String, u64)> {
+        let Some(cl) = self.content.as_deref() else {
+            return Vec::new();
+        };
+        let (table, smt) = cl.store.metadata_bytes();
+        vec![
+            ("fingerprint table".into(), table),
+            ("SMT".into(), smt),
+            ("deferred queue (peak)".into(), cl.queue_peak as u64 * 8),
+            ("GC action (Bloom filter)".into(), cl.action.memory_bytes()),
         ]
     }
 
@@ -112,6 +139,7 @@ impl Ftl {
             index_peak: cl.store.indexed_peak,
             index_evictions: cl.store.evictions,
             policy: cl.action.report(),
+            ssd_metadata: self.content_ssd_metadata(),
         })
     }
 
@@ -204,7 +232,7 @@ impl Ftl {
                     return Err(format!("LPN {lpn} points at unused VPN {g}"));
                 }
                 borrowers[g] += 1;
-                if !st.groups[g].ppns.iter().any(|&p| valid(p)) {
+                if !st.groups[g].ppns.iter().any(valid) {
                     return Err(format!("LPN {lpn}: VPN {g} has no live copy"));
                 }
             } else {
@@ -243,7 +271,7 @@ impl Ftl {
                     grp.borrowers, borrowers[g]
                 ));
             }
-            for (i, &p) in grp.ppns.iter().enumerate() {
+            for (i, p) in grp.ppns.iter().enumerate() {
                 members += 1;
                 if st.gid[p as usize] != g as u32 || st.pos[p as usize] != i as u32 {
                     return Err(format!("VPN {g}: member {p} back-pointer broken"));
@@ -258,7 +286,7 @@ impl Ftl {
             let pinned = grp
                 .ppns
                 .iter()
-                .filter(|&&p| valid(p) && self.map.p2l[p as usize] == NONE)
+                .filter(|&p| valid(p) && self.map.p2l[p as usize] == NONE)
                 .count() as u32;
             if pinned != grp.pinned {
                 return Err(format!(
