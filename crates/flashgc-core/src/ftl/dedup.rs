@@ -17,10 +17,11 @@
 //! This file: the layer's state, group bookkeeping and host operations. GC and background
 //! work: `dedup_gc.rs`; invariants, checkpoints, reports: `dedup_check.rs`.
 
-use super::{FlashOp, Ftl};
+use super::Ftl;
 use crate::content::{ContentGen, ContentStore, ContentView, GroupId, VFLAG};
 use crate::error::{Error, Result};
 use crate::gc_action::{GcAction, WriteAction};
+use crate::ops::{Compute, FlashOp, Origin};
 use crate::segment::{SegState, SegmentView};
 use crate::types::{Lpn, Ppn, SegmentId, NONE};
 use std::collections::VecDeque;
@@ -104,6 +105,9 @@ pub struct ContentLayer {
     pub(crate) queue_peak: usize,
     /// Content last written to each LPN (0: none), for the content check.
     pub(crate) expect: Vec<u64>,
+    /// LPNs whose host write set `expect` but is not on flash yet (a write cache holds
+    /// it): their next flash write programs that content (a bit per LPN).
+    pub(crate) staged: Vec<u64>,
     pub(crate) counters: ContentCounters,
     /// The first content mismatch, if any (the driver turns it into an error).
     pub(crate) error: Option<String>,
@@ -122,6 +126,7 @@ impl ContentLayer {
             queue: VecDeque::new(),
             queue_peak: 0,
             expect: super::mapping::big_vec(logical as usize, 0),
+            staged: vec![0; (logical as usize).div_ceil(64)],
             counters: ContentCounters::default(),
             error: None,
             extra_base: 0,
@@ -156,6 +161,14 @@ impl Ftl {
             .extend(std::iter::repeat_n(super::Frontier { seg: NONE }, extra));
         self.segs.enable_content_counters();
         self.content = Some(Box::new(layer));
+    }
+
+    /// Whether the FTL has idle-time background work for a timed driver (content mode with
+    /// an action that scrubs or defers).
+    pub fn has_background_work(&self) -> bool {
+        self.content
+            .as_deref()
+            .is_some_and(|c| c.action.background())
     }
 
     /// The content layer, if the FTL is in content mode.
@@ -446,16 +459,43 @@ impl Ftl {
 
     // ---- host operations ----
 
-    /// Writes one user page with content `content` (0: the synthetic source's next
-    /// content). Content mode only.
+    /// A host write of `content` to `lpn` (0: the synthetic source's next content) that
+    /// reaches flash later (a write cache holds it): the content check expects it from
+    /// now on, and the LPN's next flash write programs it. Content mode only (no-op
+    /// otherwise).
+    pub fn stage_content(&mut self, lpn: Lpn, content: u64) {
+        let Some(cl) = self.content.as_deref_mut() else {
+            return;
+        };
+        let c = if content == 0 {
+            cl.gen.next_content()
+        } else {
+            content
+        };
+        cl.expect[lpn as usize] = c;
+        cl.staged[(lpn / 64) as usize] |= 1 << (lpn % 64);
+    }
+
+    /// Writes one user page with content `content` (0: the content staged for it by
+    /// [`Ftl::stage_content`], else the synthetic source's next content). Content mode
+    /// only.
     pub fn write_content(&mut self, lpn: Lpn, content: u64) -> Result<()> {
         self.clock += 1;
         let s = self.placement.user_stream(lpn, self.clock);
         self.counters.user_writes += 1;
-        let c = if content == 0 {
-            self.clm().gen.next_content()
-        } else {
-            content
+        let c = {
+            let cl = self.clm();
+            let w = &mut cl.staged[(lpn / 64) as usize];
+            let bit = 1u64 << (lpn % 64);
+            if content != 0 {
+                *w &= !bit;
+                content
+            } else if *w & bit != 0 {
+                *w &= !bit;
+                cl.expect[lpn as usize]
+            } else {
+                cl.gen.next_content()
+            }
         };
         self.release(lpn);
         self.clm().expect[lpn as usize] = c;
@@ -469,9 +509,16 @@ impl Ftl {
             );
             cl.action.on_write(lpn, c, &view)
         };
+        if self.log.is_on() && self.cl().action.costs().write_ns > 0 {
+            // The action's checksum lookup on the write path (DAGC).
+            self.log.push(FlashOp::Compute {
+                work: Compute::FingerprintLookup { lookups: 1 },
+                origin: Origin::Host,
+            });
+        }
         match wa {
             WriteAction::Program { index } => {
-                let ppn = self.program(s, lpn, c)?;
+                let ppn = self.program(s, lpn, c, NONE, Origin::Host)?;
                 self.map.l2p[lpn as usize] = ppn;
                 if index {
                     self.insert_page(ppn);
@@ -479,9 +526,11 @@ impl Ftl {
             }
             WriteAction::Revive { ppn } => {
                 self.check_reuse(ppn, c, false)?;
-                if self.log_ops {
-                    self.ops.push(FlashOp::Read { ppn, gc: false });
-                }
+                // Read and compared before it is reused (the checksum may collide).
+                self.log.push(FlashOp::Read {
+                    ppn,
+                    origin: Origin::Host,
+                });
                 self.leave(ppn);
                 self.revalidate(ppn, -1);
                 self.map.p2l[ppn as usize] = lpn;
@@ -532,8 +581,16 @@ impl Ftl {
     }
 
     /// Programs a page of content `c` owned by `owner` (NONE: pinned) at stream `s`'s
-    /// frontier (opening a segment and running GC if needed). L2P is the caller's.
-    pub(crate) fn program(&mut self, s: u16, owner: Lpn, c: u64) -> Result<Ppn> {
+    /// frontier (opening a segment and running GC if needed), a host program when `src` is
+    /// NONE, else a move of page `src` (GC or background). L2P is the caller's.
+    pub(crate) fn program(
+        &mut self,
+        s: u16,
+        owner: Lpn,
+        c: u64,
+        src: Ppn,
+        origin: Origin,
+    ) -> Result<Ppn> {
         let mut seg = self.open[s as usize].seg;
         if seg == NONE {
             seg = self.open_segment(s)?;
@@ -551,10 +608,15 @@ impl Ftl {
             st.pcontent[ppn as usize] = c;
             st.set_noprint(ppn, false);
         }
-        if self.log_ops {
-            self.ops.push(FlashOp::Program {
-                ppn,
-                gc: self.in_gc || self.bg,
+        if self.log.is_on() {
+            self.log.push(if src == NONE {
+                FlashOp::Program { ppn, origin }
+            } else {
+                FlashOp::Copyback {
+                    src,
+                    dst: ppn,
+                    origin,
+                }
             });
         }
         if off + 1 == pps {
@@ -583,8 +645,10 @@ impl Ftl {
         let want = self.cl().expect[lpn as usize];
         match p {
             None => self.counters.unmapped_reads += 1,
-            Some(ppn) if self.log_ops => self.ops.push(FlashOp::Read { ppn, gc: false }),
-            Some(_) => {}
+            Some(ppn) => self.log.push(FlashOp::Read {
+                ppn,
+                origin: Origin::Host,
+            }),
         }
         let cl = self.clm();
         cl.counters.checked_reads += 1;
@@ -612,7 +676,9 @@ impl Ftl {
         if self.release(lpn) {
             self.counters.trims += 1;
         }
-        self.clm().expect[lpn as usize] = 0;
+        let cl = self.clm();
+        cl.expect[lpn as usize] = 0;
+        cl.staged[(lpn / 64) as usize] &= !(1 << (lpn % 64));
         self.placement.on_trim(lpn);
     }
 

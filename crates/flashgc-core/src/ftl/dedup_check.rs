@@ -43,6 +43,8 @@ struct ContentState {
     queue_peak: usize,
     #[serde(with = "crate::checkpoint::raw")]
     expect: Vec<u64>,
+    #[serde(with = "crate::checkpoint::raw")]
+    staged: Vec<u64>,
     counters: ContentCounters,
     error: Option<String>,
 }
@@ -54,6 +56,9 @@ impl Ftl {
             return Ok(());
         };
         for (lpn, &want) in cl.expect.iter().enumerate() {
+            if cl.staged[lpn / 64] >> (lpn % 64) & 1 == 1 {
+                continue; // written by the host, still in a write cache
+            }
             let got = self
                 .resolve(lpn as Lpn)
                 .map(|p| cl.store.pcontent[p as usize]);
@@ -82,8 +87,8 @@ impl Ftl {
                 cl.store.per_page_bytes(),
             ),
             (
-                "content check: last-written content (8 B per LPN)",
-                cl.expect.len() as u64 * 8,
+                "content check: last-written content (8 B per LPN) and staged bits",
+                cl.expect.len() as u64 * 8 + cl.staged.len() as u64 * 8,
             ),
             ("deferred-migration queue", cl.queue.capacity() as u64 * 4),
             ("GC action (e.g. Bloom filter)", cl.action.memory_bytes()),
@@ -156,6 +161,8 @@ impl Ftl {
             queue_peak: usize,
             #[serde(with = "crate::checkpoint::raw")]
             expect: &'a [u64],
+            #[serde(with = "crate::checkpoint::raw")]
+            staged: &'a [u64],
             counters: &'a ContentCounters,
             error: &'a Option<String>,
         }
@@ -165,6 +172,7 @@ impl Ftl {
             queue: &cl.queue,
             queue_peak: cl.queue_peak,
             expect: &cl.expect,
+            staged: &cl.staged,
             counters: &cl.counters,
             error: &cl.error,
         })?;
@@ -187,6 +195,7 @@ impl Ftl {
             && st.store.pos.len() == phys
             && st.store.noprint.len() == phys.div_ceil(64)
             && st.expect.len() == self.map.l2p.len()
+            && st.staged.len() == self.map.l2p.len().div_ceil(64)
             && st.store.rprev.len() == st.store.groups.len()
             && st.store.rnext.len() == st.store.groups.len()
             && st.store.needs == self.cl().store.needs;
@@ -207,6 +216,7 @@ impl Ftl {
         cl.queue = st.queue;
         cl.queue_peak = st.queue_peak;
         cl.expect = st.expect;
+        cl.staged = st.staged;
         cl.counters = st.counters;
         cl.error = st.error;
         if let Err(e) = self.check_content() {

@@ -2,10 +2,11 @@
 //! pages, background work at idle time (deferred migration, read scrub), the prescrub of a
 //! preconditioned device and power cuts.
 
-use super::{Background, FlashOp, Ftl};
+use super::{Background, Ftl};
 use crate::content::{ContentView, VFLAG};
 use crate::error::{Error, Result};
 use crate::gc_action::{PageAction, Target, Writeback};
+use crate::ops::{Compute, FlashOp, Origin};
 use crate::segment::{SegState, SegmentView};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
 
@@ -28,12 +29,9 @@ impl Ftl {
         }
     }
 
-    /// Moves live page `ppn` to target `t`, keeping its owner, group and scrub mark.
-    /// Returns the new page. Logs the read.
+    /// Moves live page `ppn` to target `t`, keeping its owner, group and scrub mark
+    /// (one GC copyback in the op stream). Returns the new page.
     pub(crate) fn relocate_page(&mut self, ppn: Ppn, t: Target) -> Result<Ppn> {
-        if self.log_ops {
-            self.ops.push(FlashOp::Read { ppn, gc: true });
-        }
         let owner = self.owner_of(ppn);
         let from = ppn / self.p.pages_per_segment;
         let s = self.target_stream(t, owner, from);
@@ -45,7 +43,7 @@ impl Ftl {
                 st.is_noprint(ppn),
             )
         };
-        let q = self.program(s, owner, c)?;
+        let q = self.program(s, owner, c, ppn, Origin::Gc)?;
         if noprint {
             self.clm().store.set_noprint(q, true);
         }
@@ -94,6 +92,18 @@ impl Ftl {
                     &view,
                 )
             };
+            if self.log.is_on() && self.cl().action.costs().gc_page_ns > 0 {
+                // The action fingerprints each page GC reads and looks it up (CAGC).
+                for work in [
+                    Compute::Fingerprint { pages: 1 },
+                    Compute::FingerprintLookup { lookups: 1 },
+                ] {
+                    self.log.push(FlashOp::Compute {
+                        work,
+                        origin: Origin::Gc,
+                    });
+                }
+            }
             match decision {
                 PageAction::Move { to, index } => {
                     let q = self.relocate_page(ppn, to)?;
@@ -136,9 +146,11 @@ impl Ftl {
                             self.cview().live_copy(group, victim)
                         )));
                     }
-                    if self.log_ops {
-                        self.ops.push(FlashOp::Read { ppn, gc: true });
-                    }
+                    // Read to be fingerprinted, not written anywhere.
+                    self.log.push(FlashOp::Read {
+                        ppn,
+                        origin: Origin::Gc,
+                    });
                     if owner != NONE {
                         self.borrow(owner, group);
                     }
@@ -215,6 +227,28 @@ impl Ftl {
         if step.fingerprinted {
             c.scrub_fp_pages += 1;
         }
+        if self.log.is_on() {
+            // The scrub reads the page and checks its ECC; in the fingerprinted group it
+            // also hashes it and probes the Bloom filter and table.
+            self.log.push(FlashOp::Read {
+                ppn: step.ppn,
+                origin: Origin::Background,
+            });
+            let mut work = vec![Compute::EccDecode {
+                pages: 1,
+                corrected: false,
+            }];
+            if step.fingerprinted {
+                work.push(Compute::Fingerprint { pages: 1 });
+                work.push(Compute::FingerprintLookup { lookups: 1 });
+            }
+            for w in work {
+                self.log.push(FlashOp::Compute {
+                    work: w,
+                    origin: Origin::Background,
+                });
+            }
+        }
         if step.insert && self.cl().store.gid[step.ppn as usize] == NONE {
             self.clm().counters.scrub_inserted += 1;
             self.insert_page(step.ppn);
@@ -232,15 +266,9 @@ impl Ftl {
                 "content mode: VPN {g} has no live copy (LPN {lpn})"
             ))
         })?;
-        if self.log_ops {
-            self.ops.push(FlashOp::Read { ppn: src, gc: true });
-        }
         let c = self.cl().store.groups[g as usize].fp;
         let s = self.target_stream(Target::Placement, lpn, src / self.p.pages_per_segment);
-        self.bg = true;
-        let q = self.program(s, lpn, c);
-        self.bg = false;
-        let q = q?;
+        let q = self.program(s, lpn, c, src, Origin::Background)?;
         // The program may have run GC; the LPN's borrow kept the group alive.
         let g = self.map.l2p[lpn as usize] & !VFLAG;
         match self.cl().action.writeback() {
@@ -299,7 +327,8 @@ impl Ftl {
         if self.content.is_none() {
             return;
         }
-        self.ops.clear();
+        let on = self.log.is_on();
+        self.log.set(on);
         let defers = self.cl().store.needs.defers;
         let mut q = std::collections::VecDeque::new();
         if defers {

@@ -237,6 +237,11 @@ pub trait GcAction: Send {
         segs: &SegmentView,
         content: &ContentView,
     ) -> PageAction;
+    /// Whether the policy has idle-time work (a read scrub, deferred pages to write back):
+    /// a timed driver then calls `Ftl::background_step` in host idle periods.
+    fn background(&self) -> bool {
+        false
+    }
     /// The next idle-time read-scrub step, if this policy scrubs (SplitGC). None: no work.
     fn scrub_step(&mut self, _segs: &SegmentView, _content: &ContentView) -> Option<ScrubStep> {
         None

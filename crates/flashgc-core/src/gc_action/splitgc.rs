@@ -245,6 +245,9 @@ impl GcAction for SplitGc {
         }
     }
 
+    fn background(&self) -> bool {
+        true
+    }
     fn prescrub(&self) -> bool {
         self.prescrub
     }

@@ -1,13 +1,18 @@
 //! Host workloads: the request stream the FTL serves.
 //!
 //! A [`Workload`] hands out [`Request`]s in batches. Synthetic generators live here
-//! ([`synthetic`]); trace readers (crate `flashgc-trace`) implement the same trait.
+//! ([`synthetic`], fio-like jobs in [`fio`], the NoC paper's Table 3 profiles in
+//! [`profiles`]); trace readers (crate `flashgc-trace`) implement the same trait.
 
+pub mod arrivals;
+pub mod fio;
 pub mod phased;
+pub mod profiles;
 pub mod synthetic;
 mod zipf;
 
 use crate::error::{Error, Result};
+pub use arrivals::PoissonArrivals;
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 pub use synthetic::{Synthetic, SyntheticKind};

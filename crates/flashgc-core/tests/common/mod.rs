@@ -1,4 +1,7 @@
-//! Helpers shared by the integration tests (each test file declares `mod common;`).
+//! Helpers shared by the integration tests (each test file declares `mod common;` and uses
+//! the modules it needs).
 #![allow(dead_code)]
 
 pub mod dedup;
+pub mod golden;
+pub mod traces;
