@@ -15,7 +15,8 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cpu() { /usr/bin/time -f "%U %S %M" "$@" > "$tmp/out.json" 2> "$tmp/time" || { cat "$tmp/time"; exit 1; }; tail -1 "$tmp/time"; }
-migrated() { python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r['migrated_pages'])" "$tmp/out.json"; }
+# Steady-state migrated pages (the retired JSON has migrated_pages; the new one a result record).
+migrated() { python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r.get('migrated_pages', r.get('result', {}).get('steady_state', {}).get('gc_writes')))" "$tmp/out.json"; }
 for round in $(seq 1 "$ROUNDS"); do
   for pair in "greedy greedy" "cagc cagc:index=full" "dagc dagc:cache=unbounded" "splitgc splitgc"; do
     set -- $pair

@@ -145,6 +145,9 @@ pub(crate) struct Group {
     pub(crate) indexed: bool,
     /// In use (not on the free list).
     pub(crate) in_use: bool,
+    /// The LPN that borrowed last (a pinned copy has no owner: GC asks the placement where
+    /// to move it as if it were this LPN's).
+    pub(crate) rep_lpn: u32,
 }
 
 /// Hashes a 64-bit content key (already well mixed, or an MD5 prefix) with SplitMix64's
@@ -275,6 +278,7 @@ impl ContentStore {
             pinned: 0,
             indexed: false,
             in_use: true,
+            rep_lpn: 0,
         };
         self.groups_live += 1;
         match self.free_groups.pop() {

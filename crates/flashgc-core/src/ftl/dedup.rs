@@ -345,9 +345,10 @@ impl Ftl {
     pub(crate) fn borrow(&mut self, lpn: Lpn, g: GroupId) {
         self.map.l2p[lpn as usize] = VFLAG | g;
         let st = &mut self.clm().store;
-        let b = &mut st.groups[g as usize].borrowers;
-        *b += 1;
-        if *b == 1 {
+        let grp = &mut st.groups[g as usize];
+        grp.rep_lpn = lpn;
+        grp.borrowers += 1;
+        if grp.borrowers == 1 {
             st.borrowed_groups += 1;
         }
     }

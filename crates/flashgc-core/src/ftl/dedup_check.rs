@@ -275,6 +275,13 @@ impl Ftl {
                     return Err(format!("VPN {g} marked indexed but the index disagrees"));
                 }
             }
+            // The placement classifies a pinned copy by this LPN (an index into its tables).
+            if grp.rep_lpn as usize >= self.map.l2p.len() {
+                return Err(format!(
+                    "VPN {g}: representative LPN {} out of range",
+                    grp.rep_lpn
+                ));
+            }
             if grp.borrowers != borrowers[g] {
                 return Err(format!(
                     "VPN {g}: {} borrowers recorded, {} found",

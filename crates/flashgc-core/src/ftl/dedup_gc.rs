@@ -11,20 +11,13 @@ use crate::segment::{SegState, SegmentView};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
 
 impl Ftl {
-    /// The stream id of relocation target `t` for a page owned by `owner` (NONE: pinned)
-    /// leaving segment `from`.
-    fn target_stream(&mut self, t: Target, owner: Lpn, from: SegmentId) -> StreamId {
+    /// The stream id of relocation target `t` for a page of `lpn` leaving segment `from`.
+    fn target_stream(&mut self, t: Target, lpn: Lpn, from: SegmentId) -> StreamId {
         match t {
             Target::Extra(k) => self.cl().extra_base + k,
-            Target::Placement if owner != NONE => {
-                let view = SegmentView::new(&self.segs, self.clock);
-                self.placement.gc_stream(owner, from, &view)
-            }
-            // A pinned copy has no LPN to classify: it stays in its segment's stream (the
-            // placement's streams only).
             Target::Placement => {
-                let s = self.segs.stream[from as usize];
-                s.min(self.cl().extra_base.saturating_sub(1))
+                let view = SegmentView::new(&self.segs, self.clock);
+                self.placement.gc_stream(lpn, from, &view)
             }
         }
     }
@@ -34,7 +27,16 @@ impl Ftl {
     pub(crate) fn relocate_page(&mut self, ppn: Ppn, t: Target) -> Result<Ppn> {
         let owner = self.owner_of(ppn);
         let from = ppn / self.p.pages_per_segment;
-        let s = self.target_stream(t, owner, from);
+        // A pinned copy has no owner: the placement classifies it as the LPN that borrowed
+        // from its group last (so one victim's pages still go to the streams the
+        // placement's GC reserve covers).
+        let lpn = if owner != NONE {
+            owner
+        } else {
+            let g = self.cl().store.gid[ppn as usize];
+            self.cl().store.groups[g as usize].rep_lpn
+        };
+        let s = self.target_stream(t, lpn, from);
         let (c, g, noprint) = {
             let st = &self.cl().store;
             (
@@ -163,7 +165,11 @@ impl Ftl {
                             .cview()
                             .live_copy(group, victim)
                             .expect("checked above");
-                        let want = self.target_stream(t, NONE, copy / pps);
+                        let lpn = match self.owner_of(copy) {
+                            NONE => self.cl().store.groups[group as usize].rep_lpn,
+                            o => o,
+                        };
+                        let want = self.target_stream(t, lpn, copy / pps);
                         if self.segs.stream[(copy / pps) as usize] != want {
                             self.relocate_page(copy, t)?;
                             self.clm().counters.promoted += 1;

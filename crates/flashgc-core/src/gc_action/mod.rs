@@ -180,7 +180,10 @@ pub struct ScrubStep {
     pub insert: bool,
 }
 
-/// Controller time an action spends, for the timed drivers (nanoseconds).
+/// Controller time an action's compute operations take (nanoseconds): the papers' values,
+/// for a firmware-CPU model to price the `Compute` operations the FTL emits (today's
+/// device models do not charge compute). A non-zero field also tells the FTL to emit that
+/// operation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ActionCosts {
     /// Fingerprinting of each victim page GC reads (CAGC).
@@ -214,7 +217,7 @@ pub trait GcAction: Send {
     fn extra_stream_name(&self, k: usize) -> String {
         format!("x{k}")
     }
-    /// Controller time it spends (timed drivers).
+    /// Controller time its compute operations take (see [`ActionCosts`]).
     fn costs(&self) -> ActionCosts {
         ActionCosts::default()
     }
