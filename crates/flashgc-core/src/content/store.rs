@@ -118,9 +118,15 @@ impl Members {
             self.rest.get(i - 1).copied()
         }
     }
-    /// Capacity of the list beyond the first member.
+    /// Capacity a vector grown by pushes to the list beyond the first member's length has
+    /// (at least 4 elements, doubling). A model, not `Vec::capacity`: that depends on the
+    /// list's history, which a checkpoint does not keep, and a resumed run must report the
+    /// same memory as an uninterrupted one.
     pub(crate) fn rest_capacity(&self) -> usize {
-        self.rest.capacity()
+        match self.rest.len() {
+            0 => 0,
+            n => n.next_power_of_two().max(4),
+        }
     }
     /// The members in position order.
     #[inline]
@@ -396,7 +402,8 @@ impl ContentStore {
     /// are counted apart (`per_page_bytes`).
     pub fn simulator_bytes(&self) -> u64 {
         // Lengths, not capacities: a vector's unused capacity is never touched, so it does
-        // not count in the resident memory.
+        // not count in the resident memory (and capacities depend on a history a
+        // checkpoint does not keep).
         let groups = self.groups.len() * std::mem::size_of::<Group>();
         // Each non-empty list beyond the first member is one heap block (16 B of allocator
         // overhead).
@@ -412,11 +419,14 @@ impl ContentStore {
                 }
             })
             .sum();
-        let buckets = (self.index.capacity() * 8 / 7).next_power_of_two();
-        let index = if self.index.capacity() == 0 {
-            0
-        } else {
-            buckets * (std::mem::size_of::<(u64, GroupId)>() + 1)
+        // The hash table's buckets for its entries (7/8 load, a power of two): modelled
+        // from the length, like the lists, so that a resumed run reports the same.
+        let index = match self.index.len() {
+            0 => 0,
+            n => {
+                (n * 8 / 7 + 1).next_power_of_two().max(4)
+                    * (std::mem::size_of::<(u64, GroupId)>() + 1)
+            }
         };
         let links = (self.rprev.len() + self.rnext.len() + self.free_groups.len()) * 4;
         (groups + lists + index + links) as u64

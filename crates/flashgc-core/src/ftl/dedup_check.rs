@@ -90,7 +90,8 @@ impl Ftl {
                 "content check: last-written content (8 B per LPN) and staged bits",
                 cl.expect.len() as u64 * 8 + cl.staged.len() as u64 * 8,
             ),
-            ("deferred-migration queue", cl.queue.capacity() as u64 * 4),
+            // Its peak length, not the capacity (a resumed run must report the same).
+            ("deferred-migration queue", cl.queue_peak as u64 * 4),
             ("GC action (e.g. Bloom filter)", cl.action.memory_bytes()),
             (
                 "segment content counters (8 B per segment)",

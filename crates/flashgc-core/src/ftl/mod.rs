@@ -7,11 +7,13 @@
 //! policy for the segment, and the placement for each relocated page's stream. Policies
 //! see segments only through [`SegmentView`].
 
+pub mod cmt;
 mod dedup;
 mod dedup_check;
 mod dedup_gc;
 pub mod mapping;
 mod state;
+mod translation;
 
 use crate::error::{Error, Result};
 pub use crate::ops::FlashOp;
@@ -20,6 +22,7 @@ use crate::placement::Placement;
 use crate::segment::{SegState, SegmentView, Segments};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
 use crate::victim::VictimPolicy;
+pub use cmt::{Cmt, CmtParams, TranslationCounters};
 pub use dedup::{Background, ContentCounters, ContentLayer};
 pub use dedup_check::ContentReport;
 pub use mapping::Mapping;
@@ -59,13 +62,29 @@ pub struct FtlCounters {
     /// SplitGC).
     #[serde(default)]
     pub background_writes: u64,
+    /// Mapping-cache counters (None without a mapping cache).
+    pub translation: Option<TranslationCounters>,
 }
 
 impl FtlCounters {
-    /// Flash page programs: user writes that programmed, GC and background writes.
+    /// Flash page programs: user writes that programmed (content mode: not those
+    /// absorbed), GC, background and translation writes.
     #[inline]
     pub fn programs(&self) -> u64 {
-        self.user_writes - self.absorbed_writes + self.gc_writes + self.background_writes
+        self.user_writes - self.absorbed_writes + self.extra_programs()
+    }
+
+    /// Translation pages programmed (0 without a mapping cache).
+    #[inline]
+    pub fn translation_writes(&self) -> u64 {
+        self.translation.map_or(0, |t| t.writes)
+    }
+
+    /// Pages programmed besides user writes: GC page moves, background writes (content
+    /// mode) and translation writes.
+    #[inline]
+    pub fn extra_programs(&self) -> u64 {
+        self.gc_writes + self.background_writes + self.translation_writes()
     }
 }
 
@@ -98,6 +117,8 @@ pub struct Ftl {
     free: VecDeque<SegmentId>,
     open: Vec<Frontier>,
     placement: Box<dyn Placement>,
+    /// The placement's [`Placement::wants_prefetch`], asked once.
+    placement_prefetch: bool,
     victim: Box<dyn VictimPolicy>,
     clock: u64,
     seal_seq: u64,
@@ -115,18 +136,44 @@ pub struct Ftl {
     gc_buf: Vec<Lpn>,
     /// Content mode (deduplication-aware GC actions), see `ftl/dedup.rs`.
     pub(crate) content: Option<Box<ContentLayer>>,
+    /// The mapping cache (None: the whole L2P in DRAM, today's model).
+    pub(crate) cmt: Option<Box<Cmt>>,
+    /// Write stream of translation pages (the frontier after the placement's).
+    tstream: StreamId,
+    /// Sealed segments of the translation stream.
+    t_sealed: u32,
+    /// Translation pages of a victim's relocated pages that were not cached.
+    gc_tpages: Vec<u32>,
+    /// An error of a mapping-cache write-back during a read or trim (which return no
+    /// error), reported by the next write.
+    pending_error: Option<Error>,
 }
 
 impl Ftl {
     /// A fresh, empty FTL.
     pub fn new(p: FtlParams, placement: Box<dyn Placement>, victim: Box<dyn VictimPolicy>) -> Ftl {
+        Ftl::with_mapping_cache(p, placement, victim, None)
+    }
+
+    /// A fresh, empty FTL with a mapping cache (`cmt`; None: the whole L2P in DRAM). The
+    /// victim policy needs one group more than the placement has streams when `cmt` is set
+    /// (the translation pages' stream).
+    pub fn with_mapping_cache(
+        p: FtlParams,
+        placement: Box<dyn Placement>,
+        victim: Box<dyn VictimPolicy>,
+        cmt: Option<CmtParams>,
+    ) -> Ftl {
         let physical = p.segments as u64 * p.pages_per_segment as u64;
         let streams = placement.streams();
-        Ftl {
-            map: Mapping::new(p.logical_pages, physical),
+        // The L2P holds the translation pages' GTD entries after the logical pages.
+        let l2p_len = p.logical_pages + cmt.map_or(0, |c| c.pages as u64);
+        let mut f = Ftl {
+            map: Mapping::new(l2p_len, physical),
             segs: Segments::new(p.segments, p.pages_per_segment),
             free: (0..p.segments).collect(),
             open: vec![Frontier { seg: NONE }; streams],
+            placement_prefetch: placement.wants_prefetch(),
             placement,
             victim,
             clock: 0,
@@ -140,8 +187,17 @@ impl Ftl {
             victim_log: None,
             gc_buf: Vec::new(),
             content: None,
+            cmt: None,
+            tstream: NONE as StreamId,
+            t_sealed: 0,
+            gc_tpages: Vec::new(),
+            pending_error: None,
             p,
+        };
+        if let Some(c) = cmt {
+            f.set_mapping_cache(c);
         }
+        f
     }
 
     /// Static parameters.
@@ -210,6 +266,9 @@ impl Ftl {
         if self.content.is_some() {
             return self.write_content(lpn, 0);
         }
+        if self.cmt.is_some() {
+            self.translate(lpn, true)?;
+        }
         self.clock += 1;
         let s = self.placement.user_stream(lpn, self.clock);
         let old = self.map.l2p[lpn as usize];
@@ -220,7 +279,7 @@ impl Ftl {
             self.map.l2p[lpn as usize] = NONE;
         }
         self.counters.user_writes += 1;
-        self.write_page(s, lpn, NONE)
+        self.write_page(s, lpn, NONE, Origin::Host)
     }
 
     /// Prefetch hint for an upcoming operation on `lpn` (callers that know the next
@@ -228,6 +287,9 @@ impl Ftl {
     #[inline(always)]
     pub fn prefetch(&self, lpn: Lpn) {
         self.map.prefetch(lpn);
+        if self.placement_prefetch {
+            self.placement.prefetch(lpn);
+        }
     }
 
     /// Reads one user page (WAF mode: counted only). Returns the PPN if mapped.
@@ -235,6 +297,9 @@ impl Ftl {
     pub fn read(&mut self, lpn: Lpn) -> Option<Ppn> {
         if self.content.is_some() {
             return self.read_content(lpn);
+        }
+        if self.cmt.is_some() {
+            self.translate_deferred(lpn, false);
         }
         self.counters.reads += 1;
         let p = self.map.lookup(lpn);
@@ -252,6 +317,9 @@ impl Ftl {
     pub fn trim(&mut self, lpn: Lpn) {
         if self.content.is_some() {
             return self.trim_content(lpn);
+        }
+        if self.cmt.is_some() {
+            self.translate_deferred(lpn, true);
         }
         let old = self.map.l2p[lpn as usize];
         if old != NONE {
@@ -278,7 +346,7 @@ impl Ftl {
     /// stream then gets one [`FlashOp::Copyback`] instead of a program.
     // Always inlined: the per-page hot path of both user writes and GC moves.
     #[inline(always)]
-    fn write_page(&mut self, s: StreamId, lpn: Lpn, src: Ppn) -> Result<()> {
+    fn write_page(&mut self, s: StreamId, lpn: Lpn, src: Ppn, origin: Origin) -> Result<()> {
         let mut seg = self.open[s as usize].seg;
         if seg == NONE {
             seg = self.open_segment(s)?;
@@ -294,15 +362,12 @@ impl Ftl {
         self.written_pages += 1;
         if self.log.is_on() {
             self.log.push(if src == NONE {
-                FlashOp::Program {
-                    ppn,
-                    origin: Origin::Host,
-                }
+                FlashOp::Program { ppn, origin }
             } else {
                 FlashOp::Copyback {
                     src,
                     dst: ppn,
-                    origin: Origin::Gc,
+                    origin,
                 }
             });
         }
@@ -318,6 +383,9 @@ impl Ftl {
         self.segs.sealed_at[seg as usize] = self.clock;
         self.segs.seal_seq[seg as usize] = self.seal_seq;
         self.open[s as usize].seg = NONE;
+        if s == self.tstream {
+            self.t_sealed += 1;
+        }
         let view = SegmentView::new(&self.segs, self.clock);
         self.victim.on_seal(seg, &view);
     }
@@ -402,7 +470,10 @@ impl Ftl {
     /// Reclaims one victim. Returns the victim's segment id.
     pub(crate) fn collect_one(&mut self) -> Result<SegmentId> {
         let view = SegmentView::new(&self.segs, self.clock);
-        let scope = self.placement.victim_scope(&view);
+        let mut scope = self.placement.victim_scope(&view);
+        if self.cmt.is_some() {
+            scope = self.translation_scope(scope);
+        }
         let victim = self.victim.select(&view, scope).ok_or_else(|| {
             Error::DeviceFull(format!(
                 "GC needs a victim in {scope:?} but there is no sealed segment there"
@@ -410,6 +481,9 @@ impl Ftl {
         })?;
         debug_assert_eq!(self.segs.state[victim as usize], SegState::Sealed);
         self.segs.state[victim as usize] = SegState::Collecting;
+        if self.segs.stream[victim as usize] == self.tstream {
+            self.t_sealed -= 1;
+        }
         self.counters.gc_victims += 1;
         self.counters.alpha_samples_sum += self.written_pages as u128;
         self.counters.alpha_samples += 1;
@@ -443,12 +517,27 @@ impl Ftl {
             } else {
                 NONE
             };
+            if self.cmt.is_some() && lpn as u64 >= self.p.logical_pages {
+                // A translation page: the GTD (in DRAM) follows it; no placement decision.
+                self.write_page(self.tstream, lpn, src, Origin::Gc)?;
+                self.counters.gc_writes += 1;
+                continue;
+            }
             let view = SegmentView::new(&self.segs, self.clock);
             let s = self.placement.gc_stream(lpn, victim, &view);
-            self.write_page(s, lpn, src)?;
+            self.write_page(s, lpn, src, Origin::Gc)?;
             self.counters.gc_writes += 1;
+            if let Some(c) = &mut self.cmt {
+                let tp = c.page_of(lpn);
+                if !c.update_in_place(tp) {
+                    self.gc_tpages.push(tp);
+                }
+            }
         }
         self.gc_buf = pages;
+        if !self.gc_tpages.is_empty() {
+            self.gc_batch_update()?;
+        }
         self.erase(victim);
         Ok(victim)
     }
@@ -575,7 +664,7 @@ impl Ftl {
     /// Metadata memory by structure: (name, bytes).
     pub fn memory(&self) -> Vec<(&'static str, u64)> {
         let (l2p, p2l, valid) = self.map.memory_bytes();
-        vec![
+        let mut v = vec![
             ("L2P (4 B per LPN)", l2p),
             ("P2L (4 B per physical page)", p2l),
             ("validity bitmap (1 bit per physical page)", valid),
@@ -586,9 +675,12 @@ impl Ftl {
             ),
             ("victim policy", self.victim.memory_bytes()),
             ("placement", self.placement.memory_bytes()),
-        ]
-        .into_iter()
-        .chain(self.content_memory())
-        .collect()
+        ];
+        if let Some(c) = &self.cmt {
+            // The GTD's 4 B per translation page are in the L2P's bytes above.
+            v.push(("mapping cache (9 B per translation page)", c.memory_bytes()));
+        }
+        v.extend(self.content_memory());
+        v
     }
 }

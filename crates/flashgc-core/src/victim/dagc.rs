@@ -40,6 +40,18 @@ impl VictimPolicy for DagcVictim {
     }
     crate::checkpoint::serde_state!();
 
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        let view = &dev.view;
+        let key = |s: SegmentId| Self::key(view, s);
+        let c = self
+            .b
+            .check_restored(dev, view.len(), view.pages_per_segment(), &key)?;
+        dev.check_candidates(c.into_iter())
+    }
+
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.b
             .insert(seg, view.stream(seg) as usize, Self::key(view, seg));

@@ -157,6 +157,85 @@ impl KeyedBuckets {
         Some(s)
     }
 
+    /// Checks restored buckets against the restored device before anything runs on them
+    /// (every index the hot path follows, no cycles, each candidate in the bucket of its
+    /// current key `key_of(seg)`, counts and minima). `segments`: the per-segment tables'
+    /// length the configuration gives; `max_key`: the largest key. Returns the candidates
+    /// as `(group, segment)` pairs for [`crate::segment::RestoredDevice::check_candidates`].
+    pub(crate) fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+        segments: usize,
+        max_key: u32,
+        key_of: &dyn Fn(SegmentId) -> u32,
+    ) -> Result<Vec<(usize, SegmentId)>, String> {
+        let groups = self.count.len();
+        let keys = self.keys as usize;
+        if self.keys != max_key + 1
+            || groups != dev.streams.max(1)
+            || self.min.len() != groups
+            || self.head.len() != groups * keys
+            || self.tail.len() != groups * keys
+            || [
+                self.next.len(),
+                self.prev.len(),
+                self.key.len(),
+                self.group.len(),
+            ]
+            .iter()
+            .any(|&l| l != segments)
+            || (segments > 0 && segments != dev.view.len())
+        {
+            return Err(format!(
+                "key buckets: {groups} groups, {} keys, {} segments for {} streams, {} keys, \
+                 {segments} segments",
+                self.keys,
+                self.next.len(),
+                dev.streams,
+                max_key + 1
+            ));
+        }
+        let mut seen = vec![false; segments];
+        let mut cands = Vec::new();
+        for g in 0..groups {
+            let (mut in_group, mut lowest) = (0u32, None);
+            for k in 0..keys {
+                let b = g * keys + k;
+                let (mut s, mut prev) = (self.head[b], NONE);
+                while s != NONE {
+                    let i = s as usize;
+                    if i >= segments || std::mem::replace(&mut seen[i], true) {
+                        return Err(format!("bucket ({g}, {k}): segment {s} or a cycle"));
+                    }
+                    let key = self.key[i];
+                    if self.prev[i] != prev
+                        || key == NONE
+                        || self.group[i] as usize != g
+                        || self.bucket(g, key) != b
+                        || key != key_of(s)
+                    {
+                        return Err(format!("bucket ({g}, {k}): segment {s} misplaced"));
+                    }
+                    lowest.get_or_insert(k);
+                    cands.push((g, s));
+                    in_group += 1;
+                    prev = s;
+                    s = self.next[i];
+                }
+                if self.tail[b] != prev {
+                    return Err(format!("bucket ({g}, {k}): tail"));
+                }
+            }
+            if self.count[g] != in_group || self.min[g] as usize > lowest.unwrap_or(keys) {
+                return Err(format!("group {g}: count or minimum"));
+            }
+        }
+        if let Some(s) = (0..segments).find(|&s| self.key[s] != NONE && !seen[s]) {
+            return Err(format!("segment {s} has a key but is in no bucket"));
+        }
+        Ok(cands)
+    }
+
     /// Bytes of the structure.
     pub(crate) fn memory_bytes(&self) -> u64 {
         ((self.head.len() + self.tail.len() + self.next.len() + self.prev.len() + self.key.len())

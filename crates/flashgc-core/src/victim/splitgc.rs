@@ -182,7 +182,89 @@ impl VictimPolicy for SplitGcVictim {
     fn name(&self) -> &'static str {
         "splitgc"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [rule, pps], len: [sets, rank]);
+
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        let view = &dev.view;
+        let n = view.len();
+        let pps = view.pages_per_segment();
+        if self.pps != pps {
+            return Err(format!(
+                "{} pages per segment, the device has {pps}",
+                self.pps
+            ));
+        }
+        let nondup = |s: SegmentId| Self::nondup(view, s);
+        match self.rule {
+            SplitRule::MinNondup => {
+                let c = self.main.check_restored(dev, n, pps, &nondup)?;
+                dev.check_candidates(c.into_iter())
+            }
+            SplitRule::DupFirst => {
+                let valid = |s: SegmentId| view.valid(s);
+                let c = self.main.check_restored(dev, n, pps, &valid)?;
+                dev.check_candidates(c.into_iter())?;
+                let dups = self
+                    .dups
+                    .as_ref()
+                    .ok_or("dup-first without its dup buckets")?;
+                let d = dups.check_restored(dev, n, pps, &nondup)?;
+                // The dup buckets hold exactly the candidates that hold duplicates.
+                let want = (0..n as SegmentId)
+                    .filter(|&s| {
+                        view.state(s) == crate::segment::SegState::Sealed && view.dup(s) > 0
+                    })
+                    .count();
+                if d.len() != want
+                    || d.iter().any(|&(_, s)| {
+                        view.dup(s) == 0 || view.state(s) != crate::segment::SegState::Sealed
+                    })
+                {
+                    return Err("dup buckets: not the sealed segments holding duplicates".into());
+                }
+                Ok(())
+            }
+            SplitRule::PerFree => {
+                if self.sets.len() != dev.streams.max(1) || self.rank.len() != n {
+                    return Err(format!(
+                        "{} rank sets for {} streams, {} ranks for {n} segments",
+                        self.sets.len(),
+                        dev.streams,
+                        self.rank.len()
+                    ));
+                }
+                let mut cands = Vec::new();
+                for (g, set) in self.sets.iter().enumerate() {
+                    for k in set {
+                        let s = k.seg;
+                        if s as usize >= n
+                            || self.rank[s as usize] != *k
+                            || k.n != nondup(s)
+                            || k.f != pps - view.valid(s).min(pps)
+                            || k.stamp > self.seq
+                        {
+                            return Err(format!("rank set {g}: segment {s} misplaced"));
+                        }
+                        cands.push((g, s));
+                    }
+                }
+                let ranked = self.rank.iter().filter(|r| r.seg != NONE).count();
+                if ranked != cands.len()
+                    || self
+                        .rank
+                        .iter()
+                        .enumerate()
+                        .any(|(i, r)| r.seg != NONE && r.seg as usize != i)
+                {
+                    return Err("ranks without a place in the rank sets".into());
+                }
+                dev.check_candidates(cands.into_iter())
+            }
+        }
+    }
 
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         let g = view.stream(seg) as usize;

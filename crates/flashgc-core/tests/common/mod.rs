@@ -2,6 +2,8 @@
 //! the modules it needs).
 #![allow(dead_code)]
 
+pub mod configs;
 pub mod dedup;
 pub mod golden;
+pub mod requests;
 pub mod traces;
