@@ -658,7 +658,7 @@ impl Simulation {
                 .content()
                 .is_some_and(|c| c.action().needs().defers);
             if defers && d.counters.scrub_pages == 0 && d.counters.deferred_written == 0 {
-                notes.push("no background work ran (no idle time in a WAF-only run): the read scrub never ran after the prescrub and deferred pages were never written back".into());
+                notes.push("no background work ran (no host idle time: a WAF-only run has none, a saturated timed host none either): the read scrub never ran after the prescrub and deferred pages were never written back".into());
             }
         }
         RunResult {
