@@ -3,14 +3,12 @@
 //! result record of a run. The run loop itself is the host driver's
 //! ([`crate::driver`]; [`Simulation::run`] is its WAF-only entry point).
 
+mod content;
+
 use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
 use crate::config::{Config, Layout, RunConfig};
-use crate::content::ContentGen;
 use crate::error::{Error, Result};
-use crate::ftl::{
-    CmtParams, ContentCounters, ContentLayer, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS,
-};
-use crate::gc_action::{self, ActionInit};
+use crate::ftl::{CmtParams, ContentCounters, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
 pub use crate::metrics::recorder::{Progress, Recorder};
 pub use crate::metrics::result::{
     DeviceSummary, ModelCheck, PhaseCounts, RunResult, Units, VictimHistogram, SCHEMA_VERSION,
@@ -180,34 +178,10 @@ impl Simulation {
                 future_ready = true;
             }
         }
-        let action = gc_action::build(
-            "run.gc_action",
-            &cfg.run.gc_action,
-            ActionInit {
-                logical_pages: layout.logical_pages,
-                segments: layout.segments,
-                pages_per_segment: layout.pages_per_segment,
-                seed: cfg.run.seed,
-            },
-        )?;
-        if action.is_some() {
-            cfg.content.validate()?;
-        }
+        let cmt = cmt_params(cfg, &layout)?;
+        let action = content::action(cfg, &layout, cmt.is_some())?;
         let extra = action.as_ref().map_or(0, |a| a.extra_streams());
         let streams = pl.streams() + extra;
-        let cmt = cmt_params(cfg, &layout)?;
-        if cmt.is_some() && action.is_some() {
-            // Both add streams after the placement's, and the content mode's two-level
-            // mapping has no translation pages yet.
-            return Err(Error::config(
-                "ftl.mapping_cache",
-                format!(
-                    "the mapping cache is not modelled in content mode (run.gc_action = `{}`) yet; \
-                     use `off`",
-                    cfg.run.gc_action
-                ),
-            ));
-        }
         let vic = victim::build(
             "run.victim",
             &cfg.run.victim,
@@ -225,21 +199,7 @@ impl Simulation {
             &cfg.run.placement,
             cmt.is_some() as usize + extra,
         )?;
-        let content_bytes = match &action {
-            // Page contents, group links and positions (16 B per physical page), the last
-            // written content per LPN (8 B), and the groups: at most one per indexed
-            // content (the index capacity, else every physical page) at about 80 B each
-            // (group record, index bucket, recency links, list block).
-            Some(a) => {
-                let groups = a
-                    .needs()
-                    .index_capacity
-                    .unwrap_or(layout.physical_pages)
-                    .min(layout.physical_pages);
-                layout.physical_pages * 16 + layout.logical_pages * 8 + groups * 80
-            }
-            None => 0,
-        };
+        let content_bytes = content::memory_estimate(action.as_deref(), &layout);
         let estimate = memory_estimate(
             &layout,
             pl.memory_bytes() + vic.memory_bytes() + content_bytes + cmt.map_or(0, cmt_memory),
@@ -270,12 +230,7 @@ impl Simulation {
             cmt,
         );
         if let Some(a) = action {
-            ftl.enable_content(ContentLayer::new(
-                layout.logical_pages,
-                layout.physical_pages,
-                a,
-                ContentGen::new(cfg.content, cfg.run.seed),
-            ));
+            content::enable(&mut ftl, a, &layout, cfg);
         }
         let pre = PhaseCounts::between(&FtlCounters::default(), &FtlCounters::default(), 1);
         Ok(Simulation {
@@ -643,24 +598,7 @@ impl Simulation {
         let mut streams: Vec<String> = (0..self.ftl.placement().streams())
             .map(|s| self.ftl.placement().stream_name(s as u16))
             .collect();
-        if let Some(c) = self.ftl.content() {
-            streams
-                .extend((0..c.action().extra_streams()).map(|k| c.action().extra_stream_name(k)));
-        }
-        let dedup = self.ftl.content_report(&self.content_base);
-        if let Some(d) = &dedup {
-            notes.push(format!(
-                "GC action {}; content checked on {} reads",
-                d.gc_action, d.counters.checked_reads
-            ));
-            let defers = self
-                .ftl
-                .content()
-                .is_some_and(|c| c.action().needs().defers);
-            if defers && d.counters.scrub_pages == 0 && d.counters.deferred_written == 0 {
-                notes.push("no background work ran (no host idle time: a WAF-only run has none, a saturated timed host none either): the read scrub never ran after the prescrub and deferred pages were never written back".into());
-            }
-        }
+        let dedup = content::report(&self.ftl, &self.content_base, &mut streams, &mut notes);
         RunResult {
             schema_version: SCHEMA_VERSION,
             flashgc_version: env!("CARGO_PKG_VERSION"),
