@@ -128,6 +128,13 @@ impl Members {
             n => n.next_power_of_two().max(4),
         }
     }
+    /// The member at position `i`, if any.
+    pub(crate) fn get(&self, i: usize) -> Option<u32> {
+        match i {
+            0 => (self.first != NONE).then_some(self.first),
+            _ => self.rest.get(i - 1).copied(),
+        }
+    }
     /// The members in position order.
     #[inline]
     pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {

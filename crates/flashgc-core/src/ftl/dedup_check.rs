@@ -226,8 +226,65 @@ impl Ftl {
         Ok(())
     }
 
+    /// The content store's links are in bounds and agree with each other (page -> group ->
+    /// member, recency list, free list, waiting queue): what [`Ftl::check_content`] and the
+    /// hot path index with, checked first so a damaged checkpoint cannot make them panic.
+    fn check_content_links(&self) -> std::result::Result<(), String> {
+        let cl = self.cl();
+        let st = &cl.store;
+        let (groups, physical) = (st.groups.len(), self.map.p2l.len());
+        for (g, grp) in st.groups.iter().enumerate() {
+            if grp.in_use {
+                if let Some(p) = grp.ppns.iter().find(|&p| p as usize >= physical) {
+                    return Err(format!("VPN {g}: member {p} beyond the physical pages"));
+                }
+            }
+        }
+        for (p, &g) in st.gid.iter().enumerate() {
+            if g != NONE
+                && ((g as usize) >= groups
+                    || !st.groups[g as usize].in_use
+                    || st.groups[g as usize].ppns.get(st.pos[p] as usize) != Some(p as u32))
+            {
+                return Err(format!("PPN {p}: group {g} does not list it"));
+            }
+        }
+        // The recency order links exactly the indexed groups.
+        let (mut g, mut prev, mut n) = (st.rhead, NONE, 0u64);
+        while g != NONE {
+            n += 1;
+            if g as usize >= groups
+                || n > groups as u64
+                || st.rprev[g as usize] != prev
+                || !st.groups[g as usize].indexed
+            {
+                return Err(format!("recency order broken at VPN {g}"));
+            }
+            prev = g;
+            g = st.rnext[g as usize];
+        }
+        if st.rtail != prev || n != st.indexed {
+            return Err(format!("recency order: {n} linked, {} indexed", st.indexed));
+        }
+        let mut free = vec![false; groups];
+        for &g in &st.free_groups {
+            if g as usize >= groups || st.groups[g as usize].in_use || free[g as usize] {
+                return Err(format!("free VPN {g} out of range, in use or listed twice"));
+            }
+            free[g as usize] = true;
+        }
+        if st.free_groups.len() as u64 + st.groups_live != groups as u64 {
+            return Err("free VPNs and live VPNs do not add up".into());
+        }
+        if let Some(&l) = cl.queue.iter().find(|&&l| l as usize >= self.map.l2p.len()) {
+            return Err(format!("queued LPN {l} beyond the logical pages"));
+        }
+        Ok(())
+    }
+
     /// Checks every invariant of the content mode. O(device); for tests and `--check`.
     pub(crate) fn check_content(&self) -> std::result::Result<(), String> {
+        self.check_content_links()?;
         let cl = self.cl();
         let st = &cl.store;
         let pps = self.p.pages_per_segment;
