@@ -275,6 +275,26 @@ def test_timing_layer_gives_latency_and_keeps_the_waf(tiny):
         flashgc.run("default", "uniform", timing={"gc_mode": "sometimes"}, **tiny)
 
 
+def test_content_aware_gc_actions_run_with_their_victims(tiny):
+    # SplitGC, CAGC and DAGC are GC actions of the core FTL: plain configuration fields.
+    out = {}
+    for action, victim in [("move", "greedy"), ("cagc", "greedy"), ("dagc", "dagc"), ("splitgc", "splitgc")]:
+        r = flashgc.run("default", "uniform", gc_action=action, victim=victim, dup_ratio=0.3, read_ratio=0.2, **tiny)
+        out[action] = r
+        if action == "move":
+            assert "dedup" not in r.raw
+        else:
+            d = r.raw["dedup"]
+            assert d["gc_action"].startswith(action)
+            assert d["counters"]["checked_reads"] > 0
+            assert 0.2 < d["measured_dup_share"] < 0.4
+    # CAGC deduplicates what GC migrates: fewer GC writes than plain greedy.
+    assert out["cagc"].raw["total"]["gc_writes"] < out["move"].raw["total"]["gc_writes"]
+    # An unknown action is an error naming the known ones.
+    with pytest.raises(FlashgcError, match="GC action"):
+        flashgc.run("default", "uniform", gc_action="no-such-action", **tiny)
+
+
 def test_noc_device_through_the_shared_timing_options():
     # The NoC controller is a device option of any run: selective copy-back under sup-gc,
     # percentiles in the common timing section, the model's own figures in `noc`.

@@ -46,6 +46,7 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     output::warn_advisories(&base);
     let placements = split_list(&base.run.placement);
     let victims = split_list(&base.run.victim);
+    let actions = split_list(&base.run.gc_action);
     let jobs_hint = a
         .jobs
         .unwrap_or_else(|| {
@@ -53,20 +54,28 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
                 .map(|n| n.get())
                 .unwrap_or(1)
         })
-        .clamp(1, (placements.len() * victims.len()).max(1));
+        .clamp(1, (placements.len() * victims.len() * actions.len()).max(1));
     let mut combos = Vec::new();
     for p in &placements {
         for v in &victims {
-            let mut c = base.clone();
-            c.run.placement = p.clone();
-            c.run.victim = v.clone();
-            c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
-            // Validate every combination before running any; say which one fails.
-            flashgc_core::Simulation::new(&c).map_err(|e| {
-                let Fail(code, msg) = Fail::from(e);
-                Fail(code, format!("{p} + {v}: {msg}"))
-            })?;
-            combos.push(c);
+            for g in &actions {
+                let mut c = base.clone();
+                c.run.placement = p.clone();
+                c.run.victim = v.clone();
+                c.run.gc_action = g.clone();
+                c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
+                // Validate every combination before running any; say which one fails.
+                flashgc_core::Simulation::new(&c).map_err(|e| {
+                    let Fail(code, msg) = Fail::from(e);
+                    let what = if actions.len() > 1 {
+                        format!("{p} + {v} + {g}")
+                    } else {
+                        format!("{p} + {v}")
+                    };
+                    Fail(code, format!("{what}: {msg}"))
+                })?;
+                combos.push(c);
+            }
         }
     }
     let jobs = a
@@ -107,8 +116,14 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
                 return Err(Fail(
                     code,
                     format!(
-                        "{} + {}: {msg}",
-                        combos[i].run.placement, combos[i].run.victim
+                        "{} + {}{}: {msg}",
+                        combos[i].run.placement,
+                        combos[i].run.victim,
+                        if combos[i].run.gc_action == "move" {
+                            String::new()
+                        } else {
+                            format!(" + {}", combos[i].run.gc_action)
+                        }
                     ),
                 ))
             }

@@ -38,6 +38,10 @@ pub(crate) fn cmd_policies() {
     for (n, d, _) in victim::REGISTRY {
         println!("  {n:16} {d}");
     }
+    println!("GC actions (--gc-action):");
+    for (n, d, _) in flashgc_core::gc_action::REGISTRY {
+        println!("  {n:16} {d}");
+    }
 }
 
 pub(crate) fn forward_python(sub: &str, args: &[String]) -> Result<(), Fail> {

@@ -301,6 +301,14 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
 }
 
 /// One table row per configuration; `costs` = measured classifier ns per user write.
+/// The GC action's registered name (the part of its spec before `:`).
+fn action_name(r: &RunResult) -> &str {
+    r.dedup
+        .as_ref()
+        .map(|d| d.gc_action.split(':').next().unwrap_or(""))
+        .unwrap_or("move")
+}
+
 pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
     let mut s = String::new();
     let Some((first, _)) = rs.first() else {
@@ -350,7 +358,10 @@ pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
             s,
             "{:<22} {:<20} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}",
             r.placement,
-            r.victim,
+            match &r.dedup {
+                Some(_) => format!("{} +{}", r.victim, action_name(r)),
+                None => r.victim.clone(),
+            },
             r.steady_state.waf,
             r.total.waf,
             r.total.gc_writes,
@@ -367,6 +378,23 @@ pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
          cls ns/w = classifier CPU time per user write (wall-clock micro-benchmark on this machine, not part of the results); secs = wall clock.",
         l.lpn_size
     );
+    // Which variant of each content-aware GC action ran (bounded or upper bound).
+    let mut seen: Vec<&str> = Vec::new();
+    for (r, _) in rs {
+        if let Some(d) = &r.dedup {
+            if !seen.contains(&d.gc_action.as_str()) {
+                seen.push(&d.gc_action);
+            }
+        }
+    }
+    if !seen.is_empty() {
+        let _ = writeln!(
+            s,
+            "+ACTION = GC action in the FTL's content mode (docs/splitgc.md); variants that ran: {}; \
+             every read was checked against the content last written",
+            seen.join("; ")
+        );
+    }
     s
 }
 
@@ -408,8 +436,29 @@ fn csv_timing(r: &RunResult) -> String {
     cols.join(",")
 }
 
-/// CSV with one row per configuration.
+/// CSV with one row per configuration; with a `gc_action` column when any run used a
+/// content-aware GC action.
 pub fn csv(rs: &[RunResult]) -> String {
+    let plain = csv_plain(rs);
+    if rs.iter().all(|r| r.dedup.is_none()) {
+        return plain;
+    }
+    let mut out = String::new();
+    for (i, line) in plain.lines().enumerate() {
+        if i == 0 {
+            let _ = writeln!(out, "{line},gc_action");
+        } else {
+            let a = rs[i - 1]
+                .dedup
+                .as_ref()
+                .map_or("move".to_string(), |d| d.gc_action.clone());
+            let _ = writeln!(out, "{line},{}", csv_field(&a));
+        }
+    }
+    out
+}
+
+fn csv_plain(rs: &[RunResult]) -> String {
     let mut s = String::from(
         "placement,victim,workload,seed,logical_pages,op,pages_per_segment,user_writes,gc_writes,erases,waf,steady_state_waf,effective_alpha,model_waf,memory_bytes_per_lpn,\
          device_model,iops,bandwidth_mb_s,read_mean_us,read_p99_us,read_p999_us,read_p9999_us,read_max_us,\

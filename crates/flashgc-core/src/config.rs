@@ -309,6 +309,9 @@ pub struct RunConfig {
     /// Refuse to start when the estimated memory of the run exceeds this many GiB
     /// (the CLI defaults it to the memory the machine has available).
     pub max_memory_gib: Option<f64>,
+    /// GC action spec: `move` (relocate every valid page), or a content-aware action that
+    /// switches the FTL to its content mode: `splitgc`, `cagc`, `dagc` (`crate::gc_action`).
+    pub gc_action: String,
 }
 
 impl Default for RunConfig {
@@ -325,6 +328,7 @@ impl Default for RunConfig {
             seed: 1,
             window_gib: None,
             max_memory_gib: None,
+            gc_action: "move".into(),
         }
     }
 }
@@ -341,6 +345,8 @@ pub struct Config {
     pub ftl: FtlConfig,
     /// Run parameters.
     pub run: RunConfig,
+    /// Synthetic page content (content mode: pages whose request carries no content).
+    pub content: crate::content::ContentParams,
     /// Host flows (`[[flow]]` sections; docs/flows.md): when present they are the
     /// workload, each with its own pattern, region, arrival process and statistics.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -3,10 +3,12 @@
 //! result record of a run. The run loop itself is the host driver's
 //! ([`crate::driver`]; [`Simulation::run`] is its WAF-only entry point).
 
+mod content;
+
 use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
 use crate::config::{Config, Layout, RunConfig};
 use crate::error::{Error, Result};
-use crate::ftl::{CmtParams, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
+use crate::ftl::{CmtParams, ContentCounters, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
 pub use crate::metrics::recorder::{Progress, Recorder};
 pub use crate::metrics::result::{
     DeviceSummary, ModelCheck, PhaseCounts, RunResult, Units, VictimHistogram, SCHEMA_VERSION,
@@ -82,6 +84,7 @@ pub(crate) struct RunState {
 /// The run-level state in a checkpoint (`SIM ` section).
 #[derive(Clone, serde::Deserialize)]
 pub(crate) struct SimState {
+    #[serde(with = "json_field")]
     pre: PhaseCounts,
     /// `pre.translation`, apart: a phase's translation section is left out of its
     /// encoding when absent (the result JSON), which the checkpoint's fixed layout cannot do.
@@ -90,17 +93,37 @@ pub(crate) struct SimState {
     pub(crate) requests: u64,
     pub(crate) target: Option<u64>,
     pub(crate) workload: Option<Vec<u8>>,
+    content_base: ContentCounters,
 }
 
 /// Borrowed counterpart of [`SimState`] (same field order, same encoding).
 #[derive(Serialize)]
 struct SimStateRef<'a> {
+    #[serde(serialize_with = "json_field::serialize")]
     pre: &'a PhaseCounts,
     pre_translation: Option<crate::metrics::result::TranslationPhase>,
     rec: &'a Recorder,
     requests: u64,
     target: Option<u64>,
     workload: Option<Vec<u8>>,
+    content_base: &'a ContentCounters,
+}
+
+/// A field encoded as JSON text inside the binary checkpoint: [`PhaseCounts`] omits its
+/// content-mode fields when zero (its JSON output is unchanged for plain runs), which a
+/// non-self-describing encoding cannot skip.
+mod json_field {
+    use serde::{de::DeserializeOwned, Deserialize, Deserializer, Serialize, Serializer};
+    pub fn serialize<S: Serializer, T: Serialize>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        let t = serde_json::to_string(v).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&t)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+        d: D,
+    ) -> Result<T, D::Error> {
+        let t = String::deserialize(d)?;
+        serde_json::from_str(&t).map_err(serde::de::Error::custom)
+    }
 }
 
 /// A configured simulation.
@@ -116,6 +139,8 @@ pub struct Simulation {
     /// Where a stopped run continues when `run_with` is called again with the same
     /// workload object.
     pub(crate) paused: Option<RunState>,
+    /// Content mode: the content counters when the measured phase started.
+    pub(crate) content_base: ContentCounters,
     /// Bytes the run is estimated to need (see [`memory_estimate`]).
     estimate: u64,
 }
@@ -153,8 +178,10 @@ impl Simulation {
                 future_ready = true;
             }
         }
-        let streams = pl.streams();
         let cmt = cmt_params(cfg, &layout)?;
+        let action = content::action(cfg, &layout, cmt.is_some())?;
+        let extra = action.as_ref().map_or(0, |a| a.extra_streams());
+        let streams = pl.streams() + extra;
         let vic = victim::build(
             "run.victim",
             &cfg.run.victim,
@@ -170,11 +197,12 @@ impl Simulation {
             &mut layout,
             pl.as_ref(),
             &cfg.run.placement,
-            cmt.is_some() as usize,
+            cmt.is_some() as usize + extra,
         )?;
+        let content_bytes = content::memory_estimate(action.as_deref(), &layout);
         let estimate = memory_estimate(
             &layout,
-            pl.memory_bytes() + vic.memory_bytes() + cmt.map_or(0, cmt_memory),
+            pl.memory_bytes() + vic.memory_bytes() + content_bytes + cmt.map_or(0, cmt_memory),
         );
         if let Some(limit) = cfg.run.max_memory_gib {
             let limit_bytes = limit * (1u64 << 30) as f64;
@@ -189,7 +217,7 @@ impl Simulation {
                 ));
             }
         }
-        let ftl = Ftl::with_mapping_cache(
+        let mut ftl = Ftl::with_mapping_cache(
             FtlParams {
                 logical_pages: layout.logical_pages,
                 segments: layout.segments,
@@ -201,6 +229,9 @@ impl Simulation {
             vic,
             cmt,
         );
+        if let Some(a) = action {
+            content::enable(&mut ftl, a, &layout, cfg);
+        }
         let pre = PhaseCounts::between(&FtlCounters::default(), &FtlCounters::default(), 1);
         Ok(Simulation {
             cfg: cfg.clone(),
@@ -211,6 +242,7 @@ impl Simulation {
             future_ready,
             resumed: None,
             paused: None,
+            content_base: ContentCounters::default(),
             estimate,
         })
     }
@@ -263,7 +295,11 @@ impl Simulation {
         for lpn in 0..n {
             self.ftl.write(lpn as u32)?;
         }
+        self.ftl.after_precondition();
         self.pre = PhaseCounts::between(&before, &self.ftl.counters, self.layout.logical_pages);
+        if let Some(c) = self.ftl.content() {
+            self.content_base = c.counters().clone();
+        }
         self.preconditioned = true;
         Ok(())
     }
@@ -388,6 +424,7 @@ impl Simulation {
             requests,
             target,
             workload: wl.save_position(),
+            content_base: &self.content_base,
         };
         w.section(b"SIM ", &crate::checkpoint::encode(&st)?)?;
         self.ftl.save_checkpoint(&mut w)?;
@@ -485,7 +522,9 @@ impl Simulation {
                     != st
                         .pre
                         .user_writes
+                        .wrapping_sub(st.pre.absorbed_writes)
                         .wrapping_add(st.pre.gc_writes)
+                        .wrapping_add(st.pre.background_writes)
                         .wrapping_add(
                             st.pre_translation
                                 .as_ref()
@@ -503,6 +542,7 @@ impl Simulation {
             ))
         })?;
         sim.pre = st.pre.clone();
+        sim.content_base = st.content_base.clone();
         sim.pre.translation = st.pre_translation.clone();
         sim.preconditioned = true;
         sim.resumed = Some(st);
@@ -555,9 +595,10 @@ impl Simulation {
                 1.0 + l.op
             ));
         }
-        let streams = (0..self.ftl.placement().streams())
+        let mut streams: Vec<String> = (0..self.ftl.placement().streams())
             .map(|s| self.ftl.placement().stream_name(s as u16))
             .collect();
+        let dedup = content::report(&self.ftl, &self.content_base, &mut streams, &mut notes);
         RunResult {
             schema_version: SCHEMA_VERSION,
             flashgc_version: env!("CARGO_PKG_VERSION"),
@@ -598,6 +639,7 @@ impl Simulation {
             notes,
             timing: None,
             noc: None,
+            dedup,
             flows: None,
         }
     }

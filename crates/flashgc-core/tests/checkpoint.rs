@@ -146,6 +146,34 @@ fn resumed_runs_equal_uninterrupted_runs_byte_for_byte() {
     }
 }
 
+#[test]
+fn resumed_dedup_runs_equal_uninterrupted_runs_byte_for_byte() {
+    // Content mode: every GC action (faithful and upper-bound variants) with its victim
+    // policy, 30 % duplicate content, reads checked against the last write.
+    let cases = [
+        ("splitgc", "splitgc"),
+        ("splitgc:writeback=once", "splitgc:rule=dup-first"),
+        ("cagc", "greedy"),
+        ("cagc:index=full", "greedy"),
+        ("dagc", "dagc"),
+        ("dagc:cache=unbounded", "dagc"),
+    ];
+    let stops = [3_000u64, 20_000, 33_333];
+    for (a, v) in cases {
+        let mut c = small("zipf:0.8", "single", v);
+        c.run.gc_action = a.into();
+        c.run.read_ratio = 0.2;
+        c.content.dup_ratio = 0.3;
+        c.content.pool = 256;
+        let want = uninterrupted(&c, &synthetic);
+        assert!(want.contains("\"dedup\""), "{a}: no dedup section");
+        let file = tmp(&format!("dedup-{}.ckpt", a.replace([':', ',', '='], "_")));
+        let got = interrupted(&c, &synthetic, &stops, &file);
+        same(&want, &got, &format!("{a} + {v}"));
+        let _ = std::fs::remove_file(&file);
+    }
+}
+
 /// Writes a small MSR-format trace (seeded, hot/cold-skewed writes with some reads and
 /// multi-page requests) and returns its path.
 fn make_trace(pages: u64, requests: u64) -> PathBuf {

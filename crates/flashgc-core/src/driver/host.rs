@@ -10,7 +10,6 @@ use crate::ftl::FtlCounters;
 use crate::metrics::latency::Latencies;
 use crate::metrics::recorder::Recorder;
 use crate::metrics::result::{CacheReport, RunResult, TimingPoint, TimingReport};
-use crate::metrics::waf;
 use crate::ops::FlashOp;
 use crate::sim::Simulation;
 use crate::timing::{CachePolicy, Host, TimingParams};
@@ -173,7 +172,12 @@ impl<D: DeviceModel> Core<D> {
                 start: FtlCounters::default(),
             },
             p,
-            idle_work: None,
+            // A content-aware GC action with idle-time work (SplitGC's read scrub and
+            // deferred write-backs) runs it in host idle periods of timed runs.
+            idle_work: (D::TIMED && sim.ftl().has_background_work()).then(|| {
+                Box::new(|ftl: &mut crate::ftl::Ftl| Ok(ftl.background_step()?.is_some()))
+                    as Box<dyn super::IdleWork>
+            }),
             started: false,
             stream_rec: None,
         })
@@ -464,10 +468,7 @@ impl<D: DeviceModel> Core<D> {
             },
             read: w.rd.summary(),
             write: w.wr.summary(),
-            waf_cumulative: waf(
-                c.user_writes - start.user_writes,
-                c.extra_programs() - start.extra_programs(),
-            ),
+            waf_cumulative: crate::metrics::waf_between(start, c),
             erases: c.erases - start.erases,
             gc_page_moves: c.gc_writes - start.gc_writes,
         }
@@ -532,7 +533,14 @@ impl<D: DeviceModel> Core<D> {
         let mut rg = ReadGroup::default();
         let mem = self.dev.memory_access_ns();
         let end = req.lpn + req.pages as u64;
+        // Content mode: each page's content is fixed when the host writes it (a write cache
+        // may program it later).
+        let content = sim.ftl().content().is_some() && req.op == Op::Write;
         for lpn in req.lpn..end {
+            if content {
+                let c = crate::content::page_content(req.content, lpn - req.lpn);
+                sim.ftl_mut().stage_content(lpn as u32, c);
+            }
             let lpn = lpn as u32;
             match req.op {
                 Op::Write => {

@@ -8,6 +8,9 @@
 //! see segments only through [`SegmentView`].
 
 pub mod cmt;
+mod dedup;
+mod dedup_check;
+mod dedup_gc;
 pub mod mapping;
 mod state;
 mod translation;
@@ -20,6 +23,8 @@ use crate::segment::{SegState, SegmentView, Segments};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
 use crate::victim::VictimPolicy;
 pub use cmt::{Cmt, CmtParams, TranslationCounters};
+pub use dedup::{Background, ContentCounters, ContentLayer};
+pub use dedup_check::ContentReport;
 pub use mapping::Mapping;
 use std::collections::VecDeque;
 
@@ -49,22 +54,37 @@ pub struct FtlCounters {
     pub alpha_samples_sum: u128,
     /// Number of effective-alpha samples.
     pub alpha_samples: u64,
+    /// Content mode: user page writes that programmed nothing (their content reused a
+    /// cached page, DAGC).
+    #[serde(default)]
+    pub absorbed_writes: u64,
+    /// Content mode: pages programmed by background work (deferred migration at idle time,
+    /// SplitGC).
+    #[serde(default)]
+    pub background_writes: u64,
     /// Mapping-cache counters (None without a mapping cache).
     pub translation: Option<TranslationCounters>,
 }
 
 impl FtlCounters {
+    /// Flash page programs: user writes that programmed (content mode: not those
+    /// absorbed), GC, background and translation writes.
+    #[inline]
+    pub fn programs(&self) -> u64 {
+        self.user_writes - self.absorbed_writes + self.extra_programs()
+    }
+
     /// Translation pages programmed (0 without a mapping cache).
     #[inline]
     pub fn translation_writes(&self) -> u64 {
         self.translation.map_or(0, |t| t.writes)
     }
 
-    /// Pages programmed besides user writes: GC page moves and translation writes (the
-    /// numerator of WAF - 1).
+    /// Pages programmed besides user writes: GC page moves, background writes (content
+    /// mode) and translation writes.
     #[inline]
     pub fn extra_programs(&self) -> u64 {
-        self.gc_writes + self.translation_writes()
+        self.gc_writes + self.background_writes + self.translation_writes()
     }
 }
 
@@ -114,6 +134,8 @@ pub struct Ftl {
     pub(crate) log: OpLog,
     victim_log: Option<Vec<(SegmentId, u32)>>,
     gc_buf: Vec<Lpn>,
+    /// Content mode (deduplication-aware GC actions), see `ftl/dedup.rs`.
+    pub(crate) content: Option<Box<ContentLayer>>,
     /// The mapping cache (None: the whole L2P in DRAM, today's model).
     pub(crate) cmt: Option<Box<Cmt>>,
     /// Write stream of translation pages (the frontier after the placement's).
@@ -164,6 +186,7 @@ impl Ftl {
             log: OpLog::default(),
             victim_log: None,
             gc_buf: Vec::new(),
+            content: None,
             cmt: None,
             tstream: NONE as StreamId,
             t_sealed: 0,
@@ -240,6 +263,9 @@ impl Ftl {
     /// Writes one user page.
     #[inline]
     pub fn write(&mut self, lpn: Lpn) -> Result<()> {
+        if self.content.is_some() {
+            return self.write_content(lpn, 0);
+        }
         if self.cmt.is_some() {
             self.translate(lpn, true)?;
         }
@@ -269,6 +295,9 @@ impl Ftl {
     /// Reads one user page (WAF mode: counted only). Returns the PPN if mapped.
     #[inline]
     pub fn read(&mut self, lpn: Lpn) -> Option<Ppn> {
+        if self.content.is_some() {
+            return self.read_content(lpn);
+        }
         if self.cmt.is_some() {
             self.translate_deferred(lpn, false);
         }
@@ -286,6 +315,9 @@ impl Ftl {
 
     /// Trims (discards) one page.
     pub fn trim(&mut self, lpn: Lpn) {
+        if self.content.is_some() {
+            return self.trim_content(lpn);
+        }
         if self.cmt.is_some() {
             self.translate_deferred(lpn, true);
         }
@@ -360,7 +392,17 @@ impl Ftl {
 
     #[cold]
     fn open_segment(&mut self, s: StreamId) -> Result<SegmentId> {
+        let mut tries = 0u32;
         loop {
+            // A device too full to make progress livelocks: each GC episode frees a
+            // segment and then fills the frontier it opened with relocated pages.
+            tries += 1;
+            if tries > self.p.segments + 2 {
+                return Err(Error::DeviceFull(format!(
+                    "stream {s} makes no progress: every GC victim is full of valid data \
+                     (raise op or lower the fill)"
+                )));
+            }
             let seg = self.free.pop_front().ok_or_else(|| {
                 Error::DeviceFull(format!(
                     "no free segment for stream {s}: every candidate victim is full of valid data \
@@ -396,12 +438,21 @@ impl Ftl {
                     "GC reclaimed no space after visiting every segment (all data valid?)".into(),
                 ));
             }
-            if let Err(e) = self.collect_one() {
+            if let Err(e) = self.collect_one().and_then(|_| self.check_if_asked()) {
                 break Err(e);
             }
         };
         self.in_gc = false;
         result
+    }
+
+    fn check_if_asked(&self) -> Result<()> {
+        if self.check_after_gc {
+            if let Err(e) = self.check() {
+                return Err(Error::Workload(format!("invariant violated after GC: {e}")));
+            }
+        }
+        Ok(())
     }
 
     /// Collects one victim now if fewer than `target` segments are free (background and
@@ -411,7 +462,7 @@ impl Ftl {
             return Ok(false);
         }
         self.in_gc = true;
-        let r = self.collect_one();
+        let r = self.collect_one().and_then(|_| self.check_if_asked());
         self.in_gc = false;
         r.map(|_| true)
     }
@@ -443,6 +494,11 @@ impl Ftl {
         }
         self.victim_hist[(valid as u64 * 100 / pps as u64) as usize] += 1;
         let base = victim as u64 * pps as u64;
+        if self.content.is_some() {
+            self.relocate_content(victim)?;
+            self.erase(victim);
+            return Ok(victim);
+        }
         // Collect the valid pages first: relocation writes must not race the bitmap scan.
         let mut pages = std::mem::take(&mut self.gc_buf);
         pages.clear();
@@ -482,6 +538,14 @@ impl Ftl {
         if !self.gc_tpages.is_empty() {
             self.gc_batch_update()?;
         }
+        self.erase(victim);
+        Ok(victim)
+    }
+
+    /// Erases victim `victim` (all its pages relocated or dropped) into the free pool.
+    fn erase(&mut self, victim: SegmentId) {
+        let pps = self.p.pages_per_segment;
+        let base = victim as u64 * pps as u64;
         self.log.push(FlashOp::Erase {
             seg: victim,
             origin: Origin::Gc,
@@ -494,12 +558,6 @@ impl Ftl {
         self.segs.state[victim as usize] = SegState::Free;
         self.free.push_back(victim);
         self.counters.erases += 1;
-        if self.check_after_gc {
-            if let Err(e) = self.check() {
-                return Err(Error::Workload(format!("invariant violated after GC: {e}")));
-            }
-        }
-        Ok(victim)
     }
 
     /// Pages currently holding data (valid or invalid) in non-free segments.
@@ -509,6 +567,9 @@ impl Ftl {
 
     /// Checks every invariant of the FTL's state. O(device); for tests and `--check`.
     pub fn check(&self) -> std::result::Result<(), String> {
+        if self.content.is_some() {
+            return self.check_content();
+        }
         let pps = self.p.pages_per_segment as u64;
         // L2P and P2L agree; each mapped LPN's page is valid.
         let mut mapped = 0u64;
@@ -619,6 +680,7 @@ impl Ftl {
             // The GTD's 4 B per translation page are in the L2P's bytes above.
             v.push(("mapping cache (9 B per translation page)", c.memory_bytes()));
         }
+        v.extend(self.content_memory());
         v
     }
 }

@@ -191,6 +191,14 @@ impl VictimPolicy for CostBenefit {
             b.sets[i].insert(k);
         }
     }
+    fn on_revalidate(&mut self, seg: SegmentId, view: &SegmentView) {
+        if let Some(b) = &mut self.buckets {
+            let i = view.stream(seg) as usize * b.per_group + view.valid(seg) as usize;
+            let k = Self::key(view, seg);
+            b.sets[i - 1].remove(&k);
+            b.sets[i].insert(k);
+        }
+    }
     fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
         let mut best: Option<(f64, u64, SegmentId)> = None;
         match &self.buckets {

@@ -157,6 +157,14 @@ impl VictimPolicy for Greedy {
         }
     }
 
+    fn on_revalidate(&mut self, seg: SegmentId, view: &SegmentView) {
+        let g = view.stream(seg) as usize;
+        let v = view.valid(seg) as usize;
+        let base = g * self.buckets as usize;
+        self.unlink(base + v - 1, seg);
+        self.push(base + v, seg);
+    }
+
     fn select(&mut self, _view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
         // Lowest valid count within the scope; ties go to the lower group index.
         let mut best: Option<(u32, usize)> = None;

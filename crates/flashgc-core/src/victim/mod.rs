@@ -12,16 +12,21 @@ use crate::types::{SegmentId, StreamId, NONE};
 
 mod cost_benefit;
 mod d_choices;
+mod dagc;
 mod fifo;
 mod greedy;
+mod keyed;
 mod random;
+mod splitgc;
 mod windowed;
 
 pub use cost_benefit::{CostBenefit, CostBenefitFormula};
 pub use d_choices::DChoices;
+pub use dagc::DagcVictim;
 pub use fifo::Fifo;
 pub use greedy::Greedy;
 pub use random::RandomVictim;
+pub use splitgc::{SplitGcVictim, SplitRule};
 pub use windowed::WindowedGreedy;
 
 /// Which sealed segments a victim may be chosen from.
@@ -68,6 +73,14 @@ pub trait VictimPolicy: Send {
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView);
     /// A page of sealed segment `seg` was invalidated; `view.valid(seg)` is the new count.
     fn on_invalidate(&mut self, seg: SegmentId, view: &SegmentView);
+    /// A dead page of sealed segment `seg` became valid again (`view.valid(seg)` is the new
+    /// count, one more than before): the FTL's content mode reuses a page whose content is
+    /// cached (DAGC). Policies that order candidates by valid count must implement it;
+    /// the default does nothing (right for policies that read the view at each pick).
+    fn on_revalidate(&mut self, _seg: SegmentId, _view: &SegmentView) {}
+    /// The content counters of sealed segment `seg` (`view.dup`, `view.reuse`) changed.
+    /// Policies ranking by them implement it; the default does nothing.
+    fn on_counters(&mut self, _seg: SegmentId, _view: &SegmentView) {}
     /// Chooses a victim among the candidates in `scope` and forgets it.
     fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId>;
     /// Bytes of memory the policy's own structures use.
@@ -113,6 +126,16 @@ pub const REGISTRY: &[(&str, &str, Ctor)] = &[
         "cost-benefit",
         "maximize benefit/cost; formula=lfs|sqrt|femu (default lfs); age in user page writes since seal",
         cost_benefit::build,
+    ),
+    (
+        "splitgc",
+        "papers/splitgc.txt: fewest non-duplicate valid pages (rule=per-free|min-nondup|dup-first); with --gc-action splitgc",
+        splitgc::build,
+    ),
+    (
+        "dagc",
+        "DAGC (Yen et al., TCAD 2018): fewest valid + cached-invalid (reusable) pages; with --gc-action dagc",
+        dagc::build,
     ),
 ];
 
