@@ -1,6 +1,7 @@
 //! GC scheduling modes and idle-time background work: what the driver does before each
 //! host arrival.
 
+use crate::device::cpu::Cpu;
 use crate::device::{DeviceModel, GcPolicy};
 use crate::error::Result;
 use crate::ftl::Ftl;
@@ -66,10 +67,20 @@ impl GcSched {
         matches!(self.mode, GcMode::Background | GcMode::Idle)
     }
 
-    /// Drains the FTL's op stream into the device's queue, issued at `t`.
-    fn enqueue<D: DeviceModel>(sim: &mut Simulation, dev: &mut D, ops: &mut Vec<FlashOp>, t: u64) {
+    /// Drains the FTL's op stream into the device's queue, issued at `t` (their CPU work
+    /// occupies a firmware core when the CPU model is on).
+    fn enqueue<D: DeviceModel>(
+        sim: &mut Simulation,
+        dev: &mut D,
+        ops: &mut Vec<FlashOp>,
+        t: u64,
+        cpu: &mut Option<Cpu>,
+    ) {
         ops.clear();
         sim.ftl_mut().drain_ops(ops);
+        if let Some(c) = cpu {
+            c.internal(ops, t);
+        }
         dev.enqueue(ops, t);
     }
 
@@ -84,6 +95,7 @@ impl GcSched {
         busy_until: u64,
         t: u64,
         idle_work: &mut Option<Box<dyn IdleWork>>,
+        cpu: &mut Option<Cpu>,
     ) -> Result<()> {
         let mut idle_from = busy_until.saturating_add(self.idle_ns);
         match self.mode {
@@ -97,7 +109,7 @@ impl GcSched {
                 dev.pump(None, self.pace);
                 if !dev.queued() && sim.ftl_mut().collect_if_below(self.bg_free)? {
                     self.proactive += 1;
-                    Self::enqueue(sim, dev, ops, t);
+                    Self::enqueue(sim, dev, ops, t, cpu);
                     dev.pump(Some(t), usize::MAX);
                 }
             }
@@ -108,7 +120,7 @@ impl GcSched {
                         break;
                     }
                     self.proactive += 1;
-                    Self::enqueue(sim, dev, ops, at);
+                    Self::enqueue(sim, dev, ops, at, cpu);
                     let end = dev.pump(Some(t), usize::MAX);
                     at = at.max(end);
                 }
@@ -123,7 +135,7 @@ impl GcSched {
                 if !w.step(sim.ftl_mut())? {
                     break;
                 }
-                Self::enqueue(sim, dev, ops, at);
+                Self::enqueue(sim, dev, ops, at, cpu);
                 let end = dev.pump(None, usize::MAX);
                 at = at.max(end);
             }

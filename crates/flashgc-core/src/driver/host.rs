@@ -3,6 +3,7 @@
 
 use super::cache::WriteCache;
 use super::gc::{GcSched, IdleWork};
+use crate::device::cpu::{Cpu, CpuCosts};
 use crate::device::flash::FastDiv;
 use crate::device::{DeviceModel, DeviceReport, ReadGroup};
 use crate::error::{Error, Result};
@@ -108,6 +109,8 @@ struct CoreState {
     proactive: u64,
     host_busy_until: u64,
     stats: HostStats,
+    /// The firmware CPU's state (None when its cost model is off).
+    cpu: Option<Cpu>,
 }
 
 /// The driver's state besides the simulation: the device model, cache, GC scheduling and
@@ -125,6 +128,8 @@ pub(crate) struct Core<D: DeviceModel> {
     started: bool,
     /// The streaming API's bookkeeping of the measured phase (from [`Core::start`]).
     stream_rec: Option<Recorder>,
+    /// The firmware CPU (`timing.cpu`; None: CPU work costs nothing).
+    cpu: Option<Cpu>,
 }
 
 impl<D: DeviceModel> Core<D> {
@@ -139,6 +144,10 @@ impl<D: DeviceModel> Core<D> {
             )
         });
         let gc = GcSched::new(&p, l.gc_high);
+        let cpu = p.cpu.as_ref().filter(|_| D::TIMED).map(|c| {
+            let costs = CpuCosts::resolve(c, sim.ftl().placement().classifier_ns());
+            Cpu::new(c.cores, costs)
+        });
         let mut heap = BinaryHeap::new();
         if let Host::ClosedLoop { queue_depth } = p.host {
             if D::TIMED {
@@ -176,6 +185,7 @@ impl<D: DeviceModel> Core<D> {
             idle_work: None,
             started: false,
             stream_rec: None,
+            cpu,
         })
     }
 
@@ -211,6 +221,7 @@ impl<D: DeviceModel> Core<D> {
             proactive: self.gc.proactive,
             host_busy_until: self.host_busy_until,
             stats: self.stats.clone(),
+            cpu: self.cpu.clone(),
         })
         .map(Some)
     }
@@ -275,6 +286,16 @@ impl<D: DeviceModel> Core<D> {
                 ));
             }
         }
+        match (&self.cpu, &st.cpu) {
+            (None, None) => {}
+            (Some(c), Some(r)) if r.consistent(c.cores(), c.costs()) => {}
+            _ => {
+                return Err(Error::Input(
+                    "the firmware CPU state does not match the timing parameters".into(),
+                ))
+            }
+        }
+        self.cpu = st.cpu;
         self.cache = st.cache;
         self.gc.proactive = st.proactive;
         self.host_busy_until = st.host_busy_until;
@@ -512,9 +533,17 @@ impl<D: DeviceModel> Core<D> {
         let mut ops = std::mem::take(&mut self.ops);
         ops.clear();
         sim.ftl_mut().drain_ops(&mut ops);
+        let Some(cpu) = &mut self.cpu else {
+            let e = self.dev.schedule(&ops, t, host_ready, rg, self.gc.policy());
+            self.ops = ops;
+            return e;
+        };
+        // The host's flash operations wait for its CPU work (docs/cpu.md).
+        let c = cpu.page(&ops, t);
+        *host_ready = (*host_ready).max(c);
         let e = self.dev.schedule(&ops, t, host_ready, rg, self.gc.policy());
         self.ops = ops;
-        e
+        e.max(c)
     }
 
     /// Serves one host request arriving at `t`; returns its completion time.
@@ -526,6 +555,7 @@ impl<D: DeviceModel> Core<D> {
             self.host_busy_until,
             t,
             &mut self.idle_work,
+            &mut self.cpu,
         )?;
         let mut done = t;
         let mut host_ready = t;
@@ -544,12 +574,19 @@ impl<D: DeviceModel> Core<D> {
                                 continue;
                             }
                             let (dev, ftl) = (&self.dev, sim.ftl());
+                            // Each call is one GCaR scan step (firmware CPU work).
+                            let scanned = std::cell::Cell::new(0u64);
                             let collecting = |l: u32| {
+                                scanned.set(scanned.get() + 1);
                                 ftl.mapping()
                                     .lookup(l)
                                     .is_some_and(|p| dev.collecting(p, t))
                             };
-                            match c.insert(lpn, collecting) {
+                            let evicted = c.insert(lpn, collecting);
+                            if let Some(cpu) = &mut self.cpu {
+                                cpu.cache_scan(scanned.get());
+                            }
+                            match evicted {
                                 None => {
                                     done = done.max(t + mem);
                                     continue;
@@ -713,6 +750,7 @@ impl<D: DeviceModel> Core<D> {
             }),
             series: s.series.clone(),
             memory_bytes_per_lpn: memory as f64 / logical as f64,
+            cpu: self.cpu.as_ref().map(|c| c.report(span, s.requests)),
         };
         res.notes.push(format!(
             "timing: {} host, GC {:?}, {}",
@@ -720,6 +758,9 @@ impl<D: DeviceModel> Core<D> {
             self.p.gc_mode,
             self.dev.describe()
         ));
+        if let Some(c) = &self.cpu {
+            res.notes.push(c.describe());
+        }
         if timing_dependent {
             res.notes.push(
                 "timing-dependent policy (background/idle GC or GCaR): FTL decisions depend on simulated time, so WAF may differ from the WAF-only run"

@@ -715,9 +715,18 @@ impl Midas {
     }
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns:
+/// MiDAS's UID upkeep per write (sampled last-write times, interval counts, HOT check); MCAM/GCS per epoch is not priced. `driver::calibrate::classifier_host_ns` (1 Mi LPNs, 200 k zipf(1.0) writes,
+/// median of three runs of `--example cpu_calibrate`, AMD EPYC, 2026-11-24); the
+/// firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 21.6;
+
 impl Placement for Midas {
     fn name(&self) -> &'static str {
         "midas"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     crate::checkpoint::serde_state!(same: [p, logical, segments, pps], len: [ts, hot_ctr]);
     fn check_restored(
