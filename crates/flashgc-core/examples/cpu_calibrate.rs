@@ -34,6 +34,8 @@ fn main() {
     println!(
         "greedy victim selection + re-seal, host ns: {v:.1}   (device::cpu::VICTIM_SELECT_HOST_NS)"
     );
+    let m = calibrate::mcam_eval_host_ns();
+    println!("MiDAS MCAM evaluation (GCS at an epoch's end), host ns: {m:.1}   (placement/midas/mod.rs MCAM_EVAL_NS)");
     let g = calibrate::gcar_scan_host_ns(65536, 1 << 20, 64, 100_000);
     println!("GCaR scan step, host ns per entry: {g:.1}   (device::cpu::GCAR_SCAN_HOST_NS)");
 }

@@ -334,3 +334,40 @@ fn bad_cpu_options_name_the_field() {
         .unwrap();
     assert_eq!(p.cpu, None);
 }
+
+/// MiDAS's MCAM/GCS search at each epoch's end is priced (evaluations x the calibrated
+/// cost x scale) and runs in the background: with every other cost at 0 the run's timing
+/// is the cost-free run's exactly (papers/midas.txt Sec. 6.4: "its impact on performance
+/// is minimal as this is run in the background").
+#[test]
+fn midas_epoch_search_is_background_cpu_time() {
+    let mut c = Config::default_preset();
+    c.ftl.logical_gib = Some(0.25);
+    c.run.workload = "zipf:0.9".into();
+    c.run.placement = "midas".into();
+    c.run.victim = "fifo".into();
+    c.run.write_volume = 9.0;
+    let run = |cpu: Option<CpuParams>| {
+        let p = TimingParams {
+            host: Host::ClosedLoop { queue_depth: 8 },
+            cpu,
+            ..TimingParams::default()
+        };
+        let mut ts = TimedSim::new(&c, p).unwrap();
+        let mut wl = ts.simulation().synthetic_workload().unwrap();
+        ts.run(&mut wl, &mut |_| {}).unwrap()
+    };
+    let off = run(None);
+    let on = run(cpu(1, "classifier=0,victim=0"));
+    let (a, b) = (off.timing.as_ref().unwrap(), on.timing.as_ref().unwrap());
+    assert_eq!(on.total, off.total);
+    assert_eq!((a.iops, &a.write_latency), (b.iops, &b.write_latency));
+    let cpu = b.cpu.as_ref().unwrap();
+    let per_eval = (557_000.0 * CpuParams::default().scale) as u64;
+    let epoch = cpu.time_ns.placement_epoch;
+    assert!(epoch >= 2 * per_eval, "{epoch}");
+    assert_eq!(epoch % per_eval, 0, "{epoch}");
+    assert_eq!(cpu.internal_ns, epoch);
+    assert_eq!(cpu.delayed_ops, 0);
+    assert!(cpu.utilization[0] > 0.0);
+}

@@ -323,6 +323,8 @@ pub struct CpuTime {
     pub fingerprint: u64,
     /// Fingerprint-store lookups and updates.
     pub fingerprint_lookup: u64,
+    /// A placement's periodic work (MiDAS's MCAM/GCS at epoch ends).
+    pub placement_epoch: u64,
 }
 
 impl CpuTime {
@@ -333,6 +335,7 @@ impl CpuTime {
             + self.ecc
             + self.fingerprint
             + self.fingerprint_lookup
+            + self.placement_epoch
     }
 }
 
@@ -364,6 +367,8 @@ pub struct CpuReport {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Cpu {
     costs: CpuCosts,
+    /// Controller ns per host ns (for a placement's periodic work, priced as it happens).
+    scale: f64,
     /// Per core: when it is free.
     free: Vec<u64>,
     /// Per core: busy ns.
@@ -379,10 +384,12 @@ pub struct Cpu {
 }
 
 impl Cpu {
-    /// `cores` idle cores with costs `costs`.
-    pub fn new(cores: u32, costs: CpuCosts) -> Cpu {
+    /// `cores` idle cores with costs `costs`; `scale` converts a placement's periodic
+    /// work from host to controller ns.
+    pub fn new(cores: u32, costs: CpuCosts, scale: f64) -> Cpu {
         Cpu {
             costs,
+            scale,
             free: vec![0; cores.max(1) as usize],
             busy: vec![0; cores.max(1) as usize],
             time: CpuTime::default(),
@@ -403,6 +410,23 @@ impl Cpu {
     /// The costs in use.
     pub fn costs(&self) -> &CpuCosts {
         &self.costs
+    }
+
+    /// The placement did `host_ns` of periodic work (simulation-host ns, see
+    /// `Placement::take_cpu_work_ns`; MiDAS's MCAM/GCS search). It runs in the background
+    /// at low priority (papers/midas.txt Sec. 6.4: "run in the background"), in the cores'
+    /// idle time: counted in CPU time and in the least busy core's utilisation, it delays
+    /// no other work (docs/cpu.md).
+    #[inline]
+    pub fn placement_work(&mut self, host_ns: f64) {
+        if host_ns > 0.0 {
+            let ns = (host_ns * self.scale).round() as u64;
+            self.time.placement_epoch = self.time.placement_epoch.saturating_add(ns);
+            self.internal_ns = self.internal_ns.saturating_add(ns);
+            if let Some(b) = self.busy.iter_mut().min() {
+                *b = b.saturating_add(ns);
+            }
+        }
     }
 
     /// A GCaR replacement examined `entries` cache entries for the host page operation

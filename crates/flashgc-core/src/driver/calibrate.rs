@@ -9,6 +9,8 @@
 
 use crate::driver::cache::WriteCache;
 use crate::error::Result;
+use crate::placement::midas::gcs;
+use crate::placement::midas::uid::Uid;
 use crate::placement::{self, PlacementInit};
 use crate::segment::{SegState, SegmentView, Segments};
 use crate::timing::CachePolicy;
@@ -36,6 +38,19 @@ pub fn classifier_host_ns(spec: &str, init: PlacementInit, writes: u64) -> Resul
     let base = placement::measure_classifier_ns("single", init, writes)?;
     let ns = placement::measure_classifier_ns(spec, init, writes)?;
     Ok((ns - base).max(0.0))
+}
+
+/// One MCAM evaluation of MiDAS's group-configuration search (what an epoch's end costs
+/// per evaluation): GCS with default parameters on a two-class UID (80 % of the writes to
+/// 20 % of 1 Mi pages: `Uid::mixture(64, 4000, ...)`, the shape of gcs.rs's skew test) with
+/// 64-page segments and 7 % spare; search time divided by its evaluations, best of three.
+pub fn mcam_eval_host_ns() -> f64 {
+    let n = (1u64 << 20) as f64;
+    let uid = Uid::mixture(64.0, 4000, &[(0.8, 0.2 * n / 0.8), (0.2, 0.8 * n / 0.2)]);
+    let budget = (n / 64.0 * 1.07).round() as u32;
+    let p = gcs::GcsParams::default();
+    let evals = gcs::search(&uid, budget, 64, &p).evaluations.max(1);
+    best_of(3, evals, || gcs::search(&uid, budget, 64, &p).evaluations)
 }
 
 /// One victim selection of `policy` plus re-registering the victim as a sealed candidate

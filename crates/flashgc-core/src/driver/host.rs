@@ -146,7 +146,7 @@ impl<D: DeviceModel> Core<D> {
         let gc = GcSched::new(&p, l.gc_high);
         let cpu = p.cpu.as_ref().filter(|_| D::TIMED).map(|c| {
             let costs = CpuCosts::resolve(c, sim.ftl().placement().classifier_ns());
-            Cpu::new(c.cores, costs)
+            Cpu::new(c.cores, costs, c.scale)
         });
         let mut heap = BinaryHeap::new();
         if let Host::ClosedLoop { queue_depth } = p.host {
@@ -538,6 +538,7 @@ impl<D: DeviceModel> Core<D> {
             self.ops = ops;
             return e;
         };
+        cpu.placement_work(sim.ftl_mut().placement_mut().take_cpu_work_ns());
         // The host's flash operations wait for its CPU work (docs/cpu.md).
         let c = cpu.page(&ops, t);
         *host_ready = (*host_ready).max(c);

@@ -92,6 +92,13 @@ pub trait Placement: Send {
     fn classifier_ns(&self) -> f64 {
         0.0
     }
+    /// Classifier work not tied to one write (MiDAS: the MCAM/GCS search at an epoch's
+    /// end) done since the last call, in simulation-host ns like
+    /// [`Placement::classifier_ns`]. The firmware-CPU model asks after every host page
+    /// operation (only when it is on) and charges it as internal work. Default 0.
+    fn take_cpu_work_ns(&mut self) -> f64 {
+        0.0
+    }
     /// Bytes of memory the scheme's own structures use (classifier state, tables).
     fn memory_bytes(&self) -> u64 {
         0
