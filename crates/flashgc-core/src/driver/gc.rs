@@ -32,6 +32,13 @@ impl<F: FnMut(&mut Ftl) -> Result<bool> + Send> IdleWork for F {
     }
 }
 
+/// Where GC work issued before a host arrival goes: the op buffer, and the firmware CPU
+/// (None when its cost model is off).
+pub(super) struct Issue<'a> {
+    pub(super) ops: &'a mut Vec<FlashOp>,
+    pub(super) cpu: &'a mut Option<Cpu>,
+}
+
 /// The GC scheduling mode and its state.
 pub(super) struct GcSched {
     mode: GcMode,
@@ -69,16 +76,11 @@ impl GcSched {
 
     /// Drains the FTL's op stream into the device's queue, issued at `t` (their CPU work
     /// occupies a firmware core when the CPU model is on).
-    fn enqueue<D: DeviceModel>(
-        sim: &mut Simulation,
-        dev: &mut D,
-        ops: &mut Vec<FlashOp>,
-        t: u64,
-        cpu: &mut Option<Cpu>,
-    ) {
+    fn enqueue<D: DeviceModel>(sim: &mut Simulation, dev: &mut D, out: &mut Issue<'_>, t: u64) {
+        let ops = &mut *out.ops;
         ops.clear();
         sim.ftl_mut().drain_ops(ops);
-        if let Some(c) = cpu {
+        if let Some(c) = out.cpu.as_mut() {
             c.internal(ops, t);
         }
         dev.enqueue(ops, t);
@@ -91,11 +93,10 @@ impl GcSched {
         &mut self,
         sim: &mut Simulation,
         dev: &mut D,
-        ops: &mut Vec<FlashOp>,
+        out: &mut Issue<'_>,
         busy_until: u64,
         t: u64,
         idle_work: &mut Option<Box<dyn IdleWork>>,
-        cpu: &mut Option<Cpu>,
     ) -> Result<()> {
         let mut idle_from = busy_until.saturating_add(self.idle_ns);
         match self.mode {
@@ -109,7 +110,7 @@ impl GcSched {
                 dev.pump(None, self.pace);
                 if !dev.queued() && sim.ftl_mut().collect_if_below(self.bg_free)? {
                     self.proactive += 1;
-                    Self::enqueue(sim, dev, ops, t, cpu);
+                    Self::enqueue(sim, dev, out, t);
                     dev.pump(Some(t), usize::MAX);
                 }
             }
@@ -120,7 +121,7 @@ impl GcSched {
                         break;
                     }
                     self.proactive += 1;
-                    Self::enqueue(sim, dev, ops, at, cpu);
+                    Self::enqueue(sim, dev, out, at);
                     let end = dev.pump(Some(t), usize::MAX);
                     at = at.max(end);
                 }
@@ -135,7 +136,7 @@ impl GcSched {
                 if !w.step(sim.ftl_mut())? {
                     break;
                 }
-                Self::enqueue(sim, dev, ops, at, cpu);
+                Self::enqueue(sim, dev, out, at);
                 let end = dev.pump(None, usize::MAX);
                 at = at.max(end);
             }

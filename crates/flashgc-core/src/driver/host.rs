@@ -2,7 +2,7 @@
 //! the timing series, and the timing section of the result.
 
 use super::cache::WriteCache;
-use super::gc::{GcSched, IdleWork};
+use super::gc::{GcSched, IdleWork, Issue};
 use crate::device::cpu::{Cpu, CpuCosts};
 use crate::device::flash::FastDiv;
 use crate::device::{DeviceModel, DeviceReport, ReadGroup};
@@ -552,11 +552,13 @@ impl<D: DeviceModel> Core<D> {
         self.gc.before_arrival(
             sim,
             &mut self.dev,
-            &mut self.ops,
+            &mut Issue {
+                ops: &mut self.ops,
+                cpu: &mut self.cpu,
+            },
             self.host_busy_until,
             t,
             &mut self.idle_work,
-            &mut self.cpu,
         )?;
         let mut done = t;
         let mut host_ready = t;
