@@ -484,6 +484,25 @@ pub fn human(t: &TimingReport) -> String {
             c.policy, c.pages, c.write_hits, c.read_hits, c.evictions, c.gcar_skips, c.dirty_at_end
         );
     }
+    if let Some(c) = &t.cpu {
+        let m = &c.time_ns;
+        let _ = writeln!(
+            s,
+            "  firmware CPU {} core(s): utilization mean {:.2} % max {:.2} %; CPU queueing {:.3} us, service {:.3} us per request; ms: classifier {:.3}, victim {:.3}, GCaR scan {:.3}, ECC {:.3}, fingerprint {:.3} + lookup {:.3}, placement epochs {:.3}",
+            c.cores,
+            mean(&c.utilization) * 100.0,
+            max(&c.utilization) * 100.0,
+            c.queueing_us_per_request,
+            c.service_us_per_request,
+            m.classifier as f64 / 1e6,
+            m.victim_select as f64 / 1e6,
+            m.cache_scan as f64 / 1e6,
+            m.ecc as f64 / 1e6,
+            m.fingerprint as f64 / 1e6,
+            m.fingerprint_lookup as f64 / 1e6,
+            m.placement_epoch as f64 / 1e6,
+        );
+    }
     if !t.series.is_empty() {
         s += &series_table(&[("", t)]);
     }
