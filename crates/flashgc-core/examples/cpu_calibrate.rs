@@ -31,9 +31,18 @@ fn main() {
         }
     }
     let v = calibrate::victim_select_host_ns("greedy", 16384, 64, 200_000).unwrap();
-    println!(
-        "greedy victim selection + re-seal, host ns: {v:.1}   (device::cpu::VICTIM_SELECT_HOST_NS)"
-    );
+    println!("greedy victim selection + re-seal, host ns: {v:.1}   (victim::SELECT_HOST_NS)");
+    for p in flashgc_core::victim::names() {
+        let rounds = if p.starts_with("cost-benefit") {
+            20_000
+        } else {
+            200_000
+        };
+        match calibrate::victim_select_host_ns(p, 16384, 64, rounds) {
+            Ok(ns) => println!("  victim {p:<20} {ns:10.1} host ns per selection (16 Ki segments; victim/*.rs select_ns)"),
+            Err(e) => println!("  victim {p:<20} error: {e}"),
+        }
+    }
     let m = calibrate::mcam_eval_host_ns();
     println!("MiDAS MCAM evaluation (GCS at an epoch's end), host ns: {m:.1}   (placement/midas/mod.rs MCAM_EVAL_NS)");
     let g = calibrate::gcar_scan_host_ns(65536, 1 << 20, 64, 100_000);

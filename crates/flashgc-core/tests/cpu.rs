@@ -371,3 +371,53 @@ fn midas_epoch_search_is_background_cpu_time() {
     assert_eq!(cpu.delayed_ops, 0);
     assert!(cpu.utilization[0] > 0.0);
 }
+
+/// Each victim policy declares its selection's cost (`VictimPolicy::select_ns`, scaled):
+/// one charge per GC victim, internal work that leaves the host's flash timing alone when
+/// it is the only cost.
+#[test]
+fn victim_selection_is_priced_per_victim_by_the_policy() {
+    let mut c = Config::default_preset();
+    c.ftl.logical_gib = Some(0.0625);
+    c.device.pages_per_block = 64;
+    c.run.write_volume = 3.0;
+    let run = |victim: &str, cpu: Option<CpuParams>| {
+        let mut c = c.clone();
+        c.run.victim = victim.into();
+        let p = TimingParams {
+            host: Host::ClosedLoop { queue_depth: 4 },
+            cpu,
+            ..TimingParams::default()
+        };
+        let mut ts = TimedSim::new(&c, p).unwrap();
+        let mut wl = ts.simulation().synthetic_workload().unwrap();
+        ts.run(&mut wl, &mut |_| {}).unwrap()
+    };
+    let scale = CpuParams::default().scale;
+    for (victim, host_ns) in [("greedy", 24.7), ("cost-benefit", 594.0)] {
+        let r = run(victim, Some(CpuParams::default()));
+        let cpu = r.timing.as_ref().unwrap().cpu.clone().unwrap();
+        assert_eq!(
+            cpu.costs.victim_ns,
+            (host_ns * scale).round() as u64,
+            "{victim}"
+        );
+        assert!(r.total.gc_victims > 10);
+        // Victims of the precondition fill are untimed: charged are those of the timed phase.
+        assert!(cpu.time_ns.victim_select > 0);
+        assert_eq!(
+            cpu.time_ns.victim_select % cpu.costs.victim_ns,
+            0,
+            "{victim}"
+        );
+        assert_eq!(cpu.internal_ns, cpu.time_ns.victim_select, "{victim}");
+        // Only victim selection costs anything (the default placement has no classifier):
+        // internal work does not hold back the host's flash operations.
+        let off = run(victim, None);
+        assert_eq!(
+            r.timing.as_ref().unwrap().write_latency,
+            off.timing.as_ref().unwrap().write_latency,
+            "{victim}"
+        );
+    }
+}

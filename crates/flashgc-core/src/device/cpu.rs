@@ -23,11 +23,6 @@ use crate::error::{Error, Result};
 use crate::ops::{Compute, FlashOp, Origin};
 use serde::{Deserialize, Serialize};
 
-/// Victim selection (greedy: pop the best segment and re-register one sealed segment) on
-/// the simulation host, ns: `driver::calibrate::victim_select_host_ns("greedy", 16384, 64,
-/// 200_000)`, AMD EPYC, 2026-11-24 (`--example cpu_calibrate`).
-pub const VICTIM_SELECT_HOST_NS: f64 = 24.7;
-
 /// One GCaR scan step (one cached page examined: LRU link, mapping entry, chip state) on
 /// the simulation host, ns: `driver::calibrate::gcar_scan_host_ns(65536, 1 << 20, 64,
 /// 100_000)`, AMD EPYC, 2026-11-24 (`--example cpu_calibrate`).
@@ -291,13 +286,14 @@ pub const FINGERPRINT_LOOKUP_NS: f64 = 10_000.0;
 
 impl CpuCosts {
     /// The costs of `p` for a placement whose classifier costs `classifier_host_ns` per user
-    /// write on the simulation host.
-    pub fn resolve(p: &CpuParams, classifier_host_ns: f64) -> CpuCosts {
+    /// write and a victim policy whose selection costs `victim_host_ns`, both on the
+    /// simulation host (what the schemes declare).
+    pub fn resolve(p: &CpuParams, classifier_host_ns: f64, victim_host_ns: f64) -> CpuCosts {
         let o = &p.ns;
         let ns = |x: f64| x.round() as u64;
         CpuCosts {
             classifier_ns: ns(o.classifier.unwrap_or(classifier_host_ns * p.scale)),
-            victim_ns: ns(o.victim.unwrap_or(VICTIM_SELECT_HOST_NS * p.scale)),
+            victim_ns: ns(o.victim.unwrap_or(victim_host_ns * p.scale)),
             cache_scan_ns: ns(o.cache_scan.unwrap_or(GCAR_SCAN_HOST_NS * p.scale)),
             ecc_read_ns: ns(o.ecc_read.unwrap_or(0.0)),
             ecc_decode_ns: ns(o.ecc_decode.unwrap_or(ECC_CHECK_NS)),

@@ -4,7 +4,7 @@
 //! run inside a simulation (results must not depend on the machine): their figures were
 //! taken once, by `cargo run --release -p flashgc-core --example cpu_calibrate`, and are
 //! constants next to the code they price (each placement's `classifier_ns`,
-//! [`crate::device::cpu::VICTIM_SELECT_HOST_NS`], [`crate::device::cpu::GCAR_SCAN_HOST_NS`]). The firmware-CPU model
+//! each victim policy's `select_ns`, [`crate::device::cpu::GCAR_SCAN_HOST_NS`]). The firmware-CPU model
 //! multiplies them by its `scale` (controller core ns per host ns).
 
 use crate::driver::cache::WriteCache;

@@ -145,7 +145,12 @@ impl<D: DeviceModel> Core<D> {
         });
         let gc = GcSched::new(&p, l.gc_high);
         let cpu = p.cpu.as_ref().filter(|_| D::TIMED).map(|c| {
-            let costs = CpuCosts::resolve(c, sim.ftl().placement().classifier_ns());
+            let ftl = sim.ftl();
+            let costs = CpuCosts::resolve(
+                c,
+                ftl.placement().classifier_ns(),
+                ftl.victim_policy().select_ns(),
+            );
             Cpu::new(c.cores, costs, c.scale)
         });
         let mut heap = BinaryHeap::new();
