@@ -3,9 +3,10 @@
 //! on the machine running the simulation. They are wall-clock measurements, so they never
 //! run inside a simulation (results must not depend on the machine): their figures were
 //! taken once, by `cargo run --release -p flashgc-core --example cpu_calibrate`, and are
-//! constants next to the code they price (each placement's `classifier_ns`,
-//! each victim policy's `select_ns`, [`crate::device::cpu::GCAR_SCAN_HOST_NS`]). The firmware-CPU model
-//! multiplies them by its `scale` (controller core ns per host ns).
+//! constants next to the code they price (each placement's `classifier_ns`, each victim
+//! policy's `select_ns`, [`crate::device::cpu::GCAR_SCAN_HOST_NS`], MiDAS's
+//! `MCAM_EVAL_NS`). The firmware-CPU model multiplies them by its `scale` (controller-core
+//! ns per host ns).
 
 use crate::driver::cache::WriteCache;
 use crate::error::Result;

@@ -87,10 +87,10 @@ impl Mhf {
     }
 }
 
-/// Classifier work per user write on the simulation host beyond a no-op call, ns:
-/// MHF's K hash probes and 4-bit counter updates. `driver::calibrate::classifier_host_ns` (1 Mi LPNs, 200 k zipf(1.0) writes,
-/// median of three runs of `--example cpu_calibrate`, AMD EPYC, 2026-11-24); the
-/// firmware-CPU model scales it (docs/cpu.md).
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: MHF's K
+/// hash probes and 4-bit counter updates. `driver::calibrate::classifier_host_ns` (1 Mi
+/// LPNs, 200 k zipf(1.0) writes, median of three runs of `--example cpu_calibrate`, AMD
+/// EPYC, 2026-11-24); the firmware-CPU model scales it (docs/cpu.md).
 const CLASSIFIER_NS: f64 = 11.5;
 
 impl Placement for Mhf {

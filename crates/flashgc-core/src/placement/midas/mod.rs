@@ -723,10 +723,11 @@ impl Midas {
     }
 }
 
-/// Classifier work per user write on the simulation host beyond a no-op call, ns:
-/// MiDAS's UID upkeep per write (sampled last-write times, interval counts, HOT check); MCAM/GCS per epoch is not priced. `driver::calibrate::classifier_host_ns` (1 Mi LPNs, 200 k zipf(1.0) writes,
-/// median of three runs of `--example cpu_calibrate`, AMD EPYC, 2026-11-24); the
-/// firmware-CPU model scales it (docs/cpu.md).
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: MiDAS's
+/// UID upkeep per write (sampled last-write times, interval counts, HOT check); MCAM/GCS
+/// per epoch is not priced. `driver::calibrate::classifier_host_ns` (1 Mi LPNs, 200 k
+/// zipf(1.0) writes, median of three runs of `--example cpu_calibrate`, AMD EPYC,
+/// 2026-11-24); the firmware-CPU model scales it (docs/cpu.md).
 const CLASSIFIER_NS: f64 = 21.6;
 
 /// One MCAM evaluation of the group-configuration search at an epoch's end, ns on the
