@@ -617,3 +617,117 @@ impl Cpu {
             && self.time.total() >= self.internal_ns
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn costs() -> CpuCosts {
+        CpuCosts {
+            classifier_ns: 100,
+            victim_ns: 7,
+            cache_scan_ns: 3,
+            ecc_read_ns: 11,
+            ecc_decode_ns: 20_000,
+            ecc_correct_ns: 5_000,
+            fingerprint_ns: 80_000,
+            fingerprint_lookup_ns: 10_000,
+        }
+    }
+
+    /// Every kind of operation priced by hand: host work first (gates the host's flash
+    /// operations), internal work after it on the core free first.
+    #[test]
+    fn every_operation_is_priced_and_host_work_goes_first() {
+        let (h, g, b) = (Origin::Host, Origin::Gc, Origin::Background);
+        let ops = [
+            FlashOp::Compute {
+                work: Compute::Fingerprint { pages: 2 },
+                origin: h,
+            },
+            FlashOp::Compute {
+                work: Compute::FingerprintLookup { lookups: 3 },
+                origin: g,
+            },
+            FlashOp::Compute {
+                work: Compute::EccDecode {
+                    pages: 1,
+                    corrected: true,
+                },
+                origin: b,
+            },
+            FlashOp::Read { ppn: 1, origin: h },
+            FlashOp::Copyback {
+                src: 2,
+                dst: 3,
+                origin: g,
+            },
+            FlashOp::Erase { seg: 0, origin: g },
+            FlashOp::Program { ppn: 4, origin: h },
+            FlashOp::Program { ppn: 5, origin: g },
+        ];
+        let mut cpu = Cpu::new(1, costs(), 4.0);
+        cpu.cache_scan(5);
+        // host: 5 scan steps 15 + 2 fingerprints 160000 + read ECC 11 + classifier 100;
+        // internal: 3 lookups 30000 + decode and correct 25000 + GC read ECC 11 + victim 7.
+        assert_eq!(cpu.page(&ops, 1000), 1000 + 160_126);
+        let r = cpu.report(1_000_000, 1);
+        assert_eq!(r.internal_ns, 55_018);
+        assert_eq!(
+            r.time_ns,
+            CpuTime {
+                classifier: 100,
+                victim_select: 7,
+                cache_scan: 15,
+                ecc: 11 + 25_000 + 11,
+                fingerprint: 160_000,
+                fingerprint_lookup: 30_000,
+                placement_epoch: 0,
+            }
+        );
+        assert_eq!(r.utilization, vec![(160_126.0 + 55_018.0) / 1e6]);
+        // The next host work waits for both: the core is busy until 1000 + 215144.
+        let w = [FlashOp::Program { ppn: 6, origin: h }];
+        assert_eq!(cpu.page(&w, 2000), 1000 + 215_144 + 100);
+        let r = cpu.report(1_000_000, 2);
+        assert_eq!((r.host_ops, r.delayed_ops), (2, 1));
+        assert_eq!(
+            r.queueing_us_per_request,
+            (216_144.0 - 2000.0) / 2.0 / 1000.0
+        );
+        // Background work issued outside a host operation, and a placement's epoch work
+        // (background: counted, delays nothing).
+        cpu.internal(&[FlashOp::Erase { seg: 1, origin: g }], 0);
+        cpu.placement_work(1000.0);
+        let r = cpu.report(1_000_000, 2);
+        assert_eq!(r.time_ns.victim_select, 14);
+        assert_eq!(r.time_ns.placement_epoch, 4000);
+        assert_eq!(r.internal_ns, 55_018 + 7 + 4000);
+    }
+
+    /// Two cores: work goes to the core free first, the lower index on ties.
+    #[test]
+    fn work_goes_to_the_core_free_first() {
+        let mut cpu = Cpu::new(2, costs(), 1.0);
+        let w = [FlashOp::Program {
+            ppn: 0,
+            origin: Origin::Host,
+        }];
+        assert_eq!(cpu.page(&w, 0), 100); // core 0
+        assert_eq!(cpu.page(&w, 10), 110); // core 1
+        assert_eq!(cpu.page(&w, 20), 200); // core 0 again (free at 100)
+        let r = cpu.report(1000, 3);
+        assert_eq!(r.utilization, vec![0.2, 0.1]);
+        assert_eq!(r.delayed_ops, 1);
+    }
+
+    #[test]
+    fn cost_overrides_parse_and_name_the_key() {
+        let o = CostOverrides::parse("--cpu-ns", "classifier=5, ecc-read=7").unwrap();
+        assert_eq!((o.classifier, o.ecc_read), (Some(5.0), Some(7.0)));
+        let e = CostOverrides::parse("--cpu-ns", "victim=1e13").unwrap_err();
+        assert!(e.to_string().contains("--cpu-ns.victim"), "{e}");
+        let e = CostOverrides::parse("--cpu-ns", "victim").unwrap_err();
+        assert!(e.to_string().contains("key=nanoseconds"), "{e}");
+    }
+}
