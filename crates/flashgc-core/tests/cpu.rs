@@ -373,8 +373,7 @@ fn midas_epoch_search_is_background_cpu_time() {
 }
 
 /// Each victim policy declares its selection's cost (`VictimPolicy::select_ns`, scaled):
-/// one charge per GC victim, internal work that leaves the host's flash timing alone when
-/// it is the only cost.
+/// one charge per GC victim; under foreground GC the pass waits for it.
 #[test]
 fn victim_selection_is_priced_per_victim_by_the_policy() {
     let mut c = Config::default_preset();
@@ -412,12 +411,59 @@ fn victim_selection_is_priced_per_victim_by_the_policy() {
         );
         assert_eq!(cpu.internal_ns, cpu.time_ns.victim_select, "{victim}");
         // Only victim selection costs anything (the default placement has no classifier):
-        // internal work does not hold back the host's flash operations.
+        // under foreground GC the pass starts after it, so writes wait longer.
         let off = run(victim, None);
-        assert_eq!(
-            r.timing.as_ref().unwrap().write_latency,
-            off.timing.as_ref().unwrap().write_latency,
+        let (a, b) = (off.timing.unwrap(), r.timing.unwrap());
+        assert_eq!(off.total, r.total);
+        assert!(
+            b.write_latency.mean_us > a.write_latency.mean_us,
             "{victim}"
         );
+        assert!(b.iops < a.iops, "{victim}");
     }
+}
+
+/// tests/timing.rs's hand-computed GC schedule (`hand_computed_two_channel_schedule`) with a
+/// 100 us victim selection under foreground GC: the GC pass is issued when the selection
+/// ends (t = 100 instead of 0), so everything behind it shifts by 100 us.
+///
+/// Set-up (untimed): LPNs 0..16 fill segments 0-3; rewriting 0,1,4,5,8,9,12,13 fills 4 and
+/// 5; segments 6 and 7 free. R0 reads LPN 0 at 0 (channel 0): 60, no CPU work. R1 writes
+/// LPN 2 at 0 and triggers GC of segment 0 (one valid page, LPN 3): victim selection
+/// 0-100; GC read 100-150 + bus 150-160 (ch1); GC program bus 160-170 (ch0), cell 170-670;
+/// erase 670-3670 on both units; the write: bus 3670-3680, program 3680-4180 => 4180
+/// (4080 without the CPU). R2 reads LPN 4 at 100 (ch0), behind the erase: cell
+/// 3670-3720, bus 3720-3730 => 3730 (3630). R3 reads LPN 15 at 100 (ch1), behind the
+/// erase and R1's program: cell 4180-4230, bus 4230-4240 => 4240 (4140).
+#[test]
+fn foreground_gc_waits_for_its_victim_selection() {
+    let times = |cpu: Option<CpuParams>| {
+        let p = TimingParams {
+            gc_mode: GcMode::Foreground,
+            host: Host::OpenLoop { time_scale: 1.0 },
+            cpu,
+            ..TimingParams::default()
+        };
+        let mut ts = TimedSim::new(&tiny(), p).unwrap();
+        let ftl = ts.simulation_mut().ftl_mut();
+        for lpn in (0..16).chain([0, 1, 4, 5, 8, 9, 12, 13]) {
+            ftl.write(lpn).unwrap();
+        }
+        ts.start_clock();
+        let r = |op, lpn, t| Request {
+            op,
+            ..write(lpn, t)
+        };
+        [
+            r(Op::Read, 0, 0),
+            r(Op::Write, 2, 0),
+            r(Op::Read, 4, 100),
+            r(Op::Read, 15, 100),
+        ]
+        .iter()
+        .map(|q| ts.serve(q, q.time_ns).unwrap() / US)
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(times(None), [60, 4080, 3630, 4140]);
+    assert_eq!(times(cpu(1, "victim=100000")), [60, 4180, 3730, 4240]);
 }

@@ -530,9 +530,10 @@ impl Cpu {
 
     /// The CPU work of one host page operation's `ops` (and the GCaR scan steps recorded
     /// for it) arriving at `t`: the host's work first, then GC and background work issued
-    /// with it. Returns when the host's CPU work ends (`t` when it has none): its flash
-    /// operations start no earlier.
-    pub fn page(&mut self, ops: &[FlashOp], t: u64) -> u64 {
+    /// with it. Returns when the host's CPU work ends and when the GC/background work ends
+    /// (each `t` when there is none): the host's flash operations start no earlier than the
+    /// first; under foreground GC the GC pass's flash operations start at the second.
+    pub fn page(&mut self, ops: &[FlashOp], t: u64) -> (u64, u64) {
         let (host, internal) = self.price(ops);
         let mut end = t;
         if host > 0 {
@@ -545,11 +546,12 @@ impl Cpu {
             }
             end = e;
         }
+        let mut gc_end = t;
         if internal > 0 {
-            self.run(t, internal);
+            gc_end = self.run(t, internal).1;
             self.internal_ns += internal;
         }
-        end
+        (end, gc_end)
     }
 
     /// GC or background operations issued at `t` outside a host operation (proactive GC,
@@ -670,7 +672,10 @@ mod tests {
         cpu.cache_scan(5);
         // host: 5 scan steps 15 + 2 fingerprints 160000 + read ECC 11 + classifier 100;
         // internal: 3 lookups 30000 + decode and correct 25000 + GC read ECC 11 + victim 7.
-        assert_eq!(cpu.page(&ops, 1000), 1000 + 160_126);
+        assert_eq!(
+            cpu.page(&ops, 1000),
+            (1000 + 160_126, 1000 + 160_126 + 55_018)
+        );
         let r = cpu.report(1_000_000, 1);
         assert_eq!(r.internal_ns, 55_018);
         assert_eq!(
@@ -688,7 +693,7 @@ mod tests {
         assert_eq!(r.utilization, vec![(160_126.0 + 55_018.0) / 1e6]);
         // The next host work waits for both: the core is busy until 1000 + 215144.
         let w = [FlashOp::Program { ppn: 6, origin: h }];
-        assert_eq!(cpu.page(&w, 2000), 1000 + 215_144 + 100);
+        assert_eq!(cpu.page(&w, 2000), (1000 + 215_144 + 100, 2000));
         let r = cpu.report(1_000_000, 2);
         assert_eq!((r.host_ops, r.delayed_ops), (2, 1));
         assert_eq!(
@@ -713,9 +718,9 @@ mod tests {
             ppn: 0,
             origin: Origin::Host,
         }];
-        assert_eq!(cpu.page(&w, 0), 100); // core 0
-        assert_eq!(cpu.page(&w, 10), 110); // core 1
-        assert_eq!(cpu.page(&w, 20), 200); // core 0 again (free at 100)
+        assert_eq!(cpu.page(&w, 0).0, 100); // core 0
+        assert_eq!(cpu.page(&w, 10).0, 110); // core 1
+        assert_eq!(cpu.page(&w, 20).0, 200); // core 0 again (free at 100)
         let r = cpu.report(1000, 3);
         assert_eq!(r.utilization, vec![0.2, 0.1]);
         assert_eq!(r.delayed_ops, 1);

@@ -544,10 +544,14 @@ impl<D: DeviceModel> Core<D> {
             return e;
         };
         cpu.placement_work(sim.ftl_mut().placement_mut().take_cpu_work_ns());
-        // The host's flash operations wait for its CPU work (docs/cpu.md).
-        let c = cpu.page(&ops, t);
+        // The host's flash operations wait for its CPU work; under foreground GC (the host
+        // waits for the whole pass anyway) the GC pass is issued when its CPU work (victim
+        // selection, fingerprints) has finished (docs/cpu.md).
+        let (c, g) = cpu.page(&ops, t);
         *host_ready = (*host_ready).max(c);
-        let e = self.dev.schedule(&ops, t, host_ready, rg, self.gc.policy());
+        let policy = self.gc.policy();
+        let issue = if policy.barrier { g } else { t };
+        let e = self.dev.schedule(&ops, issue, host_ready, rg, policy);
         self.ops = ops;
         e.max(c)
     }
