@@ -334,3 +334,18 @@ def test_flows_and_mapping_cache_through_the_configuration():
     assert "translation" not in flashgc.run(base, "uniform").raw["total"]
     with pytest.raises(FlashgcError, match="ftl.mapping_cache.bytes"):
         flashgc.run(base, "uniform", **{"ftl.mapping_cache": {"bytes": 1 << 40}})
+
+
+def test_firmware_cpu_through_the_shared_timing_options(tiny):
+    # docs/cpu.md: off by default (no `cpu` section); on, the cores' report; bad values name the field.
+    kw = dict(tiny, placement="bf-gc")
+    off = flashgc.run("default", "zipf:1.0", timing={"queue_depth": 8}, **kw)
+    on = flashgc.run("default", "zipf:1.0", timing={"queue_depth": 8, "cpu_cores": 2, "cpu_cost": "on"}, **kw)
+    assert "cpu" not in off.raw["timing"]
+    cpu = on.raw["timing"]["cpu"]
+    assert cpu["cores"] == 2 and len(cpu["utilization"]) == 2
+    assert cpu["time_ns"]["classifier"] == cpu["costs"]["classifier_ns"] * on.raw["timing"]["write_requests"] > 0
+    with pytest.raises(FlashgcError, match="timing.cpu_cores"):
+        flashgc.run("default", "uniform", timing={"cpu_cores": 0}, **tiny)
+    with pytest.raises(FlashgcError, match="timing.cpu_ns.classifier"):
+        flashgc.run("default", "uniform", timing={"cpu_ns": "classifier=-1"}, **tiny)

@@ -460,8 +460,19 @@ fn timed_runs_resume_byte_for_byte() {
         noc: Some(NocParams::from_config(&c, GcPath::Selective)),
         ..TimingParams::default()
     };
+    // The firmware CPU's state (core clocks, component times) resumes too.
+    let cpu = TimingParams {
+        cpu: Some(flashgc_core::device::cpu::CpuParams {
+            cores: 2,
+            ns: flashgc_core::device::cpu::CostOverrides::parse("cpu_ns", "classifier=3000")
+                .unwrap(),
+            ..Default::default()
+        }),
+        ..flash.clone()
+    };
     for (name, p, stops) in [
         ("flash", flash, vec![3_000u64, 3_001, 20_000]),
+        ("flash-cpu", cpu, vec![3_000u64, 20_000]),
         ("noc", noc, vec![5_000, 17_000]),
     ] {
         let file = tmp(&format!("timed-{name}.ckpt"));

@@ -155,6 +155,12 @@ fn every_result_field_is_in_the_reference_table() {
         cache_policy: CachePolicy::Lru,
         checkpoint_bytes: 4 << 20,
         host: Host::ClosedLoop { queue_depth: 4 },
+        // The firmware CPU, with an explicit cost (params.cpu.ns) and two cores.
+        cpu: Some(flashgc_core::device::cpu::CpuParams {
+            cores: 2,
+            ns: flashgc_core::device::cpu::CostOverrides::parse("cpu_ns", "ecc_read=1000").unwrap(),
+            ..Default::default()
+        }),
         ..TimingParams::default()
     };
     let mut ts = TimedSim::new(&c, p).unwrap();

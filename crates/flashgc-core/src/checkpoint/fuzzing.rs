@@ -96,6 +96,10 @@ pub fn timed_cases() -> Vec<(&'static str, TimingParams)> {
                 cache_pages: 128,
                 cache_policy: CachePolicy::Gcar,
                 host: Host::ClosedLoop { queue_depth: 4 },
+                cpu: Some(crate::device::cpu::CpuParams {
+                    cores: 2,
+                    ..Default::default()
+                }),
                 ..TimingParams::default()
             },
         ),

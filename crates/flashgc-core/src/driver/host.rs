@@ -2,7 +2,8 @@
 //! the timing series, and the timing section of the result.
 
 use super::cache::WriteCache;
-use super::gc::{GcSched, IdleWork};
+use super::gc::{GcSched, IdleWork, Issue};
+use crate::device::cpu::{Cpu, CpuCosts};
 use crate::device::flash::FastDiv;
 use crate::device::{DeviceModel, DeviceReport, ReadGroup};
 use crate::error::{Error, Result};
@@ -107,6 +108,8 @@ struct CoreState {
     proactive: u64,
     host_busy_until: u64,
     stats: HostStats,
+    /// The firmware CPU's state (None when its cost model is off).
+    cpu: Option<Cpu>,
 }
 
 /// The driver's state besides the simulation: the device model, cache, GC scheduling and
@@ -124,6 +127,8 @@ pub(crate) struct Core<D: DeviceModel> {
     started: bool,
     /// The streaming API's bookkeeping of the measured phase (from [`Core::start`]).
     stream_rec: Option<Recorder>,
+    /// The firmware CPU (`timing.cpu`; None: CPU work costs nothing).
+    cpu: Option<Cpu>,
 }
 
 impl<D: DeviceModel> Core<D> {
@@ -138,6 +143,15 @@ impl<D: DeviceModel> Core<D> {
             )
         });
         let gc = GcSched::new(&p, l.gc_high);
+        let cpu = p.cpu.as_ref().filter(|_| D::TIMED).map(|c| {
+            let ftl = sim.ftl();
+            let costs = CpuCosts::resolve(
+                c,
+                ftl.placement().classifier_ns(),
+                ftl.victim_policy().select_ns(),
+            );
+            Cpu::new(c.cores, costs, c.scale)
+        });
         let mut heap = BinaryHeap::new();
         if let Host::ClosedLoop { queue_depth } = p.host {
             if D::TIMED {
@@ -180,6 +194,7 @@ impl<D: DeviceModel> Core<D> {
             }),
             started: false,
             stream_rec: None,
+            cpu,
         })
     }
 
@@ -215,6 +230,7 @@ impl<D: DeviceModel> Core<D> {
             proactive: self.gc.proactive,
             host_busy_until: self.host_busy_until,
             stats: self.stats.clone(),
+            cpu: self.cpu.clone(),
         })
         .map(Some)
     }
@@ -279,6 +295,16 @@ impl<D: DeviceModel> Core<D> {
                 ));
             }
         }
+        match (&self.cpu, &st.cpu) {
+            (None, None) => {}
+            (Some(c), Some(r)) if r.consistent(c.cores(), c.costs()) => {}
+            _ => {
+                return Err(Error::Input(
+                    "the firmware CPU state does not match the timing parameters".into(),
+                ))
+            }
+        }
+        self.cpu = st.cpu;
         self.cache = st.cache;
         self.gc.proactive = st.proactive;
         self.host_busy_until = st.host_busy_until;
@@ -513,9 +539,22 @@ impl<D: DeviceModel> Core<D> {
         let mut ops = std::mem::take(&mut self.ops);
         ops.clear();
         sim.ftl_mut().drain_ops(&mut ops);
-        let e = self.dev.schedule(&ops, t, host_ready, rg, self.gc.policy());
+        let Some(cpu) = &mut self.cpu else {
+            let e = self.dev.schedule(&ops, t, host_ready, rg, self.gc.policy());
+            self.ops = ops;
+            return e;
+        };
+        cpu.placement_work(sim.ftl_mut().placement_mut().take_cpu_work_ns());
+        // The host's flash operations wait for its CPU work; under foreground GC (the host
+        // waits for the whole pass anyway) the GC pass is issued when its CPU work (victim
+        // selection, fingerprints) has finished (docs/cpu.md).
+        let (c, g) = cpu.page(&ops, t);
+        *host_ready = (*host_ready).max(c);
+        let policy = self.gc.policy();
+        let issue = if policy.barrier { g } else { t };
+        let e = self.dev.schedule(&ops, issue, host_ready, rg, policy);
         self.ops = ops;
-        e
+        e.max(c)
     }
 
     /// Serves one host request arriving at `t`; returns its completion time.
@@ -523,7 +562,10 @@ impl<D: DeviceModel> Core<D> {
         self.gc.before_arrival(
             sim,
             &mut self.dev,
-            &mut self.ops,
+            &mut Issue {
+                ops: &mut self.ops,
+                cpu: &mut self.cpu,
+            },
             self.host_busy_until,
             t,
             &mut self.idle_work,
@@ -552,12 +594,19 @@ impl<D: DeviceModel> Core<D> {
                                 continue;
                             }
                             let (dev, ftl) = (&self.dev, sim.ftl());
+                            // Each call is one GCaR scan step (firmware CPU work).
+                            let scanned = std::cell::Cell::new(0u64);
                             let collecting = |l: u32| {
+                                scanned.set(scanned.get() + 1);
                                 ftl.mapping()
                                     .lookup(l)
                                     .is_some_and(|p| dev.collecting(p, t))
                             };
-                            match c.insert(lpn, collecting) {
+                            let evicted = c.insert(lpn, collecting);
+                            if let Some(cpu) = &mut self.cpu {
+                                cpu.cache_scan(scanned.get());
+                            }
+                            match evicted {
                                 None => {
                                     done = done.max(t + mem);
                                     continue;
@@ -721,6 +770,7 @@ impl<D: DeviceModel> Core<D> {
             }),
             series: s.series.clone(),
             memory_bytes_per_lpn: memory as f64 / logical as f64,
+            cpu: self.cpu.as_ref().map(|c| c.report(span, s.requests)),
         };
         res.notes.push(format!(
             "timing: {} host, GC {:?}, {}",
@@ -728,6 +778,9 @@ impl<D: DeviceModel> Core<D> {
             self.p.gc_mode,
             self.dev.describe()
         ));
+        if let Some(c) = &self.cpu {
+            res.notes.push(c.describe());
+        }
         if timing_dependent {
             res.notes.push(
                 "timing-dependent policy (background/idle GC or GCaR): FTL decisions depend on simulated time, so WAF may differ from the WAF-only run"

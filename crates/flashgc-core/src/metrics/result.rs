@@ -358,4 +358,8 @@ pub struct TimingReport {
     pub series: Vec<TimingPoint>,
     /// Timing-layer memory, bytes per logical page.
     pub memory_bytes_per_lpn: f64,
+    /// The firmware CPU (utilization, CPU time by component, queueing); absent when its
+    /// cost model is off (docs/cpu.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<crate::device::cpu::CpuReport>,
 }

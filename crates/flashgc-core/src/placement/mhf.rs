@@ -87,9 +87,18 @@ impl Mhf {
     }
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: MHF's K
+/// hash probes and 4-bit counter updates. `driver::calibrate::classifier_host_ns` (1 Mi
+/// LPNs, 200 k zipf(1.0) writes, median of three runs of `--example cpu_calibrate`, AMD
+/// EPYC, 2026-11-24); the firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 11.5;
+
 impl Placement for Mhf {
     fn name(&self) -> &'static str {
         "mhf"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     crate::checkpoint::serde_state!(same: [m, seeds, max, hot_at, decay, gc], len: [counters]);
     fn check_restored(

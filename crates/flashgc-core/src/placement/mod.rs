@@ -84,6 +84,21 @@ pub trait Placement: Send {
     /// loop says so 16 requests ahead). Schemes with per-LPN tables (MiDAS's last-write
     /// times) prefetch the entries, so the write does not wait for a cache miss.
     fn prefetch(&self, _lpn: Lpn) {}
+    /// The scheme's classifier work per user write beyond a no-op classifier call, in
+    /// nanoseconds on the simulation host, as calibrated by
+    /// `crate::driver::calibrate::classifier_host_ns` (the firmware-CPU model scales it to
+    /// a controller core; docs/cpu.md). Schemes declare it next to their code; default 0
+    /// (no classifier: `single`, `sup-gc`).
+    fn classifier_ns(&self) -> f64 {
+        0.0
+    }
+    /// Classifier work not tied to one write (MiDAS: the MCAM/GCS search at an epoch's
+    /// end) done since the last call, in simulation-host ns like
+    /// [`Placement::classifier_ns`]. The firmware-CPU model asks after every host page
+    /// operation (only when it is on) and charges it as internal work. Default 0.
+    fn take_cpu_work_ns(&mut self) -> f64 {
+        0.0
+    }
     /// Bytes of memory the scheme's own structures use (classifier state, tables).
     fn memory_bytes(&self) -> u64 {
         0

@@ -134,9 +134,17 @@ impl CostBenefit {
     }
 }
 
+/// One selection's CPU work on the simulation host, ns: greedy's calibration with
+/// `cost-benefit` (16 Ki segments: the bucketed implementation; `--example cpu_calibrate`,
+/// AMD EPYC, 2026-11-24). Firmware that scans every segment per pick costs more.
+const SELECT_NS: f64 = 594.0;
+
 impl VictimPolicy for CostBenefit {
     fn name(&self) -> &'static str {
         "cost-benefit"
+    }
+    fn select_ns(&self) -> f64 {
+        SELECT_NS
     }
     crate::checkpoint::serde_state!(same: [formula], len: []);
     fn check_restored(

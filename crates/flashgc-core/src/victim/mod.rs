@@ -85,6 +85,12 @@ pub trait VictimPolicy: Send {
     fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId>;
     /// Bytes of memory the policy's own structures use.
     fn memory_bytes(&self) -> u64;
+    /// One selection's CPU work on the simulation host, ns (the firmware-CPU model scales
+    /// it; docs/cpu.md): calibrated by `crate::driver::calibrate::victim_select_host_ns`.
+    /// Default: greedy's figure, [`SELECT_HOST_NS`].
+    fn select_ns(&self) -> f64 {
+        SELECT_HOST_NS
+    }
     /// The policy's whole mutable state, for a checkpoint. Most policies derive serde and
     /// write `crate::checkpoint::serde_state!();` in their impl.
     fn save_state(&self) -> Result<Vec<u8>> {
@@ -114,6 +120,12 @@ pub trait VictimPolicy: Send {
 }
 
 type Ctor = fn(&Spec, VictimInit) -> Result<Box<dyn VictimPolicy>>;
+
+/// A victim selection plus re-registering one sealed segment, greedy, on the simulation
+/// host, ns: `driver::calibrate::victim_select_host_ns("greedy", 16384, 64, 200_000)`
+/// (`--example cpu_calibrate`, AMD EPYC, 2026-11-24; median of three, 24.1-25.6). fifo,
+/// random and d-choices measured 22-31 ns, within the noise of it, and keep it.
+pub const SELECT_HOST_NS: f64 = 24.7;
 
 /// Registered victim policies: name, one-line description, constructor.
 pub const REGISTRY: &[(&str, &str, Ctor)] = &[

@@ -22,9 +22,16 @@ pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolic
     }))
 }
 
+/// One selection's CPU work on the simulation host, ns: greedy's calibration with
+/// `windowed-greedy` (w=16; `--example cpu_calibrate`, AMD EPYC, 2026-11-24).
+const SELECT_NS: f64 = 59.0;
+
 impl VictimPolicy for WindowedGreedy {
     fn name(&self) -> &'static str {
         "windowed-greedy"
+    }
+    fn select_ns(&self) -> f64 {
+        SELECT_NS
     }
     crate::checkpoint::serde_state!(same: [window], len: []);
     fn check_restored(

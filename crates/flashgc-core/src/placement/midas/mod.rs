@@ -297,6 +297,10 @@ pub struct Midas {
     gc_reloc: u64,
     stalls: u64,
     now: u64,
+    /// MCAM evaluations since the firmware-CPU model last asked (drained after every host
+    /// page operation, so nothing is pending at a checkpoint's safe point).
+    #[serde(skip)]
+    cpu_evals: u64,
 }
 
 pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placement>> {
@@ -358,6 +362,7 @@ impl Midas {
             gc_now: u64::MAX,
             gc_picks: 0,
             gc_reloc: 0,
+            cpu_evals: 0,
             stalls: 0,
             now: 0,
             p,
@@ -558,6 +563,7 @@ impl Midas {
         if self.p.fixed.is_some() {
             let eff = self.effective(&self.cfg, budget);
             let pred = mcam::predict(&uid, &eff, self.pps);
+            self.cpu_evals += 1;
             let mut e = self.entry("epoch");
             e.predicted_waf = Some(pred.waf);
             e.measured_waf = measured;
@@ -570,8 +576,10 @@ impl Midas {
             return;
         }
         let found: GcsResult = gcs::search(&uid, budget, self.pps, &self.p.gcs);
+        self.cpu_evals += found.evaluations;
         let current = match self.mode {
             Mode::Configured => {
+                self.cpu_evals += 1;
                 Some(mcam::predict(&uid, &self.effective(&self.cfg, budget), self.pps).waf)
             }
             _ => None,
@@ -715,9 +723,30 @@ impl Midas {
     }
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: MiDAS's
+/// UID upkeep per write (sampled last-write times, interval counts, HOT check); MCAM/GCS
+/// per epoch is not priced. `driver::calibrate::classifier_host_ns` (1 Mi LPNs, 200 k
+/// zipf(1.0) writes, median of three runs of `--example cpu_calibrate`, AMD EPYC,
+/// 2026-11-24); the firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 21.6;
+
+/// One MCAM evaluation of the group-configuration search at an epoch's end, ns on the
+/// simulation host: `driver::calibrate::mcam_eval_host_ns()` (GCS on a two-class zipf-like
+/// UID of 4000 bins, 1 Mi pages, 64-page segments; `--example cpu_calibrate`, AMD EPYC,
+/// 2026-11-24; median of three, 547-579 us). An epoch costs (GCS evaluations + 1) of these.
+const MCAM_EVAL_NS: f64 = 557_000.0;
+
 impl Placement for Midas {
     fn name(&self) -> &'static str {
         "midas"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
+    }
+    fn take_cpu_work_ns(&mut self) -> f64 {
+        let ns = self.cpu_evals as f64 * MCAM_EVAL_NS;
+        self.cpu_evals = 0;
+        ns
     }
     crate::checkpoint::serde_state!(same: [p, logical, segments, pps], len: [ts, hot_ctr]);
     fn check_restored(
