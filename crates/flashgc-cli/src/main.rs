@@ -144,6 +144,14 @@ struct CommonArgs {
     /// Victim policy (`compare`: comma-separated list).
     #[arg(long)]
     victim: Option<String>,
+    /// Placement/victim pairs, e.g. `midas/fifo,sepbit/cost-benefit:sqrt` (`compare` runs
+    /// exactly these pairs instead of crossing --placement and --victim; `run`: one pair).
+    #[arg(long, conflicts_with_all = ["placement", "victim"])]
+    scheme: Option<String>,
+    /// What starts GC besides the free-segment watermarks: `free` (default) or
+    /// `garbage:SHARE` (SepBIT's log-structured trigger, e.g. garbage:0.15).
+    #[arg(long)]
+    gc_trigger: Option<String>,
     /// Refuse runs whose estimated memory exceeds this many GiB (default: the memory the
     /// machine has available; `compare` divides it among its parallel runs).
     #[arg(long, allow_negative_numbers = true)]
@@ -267,6 +275,9 @@ fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     if let Some(v) = &a.gc_high {
         c.ftl.gc_high = Some(Watermark::parse("--gc-high", v)?);
     }
+    if let Some(v) = &a.gc_trigger {
+        c.ftl.gc_trigger = flashgc_core::config::GcTrigger::parse("--gc-trigger", v)?;
+    }
     let r = &mut c.run;
     if let Some(v) = &a.workload {
         r.workload = v.clone();
@@ -297,6 +308,20 @@ fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     }
     if let Some(v) = &a.victim {
         r.victim = v.clone();
+    }
+    if let Some(v) = &a.scheme {
+        // `run` takes one pair; `compare` re-parses the list itself.
+        let pairs = flashgc_core::scheme::parse_pairs("--scheme", v)?;
+        r.placement = pairs
+            .iter()
+            .map(|p| p.placement.clone())
+            .collect::<Vec<_>>()
+            .join(",");
+        r.victim = pairs
+            .iter()
+            .map(|p| p.victim.clone())
+            .collect::<Vec<_>>()
+            .join(",");
     }
     r.max_memory_gib = match a.max_memory {
         Some(v) if !(v.is_finite() && v > 0.0) => {
@@ -550,19 +575,7 @@ fn report(
 }
 
 fn split_list(s: &str) -> Vec<String> {
-    // Commas separate schemes, but a spec's own parameters also use commas
-    // (`d-choices:d=4`); a part containing '=' without ':' continues the previous spec.
-    let mut out: Vec<String> = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        if part.contains('=') && !part.contains(':') && !out.is_empty() {
-            let last = out.last_mut().expect("non-empty");
-            last.push(',');
-            last.push_str(part);
-        } else {
-            out.push(part.to_string());
-        }
-    }
-    out
+    flashgc_core::scheme::split_specs(s)
 }
 
 /// One `compare` result slot, filled by whichever worker thread runs that combination.
@@ -574,18 +587,35 @@ const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
 fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     cmd_checkpoint::refuse(&a, "`compare`")?;
     let mut base = build_config(&a.common)?;
-    if a.common.config.is_none() {
-        if a.common.workload.is_none() {
-            base.run.workload = COMPARE_DEFAULT_WORKLOAD.into();
-        }
-        if a.common.placement.is_none() {
-            // Every registered scheme, each with its paper's defaults.
-            base.run.placement = placement::names().join(",");
-        }
+    // Pairs to run: --scheme as given; else, with neither placement nor victim chosen
+    // (flags or config file), every registered scheme with its paper's victim policy;
+    // else the cross product of the placement and victim lists.
+    let paper_pairs = a.common.scheme.is_none()
+        && a.common.config.is_none()
+        && a.common.placement.is_none()
+        && a.common.victim.is_none();
+    if a.common.config.is_none() && a.common.workload.is_none() {
+        base.run.workload = COMPARE_DEFAULT_WORKLOAD.into();
     }
     base.layout()?;
-    let placements = split_list(&base.run.placement);
-    let victims = split_list(&base.run.victim);
+    let pairs: Vec<(String, String)> = if let Some(s) = &a.common.scheme {
+        flashgc_core::scheme::parse_pairs("--scheme", s)?
+            .into_iter()
+            .map(|p| (p.placement, p.victim))
+            .collect()
+    } else if paper_pairs {
+        flashgc_core::scheme::paper_pairs()
+            .into_iter()
+            .map(|p| (p.placement, p.victim))
+            .collect()
+    } else {
+        let placements = split_list(&base.run.placement);
+        let victims = split_list(&base.run.victim);
+        placements
+            .iter()
+            .flat_map(|p| victims.iter().map(move |v| (p.clone(), v.clone())))
+            .collect()
+    };
     let jobs_hint = a
         .jobs
         .unwrap_or_else(|| {
@@ -593,18 +623,16 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
                 .map(|n| n.get())
                 .unwrap_or(1)
         })
-        .clamp(1, (placements.len() * victims.len()).max(1));
+        .clamp(1, pairs.len().max(1));
     let mut combos = Vec::new();
-    for p in &placements {
-        for v in &victims {
-            let mut c = base.clone();
-            c.run.placement = p.clone();
-            c.run.victim = v.clone();
-            c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
-            // Validate every combination before running any.
-            flashgc_core::Simulation::new(&c)?;
-            combos.push(c);
-        }
+    for (p, v) in &pairs {
+        let mut c = base.clone();
+        c.run.placement = p.clone();
+        c.run.victim = v.clone();
+        c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
+        // Validate every combination before running any.
+        flashgc_core::Simulation::new(&c)?;
+        combos.push(c);
     }
     let jobs = a
         .jobs
@@ -679,7 +707,14 @@ fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     } else if a.csv {
         print!("{}", output::csv_with_costs(&rs, &costs));
     } else {
-        print!("{}", output::compare_table(&done, &costs));
+        let header = if paper_pairs {
+            Some("each placement with the victim policy its paper evaluates it with (`flashgc policies` lists them; --scheme P/V or --placement/--victim to choose)")
+        } else if a.common.scheme.is_some() {
+            Some("placement/victim pairs as given by --scheme")
+        } else {
+            None
+        };
+        print!("{}", output::compare_table(&done, &costs, header));
     }
     Ok(())
 }
@@ -769,8 +804,8 @@ fn cmd_presets(name: Option<String>) -> Result<(), Fail> {
 
 fn cmd_policies() {
     println!("placement schemes (--placement):");
-    for (n, d, _) in placement::REGISTRY {
-        println!("  {n:16} {d}");
+    for (n, d, _, v) in placement::REGISTRY {
+        println!("  {n:16} {d} [paper victim: {v}]");
     }
     println!("victim policies (--victim):");
     for (n, d, _) in victim::REGISTRY {

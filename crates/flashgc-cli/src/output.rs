@@ -44,6 +44,19 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// The garbage-proportion trigger, when set: what it is and how many victims it took.
+fn gc_trigger_note(r: &RunResult) -> String {
+    match r.device.layout.gc_garbage {
+        None => String::new(),
+        Some(g) => format!(
+            "; and one victim per user write while garbage > {:.1} % of the written pages ({} of {} victims)",
+            g * 100.0,
+            r.total.gc_garbage_victims.unwrap_or(0),
+            r.total.gc_victims
+        ),
+    }
+}
+
 /// The report of one run, for a terminal.
 pub fn human(r: &RunResult, secs: f64) -> String {
     let mut s = String::new();
@@ -62,8 +75,13 @@ pub fn human(r: &RunResult, secs: f64) -> String {
     );
     let _ = writeln!(
         s,
-        "          {} segments x {} pages of {} B | GC below {} free segments, up to {}",
-        l.segments, l.pages_per_segment, l.lpn_size, l.gc_low, l.gc_high
+        "          {} segments x {} pages of {} B | GC below {} free segments, up to {}{}",
+        l.segments,
+        l.pages_per_segment,
+        l.lpn_size,
+        l.gc_low,
+        l.gc_high,
+        gc_trigger_note(r)
     );
     let _ = writeln!(
         s,
@@ -200,7 +218,11 @@ pub fn human(r: &RunResult, secs: f64) -> String {
 }
 
 /// One table row per configuration; `costs` = measured classifier ns per user write.
-pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
+pub fn compare_table(
+    rs: &[(RunResult, f64)],
+    costs: &[Option<f64>],
+    pairing: Option<&str>,
+) -> String {
     let mut s = String::new();
     let Some((first, _)) = rs.first() else {
         return "no configurations\n".into();
@@ -219,6 +241,13 @@ pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
         first.total.user_writes as f64 / l.logical_pages as f64,
         first.warmup_user_pages as f64 / l.logical_pages as f64
     );
+    if let Some(p) = pairing {
+        let _ = writeln!(s, "schemes: {p}");
+    }
+    let t = gc_trigger_note(first);
+    if !t.is_empty() {
+        let _ = writeln!(s, "GC trigger:{}", t.trim_start_matches(';'));
+    }
     let _ = writeln!(
         s,
         "{:<22} {:<20} {:>9} {:>9} {:>13} {:>10} {:>9} {:>10} {:>12} {:>8}",

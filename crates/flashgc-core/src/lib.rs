@@ -11,6 +11,7 @@
 //! * [`ftl`]: the page-mapped FTL: L2P/P2L mapping, segments, write streams, GC.
 //! * [`placement`]: where user writes and GC relocations go (one file per scheme).
 //! * [`victim`]: which segment GC reclaims (one file per policy).
+//! * [`scheme`]: placement/victim pairs (each scheme with its paper's victim policy).
 //! * [`segment`]: the read-only view of segments that policies see; it sits below both
 //!   the FTL and the policies so that policies never call back into the FTL.
 //! * [`metrics`], [`model`] (analytic WAF models), [`sim`] (runs a configuration end to end).
@@ -27,6 +28,7 @@ pub mod metrics;
 pub mod model;
 pub mod noc;
 pub mod placement;
+pub mod scheme;
 pub mod segment;
 pub mod sim;
 pub mod spec;

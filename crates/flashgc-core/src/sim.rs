@@ -61,6 +61,11 @@ pub struct PhaseCounts {
     pub waf: f64,
     /// Effective alpha: mean pages holding data (valid or not) at victim selection / logical pages.
     pub effective_alpha: Option<f64>,
+    /// Victims the garbage-proportion trigger collected (`ftl.gc_trigger`; absent when
+    /// that trigger never fired in the run). `gc_victims` minus this is what the
+    /// free-segment watermarks took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_garbage_victims: Option<u64>,
 }
 
 impl PhaseCounts {
@@ -82,6 +87,8 @@ impl PhaseCounts {
             effective_alpha: (samples > 0).then(|| {
                 (b.alpha_samples_sum - a.alpha_samples_sum) as f64 / samples as f64 / logical as f64
             }),
+            gc_garbage_victims: (b.gc_garbage_victims + b.gc_garbage_idle > 0)
+                .then(|| b.gc_garbage_victims - a.gc_garbage_victims),
         }
     }
 }
@@ -493,6 +500,7 @@ impl Simulation {
                 pages_per_segment: layout.pages_per_segment,
                 gc_low: layout.gc_low,
                 gc_high: layout.gc_high,
+                gc_garbage: layout.gc_garbage,
             },
             pl,
             vic,

@@ -29,6 +29,21 @@ impl Spec {
         if name.is_empty() {
             return Err(Error::config(field, "empty scheme name"));
         }
+        if name.contains([',', '=']) {
+            let (n, rest) = name.split_once(',').unwrap_or((name, ""));
+            return Err(Error::config(
+                field,
+                format!(
+                    "`{text}`: parameters follow a colon after the name, e.g. `{}:{}`",
+                    n.trim(),
+                    if rest.is_empty() {
+                        "key=value"
+                    } else {
+                        rest.trim()
+                    }
+                ),
+            ));
+        }
         let mut params = BTreeMap::new();
         if let Some(rest) = rest {
             for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {

@@ -126,6 +126,10 @@ impl Ftl {
         self.counters = st.counters;
         self.victim_hist = st.victim_hist;
         self.in_gc = false;
+        self.sealed_invalid = (0..self.segs.len())
+            .filter(|&i| self.segs.state[i] == crate::segment::SegState::Sealed)
+            .map(|i| self.segs.written[i].saturating_sub(self.segs.valid[i]) as u64)
+            .sum();
         Ok(())
     }
 }

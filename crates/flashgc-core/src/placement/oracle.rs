@@ -24,6 +24,17 @@
 //! * `iterations` (default 100): Lloyd iterations of the k-means (deterministic start at
 //!   equal-count quantiles).
 //!
+//! `oracle:fk` is SepBIT's future-knowledge separator FK (Wang et al., FAST'22, and its
+//! public trace simulator's `placement/FK.java`): the same remaining lifetime, but classes
+//! of one segment of user writes each, `class = min(remaining / pages_per_segment,
+//! classes - 1)`, data never invalidated in the last class with the long-lived (default
+//! 6 classes, the simulator's 6 open segments). What it bounds: separation by remaining
+//! lifetime at segment granularity with a fixed class count, i.e. what a perfect SepBIT-like
+//! classifier could reach on the same victim policy. The default `oracle` (k-means
+//! boundaries over the whole lifetime range, a class of its own for never-invalidated
+//! data) is a different and, on skewed workloads, stronger bound: its classes follow the
+//! workload's lifetime distribution instead of stopping at 5 segments.
+//!
 //! What the paper does that flashgc does not: ORA also sizes each group empirically, and
 //! victim selection is left to the victim policy. flashgc leaves group sizes to the chosen
 //! victim policy (greedy over all segments by default), so this is the placement half of
@@ -103,6 +114,8 @@ impl Future {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Oracle {
     classes: usize,
+    /// SepBIT's FK: one-segment classes, never-invalidated data in the last one.
+    fk: bool,
     explicit: Option<Vec<f64>>,
     iterations: u32,
     logical: u64,
@@ -122,6 +135,33 @@ pub struct Oracle {
 }
 
 pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placement>> {
+    let fk = match spec.raw("_") {
+        None => false,
+        Some(v) => {
+            spec.choice("_", v, &["fk"])?;
+            true
+        }
+    };
+    if fk {
+        let classes = spec.num::<usize>("classes", 6, 2, 64)?;
+        super::common::check_streams(spec, "classes", classes, init.segments)?;
+        let pps = init.pages_per_segment as u64;
+        return Ok(Box::new(Oracle {
+            classes,
+            fk: true,
+            explicit: None,
+            iterations: 0,
+            logical: init.logical_pages,
+            bounds: (1..classes as u64).map(|k| k * pps).collect(),
+            future: Vec::new(),
+            lpns: Vec::new(),
+            mismatch: None,
+            inv: vec![NEVER; init.logical_pages as usize],
+            ready: false,
+            user_class: vec![0; classes],
+            gc_class: vec![0; classes],
+        }));
+    }
     let explicit =
         super::common::num_list(spec, "bounds", "capacity multiples like 0.05/0.25/1/4")?;
     let classes = match &explicit {
@@ -158,6 +198,7 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     )?;
     Ok(Box::new(Oracle {
         classes,
+        fk: false,
         explicit,
         iterations,
         logical: init.logical_pages,
@@ -178,6 +219,8 @@ const BINS_PER_OCTAVE: f64 = 16.0;
 impl Oracle {
     #[inline]
     fn class_of(&self, remaining: u64) -> usize {
+        // FK's bounds cover classes 0..classes-1, so never-invalidated data (the largest
+        // remaining lifetime) lands in the last class through the scan below.
         if remaining == NEVER {
             return self.classes - 1;
         }
@@ -274,6 +317,13 @@ impl Placement for Oracle {
         self.classes
     }
     fn stream_name(&self, s: StreamId) -> String {
+        if self.fk {
+            return if s as usize == self.classes - 1 {
+                format!(">={s}seg")
+            } else {
+                format!("<{}seg", s + 1)
+            };
+        }
         if s as usize == self.classes - 1 {
             "never".into()
         } else {
@@ -287,6 +337,7 @@ impl Placement for Oracle {
         self.future = future.next_write;
         self.lpns = future.lpns;
         self.bounds = match &self.explicit {
+            _ if self.fk => std::mem::take(&mut self.bounds),
             Some(b) => b
                 .iter()
                 .map(|&m| (m * self.logical as f64).round().max(1.0) as u64)
@@ -337,7 +388,8 @@ impl Placement for Oracle {
     fn report(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({
             "future_known": self.ready,
-            "boundaries_source": if self.explicit.is_some() { "explicit" } else { "k-means on log2 remaining lifetime of user writes" },
+            "variant": if self.fk { "fk (SepBIT's future-knowledge separator: one-segment remaining-lifetime classes)" } else { "ora (k-means remaining-lifetime classes)" },
+            "boundaries_source": if self.fk { "fk: multiples of one segment" } else if self.explicit.is_some() { "explicit" } else { "k-means on log2 remaining lifetime of user writes" },
             "bounds_user_writes": self.bounds,
             "bounds_capacity_multiples": self.bounds.iter().map(|&b| b as f64 / self.logical as f64).collect::<Vec<_>>(),
             "user_writes_per_class": self.user_class,
