@@ -14,13 +14,16 @@ pub use crate::victim::VictimScope;
 
 mod autostream;
 mod bf_gc;
+mod bf_opt;
 mod cat;
 mod common;
 mod dac;
 mod mbf;
 mod mhf;
+mod mhf_opt;
 mod mida;
 pub mod midas;
+mod multilog;
 mod oracle;
 mod sepbit;
 mod single;
@@ -179,6 +182,18 @@ pub const REGISTRY: &[(&str, &str, Ctor, &str)] = &[
         "greedy",
     ),
     (
+        "mhf-opt",
+        "MHF-Optimized (papers/bf-gc.txt Sec. 4.2): MHF's counting filter sized to the device (6.4 bits/LPN), decay per capacity; hot/cold streams",
+        mhf_opt::build,
+        "greedy",
+    ),
+    (
+        "bf-opt",
+        "BF-Optimized (papers/sup-gc.txt Sec. 5): one 8-hash Bloom filter, rewritten since the last reset = hot; hot/cold streams",
+        bf_opt::build,
+        "greedy",
+    ),
+    (
         "mbf",
         "Park & Du 2011: V Bloom filters reset round-robin (frequency + recency); hot/cold streams",
         mbf::build,
@@ -201,6 +216,12 @@ pub const REGISTRY: &[(&str, &str, Ctor, &str)] = &[
         "DAC (Chiang, Lee & Chang 1999): regions cold..hot; update promotes, GC relocation demotes",
         dac::build,
         "cost-benefit:sqrt",
+    ),
+    (
+        "multilog",
+        "Multi-Log (Stoica & Ailamaki, VLDB'13) as SepBIT's simulator runs it: levels by update distance, GC demotes; chooses its own victims (level by marginal cost, then oldest)",
+        multilog::build,
+        "fifo",
     ),
 ];
 
