@@ -422,7 +422,12 @@ fn timing_params(json: Option<&str>) -> Result<Option<TimingParams>, String> {
                 p.cache_policy = match text()?.as_str() {
                     "lru" => CachePolicy::Lru,
                     "gcar" => CachePolicy::Gcar,
-                    o => return Err(format!("timing: cache_policy `{o}`: allowed lru, gcar")),
+                    "gcar-opt" => CachePolicy::GcarOpt,
+                    o => {
+                        return Err(format!(
+                            "timing: cache_policy `{o}`: allowed lru, gcar, gcar-opt"
+                        ))
+                    }
                 }
             }
             "gcar_window" => p.gcar_window = small(count()?)?,

@@ -279,6 +279,9 @@ pub struct CacheReport {
     pub evictions: u64,
     /// GCaR evictions that skipped the LRU page.
     pub gcar_skips: u64,
+    /// Cache entries GCaR's replacement examined: its traversal work, a count for the
+    /// controller's firmware-CPU model (no time is charged for it here).
+    pub scanned_entries: u64,
     /// Dirty pages left in the cache at the end (not flushed, not counted as flash writes).
     pub dirty_at_end: u64,
 }
@@ -492,7 +495,7 @@ impl TimedSim {
 
     fn timing_dependent(&self) -> bool {
         matches!(self.p.gc_mode, GcMode::Background | GcMode::Idle)
-            || (self.cache.is_some() && self.p.cache_policy == CachePolicy::Gcar)
+            || (self.cache.is_some() && self.p.cache_policy != CachePolicy::Lru)
     }
 
     /// Schedules queued GC operations in FTL order. With `limit = Some(t)`, stops at the
@@ -1078,6 +1081,7 @@ impl TimedSim {
                 read_hits: c.read_hits,
                 evictions: c.evictions,
                 gcar_skips: c.gcar_skips,
+                scanned_entries: c.scanned,
                 dirty_at_end: c.len() as u64,
             }),
             series: tseries,
