@@ -81,8 +81,11 @@ pub trait VictimPolicy: Send {
     /// Chooses a victim among the candidates in `scope` and forgets it.
     fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId>;
     /// Forgets candidate `seg` (the placement chose it: `VictimScope::Segment`). Returns
-    /// false if `seg` is not a candidate.
-    fn remove(&mut self, seg: SegmentId, view: &SegmentView) -> bool;
+    /// false if `seg` is not a candidate; the default (a policy that cannot forget a
+    /// segment it did not choose) always does, and GC then fails with a clear error.
+    fn remove(&mut self, _seg: SegmentId, _view: &SegmentView) -> bool {
+        false
+    }
     /// Bytes of memory the policy's own structures use.
     fn memory_bytes(&self) -> u64;
     /// The policy's whole mutable state, for a checkpoint. Most policies derive serde and
