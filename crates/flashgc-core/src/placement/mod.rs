@@ -135,7 +135,7 @@ type Ctor = fn(&Spec, PlacementInit) -> Result<Box<dyn Placement>>;
 pub const REGISTRY: &[(&str, &str, Ctor, &str)] = &[
     (
         "mida",
-        "MiDA (papers/midas.txt Sec. 2.3): age chain, user writes to G1, GC moves Gi -> Gi+1, GN into itself; groups=8",
+        "MiDA (papers/midas.txt Sec. 2.3): age chain, user writes to G1, GC moves Gi -> Gi+1, GN into itself; groups=8; hot=filter adds MiDAS's HOT group",
         mida::build,
         "cost-benefit:sqrt",
     ),

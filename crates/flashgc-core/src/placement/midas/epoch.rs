@@ -3,6 +3,7 @@
 
 use super::gcs::{self, GcsResult};
 use super::mcam;
+use super::params::Adopt;
 use super::{Midas, Mode, MIN_UID_SAMPLES};
 use serde_json::json;
 
@@ -22,6 +23,10 @@ pub(super) struct HistoryEntry {
     measured_waf: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     current_on_new_uid: Option<f64>,
+    /// WAF measured over the last capacity of user writes (what `adopt=measured` compares
+    /// a new configuration's prediction with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    measured_last_capacity: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     irregular: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -57,6 +62,7 @@ impl Midas {
             predicted_waf: None,
             measured_waf: None,
             current_on_new_uid: None,
+            measured_last_capacity: None,
             irregular: None,
             gcs_choice: None,
             measured_v: None,
@@ -89,6 +95,27 @@ impl Midas {
         self.ep_gc = 0;
         self.budget_sum = 0;
         self.budget_n = 0;
+        if !self.uid_started {
+            // The UID warm-up (`uid_skip`): the fill and the first writes after it bias
+            // the intervals (docs/midas.md); this epoch's counts are dropped, the
+            // timestamps kept, as MiDAS's simulator starts its model after the load.
+            self.uid_started = true;
+            let mut e = self.entry("UID warm-up over (its intervals are not used)");
+            e.measured_waf = measured;
+            e.measured_v = Some(measured_v);
+            e.uid_samples = Some(samples);
+            self.history.push(e);
+            return;
+        }
+        if !self.p.grpconf {
+            // Fig. 12 without +GrpConf: no UID-driven configuration, MiDA (+HOT) throughout.
+            let mut e = self.entry("epoch (grpconf=off: no configuration search)");
+            e.measured_waf = measured;
+            e.measured_v = Some(measured_v);
+            e.uid_samples = Some(samples);
+            self.history.push(e);
+            return;
+        }
         if self.p.fixed.is_some() {
             let eff = self.effective(&self.cfg, budget);
             let pred = mcam::predict(&uid, &eff, self.pps);
@@ -128,9 +155,17 @@ impl Midas {
             self.history.push(e);
             return;
         }
-        let adopt = match current {
+        let new = found.prediction.waf;
+        let beats_current = match current {
             None => true,
-            Some(c) => !c.is_finite() || found.prediction.waf < c * (1.0 - self.p.adopt_gain),
+            Some(c) => !c.is_finite() || new < c * (1.0 - self.p.adopt_gain),
+        };
+        // MiDAS's simulator adopts only a configuration predicted below the WAF measured
+        // over the last capacity (`check_applying_config`), also from a MiDA phase.
+        let beats_measured = self.last_cap_waf.is_none_or(|m| new < m);
+        let adopt = match self.p.adopt {
+            Adopt::Measured => beats_current && beats_measured,
+            Adopt::Predicted => beats_current,
         };
         let event = if adopt {
             let ev = match self.mode {
@@ -146,8 +181,10 @@ impl Midas {
             self.apply_layout();
             self.arm_checks();
             ev
-        } else {
+        } else if self.mode == Mode::Configured {
             "keep"
+        } else {
+            "not adopted (predicted above the measured WAF): the current mode continues"
         };
         let mut e = self.entry(event);
         e.predicted_waf = Some(if adopt {
@@ -164,6 +201,7 @@ impl Midas {
         e.measured_waf = measured;
         e.measured_v = Some(measured_v);
         e.current_on_new_uid = current;
+        e.measured_last_capacity = self.last_cap_waf;
         e.uid_samples = Some(samples);
         e.gcs_evaluations = Some(found.evaluations);
         e.budget_segments = Some(budget);
@@ -179,7 +217,7 @@ impl Midas {
 
     pub(super) fn check_irregular(&mut self) {
         self.next_check = self.now + self.check_len;
-        if self.mode != Mode::Configured || self.p.fixed.is_some() {
+        if self.mode != Mode::Configured || self.p.fixed.is_some() || !self.p.irrhand {
             return;
         }
         let armed = self.check_armed;

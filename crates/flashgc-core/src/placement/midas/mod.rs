@@ -41,6 +41,7 @@
 
 mod epoch;
 pub mod gcs;
+pub mod hot;
 pub mod mcam;
 mod offline;
 mod params;
@@ -115,10 +116,23 @@ pub struct Midas {
     #[serde(with = "crate::checkpoint::cap_deque")]
     residences: VecDeque<u64>,
     residence_sum: u64,
+    /// When each segment was opened (user-write clock; HOT segments only): HOT's residence
+    /// time is measured per victim, whichever way it was chosen.
+    seg_open: Vec<u64>,
+    /// Sealed segments of each stream in sealing order (the FIFO victims of sized groups).
+    #[serde(with = "crate::checkpoint::cap_deques")]
+    sealed_q: Vec<VecDeque<SegmentId>>,
     // UID and epochs.
     uid: UidBuilder,
+    /// False until the UID warm-up (`uid_skip`) has passed.
+    uid_started: bool,
     epoch_len: u64,
     next_epoch: u64,
+    /// WAF of the last whole capacity of user writes (what `adopt=measured` compares with).
+    last_cap_waf: Option<f64>,
+    cap_user: u64,
+    cap_gc: u64,
+    next_cap: u64,
     ep_user: u64,
     ep_gc: u64,
     budget_sum: u64,
@@ -163,6 +177,7 @@ impl Midas {
         if p.uid_counts_all {
             uid = uid.count_all_intervals();
         }
+        let skip = (p.uid_skip * logical as f64).round() as u64;
         let mut m = Midas {
             logical,
             segments: init.segments,
@@ -184,9 +199,16 @@ impl Midas {
             hot_open: VecDeque::new(),
             residences: VecDeque::new(),
             residence_sum: 0,
+            seg_open: vec![0; init.segments as usize],
+            sealed_q: vec![VecDeque::new(); streams],
             uid,
+            uid_started: skip == 0,
             epoch_len,
-            next_epoch: epoch_len,
+            next_epoch: if skip > 0 { skip } else { epoch_len },
+            last_cap_waf: None,
+            cap_user: 0,
+            cap_gc: 0,
+            next_cap: logical.max(1),
             ep_user: 0,
             ep_gc: 0,
             budget_sum: 0,
@@ -214,6 +236,9 @@ impl Midas {
             m.threshold = c.sizes[0] as f64 * m.pps as f64;
             m.cfg = c;
             m.mode = Mode::Configured;
+        } else if m.p.mida_hot {
+            // The simulator's hot filter starts with a one-capacity time window.
+            m.threshold = m.p.mida_hot_threshold * logical as f64;
         }
         m.apply_layout();
         m.pending_rescan = false;
@@ -236,11 +261,18 @@ impl Midas {
             size,
             count: 0,
         };
+        // With the hot filter on in a MiDA phase, HOT segments are candidates among the
+        // merged groups' (the simulator pushes them into the same victim queue).
+        let merged_hot = self.p.hot && self.p.mida_hot;
         match self.mode {
             Mode::Mida => {
                 let m = self.p.mida_groups.min(max);
-                units.push(unit(HOT, HOT, 0));
-                units.push(unit(1, max, 0));
+                if merged_hot {
+                    units.push(unit(HOT, max, 0));
+                } else {
+                    units.push(unit(HOT, HOT, 0));
+                    units.push(unit(1, max, 0));
+                }
                 for (s, n) in next.iter_mut().enumerate().skip(1) {
                     *n = (s as StreamId + 1).min(m);
                 }
@@ -261,11 +293,16 @@ impl Midas {
             }
             Mode::Fallback(k) => {
                 let n = self.cfg.groups() as StreamId;
-                units.push(unit(HOT, HOT, self.cfg.sizes[0] as i64));
-                for g in 1..k {
-                    units.push(unit(g, g, self.cfg.sizes[g as usize] as i64));
+                if k == 1 && merged_hot {
+                    // Everything merged: HOT joins the MiDA chain's candidates.
+                    units.push(unit(HOT, max, 0));
+                } else {
+                    units.push(unit(HOT, HOT, self.cfg.sizes[0] as i64));
+                    for g in 1..k {
+                        units.push(unit(g, g, self.cfg.sizes[g as usize] as i64));
+                    }
+                    units.push(unit(k, max, 0));
                 }
-                units.push(unit(k, max, 0));
                 for (s, nx) in next.iter_mut().enumerate().skip(1) {
                     *nx = (s as StreamId + 1).min(n.max(k));
                 }
@@ -299,14 +336,14 @@ impl Midas {
     /// Counts a page written to stream `s` (a new segment opens every `pps` pages).
     #[inline]
     fn note_write(&mut self, s: StreamId) {
-        let sp = &mut self.stream_pages[s as usize];
-        if *sp % self.pps as u64 == 0 {
+        let sp = self.stream_pages[s as usize];
+        if sp % self.pps as u64 == 0 {
             self.units[self.unit_of[s as usize] as usize].count += 1;
             if s == HOT {
                 self.hot_open.push_back(self.now);
             }
         }
-        *sp += 1;
+        self.stream_pages[s as usize] = sp + 1;
     }
 
     #[inline]
@@ -319,7 +356,31 @@ impl Midas {
     }
 
     fn hot_enabled(&self) -> bool {
-        self.mode != Mode::Mida && self.cfg.sizes[0] > 0
+        self.p.hot
+            && match self.mode {
+                Mode::Mida => self.p.mida_hot,
+                _ => self.cfg.sizes[0] > 0,
+            }
+    }
+
+    /// HOT shares a unit with other groups (a MiDA phase with the hot filter on): its
+    /// victims come from the victim policy, not from its own FIFO.
+    fn hot_merged(&self) -> bool {
+        self.units
+            .get(self.unit_of[HOT as usize] as usize)
+            .is_some_and(|u| u.hi > HOT)
+    }
+
+    /// Adds a HOT segment's residence (user writes) to the threshold's running mean.
+    fn push_residence(&mut self, r: u64) {
+        self.residences.push_back(r);
+        self.residence_sum += r;
+        if self.residences.len() > self.p.thr_window {
+            self.residence_sum -= self.residences.pop_front().unwrap_or(0);
+        }
+        if self.hot_enabled() {
+            self.threshold = self.residence_sum as f64 / self.residences.len() as f64;
+        }
     }
 
     fn learned_budget(&self) -> u32 {
@@ -357,20 +418,6 @@ impl Midas {
         let sh = (lpn & 3) * 2;
         let b = &mut self.hot_ctr[lpn >> 2];
         *b = (*b & !(3 << sh)) | (v << sh);
-    }
-
-    fn record_hot_residence(&mut self) {
-        if let Some(t) = self.hot_open.pop_front() {
-            let r = self.now.saturating_sub(t);
-            self.residences.push_back(r);
-            self.residence_sum += r;
-            if self.residences.len() > self.p.thr_window {
-                self.residence_sum -= self.residences.pop_front().unwrap_or(0);
-            }
-            if self.hot_enabled() {
-                self.threshold = self.residence_sum as f64 / self.residences.len() as f64;
-            }
-        }
     }
 }
 
@@ -415,6 +462,13 @@ impl Placement for Midas {
         self.set_hot_counter(l, c);
         self.uid.on_write(lpn as u64, now);
         self.ep_user += 1;
+        self.cap_user += 1;
+        if now >= self.next_cap {
+            self.last_cap_waf = Some((self.cap_user + self.cap_gc) as f64 / self.cap_user as f64);
+            self.cap_user = 0;
+            self.cap_gc = 0;
+            self.next_cap = now + self.logical.max(1);
+        }
         if now >= self.next_epoch {
             self.next_epoch = now + self.epoch_len;
             self.end_epoch();
@@ -442,6 +496,7 @@ impl Placement for Midas {
             self.ep_reloc[src] += 1;
         }
         self.ep_gc += 1;
+        self.cap_gc += 1;
         let d = self.next_stream[src];
         self.note_write(d);
         d
@@ -508,12 +563,48 @@ impl Placement for Midas {
             self.win_victims[lo as usize] += 1;
             self.total_victims[lo as usize] += 1;
             self.ep_victims[lo as usize] += 1;
-            if lo == HOT {
-                self.record_hot_residence();
+            // Groups with a designated size are FIFO queues (the paper, its simulator and
+            // MCAM); the run's victim policy chooses only in the last group.
+            if self.p.sized_victims_fifo && i != last {
+                if let Some(seg) = self.sealed_q[lo as usize].pop_front() {
+                    return VictimScope::Segment(seg);
+                }
             }
             VictimScope::Group(lo)
         } else {
             VictimScope::Groups(lo, hi)
+        }
+    }
+
+    fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
+        let s = view.stream(seg);
+        if let Some(q) = self.sealed_q.get_mut(s as usize) {
+            q.push_back(seg);
+        }
+        if s == HOT {
+            // One HOT stream: its segments seal in the order they opened.
+            self.seg_open[seg as usize] = self.hot_open.pop_front().unwrap_or(view.now());
+        }
+    }
+
+    fn on_victim(&mut self, seg: SegmentId, view: &SegmentView) {
+        let s = view.stream(seg);
+        if let Some(q) = self.sealed_q.get_mut(s as usize) {
+            // Popped already when MiDAS named it; else the policy chose it: drop it here.
+            if q.front() == Some(&seg) {
+                q.pop_front();
+            } else if let Some(i) = q.iter().position(|&x| x == seg) {
+                q.remove(i);
+            }
+        }
+        if s == HOT {
+            if self.hot_merged() {
+                // The simulator's hot-filter window: the age (since sealing) of HOT victims.
+                self.push_residence(view.age(seg));
+            } else {
+                // SepBIT's residence (open to reclaim), MCAM's threshold fixed point.
+                self.push_residence(view.now().saturating_sub(self.seg_open[seg as usize]));
+            }
         }
     }
 

@@ -43,6 +43,44 @@ pub struct MidasParams {
     pub gcs: GcsParams,
     /// A pinned configuration (no search, no fallback).
     pub fixed: Option<GroupConfig>,
+    /// The MiDA phases (first epoch, fallback to G1) keep the HOT stream fed by the hot
+    /// filter, its segments among the merged groups' candidates, as MiDAS's simulator does
+    /// (`mida_hot=filter`, default); `none`: no HOT before the first configuration.
+    pub mida_hot: bool,
+    /// Threshold time of the hot filter before the first HOT victim is measured, x logical
+    /// capacity (the simulator's initial one capacity).
+    pub mida_hot_threshold: f64,
+    /// What a new configuration must beat (see [`Adopt`]).
+    pub adopt: Adopt,
+    /// User writes before the first epoch's UID starts, x logical capacity (the simulator
+    /// starts after the load plus one capacity: 2 with a full precondition fill).
+    pub uid_skip: f64,
+    /// Victims of the groups with a designated size (HOT, G1..G(N-1)) are their oldest
+    /// segments whatever the run's victim policy (`sized_victims=fifo`, default: MiDAS's
+    /// simulator and MCAM); `policy`: the run's victim policy inside those groups too.
+    pub sized_victims_fifo: bool,
+    /// Fig. 12 breakdown switches: the HOT group (+HotSep), the group configuration by
+    /// UID + MCAM + GCS (+GrpConf), the irregularity fallback (+IrrHand).
+    pub hot: bool,
+    /// See `hot`.
+    pub grpconf: bool,
+    /// See `hot`.
+    pub irrhand: bool,
+}
+
+/// The adoption rule at an epoch end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Adopt {
+    /// MiDAS's simulator (`check_applying_config`): a configuration is adopted only if its
+    /// predicted WAF is below the WAF measured over the last capacity of user writes (less
+    /// `adopt_gain`); when a configuration is in force, also below its own prediction on the
+    /// new UID (the paper's 5 % rule). Default.
+    Measured,
+    /// flashgc's earlier rule: the first configuration (and the first after a fallback) is
+    /// adopted unconditionally, later ones when they beat the current configuration's
+    /// prediction on the new UID by `adopt_gain`. For ablations.
+    Predicted,
 }
 
 impl MidasParams {
@@ -68,12 +106,23 @@ impl MidasParams {
                 ..GcsParams::default()
             },
             fixed: None,
+            mida_hot: true,
+            mida_hot_threshold: 1.0,
+            adopt: Adopt::Measured,
+            uid_skip: 2.0,
+            sized_victims_fifo: true,
+            hot: true,
+            grpconf: true,
+            irrhand: true,
         }
     }
 
     pub(super) fn from_spec(spec: &Spec, init: &PlacementInit) -> Result<MidasParams> {
         let d = MidasParams::defaults(init.pages_per_segment);
         let max_groups = spec.num::<u16>("max_groups", d.max_groups, 1, 256)?;
+        let on =
+            |key: &str| -> Result<bool> { Ok(spec.choice(key, "on", &["on", "off"])? == "on") };
+        let hot = on("hot")?;
         let fixed = match spec.raw("fixed") {
             None => None,
             Some(s) => {
@@ -124,8 +173,29 @@ impl MidasParams {
                 max_groups: max_groups as usize,
                 min_gain: spec.num::<f64>("split_gain", d.gcs.min_gain, 0.0, 1.0)?,
                 patience: spec.num::<usize>("split_patience", d.gcs.patience, 1, 1000)?,
+                hot,
             },
             fixed,
+            mida_hot: spec.choice("mida_hot", "filter", &["filter", "none"])? == "filter",
+            mida_hot_threshold: spec.num::<f64>(
+                "mida_hot_threshold",
+                d.mida_hot_threshold,
+                1e-6,
+                1e3,
+            )?,
+            adopt: match spec
+                .choice("adopt", "measured", &["measured", "predicted"])?
+                .as_str()
+            {
+                "predicted" => Adopt::Predicted,
+                _ => Adopt::Measured,
+            },
+            uid_skip: spec.num::<f64>("uid_skip", d.uid_skip, 0.0, 1000.0)?,
+            sized_victims_fifo: spec.choice("sized_victims", "fifo", &["fifo", "policy"])?
+                == "fifo",
+            hot,
+            grpconf: on("grpconf")?,
+            irrhand: on("irrhand")?,
         })
     }
 }
