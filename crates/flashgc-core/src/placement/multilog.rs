@@ -250,13 +250,18 @@ impl Placement for MultiLog {
                 best = Some((d, i));
             }
         }
+        // Java starts from `targetClass = 0`: with every derivative NaN (levels written by
+        // GC only have a user-write share of 0) level 0 is the target.
+        if best.is_none() && cands.first().is_some_and(|&c| c != NONE) {
+            best = Some((f64::NAN, 0));
+        }
         match best {
             Some((_, i)) => {
                 self.level_picks[i] += 1;
                 VictimScope::Segment(cands[i])
             }
-            // No candidate (or every derivative NaN): the victim policy chooses over all
-            // levels (a garbage-proportion check then usually finds nothing either).
+            // Level 0 has no candidate either (Java would find none and skip this GC):
+            // the victim policy chooses over all levels.
             None => {
                 self.policy_picks += 1;
                 VictimScope::All

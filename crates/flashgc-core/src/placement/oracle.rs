@@ -398,3 +398,53 @@ impl Placement for Oracle {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segment::Segments;
+
+    #[test]
+    fn fk_classes_are_one_segment_of_remaining_lifetime_wide() {
+        // 4-page segments, 3 classes: remaining < 4 -> 0, < 8 -> 1, else (and never) -> 2.
+        let s = Spec::parse("placement", "oracle:fk,classes=3").unwrap();
+        let init = PlacementInit {
+            logical_pages: 8,
+            segments: 64,
+            pages_per_segment: 4,
+            seed: 1,
+        };
+        let mut o = build(&s, init).unwrap();
+        s.finish().unwrap();
+        // Writes at clocks 1..=8 of LPNs 0 1 0 2 3 4 5 1: LPN 0 at t=1 is rewritten at 3
+        // (remaining 2), LPN 1 at t=2 at 8 (6), the others never.
+        let lpns = [0, 1, 0, 2, 3, 4, 5, 1];
+        o.set_future(Future::from_writes(&lpns, 8));
+        let got: Vec<StreamId> = lpns
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| o.user_stream(l, i as u64 + 1))
+            .collect();
+        assert_eq!(got, vec![0, 1, 2, 2, 2, 2, 2, 2]);
+        assert_eq!(o.stream_name(0), "<1seg");
+        assert_eq!(o.stream_name(2), ">=2seg");
+        // A GC relocation is re-classed at the time it moves: LPN 1 (written at 2,
+        // invalid at 8) relocated at clock 5 has 3 writes left: class 0.
+        let mut o2 = build(
+            &Spec::parse("placement", "oracle:fk,classes=3").unwrap(),
+            init,
+        )
+        .unwrap();
+        o2.set_future(Future::from_writes(&lpns, 8));
+        for (i, &l) in lpns.iter().take(2).enumerate() {
+            o2.user_stream(l, i as u64 + 1);
+        }
+        let segs = Segments::new(2, 4);
+        let view = SegmentView::new(&segs, 5);
+        assert_eq!(o2.gc_stream(1, 0, &view), 0);
+        let view = SegmentView::new(&segs, 3);
+        assert_eq!(o2.gc_stream(1, 0, &view), 1, "5 writes left at clock 3");
+        // Bad variant names are errors.
+        assert!(build(&Spec::parse("placement", "oracle:fq").unwrap(), init).is_err());
+    }
+}
