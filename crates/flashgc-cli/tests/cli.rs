@@ -111,6 +111,101 @@ fn compare_runs_every_combination_on_the_same_workload() {
 }
 
 #[test]
+fn compare_runs_scheme_pairs_and_by_default_each_scheme_with_its_paper_victim() {
+    let mut a = vec![
+        "compare",
+        "--scheme",
+        "midas/fifo,sepbit/cost-benefit:sqrt,bf-gc:thresholds=4/2/greedy",
+        "--csv",
+    ];
+    a.extend_from_slice(SMALL);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    let pairs: Vec<String> = s
+        .lines()
+        .skip(1)
+        .map(|r| r.split(',').take(2).collect::<Vec<_>>().join("/"))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            "midas/fifo",
+            "sepbit/cost-benefit:sqrt",
+            "bf-gc:thresholds=4/2/greedy"
+        ],
+        "{s}"
+    );
+    // No placement, victim or scheme: every registered scheme once, with its paper's
+    // victim policy, and the table says so.
+    let mut a = vec!["compare"];
+    a.extend_from_slice(SMALL);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(
+        s.contains("victim policy its paper evaluates it with"),
+        "{s}"
+    );
+    for (p, v) in [
+        ("midas", "fifo"),
+        ("sepbit", "cost-benefit:sqrt"),
+        ("mida", "cost-benefit:sqrt"),
+        ("oracle", "cost-benefit:sqrt"),
+        ("sup-gc", "greedy"),
+        ("mhf-opt", "greedy"),
+        ("bf-opt", "greedy"),
+        ("multilog", "fifo"),
+    ] {
+        assert!(
+            s.lines().any(|l| {
+                let mut w = l.split_whitespace();
+                w.next() == Some(p) && w.next() == Some(v)
+            }),
+            "no row {p} {v} in:\n{s}"
+        );
+    }
+}
+
+#[test]
+fn bad_scheme_pairs_and_gc_triggers_exit_2_naming_the_known_names() {
+    for (args, needles) in [
+        (
+            vec!["compare", "--scheme", "midas/lifo"],
+            vec!["unknown victim policy", "lifo", "greedy, fifo"],
+        ),
+        (
+            vec!["compare", "--scheme", "nosuch/fifo"],
+            vec!["unknown placement scheme", "nosuch", "midas"],
+        ),
+        (
+            vec!["compare", "--scheme", "midas"],
+            vec!["PLACEMENT/VICTIM", "known placements", "known victims"],
+        ),
+        (vec!["compare", "--scheme", "/fifo"], vec!["empty half"]),
+        (
+            vec!["compare", "--scheme", "midas/fifo", "--victim", "greedy"],
+            vec!["cannot be used with"],
+        ),
+        (
+            vec!["run", "--gc-trigger", "garbage:2"],
+            vec!["--gc-trigger", "(0, 1)"],
+        ),
+        (
+            vec!["run", "--victim", "greedy,min_garbage=0.1"],
+            vec!["greedy:min_garbage=0.1"],
+        ),
+    ] {
+        let o = flashgc(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        for n in needles {
+            assert!(e.contains(n), "{args:?}: `{n}` not in {e}");
+        }
+    }
+}
+
+#[test]
 fn output_file_is_written() {
     let dir = std::env::temp_dir().join(format!("flashgc-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
