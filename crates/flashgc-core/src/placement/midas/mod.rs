@@ -622,6 +622,12 @@ impl Placement for Midas {
         (self.ts.len() * 4 + self.hot_ctr.len()) as u64
             + self.uid.memory_bytes()
             + (self.hot_open.capacity() + self.residences.capacity()) as u64 * 8
+            + self.seg_open.len() as u64 * 8
+            + self
+                .sealed_q
+                .iter()
+                .map(|q| q.capacity() as u64 * 4)
+                .sum::<u64>()
             + self.streams() as u64 * 48
     }
 
