@@ -21,11 +21,16 @@ pub struct SchemePair {
 }
 
 /// Splits a comma-separated list of specs. A spec's own parameters also use commas
-/// (`d-choices:d=4`): a part containing `=` but no `:` continues the previous spec.
+/// (`midas:sample=1,hot=off`): a part that starts with `key=` (no `:` before its first
+/// `=`) continues the previous spec, also when a pair's victim follows it
+/// (`irrhand=off/cost-benefit:sqrt`).
 pub fn split_specs(s: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        if part.contains('=') && !part.contains(':') && !out.is_empty() {
+        let continues = part
+            .split_once('=')
+            .is_some_and(|(key, _)| !key.contains([':', '/']));
+        if continues && !out.is_empty() {
             let last = out.last_mut().expect("non-empty");
             last.push(',');
             last.push_str(part);
@@ -160,6 +165,26 @@ mod tests {
                     placement: "bf-gc:thresholds=4/2/1".into(),
                     victim: "greedy".into()
                 },
+            ]
+        );
+    }
+
+    #[test]
+    fn parameters_continue_a_spec_even_when_a_victim_follows() {
+        let p = parse_pairs(
+            "scheme",
+            "midas:grpconf=off,irrhand=off/cost-benefit:sqrt,single/d-choices:d=4",
+        )
+        .unwrap();
+        let got: Vec<(&str, &str)> = p
+            .iter()
+            .map(|x| (x.placement.as_str(), x.victim.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("midas:grpconf=off,irrhand=off", "cost-benefit:sqrt"),
+                ("single", "d-choices:d=4")
             ]
         );
     }

@@ -64,7 +64,8 @@ pub struct PhaseCounts {
     /// Victims the garbage-proportion trigger collected (`ftl.gc_trigger`; absent when
     /// that trigger never fired in the run). `gc_victims` minus this is what the
     /// free-segment watermarks took.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    // No `skip_serializing_if`: phase counts are also in checkpoints (bincode, which is
+    // not self-describing), so the field is always written (`null` without the trigger).
     pub gc_garbage_victims: Option<u64>,
 }
 

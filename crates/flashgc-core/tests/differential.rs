@@ -47,8 +47,10 @@ const VICTIMS: &[&str] = &[
 ];
 
 /// Fields added to the result record since the goldens (allowed in new results only):
-/// the refactor's `schema_version`; the GCaR scan count (`timing.cache.scanned_entries`,
-/// issue 16); MiDAS's new parameters and history field (issue 17; docs/midas.md).
+/// the refactor's `schema_version`; the GCaR scan count (`timing.cache.scanned_entries`),
+/// the garbage-proportion trigger's victim count (`gc_garbage_victims`, null without it)
+/// and the oracle's `variant` (issue 16); MiDAS's new parameters and history field
+/// (issue 17; docs/midas.md).
 const ADDED: &[&str] = &[
     "schema_version",
     "scanned_entries",
@@ -62,6 +64,7 @@ const ADDED: &[&str] = &[
     "irrhand",
     "measured_last_capacity",
     "variant",
+    "gc_garbage_victims",
 ];
 
 /// MiDAS's defaults changed deliberately (issue 17: UID warm-up, adoption against the

@@ -8,21 +8,28 @@
 //! time is the average residence time of the last `thr_window` (16) HOT segments GC reclaimed
 //! (SepBIT's "average lifespan of recently reclaimed Class-1 segments").
 //!
-//! Every `epoch` x logical capacity of user writes (4), a new [`uid::Uid`] is built from a
-//! sampled timestamp table and [`gcs::search`] chooses the number and sizes of the groups
-//! with [`mcam::predict`]. The new configuration is adopted if MCAM predicts a WAF more than
-//! `adopt_gain` (5 %) below the current configuration's (both evaluated on the new UID: the
-//! paper compares against the old UID's prediction, which hides a workload change). Every
+//! Every `epoch` x logical capacity of user writes (4), after a UID warm-up of `uid_skip`
+//! (2) capacities (MiDAS's simulator starts its model after the load plus one capacity), a
+//! new [`uid::Uid`] is built from a sampled timestamp table and [`gcs::search`] chooses the
+//! number and sizes of the groups with [`mcam::predict`]. The new configuration is adopted
+//! if its predicted WAF is below the WAF measured over the last capacity (`adopt=measured`,
+//! the simulator's rule, also for the first configuration) and, when a configuration is in
+//! force, MCAM predicts it more than `adopt_gain` (5 %) below the current configuration's
+//! (both evaluated on the new UID: the paper compares against the old UID's prediction,
+//! which hides a workload change). Every
 //! `check` x capacity of user writes, the measured transition probability of each Gk -> Gk+1
 //! is compared with MCAM's; an error above `irr_threshold` (10 %) merges Gk..GN and falls
 //! back to MiDA (an age chain in the merged groups, victims over all of them) until the
-//! next epoch. The first epoch runs MiDA over `mida_groups` (8) groups.
+//! next epoch. The first epoch runs MiDA over `mida_groups` (8) groups, with the HOT
+//! stream fed by the hot filter (`mida_hot=filter`, as the simulator does).
 //!
-//! Victim selection inside the chosen group is the run's victim policy; MiDAS is designed
-//! for FIFO (`--victim fifo`), which takes the oldest sealed segment of the group, as MCAM
-//! assumes. In the MiDA phases (first epoch, fallback) the victim policy chooses among all
-//! merged groups: the paper uses cost-benefit there, which a per-run victim flag cannot
-//! switch to; with `--victim fifo` those phases run MiDA with FIFO (see docs/midas.md).
+//! Groups with a designated size (HOT, G1..G(N-1)) are FIFO queues whatever the run's
+//! victim policy: MiDAS names their oldest sealed segment (`sized_victims=fifo`, the
+//! simulator and MCAM). The run's victim policy chooses in GN and, in the MiDA phases
+//! (first epoch, fallback), among all merged groups: the paper uses cost-benefit there
+//! (`--victim cost-benefit:sqrt`); with `--victim fifo` those phases run MiDA with FIFO
+//! (see docs/midas.md). `hot`, `grpconf`, `irrhand` (`on`/`off`) switch the paper's Fig. 12
+//! components.
 //!
 //! Parameters (`midas:key=value,...`, paper defaults): `max_groups=8` (streams = 1 +
 //! max_groups, fixed for a run; the paper sets no limit), `mida_groups=8`, `epoch=4`, `unit` (UID interval unit in
