@@ -22,19 +22,7 @@
 //! (for `gcar`, up to the first non-collecting entry; for `gcar-opt`, the whole window),
 //! for the controller's firmware-CPU model to charge.
 
-/// Replacement policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CachePolicy {
-    /// Least recently used.
-    Lru,
-    /// GC-aware replacement (GCaR-style): scan from the LRU end up to the first page
-    /// whose chip is not collecting, within `window` entries.
-    Gcar,
-    /// GCaR-Optimized: traverse 1 % of the cache at every eviction (see the module docs).
-    #[serde(rename = "gcar-opt")]
-    GcarOpt,
-}
+pub use crate::timing::CachePolicy;
 
 const NIL: u32 = u32::MAX;
 
