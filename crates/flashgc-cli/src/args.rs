@@ -76,10 +76,6 @@ pub(crate) struct CommonArgs {
     /// Victim policy (`compare`: comma-separated list).
     #[arg(long)]
     pub(crate) victim: Option<String>,
-    /// Placement/victim pairs, e.g. `midas/fifo,sepbit/cost-benefit:sqrt` (`compare` runs
-    /// exactly these pairs instead of crossing --placement and --victim; `run`: one pair).
-    #[arg(long, conflicts_with_all = ["placement", "victim"])]
-    pub(crate) scheme: Option<String>,
     /// What starts GC besides the free-segment watermarks: `free` (default) or
     /// `garbage:SHARE` (SepBIT's log-structured trigger, e.g. garbage:0.15).
     #[arg(long)]
@@ -172,20 +168,6 @@ pub(crate) fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     }
     if let Some(v) = &a.victim {
         r.victim = v.clone();
-    }
-    if let Some(v) = &a.scheme {
-        // `run` takes one pair; `compare` re-parses the list itself.
-        let pairs = flashgc_core::scheme::parse_pairs("--scheme", v)?;
-        r.placement = pairs
-            .iter()
-            .map(|p| p.placement.clone())
-            .collect::<Vec<_>>()
-            .join(",");
-        r.victim = pairs
-            .iter()
-            .map(|p| p.victim.clone())
-            .collect::<Vec<_>>()
-            .join(",");
     }
     r.max_memory_gib = match a.max_memory {
         Some(v) if !(v.is_finite() && v > 0.0) => {

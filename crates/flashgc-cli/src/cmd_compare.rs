@@ -23,7 +23,7 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     // Pairs to run: --scheme as given; else, with neither placement nor victim chosen
     // (flags or config file), every registered scheme with its paper's victim policy;
     // else the cross product of the placement and victim lists.
-    let paper_pairs = a.common.scheme.is_none()
+    let paper_pairs = a.scheme.is_none()
         && a.common.config.is_none()
         && a.common.placement.is_none()
         && a.common.victim.is_none();
@@ -31,7 +31,7 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         base.run.workload = COMPARE_DEFAULT_WORKLOAD.into();
     }
     base.layout()?;
-    let pairs: Vec<(String, String)> = if let Some(s) = &a.common.scheme {
+    let pairs: Vec<(String, String)> = if let Some(s) = &a.scheme {
         flashgc_core::scheme::parse_pairs("--scheme", s)?
             .into_iter()
             .map(|p| (p.placement, p.victim))
@@ -142,7 +142,7 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     } else {
         let header = if paper_pairs {
             Some("each placement with the victim policy its paper evaluates it with (`flashgc policies` lists them; --scheme P/V or --placement/--victim to choose)")
-        } else if a.common.scheme.is_some() {
+        } else if a.scheme.is_some() {
             Some("placement/victim pairs as given by --scheme")
         } else {
             None
