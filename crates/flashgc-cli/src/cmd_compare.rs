@@ -19,6 +19,7 @@ const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
 
 pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     cmd_checkpoint::refuse(&a, "`compare`")?;
+    cmd_checkpoint::check_output(&a)?;
     let mut base = build_config(&a.common)?;
     // Pairs to run: --scheme as given; else, with neither placement nor victim chosen
     // (flags or config file), every registered scheme with its paper's victim policy;
@@ -27,10 +28,18 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         && a.common.config.is_none()
         && a.common.placement.is_none()
         && a.common.victim.is_none();
-    if a.common.config.is_none() && a.common.workload.is_none() {
-        base.run.workload = COMPARE_DEFAULT_WORKLOAD.into();
+    crate::cmd_trace::apply_loop_until(&a.trace, &mut base);
+    if a.common.config.is_none() {
+        if a.common.workload.is_none() {
+            base.run.workload = COMPARE_DEFAULT_WORKLOAD.into();
+        }
+        if a.common.placement.is_none() {
+            // A victim list alone: every registered scheme crossed with it.
+            base.run.placement = placement::names().join(",");
+        }
     }
     base.layout()?;
+    output::warn_advisories(&base);
     let pairs: Vec<(String, String)> = if let Some(s) = &a.scheme {
         flashgc_core::scheme::parse_pairs("--scheme", s)?
             .into_iter()
@@ -63,8 +72,11 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         c.run.placement = p.clone();
         c.run.victim = v.clone();
         c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
-        // Validate every combination before running any.
-        flashgc_core::Simulation::new(&c)?;
+        // Validate every combination before running any; say which one fails.
+        flashgc_core::Simulation::new(&c).map_err(|e| {
+            let Fail(code, msg) = Fail::from(e);
+            Fail(code, format!("{p} + {v}: {msg}"))
+        })?;
         combos.push(c);
     }
     let jobs = a
@@ -113,8 +125,9 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             None => return Err(Fail(1, "a simulation thread died".into())),
         }
     }
-    // Classifier cost per user write (wall clock; outside the deterministic results).
-    let costs: Vec<Option<f64>> = if a.json {
+    // Classifier cost per user write (wall clock; outside the deterministic results, so
+    // only in the human table).
+    let costs: Vec<Option<f64>> = if a.json || a.csv {
         vec![None; done.len()]
     } else {
         let l = base.layout()?;
@@ -132,13 +145,11 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     };
     let rs: Vec<RunResult> = done.iter().map(|d| d.0.clone()).collect();
     let json = serde_json::to_string_pretty(&rs).map_err(|e| Fail(1, e.to_string()))?;
-    if let Some(path) = &a.output {
-        output::write_atomic(path, json.as_bytes()).map_err(|e| Fail(1, format!("{path}: {e}")))?;
-    }
     if a.json {
         println!("{json}");
     } else if a.csv {
-        print!("{}", output::csv_with_costs(&rs, &costs));
+        // No wall-clock column: identical runs give identical bytes.
+        print!("{}", output::csv(&rs));
     } else {
         let header = if paper_pairs {
             Some("each placement with the victim policy its paper evaluates it with (`flashgc policies` lists them; --scheme P/V or --placement/--victim to choose)")
@@ -149,5 +160,9 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         };
         print!("{}", output::compare_table(&done, &costs, header));
     }
-    Ok(())
+    // Written after printing: a result that cannot be saved is still shown.
+    match &a.output {
+        Some(path) => output::save_result(path, json.as_bytes(), true),
+        None => Ok(()),
+    }
 }

@@ -200,8 +200,7 @@ def _nest_overrides(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> di
                 path = found[0]
             elif len(found) > 1:
                 raise FlashgcError(
-                    f"override `{key}` is ambiguous: use one of "
-                    + ", ".join(".".join(p) for p in found)
+                    f"override `{key}` is ambiguous: use one of " + ", ".join(".".join(p) for p in found)
                 )
             else:
                 known = sorted(k for k in paths if k != "preset")
@@ -479,6 +478,23 @@ class Result:
             return None
         return pd.json_normalize(t.get("series", []), sep="_")
 
+    @property
+    def noc(self) -> Optional[dict]:
+        """The NoC controller model's section (copy-backs, task queues), None on other devices."""
+        return self.raw.get("noc")
+
+    @property
+    def noc_series(self) -> Optional[pd.DataFrame]:
+        """The NoC model's time series (paper Figs. 7-8: host requests, GC tasks, copy-backs and
+        pending work per window), None on other devices."""
+        n = self.noc
+        if not n:
+            return None
+        return pd.DataFrame(
+            n.get("series", []),
+            columns=["t_ms", "host_requests", "gc_tasks", "copybacks", "pending_host", "pending_gc"],
+        )
+
     def summary(self) -> dict:
         """One flat row of the headline figures (what :func:`compare` and sweeps tabulate)."""
         return summary_row(self.raw)
@@ -540,6 +556,13 @@ def summary_row(raw: Mapping[str, Any]) -> dict:
         for k in ("iops", "bandwidth_mb_s", "gc_time_share"):
             if isinstance(t.get(k), (int, float)):
                 row[k] = float(t[k])
+    n = raw.get("noc")
+    if isinstance(n, Mapping):
+        row["noc_path"] = n.get("path")
+        for k in ("copybacks", "error_pages"):
+            row[k] = int(n[k])
+        for k, v in (n.get("tasks") or {}).items():
+            row[f"noc_tasks_{k}"] = int(v)
     return row
 
 
@@ -566,7 +589,8 @@ def run(
     ``trace_options`` (traces only) are the trace reader's options, as the CLI's flags:
     ``format``, ``volume``, ``remap`` (``none``/``compact``/``modulo``), ``ops``,
     ``loop_times``, ``loop_until`` (multiples of the logical capacity), ``time_scale``,
-    ``time_window`` (``"10..60"``), ``blkparse_events``, ``skip_bad_lines``.
+    ``time_window`` (``"10..60"``), ``blkparse_events``, ``skip_bad_lines``, ``pipeline``
+    (parse text traces on a second thread; default true, same results).
 
     ``timing`` turns on the timing layer (latency, IOPS, bandwidth; the device's
     latencies come from the configuration): a dict of its parameters, ``{}`` for the
@@ -616,8 +640,11 @@ def compare(
             raise FlashgcError("compare: give either schemes (pairs) or placements x victims, not both")
         pairs = paper_schemes() if isinstance(schemes, str) and schemes == "paper" else parse_schemes(schemes)
     else:
-        pairs = list(product(placements if placements is not None else ("single",),
-                             victims if victims is not None else ("greedy",)))
+        pairs = list(
+            product(
+                placements if placements is not None else ("single",), victims if victims is not None else ("greedy",)
+            )
+        )
     points = [(p, v, s) for (p, v) in pairs for s in seed_list]
     if not points:
         raise FlashgcError("compare: nothing to run (empty placements, victims or seeds)")

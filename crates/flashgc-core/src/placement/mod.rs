@@ -85,6 +85,15 @@ pub trait Placement: Send {
     fn on_victim(&mut self, _seg: SegmentId, _view: &SegmentView) {}
     /// A TRIM of `lpn` (schemes tracking per-LPN state may forget it).
     fn on_trim(&mut self, _lpn: Lpn) {}
+    /// Whether [`Placement::prefetch`] does anything. Asked once when the FTL is built, so
+    /// schemes without per-LPN state cost nothing on the hot path.
+    fn wants_prefetch(&self) -> bool {
+        false
+    }
+    /// Prefetch hint: a user write of `lpn` comes a few requests from now (the simulation
+    /// loop says so 16 requests ahead). Schemes with per-LPN tables (MiDAS's last-write
+    /// times) prefetch the entries, so the write does not wait for a cache miss.
+    fn prefetch(&self, _lpn: Lpn) {}
     /// Bytes of memory the scheme's own structures use (classifier state, tables).
     fn memory_bytes(&self) -> u64 {
         0
@@ -123,6 +132,19 @@ pub trait Placement: Send {
             "placement scheme",
             self.name(),
         ))
+    }
+    /// Checks the state [`Placement::load_state`] restored against the restored device
+    /// (called once the FTL's own state is validated, before the run continues): every
+    /// value the hot path uses as an index or stream id must be in range, every clock at
+    /// or before `dev.view.now()`. A checkpoint with a valid CRC may still hold anything,
+    /// and the run must fail with this error, not panic or loop later. The default accepts
+    /// everything: a scheme whose state has such values must override it (the test
+    /// `mutated_checkpoints_are_refused_or_run_never_panic` finds those that do not).
+    fn check_restored(
+        &self,
+        _dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        Ok(())
     }
 }
 

@@ -343,8 +343,16 @@ impl Midas {
     /// Counts a page written to stream `s` (a new segment opens every `pps` pages).
     #[inline]
     fn note_write(&mut self, s: StreamId) {
+        let pps = self.pps as u64;
         let sp = self.stream_pages[s as usize];
-        if sp % self.pps as u64 == 0 {
+        // A mask where segments hold a power of two of pages (they do in practice): this
+        // runs for every user and GC page, and a 64-bit division costs more than the rest.
+        let seg_start = if pps.is_power_of_two() {
+            sp & (pps - 1) == 0
+        } else {
+            sp % pps == 0
+        };
+        if seg_start {
             self.units[self.unit_of[s as usize] as usize].count += 1;
             if s == HOT {
                 self.hot_open.push_back(self.now);
@@ -432,7 +440,54 @@ impl Placement for Midas {
     fn name(&self) -> &'static str {
         "midas"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [p, logical, segments, pps], len: [ts, hot_ctr]);
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        // The clock and the HOT residences feed sums and differences on the write path.
+        let clock = dev.view.now();
+        if self.now > clock || self.hot_open.iter().any(|&t| t > self.now) {
+            return Err(format!(
+                "a write time after the clock {clock} (MiDAS at {})",
+                self.now
+            ));
+        }
+        let sum =
+            self.residences.iter().try_fold(
+                0u64,
+                |a, &r| if r > clock { None } else { a.checked_add(r) },
+            );
+        if sum != Some(self.residence_sum) || self.residences.len() > self.p.thr_window {
+            return Err("HOT residence window".into());
+        }
+        // Group units and per-stream tables: the GC path indexes them by stream.
+        let streams = dev.streams;
+        let per_stream = [
+            self.unit_of.len(),
+            self.next_stream.len(),
+            self.stream_pages.len(),
+            self.win_victims.len(),
+            self.win_reloc.len(),
+            self.total_victims.len(),
+            self.total_reloc.len(),
+            self.ep_victims.len(),
+            self.ep_reloc.len(),
+        ];
+        let units_ok = !self.units.is_empty()
+            && self
+                .units
+                .iter()
+                .all(|u| u.lo <= u.hi && (u.hi as usize) < streams);
+        if per_stream.iter().any(|&n| n != streams)
+            || !units_ok
+            || self.unit_of.iter().any(|&u| u as usize >= self.units.len())
+            || self.next_stream.iter().any(|&s| s as usize >= streams)
+        {
+            return Err("group units or per-stream tables".into());
+        }
+        self.uid.check_restored(clock, self.logical)
+    }
     fn streams(&self) -> usize {
         self.p.max_groups as usize + 1
     }
@@ -446,6 +501,22 @@ impl Placement for Midas {
             "HOT".into()
         } else {
             format!("G{s}")
+        }
+    }
+
+    fn wants_prefetch(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        // The last-write time and hot counter of the LPN: random accesses into tables of
+        // 4 B and 2 bits per logical page, the two cache misses of every user write here.
+        if let Some(t) = self.ts.get(lpn as usize) {
+            crate::ftl::mapping::prefetch_ptr(t as *const u32 as *const i8);
+        }
+        if let Some(h) = self.hot_ctr.get(lpn as usize >> 2) {
+            crate::ftl::mapping::prefetch_ptr(h as *const u8 as *const i8);
         }
     }
 
