@@ -69,7 +69,34 @@ impl Placement for BfOpt {
     fn name(&self) -> &'static str {
         "bf-opt"
     }
-    crate::checkpoint::serde_state!();
+    fn save_state(&self) -> Result<Vec<u8>> {
+        crate::checkpoint::encode(self)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<()> {
+        let d: BfOpt = crate::checkpoint::decode(state)?;
+        if !d.filter.same_shape(&self.filter)
+            || (d.reset_every, d.gc) != (self.reset_every, self.gc)
+        {
+            return Err(crate::checkpoint::inconsistent(
+                "bf-opt filter shape, reset period or GC rule differ from the configuration".into(),
+            ));
+        }
+        *self = d;
+        Ok(())
+    }
+    fn check_restored(
+        &self,
+        _dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        // The reset fires when the count reaches the period: past it, it never would.
+        if self.since_reset >= self.reset_every {
+            return Err(format!(
+                "{} writes since the last reset, of {}",
+                self.since_reset, self.reset_every
+            ));
+        }
+        Ok(())
+    }
     fn streams(&self) -> usize {
         2
     }

@@ -73,7 +73,32 @@ impl Placement for Mida {
     fn name(&self) -> &'static str {
         "mida"
     }
-    crate::checkpoint::serde_state!(same: [groups], len: []);
+    fn save_state(&self) -> Result<Vec<u8>> {
+        crate::checkpoint::encode(self)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<()> {
+        let d: Mida = crate::checkpoint::decode(state)?;
+        let same_hot = match (&d.hot, &self.hot) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.same_shape(b),
+            _ => false,
+        };
+        if d.groups != self.groups || !same_hot {
+            return Err(crate::checkpoint::inconsistent(
+                "MiDA groups or hot filter differ from the configuration".into(),
+            ));
+        }
+        *self = d;
+        Ok(())
+    }
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        self.hot
+            .as_ref()
+            .map_or(Ok(()), |f| f.check_restored(dev.view.now()))
+    }
     fn streams(&self) -> usize {
         self.groups as usize + self.g1() as usize
     }

@@ -152,7 +152,46 @@ impl Placement for MultiLog {
     fn name(&self) -> &'static str {
         "multilog"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(
+        same: [levels, alpha, candidate_garbage, pps],
+        len: [last, level, valid, total, written, collected, invalid_collected, sealed, level_picks]
+    );
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        // Levels index the per-level tables and are stream ids.
+        if self.max_level >= self.levels {
+            return Err(format!(
+                "{} levels in use, of {}",
+                self.max_level + 1,
+                self.levels
+            ));
+        }
+        if let Some(l) = self
+            .level
+            .iter()
+            .position(|&l| l != UNSET && l as usize >= self.levels)
+        {
+            return Err(format!(
+                "LPN {l} at level {} of {}",
+                self.level[l], self.levels
+            ));
+        }
+        let now = dev.view.now();
+        // (The 32-bit times wrap past 2^32 writes; only a clock below that bounds them.)
+        if let Some(l) = self
+            .last
+            .iter()
+            .position(|&t| t != NEVER && t as u64 > now && now < NEVER as u64)
+        {
+            return Err(format!("LPN {l} last written after the clock {now}"));
+        }
+        if self.user_writes > now {
+            return Err(format!("{} user writes at clock {now}", self.user_writes));
+        }
+        Ok(())
+    }
     fn streams(&self) -> usize {
         self.levels
     }

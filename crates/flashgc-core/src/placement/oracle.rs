@@ -338,13 +338,14 @@ impl Placement for Oracle {
         // Keep the future `set_future` gave (or will give) this instance.
         let mut o: Oracle = crate::checkpoint::decode(state)?;
         // Fixed by the spec and device (bounds: by the future, when this instance has it).
-        let same = (o.classes, &o.explicit, o.iterations, o.logical)
-            == (self.classes, &self.explicit, self.iterations, self.logical)
+        let same = (o.classes, o.fk, &o.explicit, o.iterations, o.logical)
+            == (self.classes, self.fk, &self.explicit, self.iterations, self.logical)
             && o.inv.len() == self.inv.len()
             && o.user_class.len() == self.classes
             && o.gc_class.len() == self.classes
             && o.bounds.len() < self.classes
-            && (!self.ready || o.bounds == self.bounds);
+            // FK's bounds are fixed by the spec (one segment per class) from the start.
+            && (!(self.ready || self.fk) || o.bounds == self.bounds);
         if !same {
             return Err(crate::checkpoint::inconsistent(
                 "oracle classes, bounds or tables differ from the configuration".into(),

@@ -142,7 +142,7 @@ impl VictimPolicy for CostBenefit {
     fn name(&self) -> &'static str {
         "cost-benefit"
     }
-    crate::checkpoint::serde_state!(same: [formula], len: []);
+    crate::checkpoint::serde_state!(same: [formula, max_valid], len: []);
     fn check_restored(
         &self,
         dev: &crate::segment::RestoredDevice,

@@ -32,7 +32,7 @@ impl VictimPolicy for DChoices {
     fn name(&self) -> &'static str {
         "d-choices"
     }
-    crate::checkpoint::serde_state!(same: [d], len: []);
+    crate::checkpoint::serde_state!(same: [d, max_valid], len: []);
     fn check_restored(
         &self,
         dev: &crate::segment::RestoredDevice,

@@ -25,7 +25,7 @@ impl VictimPolicy for Fifo {
     fn name(&self) -> &'static str {
         "fifo"
     }
-    crate::checkpoint::serde_state!(same: [], len: []);
+    crate::checkpoint::serde_state!(same: [max_valid], len: []);
     fn check_restored(
         &self,
         dev: &crate::segment::RestoredDevice,

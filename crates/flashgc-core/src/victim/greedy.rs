@@ -96,7 +96,7 @@ impl VictimPolicy for Greedy {
     fn name(&self) -> &'static str {
         "greedy"
     }
-    crate::checkpoint::serde_state!(same: [buckets], len: [head, tail, next, prev, min, count]);
+    crate::checkpoint::serde_state!(same: [buckets, max_valid], len: [head, tail, next, prev, min, count]);
 
     fn check_restored(
         &self,

@@ -29,7 +29,7 @@ impl VictimPolicy for RandomVictim {
     fn name(&self) -> &'static str {
         "random"
     }
-    crate::checkpoint::serde_state!(same: [], len: []);
+    crate::checkpoint::serde_state!(same: [max_valid], len: []);
     fn check_restored(
         &self,
         dev: &crate::segment::RestoredDevice,

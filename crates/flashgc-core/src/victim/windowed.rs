@@ -29,7 +29,7 @@ impl VictimPolicy for WindowedGreedy {
     fn name(&self) -> &'static str {
         "windowed-greedy"
     }
-    crate::checkpoint::serde_state!(same: [window], len: []);
+    crate::checkpoint::serde_state!(same: [window, max_valid], len: []);
     fn check_restored(
         &self,
         dev: &crate::segment::RestoredDevice,

@@ -83,6 +83,33 @@ impl HotFilter {
         self.threshold = self.age_sum as f64 / self.ages.len() as f64;
     }
 
+    /// Whether `other` has this filter's tables and fixed parameters (a checkpoint check).
+    pub fn same_shape(&self, other: &HotFilter) -> bool {
+        (self.ts.len(), self.ctr.len(), self.hits, self.window)
+            == (other.ts.len(), other.ctr.len(), other.hits, other.window)
+    }
+
+    /// Checks restored state at user-write clock `now`: last-write times not after it, the
+    /// victim-age window within its size and summing to its running total, a threshold
+    /// that is a number.
+    pub fn check_restored(&self, now: u64) -> Result<(), String> {
+        let now32 = (now as u32).min(NEVER - 1);
+        if now < NEVER as u64 {
+            if let Some(l) = self.ts.iter().position(|&t| t != NEVER && t > now32) {
+                return Err(format!("hot filter: LPN {l} written after the clock {now}"));
+            }
+        }
+        if self.ages.len() > self.window
+            || self.ages.iter().try_fold(0u64, |a, &x| a.checked_add(x)) != Some(self.age_sum)
+        {
+            return Err("hot filter: victim-age window inconsistent".into());
+        }
+        if !(self.threshold.is_finite() && self.threshold >= 0.0) {
+            return Err(format!("hot filter: threshold {}", self.threshold));
+        }
+        Ok(())
+    }
+
     /// The threshold time, user writes.
     pub fn threshold(&self) -> f64 {
         self.threshold
