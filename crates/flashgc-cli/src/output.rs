@@ -174,6 +174,11 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
         r.streams.join(", "),
         r.victim
     );
+    let _ = writeln!(
+        s,
+        "as run    {} | {}   (every parameter, defaults included)",
+        r.placement_spec, r.victim_spec
+    );
     let t = &r.total;
     let ss = &r.steady_state;
     let _ = writeln!(
@@ -349,9 +354,22 @@ pub fn compare_table(
     if !t.is_empty() {
         let _ = writeln!(s, "GC trigger:{}", t.trim_start_matches(';'));
     }
+    // Columns as wide as the longest spec (parameters included).
+    let wp = rs
+        .iter()
+        .map(|(r, _)| r.placement.len())
+        .max()
+        .unwrap_or(0)
+        .max(22);
+    let wv = rs
+        .iter()
+        .map(|(r, _)| r.victim.len())
+        .max()
+        .unwrap_or(0)
+        .max(20);
     let _ = writeln!(
         s,
-        "{:<22} {:<20} {:>9} {:>9} {:>13} {:>10} {:>9} {:>10} {:>12} {:>8}",
+        "{:<wp$} {:<wv$} {:>9} {:>9} {:>13} {:>10} {:>9} {:>10} {:>12} {:>8}",
         "placement",
         "victim",
         "WAF(ss)",
@@ -377,7 +395,7 @@ pub fn compare_table(
             .unwrap_or_else(|| "-".into());
         let _ = writeln!(
             s,
-            "{:<22} {:<20} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}",
+            "{:<wp$} {:<wv$} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}",
             r.placement,
             r.victim,
             r.steady_state.waf,
@@ -388,6 +406,17 @@ pub fn compare_table(
             cost,
             model,
             secs
+        );
+    }
+    let _ = writeln!(
+        s,
+        "as run (every parameter, defaults included; the timing section of --json says which cache policy and GC mode):"
+    );
+    for (r, _) in rs {
+        let _ = writeln!(
+            s,
+            "  {} / {}: {} | {}",
+            r.placement, r.victim, r.placement_spec, r.victim_spec
         );
     }
     let _ = writeln!(
@@ -442,13 +471,14 @@ pub fn csv(rs: &[RunResult]) -> String {
     let mut s = String::from(
         "placement,victim,workload,seed,logical_pages,op,pages_per_segment,user_writes,gc_writes,erases,waf,steady_state_waf,effective_alpha,model_waf,memory_bytes_per_lpn,\
          device_model,iops,bandwidth_mb_s,read_mean_us,read_p99_us,read_p999_us,read_p9999_us,read_max_us,\
-         write_mean_us,write_p99_us,write_p999_us,write_p9999_us,write_max_us,noc_path,copybacks,error_pages\n",
+         write_mean_us,write_p99_us,write_p999_us,write_p9999_us,write_max_us,noc_path,copybacks,error_pages,\
+         placement_spec,victim_spec\n",
     );
     for r in rs {
         let l = &r.device.layout;
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.placement),
             csv_field(&r.victim),
             csv_field(&r.workload),
@@ -470,7 +500,9 @@ pub fn csv(rs: &[RunResult]) -> String {
                 .map(|m| m.waf.to_string())
                 .unwrap_or_default(),
             r.memory_bytes_per_lpn,
-            csv_timing(r)
+            csv_timing(r),
+            csv_field(&r.placement_spec),
+            csv_field(&r.victim_spec)
         );
     }
     s

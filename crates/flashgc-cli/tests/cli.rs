@@ -401,3 +401,60 @@ fn a_closed_pipe_is_not_a_panic() {
     child.wait().unwrap();
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn results_and_tables_say_which_variant_ran() {
+    // The record spells out every parameter the schemes read, defaults included; running
+    // that spelled-out spec again gives the same run.
+    let json = |scheme: &str| -> serde_json::Value {
+        let mut a = vec!["run", "--scheme", scheme, "--json"];
+        a.extend_from_slice(SMALL);
+        let o = flashgc(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    let r = json("mida:hot=filter/cost-benefit");
+    assert_eq!(
+        r["placement_spec"],
+        "mida:groups=8,hot=filter,hot_threshold=1,hot_hits=3,thr_window=16"
+    );
+    assert_eq!(
+        r["victim_spec"],
+        "cost-benefit:formula=lfs,min_garbage=0,impl=auto"
+    );
+    let spelled = format!(
+        "{}/{}",
+        r["placement_spec"].as_str().unwrap(),
+        r["victim_spec"].as_str().unwrap()
+    );
+    let again = json(&spelled);
+    assert_eq!(again["total"], r["total"]);
+    assert_eq!(again["placement_spec"], r["placement_spec"]);
+    // The compare table lists each row's variant; the CSV carries it too.
+    let mut a = vec!["compare", "--scheme", "oracle:fk/greedy,multilog/fifo"];
+    a.extend_from_slice(SMALL);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("as run (every parameter"), "{s}");
+    assert!(
+        s.contains("oracle:fk / greedy: oracle:fk,classes=6 | greedy:min_garbage=0"),
+        "{s}"
+    );
+    assert!(s.contains("multilog:levels=6,alpha="), "{s}");
+    assert!(s.contains("candidate_garbage=0.15"), "{s}");
+    a.push("--csv");
+    let o = flashgc(&a);
+    let s = stdout(&o);
+    assert!(
+        s.lines()
+            .next()
+            .unwrap()
+            .ends_with(",placement_spec,victim_spec"),
+        "{s}"
+    );
+    assert!(
+        s.contains(",\"oracle:fk,classes=6\",greedy:min_garbage=0"),
+        "{s}"
+    );
+}

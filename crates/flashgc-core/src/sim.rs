@@ -118,13 +118,15 @@ pub struct Simulation {
     pub(crate) paused: Option<RunState>,
     /// Bytes the run is estimated to need (see [`memory_estimate`]).
     estimate: u64,
+    /// The placement and victim specs as they run, every parameter spelled out.
+    resolved: (String, String),
 }
 
 impl Simulation {
     /// Validates `cfg` and builds the FTL with its placement and victim policies.
     pub fn new(cfg: &Config) -> Result<Simulation> {
         let mut layout = cfg.layout()?;
-        let mut pl = placement::build(
+        let (mut pl, placement_spec) = placement::build_resolved(
             "run.placement",
             &cfg.run.placement,
             PlacementInit {
@@ -155,7 +157,7 @@ impl Simulation {
         }
         let streams = pl.streams();
         let cmt = cmt_params(cfg, &layout)?;
-        let vic = victim::build(
+        let (vic, victim_spec) = victim::build_resolved(
             "run.victim",
             &cfg.run.victim,
             VictimInit {
@@ -213,6 +215,7 @@ impl Simulation {
             resumed: None,
             paused: None,
             estimate,
+            resolved: (placement_spec, victim_spec),
         })
     }
 
@@ -573,6 +576,8 @@ impl Simulation {
             workload,
             placement: self.cfg.run.placement.clone(),
             victim: self.cfg.run.victim.clone(),
+            placement_spec: self.resolved.0.clone(),
+            victim_spec: self.resolved.1.clone(),
             seed: self.cfg.run.seed,
             device: DeviceSummary {
                 preset: self.cfg.preset.clone(),

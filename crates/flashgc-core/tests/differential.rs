@@ -49,7 +49,7 @@ const VICTIMS: &[&str] = &[
 /// Fields added to the result record since the goldens (allowed in new results only):
 /// the refactor's `schema_version` and timed runs' latency histograms; the GCaR scan count (`timing.cache.scanned_entries`),
 /// the garbage-proportion trigger's victim count (`gc_garbage_victims`, null without it)
-/// and the oracle's `variant` (issue 16); MiDAS's new parameters and history field
+/// the oracle's `variant` and the specs as run (`placement_spec`, `victim_spec`) (issue 16); MiDAS's new parameters and history field
 /// (issue 17; docs/midas.md).
 const ADDED: &[&str] = &[
     "schema_version",
@@ -67,6 +67,8 @@ const ADDED: &[&str] = &[
     "gc_garbage_victims",
     "read_histogram",
     "write_histogram",
+    "placement_spec",
+    "victim_spec",
 ];
 
 /// MiDAS's defaults changed deliberately (issue 17: UID warm-up, adoption against the

@@ -518,6 +518,9 @@ def summary_row(raw: Mapping[str, Any]) -> dict:
     row = {
         "placement": raw["placement"],
         "victim": raw["victim"],
+        # The variant that ran: every parameter with its value, defaults included.
+        "placement_spec": raw.get("placement_spec", raw["placement"]),
+        "victim_spec": raw.get("victim_spec", raw["victim"]),
         "workload": raw["workload"],
         "seed": int(raw["seed"]),
         "preset": dev.get("preset"),
@@ -556,6 +559,11 @@ def summary_row(raw: Mapping[str, Any]) -> dict:
         for k in ("iops", "bandwidth_mb_s", "gc_time_share"):
             if isinstance(t.get(k), (int, float)):
                 row[k] = float(t[k])
+        c = t.get("cache")
+        if isinstance(c, Mapping):
+            # GCaR's replacement work (entries examined), for a firmware-CPU model to price.
+            row["cache_policy"] = c.get("policy")
+            row["cache_scanned_entries"] = int(c.get("scanned_entries", 0))
     n = raw.get("noc")
     if isinstance(n, Mapping):
         row["noc_path"] = n.get("path")

@@ -166,10 +166,16 @@ pub struct RunResult {
     pub units: Units,
     /// Workload description.
     pub workload: String,
-    /// Placement spec.
+    /// Placement spec as given.
     pub placement: String,
-    /// Victim spec.
+    /// Victim spec as given.
     pub victim: String,
+    /// The placement as it ran: every parameter it read, with the value used (defaults
+    /// included), e.g. `mida:groups=8,hot=filter,hot_threshold=1,...`: which variant ran.
+    pub placement_spec: String,
+    /// The victim policy as it ran, every parameter spelled out (e.g.
+    /// `cost-benefit:formula=lfs,min_garbage=0,impl=auto`).
+    pub victim_spec: String,
     /// Seed.
     pub seed: u64,
     /// Device.

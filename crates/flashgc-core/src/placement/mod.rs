@@ -254,6 +254,16 @@ pub fn names() -> Vec<&'static str> {
 
 /// Builds a placement scheme from a spec string (`field` names the config field in errors).
 pub fn build(field: &str, spec: &str, init: PlacementInit) -> Result<Box<dyn Placement>> {
+    build_resolved(field, spec, init).map(|(p, _)| p)
+}
+
+/// [`build`], also returning the spec as it ran, every parameter spelled out with its
+/// value (see [`Spec::resolved`]).
+pub fn build_resolved(
+    field: &str,
+    spec: &str,
+    init: PlacementInit,
+) -> Result<(Box<dyn Placement>, String)> {
     let spec = Spec::parse(field, spec)?;
     let entry = REGISTRY
         .iter()
@@ -268,7 +278,7 @@ pub fn build(field: &str, spec: &str, init: PlacementInit) -> Result<Box<dyn Pla
     if p.streams() == 0 || p.streams() > u16::MAX as usize {
         return Err(Error::config(field, "a placement needs 1..=65535 streams"));
     }
-    Ok(p)
+    Ok((p, spec.resolved()))
 }
 
 /// Quick in-process micro-benchmark of a scheme's classifier: mean wall-clock nanoseconds

@@ -149,6 +149,16 @@ pub fn names() -> Vec<&'static str> {
 
 /// Builds a victim policy from a spec string (`field` names the config field in errors).
 pub fn build(field: &str, spec: &str, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
+    build_resolved(field, spec, init).map(|(p, _)| p)
+}
+
+/// [`build`], also returning the spec as it ran, every parameter spelled out with its
+/// value (see [`Spec::resolved`]).
+pub fn build_resolved(
+    field: &str,
+    spec: &str,
+    init: VictimInit,
+) -> Result<(Box<dyn VictimPolicy>, String)> {
     let spec = Spec::parse(field, spec)?;
     let entry = REGISTRY
         .iter()
@@ -160,7 +170,7 @@ pub fn build(field: &str, spec: &str, init: VictimInit) -> Result<Box<dyn Victim
         })?;
     let p = (entry.2)(&spec, init)?;
     spec.finish()?;
-    Ok(p)
+    Ok((p, spec.resolved()))
 }
 
 /// The set of current candidates, per group, with O(1) insert, remove and uniform sampling.
