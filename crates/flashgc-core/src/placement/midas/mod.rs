@@ -699,6 +699,8 @@ impl Placement for Midas {
     fn memory_bytes(&self) -> u64 {
         (self.ts.len() * 4 + self.hot_ctr.len()) as u64
             + self.uid.memory_bytes()
+            // The UID built at each epoch end exists next to the builder for a moment.
+            + self.uid.finish_working_bytes()
             + (self.hot_open.capacity() + self.residences.capacity()) as u64 * 8
             + self.seg_open.len() as u64 * 8
             + self
