@@ -90,6 +90,10 @@ pub(crate) struct CommonArgs {
     /// Content mode: Zipf exponent of the popularity over the pool.
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) dup_theta: Option<f64>,
+    /// What starts GC besides the free-segment watermarks: `free` (default) or
+    /// `garbage:SHARE` (SepBIT's log-structured trigger, e.g. garbage:0.15).
+    #[arg(long)]
+    pub(crate) gc_trigger: Option<String>,
     /// Mapping-table cache (DFTL): controller DRAM for cached translation pages (BYTES,
     /// e.g. 64k, 1MiB) or `off` (the whole L2P in DRAM). See docs/mapping-cache.md.
     #[arg(long, value_name = "BYTES|off")]
@@ -154,6 +158,9 @@ pub(crate) fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     }
     if let Some(v) = &a.gc_high {
         c.ftl.gc_high = Some(Watermark::parse("--gc-high", v)?);
+    }
+    if let Some(v) = &a.gc_trigger {
+        c.ftl.gc_trigger = flashgc_core::config::GcTrigger::parse("--gc-trigger", v)?;
     }
     if let Some(v) = &a.mapping_cache {
         if v.trim().eq_ignore_ascii_case("off") {

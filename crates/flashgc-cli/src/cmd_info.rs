@@ -31,8 +31,8 @@ pub(crate) fn cmd_presets(name: Option<String>) -> Result<(), Fail> {
 
 pub(crate) fn cmd_policies() {
     println!("placement schemes (--placement):");
-    for (n, d, _) in placement::REGISTRY {
-        println!("  {n:16} {d}");
+    for (n, d, _, v) in placement::REGISTRY {
+        println!("  {n:16} {d} [paper victim: {v}]");
     }
     println!("victim policies (--victim):");
     for (n, d, _) in victim::REGISTRY {

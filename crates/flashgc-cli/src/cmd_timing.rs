@@ -56,7 +56,9 @@ pub struct TimingFlags {
     /// DRAM write cache, MiB (0 = none).
     #[arg(long)]
     pub cache_mib: Option<f64>,
-    /// Write-cache replacement: lru or gcar (GC-aware, the sup-gc paper's GCaR-Optimized).
+    /// Write-cache replacement: lru, gcar (GC-aware, first non-collecting page within
+    /// --gcar-window) or gcar-opt (the sup-gc paper's GCaR-Optimized: traverses 1 % of the
+    /// cache at every eviction; the result counts the entries scanned).
     #[arg(long)]
     pub cache_policy: Option<String>,
     /// Cache entries GCaR scans from the LRU end.
@@ -480,8 +482,8 @@ pub fn human(t: &TimingReport) -> String {
     if let Some(c) = &t.cache {
         let _ = writeln!(
             s,
-            "  write cache {:?} {} pages: {} write hits, {} read hits, {} evictions ({} GCaR skips), {} dirty at end",
-            c.policy, c.pages, c.write_hits, c.read_hits, c.evictions, c.gcar_skips, c.dirty_at_end
+            "  write cache {:?} {} pages: {} write hits, {} read hits, {} evictions ({} GCaR skips, {} entries scanned), {} dirty at end",
+            c.policy, c.pages, c.write_hits, c.read_hits, c.evictions, c.gcar_skips, c.scanned_entries, c.dirty_at_end
         );
     }
     if let Some(c) = &t.cpu {

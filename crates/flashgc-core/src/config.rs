@@ -175,6 +175,59 @@ impl Watermark {
     }
 }
 
+/// What starts GC: the free-segment watermarks alone (`"free"`, default), or also the
+/// garbage proportion of SepBIT's log-structured simulator (`"garbage:0.15"`: after a user
+/// write, collect one victim while invalid pages in sealed segments exceed 15 % of the
+/// pages holding data). On a device with spare room beyond that share, the written data
+/// then occupies what the working set needs, as SepBIT's log does; the watermarks stay as
+/// a backstop (the result's `gc_garbage_victims` counts the victims the trigger took).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(try_from = "String", into = "String")]
+pub enum GcTrigger {
+    /// Free-segment watermarks only.
+    #[default]
+    Free,
+    /// Garbage proportion above this share (0 < share < 1), plus the watermarks.
+    Garbage(f64),
+}
+
+impl TryFrom<String> for GcTrigger {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        let t = s.trim().to_ascii_lowercase();
+        if t == "free" {
+            return Ok(GcTrigger::Free);
+        }
+        let share = t.strip_prefix("garbage:").ok_or_else(|| {
+            format!("`{s}`: expected \"free\" or \"garbage:SHARE\" (e.g. garbage:0.15)")
+        })?;
+        let v: f64 = share
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}`: `{share}` is not a number; expected a share in (0, 1)"))?;
+        if !(v > 0.0 && v < 1.0) {
+            return Err(format!("`{s}`: the garbage share must be in (0, 1)"));
+        }
+        Ok(GcTrigger::Garbage(v))
+    }
+}
+
+impl From<GcTrigger> for String {
+    fn from(t: GcTrigger) -> String {
+        match t {
+            GcTrigger::Free => "free".into(),
+            GcTrigger::Garbage(v) => format!("garbage:{v}"),
+        }
+    }
+}
+
+impl GcTrigger {
+    /// Parses `free` or `garbage:SHARE` (`field` names the flag in errors).
+    pub fn parse(field: &str, s: &str) -> Result<GcTrigger> {
+        GcTrigger::try_from(s.to_string()).map_err(|m| Error::config(field, m))
+    }
+}
+
 /// FTL parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -190,6 +243,8 @@ pub struct FtlConfig {
     pub gc_low: Watermark,
     /// GC runs until free segments reach this. Defaults to `gc_low`.
     pub gc_high: Option<Watermark>,
+    /// What starts GC besides the watermarks (see [`GcTrigger`]).
+    pub gc_trigger: GcTrigger,
     /// A demand-paged mapping table (DFTL-style cache of translation pages); None keeps
     /// the whole L2P in DRAM. `[ftl.mapping_cache]` in TOML, `--mapping-cache` on the CLI.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -204,6 +259,7 @@ impl Default for FtlConfig {
             logical_gib: None,
             gc_low: Watermark::Segments(2),
             gc_high: None,
+            gc_trigger: GcTrigger::Free,
             mapping_cache: None,
         }
     }
@@ -376,6 +432,9 @@ pub struct Layout {
     pub gc_low: u32,
     /// Free segments GC restores.
     pub gc_high: u32,
+    /// Garbage-proportion GC trigger, if any (see [`GcTrigger`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_garbage: Option<f64>,
     /// LPN size in bytes.
     pub lpn_size: u32,
 }
@@ -717,6 +776,10 @@ impl Config {
             blocks_per_plane,
             gc_low: gc_low as u32,
             gc_high: gc_high as u32,
+            gc_garbage: match self.ftl.gc_trigger {
+                GcTrigger::Free => None,
+                GcTrigger::Garbage(v) => Some(v),
+            },
             lpn_size: d.lpn_size,
         })
     }

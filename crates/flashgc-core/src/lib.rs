@@ -17,6 +17,7 @@
 //! * [`victim`]: which segment GC reclaims (one file per policy).
 //! * [`gc_action`]: what GC does with each valid page (move, defer, remap; one file per
 //!   scheme: SplitGC, CAGC, DAGC), switching the FTL to its content mode.
+//! * [`scheme`]: placement/victim pairs (each scheme with its paper's victim policy).
 //! * [`segment`], [`content`]: the read-only views of segments and of page content that
 //!   policies see; they sit below both the FTL and the policies so that policies never
 //!   call back into the FTL.
@@ -41,6 +42,7 @@ pub mod metrics;
 pub mod model;
 pub mod ops;
 pub mod placement;
+pub mod scheme;
 pub mod segment;
 pub mod sim;
 pub mod spec;

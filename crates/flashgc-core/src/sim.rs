@@ -143,13 +143,15 @@ pub struct Simulation {
     pub(crate) content_base: ContentCounters,
     /// Bytes the run is estimated to need (see [`memory_estimate`]).
     estimate: u64,
+    /// The placement and victim specs as they run, every parameter spelled out.
+    resolved: (String, String),
 }
 
 impl Simulation {
     /// Validates `cfg` and builds the FTL with its placement and victim policies.
     pub fn new(cfg: &Config) -> Result<Simulation> {
         let mut layout = cfg.layout()?;
-        let mut pl = placement::build(
+        let (mut pl, placement_spec) = placement::build_resolved(
             "run.placement",
             &cfg.run.placement,
             PlacementInit {
@@ -182,7 +184,7 @@ impl Simulation {
         let action = content::action(cfg, &layout, cmt.is_some())?;
         let extra = action.as_ref().map_or(0, |a| a.extra_streams());
         let streams = pl.streams() + extra;
-        let vic = victim::build(
+        let (vic, victim_spec) = victim::build_resolved(
             "run.victim",
             &cfg.run.victim,
             VictimInit {
@@ -224,6 +226,7 @@ impl Simulation {
                 pages_per_segment: layout.pages_per_segment,
                 gc_low: layout.gc_low,
                 gc_high: layout.gc_high,
+                gc_garbage: layout.gc_garbage,
             },
             pl,
             vic,
@@ -244,6 +247,7 @@ impl Simulation {
             paused: None,
             content_base: ContentCounters::default(),
             estimate,
+            resolved: (placement_spec, victim_spec),
         })
     }
 
@@ -613,6 +617,8 @@ impl Simulation {
             workload,
             placement: self.cfg.run.placement.clone(),
             victim: self.cfg.run.victim.clone(),
+            placement_spec: self.resolved.0.clone(),
+            victim_spec: self.resolved.1.clone(),
             seed: self.cfg.run.seed,
             device: DeviceSummary {
                 preset: self.cfg.preset.clone(),

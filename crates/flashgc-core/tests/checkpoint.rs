@@ -121,6 +121,13 @@ fn resumed_runs_equal_uninterrupted_runs_byte_for_byte() {
         ("oracle", "greedy", "zipf:1.0"),
         ("mida", "fifo", "uniform"),
         ("single", "random", "uniform"),
+        // Victims the placement names (Multi-Log), MiDAS's FIFO groups with greedy in GN.
+        ("multilog", "fifo", "zipf:1.0"),
+        (
+            "midas:epoch=0.5,check=0.25,uid_skip=0.5",
+            "greedy",
+            "zipf:1.0",
+        ),
     ];
     // 16 Ki logical pages x 4 = 64 Ki writes: stops early (during the first GCs), mid-run
     // (around the warm-up boundary) and late.
@@ -170,6 +177,29 @@ fn resumed_dedup_runs_equal_uninterrupted_runs_byte_for_byte() {
         let file = tmp(&format!("dedup-{}.ckpt", a.replace([':', ',', '='], "_")));
         let got = interrupted(&c, &synthetic, &stops, &file);
         same(&want, &got, &format!("{a} + {v}"));
+        let _ = std::fs::remove_file(&file);
+    }
+}
+
+#[test]
+fn resumed_runs_with_the_garbage_trigger_equal_uninterrupted_runs() {
+    // The garbage-proportion trigger's counter of invalid pages in sealed segments is
+    // rebuilt from the segment table on resume.
+    for (p, v) in [
+        ("single", "greedy:min_garbage=0.15"),
+        ("sepbit", "cost-benefit:sqrt"),
+    ] {
+        let mut c = small("zipf:1.0", p, v);
+        c.ftl.op = Some(0.5);
+        c.ftl.gc_trigger = flashgc_core::config::GcTrigger::Garbage(0.15);
+        let want = uninterrupted(&c, &synthetic);
+        let file = tmp(&format!("garbage-{p}.ckpt"));
+        let got = interrupted(&c, &synthetic, &[3_000, 20_000, 33_333, 60_001], &file);
+        same(
+            &want,
+            &got,
+            &format!("{p} + {v} with gc_trigger garbage:0.15"),
+        );
         let _ = std::fs::remove_file(&file);
     }
 }

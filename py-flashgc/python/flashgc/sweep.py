@@ -56,10 +56,15 @@ def expand_grid(grid: Mapping[str, Any]) -> list:
                 if isinstance(v, Mapping):
                     p.update(v)
                 elif isinstance(v, str) and "/" in v:
-                    pl, vi = v.split("/", 1)
+                    # The core's parser: placement parameters may contain '/' too.
+                    ((pl, vi),) = _flashgc.parse_schemes(v)
                     p.update(placement=pl, victim=vi)
+                elif isinstance(v, (tuple, list)) and len(v) == 2:
+                    p.update(placement=str(v[0]), victim=str(v[1]))
                 else:
-                    raise FlashgcError(f"sweep grid: scheme {v!r}: expected 'placement/victim' or a dict")
+                    raise FlashgcError(
+                        f"sweep grid: scheme {v!r}: expected 'placement/victim', a (placement, victim) pair or a dict"
+                    )
             else:
                 p[k] = v
         points.append(p)

@@ -58,6 +58,15 @@ pub fn cases() -> Vec<(String, String)> {
             (spec, vic.to_string())
         })
         .collect();
+    // Variants with their own state (issue 16): MiDA's HOT group, SepBIT's FK, a victim
+    // policy with a candidate filter.
+    for (p, vic) in [
+        ("mida:hot=filter", "cost-benefit"),
+        ("oracle:fk", "greedy"),
+        ("sepbit", "cost-benefit:min_garbage=0.15"),
+    ] {
+        v.push((p.to_string(), vic.to_string()));
+    }
     v.extend(
         victim::names()
             .into_iter()
@@ -100,6 +109,15 @@ pub fn timed_cases() -> Vec<(&'static str, TimingParams)> {
                     cores: 2,
                     ..Default::default()
                 }),
+                ..TimingParams::default()
+            },
+        ),
+        (
+            "flash-foreground-gcar-opt",
+            TimingParams {
+                cache_pages: 128,
+                cache_policy: CachePolicy::GcarOpt,
+                host: Host::ClosedLoop { queue_depth: 4 },
                 ..TimingParams::default()
             },
         ),

@@ -375,8 +375,6 @@ pub struct Cpu {
     delayed: u64,
     wait_ns: u64,
     service_ns: u64,
-    /// GCaR scan steps of the current host page operation, charged with its CPU work.
-    scans: u64,
 }
 
 impl Cpu {
@@ -394,7 +392,6 @@ impl Cpu {
             delayed: 0,
             wait_ns: 0,
             service_ns: 0,
-            scans: 0,
         }
     }
 
@@ -425,21 +422,10 @@ impl Cpu {
         }
     }
 
-    /// A GCaR replacement examined `entries` cache entries for the host page operation
-    /// being served (charged with that operation's CPU work).
-    #[inline]
-    pub fn cache_scan(&mut self, entries: u64) {
-        self.scans += entries;
-    }
-
     /// Prices `ops` into host and internal work, adding to the component times.
     fn price(&mut self, ops: &[FlashOp]) -> (u64, u64) {
         let c = self.costs;
         let (mut host, mut internal) = (0u64, 0u64);
-        let scan = self.scans * c.cache_scan_ns;
-        self.scans = 0;
-        self.time.cache_scan += scan;
-        host += scan;
         for op in ops {
             let (ns, origin) = match *op {
                 FlashOp::Program { origin, .. } => {
@@ -615,7 +601,6 @@ impl Cpu {
         self.free.len() == cores as usize
             && self.busy.len() == cores as usize
             && self.costs == *costs
-            && self.scans == 0
             && self.time.total() >= self.internal_ns
     }
 }

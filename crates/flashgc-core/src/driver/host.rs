@@ -594,17 +594,21 @@ impl<D: DeviceModel> Core<D> {
                                 continue;
                             }
                             let (dev, ftl) = (&self.dev, sim.ftl());
-                            // Each call is one GCaR scan step (firmware CPU work).
-                            let scanned = std::cell::Cell::new(0u64);
                             let collecting = |l: u32| {
-                                scanned.set(scanned.get() + 1);
                                 ftl.mapping()
                                     .lookup(l)
                                     .is_some_and(|p| dev.collecting(p, t))
                             };
+                            let scanned = c.scanned;
                             let evicted = c.insert(lpn, collecting);
-                            if let Some(cpu) = &mut self.cpu {
-                                cpu.cache_scan(scanned.get());
+                            let entries = (c.scanned - scanned) as u32;
+                            if entries > 0 {
+                                // GCaR's traversal: an op the firmware-CPU model charges
+                                // (device models without one take no time for it).
+                                sim.ftl_mut().log_compute(
+                                    crate::ops::Compute::CacheScan { entries },
+                                    crate::ops::Origin::Host,
+                                );
                             }
                             match evicted {
                                 None => {
@@ -658,7 +662,7 @@ impl<D: DeviceModel> Core<D> {
 
     fn timing_dependent(&self) -> bool {
         self.gc.timing_dependent()
-            || (self.cache.is_some() && self.p.cache_policy == CachePolicy::Gcar)
+            || (self.cache.is_some() && self.p.cache_policy != CachePolicy::Lru)
             || self.dev.timing_dependent()
             || self.idle_work.is_some()
     }
@@ -766,6 +770,7 @@ impl<D: DeviceModel> Core<D> {
                 read_hits: c.read_hits,
                 evictions: c.evictions,
                 gcar_skips: c.gcar_skips,
+                scanned_entries: c.scanned,
                 dirty_at_end: c.len() as u64,
             }),
             series: s.series.clone(),

@@ -206,6 +206,7 @@ impl Ftl {
         self.segs.valid[s] += 1;
         self.segs.reuse[s] = (self.segs.reuse[s] as i32 + dr) as u32;
         if self.segs.state[s] == SegState::Sealed {
+            self.sealed_invalid -= 1;
             let view = SegmentView::new(&self.segs, self.clock);
             self.victim.on_revalidate(seg, &view);
         }
@@ -220,6 +221,7 @@ impl Ftl {
         self.segs.valid[s] -= 1;
         self.segs.reuse[s] += 1;
         if self.segs.state[s] == SegState::Sealed {
+            self.sealed_invalid += 1;
             let view = SegmentView::new(&self.segs, self.clock);
             self.victim.on_invalidate(seg, &view);
         }

@@ -154,6 +154,10 @@ impl Ftl {
         self.victim_hist = st.victim_hist;
         self.in_gc = false;
         self.load_content(r)?;
+        self.sealed_invalid = (0..self.segs.len())
+            .filter(|&i| self.segs.state[i] == crate::segment::SegState::Sealed)
+            .map(|i| self.segs.written[i].saturating_sub(self.segs.valid[i]) as u64)
+            .sum();
         self.check_restored()
             .map_err(|e| r.damaged(format!("inconsistent state: {e}")))
     }

@@ -58,6 +58,11 @@ pub struct PhaseCounts {
     /// Content mode: pages programmed by background work (deferred migration, SplitGC).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub background_writes: u64,
+    /// Victims the garbage-proportion trigger collected (`ftl.gc_trigger`; absent when
+    /// that trigger is off). `gc_victims` minus this is what the free-segment watermarks
+    /// took. (Checkpoints keep phase counts as JSON text, so omitting it is safe.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_garbage_victims: Option<u64>,
     /// Mapping-cache traffic (only with `--mapping-cache`).
     /// (Checkpoints store it apart: absent here, it is not encoded, and a fixed-layout
     /// decoder must not expect it.)
@@ -132,6 +137,8 @@ impl PhaseCounts {
             }),
             absorbed_writes: b.absorbed_writes - a.absorbed_writes,
             background_writes: b.background_writes - a.background_writes,
+            gc_garbage_victims: (b.gc_garbage_victims + b.gc_garbage_idle > 0)
+                .then(|| b.gc_garbage_victims - a.gc_garbage_victims),
         }
     }
 }
@@ -170,10 +177,16 @@ pub struct RunResult {
     pub units: Units,
     /// Workload description.
     pub workload: String,
-    /// Placement spec.
+    /// Placement spec as given.
     pub placement: String,
-    /// Victim spec.
+    /// Victim spec as given.
     pub victim: String,
+    /// The placement as it ran: every parameter it read, with the value used (defaults
+    /// included), e.g. `mida:groups=8,hot=filter,hot_threshold=1,...`: which variant ran.
+    pub placement_spec: String,
+    /// The victim policy as it ran, every parameter spelled out (e.g.
+    /// `cost-benefit:formula=lfs,min_garbage=0,impl=auto`).
+    pub victim_spec: String,
     /// Seed.
     pub seed: u64,
     /// Device.
@@ -312,6 +325,10 @@ pub struct CacheReport {
     pub evictions: u64,
     /// GCaR evictions that skipped the LRU page.
     pub gcar_skips: u64,
+    /// Cache entries GCaR's replacement examined: its traversal work, also logged as
+    /// `Compute::CacheScan` ops for the controller's firmware-CPU model (no time is charged
+    /// for it by the flash model).
+    pub scanned_entries: u64,
     /// Dirty pages left in the cache at the end (not flushed, not counted as flash writes).
     pub dirty_at_end: u64,
 }

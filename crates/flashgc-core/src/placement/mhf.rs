@@ -1,7 +1,8 @@
 //! `mhf`: multiple-hash-function hot data identification (Hsieh, Kuo & Chang, "Efficient
-//! identification of hot data for flash memory storage systems", ACM TOS 2006), the
-//! classifier of papers/bf-gc.txt's MHF-Optimized baseline ("multiple hash functions along
-//! with a single Bloom filter", two streams: hot and cold).
+//! identification of hot data for flash memory storage systems", ACM TOS 2006) with the
+//! 2006 paper's absolute table sizes, two streams (hot and cold). papers/bf-gc.txt's
+//! MHF-Optimized baseline, the same classifier sized for a page-mapped device, is
+//! `mhf-opt` (`mhf_opt.rs`).
 //!
 //! K hash functions map an LPN to K counters of B bits in a table of M counters. A user
 //! write increments its K counters (saturating); the LPN is hot if every one of its K
@@ -30,6 +31,8 @@ use crate::types::{Lpn, SegmentId, StreamId};
 /// MHF placement.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mhf {
+    /// Serves `mhf-opt` (else `mhf`).
+    optimized: bool,
     #[serde(with = "crate::checkpoint::raw")]
     counters: Vec<u8>,
     m: u64,
@@ -64,21 +67,39 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         _ => 2,
     };
     check_streams(spec, "(2 streams)", 2, init.segments)?;
-    Ok(Box::new(Mhf {
-        counters: vec![0; m as usize],
-        m,
-        seeds: (0..k).map(|i| hash_seed(init.seed ^ 0x3f7, i)).collect(),
-        max: ((1u32 << b) - 1) as u8,
-        hot_at: (1u32 << (b - h)) as u8,
-        decay,
-        since: 0,
-        gc,
-        hot_writes: 0,
-        cold_writes: 0,
-    }))
+    Ok(Box::new(Mhf::new("mhf", init, k, m, b, h, decay, gc)))
 }
 
 impl Mhf {
+    /// An MHF classifier: `k` hashes into `m` counters of `b` bits, hot when every counter
+    /// is at least 2^(b-h), all counters halved every `decay` user writes; `gc` 0 =
+    /// reclassify, 1 = keep, 2 = cold. `name` is the registered scheme it serves.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        name: &'static str,
+        init: PlacementInit,
+        k: u32,
+        m: u64,
+        b: u32,
+        h: u32,
+        decay: u64,
+        gc: u8,
+    ) -> Mhf {
+        Mhf {
+            optimized: name == "mhf-opt",
+            counters: vec![0; m as usize],
+            m,
+            seeds: (0..k).map(|i| hash_seed(init.seed ^ 0x3f7, i)).collect(),
+            max: ((1u32 << b) - 1) as u8,
+            hot_at: (1u32 << (b - h)) as u8,
+            decay,
+            since: 0,
+            gc,
+            hot_writes: 0,
+            cold_writes: 0,
+        }
+    }
+
     #[inline]
     fn is_hot(&self, key: u64) -> bool {
         self.seeds
@@ -95,7 +116,11 @@ const CLASSIFIER_NS: f64 = 11.5;
 
 impl Placement for Mhf {
     fn name(&self) -> &'static str {
-        "mhf"
+        if self.optimized {
+            "mhf-opt"
+        } else {
+            "mhf"
+        }
     }
     fn classifier_ns(&self) -> f64 {
         CLASSIFIER_NS

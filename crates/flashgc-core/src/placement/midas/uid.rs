@@ -287,6 +287,13 @@ impl UidBuilder {
         uid
     }
 
+    /// Bytes [`UidBuilder::finish`] allocates for the UID it builds at every epoch end
+    /// and frees afterwards: the joint table (as large as the count table) and a few
+    /// per-bin vectors. Part of the scheme's peak, so part of its memory figure.
+    pub fn finish_working_bytes(&self) -> u64 {
+        ((self.counts.len() + (self.bins + 1) * 6 + self.all.len()) * 8) as u64
+    }
+
     /// Bytes of memory: the sampled timestamp table (with the last intervals) and the
     /// interval count table.
     pub fn memory_bytes(&self) -> u64 {
