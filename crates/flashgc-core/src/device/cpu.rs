@@ -629,6 +629,10 @@ mod tests {
         let (h, g, b) = (Origin::Host, Origin::Gc, Origin::Background);
         let ops = [
             FlashOp::Compute {
+                work: Compute::CacheScan { entries: 5 },
+                origin: h,
+            },
+            FlashOp::Compute {
                 work: Compute::Fingerprint { pages: 2 },
                 origin: h,
             },
@@ -654,7 +658,6 @@ mod tests {
             FlashOp::Program { ppn: 5, origin: g },
         ];
         let mut cpu = Cpu::new(1, costs(), 4.0);
-        cpu.cache_scan(5);
         // host: 5 scan steps 15 + 2 fingerprints 160000 + read ECC 11 + classifier 100;
         // internal: 3 lookups 30000 + decode and correct 25000 + GC read ECC 11 + victim 7.
         assert_eq!(

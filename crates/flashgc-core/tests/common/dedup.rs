@@ -113,6 +113,7 @@ pub fn tiny(
             pages_per_segment: pps,
             gc_low: gc.0,
             gc_high: gc.1,
+            gc_garbage: None,
         },
         pl,
         v,
