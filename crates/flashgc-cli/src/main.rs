@@ -72,6 +72,14 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Reproduce a paper's evaluation: its claims beside flashgc's values, with verdicts
+    /// (sup-gc, bf-gc, splitgc, noc, midas, all; `--scale quick|full`, `-o DIR`; forwards to
+    /// `python3 -m flashgc reproduce`, which runs this binary for every case).
+    Reproduce {
+        /// Arguments for `python3 -m flashgc reproduce`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 /// Configuration flags shared by every command. Flags override the config file, which
@@ -780,7 +788,12 @@ fn cmd_policies() {
 
 fn forward_python(sub: &str, args: &[String]) -> Result<(), Fail> {
     let py = std::env::var("FLASHGC_PYTHON").unwrap_or_else(|_| "python3".into());
-    let status = std::process::Command::new(&py)
+    let mut cmd = std::process::Command::new(&py);
+    // `reproduce` runs this very binary for its cases.
+    if let Ok(exe) = std::env::current_exe() {
+        cmd.env("FLASHGC_BIN", exe);
+    }
+    let status = cmd
         .arg("-m")
         .arg("flashgc")
         .arg(sub)
@@ -846,6 +859,7 @@ fn main() -> ExitCode {
         },
         Cmd::Sweep { args } => forward_python("sweep", &args),
         Cmd::Report { args } => forward_python("report", &args),
+        Cmd::Reproduce { args } => forward_python("reproduce", &args),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

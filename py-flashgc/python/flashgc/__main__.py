@@ -1,6 +1,7 @@
-"""Command line of the Python package: ``python -m flashgc sweep|report|run``.
+"""Command line of the Python package: ``python -m flashgc sweep|report|run|reproduce``.
 
-The Rust CLI forwards ``flashgc sweep FILE`` and ``flashgc report ...`` here.
+The Rust CLI forwards ``flashgc sweep FILE``, ``flashgc report ...`` and ``flashgc reproduce ...``
+here.
 """
 
 from __future__ import annotations
@@ -87,6 +88,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     u.add_argument("--set", action="append", metavar="FIELD=VALUE", help="configuration override (repeatable)")
     u.add_argument("--json", action="store_true", help="print the whole result as JSON")
     u.set_defaults(func=_cmd_run)
+
+    from .reproduce.cli import add_parser as _add_reproduce
+
+    _add_reproduce(sub)
 
     a = p.parse_args(argv)
     try:
