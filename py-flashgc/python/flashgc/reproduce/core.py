@@ -31,7 +31,7 @@ class Point:
 def plan(paper: Any, scale: str, caps: Capabilities) -> tuple:
     """(base Point, [sensitivity Points]) of ``paper`` at ``scale``."""
     s = paper.settings(scale)
-    base = Point(None, None, s, {c.key: c for c in paper.cases(s, caps)})
+    base = Point(None, None, dict(s, _scale=scale), {c.key: c for c in paper.cases(s, caps)})
     sb = paper.sensitivity_base(scale) if hasattr(paper, "sensitivity_base") else s
     keep = getattr(paper, "sensitivity_filter", lambda k: True)
     sens = []
@@ -62,9 +62,11 @@ class Evaluator:
     def metrics(self, key: str) -> dict:
         case = self.point.cases.get(key)
         if case is None:
-            raise Missing(
-                f"no case {key} at this setting" + (" (not in the sensitivity sweep)" if self.point.param else "")
-            )
+            if self.point.param:
+                raise Missing(f"{key} is not in the sensitivity sweep")
+            if self.point.settings.get("_scale") == "quick":
+                raise Missing(f"{key} runs at full scale only")
+            raise Missing(f"no case {key}")
         miss = self.caps.missing(case)
         if miss:
             raise Missing("needs " + "; ".join(dict.fromkeys(miss)))
@@ -245,7 +247,7 @@ def reproduce_paper(
         "scale": scale,
         "command": f"flashgc reproduce {paper.name} --scale {scale}",
         "platform": paper.platform,
-        "settings": base.settings,
+        "settings": {k: v for k, v in base.settings.items() if not k.startswith("_")},
         "notes": paper.notes(base.settings),
         "counts": counts,
         "claims": claims_out,

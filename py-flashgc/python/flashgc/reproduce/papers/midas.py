@@ -86,8 +86,8 @@ class Midas(Paper):
         }
 
     def sensitivity_filter(self, key: str) -> bool:
-        """Sensitivity points rerun the synthetic FIO cases only (the trace stand-ins cost minutes each)."""
-        return key.startswith("fio-")
+        """Sensitivity points rerun the FIO-H and FIO-M cases only (the trace stand-ins cost minutes each)."""
+        return key.startswith("fio-h/") or key.startswith("fio-m/")
 
     def _common(self, s: dict) -> list:
         return [
@@ -131,6 +131,38 @@ class Midas(Paper):
                         {"scheme": sc, "workload": w},
                         [],
                         f"FIO {w[-1].upper()}: fio zipf:{theta} 4 KiB random writes, as the paper's",
+                    )
+                )
+        # Cross-check: uniform random writes against Desnoyers' models, over over-provisioning
+        # (the figure "WAF against op"; MiDAS's last group relies on the same model).
+        for op in (0.07, 0.1, 0.2, 0.28):
+            for v in ("greedy", "fifo"):
+                out.append(
+                    Case(
+                        f"uniform-op{op:g}/{v}",
+                        "Desnoyers (cross-check)",
+                        "run",
+                        [
+                            *self._common(dict(s, op=op)),
+                            "--logical-gib",
+                            "0.0625",
+                            "--pages-per-block",
+                            "32",
+                            "--workload",
+                            "uniform",
+                            "--write-volume",
+                            "16",
+                            "--warmup",
+                            "8",
+                            "--placement",
+                            "single",
+                            "--victim",
+                            v,
+                            "--json",
+                        ],
+                        {"scheme": v, "workload": "uniform", "op": op},
+                        [],
+                        "uniform random writes, one stream, on a 64 MiB device of 32-page segments",
                     )
                 )
         # Epoch lengths (Fig. 13) on a longer run, so that even 8-capacity epochs settle.
@@ -200,6 +232,10 @@ class Midas(Paper):
             "erases": float((raw.get("total") or {}).get("erases", 0)),
             "gc_active": 1.0 if (raw.get("total") or {}).get("erases", 0) else 0.0,
         }
+        model = raw.get("model") or {}
+        if isinstance(model.get("waf"), (int, float)):
+            m["model_waf"] = float(model["waf"])
+            m["effective_alpha"] = float(model.get("alpha", float("nan")))
         for mem in raw.get("memory") or []:
             if mem.get("structure") == "placement":
                 m["placement_bytes_per_lpn"] = float(mem.get("bytes_per_lpn", float("nan")))
