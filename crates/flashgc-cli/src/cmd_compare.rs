@@ -1,0 +1,142 @@
+//! `flashgc compare`: several placement x victim combinations on the same workload and seed,
+//! run in parallel, one table.
+
+use crate::cmd_run::{progress_bar, run_one, RunArgs};
+use crate::{build_config, cmd_checkpoint, output, Fail};
+use flashgc_core::{placement, RunResult};
+
+/// Splits a comma-separated list of scheme specs.
+pub(crate) fn split_list(s: &str) -> Vec<String> {
+    // Commas separate schemes, but a spec's own parameters also use commas
+    // (`d-choices:d=4`); a part containing '=' without ':' continues the previous spec.
+    let mut out: Vec<String> = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if part.contains('=') && !part.contains(':') && !out.is_empty() {
+            let last = out.last_mut().expect("non-empty");
+            last.push(',');
+            last.push_str(part);
+        } else {
+            out.push(part.to_string());
+        }
+    }
+    out
+}
+
+/// One `compare` result slot, filled by whichever worker thread runs that combination.
+type RunSlot = std::sync::Mutex<Option<Result<(RunResult, f64), Fail>>>;
+
+/// What `compare` runs when neither flags nor a config file say otherwise.
+const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
+
+pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
+    cmd_checkpoint::refuse(&a, "`compare`")?;
+    let mut base = build_config(&a.common)?;
+    if a.common.config.is_none() {
+        if a.common.workload.is_none() {
+            base.run.workload = COMPARE_DEFAULT_WORKLOAD.into();
+        }
+        if a.common.placement.is_none() {
+            // Every registered scheme, each with its paper's defaults.
+            base.run.placement = placement::names().join(",");
+        }
+    }
+    base.layout()?;
+    let placements = split_list(&base.run.placement);
+    let victims = split_list(&base.run.victim);
+    let jobs_hint = a
+        .jobs
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .clamp(1, (placements.len() * victims.len()).max(1));
+    let mut combos = Vec::new();
+    for p in &placements {
+        for v in &victims {
+            let mut c = base.clone();
+            c.run.placement = p.clone();
+            c.run.victim = v.clone();
+            c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
+            // Validate every combination before running any.
+            flashgc_core::Simulation::new(&c)?;
+            combos.push(c);
+        }
+    }
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .clamp(1, combos.len().max(1));
+    let bar = progress_bar(combos.len() as u64, "runs");
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<RunSlot> = combos.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= combos.len() {
+                    break;
+                }
+                let t0 = std::time::Instant::now();
+                let r = run_one(&combos[i], &a, None).map(|r| (r, t0.elapsed().as_secs_f64()));
+                *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+            });
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut done = Vec::new();
+    for (i, m) in results.into_iter().enumerate() {
+        match m.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(Ok(r)) => done.push(r),
+            Some(Err(Fail(code, msg))) => {
+                return Err(Fail(
+                    code,
+                    format!(
+                        "{} + {}: {msg}",
+                        combos[i].run.placement, combos[i].run.victim
+                    ),
+                ))
+            }
+            None => return Err(Fail(1, "a simulation thread died".into())),
+        }
+    }
+    // Classifier cost per user write (wall clock; outside the deterministic results).
+    let costs: Vec<Option<f64>> = if a.json {
+        vec![None; done.len()]
+    } else {
+        let l = base.layout()?;
+        done.iter()
+            .map(|(r, _)| {
+                let init = placement::PlacementInit {
+                    logical_pages: l.logical_pages,
+                    segments: l.segments,
+                    pages_per_segment: l.pages_per_segment,
+                    seed: r.seed,
+                };
+                placement::measure_classifier_ns(&r.placement, init, 200_000).ok()
+            })
+            .collect()
+    };
+    let rs: Vec<RunResult> = done.iter().map(|d| d.0.clone()).collect();
+    let json = serde_json::to_string_pretty(&rs).map_err(|e| Fail(1, e.to_string()))?;
+    if let Some(path) = &a.output {
+        output::write_atomic(path, json.as_bytes()).map_err(|e| Fail(1, format!("{path}: {e}")))?;
+    }
+    if a.json {
+        println!("{json}");
+    } else if a.csv {
+        print!("{}", output::csv_with_costs(&rs, &costs));
+    } else {
+        print!("{}", output::compare_table(&done, &costs));
+    }
+    Ok(())
+}

@@ -1,0 +1,67 @@
+//! `flashgc presets`, `flashgc policies` and the commands forwarded to the Python package
+//! (`sweep`, `report`).
+
+use crate::Fail;
+use flashgc_core::{placement, victim, Config};
+
+pub(crate) fn cmd_presets(name: Option<String>) -> Result<(), Fail> {
+    match name {
+        Some(n) => print!("{}", Config::preset_text(&n)?),
+        None => {
+            for n in Config::preset_names() {
+                let c = Config::load(Some(n), None)?;
+                let l = c.layout()?;
+                let first = Config::preset_text(n)?
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches("# ");
+                println!(
+                    "{n:16} {:>9.2} GiB logical, op {:.4}, {} segments x {} pages  {first}",
+                    l.logical_bytes() as f64 / (1u64 << 30) as f64,
+                    l.op,
+                    l.segments,
+                    l.pages_per_segment
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn cmd_policies() {
+    println!("placement schemes (--placement):");
+    for (n, d, _) in placement::REGISTRY {
+        println!("  {n:16} {d}");
+    }
+    println!("victim policies (--victim):");
+    for (n, d, _) in victim::REGISTRY {
+        println!("  {n:16} {d}");
+    }
+}
+
+pub(crate) fn forward_python(sub: &str, args: &[String]) -> Result<(), Fail> {
+    let py = std::env::var("FLASHGC_PYTHON").unwrap_or_else(|_| "python3".into());
+    let mut cmd = std::process::Command::new(&py);
+    // `reproduce` runs this very binary for its cases.
+    if let Ok(exe) = std::env::current_exe() {
+        cmd.env("FLASHGC_BIN", exe);
+    }
+    let status = cmd
+        .arg("-m")
+        .arg("flashgc")
+        .arg(sub)
+        .args(args)
+        .status()
+        .map_err(|e| {
+            Fail(
+                2,
+                format!("cannot start {py}: {e} (install the Python package: see docs/python.md)"),
+            )
+        })?;
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(c) => Err(Fail(c.clamp(1, 255) as u8, String::new())),
+        None => Err(Fail(1, format!("{py} -m flashgc {sub} was interrupted"))),
+    }
+}

@@ -1,0 +1,279 @@
+//! `flashgc run` and `flashgc resume`: one configuration, WAF-only or timed, with
+//! checkpoints; workload opening and progress bars shared with the other commands.
+
+use crate::{
+    build_config, cmd_checkpoint, cmd_midas, cmd_timing, cmd_trace, output, CommonArgs, Fail,
+};
+use clap::Args;
+use flashgc_core::workload::{Workload, WorkloadSpec};
+use flashgc_core::{Config, RunResult};
+use std::io::IsTerminal;
+
+/// Flags of `flashgc run` and `flashgc compare` (a resumed run re-parses its stored ones).
+#[derive(Args, Debug)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    pub(crate) common: CommonArgs,
+    #[command(flatten)]
+    pub(crate) trace: cmd_trace::TraceFlags,
+    #[command(flatten)]
+    pub(crate) timing: cmd_timing::TimingFlags,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Print the result as CSV (one row per configuration).
+    #[arg(long)]
+    pub(crate) csv: bool,
+    /// Also write the JSON result to this file (atomically).
+    #[arg(long, short = 'o')]
+    pub(crate) output: Option<String>,
+    /// Check every FTL invariant after each GC victim (slow).
+    #[arg(long)]
+    pub(crate) check: bool,
+    /// Parallel simulations for `compare` (default: number of cores).
+    #[arg(long)]
+    pub(crate) jobs: Option<usize>,
+    /// Write a checkpoint every SIZE of user writes: a size (64GiB, 1TiB) or a multiple of
+    /// the logical capacity (2x). Ctrl-C always writes one. `flashgc resume FILE` continues.
+    #[arg(long, value_name = "SIZE")]
+    pub(crate) checkpoint_every: Option<String>,
+    /// Checkpoint file (default: OUTPUT.ckpt next to --output, else ./flashgc-run.ckpt).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) checkpoint: Option<String>,
+}
+
+/// Opens the configuration's workload (synthetic, or a trace through the trace reader).
+pub(crate) fn open_workload(
+    cfg: &mut Config,
+    trace: &cmd_trace::TraceFlags,
+) -> Result<Box<dyn Workload>, Fail> {
+    match WorkloadSpec::parse("--workload", &cfg.run.workload)? {
+        WorkloadSpec::Synthetic(kind) => {
+            let l = cfg.layout()?;
+            Ok(Box::new(flashgc_core::workload::Synthetic::new(
+                kind,
+                l.logical_pages,
+                cfg.run.request_pages,
+                cfg.run.read_ratio,
+                cfg.run.seed,
+            )))
+        }
+        WorkloadSpec::Trace(path) => {
+            let l = cfg.layout()?;
+            cmd_trace::open_workload(trace, &path, l.lpn_size, l.logical_pages)
+                .map_err(|e| Fail(2, e))
+        }
+    }
+}
+
+pub(crate) fn prepare_trace(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> Result<(), Fail> {
+    match WorkloadSpec::parse("--workload", &cfg.run.workload)? {
+        WorkloadSpec::Trace(path) => {
+            cmd_trace::prepare(trace, &path, cfg).map_err(|e| Fail(2, e))?
+        }
+        WorkloadSpec::Synthetic(_) => {
+            // Trace flags with a synthetic workload would be silently ignored: refuse them.
+            let r = &trace.read;
+            let given = [
+                ("--format", r.format.is_some()),
+                ("--blkparse-events", r.blkparse_events.is_some()),
+                ("--volume", r.volume.is_some()),
+                ("--ops", r.ops.is_some()),
+                ("--time-window", r.time_window.is_some()),
+                ("--skip-bad-lines", r.skip_bad_lines),
+                ("--remap", trace.remap.is_some()),
+                ("--capacity", trace.capacity.is_some()),
+                ("--loop-times", trace.loop_times.is_some()),
+                ("--loop-until", trace.loop_until.is_some()),
+                ("--time-scale", trace.time_scale.is_some()),
+            ];
+            if let Some((flag, _)) = given.iter().find(|g| g.1) {
+                return Err(Fail(
+                    2,
+                    format!(
+                        "{flag} applies to trace workloads (--workload trace:PATH), not to `{}`",
+                        cfg.run.workload
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs one configuration with a progress bar on a terminal.
+/// The run loop's progress callback: drives the terminal progress bar, if there is one.
+pub(crate) fn bar_progress(
+    bar: Option<&indicatif::ProgressBar>,
+) -> impl FnMut(&flashgc_core::sim::Progress) + '_ {
+    move |p| {
+        if let Some(b) = bar {
+            if let Some(t) = p.target_pages {
+                b.set_length(t);
+            }
+            b.set_position(p.user_pages);
+            b.set_message(format!("WAF {:.3}", p.waf));
+        }
+    }
+}
+
+pub(crate) fn run_one(
+    cfg: &Config,
+    a: &RunArgs,
+    bar: Option<&indicatif::ProgressBar>,
+) -> Result<RunResult, Fail> {
+    let mut cfg = cfg.clone();
+    prepare_trace(&mut cfg, &a.trace)?;
+    let mut wl = open_workload(&mut cfg, &a.trace)?;
+    let mut progress = bar_progress(bar);
+    if a.timing.timing || a.timing.any_timing_flag() {
+        return Ok(cmd_timing::run(
+            &a.timing,
+            &cfg,
+            wl.as_mut(),
+            &mut progress,
+        )?);
+    }
+    // WAF-only: one simulation (its tables are the run's memory; never build two).
+    let mut sim = flashgc_core::Simulation::new(&cfg)?;
+    if sim.needs_future() {
+        // A future-knowledge placement (the oracle) gets a pre-pass over an identical
+        // second instance of the workload.
+        let mut future = open_workload(&mut cfg, &a.trace)?;
+        sim.prepare_future(future.as_mut())?;
+    }
+    sim.ftl_mut().set_check_after_gc(a.check);
+    Ok(sim.run(wl.as_mut(), &mut progress)?)
+}
+
+pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let b = indicatif::ProgressBar::new(len);
+    let style = indicatif::ProgressStyle::with_template(&format!(
+        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} {unit} {{per_sec}} ETA {{eta}} {{msg}}"
+    ))
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    b.set_style(style);
+    Some(b)
+}
+
+pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
+    let cfg = build_config(&a.common)?;
+    cfg.layout()?;
+    let timed = a.timing.timing || a.timing.any_timing_flag();
+    if timed {
+        cmd_checkpoint::refuse(&a, "timed runs (--timing)")?;
+    }
+    let bar = progress_bar(0, "pages");
+    let t0 = std::time::Instant::now();
+    let out = if timed {
+        None
+    } else {
+        Some(cmd_checkpoint::run_waf(
+            &cfg,
+            &a,
+            bar.as_ref(),
+            None,
+            cmd_checkpoint::caller_now(),
+        )?)
+    };
+    let r = match &out {
+        Some(o) => o.result.clone(),
+        None => run_one(&cfg, &a, bar.as_ref())?,
+    };
+    let secs = t0.elapsed().as_secs_f64();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    report(&a, &r, secs, out.as_ref())
+}
+
+/// `flashgc resume CHECKPOINT`: the original command line, its directory and the saved
+/// state; the output goes where the original run's would have.
+pub(crate) fn cmd_resume(path: &str) -> Result<(), Fail> {
+    let (reader, abs, args) = cmd_checkpoint::open_for_resume(path)?;
+    let caller = reader.meta.caller.clone();
+    let a = match <crate::Cli as clap::Parser>::try_parse_from(&args) {
+        Ok(crate::Cli {
+            cmd: crate::Cmd::Run(a),
+        }) => a,
+        _ => {
+            return Err(Fail(
+                2,
+                format!(
+                    "{path}: the stored command line is not a valid `flashgc run`: {}",
+                    args.join(" ")
+                ),
+            ))
+        }
+    };
+    let cfg = reader.meta.config.clone();
+    eprintln!(
+        "resuming {} at {} user pages ({} requests): {}",
+        abs.display(),
+        reader.meta.user_pages,
+        reader.meta.requests,
+        args[1..].join(" ")
+    );
+    let bar = progress_bar(0, "pages");
+    let t0 = std::time::Instant::now();
+    let o = cmd_checkpoint::run_waf(&cfg, &a, bar.as_ref(), Some((reader, abs)), caller)?;
+    let secs = t0.elapsed().as_secs_f64();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let r = o.result.clone();
+    report(&a, &r, secs, Some(&o))
+}
+
+/// Prints (and writes with `-o`) a run's result; for a run stopped by Ctrl-C, also how to
+/// resume it, and exits with [`cmd_checkpoint::EXIT_INTERRUPTED`].
+pub(crate) fn report(
+    a: &RunArgs,
+    r: &RunResult,
+    secs: f64,
+    out: Option<&cmd_checkpoint::Outcome>,
+) -> Result<(), Fail> {
+    let json = serde_json::to_string_pretty(r).map_err(|e| Fail(1, e.to_string()))?;
+    if let Some(path) = &a.output {
+        output::write_atomic(path, json.as_bytes()).map_err(|e| Fail(1, format!("{path}: {e}")))?;
+    }
+    if a.json {
+        println!("{json}");
+    } else if a.csv {
+        print!("{}", output::csv(std::slice::from_ref(r)));
+    } else {
+        print!("{}", output::human(r, secs));
+        if let Some(lines) = r
+            .placement_report
+            .as_ref()
+            .and_then(cmd_midas::history_lines)
+        {
+            println!("\nMiDAS configuration history:");
+            for l in lines {
+                println!("  {l}");
+            }
+        }
+        if let Some(t) = &r.timing {
+            print!("{}", cmd_timing::human(t));
+        }
+    }
+    if let Some(o) = out.filter(|o| o.result.ended_by == "interrupted") {
+        let how = match &o.stopped {
+            Some(i) => format!(
+                "checkpoint written to {} ({:.1} MiB); resume with:\n  flashgc resume {}",
+                i.path.display(),
+                i.bytes as f64 / (1u64 << 20) as f64,
+                i.path.display()
+            ),
+            None => format!("no checkpoint could be written to {}", o.path.display()),
+        };
+        eprintln!(
+            "flashgc: interrupted: the results above are PARTIAL (ended_by = \"interrupted\"); {how}"
+        );
+        return Err(Fail(cmd_checkpoint::EXIT_INTERRUPTED, String::new()));
+    }
+    Ok(())
+}

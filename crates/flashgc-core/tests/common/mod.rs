@@ -1,0 +1,5 @@
+//! Helpers shared by the integration tests (each test file declares `mod common;` and uses
+//! the modules it needs).
+#![allow(dead_code)]
+
+pub mod golden;
