@@ -125,26 +125,34 @@ def judge_point(
     return {c.id: evaluate(c, ev, caps.feature) for c in claims}
 
 
-def sentence(claim_id: str, base_verdict: str, sweeps: list, labels: dict) -> str:
-    """One sentence: the base verdict and where it flips. ``sweeps``: [(param, value, verdict)]."""
+def sentence(claim_id: str, base_verdict: str, sweeps: list, bases: Optional[dict] = None) -> str:
+    """One sentence: the base verdict and where it changes. ``sweeps``: [(param, value,
+    verdict)]; ``bases``: {param: the sweep's base value}. A sweep run around another base
+    than the claims' (e.g. a smaller device) is compared with its own base point."""
+    if base_verdict == CANNOT:
+        return f"{claim_id}: cannot run at the base setting."
+    bases = bases or {}
+    ref = {p: v for p, x, v in sweeps if p in bases and x == bases[p]}
     flips: dict = {}
     ran = set()
     for param, value, v in sweeps:
-        if v == CANNOT:
+        if v == CANNOT or (param in bases and value == bases[param]):
             continue
         ran.add(param)
-        if v != base_verdict:
+        if v != ref.get(param, base_verdict):
             flips.setdefault(param, []).append((value, v))
-    if base_verdict == CANNOT:
-        return f"{claim_id}: cannot run at the base setting."
     if not ran:
         return f"{claim_id}: {base_verdict}; not swept."
+    refs = {v for v in ref.values() if v != CANNOT}
+    lead = f"{claim_id}: {base_verdict}"
+    if refs and refs != {base_verdict}:
+        lead += f" ({', '.join(sorted(refs))} at the sweeps' base point)"
     if not flips:
-        return f"{claim_id}: {base_verdict} at every swept value ({', '.join(sorted(ran))})."
+        return f"{lead} at every swept value ({', '.join(sorted(ran))})."
     parts = []
     for param, lst in flips.items():
-        parts.append(f"{labels.get(param, param)} = " + ", ".join(f"{fmt_param(x)} ({v})" for x, v in lst))
-    return f"{claim_id}: {base_verdict} at the base setting; changes with " + "; ".join(parts) + "."
+        parts.append(f"{param} = " + ", ".join(f"{fmt_param(x)} ({v})" for x, v in lst))
+    return f"{lead}; changes with " + "; ".join(parts) + "."
 
 
 def reproduce_paper(
@@ -215,6 +223,7 @@ def reproduce_paper(
                 }
             )
             per_claim[cid].append((pt.param, pt.value, v.verdict))
+    bases = {d["param"]: d["base"] for d in sens_out.values()}
     claims_out = []
     for c in claims:
         v = verdicts[c.id]
@@ -236,7 +245,7 @@ def reproduce_paper(
                 "cases": c.case_keys(),
                 **v.to_dict(),
                 "flashgc": v.value_text(c),
-                "sensitivity": sentence(c.id, v.verdict, per_claim[c.id], labels) if sens else None,
+                "sensitivity": sentence(c.id, v.verdict, per_claim[c.id], bases) if sens else None,
             }
         )
     counts = {k: sum(1 for c in claims_out if c["verdict"] == k) for k in VERDICTS}

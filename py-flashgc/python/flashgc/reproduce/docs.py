@@ -24,7 +24,10 @@ def _esc(s: str) -> str:
 
 
 def full_table(r: dict) -> str:
-    lines = [
+    lines = [f"Platform: {r['platform']}", ""]
+    lines += [f"- {n}" for n in r.get("notes") or []]
+    lines += [
+        "",
         f"`{r['command']}` ({r['runs']} simulations): {r['counts']['holds']} hold, "
         f"{r['counts']['direction only']} direction only, {r['counts']['contradicts']} contradict, "
         f"{r['counts']['cannot run']} cannot run.",
@@ -54,10 +57,23 @@ def quick_table(r: dict) -> str:
 
 def sensitivity_list(r: dict) -> str:
     out = []
+    sens = r.get("sensitivity") or []
+    if sens:
+        out.append("Swept one at a time around the base setting (base value first):")
+        out.append("")
+        for d in sens:
+            vals = ", ".join(str(v) for v in d["values"])
+            out.append(f"- `{d['param']}`: {_esc(d['label'])}: {vals}")
+        out.append("")
+    from .core import sentence
+
     for c in r["claims"]:
-        if c.get("sensitivity") and c["verdict"] != "cannot run":
-            out.append(f"- {_esc(c['sensitivity'])}")
-    if not out:
+        if c["verdict"] == "cannot run":
+            continue
+        pts = [(d["param"], p["value"], p["verdict"]) for d in sens for p in d["claims"].get(c["id"], [])]
+        bases = {d["param"]: d["base"] for d in sens}
+        out.append(f"- {_esc(sentence(c['id'], c['verdict'], pts, bases))}")
+    if not sens:
         return "(no sensitivity sweep in these results)\n"
     return "\n".join(out) + "\n"
 
