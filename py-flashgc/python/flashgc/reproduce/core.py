@@ -263,6 +263,15 @@ def reproduce_paper(
         "cases": cases_out,
         "no_gc": no_gc,
         "failed": failed,
+        # Failures at sensitivity points (the claims there say `cannot run` with the error).
+        "failed_sensitivity": sorted(
+            {
+                (pt.param, str(pt.value), c.key, rows[c.run_id(build)].get("error", ""))
+                for pt in sens
+                for c in pt.cases.values()
+                if c.run_id(build) in rows and rows[c.run_id(build)].get("status") != "ok"
+            }
+        ),
         "sensitivity": list(sens_out.values()),
         "runs": len(tasks),
         "build": build,

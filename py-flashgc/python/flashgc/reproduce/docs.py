@@ -4,8 +4,10 @@ state are the verdicts CI asserts).
 
     python -m flashgc.reproduce.docs docs/reproduce.md OUT_FULL OUT_QUICK
 
-replaces every block ``<!-- reproduce:PAPER:SCALE -->`` .. ``<!-- /reproduce:PAPER:SCALE -->``
-(SCALE: full, quick, sensitivity) with the tables of OUT_*/PAPER.json.
+replaces every block ``<!-- reproduce:PAPER:KIND -->`` .. ``<!-- /reproduce:PAPER:KIND -->``
+(KIND: full, quick, sensitivity, figures) with the tables of OUT_*/PAPER.json; the paper's
+figures of the full run (OUT_FULL/figures/PAPER, not the per-claim sensitivity plots) are
+copied at half resolution next to the page (docs/reproduce/PAPER/) and linked.
 """
 
 from __future__ import annotations
@@ -44,6 +46,14 @@ def full_table(r: dict) -> str:
         lines += ["", "Cases that never garbage-collected: " + ", ".join(f"`{k}`" for k in r["no_gc"]) + "."]
     for f in r.get("failed") or []:
         lines += ["", f"flashgc failed on `{f['key']}`: {_esc(f['error'])}"]
+    fs = r.get("failed_sensitivity") or []
+    if fs:
+        lines += [
+            "",
+            "flashgc failed at sensitivity points (those points say `cannot run`): "
+            + "; ".join(f"`{k}` at {p} = {v} ({_esc(e)})" for p, v, k, e in fs[:8])
+            + (" ..." if len(fs) > 8 else ""),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -78,7 +88,30 @@ def sensitivity_list(r: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def update(doc_path: str, results: list) -> int:
+def copy_figures(doc_path: str, out_dir: str, paper: str) -> list:
+    """Copies the main figures of ``out_dir``/figures/``paper`` next to the doc at half
+    resolution; returns their paths relative to the doc."""
+    src = os.path.join(out_dir, "figures", paper)
+    if not os.path.isdir(src):
+        return []
+    dst = os.path.join(os.path.dirname(os.path.abspath(doc_path)), "reproduce", paper)
+    os.makedirs(dst, exist_ok=True)
+    out = []
+    from PIL import Image
+
+    for name in sorted(os.listdir(src)):
+        if not name.endswith(".png") or "-sens-" in name:
+            continue
+        im = Image.open(os.path.join(src, name))
+        im = im.convert("RGB").resize((max(1, im.width // 2), max(1, im.height // 2)), Image.LANCZOS)
+        # A 64-colour palette keeps line plots legible at a third of the bytes.
+        im = im.quantize(colors=64, method=Image.Quantize.MEDIANCUT)
+        im.save(os.path.join(dst, name), optimize=True)
+        out.append(os.path.join("reproduce", paper, name))
+    return out
+
+
+def update(doc_path: str, results: list, figures: Optional[dict] = None) -> int:
     """Rewrites the generated blocks of ``doc_path`` from ``results`` (paper result dicts);
     returns the number of blocks replaced."""
     with open(doc_path, encoding="utf-8") as f:
@@ -94,7 +127,13 @@ def update(doc_path: str, results: list) -> int:
         r = by.get((paper, "quick" if kind == "quick" else "full"))
         if r is None:
             return m.group(0)
-        body = {"full": full_table, "quick": quick_table, "sensitivity": sensitivity_list}[kind](r)
+        if kind == "figures":
+            figs = (figures or {}).get(paper)
+            if not figs:
+                return m.group(0)
+            body = "\n".join(f"![{os.path.basename(f)}]({f})" for f in figs) + "\n"
+        else:
+            body = {"full": full_table, "quick": quick_table, "sensitivity": sensitivity_list}[kind](r)
         n += 1
         return f"<!-- reproduce:{paper}:{kind} -->\n{body}<!-- /reproduce:{paper}:{kind} -->"
 
@@ -143,6 +182,7 @@ def main(argv: Optional[list] = None) -> int:
         return 2
     doc, dirs = argv[0], argv[1:]
     results = []
+    figures: dict = {}
     for d in dirs:
         for name in sorted(os.listdir(d)):
             if name.endswith(".json"):
@@ -150,7 +190,9 @@ def main(argv: Optional[list] = None) -> int:
                     r = json.load(f)
                 if isinstance(r, dict) and "claims" in r and "scale" in r:
                     results.append(r)
-    n = update(doc, results)
+                    if r["scale"] == "full":
+                        figures[r["paper"]] = copy_figures(doc, d, r["paper"])
+    n = update(doc, results, figures)
     print(f"{doc}: {n} blocks updated from {len(results)} results")
     return 0
 

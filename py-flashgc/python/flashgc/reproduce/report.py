@@ -399,8 +399,8 @@ def _claims_html(r: dict) -> str:
     return "\n".join(rows)
 
 
-def _fig_html(f) -> str:
-    b64 = base64.b64encode(f.png()).decode("ascii")
+def _fig_html(f, png: Optional[bytes] = None) -> str:
+    b64 = base64.b64encode(png if png is not None else f.png()).decode("ascii")
     return (
         f'<figure id="{html.escape(f.id)}"><img alt="{html.escape(f.title)}" src="data:image/png;base64,{b64}">'
         f"<figcaption><b>{html.escape(f.title)}.</b> {html.escape(f.caption)}</figcaption></figure>"
@@ -444,9 +444,14 @@ def write_report(
         if d:
             os.makedirs(d, exist_ok=True)
 
-        def emit(f, d=d):
-            parts.append(_fig_html(f))
-            if d:
+        def emit(f, d=d, small=False):
+            png = f.png()
+            parts.append(_fig_html(f, png))
+            if d and small:
+                # The per-claim sensitivity plots: the page's PNG, written once (no SVG).
+                with open(os.path.join(d, f"{f.id}.png"), "wb") as fh:
+                    fh.write(png)
+            elif d:
                 f.save(d, formats)
             plt.close(f.fig)
 
@@ -462,7 +467,7 @@ def write_report(
                 if c["verdict"] != "cannot run":
                     f = fig_sensitivity(name, c, r["sensitivity"], plt)
                     if f:
-                        emit(f)
+                        emit(f, small=True)
             parts.append("</details>")
     parts.append(f"<script>{_SCRIPT}</script></body></html>")
     tmp = out_html + ".tmp"

@@ -86,8 +86,10 @@ class Midas(Paper):
         }
 
     def sensitivity_filter(self, key: str) -> bool:
-        """Sensitivity points rerun the FIO-H and FIO-M cases only (the trace stand-ins cost minutes each)."""
-        return key.startswith("fio-h/") or key.startswith("fio-m/")
+        """Sensitivity points rerun MiDAS, SepBIT, MiDA and CAT on FIO-H and FIO-M only (the trace
+        stand-ins cost minutes each)."""
+        w, _, scheme = key.partition("/")
+        return w in ("fio-h", "fio-m") and scheme in ("midas", "sepbit", "mida", "cat")
 
     def _common(self, s: dict) -> list:
         return [
@@ -202,6 +204,8 @@ class Midas(Paper):
                 "--capacity",
                 "auto",
                 "--loop-until",
+                str(s["volume"]),
+                "--write-volume",
                 str(s["volume"]),
                 "--warmup",
                 str(s["volume"] // 2),
