@@ -6,8 +6,8 @@
 //! little-endian byte buffers, so the crate needs no numpy bindings. Everything else
 //! (DataFrames, sweeps, reports) lives in the Python package `flashgc`.
 
-use flashgc_core::timing::cache::CachePolicy;
-use flashgc_core::timing::{Alloc, GcMode, Host, TimedSim, TimingParams};
+use flashgc_core::sim::{RunControl, RunEnd};
+use flashgc_core::timing::{TimingOptions, TimingParams};
 use flashgc_core::workload::{Op, Request, Workload, WorkloadSpec};
 use flashgc_core::{Config, Error, Simulation};
 use flashgc_trace::{Ops, Remap, TimeWindow, TraceOptions};
@@ -265,7 +265,7 @@ fn run(
 ) -> PyResult<String> {
     let mut cfg = config_from_toml(config_toml)?;
     let topts = trace_options(trace_options_json).map_err(input_err)?;
-    let timing = timing_params(timing_json).map_err(input_err)?;
+    let timing = timing_params(&cfg, timing_json).map_err(py_err)?;
     let arrays = match ops {
         Some(ops) => Some(decode_requests(
             requests_name.to_string(),
@@ -281,29 +281,25 @@ fn run(
         cfg.run.workload = w.to_string();
     }
     let result = py.detach(move || -> Result<String, String> {
-        let r = match timing {
-            None => {
-                let mut sim = Simulation::new(&cfg).map_err(|e| e.to_string())?;
-                match arrays {
-                    Some(mut wl) => sim.run(&mut wl, &mut |_| {}),
-                    None => {
-                        let mut wl = open_workload(&sim, &cfg, &topts)?;
-                        sim.run(wl.as_mut(), &mut |_| {})
-                    }
-                }
-            }
-            Some(p) => {
-                let mut tsim = TimedSim::new(&cfg, p).map_err(|e| e.to_string())?;
-                match arrays {
-                    Some(mut wl) => tsim.run(&mut wl, &mut |_| {}),
-                    None => {
-                        let mut wl = open_workload(tsim.simulation(), &cfg, &topts)?;
-                        tsim.run(wl.as_mut(), &mut |_| {})
-                    }
-                }
-            }
-        }
+        let sim = Simulation::new(&cfg).map_err(|e| e.to_string())?;
+        let mut wl: Box<dyn Workload> = match arrays {
+            Some(wl) => Box::new(wl),
+            None => open_workload(&sim, &cfg, &topts)?,
+        };
+        drop(sim);
+        let end = flashgc_core::driver::run(
+            &cfg,
+            timing,
+            wl.as_mut(),
+            None,
+            &mut |_| {},
+            &mut RunControl::default(),
+        )
         .map_err(|e| e.to_string())?;
+        let r = match end {
+            RunEnd::Finished(r) => r,
+            RunEnd::Stopped { partial, .. } => partial,
+        };
         serde_json::to_string(&r).map_err(|e| e.to_string())
     });
     result.map_err(FlashgcError::new_err)
@@ -368,96 +364,18 @@ fn trace_options(json: Option<&str>) -> Result<TraceOptions, String> {
     Ok(o)
 }
 
-/// Timing-layer parameters from a JSON object: the fields of `TimingParams` (`gc_mode`,
-/// `alloc`, `striping`, `multiplane`, `copyback`, `cache_pages`, `cache_policy`,
-/// `gcar_window`, `checkpoint_bytes`, `data_volume_bytes`, `volume_scale`, `bg_free`,
-/// `idle_us`), with the host as `queue_depth` (closed loop) or `open_loop_time_scale`.
-/// `None` = a WAF-only run.
-fn timing_params(json: Option<&str>) -> Result<Option<TimingParams>, String> {
+/// Timing parameters from a JSON object of options: the keys of
+/// `flashgc_core::timing::TimingOptions` (`gc_mode`, `alloc`, `striping`, `multiplane`,
+/// `copyback`, `cache_pages`, `cache_policy`, `gcar_window`, `queue_depth`,
+/// `open_loop_time_scale`, `rate_iops`, `checkpoint_bytes`, `data_volume_bytes`,
+/// `volume_scale`, `bg_free`, `idle_us`, `gc_pace`, `max_requests`, `device`, `noc_path`
+/// and the NoC parameters), parsed by the same code as the CLI's flags. `None` = a
+/// WAF-only run.
+fn timing_params(cfg: &Config, json: Option<&str>) -> flashgc_core::Result<Option<TimingParams>> {
     let Some(json) = json else { return Ok(None) };
-    let v: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("timing: not valid JSON: {e}"))?;
-    let serde_json::Value::Object(m) = v else {
-        return Err("timing: expected a mapping, e.g. {\"queue_depth\": 32}".into());
-    };
-    const KNOWN: &str = "gc_mode, alloc, striping, multiplane, copyback, cache_pages, cache_policy, gcar_window, \
-                         queue_depth, open_loop_time_scale, checkpoint_bytes, data_volume_bytes, volume_scale, bg_free, idle_us";
+    let o = TimingOptions::from_json(json)?;
     let mut p = TimingParams::default();
-    let mut qd: Option<u64> = None;
-    let mut open: Option<f64> = None;
-    for (k, v) in m {
-        if v.is_null() {
-            continue;
-        }
-        let bad = |what: &str| format!("timing: `{k}` must be {what}, got {v}");
-        let text = || {
-            v.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| bad("a string"))
-        };
-        let num = || {
-            v.as_f64()
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| bad("a number"))
-        };
-        let count = || v.as_u64().ok_or_else(|| bad("a non-negative integer"));
-        let flag = || v.as_bool().ok_or_else(|| bad("true or false"));
-        let small = |n: u64| u32::try_from(n).map_err(|_| bad("at most 4294967295"));
-        match k.as_str() {
-            "gc_mode" => {
-                p.gc_mode = GcMode::parse("timing.gc_mode", &text()?).map_err(|e| e.to_string())?
-            }
-            "alloc" => {
-                p.alloc = match text()?.as_str() {
-                    "static" => Alloc::Static,
-                    "first-idle" | "dynamic" => Alloc::FirstIdle,
-                    o => return Err(format!("timing: alloc `{o}`: allowed static, first-idle")),
-                }
-            }
-            "striping" => p.striping = text()?,
-            "multiplane" => p.multiplane = flag()?,
-            "copyback" => p.copyback = Some(flag()?),
-            "cache_pages" => p.cache_pages = count()?,
-            "cache_policy" => {
-                p.cache_policy = match text()?.as_str() {
-                    "lru" => CachePolicy::Lru,
-                    "gcar" => CachePolicy::Gcar,
-                    o => return Err(format!("timing: cache_policy `{o}`: allowed lru, gcar")),
-                }
-            }
-            "gcar_window" => p.gcar_window = small(count()?)?,
-            "queue_depth" => qd = Some(count()?),
-            "open_loop_time_scale" => open = Some(num()?),
-            "checkpoint_bytes" => p.checkpoint_bytes = count()?,
-            "data_volume_bytes" => p.data_volume_bytes = Some(count()?),
-            "volume_scale" => p.volume_scale = num()?,
-            "bg_free" => p.bg_free = Some(small(count()?)?),
-            "idle_us" => p.idle_us = num()?,
-            _ => return Err(format!("timing: unknown parameter `{k}`; allowed: {KNOWN}")),
-        }
-    }
-    p.host = match (qd, open) {
-        (Some(_), Some(_)) => {
-            return Err(
-                "timing: give queue_depth (closed loop) or open_loop_time_scale, not both".into(),
-            )
-        }
-        (Some(q), None) => {
-            if q == 0 || q > 1 << 20 {
-                return Err(format!("timing: queue_depth {q} must be in 1..=1048576"));
-            }
-            Host::ClosedLoop {
-                queue_depth: q as u32,
-            }
-        }
-        (None, Some(t)) => {
-            if t < 0.0 {
-                return Err(format!("timing: open_loop_time_scale {t} must be >= 0"));
-            }
-            Host::OpenLoop { time_scale: t }
-        }
-        (None, None) => p.host,
-    };
+    o.apply(cfg, &mut p, &|k| format!("timing.{k}"))?;
     Ok(Some(p))
 }
 

@@ -2,12 +2,13 @@
 //! `flashgc fio` subcommand (fio-like closed-loop jobs, the sup-gc / bf-gc write-ratio
 //! series). The model is in `flashgc_core::timing`; see docs/timing.md.
 
-use flashgc_core::sim::Progress;
-use flashgc_core::timing::cache::CachePolicy;
-use flashgc_core::timing::fio::{Dist, FioJob, PaperSeries, Rw};
-use flashgc_core::timing::{Alloc, GcMode, Host, TimedSim, TimingParams, TimingReport};
+use flashgc_core::metrics::latency::LatencySummary;
+use flashgc_core::metrics::result::TimingReport;
+use flashgc_core::sim::{Progress, RunControl, RunEnd};
+use flashgc_core::timing::{OptValue, TimingOptions, TimingParams};
+use flashgc_core::workload::fio::{Dist, FioJob, PaperSeries, Rw};
 use flashgc_core::workload::Workload;
-use flashgc_core::{Config, Error, Result, RunResult, Simulation};
+use flashgc_core::{Config, Error, Result, RunResult};
 use std::fmt::Write as _;
 
 /// Flags of the timing layer, shared by `run`, `compare` and `fio`.
@@ -86,13 +87,60 @@ pub struct TimingFlags {
     /// On-die copyback for GC moves within a plane: on or off (default: the preset's).
     #[arg(long)]
     pub copyback: Option<String>,
+    /// Device model: flash (channels, dies, planes) or noc (the NoC controller of
+    /// papers/noc-copyback-gc.txt; `flashgc noc` is a shortcut). Default flash.
+    #[arg(long)]
+    pub device: Option<String>,
+    /// NoC device: GC copy-back path, conventional or selective (implies --device noc).
+    #[arg(long)]
+    pub noc_path: Option<String>,
+    /// NoC device: which interconnect crossings share a link: port | duplex | shared.
+    #[arg(long)]
+    pub interconnect: Option<String>,
+    /// NoC device: probability that a relocated page has errors (paper: 1e-4).
+    #[arg(long, allow_negative_numbers = true)]
+    pub error_prob: Option<f64>,
+    /// NoC device: page error probability from this bit error rate and the page size.
+    #[arg(long, allow_negative_numbers = true)]
+    pub ber: Option<f64>,
+    /// NoC device: delay between neighbouring routing slices, ns (paper: 87).
+    #[arg(long, allow_negative_numbers = true)]
+    pub hop_ns: Option<f64>,
+    /// NoC device: average slices a transfer unit passes (paper: 13.5).
+    #[arg(long, allow_negative_numbers = true)]
+    pub avg_slices: Option<f64>,
+    /// NoC device: bits per transfer unit (paper: 4).
+    #[arg(long)]
+    pub unit_bits: Option<u32>,
+    /// NoC device: ECC check time per page on the CPU, us (default 0).
+    #[arg(long, allow_negative_numbers = true)]
+    pub ecc_check_us: Option<f64>,
+    /// NoC device: extra LDPC correction time for an erroneous page, us (default 0).
+    #[arg(long, allow_negative_numbers = true)]
+    pub ecc_correct_us: Option<f64>,
+    /// NoC device: time-series window, ms (doubled as needed to keep at most 65 536 windows).
+    #[arg(long, allow_negative_numbers = true)]
+    pub window_ms: Option<f64>,
+    /// Open loop at a fixed arrival rate, requests/s (workloads without timestamps).
+    #[arg(long, allow_negative_numbers = true)]
+    pub rate: Option<f64>,
+    /// Stop after this many host requests.
+    #[arg(long)]
+    pub requests: Option<u64>,
 }
 
-fn on_off(field: &str, s: &str) -> Result<bool> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "on" | "true" | "yes" | "1" => Ok(true),
-        "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(Error::config(field, format!("`{s}`: allowed on, off"))),
+/// The CLI spelling of a timing option (for error messages of the shared parser).
+pub fn flag_name(key: &str) -> String {
+    match key {
+        "queue_depth" => "--iodepth".into(),
+        "open_loop_time_scale" => "--host".into(),
+        "rate_iops" => "--rate".into(),
+        "max_requests" => "--requests".into(),
+        "data_volume_bytes" | "data_volume" => "--data-gb".into(),
+        "checkpoint_bytes" => "--checkpoint-gb".into(),
+        "cache_pages" | "cache" => "--cache-mib".into(),
+        "iodepth" => "--iodepth".into(),
+        k => format!("--{}", k.replace('_', "-")),
     }
 }
 
@@ -176,10 +224,10 @@ impl TimingFlags {
     }
 
     /// The timing parameters for `cfg`; `closed_default` picks the host model when
-    /// `--host` is not given.
+    /// `--host` is not given. Every option goes through the core's one parser
+    /// ([`TimingOptions::apply`]); only fio and paper-series volumes are derived here.
     pub fn params(&self, cfg: &Config, closed_default: bool) -> Result<TimingParams> {
         let l = cfg.layout()?;
-        let mut p = TimingParams::default();
         let job = if self.wants_fio() {
             Some(self.job(cfg)?)
         } else {
@@ -193,7 +241,7 @@ impl TimingFlags {
                 .saturating_mul(self.iodepth.unwrap_or(32)),
         };
         let closed = match self.host.as_deref().map(|h| h.trim().to_ascii_lowercase()) {
-            None => closed_default || job.is_some(),
+            None => (closed_default || job.is_some()) && self.rate.is_none(),
             Some(h) if h == "closed" => true,
             Some(h) if h == "open" => false,
             Some(h) => {
@@ -209,15 +257,14 @@ impl TimingFlags {
                 "fio jobs (--rw, --rwmixwrite, --bs, --paper) run closed loop",
             ));
         }
-        // Trace times are already scaled by the trace reader's --time-scale.
-        p.host = if closed {
-            Host::ClosedLoop { queue_depth: qd }
-        } else {
-            Host::OpenLoop { time_scale: 1.0 }
-        };
+        if closed && self.rate.is_some() {
+            return Err(Error::config(
+                "--rate",
+                "a fixed arrival rate is an open-loop host: drop --host closed",
+            ));
+        }
         let paper = self.paper.as_deref().map(PaperSeries::named).transpose()?;
         let scale = paper.map(|s| s.scale(l.logical_bytes())).unwrap_or(1.0);
-        p.volume_scale = scale;
         let gb = |field: &str, v: f64| -> Result<u64> {
             if !(v.is_finite() && v > 0.0) {
                 return Err(Error::config(
@@ -227,7 +274,7 @@ impl TimingFlags {
             }
             Ok((v * 1e9 * scale).round().max(1.0) as u64)
         };
-        p.data_volume_bytes = match (self.data_gb, paper, &job) {
+        let data_volume = match (self.data_gb, paper, &job) {
             (Some(v), _, _) => Some(gb("--data-gb", v)?),
             (None, Some(s), _) => Some((s.volume_bytes as f64 * scale).round() as u64),
             // fio semantics: each job transfers `size` bytes.
@@ -238,69 +285,47 @@ impl TimingFlags {
             ),
             (None, None, None) => None,
         };
-        p.checkpoint_bytes = match (self.checkpoint_gb, paper) {
-            (Some(v), _) => gb("--checkpoint-gb", v)?,
-            (None, Some(s)) => (s.checkpoint_bytes as f64 * scale).round().max(1.0) as u64,
-            (None, None) => 0,
+        let checkpoint = match (self.checkpoint_gb, paper) {
+            (Some(v), _) => Some(gb("--checkpoint-gb", v)?),
+            (None, Some(s)) => Some((s.checkpoint_bytes as f64 * scale).round().max(1.0) as u64),
+            (None, None) => None,
         };
-        if let Some(m) = self.cache_mib {
-            if !(m.is_finite() && m >= 0.0) {
-                return Err(Error::config("--cache-mib", format!("{m} must be >= 0")));
-            }
-            p.cache_pages = (m * (1u64 << 20) as f64 / l.lpn_size as f64).round() as u64;
-        }
-        if let Some(c) = &self.cache_policy {
-            p.cache_policy = match c.trim().to_ascii_lowercase().as_str() {
-                "lru" => CachePolicy::Lru,
-                "gcar" => CachePolicy::Gcar,
-                _ => {
-                    return Err(Error::config(
-                        "--cache-policy",
-                        format!("`{c}`: allowed lru, gcar"),
-                    ))
-                }
-            };
-            if p.cache_pages == 0 {
-                return Err(Error::config(
-                    "--cache-policy",
-                    "needs a cache: give --cache-mib",
-                ));
-            }
-        }
-        if let Some(w) = self.gcar_window {
-            p.gcar_window = w.max(1);
-        }
-        if let Some(m) = &self.gc_mode {
-            p.gc_mode = GcMode::parse("--gc-mode", m)?;
-        }
-        p.bg_free = self.bg_free;
-        if let Some(v) = self.gc_pace {
-            p.gc_pace = v;
-        }
-        if let Some(v) = self.idle_us {
-            p.idle_us = v;
-        }
-        if let Some(a) = &self.alloc {
-            p.alloc = match a.trim().to_ascii_lowercase().as_str() {
-                "static" => Alloc::Static,
-                "first-idle" | "dynamic" => Alloc::FirstIdle,
-                _ => {
-                    return Err(Error::config(
-                        "--alloc",
-                        format!("`{a}`: allowed static, first-idle"),
-                    ))
-                }
-            };
-        }
-        if let Some(s) = &self.striping {
-            p.striping = s.clone();
-        }
-        if let Some(m) = &self.multiplane {
-            p.multiplane = on_off("--multiplane", m)?;
-        }
-        if let Some(c) = &self.copyback {
-            p.copyback = Some(on_off("--copyback", c)?);
-        }
+        let text = |o: &Option<String>| o.as_ref().map(|v| OptValue::Text(v.clone()));
+        let o = TimingOptions {
+            gc_mode: self.gc_mode.clone(),
+            alloc: self.alloc.clone(),
+            striping: self.striping.clone(),
+            multiplane: text(&self.multiplane),
+            copyback: text(&self.copyback),
+            cache_mib: self.cache_mib,
+            cache_policy: self.cache_policy.clone(),
+            gcar_window: self.gcar_window,
+            queue_depth: closed.then_some(qd as u64),
+            // Trace times are already scaled by the trace reader's --time-scale.
+            open_loop_time_scale: (!closed && self.rate.is_none()).then_some(1.0),
+            rate_iops: self.rate,
+            checkpoint_bytes: checkpoint,
+            data_volume_bytes: data_volume,
+            volume_scale: Some(scale),
+            bg_free: self.bg_free,
+            idle_us: self.idle_us,
+            gc_pace: self.gc_pace,
+            max_requests: self.requests,
+            device: self.device.clone(),
+            noc_path: self.noc_path.clone(),
+            interconnect: self.interconnect.clone(),
+            error_prob: self.error_prob,
+            ber: self.ber,
+            hop_ns: self.hop_ns,
+            avg_slices: self.avg_slices,
+            unit_bits: self.unit_bits,
+            ecc_check_us: self.ecc_check_us,
+            ecc_correct_us: self.ecc_correct_us,
+            window_ms: self.window_ms,
+            ..TimingOptions::default()
+        };
+        let mut p = TimingParams::default();
+        o.apply(cfg, &mut p, &flag_name)?;
         Ok(p)
     }
 }
@@ -322,24 +347,29 @@ pub fn run(
                 "timing flags were given without --timing (WAF-only runs ignore them)",
             ));
         }
-        let mut sim = Simulation::new(cfg)?;
-        return sim.run(workload, progress);
     }
-    let p = flags.params(cfg, workload.is_infinite())?;
-    let mut ts = TimedSim::new(cfg, p)?;
-    if flags.wants_fio() {
+    let p = if flags.timing {
+        Some(flags.params(cfg, workload.is_infinite())?)
+    } else {
+        None
+    };
+    let end = if flags.wants_fio() {
         let l = cfg.layout()?;
         let mut wl = flags.job(cfg)?.workload(l.logical_pages, l.lpn_size)?;
-        ts.run(&mut wl, progress)
+        flashgc_core::driver::run(cfg, p, &mut wl, None, progress, &mut RunControl::default())?
     } else {
-        ts.run(workload, progress)
-    }
+        flashgc_core::driver::run(cfg, p, workload, None, progress, &mut RunControl::default())?
+    };
+    Ok(match end {
+        RunEnd::Finished(r) => r,
+        RunEnd::Stopped { partial, .. } => partial,
+    })
 }
 
 /// Human-readable summary of a timing report (for `run --timing` output).
 pub fn human(t: &TimingReport) -> String {
     let mut s = String::new();
-    let lat = |name: &str, l: &flashgc_core::timing::LatencySummary| {
+    let lat = |name: &str, l: &LatencySummary| {
         format!(
             "  {name:5} latency us: mean {:.1} | p50 {:.1} | p99 {:.1} | p99.9 {:.1} | p99.99 {:.1} | max {:.1}  ({} requests)\n",
             l.mean_us, l.p50_us, l.p99_us, l.p999_us, l.p9999_us, l.max_us, l.count
@@ -347,11 +377,14 @@ pub fn human(t: &TimingReport) -> String {
     };
     let _ = writeln!(
         s,
-        "\ntiming: {:.3} s simulated, {:.0} IOPS, {:.1} MB/s, GC {:.1} % of flash busy time",
+        "\ntiming: {:.3} s simulated, {:.0} IOPS, {:.1} MB/s{}",
         t.simulated_ns as f64 / 1e9,
         t.iops,
         t.bandwidth_mb_s,
-        t.gc_time_share * 100.0
+        t.flash.as_ref().map_or(String::new(), |f| format!(
+            ", GC {:.1} % of flash busy time",
+            f.gc_time_share * 100.0
+        ))
     );
     s += &lat("read", &t.read_latency);
     s += &lat("write", &t.write_latency);
@@ -363,15 +396,17 @@ pub fn human(t: &TimingReport) -> String {
         }
     };
     let max = |v: &[f64]| v.iter().cloned().fold(0.0, f64::max);
-    let _ = writeln!(
-        s,
-        "  utilization: channels mean {:.1} % max {:.1} %; {}s mean {:.1} % max {:.1} %",
-        mean(&t.channel_utilization) * 100.0,
-        max(&t.channel_utilization) * 100.0,
-        t.cell_unit,
-        mean(&t.cell_utilization) * 100.0,
-        max(&t.cell_utilization) * 100.0
-    );
+    if let Some(f) = &t.flash {
+        let _ = writeln!(
+            s,
+            "  utilization: channels mean {:.1} % max {:.1} %; {}s mean {:.1} % max {:.1} %",
+            mean(&f.channel_utilization) * 100.0,
+            max(&f.channel_utilization) * 100.0,
+            f.cell_unit,
+            mean(&f.cell_utilization) * 100.0,
+            max(&f.cell_utilization) * 100.0
+        );
+    }
     if let Some(c) = &t.cache {
         let _ = writeln!(
             s,
@@ -458,8 +493,17 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             let l = c.layout()?;
             let job = flags.job(&c)?;
             let mut wl = job.workload(l.logical_pages, l.lpn_size)?;
-            let mut ts = TimedSim::new(&c, params)?;
-            let r = ts.run(&mut wl, &mut |_| {})?;
+            let r = match flashgc_core::driver::run(
+                &c,
+                Some(params),
+                &mut wl,
+                None,
+                &mut |_| {},
+                &mut RunControl::default(),
+            )? {
+                RunEnd::Finished(r) => r,
+                RunEnd::Stopped { partial, .. } => partial,
+            };
             results.push((format!("{p}+{v}"), r));
         }
     }

@@ -7,8 +7,9 @@
 //! `cargo bench -p flashgc-core --bench timing`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use flashgc_core::timing::fio::{FioJob, Rw};
-use flashgc_core::timing::{GcMode, Host, TimedSim, TimingParams};
+use flashgc_core::driver::TimedSim;
+use flashgc_core::timing::{GcMode, Host, TimingParams};
+use flashgc_core::workload::fio::{FioJob, Rw};
 use flashgc_core::{Config, Simulation};
 use std::time::{Duration, Instant};
 

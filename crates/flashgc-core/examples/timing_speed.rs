@@ -7,8 +7,9 @@
 //! `cargo run --release -p flashgc-core --example timing_speed [REQUESTS] [REPEATS]`
 //! (defaults 2000000 and 3; prints every repeat and the median).
 
-use flashgc_core::timing::fio::{FioJob, Rw};
-use flashgc_core::timing::{GcMode, Host, TimedSim, TimingParams};
+use flashgc_core::driver::TimedSim;
+use flashgc_core::timing::{GcMode, Host, TimingParams};
+use flashgc_core::workload::fio::{FioJob, Rw};
 use flashgc_core::{Config, Simulation};
 use std::time::Instant;
 

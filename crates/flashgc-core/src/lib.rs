@@ -3,17 +3,22 @@
 //! The layering follows the data path of an SSD:
 //!
 //! ```text
-//! workload (host requests) -> ftl (mapping, placement, victim selection, GC) -> metrics
+//! workload -> driver (arrivals, cache, GC modes, statistics) -> ftl (mapping, placement,
+//!   victims, GC) -> ops (the stream of physical operations) -> device (null, flash, NoC:
+//!   times the ops) -> metrics (the result record)
 //! ```
 //!
-//! * [`workload`]: synthetic host request generators and the [`workload::Workload`] trait
-//!   that trace readers implement.
+//! * [`workload`]: synthetic host request generators, fio-like jobs, the NoC paper's
+//!   profiles, and the [`workload::Workload`] trait that trace readers implement.
+//! * [`driver`]: the one host driver every run goes through; [`timing`]: its options.
 //! * [`ftl`]: the page-mapped FTL: L2P/P2L mapping, segments, write streams, GC.
+//! * [`ops`]: the physical operations the FTL emits; [`device`]: the models that time them.
 //! * [`placement`]: where user writes and GC relocations go (one file per scheme).
 //! * [`victim`]: which segment GC reclaims (one file per policy).
 //! * [`segment`]: the read-only view of segments that policies see; it sits below both
 //!   the FTL and the policies so that policies never call back into the FTL.
-//! * [`metrics`], [`model`] (analytic WAF models), [`sim`] (runs a configuration end to end).
+//! * [`metrics`] (the result record), [`model`] (analytic WAF models), [`sim`] (a configured
+//!   simulation: FTL, precondition, checkpoint files).
 //! * [`checkpoint`]: versioned, CRC-checked checkpoint files of a whole run (resume).
 //!
 //! No I/O happens in this crate's hot path; trace files are read by `flashgc-trace`.
@@ -21,11 +26,13 @@
 pub mod checkpoint;
 pub mod config;
 pub mod dedup;
+pub mod device;
+pub mod driver;
 pub mod error;
 pub mod ftl;
 pub mod metrics;
 pub mod model;
-pub mod noc;
+pub mod ops;
 pub mod placement;
 pub mod segment;
 pub mod sim;
@@ -37,5 +44,6 @@ pub mod workload;
 
 pub use config::{Config, DeviceConfig, FtlConfig, RunConfig};
 pub use error::{Error, Result};
-pub use sim::{RunResult, Simulation};
+pub use metrics::result::RunResult;
+pub use sim::Simulation;
 pub use types::{Lpn, Ppn, SegmentId, StreamId};

@@ -1,309 +1,22 @@
-//! Runs one configuration end to end: precondition, workload, measurement.
+//! A configured simulation: the FTL with its placement and victim policies built from a
+//! configuration, the precondition fill, the oracle's future, checkpoint files, and the
+//! result record of a run. The run loop itself is the host driver's
+//! ([`crate::driver`]; [`Simulation::run`] is its WAF-only entry point).
 
 use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
 use crate::config::{Config, Layout, RunConfig};
 use crate::error::{Error, Result};
 use crate::ftl::{Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
-use crate::metrics::{waf, EraseSummary, MemoryItem, WindowPoint};
+pub use crate::metrics::recorder::{Progress, Recorder};
+pub use crate::metrics::result::{
+    DeviceSummary, ModelCheck, PhaseCounts, RunResult, Units, VictimHistogram, SCHEMA_VERSION,
+};
+use crate::metrics::{EraseSummary, MemoryItem, WindowPoint};
 use crate::placement::{self, Future, FutureEvent, PlacementInit};
 use crate::victim::{self, VictimInit};
 use crate::workload::{Op, Request, Synthetic, Workload, WorkloadSpec};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-
-/// Progress report handed to a callback during a run.
-#[derive(Debug, Clone, Copy)]
-pub struct Progress {
-    /// User pages written so far in the measured phase.
-    pub user_pages: u64,
-    /// Target user pages (None for a trace that runs to its end).
-    pub target_pages: Option<u64>,
-    /// Cumulative WAF so far.
-    pub waf: f64,
-}
-
-/// Device summary in a result.
-#[derive(Debug, Clone, Serialize)]
-pub struct DeviceSummary {
-    /// Preset the configuration started from.
-    pub preset: Option<String>,
-    /// The derived layout.
-    #[serde(flatten)]
-    pub layout: Layout,
-    /// Logical capacity, GiB.
-    pub logical_gib: f64,
-    /// Physical capacity, GiB.
-    pub physical_gib: f64,
-}
-
-/// Counts of one phase.
-#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
-pub struct PhaseCounts {
-    /// User page writes.
-    pub user_writes: u64,
-    /// GC page writes.
-    pub gc_writes: u64,
-    /// Flash page programs (user + GC).
-    pub flash_programs: u64,
-    /// Segment erases.
-    pub erases: u64,
-    /// Victim segments collected.
-    pub gc_victims: u64,
-    /// GC episodes.
-    pub gc_episodes: u64,
-    /// User page reads.
-    pub reads: u64,
-    /// Reads of never-written LPNs.
-    pub unmapped_reads: u64,
-    /// Trimmed pages.
-    pub trims: u64,
-    /// WAF = flash programs / user writes.
-    pub waf: f64,
-    /// Effective alpha: mean pages holding data (valid or not) at victim selection / logical pages.
-    pub effective_alpha: Option<f64>,
-}
-
-impl PhaseCounts {
-    pub(crate) fn between(a: &FtlCounters, b: &FtlCounters, logical: u64) -> PhaseCounts {
-        let uw = b.user_writes - a.user_writes;
-        let gw = b.gc_writes - a.gc_writes;
-        let samples = b.alpha_samples - a.alpha_samples;
-        PhaseCounts {
-            user_writes: uw,
-            gc_writes: gw,
-            flash_programs: uw + gw,
-            erases: b.erases - a.erases,
-            gc_victims: b.gc_victims - a.gc_victims,
-            gc_episodes: b.gc_episodes - a.gc_episodes,
-            reads: b.reads - a.reads,
-            unmapped_reads: b.unmapped_reads - a.unmapped_reads,
-            trims: b.trims - a.trims,
-            waf: waf(uw, gw),
-            effective_alpha: (samples > 0).then(|| {
-                (b.alpha_samples_sum - a.alpha_samples_sum) as f64 / samples as f64 / logical as f64
-            }),
-        }
-    }
-}
-
-/// An analytic prediction printed next to the simulated WAF where one applies.
-#[derive(Debug, Clone, Serialize)]
-pub struct ModelCheck {
-    /// Which model.
-    pub model: String,
-    /// alpha the model is evaluated at (the measured effective alpha).
-    pub alpha: f64,
-    /// Predicted WAF.
-    pub waf: f64,
-    /// (simulated steady-state WAF - predicted) / predicted.
-    pub relative_error: f64,
-}
-
-/// Victim valid-ratio histogram: `counts[i]` victims had a valid ratio in [i/100, (i+1)/100).
-#[derive(Debug, Clone, Serialize)]
-pub struct VictimHistogram {
-    /// Width of a bin (valid ratio).
-    pub bin_width: f64,
-    /// Counts per bin; the last bin is ratio 1.
-    pub counts: Vec<u64>,
-}
-
-/// Everything a run reports. No wall-clock figures: the same config and seed give the same
-/// result bit for bit (timing goes in a separate record).
-#[derive(Debug, Clone, Serialize)]
-pub struct RunResult {
-    /// flashgc version.
-    pub flashgc_version: &'static str,
-    /// Units of the counts.
-    pub units: Units,
-    /// Workload description.
-    pub workload: String,
-    /// Placement spec.
-    pub placement: String,
-    /// Victim spec.
-    pub victim: String,
-    /// Seed.
-    pub seed: u64,
-    /// Device.
-    pub device: DeviceSummary,
-    /// Stream names of the placement.
-    pub streams: Vec<String>,
-    /// Precondition (sequential fill) counts; excluded from everything else.
-    pub precondition: PhaseCounts,
-    /// The whole measured phase.
-    pub total: PhaseCounts,
-    /// The measured phase after the warm-up: the steady-state figures.
-    pub steady_state: PhaseCounts,
-    /// User pages excluded from `steady_state` as warm-up.
-    pub warmup_user_pages: u64,
-    /// Analytic cross-check, when the configuration matches a model's assumptions.
-    pub model: Option<ModelCheck>,
-    /// WAF per window of user writes.
-    pub series: Vec<WindowPoint>,
-    /// Victim valid ratios.
-    pub victim_valid_ratio: VictimHistogram,
-    /// Erase counts per block (a segment's blocks are erased together).
-    pub erase_counts: EraseSummary,
-    /// Metadata memory by structure.
-    pub memory: Vec<MemoryItem>,
-    /// Total metadata bytes per logical page.
-    pub memory_bytes_per_lpn: f64,
-    /// Scheme-specific report of the placement (see `Placement::report`).
-    pub placement_report: Option<serde_json::Value>,
-    /// Why the run ended: `write_volume` or `workload_end`.
-    pub ended_by: String,
-    /// Remarks (approximations, assumptions) the reader must see.
-    pub notes: Vec<String>,
-    /// Timing simulation (latency, IOPS, utilization); None for WAF-only runs.
-    pub timing: Option<crate::timing::TimingReport>,
-}
-
-/// Units used in a result.
-#[derive(Debug, Clone, Serialize)]
-pub struct Units {
-    /// Size of one counted page (mapping unit), bytes.
-    pub page_bytes: u32,
-    /// Which over-provisioning definition was given.
-    pub op_definition: String,
-}
-
-/// Bookkeeping of a measured run, shared by the WAF-only and the timed drivers: the user
-/// pages written, the WAF time series (one point per window, the last one partial), and
-/// the warm-up boundary of the steady state.
-#[derive(Clone, Serialize, serde::Deserialize)]
-pub(crate) struct Recorder {
-    start: FtlCounters,
-    last_window: FtlCounters,
-    /// Counters at the start of the last recorded window (to merge a short remainder).
-    prev_window: FtlCounters,
-    steady_start: Option<FtlCounters>,
-    series: Vec<WindowPoint>,
-    written: u64,
-    window: u64,
-    next_window: u64,
-    warmup: Option<u64>,
-    target: Option<u64>,
-    logical: u64,
-    lpn_bytes: u64,
-}
-
-impl Recorder {
-    /// A recorder for a run of `target` user pages (None: until the workload ends), starting
-    /// at counters `start`; warm-up and window width come from the run configuration.
-    pub(crate) fn new(
-        r: &crate::config::RunConfig,
-        layout: &Layout,
-        target: Option<u64>,
-        start: FtlCounters,
-    ) -> Recorder {
-        let logical = layout.logical_pages;
-        let lpn_bytes = layout.lpn_size as u64;
-        let warmup = target.map(|t| match r.warmup {
-            Some(w) => ((w * logical as f64).round() as u64).min(t),
-            None => t / 2,
-        });
-        let window = match r.window_gib {
-            Some(g) => ((g * (1u64 << 30) as f64) / lpn_bytes as f64)
-                .round()
-                .max(1.0) as u64,
-            None => (logical / 4).max(1),
-        };
-        Recorder {
-            steady_start: (warmup == Some(0)).then(|| start.clone()),
-            last_window: start.clone(),
-            prev_window: start.clone(),
-            start,
-            series: Vec::new(),
-            written: 0,
-            window,
-            next_window: window,
-            warmup,
-            target,
-            logical,
-            lpn_bytes,
-        }
-    }
-
-    /// User pages written so far in the measured phase.
-    #[inline]
-    pub(crate) fn written(&self) -> u64 {
-        self.written
-    }
-
-    /// Records one user page write (`c`: the FTL's counters after it). Returns true when the
-    /// target volume has been reached.
-    #[inline]
-    pub(crate) fn user_page(&mut self, c: &FtlCounters) -> bool {
-        self.written += 1;
-        if self.written == self.next_window {
-            self.next_window += self.window;
-            self.push_point(c);
-        }
-        if Some(self.written) == self.warmup {
-            self.steady_start = Some(c.clone());
-        }
-        Some(self.written) == self.target
-    }
-
-    fn push_point(&mut self, c: &FtlCounters) {
-        let (s, l) = (&self.start, &self.last_window);
-        self.series.push(WindowPoint {
-            user_bytes: self.written * self.lpn_bytes,
-            capacity_written: self.written as f64 / self.logical as f64,
-            waf_window: waf(c.user_writes - l.user_writes, c.gc_writes - l.gc_writes),
-            waf_cumulative: waf(c.user_writes - s.user_writes, c.gc_writes - s.gc_writes),
-            erases: c.erases - s.erases,
-        });
-        self.prev_window = std::mem::replace(&mut self.last_window, c.clone());
-    }
-
-    /// Progress so far (`c`: the FTL's counters now).
-    pub(crate) fn progress(&self, c: &FtlCounters) -> Progress {
-        Progress {
-            user_pages: self.written,
-            target_pages: self.target,
-            waf: waf(
-                c.user_writes - self.start.user_writes,
-                c.gc_writes - self.start.gc_writes,
-            ),
-        }
-    }
-
-    /// Closes the last, partial window and returns (whole run, steady state, warm-up user
-    /// pages, series). A remainder shorter than half a window joins the last window rather
-    /// than standing as a point of its own (a few pages' WAF is noise).
-    pub(crate) fn finish(
-        mut self,
-        end: &FtlCounters,
-    ) -> (PhaseCounts, PhaseCounts, u64, Vec<WindowPoint>) {
-        let recorded = self
-            .series
-            .last()
-            .map_or(0, |p| p.user_bytes / self.lpn_bytes);
-        if self.written > recorded {
-            if self.written - recorded < self.window / 2 && !self.series.is_empty() {
-                self.series.pop();
-                self.last_window = self.prev_window.clone();
-            }
-            self.push_point(end);
-        }
-        let total = PhaseCounts::between(&self.start, end, self.logical);
-        let steady_from = self
-            .steady_start
-            .take()
-            .unwrap_or_else(|| self.start.clone());
-        let steady = PhaseCounts::between(&steady_from, end, self.logical);
-        (
-            total,
-            steady,
-            steady_from.user_writes - self.start.user_writes,
-            self.series,
-        )
-    }
-}
-
-/// Requests served between two safe points (checkpoints, stop requests).
-pub const SAFE_POINT_REQUESTS: usize = 4096;
 
 /// Checkpoints and stop requests of a run (see [`Simulation::run_with`]).
 #[derive(Default)]
@@ -354,14 +67,26 @@ pub enum RunEnd {
     },
 }
 
+/// Where a measured run stands between two safe points: its bookkeeping, the requests
+/// served, and its target volume.
+#[derive(Clone)]
+pub(crate) struct RunState {
+    /// WAF series and phase bookkeeping.
+    pub(crate) rec: Recorder,
+    /// Requests handed out so far.
+    pub(crate) requests: u64,
+    /// User pages to write (None: until the workload ends).
+    pub(crate) target: Option<u64>,
+}
+
 /// The run-level state in a checkpoint (`SIM ` section).
 #[derive(Clone, serde::Deserialize)]
-struct SimState {
+pub(crate) struct SimState {
     pre: PhaseCounts,
-    rec: Recorder,
-    requests: u64,
-    target: Option<u64>,
-    workload: Option<Vec<u8>>,
+    pub(crate) rec: Recorder,
+    pub(crate) requests: u64,
+    pub(crate) target: Option<u64>,
+    pub(crate) workload: Option<Vec<u8>>,
 }
 
 /// Borrowed counterpart of [`SimState`] (same field order, same encoding).
@@ -374,25 +99,6 @@ struct SimStateRef<'a> {
     workload: Option<Vec<u8>>,
 }
 
-/// Moves `wl` past the first `n` requests (a resumed trace workload).
-fn skip_requests(wl: &mut dyn Workload, n: u64) -> Result<()> {
-    let mut buf: Vec<Request> = Vec::with_capacity(SAFE_POINT_REQUESTS);
-    let mut left = n;
-    while left > 0 {
-        buf.clear();
-        wl.fill(&mut buf, left.min(SAFE_POINT_REQUESTS as u64) as usize)?;
-        if buf.is_empty() || buf.len() as u64 > left {
-            return Err(Error::Input(format!(
-                "the workload does not replay the {n} requests served before the checkpoint \
-                 (it ended or changed after {} of them)",
-                n - left
-            )));
-        }
-        left -= buf.len() as u64;
-    }
-    Ok(())
-}
-
 /// A configured simulation.
 pub struct Simulation {
     cfg: Config,
@@ -402,10 +108,10 @@ pub struct Simulation {
     pre: PhaseCounts,
     future_ready: bool,
     /// Where a run restored from a checkpoint continues (taken by the next `run_with`).
-    resumed: Option<SimState>,
+    pub(crate) resumed: Option<SimState>,
     /// Where a stopped run continues when `run_with` is called again with the same
-    /// workload object: (recorder, requests served, target).
-    paused: Option<(Recorder, u64, Option<u64>)>,
+    /// workload object.
+    pub(crate) paused: Option<RunState>,
 }
 
 impl Simulation {
@@ -510,6 +216,14 @@ impl Simulation {
         })
     }
 
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+    /// Counts of the precondition fill (zero before it ran).
+    pub fn precondition_counts(&self) -> &PhaseCounts {
+        &self.pre
+    }
     /// The derived layout.
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -566,18 +280,6 @@ impl Simulation {
         }
     }
 
-    /// Runs the configuration's own synthetic workload.
-    pub fn run_synthetic(cfg: &Config, progress: &mut dyn FnMut(&Progress)) -> Result<RunResult> {
-        let mut sim = Simulation::new(cfg)?;
-        if sim.needs_future() {
-            // Same seed, same generator: an identical second instance for the oracle's pre-pass.
-            let mut future_wl = sim.synthetic_workload()?;
-            sim.prepare_future(&mut future_wl)?;
-        }
-        let mut wl = sim.synthetic_workload()?;
-        sim.run(&mut wl, progress)
-    }
-
     /// True if the placement needs future knowledge that has not been given yet (see
     /// [`Simulation::prepare_future`]).
     pub fn needs_future(&self) -> bool {
@@ -632,188 +334,8 @@ impl Simulation {
         Ok(())
     }
 
-    /// Preconditions (if not done yet), then serves `wl` until the write volume is reached
-    /// (infinite workloads) or the workload ends.
-    pub fn run(
-        &mut self,
-        wl: &mut dyn Workload,
-        progress: &mut dyn FnMut(&Progress),
-    ) -> Result<RunResult> {
-        match self.run_with(wl, progress, &mut RunControl::default())? {
-            RunEnd::Finished(r) => Ok(r),
-            // Without a stop flag or a request limit the run never stops early.
-            RunEnd::Stopped { partial, .. } => Ok(partial),
-        }
-    }
-
-    /// Like [`Simulation::run`], with periodic checkpoints and a stop request (`ctl`). On a
-    /// simulation restored by [`Simulation::from_checkpoint`] it continues where the
-    /// checkpoint was taken, after moving `wl` (a fresh instance of the same workload) to
-    /// the saved position. After a stop, calling it again with the same workload object
-    /// continues the run in memory. Safe points, where checkpoints are taken and stop
-    /// requests are honoured, fall between batches of up to [`SAFE_POINT_REQUESTS`] requests.
-    pub fn run_with(
-        &mut self,
-        wl: &mut dyn Workload,
-        progress: &mut dyn FnMut(&Progress),
-        ctl: &mut RunControl<'_>,
-    ) -> Result<RunEnd> {
-        let logical = self.layout.logical_pages;
-        let (mut rec, mut request_index, target) = match self.resumed.take() {
-            _ if self.paused.is_some() => self.paused.take().expect("checked"),
-            Some(st) => {
-                match &st.workload {
-                    Some(pos) => wl.load_position(pos)?,
-                    None => skip_requests(wl, st.requests)?,
-                }
-                (st.rec, st.requests, st.target)
-            }
-            None => {
-                self.precondition()?;
-                let target = wl
-                    .is_infinite()
-                    .then(|| (self.cfg.run.write_volume * logical as f64).round() as u64);
-                let rec = Recorder::new(
-                    &self.cfg.run,
-                    &self.layout,
-                    target,
-                    self.ftl.counters.clone(),
-                );
-                (rec, 0, target)
-            }
-        };
-        // Periodic checkpoints at multiples of the interval, so a resumed run keeps the
-        // original schedule.
-        let every = ctl.every_user_pages.filter(|&e| e > 0);
-        let next_after = |w: u64| every.map(|e| (w / e + 1) * e);
-        let mut next_ckpt = next_after(rec.written());
-        let mut buf: Vec<Request> = Vec::with_capacity(SAFE_POINT_REQUESTS);
-        let mut next_progress: u64 = rec.written() + (1 << 20);
-        let mut ended_by = "workload_end";
-        'outer: loop {
-            // Safe point: every request handed out so far has been served completely.
-            let stop = ctl
-                .stop
-                .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
-                || ctl.stop_after_requests.is_some_and(|n| request_index >= n);
-            if stop {
-                let info = match &ctl.checkpoint {
-                    Some(path) => Some(self.write_checkpoint(
-                        path,
-                        &ctl.caller,
-                        &rec,
-                        request_index,
-                        target,
-                        wl,
-                    )?),
-                    None => None,
-                };
-                if let (Some(i), Some(cb)) = (&info, ctl.on_checkpoint.as_mut()) {
-                    cb(i);
-                }
-                let end = self.ftl.counters.clone();
-                self.paused = Some((rec.clone(), request_index, target));
-                let (total, steady_state, warmup_pages, series) = rec.finish(&end);
-                let mut partial = self.result(
-                    wl.describe(),
-                    total,
-                    steady_state,
-                    warmup_pages,
-                    series,
-                    "interrupted",
-                );
-                partial.notes.push(format!(
-                    "PARTIAL result: the run was stopped after {} user pages ({request_index} requests){}",
-                    end.user_writes - self.pre.user_writes,
-                    if info.is_some() { "; `flashgc resume CHECKPOINT` finishes it" } else { "" }
-                ));
-                return Ok(RunEnd::Stopped {
-                    partial,
-                    checkpoint: info,
-                });
-            }
-            if let (Some(n), Some(path)) = (next_ckpt, &ctl.checkpoint) {
-                if rec.written() >= n {
-                    let info =
-                        self.write_checkpoint(path, &ctl.caller, &rec, request_index, target, wl)?;
-                    if let Some(cb) = ctl.on_checkpoint.as_mut() {
-                        cb(&info);
-                    }
-                    next_ckpt = next_after(rec.written());
-                }
-            }
-            buf.clear();
-            let want = match ctl.stop_after_requests {
-                Some(n) => (n - request_index).min(SAFE_POINT_REQUESTS as u64) as usize,
-                None => SAFE_POINT_REQUESTS,
-            };
-            wl.fill(&mut buf, want)?;
-            if buf.is_empty() {
-                break;
-            }
-            const AHEAD: usize = 16;
-            for (j, req) in buf.iter().enumerate() {
-                if let Some(n) = buf.get(j + AHEAD) {
-                    if n.lpn < logical {
-                        self.ftl.prefetch(n.lpn as u32);
-                    }
-                }
-                request_index += 1;
-                let end = req.lpn.saturating_add(req.pages as u64);
-                if req.pages == 0 || end > logical {
-                    return Err(Error::Workload(format!(
-                        "request {request_index}: pages {}..{} exceed the logical capacity of {logical} pages \
-                         (use a larger device, or remap the trace)",
-                        req.lpn, end
-                    )));
-                }
-                match req.op {
-                    Op::Write => {
-                        for lpn in req.lpn..end {
-                            self.ftl.write(lpn as u32)?;
-                            if rec.user_page(&self.ftl.counters) {
-                                ended_by = "write_volume";
-                                break 'outer;
-                            }
-                        }
-                    }
-                    Op::Read => {
-                        for lpn in req.lpn..end {
-                            self.ftl.read(lpn as u32);
-                        }
-                    }
-                    Op::Trim => {
-                        for lpn in req.lpn..end {
-                            self.ftl.trim(lpn as u32);
-                        }
-                    }
-                }
-            }
-            if rec.written() >= next_progress {
-                next_progress = rec.written() + (1 << 20);
-                progress(&rec.progress(&self.ftl.counters));
-            }
-        }
-        if target == Some(0) {
-            ended_by = "write_volume";
-        }
-        if let Some(e) = self.ftl.placement().consistency_error() {
-            return Err(Error::Workload(e));
-        }
-        let end = self.ftl.counters.clone();
-        let (total, steady_state, warmup_pages, series) = rec.finish(&end);
-        Ok(RunEnd::Finished(self.result(
-            wl.describe(),
-            total,
-            steady_state,
-            warmup_pages,
-            series,
-            ended_by,
-        )))
-    }
-
     /// Writes the whole state at a safe point to `path` (atomically).
-    fn write_checkpoint(
+    pub(crate) fn write_checkpoint(
         &self,
         path: &Path,
         caller: &serde_json::Value,
@@ -919,6 +441,17 @@ impl Simulation {
         let mut notes = Vec::new();
         if total.user_writes == 0 {
             notes.push("no user writes: WAF is reported as 0".to_string());
+        } else if total.gc_victims == 0 {
+            notes.push(
+                "no garbage collection ran in the measured phase: WAF, erases and GC moves show no GC \
+                 (write more data, or use a fuller or smaller device)"
+                    .to_string(),
+            );
+        } else if total.gc_writes == 0 {
+            notes.push(format!(
+                "GC collected {} victims but relocated no page (every victim held only invalid data)",
+                total.gc_victims
+            ));
         }
         let model = self.model_check(&workload, &steady_state);
         if let Some(m) = &model {
@@ -933,6 +466,7 @@ impl Simulation {
             .map(|s| self.ftl.placement().stream_name(s as u16))
             .collect();
         RunResult {
+            schema_version: SCHEMA_VERSION,
             flashgc_version: env!("CARGO_PKG_VERSION"),
             units: Units {
                 page_bytes: l.lpn_size,
@@ -970,6 +504,7 @@ impl Simulation {
             ended_by: ended_by.to_string(),
             notes,
             timing: None,
+            noc: None,
         }
     }
 

@@ -1,12 +1,39 @@
 //! NoC controller model and selective copy-back GC (papers/noc-copyback-gc.txt).
 
-use flashgc_core::noc::workload::{Arrival, NocProfile, NocSynthetic};
-use flashgc_core::noc::{GcPath, NocComparison, NocDevice, NocParams, NocReport, NocSim};
+mod common;
+
+use flashgc_core::device::noc::{
+    GcPath, NocComparison, NocMedia as NocDevice, NocParams, NocReport,
+};
+use flashgc_core::driver::NocSim;
+use flashgc_core::metrics::result::TimingReport;
+use flashgc_core::timing::{GcMode, Host, TimingParams};
+use flashgc_core::workload::profiles::{Arrival, NocProfile, NocSynthetic};
 use flashgc_core::workload::{Op, Request};
-use flashgc_core::Config;
+use flashgc_core::{Config, RunResult};
 
 fn noc_cfg() -> Config {
     Config::load(Some("noc-ssdc"), None).unwrap()
+}
+
+/// The NoC device with parameters `p`, GC per die (the paper's model: a victim's tasks are
+/// issued when the triggering write arrives, no device-wide barrier), open loop.
+fn noc_sim(cfg: &Config, p: NocParams) -> NocSim {
+    let tp = TimingParams {
+        gc_mode: GcMode::PerDie,
+        host: Host::OpenLoop { time_scale: 1.0 },
+        noc: Some(p),
+        ..TimingParams::default()
+    };
+    NocSim::new_noc(cfg, tp).unwrap()
+}
+
+fn noc(r: &RunResult) -> &NocReport {
+    r.noc.as_ref().expect("noc section")
+}
+
+fn timing(r: &RunResult) -> &TimingReport {
+    r.timing.as_ref().expect("timing section")
 }
 
 /// The paper's Eq. 1: (2^15/4 + 13.5 - 1) x 87 ns = 8204.5 x 87 = 713 791.5 ns.
@@ -30,9 +57,12 @@ fn eq1_traversal_is_714_us() {
 
 #[test]
 fn ber_gives_page_error_probability() {
-    let p = flashgc_core::noc::page_error_prob(1e-9, 1 << 15);
+    let p = flashgc_core::device::noc::page_error_prob(1e-9, 1 << 15);
     assert!((p - 3.2767e-5).abs() < 1e-8, "{p}");
-    assert_eq!(flashgc_core::noc::page_error_prob(0.0, 1 << 15), 0.0);
+    assert_eq!(
+        flashgc_core::device::noc::page_error_prob(0.0, 1 << 15),
+        0.0
+    );
 }
 
 /// One relocation on an idle noc-ssdc device, from PPN 0 (segment 0: channel 0) to PPN 64
@@ -98,25 +128,28 @@ fn ftl_driven_single_page_victim_exact() {
     ] {
         let mut p = NocParams::from_config(&cfg, path);
         p.error_prob = p_err;
-        let mut s = NocSim::new(&cfg, p).unwrap();
+        let mut s = noc_sim(&cfg, p);
         s.simulation_mut().ftl_mut().set_victim_log(true);
+        s.start().unwrap();
         let mut last = 0;
         for (i, &lpn) in lpns.iter().enumerate() {
+            let t = i as u64 * 10_000_000;
             let r = Request {
-                time_ns: 0,
+                time_ns: t,
                 op: Op::Write,
                 lpn,
                 pages: 1,
                 content: 0,
             };
-            last = s.serve(&r, i as u64 * 10_000_000).unwrap();
+            last = s.submit(&r).unwrap() - t;
             if i < 24 {
                 assert_eq!(last, 12_000 + T + 200_000, "write {i} sees an idle device");
             }
         }
         assert_eq!(s.simulation().ftl().victim_log(), &[(0, 1)]);
-        let rep = s.report();
-        assert_eq!(rep.copybacks, 1);
+        let rep = s.finish("writes").unwrap();
+        assert_eq!(noc(&rep).copybacks, 1);
+        assert_eq!(timing(&rep).write_latency.max_us, last as f64 / 1000.0);
         lat.push(last);
     }
     assert_eq!(lat[0], 1_125_000 + 2 * T);
@@ -134,10 +167,10 @@ fn small_cfg(op: f64) -> Config {
     cfg
 }
 
-fn run(cfg: &Config, path: GcPath, p_err: f64, profile: &str, rate: f64, n: u64) -> NocReport {
+fn run(cfg: &Config, path: GcPath, p_err: f64, profile: &str, rate: f64, n: u64) -> RunResult {
     let mut p = NocParams::from_config(cfg, path);
     p.error_prob = p_err;
-    let mut s = NocSim::new(cfg, p).unwrap();
+    let mut s = noc_sim(cfg, p);
     let l = s.simulation().layout().clone();
     let mut wl = NocSynthetic::new(
         NocProfile::by_name("profile", profile).unwrap(),
@@ -151,16 +184,18 @@ fn run(cfg: &Config, path: GcPath, p_err: f64, profile: &str, rate: f64, n: u64)
         7,
     )
     .unwrap();
-    s.run(&mut wl, None, None).unwrap();
-    s.report()
+    s.run(&mut wl, &mut |_| {}).unwrap()
 }
 
 #[test]
 fn selective_never_worse() {
     for profile in ["mysql", "mongodb", "cassandra"] {
         let cfg = small_cfg(0.07);
-        let c = run(&cfg, GcPath::Conventional, 1e-2, profile, 200.0, 6000);
-        let s = run(&cfg, GcPath::Selective, 1e-2, profile, 200.0, 6000);
+        let (cr, sr) = (
+            run(&cfg, GcPath::Conventional, 1e-2, profile, 200.0, 6000),
+            run(&cfg, GcPath::Selective, 1e-2, profile, 200.0, 6000),
+        );
+        let (c, s) = (noc(&cr), noc(&sr));
         assert!(c.copybacks > 0, "{profile}: the run must exercise GC");
         assert_eq!(c.copybacks, s.copybacks);
         assert_eq!(
@@ -170,12 +205,18 @@ fn selective_never_worse() {
         assert!(s.error_pages > 0);
         assert_eq!(s.tasks.w_gc, s.error_pages, "W_gc only for erroneous pages");
         assert_eq!(c.tasks.w_gc, c.copybacks);
-        for (a, b) in [(&c.read, &s.read), (&c.write, &s.write)] {
-            assert!(b.sum_ns() <= a.sum_ns(), "{profile}: mean");
-            assert!(b.max_ns() <= a.max_ns(), "{profile}: peak");
+        let (ct, st) = (timing(&cr), timing(&sr));
+        for (a, b) in [
+            (&ct.read_latency, &st.read_latency),
+            (&ct.write_latency, &st.write_latency),
+        ] {
+            assert_eq!(a.count, b.count);
+            assert!(b.mean_us <= a.mean_us, "{profile}: mean");
+            assert!(b.max_us <= a.max_us, "{profile}: peak");
+            assert!(b.p99_us <= a.p99_us * 1.001, "{profile}: p99");
         }
         assert!(
-            s.write.sum_ns() < c.write.sum_ns(),
+            st.write_latency.mean_us < ct.write_latency.mean_us,
             "{profile}: strictly better with GC"
         );
     }
@@ -184,11 +225,12 @@ fn selective_never_worse() {
 #[test]
 fn error_probability_one_gives_identical_latencies() {
     let cfg = small_cfg(0.07);
-    let c = run(&cfg, GcPath::Conventional, 1.0, "mongodb", 200.0, 6000);
-    let s = run(&cfg, GcPath::Selective, 1.0, "mongodb", 200.0, 6000);
+    let cr = run(&cfg, GcPath::Conventional, 1.0, "mongodb", 200.0, 6000);
+    let sr = run(&cfg, GcPath::Selective, 1.0, "mongodb", 200.0, 6000);
+    let (c, s) = (noc(&cr), noc(&sr));
     assert!(c.copybacks > 0);
-    assert_eq!(c.read, s.read);
-    assert_eq!(c.write, s.write);
+    assert_eq!(timing(&cr).read_latency, timing(&sr).read_latency);
+    assert_eq!(timing(&cr).write_latency, timing(&sr).write_latency);
     assert_eq!(c.relocation_elapsed_us, s.relocation_elapsed_us);
     assert_eq!(c.tasks, s.tasks);
     assert_eq!(c.series, s.series);
@@ -197,8 +239,9 @@ fn error_probability_one_gives_identical_latencies() {
 #[test]
 fn error_probability_zero_saves_one_traversal_per_page() {
     let cfg = small_cfg(0.07);
-    let c = run(&cfg, GcPath::Conventional, 0.0, "sqlite", 200.0, 6000);
-    let s = run(&cfg, GcPath::Selective, 0.0, "sqlite", 200.0, 6000);
+    let cr = run(&cfg, GcPath::Conventional, 0.0, "sqlite", 200.0, 6000);
+    let sr = run(&cfg, GcPath::Selective, 0.0, "sqlite", 200.0, 6000);
+    let (c, s) = (noc(&cr), noc(&sr));
     assert!(c.copybacks > 1000);
     let t_us = T as f64 / 1000.0;
     let saved = c.relocation_service_us - s.relocation_service_us;
@@ -219,13 +262,18 @@ fn improvement_grows_with_gc_load() {
     let mut last: Option<(f64, f64)> = None;
     for op in [0.2, 0.12, 0.07] {
         let cfg = small_cfg(op);
-        let c = run(&cfg, GcPath::Conventional, 1e-4, "mysql", 200.0, 6000);
-        let s = run(&cfg, GcPath::Selective, 1e-4, "mysql", 200.0, 6000);
+        let cr = run(&cfg, GcPath::Conventional, 1e-4, "mysql", 200.0, 6000);
+        let sr = run(&cfg, GcPath::Selective, 1e-4, "mysql", 200.0, 6000);
+        let c = noc(&cr);
         let load = c.copybacks as f64 / c.tasks.w_host as f64;
         // Absolute saving of mean write latency, us (a relative figure also depends on how
         // far the baseline's queues have grown).
-        let saved = c.write.mean_us - s.write.mean_us;
-        let cmp = NocComparison::new(c, s);
+        let (cw, sw) = (&timing(&cr).write_latency, &timing(&sr).write_latency);
+        let saved = cw.mean_us - sw.mean_us;
+        let cmp = NocComparison::new(
+            [0.0, cw.mean_us, 0.0, cw.max_us],
+            [0.0, sw.mean_us, 0.0, sw.max_us],
+        );
         eprintln!(
             "op {op}: copy-backs per host page write {load:.3}, mean write saved {saved:.1} us ({:.1} %)",
             cmp.write_mean_improvement_pct
@@ -240,11 +288,11 @@ fn improvement_grows_with_gc_load() {
     // Without GC there is nothing to improve.
     let mut cfg = small_cfg(0.07);
     cfg.run.fill = 0.0;
-    let c = run(&cfg, GcPath::Conventional, 1e-4, "rocksdb", 200.0, 300);
-    let s = run(&cfg, GcPath::Selective, 1e-4, "rocksdb", 200.0, 300);
-    assert_eq!(c.copybacks, 0);
-    assert_eq!(c.write, s.write);
-    assert_eq!(c.read, s.read);
+    let cr = run(&cfg, GcPath::Conventional, 1e-4, "rocksdb", 200.0, 300);
+    let sr = run(&cfg, GcPath::Selective, 1e-4, "rocksdb", 200.0, 300);
+    assert_eq!(noc(&cr).copybacks, 0);
+    assert_eq!(timing(&cr).write_latency, timing(&sr).write_latency);
+    assert_eq!(timing(&cr).read_latency, timing(&sr).read_latency);
 }
 
 #[test]
@@ -269,11 +317,12 @@ fn deterministic_and_bad_input() {
 #[test]
 fn series_is_consistent() {
     let cfg = small_cfg(0.07);
-    let r = run(&cfg, GcPath::Selective, 1e-4, "cassandra", 200.0, 3000);
+    let rr = run(&cfg, GcPath::Selective, 1e-4, "cassandra", 200.0, 3000);
+    let r = noc(&rr);
     assert!(r.copybacks > 0);
     let arrivals: u64 = r.series.iter().map(|p| p.host_requests).sum();
     let cb: u64 = r.series.iter().map(|p| p.copybacks).sum();
-    assert_eq!(arrivals, r.requests);
+    assert_eq!(arrivals, timing(&rr).requests);
     assert_eq!(cb, r.copybacks);
     assert!(r
         .series
@@ -287,7 +336,7 @@ fn series_is_consistent() {
 /// Every interconnect contention model keeps selective <= conventional.
 #[test]
 fn never_worse_on_every_interconnect_model() {
-    use flashgc_core::noc::Interconnect;
+    use flashgc_core::device::noc::Interconnect;
     let cfg = small_cfg(0.07);
     for ic in [
         Interconnect::Shared,
@@ -298,7 +347,7 @@ fn never_worse_on_every_interconnect_model() {
         for path in [GcPath::Conventional, GcPath::Selective] {
             let mut p = NocParams::from_config(&cfg, path);
             p.interconnect = ic;
-            let mut s = NocSim::new(&cfg, p).unwrap();
+            let mut s = noc_sim(&cfg, p);
             let l = s.simulation().layout().clone();
             let mut wl = NocSynthetic::new(
                 NocProfile::by_name("profile", "mongodb").unwrap(),
@@ -312,15 +361,14 @@ fn never_worse_on_every_interconnect_model() {
                 3,
             )
             .unwrap();
-            s.run(&mut wl, None, None).unwrap();
-            out.push(s.report());
+            out.push(s.run(&mut wl, &mut |_| {}).unwrap());
         }
-        let (c, s) = (&out[0], &out[1]);
-        assert!(c.copybacks > 0);
-        assert!(s.write.sum_ns() < c.write.sum_ns(), "{ic:?}");
-        assert!(s.write.max_ns() <= c.write.max_ns(), "{ic:?}");
-        assert!(s.read.sum_ns() <= c.read.sum_ns(), "{ic:?}");
-        assert!(s.read.max_ns() <= c.read.max_ns(), "{ic:?}");
+        assert!(noc(&out[0]).copybacks > 0);
+        let (c, s) = (timing(&out[0]), timing(&out[1]));
+        assert!(s.write_latency.mean_us < c.write_latency.mean_us, "{ic:?}");
+        assert!(s.write_latency.max_us <= c.write_latency.max_us, "{ic:?}");
+        assert!(s.read_latency.mean_us <= c.read_latency.mean_us, "{ic:?}");
+        assert!(s.read_latency.max_us <= c.read_latency.max_us, "{ic:?}");
     }
 }
 
@@ -328,8 +376,9 @@ fn never_worse_on_every_interconnect_model() {
 /// to its footprint): GC runs, and selective is never worse.
 #[test]
 fn real_trace_msr_cambridge() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/traces/msr_cambridge/msr-cambridge1-sample.csv");
+    let Some(path) = common::traces::file("msr_cambridge/msr-cambridge1-sample.csv") else {
+        return;
+    };
     let opts = flashgc_trace::TraceOptions {
         remap: flashgc_trace::Remap::Compact,
         loop_times: 50,
@@ -340,20 +389,19 @@ fn real_trace_msr_cambridge() {
     cfg.ftl.logical_gib = Some(fp.distinct_pages as f64 * 4096.0 / (1u64 << 30) as f64);
     let mut out = Vec::new();
     for path_kind in [GcPath::Conventional, GcPath::Selective] {
-        let mut s = NocSim::new(&cfg, NocParams::from_config(&cfg, path_kind)).unwrap();
+        let mut s = noc_sim(&cfg, NocParams::from_config(&cfg, path_kind));
         let l = s.simulation().layout().clone();
         let mut wl =
             flashgc_trace::open_workload(&path, &opts, l.lpn_size, l.logical_pages).unwrap();
-        s.run(wl.as_mut(), None, None).unwrap();
-        out.push(s.report());
+        out.push(s.run(wl.as_mut(), &mut |_| {}).unwrap());
     }
-    let (c, s) = (&out[0], &out[1]);
+    assert!(noc(&out[0]).copybacks > 1000, "{}", noc(&out[0]).copybacks);
+    let (c, s) = (timing(&out[0]), timing(&out[1]));
     // 1000 records x 50 loops (the reader may split a record into several requests).
     assert!(c.requests >= 50_000);
     assert_eq!(c.requests, s.requests);
-    assert!(c.copybacks > 1000, "{}", c.copybacks);
-    assert!(s.write.sum_ns() < c.write.sum_ns());
-    assert!(s.write.max_ns() <= c.write.max_ns());
-    assert!(s.read.sum_ns() <= c.read.sum_ns());
-    assert!(s.read.max_ns() <= c.read.max_ns());
+    assert!(s.write_latency.mean_us < c.write_latency.mean_us);
+    assert!(s.write_latency.max_us <= c.write_latency.max_us);
+    assert!(s.read_latency.mean_us <= c.read_latency.mean_us);
+    assert!(s.read_latency.max_us <= c.read_latency.max_us);
 }

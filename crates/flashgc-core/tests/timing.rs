@@ -1,8 +1,11 @@
 //! Timing layer: hand-computed schedules, GC effects on latency, paper directions, and
 //! WAF invariance under timing.
 
+mod common;
+
 use flashgc_core::config::{DeviceConfig, TimingConfig};
-use flashgc_core::timing::{GcMode, Host, TimedSim, TimingParams};
+use flashgc_core::driver::TimedSim;
+use flashgc_core::timing::{GcMode, Host, TimingParams};
 use flashgc_core::workload::{Op, Request, Workload};
 use flashgc_core::{Config, Simulation};
 
@@ -211,10 +214,10 @@ fn open_loop_unloaded_latencies_are_device_latencies() {
     );
     assert_eq!(t.read_latency.max_us, 60.0);
     assert_eq!(t.simulated_ns, 15 * 10_000 * US + 60 * US);
-    assert_eq!(t.gc_time_share, 0.0);
+    assert_eq!(t.flash.as_ref().unwrap().gc_time_share, 0.0);
 }
 
-use flashgc_core::timing::fio::{Dist, FioJob, Rw};
+use flashgc_core::workload::fio::{Dist, FioJob, Rw};
 use flashgc_core::RunResult;
 
 fn fio_run(c: &Config, job: &FioJob, volume_x: f64, checkpoints: u32, mode: GcMode) -> RunResult {
@@ -276,8 +279,9 @@ fn fill_sweep_degrades_when_gc_starts() {
     );
     assert!(last.write.mean_us > first.write.mean_us);
     let t = r.timing.as_ref().unwrap();
-    assert!(t.gc_time_share > 0.0 && t.gc_time_share < 1.0);
-    for u in t.channel_utilization.iter().chain(&t.cell_utilization) {
+    let f = t.flash.as_ref().unwrap();
+    assert!(f.gc_time_share > 0.0 && f.gc_time_share < 1.0);
+    for u in f.channel_utilization.iter().chain(&f.cell_utilization) {
         assert!((0.0..=1.0).contains(u), "utilization {u}");
     }
 }
@@ -286,7 +290,7 @@ fn fill_sweep_degrades_when_gc_starts() {
 /// with a cache as large as the hot set most hot writes hit.
 #[test]
 fn write_cache_absorbs_hot_overwrites() {
-    use flashgc_core::timing::cache::CachePolicy;
+    use flashgc_core::timing::CachePolicy;
     let mut c = Config::default_preset();
     c.ftl.logical_gib = Some(0.125);
     c.run.workload = "hotcold:90/5".into();
@@ -440,7 +444,7 @@ fn sup_gc_beats_cosmos_baseline_at_high_write_ratios() {
 /// timestamps) on the default device with compact remapping.
 #[test]
 fn timed_replay_of_real_traces() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    let dir = common::traces::dir();
     // (file, format when auto-detection is ambiguous; `blkparse:C`: a blkparse file holding
     // only completion events)
     let files = [

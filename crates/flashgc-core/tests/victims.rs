@@ -170,6 +170,7 @@ fn sup_gc_sends_relocations_to_the_cold_stream() {
     // Algorithm 1: every user write is programmed into a hot segment (stream 0).
     // Algorithm 2: every page GC relocates is programmed into a cold segment (stream 1),
     // and victims are chosen greedily over hot and cold segments alike.
+    use flashgc_core::ops::{FlashOp, Origin};
     let mut sim = device("greedy", "sup-gc");
     sim.ftl_mut().set_op_log(true);
     let l = sim.layout().logical_pages as u32;
@@ -191,17 +192,24 @@ fn sup_gc_sends_relocations_to_the_cold_stream() {
         let view = sim.ftl().view();
         for op in &ops {
             match *op {
-                flashgc_core::ftl::FlashOp::Program { ppn, gc } => {
-                    let stream = view.stream(ppn / 4);
-                    if gc {
-                        gc_programs += 1;
-                        assert_eq!(stream, 1, "write {i}: GC relocation into a hot segment");
-                    } else {
-                        user_programs += 1;
-                        assert_eq!(stream, 0, "write {i}: user write into a cold segment");
-                    }
+                FlashOp::Copyback { dst, .. } => {
+                    gc_programs += 1;
+                    assert_eq!(
+                        view.stream(dst / 4),
+                        1,
+                        "write {i}: GC relocation into a hot segment"
+                    );
                 }
-                flashgc_core::ftl::FlashOp::Erase { seg } if view.stream(seg) == 1 => {
+                FlashOp::Program { ppn, origin } => {
+                    assert_eq!(origin, Origin::Host);
+                    user_programs += 1;
+                    assert_eq!(
+                        view.stream(ppn / 4),
+                        0,
+                        "write {i}: user write into a cold segment"
+                    );
+                }
+                FlashOp::Erase { seg, .. } if view.stream(seg) == 1 => {
                     cold_victims += 1;
                 }
                 _ => {}

@@ -31,10 +31,10 @@ pub use ftl::{
 };
 
 use crate::config::{Config, Layout};
+use crate::device::flash::{Alloc, Costs, FlashMedia as Device, Geometry};
+use crate::device::ReadGroup;
 use crate::error::{Error, Result};
-use crate::timing::device::{Costs, Device, ReadGroup};
-use crate::timing::geometry::{Alloc, Geometry};
-use crate::timing::{Latencies, LatencySummary};
+use crate::metrics::latency::{Latencies, LatencySummary};
 use crate::workload::{Op, Request, Rng, Workload};
 use serde::Serialize;
 

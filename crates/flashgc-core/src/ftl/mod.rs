@@ -11,6 +11,8 @@ pub mod mapping;
 mod state;
 
 use crate::error::{Error, Result};
+pub use crate::ops::FlashOp;
+use crate::ops::{OpLog, Origin};
 use crate::placement::Placement;
 use crate::segment::{SegState, SegmentView, Segments};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
@@ -61,31 +63,6 @@ pub struct FtlParams {
     pub gc_high: u32,
 }
 
-/// A physical flash operation the FTL issued, logged for the timing layer when enabled
-/// with [`Ftl::set_op_log`]. The timing layer drains the log after each host page operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlashOp {
-    /// Page read (`gc`: a GC relocation read; otherwise a host read).
-    Read {
-        /// Physical page.
-        ppn: Ppn,
-        /// Issued by GC.
-        gc: bool,
-    },
-    /// Page program (`gc`: a GC relocation write).
-    Program {
-        /// Physical page.
-        ppn: Ppn,
-        /// Issued by GC.
-        gc: bool,
-    },
-    /// Segment erase.
-    Erase {
-        /// Segment.
-        seg: SegmentId,
-    },
-}
-
 /// Open write frontier of a stream.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Frontier {
@@ -111,8 +88,8 @@ pub struct Ftl {
     pub victim_hist: Vec<u64>,
     /// Optional hook called after each GC'd victim (the invariant checker uses it).
     check_after_gc: bool,
-    log_ops: bool,
-    ops: Vec<FlashOp>,
+    /// The operation sink (off unless a timed device model drains it).
+    pub(crate) log: OpLog,
     victim_log: Option<Vec<(SegmentId, u32)>>,
     gc_buf: Vec<Lpn>,
 }
@@ -136,8 +113,7 @@ impl Ftl {
             counters: FtlCounters::default(),
             victim_hist: vec![0; VICTIM_HIST_BINS],
             check_after_gc: false,
-            log_ops: false,
-            ops: Vec::new(),
+            log: OpLog::default(),
             victim_log: None,
             gc_buf: Vec::new(),
             p,
@@ -177,21 +153,21 @@ impl Ftl {
         self.check_after_gc = on;
     }
 
-    /// Log every flash operation (for the timing layer). Off by default: WAF-only runs pay
-    /// one predictable branch per page.
+    /// Log every physical operation into the op stream ([`crate::ops`]) for a device
+    /// model. Off by default: WAF-only runs pay one predictable branch per page.
     pub fn set_op_log(&mut self, on: bool) {
-        self.log_ops = on;
-        self.ops.clear();
+        self.log.set(on);
     }
 
-    /// Moves the logged flash operations into `out` (in issue order) and clears the log.
+    /// Whether the op stream is on.
+    pub fn op_log_on(&self) -> bool {
+        self.log.is_on()
+    }
+
+    /// Moves the logged operations into `out` (in issue order) and clears the log.
+    #[inline]
     pub fn drain_ops(&mut self, out: &mut Vec<FlashOp>) {
-        if out.is_empty() {
-            // Swap buffers instead of copying (the caller's empty buffer keeps its capacity).
-            std::mem::swap(out, &mut self.ops);
-            return;
-        }
-        out.append(&mut self.ops);
+        self.log.drain_into(out);
     }
 
     /// Record every victim and the number of valid pages it moved (for tests and teaching).
@@ -217,7 +193,7 @@ impl Ftl {
             self.map.l2p[lpn as usize] = NONE;
         }
         self.counters.user_writes += 1;
-        self.write_page(s, lpn)
+        self.write_page(s, lpn, NONE)
     }
 
     /// Prefetch hint for an upcoming operation on `lpn` (callers that know the next
@@ -234,8 +210,10 @@ impl Ftl {
         let p = self.map.lookup(lpn);
         match p {
             None => self.counters.unmapped_reads += 1,
-            Some(ppn) if self.log_ops => self.ops.push(FlashOp::Read { ppn, gc: false }),
-            Some(_) => {}
+            Some(ppn) => self.log.push(FlashOp::Read {
+                ppn,
+                origin: Origin::Host,
+            }),
         }
         p
     }
@@ -263,9 +241,11 @@ impl Ftl {
     }
 
     /// Programs `lpn` at stream `s`'s frontier, opening a segment (and running GC) if needed.
+    /// `src` is the page a GC move relocates from ([`NONE`] for a user write): the op
+    /// stream then gets one [`FlashOp::Copyback`] instead of a program.
     // Always inlined: the per-page hot path of both user writes and GC moves.
     #[inline(always)]
-    fn write_page(&mut self, s: StreamId, lpn: Lpn) -> Result<()> {
+    fn write_page(&mut self, s: StreamId, lpn: Lpn, src: Ppn) -> Result<()> {
         let mut seg = self.open[s as usize].seg;
         if seg == NONE {
             seg = self.open_segment(s)?;
@@ -279,10 +259,18 @@ impl Ftl {
         self.segs.valid[seg as usize] += 1;
         self.segs.written[seg as usize] = off + 1;
         self.written_pages += 1;
-        if self.log_ops {
-            self.ops.push(FlashOp::Program {
-                ppn,
-                gc: self.in_gc,
+        if self.log.is_on() {
+            self.log.push(if src == NONE {
+                FlashOp::Program {
+                    ppn,
+                    origin: Origin::Host,
+                }
+            } else {
+                FlashOp::Copyback {
+                    src,
+                    dst: ppn,
+                    origin: Origin::Gc,
+                }
             });
         }
         if off + 1 == pps {
@@ -392,19 +380,22 @@ impl Ftl {
                 self.map.prefetch(next);
             }
             let lpn = pages[i];
-            if self.log_ops {
-                let ppn = self.map.l2p[lpn as usize];
-                self.ops.push(FlashOp::Read { ppn, gc: true });
-            }
+            // The source page only matters to the op stream (an L2P load WAF-only runs skip).
+            let src = if self.log.is_on() {
+                self.map.l2p[lpn as usize]
+            } else {
+                NONE
+            };
             let view = SegmentView::new(&self.segs, self.clock);
             let s = self.placement.gc_stream(lpn, victim, &view);
-            self.write_page(s, lpn)?;
+            self.write_page(s, lpn, src)?;
             self.counters.gc_writes += 1;
         }
         self.gc_buf = pages;
-        if self.log_ops {
-            self.ops.push(FlashOp::Erase { seg: victim });
-        }
+        self.log.push(FlashOp::Erase {
+            seg: victim,
+            origin: Origin::Gc,
+        });
         self.map.clear_range(base, pps as u64);
         self.written_pages -= self.segs.written[victim as usize] as u64;
         self.segs.valid[victim as usize] = 0;

@@ -1,9 +1,12 @@
 //! Host workloads: the request stream the FTL serves.
 //!
 //! A [`Workload`] hands out [`Request`]s in batches. Synthetic generators live here
-//! ([`synthetic`]); trace readers (crate `flashgc-trace`) implement the same trait.
+//! ([`synthetic`], fio-like jobs in [`fio`], the NoC paper's Table 3 profiles in
+//! [`profiles`]); trace readers (crate `flashgc-trace`) implement the same trait.
 
+pub mod fio;
 pub mod phased;
+pub mod profiles;
 pub mod synthetic;
 mod zipf;
 

@@ -13,15 +13,7 @@
 //! time; on Cosmos+, where GCaR-Optimized ran, static LPN-to-die striping keeps both on one
 //! chip).
 
-/// Replacement policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CachePolicy {
-    /// Least recently used.
-    Lru,
-    /// GC-aware replacement (GCaR-style).
-    Gcar,
-}
+pub use crate::timing::CachePolicy;
 
 const NIL: u32 = u32::MAX;
 

@@ -1,19 +1,26 @@
-//! Device resources and their reservation: channels (bus transfers) and cell resources
-//! (planes, or dies when multi-plane operations are off) with per-op latencies.
+//! The flash device: channels (bus transfers) and cell resources (planes, or dies when
+//! multi-plane operations are off) with per-operation latencies; see docs/timing.md.
 //!
 //! Scheduling is first-come first-served per resource in the order operations are
 //! committed: an operation starts when its inputs are ready and every resource it needs
 //! is free, and then holds the resources until it ends (a reservation table: the next free
-//! time of each resource). The driver decides the commit order (host first or GC first).
+//! time of each resource). The shared scheduler (`device::sched`) decides the commit order.
 
-use super::geometry::{Alloc, Geometry};
+pub mod geometry;
+
+use super::sched::Media;
+use super::{DeviceReport, ReadGroup};
 use crate::config::TimingConfig;
+use crate::ops::Origin;
+use crate::types::{Ppn, SegmentId};
+pub use geometry::{Alloc, FastDiv, Geometry};
+use serde::Serialize;
 
 /// Marks a segment whose erase is queued but not yet scheduled.
 pub const PENDING: u64 = u64::MAX;
 
 /// Operation costs in simulated nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Costs {
     /// Cell read (tR).
     pub read: u64,
@@ -42,22 +49,6 @@ impl Costs {
     }
 }
 
-/// Group of reads of the same flash page (they share one cell read).
-#[derive(Debug, Clone, Copy)]
-pub struct ReadGroup {
-    fpage: u32,
-    end: u64,
-}
-
-impl Default for ReadGroup {
-    fn default() -> Self {
-        ReadGroup {
-            fpage: u32::MAX,
-            end: 0,
-        }
-    }
-}
-
 /// One cell resource's reservation state (kept together: one cache line holds two).
 #[derive(Debug, Clone, Copy, Default)]
 struct Cell {
@@ -74,9 +65,9 @@ struct UnitRes {
     cell: u32,
 }
 
-/// The device's resources.
+/// The flash device's resources.
 #[derive(Debug, Clone)]
-pub struct Device {
+pub struct FlashMedia {
     /// Geometry.
     pub geo: Geometry,
     /// Costs.
@@ -85,6 +76,8 @@ pub struct Device {
     pub multiplane: bool,
     /// Allocation over units.
     pub alloc: Alloc,
+    /// On-die copyback for GC moves within a plane.
+    pub copyback: bool,
     /// Next free time of each channel.
     ch_free: Vec<u64>,
     /// Bus transfers per channel (busy time = transfers x `costs.xfer`).
@@ -97,7 +90,31 @@ pub struct Device {
     dyn_fill: Vec<u16>,
 }
 
-impl Device {
+impl FlashMedia {
+    /// The device of configuration `cfg` (its geometry and timing table) with layout `l`
+    /// and the timing options: allocation, striping order, multi-plane operation and
+    /// on-die copyback (None: the configuration's `device.timing.copyback`).
+    pub fn build(
+        cfg: &crate::config::Config,
+        l: &crate::config::Layout,
+        alloc: Alloc,
+        striping: &str,
+        multiplane: bool,
+        copyback: Option<bool>,
+    ) -> crate::error::Result<FlashMedia> {
+        let geo = Geometry::new(&cfg.device, l.pages_per_segment, striping)?;
+        if geo.upp > 1 && alloc == Alloc::FirstIdle && geo.units > u16::MAX as u32 {
+            return Err(crate::error::Error::config(
+                "timing.alloc",
+                "first-idle supports at most 65535 parallel units",
+            ));
+        }
+        let costs = Costs::new(&cfg.device.timing, cfg.device.lpn_size);
+        let mut m = FlashMedia::new(geo, costs, multiplane, alloc, l.segments);
+        m.copyback = copyback.unwrap_or(cfg.device.timing.copyback);
+        Ok(m)
+    }
+
     /// A device with every resource idle at time 0.
     pub fn new(
         geo: Geometry,
@@ -105,7 +122,7 @@ impl Device {
         multiplane: bool,
         alloc: Alloc,
         segments: u32,
-    ) -> Device {
+    ) -> FlashMedia {
         let ncells = if multiplane { geo.units } else { geo.dies } as usize;
         let (dyn_unit, dyn_fill) = if alloc == Alloc::FirstIdle {
             let fpages = segments as usize * (geo.pps / geo.upp) as usize;
@@ -122,7 +139,8 @@ impl Device {
                 cell: if multiplane { u } else { geo.die_of(u) },
             })
             .collect();
-        Device {
+        FlashMedia {
+            copyback: false,
             ch_free: vec![0; geo.channels as usize],
             ch_xfers: vec![0; geo.channels as usize],
             cells: vec![Cell::default(); ncells],
@@ -381,5 +399,151 @@ impl Device {
     #[inline]
     pub fn same_plane(&self, src: u32, dst: u32) -> bool {
         self.alloc == Alloc::Static && self.geo.unit_static(src) == self.geo.unit_static(dst)
+    }
+}
+
+/// The flash device's part of a timed result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlashReport {
+    /// Operation costs, ns.
+    pub costs: Costs,
+    /// Busy fraction of each channel (over the device's makespan).
+    pub channel_utilization: Vec<f64>,
+    /// Busy fraction of each die (or plane, with multi-plane operations on).
+    pub cell_utilization: Vec<f64>,
+    /// Which resource `cell_utilization` lists: "plane" or "die".
+    pub cell_unit: String,
+    /// Share of the cell resources' busy time spent on GC (reads, programs, erases).
+    pub gc_time_share: f64,
+}
+
+impl Media for FlashMedia {
+    const ERASE_AFTER_WRITES: bool = true;
+
+    fn name(&self) -> &'static str {
+        "flash"
+    }
+
+    #[inline(always)]
+    fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, rg: &mut ReadGroup) -> u64 {
+        FlashMedia::read(self, ppn, ready, origin.is_internal(), rg)
+    }
+
+    #[inline(always)]
+    fn program(&mut self, ppn: Ppn, ready: u64, origin: Origin) -> u64 {
+        FlashMedia::program(self, ppn, ready, origin.is_internal(), false)
+    }
+
+    #[inline(always)]
+    fn move_read(
+        &mut self,
+        src: Ppn,
+        _dst: Ppn,
+        ready: u64,
+        _issued: u64,
+        rg: &mut ReadGroup,
+    ) -> u64 {
+        FlashMedia::read(self, src, ready, true, rg)
+    }
+
+    #[inline(always)]
+    fn move_write(&mut self, _src: Ppn, dst: Ppn, ready: u64, _issued: u64) -> u64 {
+        FlashMedia::program(self, dst, ready, true, false)
+    }
+
+    fn copyback_enabled(&self) -> bool {
+        self.copyback
+    }
+
+    fn copyback_possible(&self, src: Ppn, dst: Ppn) -> bool {
+        self.copyback && self.same_plane(src, dst)
+    }
+
+    fn copyback(&mut self, src: Ppn, dst: Ppn, ready: u64) -> u64 {
+        let r = self.read_copyback(src, ready);
+        FlashMedia::program(self, dst, r, true, true)
+    }
+
+    fn erase(&mut self, seg: SegmentId, ready: u64, _issued: u64) -> u64 {
+        FlashMedia::erase(self, seg, ready)
+    }
+
+    fn probe_read(&self, ppn: Ppn, ready: u64) -> u64 {
+        FlashMedia::probe_read(self, ppn, ready)
+    }
+
+    fn probe_program(&self, ppn: Ppn, ready: u64) -> u64 {
+        FlashMedia::probe_program(self, ppn, ready)
+    }
+
+    fn probe_erase(&self, seg: SegmentId, ready: u64) -> u64 {
+        FlashMedia::probe_erase(self, seg, ready)
+    }
+
+    #[inline(always)]
+    fn segment_of(&self, ppn: Ppn) -> SegmentId {
+        self.geo.seg_of(ppn)
+    }
+
+    fn set_erase_pending(&mut self, seg: SegmentId, pending: bool) {
+        // Scheduling the erase records its end time, which clears the mark.
+        if pending {
+            self.erased_at[seg as usize] = PENDING;
+        }
+    }
+
+    #[inline(always)]
+    fn erase_pending(&self, seg: SegmentId) -> bool {
+        self.erased_at[seg as usize] == PENDING
+    }
+
+    fn memory_access_ns(&self) -> u64 {
+        self.costs.sram
+    }
+
+    fn collecting(&self, ppn: Ppn, t: u64) -> bool {
+        FlashMedia::collecting(self, ppn, t)
+    }
+
+    fn makespan(&self) -> u64 {
+        FlashMedia::makespan(self)
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        FlashMedia::memory_bytes(self)
+    }
+
+    fn report(&self, _span_ns: u64) -> Option<DeviceReport> {
+        let makespan = self.makespan().max(1);
+        let util = |busy: &[u64]| {
+            busy.iter()
+                .map(|&b| b as f64 / makespan as f64)
+                .collect::<Vec<_>>()
+        };
+        let cell_busy_v = self.cell_busy();
+        let cell_busy: u64 = cell_busy_v.iter().sum();
+        let cell_gc: u64 = self.cell_gc_busy().iter().sum();
+        Some(DeviceReport::Flash(FlashReport {
+            costs: self.costs,
+            channel_utilization: util(&self.ch_busy()),
+            cell_utilization: util(&cell_busy_v),
+            cell_unit: if self.multiplane { "plane" } else { "die" }.into(),
+            gc_time_share: if cell_busy > 0 {
+                cell_gc as f64 / cell_busy as f64
+            } else {
+                0.0
+            },
+        }))
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "allocation {:?} over {} units ({} order), multi-plane {}, copyback {}; approximations are listed in docs/timing.md",
+            self.alloc,
+            self.geo.units,
+            self.geo.order,
+            if self.multiplane { "on (idealised)" } else { "off" },
+            if self.copyback { "on" } else { "off" }
+        )
     }
 }

@@ -1,4 +1,10 @@
-//! Result records: counters, WAF series, histograms, erase-count summary, memory.
+//! What a run measures: the result record ([`result`]), the WAF bookkeeping every run
+//! shares ([`recorder`]), latency histograms ([`latency`]), and the small summaries below
+//! (WAF series points, erase counts, memory per structure).
+
+pub mod latency;
+pub mod recorder;
+pub mod result;
 
 use serde::Serialize;
 

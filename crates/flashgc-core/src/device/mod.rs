@@ -1,0 +1,137 @@
+//! Device models: what times the FTL's physical operations ([`crate::ops`]).
+//!
+//! The host driver (`crate::driver`) hands a device model the operations of each host page
+//! operation, in FTL order, and asks when the host's part completes. Three models:
+//!
+//! * [`NullDevice`]: WAF-only. Nothing is timed and the FTL's op log stays off; the driver
+//!   compiles its timed code paths away for it ([`DeviceModel::TIMED`] is false).
+//! * [`FlashDevice`]: channels, chips, dies and planes with read, program, erase and bus
+//!   transfer times (`device/flash`), optional on-die copyback for GC moves.
+//! * [`NocDevice`]: the network-on-chip controller of papers/noc-copyback-gc.txt
+//!   (`device/noc`): per-channel task queues, an interconnect whose page crossing takes Eq. 1,
+//!   ECC on the CPU, and conventional or selective copy-back of GC moves.
+//!
+//! The timed models share one scheduler ([`sched::Scheduled`]) over their resources
+//! ([`sched::Media`]): it orders a GC victim's work (reads first, then write-backs, then the
+//! erase), queues GC work behind host I/O in the preemptible modes and pumps it into idle
+//! gaps. Each resource is reserved first come first served in commit order; a scheduling
+//! policy with priorities (firmware issue 15) replaces the commit order there.
+
+pub mod flash;
+pub mod noc;
+mod null;
+pub mod sched;
+
+pub use flash::{Costs, FlashMedia};
+pub use noc::{NocMedia, NocParams};
+pub use null::NullDevice;
+
+use crate::ops::FlashOp;
+use crate::types::Ppn;
+use crate::workload::Op;
+
+/// A device model timed with flash channels, dies and planes.
+pub type FlashDevice = sched::Scheduled<FlashMedia>;
+/// A device model of the network-on-chip controller.
+pub type NocDevice = sched::Scheduled<NocMedia>;
+
+/// How the driver's GC mode wants the GC work of a host operation scheduled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcPolicy {
+    /// Schedule GC operations as soon as the FTL issues them (foreground, per-die);
+    /// otherwise queue them behind host I/O ([`DeviceModel::pump`] runs them).
+    pub now: bool,
+    /// The host write that triggered GC waits for the whole GC work (foreground).
+    pub barrier: bool,
+}
+
+/// Group of consecutive reads of one host request on the same flash page (they share one
+/// cell read). Device models that read whole mapping units ignore it.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadGroup {
+    pub(crate) fpage: u32,
+    pub(crate) end: u64,
+}
+
+impl Default for ReadGroup {
+    fn default() -> Self {
+        ReadGroup {
+            fpage: u32::MAX,
+            end: 0,
+        }
+    }
+}
+
+/// Device-specific part of a timed result.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum DeviceReport {
+    /// The flash device: resource utilization.
+    Flash(flash::FlashReport),
+    /// The NoC controller: task queues, copy-backs, interconnect.
+    Noc(Box<noc::NocReport>),
+}
+
+/// A model that times the FTL's physical operations. Implemented by [`NullDevice`] and by
+/// [`sched::Scheduled`] over a [`sched::Media`].
+pub trait DeviceModel {
+    /// False for the null model: the driver then skips arrivals, latencies and the op log
+    /// at compile time (the WAF-only hot path).
+    const TIMED: bool;
+
+    /// Short name for output (`null`, `flash`, `noc`).
+    fn name(&self) -> &'static str;
+
+    /// Times the operations the FTL issued for one host page operation arriving at `t`:
+    /// host reads and programs start at `host_ready` or later (a foreground GC barrier
+    /// raises it), GC work is scheduled or queued by `gc`. Returns the end of the host's
+    /// own operations (`t` if there are none).
+    fn schedule(
+        &mut self,
+        ops: &[FlashOp],
+        t: u64,
+        host_ready: &mut u64,
+        rg: &mut ReadGroup,
+        gc: GcPolicy,
+    ) -> u64;
+
+    /// Queues GC or background operations issued at `t` (proactive GC, idle-time work).
+    fn enqueue(&mut self, ops: &[FlashOp], t: u64);
+
+    /// Schedules queued operations in FTL order, at most `max_ops` of them; with
+    /// `limit = Some(t)` stops at the first that cannot start before `t` (host I/O
+    /// arriving at `t` goes first). Returns the latest end of the operations scheduled.
+    fn pump(&mut self, limit: Option<u64>, max_ops: usize) -> u64;
+
+    /// Whether operations are queued.
+    fn queued(&self) -> bool;
+
+    /// A host read of an unmapped LPN arriving at `t` (no flash access); returns its end.
+    fn read_unmapped(&mut self, t: u64) -> u64;
+
+    /// Controller memory access per mapping unit (a write-cache hit costs one).
+    fn memory_access_ns(&self) -> u64;
+
+    /// Whether the resource holding `ppn` has GC work reserved after `t` (GCaR).
+    fn collecting(&self, ppn: Ppn, t: u64) -> bool;
+
+    /// A host request (arrived at `arrival`, completed at `done`) has been served.
+    fn on_request(&mut self, _op: Op, _arrival: u64, _done: u64) {}
+
+    /// Latest end of any reservation.
+    fn makespan(&self) -> u64;
+
+    /// Bytes of model state (resource tables, queues, series).
+    fn memory_bytes(&self) -> u64;
+
+    /// The model's report over a simulated span of `span_ns` (utilization, queues).
+    fn report(&self, span_ns: u64) -> Option<DeviceReport>;
+
+    /// One line describing the model and its options (for the result's notes).
+    fn describe(&self) -> String;
+
+    /// Whether a device option makes FTL-visible behaviour depend on time.
+    fn timing_dependent(&self) -> bool {
+        false
+    }
+}

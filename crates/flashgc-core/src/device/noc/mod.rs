@@ -1,0 +1,612 @@
+//! Timing model of a network-on-chip (NoC) SSD controller and selective copy-back GC
+//! (papers/noc-copyback-gc.txt: Ahn, Im, You, Hong, Electronics 13(23) 4838, 2024).
+//!
+//! A device model behind the shared scheduler (`device::sched`): the host driver applies
+//! every host page operation to the FTL and hands the op stream here; the operations are
+//! timed on the controller's resources:
+//!
+//! * per-channel hardware serving its task queues `R_host`, `R_gc`, `W_host`, `W_gc` (and GC
+//!   erases) one task at a time, in the order tasks are issued (paper Fig. 5);
+//! * the interconnect of routing slices joining the CPU (ECC/LDPC), SRAM/DRAM and the flash
+//!   memory controllers (FMCs): one page crossing takes
+//!   `(page_bits / transfer_unit_bits + avg_slices - 1) x hop_ns` (paper Eq. 1:
+//!   (2^15/4 + 13.5 - 1) x 87 ns = 713.79 us); crossings on the same link serialize
+//!   ([`Interconnect`] says which crossings share a link);
+//! * the SRAM (one port, `sram_ns` per page) and the CPU's ECC unit (`ecc_check_ns` per page,
+//!   plus `ecc_correct_ns` for a page with errors).
+//!
+//! Data paths (times are reservations on the resources above, first come first served in
+//! issue order; a resource starts a task at max(ready, free)):
+//!
+//! * host read: `R_host` NAND read on the page's channel -> interconnect FMC -> CPU/SRAM ->
+//!   ECC check -> SRAM write.
+//! * host write: SRAM read -> interconnect CPU -> FMC -> `W_host` program.
+//! * GC relocation, `conventional`: `R_gc` read -> interconnect to the CPU -> ECC -> interconnect
+//!   back -> `W_gc` program on the destination's channel.
+//! * GC relocation, `selective`: `R_gc` read -> interconnect to the CPU -> ECC check; an
+//!   error-free page is programmed from the FMC buffer (no return crossing, no `W_gc` task);
+//!   a page with errors takes the corrected round trip and a `W_gc` task, as in
+//!   `conventional`.
+//! * A GC victim's relocation reads are all issued first (they are enqueued together in
+//!   `R_gc`), then its programs, then its erase (ready when the victim's reads are done).
+//!   The scheduler's GC modes apply (per-die, the paper's model, by default for `flashgc
+//!   noc`); selective copy-back is this media's option and works under every placement,
+//!   victim policy and GC mode.
+//!
+//! Since every reservation is a max-plus function of earlier ones and `selective` only
+//! removes reservations or makes them ready earlier, no request is ever later under
+//! `selective` than under `conventional` (same workload, seed and FTL decisions).
+
+mod report;
+mod series;
+
+pub use report::{NocComparison, NocReport, NocTasks, NOTES};
+
+use super::sched::Media;
+use super::{DeviceReport, ReadGroup};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::ops::Origin;
+use crate::types::{Ppn, SegmentId};
+use crate::workload::{Op, Rng};
+use serde::Serialize;
+use series::Series;
+use std::collections::VecDeque;
+
+/// Which GC data path relocations take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GcPath {
+    /// Every relocated page: flash -> FMC -> interconnect -> CPU ECC -> interconnect -> flash.
+    Conventional,
+    /// Error-free pages are written back from the FMC buffer (paper's proposal).
+    Selective,
+}
+
+impl GcPath {
+    /// Parses `conventional` or `selective`.
+    pub fn parse(field: &str, s: &str) -> Result<GcPath> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "conventional" => Ok(GcPath::Conventional),
+            "selective" => Ok(GcPath::Selective),
+            o => Err(Error::config(
+                field,
+                format!("unknown GC path `{o}`; allowed: conventional, selective"),
+            )),
+        }
+    }
+    /// The name used in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            GcPath::Conventional => "conventional",
+            GcPath::Selective => "selective",
+        }
+    }
+}
+
+/// Which page crossings of the interconnect share a link (and so serialize).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Interconnect {
+    /// One link for every crossing in either direction (a bus-like worst case).
+    Shared,
+    /// One link per direction (toward the CPU, toward the flash), shared by all channels.
+    Duplex,
+    /// One link per channel port and direction: each channel's task queue has its own
+    /// interconnect port (paper Section 4.1: "each task queue for a channel requires an
+    /// interconnect port"); crossings of different channels overlap (non-blocking NoC).
+    Port,
+}
+
+impl Interconnect {
+    /// Parses `shared`, `duplex` or `port`.
+    pub fn parse(field: &str, s: &str) -> Result<Interconnect> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "shared" => Ok(Interconnect::Shared),
+            "duplex" => Ok(Interconnect::Duplex),
+            "port" => Ok(Interconnect::Port),
+            o => Err(Error::config(
+                field,
+                format!("unknown interconnect model `{o}`; allowed: shared, duplex, port"),
+            )),
+        }
+    }
+}
+
+/// Parameters of the NoC controller model. Defaults: the paper's Tables 1-2 and Eq. 1.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct NocParams {
+    /// GC data path.
+    pub path: GcPath,
+    /// Bits in one flash page crossing the interconnect (paper: 2^15 for 4 KiB).
+    pub page_bits: u64,
+    /// Bits moved per slice hop (paper: 4).
+    pub transfer_unit_bits: u32,
+    /// Average routing slices a transfer unit passes through (paper: 13.5 on a 16x8 NoC).
+    pub avg_slices: f64,
+    /// Delay between two neighbouring slices, ns (paper: 87 ns, Spartan-7 synthesis).
+    pub hop_ns: f64,
+    /// Which crossings share a link.
+    pub interconnect: Interconnect,
+    /// Probability that a relocated page has errors (paper: 1e-4).
+    pub error_prob: f64,
+    /// ECC check time per page on the CPU, ns (not given by the paper: 0).
+    pub ecc_check_ns: u64,
+    /// Extra LDPC correction time for a page with errors, ns (not given by the paper: 0).
+    pub ecc_correct_ns: u64,
+    /// SRAM access per page, ns (paper: 12 us).
+    pub sram_ns: u64,
+    /// NAND page read, ns (paper: 25 us).
+    pub read_ns: u64,
+    /// NAND page program, ns (paper: 200 us).
+    pub program_ns: u64,
+    /// NAND block erase, ns (paper: 700 us).
+    pub erase_ns: u64,
+    /// Width of one time-series window, ns (doubled as needed to keep the series short).
+    pub window_ns: u64,
+    /// Seed of the error draws.
+    pub seed: u64,
+}
+
+/// 1 - (1 - ber)^bits: the probability that a page of `bits` bits has at least one bit error.
+pub fn page_error_prob(ber: f64, bits: u64) -> f64 {
+    -libm::expm1(bits as f64 * libm::log1p(-ber))
+}
+
+impl NocParams {
+    /// The paper's parameters, with the flash timing and page size of `cfg`.
+    pub fn from_config(cfg: &Config, path: GcPath) -> NocParams {
+        let t = &cfg.device.timing;
+        let ns = |us: f64| libm::round(us * 1000.0) as u64;
+        NocParams {
+            path,
+            page_bits: cfg.device.page_size as u64 * 8,
+            transfer_unit_bits: 4,
+            avg_slices: 13.5,
+            hop_ns: 87.0,
+            interconnect: Interconnect::Port,
+            error_prob: 1e-4,
+            ecc_check_ns: 0,
+            ecc_correct_ns: 0,
+            sram_ns: ns(t.sram_us),
+            read_ns: ns(t.read_us),
+            program_ns: ns(t.program_us),
+            erase_ns: ns(t.erase_us),
+            window_ns: 100_000_000,
+            seed: cfg.run.seed,
+        }
+    }
+
+    /// Checks every field; errors name the field and the allowed range.
+    pub fn validate(&self) -> Result<()> {
+        if self.page_bits == 0 {
+            return Err(Error::config("noc.page_bits", "must be at least 1"));
+        }
+        if self.transfer_unit_bits == 0 {
+            return Err(Error::config(
+                "noc.transfer_unit_bits",
+                "must be at least 1",
+            ));
+        }
+        if !(self.avg_slices.is_finite() && self.avg_slices >= 1.0) {
+            return Err(Error::config("noc.avg_slices", "must be a number >= 1"));
+        }
+        if !(self.hop_ns.is_finite() && self.hop_ns >= 0.0) {
+            return Err(Error::config("noc.hop_ns", "must be a number >= 0"));
+        }
+        if !(self.error_prob.is_finite() && (0.0..=1.0).contains(&self.error_prob)) {
+            return Err(Error::config(
+                "noc.error_prob",
+                format!("{} must be in [0, 1]", self.error_prob),
+            ));
+        }
+        if self.window_ns == 0 {
+            return Err(Error::config("noc.window_ns", "must be at least 1 ns"));
+        }
+        Ok(())
+    }
+
+    /// One page crossing the interconnect, ns (paper Eq. 1, rounded to the nearest ns).
+    pub fn traversal_ns(&self) -> u64 {
+        let moves = self.page_bits as f64 / self.transfer_unit_bits as f64 + self.avg_slices - 1.0;
+        libm::round(moves * self.hop_ns) as u64
+    }
+}
+
+/// Channel task kinds (paper Fig. 5, plus the GC erase, which the paper does not name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Task {
+    /// Host read.
+    RHost = 0,
+    /// GC relocation read.
+    RGc = 1,
+    /// Host write.
+    WHost = 2,
+    /// GC write (corrected data coming back from the CPU).
+    WGc = 3,
+    /// GC erase of a victim block.
+    Erase = 4,
+    /// Program of an error-free page straight from the FMC buffer (`selective`; not a task
+    /// queue entry, but it occupies the channel's flash like one).
+    Direct = 5,
+}
+
+pub(crate) const TASKS: usize = 6;
+
+/// The controller's resources and their reservations, plus the model's counters.
+#[derive(Debug, Clone)]
+pub struct NocMedia {
+    p: NocParams,
+    trav: u64,
+    channels: u32,
+    units: u64,
+    upp: u32,
+    seg_blocks: u32,
+    pages_per_segment: u32,
+    logical_pages: u64,
+    chan_free: Vec<u64>,
+    /// End of the last GC task reserved on each channel (GCaR's "collecting").
+    chan_gc_until: Vec<u64>,
+    link_free: Vec<u64>,
+    sram_free: u64,
+    ecc_free: u64,
+    tasks: [u64; TASKS],
+    series: Series,
+    rng: Rng,
+    /// Start times of committed relocation reads whose write-backs are pending (FIFO).
+    read_starts: VecDeque<u64>,
+    erase_queued: Vec<bool>,
+    copybacks: u64,
+    error_pages: u64,
+    erases: u64,
+    reloc_elapsed: u128,
+    reloc_service: u128,
+    last_end: u64,
+}
+
+/// Timing of one GC relocation (for tests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relocation {
+    /// When the NAND read started.
+    pub read_start: u64,
+    /// When the destination program finished.
+    pub end: u64,
+    /// Whether the page had errors.
+    pub error: bool,
+}
+
+const TO_CPU: usize = 0;
+const TO_FLASH: usize = 1;
+
+impl NocMedia {
+    /// A controller with the geometry of `cfg` (validated) and parameters `p`.
+    pub fn new(cfg: &Config, p: NocParams) -> Result<NocMedia> {
+        p.validate()?;
+        let l = cfg.layout()?;
+        let d = &cfg.device;
+        let links = match p.interconnect {
+            Interconnect::Shared => 1,
+            Interconnect::Duplex => 2,
+            Interconnect::Port => 2 * d.channels as usize,
+        };
+        let series = Series {
+            window_ns: p.window_ns,
+            ..Default::default()
+        };
+        Ok(NocMedia {
+            trav: p.traversal_ns(),
+            channels: d.channels,
+            units: d.planes(),
+            upp: d.page_size / d.lpn_size,
+            seg_blocks: d.segment_blocks,
+            pages_per_segment: l.pages_per_segment,
+            logical_pages: l.logical_pages,
+            chan_free: vec![0; d.channels as usize],
+            chan_gc_until: vec![0; d.channels as usize],
+            link_free: vec![0; links],
+            sram_free: 0,
+            ecc_free: 0,
+            tasks: [0; TASKS],
+            series,
+            rng: Rng::new(p.seed ^ 0x4e6f_4345_4343),
+            read_starts: VecDeque::new(),
+            erase_queued: vec![false; l.segments as usize],
+            copybacks: 0,
+            error_pages: 0,
+            erases: 0,
+            reloc_elapsed: 0,
+            reloc_service: 0,
+            last_end: 0,
+            p,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &NocParams {
+        &self.p
+    }
+
+    /// One interconnect crossing, ns.
+    pub fn traversal_ns(&self) -> u64 {
+        self.trav
+    }
+
+    /// Channel of global block `g`: parallel unit (plane) `g % units`; units are numbered
+    /// channel first (MQSim's CWDP order), so channel = unit % channels.
+    fn channel_of_block(&self, g: u64) -> usize {
+        ((g % self.units) % self.channels as u64) as usize
+    }
+
+    /// Channel of a PPN. Flash page `fp = offset / (page_size / lpn_size)` of segment `s`
+    /// lies in the segment's block `fp % segment_blocks`, global block `s * segment_blocks + j`.
+    pub fn channel_of(&self, ppn: Ppn) -> usize {
+        let s = (ppn / self.pages_per_segment) as u64;
+        let fp = (ppn % self.pages_per_segment) / self.upp;
+        let g = s * self.seg_blocks as u64 + (fp % self.seg_blocks) as u64;
+        self.channel_of_block(g)
+    }
+
+    #[inline]
+    fn reserve(free: &mut u64, ready: u64, dur: u64) -> u64 {
+        let end = ready.max(*free) + dur;
+        *free = end;
+        end
+    }
+
+    fn link(&mut self, ch: usize, dir: usize, ready: u64) -> u64 {
+        let i = match self.p.interconnect {
+            Interconnect::Shared => 0,
+            Interconnect::Duplex => dir,
+            Interconnect::Port => 2 * ch + dir,
+        };
+        Self::reserve(&mut self.link_free[i], ready, self.trav)
+    }
+
+    /// A channel task ready at `ready`; returns (start, end).
+    fn channel(&mut self, ch: usize, kind: Task, ready: u64, dur: u64) -> (u64, u64) {
+        let start = ready.max(self.chan_free[ch]);
+        let end = start + dur;
+        self.chan_free[ch] = end;
+        self.tasks[kind as usize] += 1;
+        if !matches!(kind, Task::RHost | Task::WHost) {
+            self.chan_gc_until[ch] = end;
+            self.series.pending(true, ready, end);
+            let b = self.series.bucket(ready);
+            self.series.gc_tasks[b] += 1;
+        }
+        (start, end)
+    }
+
+    fn ecc(&mut self, ready: u64, error: bool) -> u64 {
+        let dur = self.p.ecc_check_ns + if error { self.p.ecc_correct_ns } else { 0 };
+        Self::reserve(&mut self.ecc_free, ready, dur)
+    }
+
+    /// A host page read of `ppn` ready at `t`; returns when its data is in SRAM.
+    pub fn host_read(&mut self, ppn: Ppn, t: u64) -> u64 {
+        let ch = self.channel_of(ppn);
+        let (_, e) = self.channel(ch, Task::RHost, t, self.p.read_ns);
+        let e = self.link(ch, TO_CPU, e);
+        let e = self.ecc(e, false);
+        Self::reserve(&mut self.sram_free, e, self.p.sram_ns)
+    }
+
+    /// A host page write to `ppn` ready at `t`; returns when the program is done.
+    pub fn host_write(&mut self, ppn: Ppn, t: u64) -> u64 {
+        let ch = self.channel_of(ppn);
+        let e = Self::reserve(&mut self.sram_free, t, self.p.sram_ns);
+        let e = self.link(ch, TO_FLASH, e);
+        self.channel(ch, Task::WHost, e, self.p.program_ns).1
+    }
+
+    /// The `R_gc` read of a relocated page ready at `t`; returns (start, end).
+    pub fn gc_read(&mut self, src: Ppn, t: u64) -> (u64, u64) {
+        let ch = self.channel_of(src);
+        self.channel(ch, Task::RGc, t, self.p.read_ns)
+    }
+
+    /// The rest of a relocation whose read of `src` ended at `read_end`: ECC round trip (or
+    /// the selective short cut) and the program of `dst`. Returns when the program is done.
+    pub fn gc_write(&mut self, src: Ppn, dst: Ppn, read_end: u64, error: bool) -> u64 {
+        let sch = self.channel_of(src);
+        let dch = self.channel_of(dst);
+        let e = self.link(sch, TO_CPU, read_end);
+        let e = self.ecc(e, error);
+        if self.p.path == GcPath::Selective && !error {
+            // The ECC unit's verdict releases the copy held in the FMC buffer.
+            self.channel(dch, Task::Direct, e, self.p.program_ns).1
+        } else {
+            let e = self.link(dch, TO_FLASH, e);
+            self.channel(dch, Task::WGc, e, self.p.program_ns).1
+        }
+    }
+
+    /// One complete relocation issued at `t` (read then write-back), outside the scheduler.
+    pub fn relocate(&mut self, src: Ppn, dst: Ppn, t: u64, error: bool) -> Relocation {
+        let (read_start, read_end) = self.gc_read(src, t);
+        let end = self.gc_write(src, dst, read_end, error);
+        Relocation {
+            read_start,
+            end,
+            error,
+        }
+    }
+
+    /// Erase of segment `seg` (every block of it), ready at `ready`; returns the last end.
+    pub fn erase_blocks(&mut self, seg: u32, ready: u64) -> u64 {
+        let mut end = ready;
+        for j in 0..self.seg_blocks as u64 {
+            let ch = self.channel_of_block(seg as u64 * self.seg_blocks as u64 + j);
+            end = end.max(self.channel(ch, Task::Erase, ready, self.p.erase_ns).1);
+        }
+        end
+    }
+
+    /// Tasks issued per kind (R_host, R_gc, W_host, W_gc, erase, direct program).
+    pub fn task_counts(&self) -> [u64; TASKS] {
+        self.tasks
+    }
+
+    /// Exact sums: (relocation elapsed ns, relocation service ns).
+    pub fn relocation_ns(&self) -> (u128, u128) {
+        (self.reloc_elapsed, self.reloc_service)
+    }
+
+    /// The model's report (the `noc` section of a result).
+    pub fn noc_report(&self) -> NocReport {
+        report::build(self)
+    }
+
+    #[inline]
+    fn done(&mut self, e: u64) -> u64 {
+        self.last_end = self.last_end.max(e);
+        e
+    }
+}
+
+impl Media for NocMedia {
+    const ERASE_AFTER_WRITES: bool = false;
+
+    fn name(&self) -> &'static str {
+        "noc"
+    }
+
+    fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, _rg: &mut ReadGroup) -> u64 {
+        let e = if origin == Origin::Host {
+            self.host_read(ppn, ready)
+        } else {
+            // A lone GC or background read (scrub): R_gc, then to the CPU for ECC.
+            let ch = self.channel_of(ppn);
+            let (_, e) = self.channel(ch, Task::RGc, ready, self.p.read_ns);
+            let e = self.link(ch, TO_CPU, e);
+            self.ecc(e, false)
+        };
+        self.done(e)
+    }
+
+    fn read_unmapped(&mut self, t: u64) -> u64 {
+        // Served from the controller: one SRAM access.
+        let e = Self::reserve(&mut self.sram_free, t, self.p.sram_ns);
+        self.done(e)
+    }
+
+    fn program(&mut self, ppn: Ppn, ready: u64, origin: Origin) -> u64 {
+        let e = if origin == Origin::Host {
+            self.host_write(ppn, ready)
+        } else {
+            // Data held by the controller (a deferred write-back): across to the flash.
+            let ch = self.channel_of(ppn);
+            let e = Self::reserve(&mut self.sram_free, ready, self.p.sram_ns);
+            let e = self.link(ch, TO_FLASH, e);
+            self.channel(ch, Task::WGc, e, self.p.program_ns).1
+        };
+        self.done(e)
+    }
+
+    fn move_read(
+        &mut self,
+        src: Ppn,
+        _dst: Ppn,
+        ready: u64,
+        _issued: u64,
+        _rg: &mut ReadGroup,
+    ) -> u64 {
+        let (s, e) = self.gc_read(src, ready);
+        self.read_starts.push_back(s);
+        e
+    }
+
+    fn move_write(&mut self, src: Ppn, dst: Ppn, ready: u64, issued: u64) -> u64 {
+        let s = self.read_starts.pop_front().unwrap_or(ready);
+        // One draw per relocated page, in FTL order: both paths see the same errors.
+        let error = self.rng.unit() < self.p.error_prob;
+        let end = self.gc_write(src, dst, ready, error);
+        let b = self.series.bucket(issued);
+        self.series.copybacks[b] += 1;
+        self.copybacks += 1;
+        self.error_pages += error as u64;
+        self.reloc_elapsed += (end - s) as u128;
+        let trav = self.trav as u128;
+        let p = &self.p;
+        let round_trip = error || p.path == GcPath::Conventional;
+        self.reloc_service += (p.read_ns + p.program_ns + p.ecc_check_ns) as u128
+            + trav
+            + if round_trip { trav } else { 0 }
+            + if error { p.ecc_correct_ns as u128 } else { 0 };
+        self.done(end)
+    }
+
+    fn erase(&mut self, seg: SegmentId, ready: u64, _issued: u64) -> u64 {
+        let e = self.erase_blocks(seg, ready);
+        self.erases += 1;
+        self.done(e)
+    }
+
+    fn probe_read(&self, ppn: Ppn, ready: u64) -> u64 {
+        ready.max(self.chan_free[self.channel_of(ppn)])
+    }
+
+    fn probe_program(&self, ppn: Ppn, ready: u64) -> u64 {
+        ready.max(self.chan_free[self.channel_of(ppn)])
+    }
+
+    fn probe_erase(&self, seg: SegmentId, ready: u64) -> u64 {
+        (0..self.seg_blocks as u64)
+            .map(|j| self.chan_free[self.channel_of_block(seg as u64 * self.seg_blocks as u64 + j)])
+            .fold(ready, u64::max)
+    }
+
+    fn segment_of(&self, ppn: Ppn) -> SegmentId {
+        ppn / self.pages_per_segment
+    }
+
+    fn set_erase_pending(&mut self, seg: SegmentId, pending: bool) {
+        self.erase_queued[seg as usize] = pending;
+    }
+
+    fn erase_pending(&self, seg: SegmentId) -> bool {
+        self.erase_queued[seg as usize]
+    }
+
+    fn memory_access_ns(&self) -> u64 {
+        self.p.sram_ns
+    }
+
+    fn collecting(&self, ppn: Ppn, t: u64) -> bool {
+        self.chan_gc_until[self.channel_of(ppn)] > t
+    }
+
+    fn on_request(&mut self, op: Op, arrival: u64, done: u64) {
+        self.last_end = self.last_end.max(done);
+        let b = self.series.bucket(arrival);
+        self.series.host_requests[b] += 1;
+        if op != Op::Trim {
+            self.series.pending(false, arrival, done);
+        }
+    }
+
+    fn makespan(&self) -> u64 {
+        self.last_end
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        ((self.chan_free.len() * 2 + self.link_free.len()) * 8
+            + self.series.host_requests.capacity() * 8 * 5
+            + self.erase_queued.len()) as u64
+    }
+
+    fn report(&self, _span_ns: u64) -> Option<DeviceReport> {
+        Some(DeviceReport::Noc(Box::new(self.noc_report())))
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "NoC controller, {} copy-back, interconnect {:.2} us/page ({:?}), page error probability {:e}; approximations are listed in docs/noc.md",
+            self.p.path.name(),
+            self.trav as f64 / 1000.0,
+            self.p.interconnect,
+            self.p.error_prob
+        )
+    }
+}

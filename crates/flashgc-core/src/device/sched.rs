@@ -1,0 +1,496 @@
+//! The scheduler the timed device models share: it turns the op stream into reservations on
+//! a [`Media`]'s resources.
+//!
+//! Host operations are reserved when they are issued. GC and background work follows the
+//! driver's [`GcPolicy`]: scheduled at once (foreground, per-die) or queued behind host I/O
+//! and pumped into idle gaps (preemptible modes, [`DeviceModel::pump`]). A victim's work is
+//! ordered as a controller issues it: the reads of all its page moves first (they are
+//! independent), each write-back when its read has delivered the data, then the erase
+//! (ready when the victim's reads, and on flash its write-backs, are done). With on-die
+//! copyback a move whose source and destination share a plane stays one operation.
+//!
+//! Every reservation is first come first served in commit order on each resource (a
+//! reservation table: the next free time of each resource). A scheduling policy with
+//! priorities between host, GC and background work (issue 15) changes the commit order
+//! here, below the driver and above the media.
+
+use super::{DeviceModel, DeviceReport, GcPolicy, ReadGroup};
+use crate::ops::{FlashOp, Origin};
+use crate::types::{Ppn, SegmentId};
+use crate::workload::Op;
+use std::collections::VecDeque;
+
+/// The resources of a device and how one operation occupies them. Every method reserves
+/// the resources it needs at or after `ready` and returns the end.
+pub trait Media {
+    /// Whether a victim's erase waits for its write-backs too (flash: a block is erased
+    /// once its pages are safe elsewhere), or only for its reads (the data is in the
+    /// controller).
+    const ERASE_AFTER_WRITES: bool;
+
+    /// Short name (`flash`, `noc`).
+    fn name(&self) -> &'static str;
+    /// A read of one mapping unit by `origin` (host, or a lone GC/background read);
+    /// `rg` groups reads of one flash page.
+    fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, rg: &mut ReadGroup) -> u64;
+    /// A host read of an unmapped LPN (no flash access).
+    fn read_unmapped(&mut self, t: u64) -> u64 {
+        t
+    }
+    /// A program of one mapping unit whose data the controller holds.
+    fn program(&mut self, ppn: Ppn, ready: u64, origin: Origin) -> u64;
+    /// The read half of a page move `src -> dst` issued at `issued`; returns when the data
+    /// is available for the write-back.
+    fn move_read(&mut self, src: Ppn, dst: Ppn, ready: u64, issued: u64, rg: &mut ReadGroup)
+        -> u64;
+    /// The write-back half of a page move whose read delivered its data at `ready`.
+    fn move_write(&mut self, src: Ppn, dst: Ppn, ready: u64, issued: u64) -> u64;
+    /// Whether on-die copyback is on (moves then stay read-write pairs in the queue).
+    fn copyback_enabled(&self) -> bool {
+        false
+    }
+    /// Whether the move `src -> dst` can be one on-die copyback.
+    fn copyback_possible(&self, _src: Ppn, _dst: Ppn) -> bool {
+        false
+    }
+    /// The move `src -> dst` as one on-die copyback (only when possible).
+    fn copyback(&mut self, _src: Ppn, _dst: Ppn, ready: u64) -> u64 {
+        ready
+    }
+    /// Erase of every block of segment `seg`.
+    fn erase(&mut self, seg: SegmentId, ready: u64, issued: u64) -> u64;
+    /// Earliest start of a read of `ppn` ready at `ready`.
+    fn probe_read(&self, ppn: Ppn, ready: u64) -> u64;
+    /// Earliest start of a program of `ppn` ready at `ready`.
+    fn probe_program(&self, ppn: Ppn, ready: u64) -> u64;
+    /// Earliest start of the erase of `seg` ready at `ready`.
+    fn probe_erase(&self, seg: SegmentId, ready: u64) -> u64;
+    /// Segment of a physical page.
+    fn segment_of(&self, ppn: Ppn) -> SegmentId;
+    /// Marks segment `seg`'s erase as queued (true) or scheduled (false).
+    fn set_erase_pending(&mut self, seg: SegmentId, pending: bool);
+    /// Whether segment `seg`'s erase is queued but not scheduled.
+    fn erase_pending(&self, seg: SegmentId) -> bool;
+    /// Controller memory access per mapping unit.
+    fn memory_access_ns(&self) -> u64;
+    /// Whether the resource holding `ppn` has GC work reserved after `t`.
+    fn collecting(&self, ppn: Ppn, t: u64) -> bool;
+    /// A host request has been served (for series that count requests).
+    fn on_request(&mut self, _op: Op, _arrival: u64, _done: u64) {}
+    /// Latest end of any reservation.
+    fn makespan(&self) -> u64;
+    /// Bytes of resource state.
+    fn memory_bytes(&self) -> u64;
+    /// The media's report over `span_ns`.
+    fn report(&self, span_ns: u64) -> Option<DeviceReport>;
+    /// One line describing the media and its options.
+    fn describe(&self) -> String;
+}
+
+/// A queued GC or background operation.
+#[derive(Debug, Clone, Copy)]
+enum Queued {
+    MoveRead { src: Ppn, dst: Ppn },
+    MoveWrite { src: Ppn, dst: Ppn },
+    Read { ppn: Ppn, origin: Origin },
+    Program { ppn: Ppn, origin: Origin },
+    Erase { seg: SegmentId },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    op: Queued,
+    issued: u64,
+}
+
+/// A timed device model: a [`Media`] driven by the shared scheduler.
+#[derive(Debug, Clone)]
+pub struct Scheduled<M> {
+    media: M,
+    queue: VecDeque<Entry>,
+    /// Write-backs of the victim being queued, held until its erase (or a host program)
+    /// closes it, so that its reads are queued first.
+    moves: Vec<Entry>,
+    /// Ends of committed move reads whose write-backs are still queued (FIFO: write-backs
+    /// are queued in the order of their reads).
+    read_ends: VecDeque<u64>,
+    victim_end: u64,
+    gc_rg: ReadGroup,
+    read_end_buf: Vec<u64>,
+}
+
+impl<M: Media> Scheduled<M> {
+    /// A scheduler over `media` with nothing queued.
+    pub fn new(media: M) -> Scheduled<M> {
+        Scheduled {
+            media,
+            queue: VecDeque::new(),
+            moves: Vec::new(),
+            read_ends: VecDeque::new(),
+            victim_end: 0,
+            gc_rg: ReadGroup::default(),
+            read_end_buf: Vec::new(),
+        }
+    }
+
+    /// The media (resource state).
+    pub fn media(&self) -> &M {
+        &self.media
+    }
+
+    /// The media, mutable (tests reserve operations directly).
+    pub fn media_mut(&mut self) -> &mut M {
+        &mut self.media
+    }
+
+    fn flush_moves(&mut self) {
+        if !self.moves.is_empty() {
+            self.queue.extend(self.moves.drain(..));
+        }
+    }
+
+    /// Queues one GC or background operation issued at `t`.
+    fn push(&mut self, op: FlashOp, t: u64) {
+        let e = |op| Entry { op, issued: t };
+        match op {
+            FlashOp::Erase { seg, .. } => {
+                self.flush_moves();
+                self.media.set_erase_pending(seg, true);
+                self.queue.push_back(e(Queued::Erase { seg }));
+            }
+            FlashOp::Copyback { src, dst, .. } => {
+                self.queue.push_back(e(Queued::MoveRead { src, dst }));
+                let w = e(Queued::MoveWrite { src, dst });
+                if self.media.copyback_enabled() {
+                    self.queue.push_back(w);
+                } else {
+                    self.moves.push(w);
+                }
+            }
+            FlashOp::Read { ppn, origin } => self.queue.push_back(e(Queued::Read { ppn, origin })),
+            FlashOp::Program { ppn, origin } => self.moves.push(e(Queued::Program { ppn, origin })),
+            FlashOp::Compute { .. } => {}
+        }
+    }
+
+    /// Blocking GC can be scheduled straight from the op stream when nothing is queued and
+    /// there is no copyback pairing: the queue would be filled and drained completely, in
+    /// the same order the direct path uses.
+    #[inline]
+    fn direct(&self, gc: GcPolicy) -> bool {
+        gc.now
+            && !self.media.copyback_enabled()
+            && self.queue.is_empty()
+            && self.moves.is_empty()
+            && self.read_ends.is_empty()
+    }
+
+    /// The fast path of [`DeviceModel::schedule`] for blocking GC: each victim (its moves up
+    /// to its erase) is scheduled when its erase is seen, reads first, exactly as the queue
+    /// would run it; host programs start after all of them. None (nothing scheduled) when
+    /// the stream has GC work the queue must order (a victim not closed by its erase in
+    /// this batch, lone GC reads or programs).
+    fn schedule_direct(
+        &mut self,
+        ops: &[FlashOp],
+        t: u64,
+        host_ready: &mut u64,
+        rg: &mut ReadGroup,
+        barrier: bool,
+    ) -> Option<u64> {
+        let mut open = false;
+        for op in ops {
+            match op {
+                FlashOp::Erase { .. } => open = false,
+                FlashOp::Copyback { .. } => open = true,
+                FlashOp::Read { origin, .. } | FlashOp::Program { origin, .. }
+                    if origin.is_internal() =>
+                {
+                    return None
+                }
+                FlashOp::Compute { .. } => {}
+                _ if open => return None,
+                _ => {}
+            }
+        }
+        if open {
+            return None;
+        }
+        let mut end = t;
+        let mut gc_last: Option<u64> = None;
+        let mut i = 0;
+        while i < ops.len() {
+            match ops[i] {
+                FlashOp::Read { ppn, origin } => {
+                    let e = self.media.read(ppn, *host_ready, origin, rg);
+                    end = end.max(e);
+                    i += 1;
+                }
+                FlashOp::Program { ppn, origin } => {
+                    if let Some(g) = gc_last.take() {
+                        if barrier {
+                            *host_ready = (*host_ready).max(g);
+                        }
+                    }
+                    let e = self.media.program(ppn, *host_ready, origin);
+                    end = end.max(e);
+                    i += 1;
+                }
+                FlashOp::Compute { .. } => i += 1,
+                _ => {
+                    let j = i + ops[i..]
+                        .iter()
+                        .position(|o| matches!(o, FlashOp::Erase { .. }))
+                        .expect("checked above");
+                    let g = self.run_victim(&ops[i..=j], t);
+                    gc_last = Some(gc_last.map_or(g, |x| x.max(g)));
+                    i = j + 1;
+                }
+            }
+        }
+        if let Some(g) = gc_last {
+            if barrier {
+                *host_ready = (*host_ready).max(g);
+            }
+        }
+        Some(end)
+    }
+
+    /// Schedules one victim's moves (reads first, then each write-back after its read) and
+    /// its erase, issued at `t`, as [`Scheduled::pump`] would from the queue. Returns the
+    /// latest end.
+    fn run_victim(&mut self, ops: &[FlashOp], t: u64) -> u64 {
+        let mut last = 0;
+        let mut ends = std::mem::take(&mut self.read_end_buf);
+        ends.clear();
+        for op in ops {
+            if let FlashOp::Copyback { src, dst, .. } = *op {
+                let e = self.media.move_read(src, dst, t, t, &mut self.gc_rg);
+                ends.push(e);
+                self.victim_end = self.victim_end.max(e);
+                last = last.max(e);
+            }
+        }
+        let mut k = 0;
+        for op in ops {
+            match *op {
+                FlashOp::Copyback { src, dst, .. } => {
+                    let ready = t.max(ends.get(k).copied().unwrap_or(0));
+                    k += 1;
+                    let e = self.media.move_write(src, dst, ready, t);
+                    if M::ERASE_AFTER_WRITES {
+                        self.victim_end = self.victim_end.max(e);
+                    }
+                    last = last.max(e);
+                }
+                FlashOp::Erase { seg, .. } => {
+                    let ready = t.max(self.victim_end);
+                    let e = self.media.erase(seg, ready, t);
+                    self.victim_end = 0;
+                    self.gc_rg = ReadGroup::default();
+                    last = last.max(e);
+                }
+                _ => {}
+            }
+        }
+        self.read_end_buf = ends;
+        last
+    }
+
+    fn pump_queue(&mut self, limit: Option<u64>, max_ops: usize) -> u64 {
+        let mut last = 0;
+        let mut n = 0;
+        while let Some(&g) = self.queue.front() {
+            if n == max_ops {
+                break;
+            }
+            n += 1;
+            // Probing costs a location lookup: only with a limit.
+            match g.op {
+                Queued::MoveRead { src, dst } => {
+                    let ready = g.issued;
+                    if limit.is_some_and(|t| self.media.probe_read(src, ready) >= t) {
+                        break;
+                    }
+                    let pair = self.media.copyback_enabled()
+                        && matches!(self.queue.get(1), Some(Entry { op: Queued::MoveWrite { src: s, dst: d }, .. })
+                            if *s == src && *d == dst && self.media.copyback_possible(src, dst));
+                    self.queue.pop_front();
+                    if pair {
+                        self.queue.pop_front();
+                        let e = self.media.copyback(src, dst, ready);
+                        self.victim_end = self.victim_end.max(e);
+                        last = last.max(e);
+                    } else {
+                        let e = self
+                            .media
+                            .move_read(src, dst, ready, g.issued, &mut self.gc_rg);
+                        self.read_ends.push_back(e);
+                        self.victim_end = self.victim_end.max(e);
+                        last = last.max(e);
+                    }
+                }
+                Queued::MoveWrite { src, dst } => {
+                    let ready = g.issued.max(self.read_ends.front().copied().unwrap_or(0));
+                    if limit.is_some_and(|t| self.media.probe_program(dst, ready) >= t) {
+                        break;
+                    }
+                    self.queue.pop_front();
+                    self.read_ends.pop_front();
+                    let e = self.media.move_write(src, dst, ready, g.issued);
+                    if M::ERASE_AFTER_WRITES {
+                        self.victim_end = self.victim_end.max(e);
+                    }
+                    last = last.max(e);
+                }
+                Queued::Read { ppn, origin } => {
+                    let ready = g.issued;
+                    if limit.is_some_and(|t| self.media.probe_read(ppn, ready) >= t) {
+                        break;
+                    }
+                    self.queue.pop_front();
+                    let e = self.media.read(ppn, ready, origin, &mut self.gc_rg);
+                    self.victim_end = self.victim_end.max(e);
+                    last = last.max(e);
+                }
+                Queued::Program { ppn, origin } => {
+                    let ready = g.issued;
+                    if limit.is_some_and(|t| self.media.probe_program(ppn, ready) >= t) {
+                        break;
+                    }
+                    self.queue.pop_front();
+                    let e = self.media.program(ppn, ready, origin);
+                    if M::ERASE_AFTER_WRITES {
+                        self.victim_end = self.victim_end.max(e);
+                    }
+                    last = last.max(e);
+                }
+                Queued::Erase { seg } => {
+                    let ready = g.issued.max(self.victim_end);
+                    if limit.is_some_and(|t| self.media.probe_erase(seg, ready) >= t) {
+                        break;
+                    }
+                    self.queue.pop_front();
+                    self.media.set_erase_pending(seg, false);
+                    let e = self.media.erase(seg, ready, g.issued);
+                    self.victim_end = 0;
+                    self.gc_rg = ReadGroup::default();
+                    last = last.max(e);
+                }
+            }
+        }
+        last
+    }
+}
+
+impl<M: Media> DeviceModel for Scheduled<M> {
+    const TIMED: bool = true;
+
+    fn name(&self) -> &'static str {
+        self.media.name()
+    }
+
+    fn schedule(
+        &mut self,
+        ops: &[FlashOp],
+        t: u64,
+        host_ready: &mut u64,
+        rg: &mut ReadGroup,
+        gc: GcPolicy,
+    ) -> u64 {
+        if self.direct(gc) {
+            if let Some(end) = self.schedule_direct(ops, t, host_ready, rg, gc.barrier) {
+                return end;
+            }
+        }
+        let mut end = t;
+        for &op in ops {
+            match op {
+                FlashOp::Read {
+                    ppn,
+                    origin: Origin::Host,
+                } => {
+                    let e = self.media.read(ppn, *host_ready, Origin::Host, rg);
+                    end = end.max(e);
+                }
+                FlashOp::Program {
+                    ppn,
+                    origin: Origin::Host,
+                } => {
+                    self.flush_moves();
+                    if gc.now && !self.queue.is_empty() {
+                        // Blocking GC: the triggering write starts after the episode
+                        // (per-die: after the GC work queued on its own resources).
+                        let g = self.pump_queue(None, usize::MAX);
+                        if gc.barrier {
+                            *host_ready = (*host_ready).max(g);
+                        }
+                    }
+                    let seg = self.media.segment_of(ppn);
+                    while self.media.erase_pending(seg) {
+                        // The write needs a block whose erase is still queued: force GC on.
+                        self.pump_queue(None, 1);
+                    }
+                    let e = self.media.program(ppn, *host_ready, Origin::Host);
+                    end = end.max(e);
+                }
+                _ => self.push(op, t),
+            }
+        }
+        self.flush_moves();
+        if gc.now && !self.queue.is_empty() {
+            let g = self.pump_queue(None, usize::MAX);
+            if gc.barrier {
+                *host_ready = (*host_ready).max(g);
+            }
+        }
+        end
+    }
+
+    fn enqueue(&mut self, ops: &[FlashOp], t: u64) {
+        for &op in ops {
+            self.push(op, t);
+        }
+        self.flush_moves();
+    }
+
+    fn pump(&mut self, limit: Option<u64>, max_ops: usize) -> u64 {
+        self.pump_queue(limit, max_ops)
+    }
+
+    fn queued(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    fn read_unmapped(&mut self, t: u64) -> u64 {
+        self.media.read_unmapped(t)
+    }
+
+    fn memory_access_ns(&self) -> u64 {
+        self.media.memory_access_ns()
+    }
+
+    fn collecting(&self, ppn: Ppn, t: u64) -> bool {
+        self.media.collecting(ppn, t)
+    }
+
+    fn on_request(&mut self, op: Op, arrival: u64, done: u64) {
+        self.media.on_request(op, arrival, done);
+    }
+
+    fn makespan(&self) -> u64 {
+        self.media.makespan()
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        self.media.memory_bytes()
+    }
+
+    fn report(&self, span_ns: u64) -> Option<DeviceReport> {
+        self.media.report(span_ns)
+    }
+
+    fn describe(&self) -> String {
+        self.media.describe()
+    }
+}

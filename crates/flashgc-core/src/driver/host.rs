@@ -1,0 +1,576 @@
+//! Serving host requests on a device model: arrivals, the write cache, latency recording,
+//! the timing series, and the timing section of the result.
+
+use super::cache::WriteCache;
+use super::gc::{GcSched, IdleWork};
+use crate::device::flash::FastDiv;
+use crate::device::{DeviceModel, DeviceReport, ReadGroup};
+use crate::error::{Error, Result};
+use crate::ftl::FtlCounters;
+use crate::metrics::latency::Latencies;
+use crate::metrics::recorder::Recorder;
+use crate::metrics::result::{CacheReport, RunResult, TimingPoint, TimingReport};
+use crate::metrics::waf;
+use crate::ops::FlashOp;
+use crate::sim::Simulation;
+use crate::timing::{CachePolicy, Host, TimingParams};
+use crate::types::NONE;
+use crate::workload::{Op, Request};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Prefetches the cache line holding `p` (a hint: no effect on results).
+#[inline(always)]
+fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that never faults, and `p` is a valid reference anyway.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(
+            p as *const T as *const i8,
+            core::arch::x86_64::_MM_HINT_T0,
+        )
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Latencies and volume of one window of the timing series.
+struct Window {
+    rd: Latencies,
+    wr: Latencies,
+    requests: u64,
+    bytes: u64,
+    t0: u64,
+}
+
+impl Window {
+    fn new(t0: u64) -> Window {
+        Window {
+            rd: Latencies::default(),
+            wr: Latencies::default(),
+            requests: 0,
+            bytes: 0,
+            t0,
+        }
+    }
+}
+
+/// What the driver measures of the host's requests.
+pub(super) struct HostStats {
+    rd: Latencies,
+    wr: Latencies,
+    win: Window,
+    series: Vec<TimingPoint>,
+    pub(super) requests: u64,
+    reads: u64,
+    writes: u64,
+    pub(super) data_bytes: u64,
+    next_point: u64,
+    first_arrival: Option<u64>,
+    last_arrival: u64,
+    first_t: u64,
+    heap: BinaryHeap<Reverse<u64>>,
+    /// FTL counters at the start of the timed phase.
+    start: FtlCounters,
+}
+
+/// The driver's state besides the simulation: the device model, cache, GC scheduling and
+/// statistics. Its methods take the simulation they drive.
+pub(crate) struct Core<D: DeviceModel> {
+    pub(crate) dev: D,
+    pub(crate) p: TimingParams,
+    cache: Option<WriteCache>,
+    gc: GcSched,
+    ops: Vec<FlashOp>,
+    host_busy_until: u64,
+    pps: FastDiv,
+    pub(super) stats: HostStats,
+    pub(crate) idle_work: Option<Box<dyn IdleWork>>,
+    started: bool,
+    /// The streaming API's bookkeeping of the measured phase (from [`Core::start`]).
+    stream_rec: Option<Recorder>,
+}
+
+impl<D: DeviceModel> Core<D> {
+    pub(crate) fn new(sim: &Simulation, dev: D, p: TimingParams) -> Result<Core<D>> {
+        let l = sim.layout();
+        let cache = (D::TIMED && p.cache_pages > 0).then(|| {
+            WriteCache::new(
+                p.cache_pages as u32,
+                l.logical_pages,
+                p.cache_policy,
+                p.gcar_window,
+            )
+        });
+        let gc = GcSched::new(&p, l.gc_high);
+        let mut heap = BinaryHeap::new();
+        if let Host::ClosedLoop { queue_depth } = p.host {
+            if D::TIMED {
+                heap.extend((0..queue_depth).map(|_| Reverse(0u64)));
+            }
+        }
+        Ok(Core {
+            dev,
+            cache,
+            gc,
+            ops: Vec::with_capacity(if D::TIMED { 1024 } else { 0 }),
+            host_busy_until: 0,
+            pps: FastDiv::new(l.pages_per_segment),
+            stats: HostStats {
+                rd: Latencies::default(),
+                wr: Latencies::default(),
+                win: Window::new(0),
+                series: Vec::new(),
+                requests: 0,
+                reads: 0,
+                writes: 0,
+                data_bytes: 0,
+                next_point: if p.checkpoint_bytes > 0 {
+                    p.checkpoint_bytes
+                } else {
+                    u64::MAX
+                },
+                first_arrival: None,
+                last_arrival: 0,
+                first_t: 0,
+                heap,
+                start: FtlCounters::default(),
+            },
+            p,
+            idle_work: None,
+            started: false,
+            stream_rec: None,
+        })
+    }
+
+    /// Preconditions the simulation (untimed) and starts the clock: the FTL's op log goes
+    /// on for a timed device. Idempotent.
+    pub(crate) fn start(&mut self, sim: &mut Simulation) -> Result<()> {
+        if self.started {
+            return Ok(());
+        }
+        if D::TIMED && sim.needs_future() {
+            return Err(Error::config(
+                "run.placement",
+                "a future-knowledge placement (oracle) needs a pre-pass over a second copy of the workload, \
+                 which timed runs do not do yet: run it WAF-only",
+            ));
+        }
+        sim.precondition()?;
+        sim.ftl_mut().set_op_log(D::TIMED);
+        self.stats.start = sim.ftl().counters.clone();
+        self.started = true;
+        Ok(())
+    }
+
+    /// Why a timed run ends before the next request, if it does.
+    #[inline]
+    pub(super) fn ended(&self, rec: &Recorder, target: Option<u64>) -> Option<&'static str> {
+        if let Some(v) = self.p.data_volume_bytes {
+            if self.stats.data_bytes >= v {
+                return Some("data_volume");
+            }
+        }
+        if target.is_some_and(|tg| rec.written() >= tg) {
+            return Some("write_volume");
+        }
+        if self
+            .p
+            .max_requests
+            .is_some_and(|m| self.stats.requests >= m)
+        {
+            return Some("requests");
+        }
+        None
+    }
+
+    /// The arrival time of the next request.
+    #[inline]
+    fn arrival(&mut self, req: &Request) -> u64 {
+        let s = &mut self.stats;
+        match self.p.host {
+            // The slot completing first issues this request; its entry is replaced by
+            // this request's completion (one sift instead of a pop and a push).
+            Host::ClosedLoop { .. } => s.heap.peek().map(|&Reverse(t)| t).unwrap_or(0),
+            Host::OpenLoop { time_scale } => {
+                let t0 = *s.first_arrival.get_or_insert(req.time_ns);
+                let a = (req.time_ns.saturating_sub(t0) as f64 * time_scale).round() as u64;
+                // Out-of-order timestamps are served in file order, not earlier.
+                s.last_arrival = s.last_arrival.max(a);
+                s.last_arrival
+            }
+            Host::Rate { iops } => {
+                let a = libm::round(s.requests as f64 * 1e9 / iops) as u64;
+                s.last_arrival = s.last_arrival.max(a);
+                s.last_arrival
+            }
+        }
+    }
+
+    /// Serves a request at its arrival time (by the host model) and records it.
+    #[inline]
+    pub(super) fn submit_next(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        rec: &mut Recorder,
+    ) -> Result<()> {
+        let t = self.arrival(req);
+        self.record_served(sim, req, t, rec)
+    }
+
+    /// Streaming: serves `req` at `t` (not before the previous arrival) and records it.
+    pub(crate) fn submit(&mut self, sim: &mut Simulation, req: &Request, t: u64) -> Result<u64> {
+        self.start(sim)?;
+        let logical = sim.layout().logical_pages;
+        let end = req.lpn.saturating_add(req.pages as u64);
+        if req.pages == 0 || end > logical {
+            return Err(Error::Workload(format!(
+                "request {}: pages {}..{} exceed the logical capacity of {logical} pages",
+                self.stats.requests + 1,
+                req.lpn,
+                end
+            )));
+        }
+        let t = t.max(self.stats.last_arrival);
+        self.stats.last_arrival = t;
+        let mut rec = self
+            .stream_rec
+            .take()
+            .unwrap_or_else(|| self.new_recorder(sim, None));
+        let r = self.record_served(sim, req, t, &mut rec);
+        self.stream_rec = Some(rec);
+        r?;
+        Ok(self.host_busy_until.max(t))
+    }
+
+    fn record_served(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        t: u64,
+        rec: &mut Recorder,
+    ) -> Result<()> {
+        let s = &mut self.stats;
+        if s.requests == 0 {
+            s.first_t = t;
+            s.win.t0 = t;
+        }
+        let c = self.serve(sim, req, t)?;
+        let s = &mut self.stats;
+        if let Host::ClosedLoop { .. } = self.p.host {
+            if let Some(mut top) = s.heap.peek_mut() {
+                *top = Reverse(c);
+            }
+        }
+        let lat = c - t;
+        let bytes = req.pages as u64 * sim.layout().lpn_size as u64;
+        s.requests += 1;
+        s.data_bytes += bytes;
+        s.win.requests += 1;
+        s.win.bytes += bytes;
+        match req.op {
+            Op::Read => {
+                s.reads += 1;
+                s.win.rd.record(lat);
+            }
+            Op::Write => {
+                s.writes += 1;
+                s.win.wr.record(lat);
+                for _ in 0..req.pages {
+                    rec.user_page(&sim.ftl().counters);
+                }
+            }
+            Op::Trim => {}
+        }
+        self.dev.on_request(req.op, t, c);
+        if s.data_bytes >= s.next_point {
+            while s.next_point <= s.data_bytes {
+                s.next_point += self.p.checkpoint_bytes;
+            }
+            let now = self.host_busy_until.max(t);
+            let point = self.point(sim, now);
+            let s = &mut self.stats;
+            s.series.push(point);
+            // The totals are the windows' sum: merged at each point and at the end.
+            s.rd.merge(&s.win.rd);
+            s.wr.merge(&s.win.wr);
+            s.win = Window::new(now);
+        }
+        Ok(())
+    }
+
+    fn point(&self, sim: &Simulation, now: u64) -> TimingPoint {
+        let w = &self.stats.win;
+        let start = &self.stats.start;
+        let data_bytes = self.stats.data_bytes;
+        let dt = now.saturating_sub(w.t0) as f64 / 1e9;
+        let c = &sim.ftl().counters;
+        TimingPoint {
+            data_bytes,
+            equivalent_gb: data_bytes as f64 / self.p.volume_scale / 1e9,
+            time_s: now as f64 / 1e9,
+            iops: if dt > 0.0 {
+                w.requests as f64 / dt
+            } else {
+                0.0
+            },
+            bandwidth_mb_s: if dt > 0.0 {
+                w.bytes as f64 / 1e6 / dt
+            } else {
+                0.0
+            },
+            read: w.rd.summary(),
+            write: w.wr.summary(),
+            waf_cumulative: waf(
+                c.user_writes - start.user_writes,
+                c.gc_writes - start.gc_writes,
+            ),
+            erases: c.erases - start.erases,
+            gc_page_moves: c.gc_writes - start.gc_writes,
+        }
+    }
+
+    /// Hides the FTL's cache misses behind the current request: the mapping entry of the
+    /// request after next, and the validity-bitmap word and segment counter of the next
+    /// request's old copy (whose mapping entry was prefetched one request earlier).
+    #[inline]
+    pub(super) fn prefetch_for(
+        &self,
+        sim: &Simulation,
+        next: Option<&Request>,
+        after: Option<&Request>,
+    ) {
+        let ftl = sim.ftl();
+        if let Some(l2p) = after.and_then(|r| ftl.map.l2p.get(r.lpn as usize)) {
+            prefetch(l2p);
+        }
+        if let Some(&ppn) = next.and_then(|r| ftl.map.l2p.get(r.lpn as usize)) {
+            if ppn != NONE {
+                if let Some(w) = ftl.map.valid.get((ppn >> 6) as usize) {
+                    prefetch(w);
+                }
+                if let Some(v) = ftl.segs.valid.get(self.pps.quot(ppn) as usize) {
+                    prefetch(v);
+                }
+            }
+        }
+    }
+
+    /// Times the op stream of one host page operation issued at `t`; returns the end of
+    /// the host's own operations.
+    #[inline]
+    fn schedule(
+        &mut self,
+        sim: &mut Simulation,
+        t: u64,
+        host_ready: &mut u64,
+        rg: &mut ReadGroup,
+    ) -> u64 {
+        let mut ops = std::mem::take(&mut self.ops);
+        ops.clear();
+        sim.ftl_mut().drain_ops(&mut ops);
+        let e = self.dev.schedule(&ops, t, host_ready, rg, self.gc.policy());
+        self.ops = ops;
+        e
+    }
+
+    /// Serves one host request arriving at `t`; returns its completion time.
+    pub(crate) fn serve(&mut self, sim: &mut Simulation, req: &Request, t: u64) -> Result<u64> {
+        self.gc.before_arrival(
+            sim,
+            &mut self.dev,
+            &mut self.ops,
+            self.host_busy_until,
+            t,
+            &mut self.idle_work,
+        )?;
+        let mut done = t;
+        let mut host_ready = t;
+        let mut rg = ReadGroup::default();
+        let mem = self.dev.memory_access_ns();
+        let end = req.lpn + req.pages as u64;
+        for lpn in req.lpn..end {
+            let lpn = lpn as u32;
+            match req.op {
+                Op::Write => {
+                    let target = match &mut self.cache {
+                        Some(c) => {
+                            if c.touch(lpn) {
+                                c.hits += 1;
+                                done = done.max(t + mem);
+                                continue;
+                            }
+                            let (dev, ftl) = (&self.dev, sim.ftl());
+                            let collecting = |l: u32| {
+                                ftl.mapping()
+                                    .lookup(l)
+                                    .is_some_and(|p| dev.collecting(p, t))
+                            };
+                            match c.insert(lpn, collecting) {
+                                None => {
+                                    done = done.max(t + mem);
+                                    continue;
+                                }
+                                Some(e) => e,
+                            }
+                        }
+                        None => lpn,
+                    };
+                    sim.ftl_mut().write(target)?;
+                    let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+                    done = done.max(e);
+                }
+                Op::Read => {
+                    if let Some(c) = &mut self.cache {
+                        if c.touch(lpn) {
+                            c.read_hits += 1;
+                            done = done.max(t + mem);
+                            continue;
+                        }
+                    }
+                    if sim.ftl_mut().read(lpn).is_some() {
+                        let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+                        done = done.max(e);
+                    } else {
+                        done = done.max(self.dev.read_unmapped(t));
+                    }
+                }
+                Op::Trim => {
+                    sim.ftl_mut().trim(lpn);
+                    if let Some(c) = &mut self.cache {
+                        c.remove(lpn);
+                    }
+                }
+            }
+        }
+        self.host_busy_until = self.host_busy_until.max(done);
+        Ok(done)
+    }
+
+    fn timing_dependent(&self) -> bool {
+        self.gc.timing_dependent()
+            || (self.cache.is_some() && self.p.cache_policy == CachePolicy::Gcar)
+            || self.dev.timing_dependent()
+            || self.idle_work.is_some()
+    }
+
+    /// The result of everything served so far (timing section and device sections
+    /// attached). Queued GC runs after the last host request (it delays no request).
+    pub(crate) fn finish(
+        &mut self,
+        sim: &mut Simulation,
+        workload: String,
+        ended_by: &str,
+    ) -> Result<RunResult> {
+        self.start(sim)?;
+        let rec = match self.stream_rec.take() {
+            Some(r) => r,
+            None => self.new_recorder(sim, None),
+        };
+        let r = self.finish_with(sim, workload, &rec, ended_by);
+        self.stream_rec = Some(rec);
+        r
+    }
+
+    /// A recorder of the measured phase from the FTL's counters now.
+    pub(super) fn new_recorder(&self, sim: &Simulation, target: Option<u64>) -> Recorder {
+        Recorder::new(
+            &sim.config().run,
+            sim.layout(),
+            target,
+            sim.ftl().counters.clone(),
+        )
+    }
+
+    pub(super) fn finish_with(
+        &mut self,
+        sim: &mut Simulation,
+        workload: String,
+        rec: &Recorder,
+        ended_by: &str,
+    ) -> Result<RunResult> {
+        if ended_by != super::run_loop::INTERRUPTED {
+            if let Some(e) = sim.ftl().placement().consistency_error() {
+                return Err(Error::Workload(e));
+            }
+        }
+        let endc = sim.ftl().counters.clone();
+        let (total, steady, warmup_pages, series) = rec.clone().finish(&endc);
+        let mut res = sim.result(workload, total, steady, warmup_pages, series, ended_by);
+        if !D::TIMED {
+            return Ok(res);
+        }
+        let s = &mut self.stats;
+        let (mut rd, mut wr) = (s.rd.clone(), s.wr.clone());
+        rd.merge(&s.win.rd);
+        wr.merge(&s.win.wr);
+        self.dev.pump(None, usize::MAX);
+        let s = &self.stats;
+        let finish = self.host_busy_until.max(s.first_t);
+        let span = finish.saturating_sub(s.first_t);
+        let secs = span as f64 / 1e9;
+        let timing_dependent = self.timing_dependent();
+        let logical = sim.layout().logical_pages;
+        let memory = self.dev.memory_bytes() + self.cache.as_ref().map_or(0, |c| c.memory_bytes());
+        let (flash, noc) = match self.dev.report(span) {
+            Some(DeviceReport::Flash(f)) => (Some(f), None),
+            Some(DeviceReport::Noc(n)) => (None, Some(n)),
+            None => (None, None),
+        };
+        let report = TimingReport {
+            host: self.p.host,
+            params: self.p.clone(),
+            timing_dependent_policy: timing_dependent,
+            simulated_ns: span,
+            requests: s.requests,
+            read_requests: s.reads,
+            write_requests: s.writes,
+            iops: if secs > 0.0 {
+                s.requests as f64 / secs
+            } else {
+                0.0
+            },
+            bandwidth_mb_s: if secs > 0.0 {
+                s.data_bytes as f64 / 1e6 / secs
+            } else {
+                0.0
+            },
+            read_latency: rd.summary(),
+            write_latency: wr.summary(),
+            flash,
+            proactive_gc_victims: self.gc.proactive,
+            cache: self.cache.as_ref().map(|c| CacheReport {
+                policy: c.policy,
+                pages: self.p.cache_pages,
+                write_hits: c.hits,
+                read_hits: c.read_hits,
+                evictions: c.evictions,
+                gcar_skips: c.gcar_skips,
+                dirty_at_end: c.len() as u64,
+            }),
+            series: s.series.clone(),
+            memory_bytes_per_lpn: memory as f64 / logical as f64,
+        };
+        res.notes.push(format!(
+            "timing: {} host, GC {:?}, {}",
+            self.p.host.describe(),
+            self.p.gc_mode,
+            self.dev.describe()
+        ));
+        if timing_dependent {
+            res.notes.push(
+                "timing-dependent policy (background/idle GC or GCaR): FTL decisions depend on simulated time, so WAF may differ from the WAF-only run"
+                    .into(),
+            );
+        }
+        if let Some(c) = &report.cache {
+            if c.dirty_at_end > 0 {
+                res.notes.push(format!("{} dirty cached pages were not flushed at the end (not counted as flash writes)", c.dirty_at_end));
+            }
+        }
+        res.timing = Some(report);
+        res.noc = noc;
+        Ok(res)
+    }
+}

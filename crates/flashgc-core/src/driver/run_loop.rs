@@ -1,0 +1,232 @@
+//! The run loop: safe points (checkpoints, stop requests), request batches, progress.
+//! One loop for every device model; the null model's instance is the WAF-only hot path.
+
+use super::host::Core;
+use crate::device::DeviceModel;
+use crate::error::{Error, Result};
+use crate::metrics::recorder::Progress;
+use crate::sim::{RunControl, RunEnd, RunState, Simulation};
+use crate::workload::{Op, Request, Workload};
+
+/// `ended_by` of a run stopped at a safe point.
+pub(super) const INTERRUPTED: &str = "interrupted";
+
+/// Requests served between two safe points (checkpoints, stop requests).
+pub const SAFE_POINT_REQUESTS: usize = 4096;
+
+/// Moves `wl` past the first `n` requests (a resumed trace workload).
+fn skip_requests(wl: &mut dyn Workload, n: u64) -> Result<()> {
+    let mut buf: Vec<Request> = Vec::with_capacity(SAFE_POINT_REQUESTS);
+    let mut left = n;
+    while left > 0 {
+        buf.clear();
+        wl.fill(&mut buf, left.min(SAFE_POINT_REQUESTS as u64) as usize)?;
+        if buf.is_empty() || buf.len() as u64 > left {
+            return Err(Error::Input(format!(
+                "the workload does not replay the {n} requests served before the checkpoint \
+                 (it ended or changed after {} of them)",
+                n - left
+            )));
+        }
+        left -= buf.len() as u64;
+    }
+    Ok(())
+}
+
+/// Where the measured phase starts or continues: after a stop in memory, from a
+/// checkpoint, or from the beginning (preconditioning first).
+fn begin<D: DeviceModel>(
+    sim: &mut Simulation,
+    core: &mut Core<D>,
+    wl: &mut dyn Workload,
+) -> Result<RunState> {
+    if let Some(st) = sim.paused.take() {
+        return Ok(st);
+    }
+    if let Some(st) = sim.resumed.take() {
+        if D::TIMED {
+            return Err(Error::config(
+                "run.checkpoint",
+                "timed runs cannot resume from a checkpoint yet",
+            ));
+        }
+        match &st.workload {
+            Some(pos) => wl.load_position(pos)?,
+            None => skip_requests(wl, st.requests)?,
+        }
+        return Ok(RunState {
+            rec: st.rec,
+            requests: st.requests,
+            target: st.target,
+        });
+    }
+    core.start(sim)?;
+    let logical = sim.layout().logical_pages;
+    let target = match core.p.data_volume_bytes {
+        Some(_) if D::TIMED => None,
+        _ => wl
+            .is_infinite()
+            .then(|| (sim.config().run.write_volume * logical as f64).round() as u64),
+    };
+    let rec = core.new_recorder(sim, target);
+    Ok(RunState {
+        rec,
+        requests: 0,
+        target,
+    })
+}
+
+/// Serves `wl` on `sim` through `core` (see [`crate::Simulation::run_with`]).
+pub(super) fn run<D: DeviceModel>(
+    sim: &mut Simulation,
+    core: &mut Core<D>,
+    wl: &mut dyn Workload,
+    progress: &mut dyn FnMut(&Progress),
+    ctl: &mut RunControl<'_>,
+) -> Result<RunEnd> {
+    if D::TIMED && ctl.checkpoint.is_some() {
+        return Err(Error::config(
+            "run.checkpoint",
+            "checkpoints of timed runs are not supported yet",
+        ));
+    }
+    let logical = sim.layout().logical_pages;
+    let RunState {
+        mut rec,
+        requests: mut request_index,
+        target,
+    } = begin(sim, core, wl)?;
+    // Periodic checkpoints at multiples of the interval, so a resumed run keeps the
+    // original schedule.
+    let every = ctl.every_user_pages.filter(|&e| e > 0);
+    let next_after = |w: u64| every.map(|e| (w / e + 1) * e);
+    let mut next_ckpt = next_after(rec.written());
+    let mut buf: Vec<Request> = Vec::with_capacity(SAFE_POINT_REQUESTS);
+    let mut next_progress: u64 = rec.written() + (1 << 20);
+    let mut ended_by = "workload_end";
+    'outer: loop {
+        // Safe point: every request handed out so far has been served completely.
+        if target.is_some_and(|t| rec.written() >= t) {
+            ended_by = "write_volume";
+            break;
+        }
+        if D::TIMED {
+            if let Some(why) = core.ended(&rec, target) {
+                ended_by = why;
+                break;
+            }
+        }
+        let stop = ctl
+            .stop
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+            || ctl.stop_after_requests.is_some_and(|n| request_index >= n);
+        if stop {
+            let info = match &ctl.checkpoint {
+                Some(path) => Some(sim.write_checkpoint(
+                    path,
+                    &ctl.caller,
+                    &rec,
+                    request_index,
+                    target,
+                    wl,
+                )?),
+                None => None,
+            };
+            if let (Some(i), Some(cb)) = (&info, ctl.on_checkpoint.as_mut()) {
+                cb(i);
+            }
+            sim.paused = Some(RunState {
+                rec: rec.clone(),
+                requests: request_index,
+                target,
+            });
+            let pre_writes = sim.precondition_counts().user_writes;
+            let mut partial = core.finish_with(sim, wl.describe(), &rec, INTERRUPTED)?;
+            let end = &sim.ftl().counters;
+            partial.notes.push(format!(
+                "PARTIAL result: the run was stopped after {} user pages ({request_index} requests){}",
+                end.user_writes - pre_writes,
+                if info.is_some() { "; `flashgc resume CHECKPOINT` finishes it" } else { "" }
+            ));
+            return Ok(RunEnd::Stopped {
+                partial,
+                checkpoint: info,
+            });
+        }
+        if let (Some(n), Some(path)) = (next_ckpt, &ctl.checkpoint) {
+            if rec.written() >= n {
+                let info =
+                    sim.write_checkpoint(path, &ctl.caller, &rec, request_index, target, wl)?;
+                if let Some(cb) = ctl.on_checkpoint.as_mut() {
+                    cb(&info);
+                }
+                next_ckpt = next_after(rec.written());
+            }
+        }
+        buf.clear();
+        let want = match ctl.stop_after_requests {
+            Some(n) => (n - request_index).min(SAFE_POINT_REQUESTS as u64) as usize,
+            None => SAFE_POINT_REQUESTS,
+        };
+        wl.fill(&mut buf, want)?;
+        if buf.is_empty() {
+            break;
+        }
+        const AHEAD: usize = 16;
+        for (j, req) in buf.iter().enumerate() {
+            if D::TIMED {
+                if let Some(why) = core.ended(&rec, target) {
+                    ended_by = why;
+                    break 'outer;
+                }
+                core.prefetch_for(sim, buf.get(j + 2), buf.get(j + 4));
+            } else if let Some(n) = buf.get(j + AHEAD) {
+                if n.lpn < logical {
+                    sim.ftl().prefetch(n.lpn as u32);
+                }
+            }
+            request_index += 1;
+            let end = req.lpn.saturating_add(req.pages as u64);
+            if req.pages == 0 || end > logical {
+                return Err(Error::Workload(format!(
+                    "request {request_index}: pages {}..{} exceed the logical capacity of {logical} pages \
+                     (use a larger device, or remap the trace)",
+                    req.lpn, end
+                )));
+            }
+            if D::TIMED {
+                core.submit_next(sim, req, &mut rec)?;
+                continue;
+            }
+            // WAF-only: page by page, stopping at the exact write volume.
+            let ftl = sim.ftl_mut();
+            match req.op {
+                Op::Write => {
+                    for lpn in req.lpn..end {
+                        ftl.write(lpn as u32)?;
+                        if rec.user_page(&ftl.counters) {
+                            ended_by = "write_volume";
+                            break 'outer;
+                        }
+                    }
+                }
+                Op::Read => {
+                    for lpn in req.lpn..end {
+                        ftl.read(lpn as u32);
+                    }
+                }
+                Op::Trim => {
+                    for lpn in req.lpn..end {
+                        ftl.trim(lpn as u32);
+                    }
+                }
+            }
+        }
+        if rec.written() >= next_progress {
+            next_progress = rec.written() + (1 << 20);
+            progress(&rec.progress(&sim.ftl().counters));
+        }
+    }
+    let r = core.finish_with(sim, wl.describe(), &rec, ended_by)?;
+    Ok(RunEnd::Finished(r))
+}

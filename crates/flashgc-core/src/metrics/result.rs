@@ -1,0 +1,246 @@
+//! The result record: one structure for every command and device model, with optional
+//! sections (`timing` for timed runs, `noc` for the NoC controller). Every field is
+//! documented in docs/results.md; `schema_version` changes when a field changes meaning.
+
+use super::latency::LatencySummary;
+use super::{waf, EraseSummary, MemoryItem, WindowPoint};
+use crate::config::Layout;
+use crate::ftl::FtlCounters;
+use crate::timing::{CachePolicy, Host, TimingParams};
+use serde::Serialize;
+
+/// Version of the result record's schema (`schema_version` in every result).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// Device summary in a result.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceSummary {
+    /// Preset the configuration started from.
+    pub preset: Option<String>,
+    /// The derived layout.
+    #[serde(flatten)]
+    pub layout: Layout,
+    /// Logical capacity, GiB.
+    pub logical_gib: f64,
+    /// Physical capacity, GiB.
+    pub physical_gib: f64,
+}
+
+/// Counts of one phase.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct PhaseCounts {
+    /// User page writes.
+    pub user_writes: u64,
+    /// GC page writes.
+    pub gc_writes: u64,
+    /// Flash page programs (user + GC).
+    pub flash_programs: u64,
+    /// Segment erases.
+    pub erases: u64,
+    /// Victim segments collected.
+    pub gc_victims: u64,
+    /// GC episodes.
+    pub gc_episodes: u64,
+    /// User page reads.
+    pub reads: u64,
+    /// Reads of never-written LPNs.
+    pub unmapped_reads: u64,
+    /// Trimmed pages.
+    pub trims: u64,
+    /// WAF = flash programs / user writes.
+    pub waf: f64,
+    /// Effective alpha: mean pages holding data (valid or not) at victim selection / logical pages.
+    pub effective_alpha: Option<f64>,
+}
+
+impl PhaseCounts {
+    pub fn between(a: &FtlCounters, b: &FtlCounters, logical: u64) -> PhaseCounts {
+        let uw = b.user_writes - a.user_writes;
+        let gw = b.gc_writes - a.gc_writes;
+        let samples = b.alpha_samples - a.alpha_samples;
+        PhaseCounts {
+            user_writes: uw,
+            gc_writes: gw,
+            flash_programs: uw + gw,
+            erases: b.erases - a.erases,
+            gc_victims: b.gc_victims - a.gc_victims,
+            gc_episodes: b.gc_episodes - a.gc_episodes,
+            reads: b.reads - a.reads,
+            unmapped_reads: b.unmapped_reads - a.unmapped_reads,
+            trims: b.trims - a.trims,
+            waf: waf(uw, gw),
+            effective_alpha: (samples > 0).then(|| {
+                (b.alpha_samples_sum - a.alpha_samples_sum) as f64 / samples as f64 / logical as f64
+            }),
+        }
+    }
+}
+
+/// An analytic prediction printed next to the simulated WAF where one applies.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelCheck {
+    /// Which model.
+    pub model: String,
+    /// alpha the model is evaluated at (the measured effective alpha).
+    pub alpha: f64,
+    /// Predicted WAF.
+    pub waf: f64,
+    /// (simulated steady-state WAF - predicted) / predicted.
+    pub relative_error: f64,
+}
+
+/// Victim valid-ratio histogram: `counts[i]` victims had a valid ratio in [i/100, (i+1)/100).
+#[derive(Debug, Clone, Serialize)]
+pub struct VictimHistogram {
+    /// Width of a bin (valid ratio).
+    pub bin_width: f64,
+    /// Counts per bin; the last bin is ratio 1.
+    pub counts: Vec<u64>,
+}
+
+/// Everything a run reports. No wall-clock figures: the same config and seed give the same
+/// result bit for bit (timing goes in a separate record).
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    /// Version of this record's schema ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// flashgc version.
+    pub flashgc_version: &'static str,
+    /// Units of the counts.
+    pub units: Units,
+    /// Workload description.
+    pub workload: String,
+    /// Placement spec.
+    pub placement: String,
+    /// Victim spec.
+    pub victim: String,
+    /// Seed.
+    pub seed: u64,
+    /// Device.
+    pub device: DeviceSummary,
+    /// Stream names of the placement.
+    pub streams: Vec<String>,
+    /// Precondition (sequential fill) counts; excluded from everything else.
+    pub precondition: PhaseCounts,
+    /// The whole measured phase.
+    pub total: PhaseCounts,
+    /// The measured phase after the warm-up: the steady-state figures.
+    pub steady_state: PhaseCounts,
+    /// User pages excluded from `steady_state` as warm-up.
+    pub warmup_user_pages: u64,
+    /// Analytic cross-check, when the configuration matches a model's assumptions.
+    pub model: Option<ModelCheck>,
+    /// WAF per window of user writes.
+    pub series: Vec<WindowPoint>,
+    /// Victim valid ratios.
+    pub victim_valid_ratio: VictimHistogram,
+    /// Erase counts per block (a segment's blocks are erased together).
+    pub erase_counts: EraseSummary,
+    /// Metadata memory by structure.
+    pub memory: Vec<MemoryItem>,
+    /// Total metadata bytes per logical page.
+    pub memory_bytes_per_lpn: f64,
+    /// Scheme-specific report of the placement (see `Placement::report`).
+    pub placement_report: Option<serde_json::Value>,
+    /// Why the run ended: `write_volume` or `workload_end`.
+    pub ended_by: String,
+    /// Remarks (approximations, assumptions) the reader must see.
+    pub notes: Vec<String>,
+    /// Timing simulation (latency, IOPS, utilization); None for WAF-only runs.
+    pub timing: Option<TimingReport>,
+    /// The NoC controller model's section (runs on the NoC device).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noc: Option<Box<crate::device::noc::NocReport>>,
+}
+
+/// Units used in a result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Units {
+    /// Size of one counted page (mapping unit), bytes.
+    pub page_bytes: u32,
+    /// Which over-provisioning definition was given.
+    pub op_definition: String,
+}
+
+/// One point of the timing series (a window of host data volume).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimingPoint {
+    /// Host data (reads + writes) so far, bytes.
+    pub data_bytes: u64,
+    /// The same in decimal GB, divided by `volume_scale` (the paper-equivalent volume).
+    pub equivalent_gb: f64,
+    /// Simulated time at the end of the window, seconds.
+    pub time_s: f64,
+    /// Requests per second in the window.
+    pub iops: f64,
+    /// Host MB/s (10^6 bytes) in the window.
+    pub bandwidth_mb_s: f64,
+    /// Read latency in the window.
+    pub read: LatencySummary,
+    /// Write latency in the window.
+    pub write: LatencySummary,
+    /// WAF since the start of the timed phase.
+    pub waf_cumulative: f64,
+    /// Segment erases since the start of the timed phase.
+    pub erases: u64,
+    /// GC page moves since the start of the timed phase.
+    pub gc_page_moves: u64,
+}
+
+/// Write-cache statistics.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CacheReport {
+    /// Policy.
+    pub policy: CachePolicy,
+    /// Capacity, mapping units.
+    pub pages: u64,
+    /// Write hits.
+    pub write_hits: u64,
+    /// Read hits.
+    pub read_hits: u64,
+    /// Evictions (flash writes).
+    pub evictions: u64,
+    /// GCaR evictions that skipped the LRU page.
+    pub gcar_skips: u64,
+    /// Dirty pages left in the cache at the end (not flushed, not counted as flash writes).
+    pub dirty_at_end: u64,
+}
+
+/// The timing section of a run result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimingReport {
+    /// Host model.
+    pub host: Host,
+    /// Parameters.
+    pub params: TimingParams,
+    /// Whether FTL decisions depended on simulated time (background/idle GC, GCaR).
+    pub timing_dependent_policy: bool,
+    /// Simulated time from the first arrival to the last completion, ns.
+    pub simulated_ns: u64,
+    /// Host requests served.
+    pub requests: u64,
+    /// Host read requests.
+    pub read_requests: u64,
+    /// Host write requests.
+    pub write_requests: u64,
+    /// Requests per simulated second.
+    pub iops: f64,
+    /// Host MB/s (10^6 bytes per second), reads + writes.
+    pub bandwidth_mb_s: f64,
+    /// Read latency.
+    pub read_latency: LatencySummary,
+    /// Write latency.
+    pub write_latency: LatencySummary,
+    /// The flash device's resource report (costs, utilization; flattened into this
+    /// section), None on other device models.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub flash: Option<crate::device::flash::FlashReport>,
+    /// Victims collected ahead of need by background / idle GC.
+    pub proactive_gc_victims: u64,
+    /// Write cache.
+    pub cache: Option<CacheReport>,
+    /// Series over host data volume.
+    pub series: Vec<TimingPoint>,
+    /// Timing-layer memory, bytes per logical page.
+    pub memory_bytes_per_lpn: f64,
+}
