@@ -270,6 +270,9 @@ def _noc_series(ctx: Ctx, profile: str, plt):
     raw = ctx.raw(profile)
     if raw is None:
         return None
+    from .papers.noc import noc_paths
+
+    raw = noc_paths(raw)
     fig, axes = plt.subplots(1, 2, figsize=(12, 3.0), sharey=False)
     for ax, path in zip(axes, ("conventional", "selective")):
         s = raw[path].get("series") or []

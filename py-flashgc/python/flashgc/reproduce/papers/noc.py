@@ -12,6 +12,25 @@ from .common import CONFIGS, Paper
 PROFILES = ("cassandra", "dbench", "mysql", "sqlite", "mongodb", "rocksdb")
 
 
+def noc_paths(raw: Any) -> dict:
+    """{path: flat record} of a `flashgc noc --json` result: the one-engine result records
+    (an array, one per path: `noc` section + `timing` latencies + `total` counts), or the
+    earlier object {conventional: ..., selective: ...}."""
+    if isinstance(raw, dict) and "conventional" in raw:
+        return raw
+    out = {}
+    for r in raw:
+        n = r.get("noc") or {}
+        t = r.get("timing") or {}
+        flat = dict(n)
+        flat["write"] = t.get("write_latency") or {}
+        flat["read"] = t.get("read_latency") or {}
+        flat["erases"] = n.get("erases", (r.get("total") or {}).get("erases", 0))
+        flat["waf"] = (r.get("total") or {}).get("waf", float("nan"))
+        out[n.get("path", "?")] = flat
+    return out
+
+
 class Noc(Paper):
     name = "noc"
     title = "Selective copy-back GC on a NoC SSD controller (Electronics 2024)"
@@ -119,7 +138,8 @@ class Noc(Paper):
         return out
 
     def metrics(self, case: Case, raw: Any) -> dict:
-        c, s = raw["conventional"], raw["selective"]
+        paths = noc_paths(raw)
+        c, s = paths["conventional"], paths["selective"]
         m = {
             "traversal_us": float(c.get("traversal_us", float("nan"))),
             "copybacks": float(c.get("copybacks", 0)),
@@ -142,6 +162,9 @@ class Noc(Paper):
                 m[f"{op}_mean_change"] = (ss["mean_us"] - cc["mean_us"]) / cc["mean_us"] * 100.0
             if cc["max_us"] > 0:
                 m[f"{op}_max_change"] = (ss["max_us"] - cc["max_us"]) / cc["max_us"] * 100.0
+            for q in ("p99_us", "p9999_us"):
+                if cc.get(q) and ss.get(q):
+                    m[f"{op}_{q[:-3]}_change"] = (ss[q] - cc[q]) / cc[q] * 100.0
         return m
 
     def notes(self, s: dict) -> list:
