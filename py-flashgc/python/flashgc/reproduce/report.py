@@ -426,6 +426,18 @@ def write_report(
         "direction, within the claim's tolerance), <b>direction only</b>, <b>contradicts</b>, or <b>cannot "
         "run</b> (and why). Hover a claim for the paper's sentence. docs/reproduce.md explains the rules.</p>",
     ]
+    parts.append(
+        "<table><tr><th>paper</th><th>claims</th><th>holds</th><th>direction only</th><th>contradicts</th>"
+        "<th>cannot run</th><th>simulations</th><th>scale</th></tr>"
+    )
+    for name, r in results.items():
+        k = r["counts"]
+        parts.append(
+            f'<tr><td class="l"><a href="#{html.escape(name)}">{html.escape(name)}</a></td><td>{len(r["claims"])}</td>'
+            f"<td>{k['holds']}</td><td>{k['direction only']}</td><td>{k['contradicts']}</td><td>{k['cannot run']}</td>"
+            f"<td>{r['runs']}</td><td>{html.escape(r['scale'])}</td></tr>"
+        )
+    parts.append("</table>")
     for name, r in results.items():
         ctx = contexts.get(name)
         k = r["counts"]
