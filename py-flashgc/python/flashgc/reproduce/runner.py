@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -100,6 +101,8 @@ class Capabilities:
         out = self._out(["policies"])
         self.placements: set = set()
         self.victims: set = set()
+        # The victim policy each placement's paper uses, when the registry says (baselines issue).
+        self.paper_victims: dict = {}
         section = None
         for line in out.splitlines():
             if line.startswith("placement"):
@@ -107,7 +110,11 @@ class Capabilities:
             elif line.startswith("victim"):
                 section = self.victims
             elif line.startswith("  ") and section is not None and line.strip():
-                section.add(line.split()[0])
+                name = line.split()[0]
+                section.add(name)
+                pv = re.search(r"\[paper victim: ([^\]]+)\]", line)
+                if pv and section is self.placements:
+                    self.paper_victims[name] = pv.group(1).strip()
         self._help: dict = {}
 
     def _out(self, args: list) -> str:

@@ -46,6 +46,7 @@ TRACES = {
 
 
 class Midas(Paper):
+    cb = "cost-benefit"
     name = "midas"
     title = "MiDAS (FAST 2024)"
     platform = (
@@ -115,9 +116,13 @@ class Midas(Paper):
         if name == "pageftl":
             return ["--placement", "single", "--victim", "greedy"]
         base, _, victim = name.partition("-")
-        return ["--placement", base, "--victim", victim or "cost-benefit"]
+        return ["--placement", base, "--victim", victim or self.cb]
 
     def cases(self, s: dict, caps: Any) -> list:
+        # The baselines' cost-benefit as the registry names the paper's (issue 16), else LFS's formula.
+        self.cb = caps.paper_victims.get("sepbit", "cost-benefit") if caps is not None else "cost-benefit"
+        if not self.cb.startswith("cost-benefit"):
+            self.cb = "cost-benefit"
         gib, ppb = s["device"].split("/")
         dev = [*self._common(s), "--logical-gib", gib, "--pages-per-block", ppb]
         vol = ["--write-volume", str(s["volume"]), "--warmup", str(s["volume"] // 2)]
