@@ -316,7 +316,7 @@ fn trace_options(json: Option<&str>) -> Result<TraceOptions, String> {
         return Err("trace options: expected a mapping, e.g. {\"remap\": \"compact\"}".into());
     };
     const KNOWN: &str =
-        "format, blkparse_events, volume, remap, loop_times, loop_until, time_scale, ops, time_window, skip_bad_lines";
+        "format, blkparse_events, volume, remap, loop_times, loop_until, time_scale, ops, time_window, skip_bad_lines, pipeline";
     for (k, v) in m {
         if v.is_null() {
             continue;
@@ -353,6 +353,7 @@ fn trace_options(json: Option<&str>) -> Result<TraceOptions, String> {
             "skip_bad_lines" => {
                 o.skip_bad_lines = v.as_bool().ok_or_else(|| bad("true or false"))?
             }
+            "pipeline" => o.pipeline = v.as_bool().ok_or_else(|| bad("true or false"))?,
             _ => {
                 return Err(format!(
                     "trace options: unknown option `{k}`; allowed: {KNOWN}"

@@ -31,6 +31,7 @@ const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
 pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     cmd_checkpoint::refuse(&a, "`compare`")?;
     let mut base = build_config(&a.common)?;
+    crate::cmd_trace::apply_loop_until(&a.trace, &mut base);
     if a.common.config.is_none() {
         if a.common.workload.is_none() {
             base.run.workload = COMPARE_DEFAULT_WORKLOAD.into();

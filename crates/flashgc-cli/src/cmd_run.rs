@@ -156,11 +156,15 @@ pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBa
     ))
     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     b.set_style(style);
+    if unit == "pages" {
+        crate::cmd_trace::attach_bar(&b);
+    }
     Some(b)
 }
 
 pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
-    let cfg = build_config(&a.common)?;
+    let mut cfg = build_config(&a.common)?;
+    crate::cmd_trace::apply_loop_until(&a.trace, &mut cfg);
     cfg.layout()?;
     let timed = a.timing.timing || a.timing.any_timing_flag();
     if timed {

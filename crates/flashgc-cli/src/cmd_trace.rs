@@ -53,6 +53,10 @@ pub struct TraceFlags {
     /// Multiply trace times by this factor (0.5 = replay twice as fast).
     #[arg(long)]
     pub time_scale: Option<f64>,
+    /// Parse a text trace on the simulation's own thread (default: on a second thread
+    /// when the machine has two cores; the results are identical either way).
+    #[arg(long)]
+    pub no_pipeline: bool,
 }
 
 impl ReadFlags {
@@ -88,6 +92,7 @@ impl TraceFlags {
         if let Some(s) = self.time_scale {
             o.time_scale = s;
         }
+        o.pipeline = !self.no_pipeline;
         o.check()?;
         Ok(o)
     }
@@ -152,6 +157,57 @@ pub enum TraceCmd {
 /// `ftl.logical_gib` from the footprint; `--loop-until K` sets `run.write_volume = K`.
 pub fn prepare(flags: &TraceFlags, path: &str, cfg: &mut Config) -> Result<(), String> {
     let opts = flags.options().map_err(|e| e.to_string())?;
+    prepare_capacity(flags, &opts, path, cfg)?;
+    if let Some(k) = opts.loop_until {
+        warn_long_loops(&opts, path, cfg, k)?;
+    }
+    Ok(())
+}
+
+/// `--loop-until K` sets the write volume to `K`: applied right after the configuration is
+/// built, so that the configuration is checked with it (a `--warmup` above the preset's
+/// write volume but below `K` is valid).
+pub fn apply_loop_until(flags: &TraceFlags, cfg: &mut Config) {
+    if let Some(k) = flags.loop_until {
+        cfg.run.write_volume = k;
+    }
+}
+
+/// More passes than this over a trace for `--loop-until` get a warning before the run.
+const MANY_PASSES: u64 = 1000;
+
+/// Warns up front when `--loop-until K` needs more than [`MANY_PASSES`] passes over the
+/// trace (a trace that writes little, e.g. a read-mostly one): such a run reads the trace
+/// that many times and can take very long. Counting stops once one pass is known to write
+/// enough, so a long trace costs only a fraction of one pass.
+fn warn_long_loops(opts: &TraceOptions, path: &str, cfg: &Config, k: f64) -> Result<(), String> {
+    let l = cfg.layout().map_err(|e| e.to_string())?;
+    let target = ((k * l.logical_pages as f64).round() as u64).max(1);
+    let enough = target.div_ceil(MANY_PASSES);
+    let s = flashgc_trace::pass_summary(Path::new(path), opts, l.lpn_size, l.logical_pages, enough)
+        .map_err(|e| e.to_string())?;
+    if s.complete && s.write_pages > 0 && s.write_pages < enough {
+        let passes = target.div_ceil(s.write_pages);
+        eprintln!(
+            "warning: --loop-until {k}: one pass over {path} writes only {} pages in {} requests, so {target} pages \
+             take about {passes} passes ({} requests to read and simulate); expect a long run. \
+             Consider --ops write or --ops write,trim (drops the reads), a smaller --loop-until, or a trace that writes more \
+             (and `flashgc trace convert` for faster passes)",
+            s.write_pages,
+            s.requests,
+            passes.saturating_mul(s.requests)
+        );
+    }
+    Ok(())
+}
+
+fn prepare_capacity(
+    flags: &TraceFlags,
+    opts: &TraceOptions,
+    path: &str,
+    cfg: &mut Config,
+) -> Result<(), String> {
+    let opts = opts.clone();
     if let Some(k) = opts.loop_until {
         cfg.run.write_volume = k;
     }
@@ -219,8 +275,65 @@ pub fn open_workload(
     logical_pages: u64,
 ) -> Result<Box<dyn Workload>, String> {
     let opts = flags.options().map_err(|e| e.to_string())?;
-    flashgc_trace::open_workload(Path::new(path), &opts, lpn_size, logical_pages)
-        .map_err(|e| e.to_string())
+    let wl = flashgc_trace::TraceWorkload::open(Path::new(path), &opts, lpn_size, logical_pages)
+        .map_err(|e| e.to_string())?;
+    match (opts.loop_until, BAR.get()) {
+        (Some(k), Some(bar)) => Ok(Box::new(Ticking {
+            target: ((k * logical_pages as f64).round() as u64).max(1),
+            inner: wl,
+            bar: bar.clone(),
+            pages: 0,
+            last: std::time::Instant::now(),
+        })),
+        _ => Ok(Box::new(wl)),
+    }
+}
+
+/// The terminal progress bar of the command, if there is one ([`attach_bar`]).
+static BAR: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
+
+/// Lets looped trace replays move `bar` (pages written of the target) between the
+/// simulation's own updates, which come every 1 Mi pages: a trace that writes little per
+/// pass (reads, other volumes) would otherwise show no progress for minutes.
+pub fn attach_bar(bar: &indicatif::ProgressBar) {
+    let _ = BAR.set(bar.clone());
+}
+
+/// A `--loop-until` replay that updates the progress bar about four times a second.
+struct Ticking {
+    inner: flashgc_trace::TraceWorkload,
+    bar: indicatif::ProgressBar,
+    target: u64,
+    pages: u64,
+    last: std::time::Instant,
+}
+
+impl Workload for Ticking {
+    fn fill(
+        &mut self,
+        buf: &mut Vec<flashgc_core::workload::Request>,
+        max: usize,
+    ) -> flashgc_core::Result<()> {
+        let start = buf.len();
+        self.inner.fill(buf, max)?;
+        self.pages += buf[start..]
+            .iter()
+            .filter(|r| r.op == Op::Write)
+            .map(|r| r.pages as u64)
+            .sum::<u64>();
+        if self.last.elapsed() >= std::time::Duration::from_millis(250) {
+            self.last = std::time::Instant::now();
+            self.bar.set_length(self.target);
+            self.bar.set_position(self.pages.min(self.target));
+        }
+        Ok(())
+    }
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn is_infinite(&self) -> bool {
+        self.inner.is_infinite()
+    }
 }
 
 /// Runs a `flashgc trace` subcommand; returns the process exit code.

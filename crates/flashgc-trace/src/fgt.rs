@@ -5,11 +5,11 @@
 use crate::error::TraceError;
 use crate::format::{Format, Rec, VolumeKind};
 use crate::input::{TraceInput, FGT_MAGIC};
-use crate::source::{Diagnostics, Record, RecordSource};
+use crate::record::{Diagnostics, Record, RecordSource};
 use flashgc_core::workload::Op;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -39,7 +39,7 @@ pub struct ConvertReport {
     pub records: u64,
     /// Output size in bytes.
     pub bytes: u64,
-    /// Distinct volumes.
+    /// Distinct volumes, i.e. entries of the file's volume table.
     pub volumes: usize,
     /// Whether records carry content fingerprints.
     pub content: bool,
@@ -55,13 +55,7 @@ pub fn write_fgt(
     content: bool,
 ) -> Result<ConvertReport, TraceError> {
     let ofile = out.display().to_string();
-    let f = File::create(out).map_err(|e| TraceError::Io {
-        file: ofile.clone(),
-        line: 0,
-        message: format!("cannot write: {e}"),
-    })?;
-    let mut w = BufWriter::with_capacity(1 << 20, f);
-    write_fgt_to(src, &mut w, &ofile, content)
+    crate::atomic::write_atomically(out, |w| write_fgt_to(src, w, &ofile, content))
 }
 
 /// [`write_fgt`] to any seekable writer (e.g. an `io::Cursor<Vec<u8>>`), starting at its
@@ -423,7 +417,7 @@ impl FgtSource {
         self.pos = (self.pos + n as u64).min(self.count);
     }
 
-    /// Number of records.
+    /// Number of records in the file (each one request).
     pub fn len(&self) -> u64 {
         self.count
     }

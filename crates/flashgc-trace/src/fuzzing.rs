@@ -119,6 +119,7 @@ fn options(format: Option<String>, a: u8, b: u8) -> TraceOptions {
             end_ns: 2_000_000_000,
         }),
         skip_bad_lines: a & 1 != 0,
+        pipeline: false,
     }
 }
 
@@ -229,6 +230,53 @@ pub fn trace(data: &[u8]) {
     }
     let logical = [1u64 << 16, 7, 1 << 18, 1][(a >> 7) as usize | ((b as usize >> 1) & 2)];
     replay(&plain, &opts, lpn_size, logical);
+    pipelined_replay_matches(&plain, &opts, lpn_size, logical);
+}
+
+/// Everything a replay shows its caller: the requests of each `fill` call, the error that
+/// stopped it, and the final description (with the reader's diagnostics).
+fn replay_outcome(
+    input: &TraceInput,
+    opts: &TraceOptions,
+    lpn_size: u32,
+    logical: u64,
+) -> (Vec<Vec<Request>>, Option<String>, String) {
+    let mut wl = match TraceWorkload::open_input(input, opts, lpn_size, logical) {
+        Ok(w) => w,
+        Err(e) => return (Vec::new(), Some(e.to_string()), String::new()),
+    };
+    let mut calls = Vec::new();
+    let mut out = 0u64;
+    while out < MAX_REQUESTS {
+        let mut buf = Vec::new();
+        if let Err(e) = wl.fill_requests(&mut buf, 7 + calls.len() % 50) {
+            return (calls, Some(e.to_string()), wl.describe());
+        }
+        if buf.is_empty() {
+            break;
+        }
+        out += buf.len() as u64;
+        calls.push(buf);
+    }
+    (calls, None, wl.describe())
+}
+
+/// Replay with the parser on its own thread gives what the single-threaded replay gives:
+/// the same requests per call, the same error, the same diagnostics in the description.
+fn pipelined_replay_matches(input: &TraceInput, opts: &TraceOptions, lpn_size: u32, logical: u64) {
+    let direct = replay_outcome(input, opts, lpn_size, logical);
+    let piped_opts = TraceOptions {
+        pipeline: true,
+        ..opts.clone()
+    };
+    if !crate::pipe::worth_it() {
+        return;
+    }
+    let piped = replay_outcome(input, &piped_opts, lpn_size, logical);
+    assert_eq!(
+        direct, piped,
+        "pipelined replay differs from the direct one"
+    );
 }
 
 /// Replays `input` and checks every request: inside the device, at least one page, time

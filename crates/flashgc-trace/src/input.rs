@@ -18,6 +18,23 @@ pub enum Compression {
     Zstd,
 }
 
+/// `BLK_IO_TRACE_MAGIC`: the high 24 bits of every blktrace record's first word.
+pub const BLKTRACE_MAGIC: u32 = 0x6561_7400;
+
+/// The byte order of a blktrace record whose first word is `w`: `Some(true)` for
+/// little-endian, `Some(false)` for big-endian, `None` when it is not blktrace's magic with
+/// version 6 or 7 (the versions blkparse reads).
+pub(crate) fn blktrace_endianness(w: [u8; 4]) -> Option<bool> {
+    let ok = |m: u32| m & 0xffff_ff00 == BLKTRACE_MAGIC && matches!(m & 0xff, 6 | 7);
+    if ok(u32::from_le_bytes(w)) {
+        Some(true)
+    } else if ok(u32::from_be_bytes(w)) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// First bytes of a `.fgt` binary trace.
 pub const FGT_MAGIC: &[u8; 8] = b"FLASHGCT";
 
@@ -26,6 +43,8 @@ pub const FGT_MAGIC: &[u8; 8] = b"FLASHGCT";
 pub(crate) enum Kind {
     Text(Compression),
     Fgt,
+    /// blktrace binary output (a per-CPU file, or a set named by its prefix).
+    Blktrace,
 }
 
 /// Where a trace's bytes come from: a file (read streamed; `.fgt` memory-mapped) or a
@@ -109,6 +128,9 @@ pub(crate) fn sniff(input: &TraceInput) -> Result<Kind, TraceError> {
 fn classify(h: &[u8], input: &TraceInput) -> Result<Kind, TraceError> {
     if h.starts_with(FGT_MAGIC) {
         return Ok(Kind::Fgt);
+    }
+    if h.len() >= 4 && blktrace_endianness([h[0], h[1], h[2], h[3]]).is_some() {
+        return Ok(Kind::Blktrace);
     }
     if h.starts_with(&[0x1f, 0x8b]) {
         return Ok(Kind::Text(Compression::Gzip));

@@ -16,22 +16,33 @@
 //! with [`TraceInput::memory`] and the `*_input` variants ([`open_input`],
 //! [`TraceWorkload::open_input`], [`stats_input`], [`volumes_input`], [`footprint_input`]).
 
+#![deny(missing_docs)]
+
+mod atomic;
+pub mod blktrace;
 pub mod error;
 pub mod fgt;
+mod filter;
 pub mod format;
 #[doc(hidden)]
 pub mod fuzzing;
 mod input;
+mod options;
+pub mod pipe;
+mod record;
 pub mod replay;
 pub mod source;
 pub mod stats;
+mod text;
 
 pub use error::TraceError;
 pub use fgt::ConvertReport;
 pub use format::{BlkEvents, Format, Rec, VolumeKind, FORMAT_NAMES};
 pub use input::TraceInput;
-pub use replay::{Ops, Remap, TimeWindow, TraceOptions, TraceWorkload};
-pub use source::{open_any, open_input, open_source, AnySource, Diagnostics, Record, RecordSource};
+pub use options::{Ops, Remap, TimeWindow, TraceOptions};
+pub use record::{Diagnostics, Record, RecordSource};
+pub use replay::TraceWorkload;
+pub use source::{open_any, open_input, open_source, AnySource};
 pub use stats::{
     footprint, footprint_input, stats, stats_input, volumes, volumes_input, Footprint, TraceStats,
     VolumeInfo,
@@ -69,4 +80,59 @@ pub fn convert(path: &Path, opts: &TraceOptions, out: &Path) -> Result<ConvertRe
     let mut src = opts.open(path)?;
     let content = src.format().has_content();
     fgt::write_fgt(&mut src, out, content)
+}
+
+/// What one pass of a trace (after the filters, as replayed) hands the simulator: see
+/// [`pass_summary`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PassSummary {
+    /// Requests handed out (after splitting into LPN runs).
+    pub requests: u64,
+    /// Pages written.
+    pub write_pages: u64,
+    /// True when the whole pass was read; false when counting stopped at `stop_pages`.
+    pub complete: bool,
+}
+
+/// Counts what one pass of `path` writes, stopping early once `stop_pages` pages are
+/// written (so the cost is bounded for long traces). `--loop-until` uses it to warn, before
+/// a run, when a trace writes so little that the target needs an absurd number of passes.
+/// The loop options of `opts` are ignored; the other options apply as in a replay.
+pub fn pass_summary(
+    path: &Path,
+    opts: &TraceOptions,
+    lpn_size: u32,
+    logical_pages: u64,
+    stop_pages: u64,
+) -> Result<PassSummary, TraceError> {
+    let once = TraceOptions {
+        loop_times: 1,
+        loop_until: None,
+        pipeline: false,
+        ..opts.clone()
+    };
+    let mut w = TraceWorkload::open(path, &once, lpn_size, logical_pages)?;
+    let mut s = PassSummary {
+        requests: 0,
+        write_pages: 0,
+        complete: false,
+    };
+    let mut buf = Vec::with_capacity(4096);
+    loop {
+        buf.clear();
+        w.fill_requests(&mut buf, 4096)?;
+        if buf.is_empty() {
+            s.complete = true;
+            return Ok(s);
+        }
+        s.requests += buf.len() as u64;
+        s.write_pages += buf
+            .iter()
+            .filter(|r| r.op == flashgc_core::workload::Op::Write)
+            .map(|r| r.pages as u64)
+            .sum::<u64>();
+        if s.write_pages >= stop_pages {
+            return Ok(s);
+        }
+    }
 }

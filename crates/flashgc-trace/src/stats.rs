@@ -5,9 +5,10 @@
 //! trace's footprint, not its length.
 
 use crate::error::TraceError;
+use crate::filter::{Filter, PageMap};
 use crate::input::TraceInput;
-use crate::replay::{Filter, PageMap, TraceOptions};
-use crate::source::{Diagnostics, RecordSource};
+use crate::options::TraceOptions;
+use crate::record::{Diagnostics, RecordSource};
 use flashgc_core::workload::Op;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
@@ -69,9 +70,9 @@ pub struct Duplicates {
 /// Statistics of one trace (after the volume / op / time-window filters).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct TraceStats {
-    /// The file.
+    /// The trace file as given (path, or the name of a buffer in memory).
     pub file: String,
-    /// Format read.
+    /// The format's `--format` name, as detected or given.
     pub format: String,
     /// Page size used for footprints and intervals, bytes.
     pub page_bytes: u32,
@@ -106,7 +107,7 @@ pub struct TraceStats {
     pub volume_pages: u64,
     /// Time from the first to the last request, seconds.
     pub span_s: f64,
-    /// Distinct volumes.
+    /// Distinct volumes (devices, disks, LUNs, ASUs) among the kept requests.
     pub volumes: u64,
     /// Request size histogram.
     pub size_histogram: Vec<SizeBucket>,
@@ -122,6 +123,10 @@ pub struct TraceStats {
     pub diagnostics: Diagnostics,
     /// Human-readable warnings.
     pub warnings: Vec<String>,
+    /// Why no request is counted, when none is (what the file held, and the hint for
+    /// blkparse events or an absent `--volume`); `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty: Option<String>,
 }
 
 const SIZE_BOUNDS: [u64; 9] = [
@@ -196,6 +201,7 @@ pub fn stats_input(
         duplicates: None,
         diagnostics: Diagnostics::default(),
         warnings: Vec::new(),
+        empty: None,
     };
     let mut hist = vec![(0u64, 0u64); SIZE_BOUNDS.len() + 1];
     // Per page: bit 0 read, bit 1 written, plus the index of its last write.
@@ -283,6 +289,9 @@ pub fn stats_input(
     }
     s.diagnostics = src.diagnostics().clone();
     s.warnings = s.diagnostics.warnings();
+    if s.requests == 0 {
+        s.empty = Some(filter.empty_message(&src));
+    }
     s.volume_pages = pages.len() as u64;
     s.pages = by_addr.len() as u64;
     for &flags in by_addr.values() {
@@ -359,7 +368,10 @@ impl TraceStats {
             self.file, self.format
         ));
         if self.requests == 0 {
-            o.push_str("the trace holds no requests (after filters)\n");
+            match &self.empty {
+                Some(m) => o.push_str(&format!("{m}\n")),
+                None => o.push_str("the trace holds no requests (after filters)\n"),
+            }
         }
         o.push_str(&format!(
             "requests   {} (reads {}, writes {}, trims {}); read share {}\n",
@@ -534,7 +546,7 @@ pub fn footprint_input(
     let pb = page_bytes.max(1) as u64;
     let mut src = opts.open_input(input)?;
     let mut filter = Filter::new(opts, &src)?;
-    let mut pages: HashSet<(u64, u64), std::hash::BuildHasherDefault<crate::replay::PageHasher>> =
+    let mut pages: HashSet<(u64, u64), std::hash::BuildHasherDefault<crate::filter::PageHasher>> =
         HashSet::default();
     let mut max_end = 0u64;
     while let Some(r) = src.next_record()? {
@@ -547,6 +559,12 @@ pub fn footprint_input(
         for p in first..end {
             pages.insert((r.rec.volume, p));
         }
+    }
+    if pages.is_empty() {
+        return Err(TraceError::Empty {
+            file: src.file().to_string(),
+            message: filter.empty_message(&src),
+        });
     }
     Ok(Footprint {
         distinct_pages: pages.len() as u64,

@@ -73,6 +73,15 @@ fn with_format(f: &str) -> TraceOptions {
 /// (file, --format or None for auto-detection, detected format name).
 const FILES: &[(&str, Option<&str>, &str)] = &[
     ("same.msr.csv", None, "msr"),
+    // MSR Cambridge with SNIA's header line: detected, the header skipped (issue 18).
+    ("same.msr-header.csv", None, "msr"),
+    // A blkparse-derived table with the D and C events of each request on separate lines:
+    // the column map's row filter keeps the D rows (issue 19 item 18).
+    (
+        "same.blkparse-rows.ssv",
+        Some("ssv:ts=1,op=3,offset=4,size=5,ts_unit=s,offset_unit=sector,size_unit=sector,write=W|WS,read=R,keep=2:D,keep=3:W|WS|R"),
+        "ssv:",
+    ),
     ("same.fiu.blkparse", None, "fiu"),
     ("same.alibaba.csv", None, "alibaba"),
     ("same.tencent.csv", None, "tencent"),

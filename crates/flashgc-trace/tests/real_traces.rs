@@ -205,6 +205,32 @@ pub const ROWS: &[Row] = &[
         pages: Some(51_903),
         pages_written: Some(51_903),
     },
+    Row {
+        // One 32-hex MD5 per 512 B sector (256 hex digits per 4 KiB request): the FIU
+        // reader keeps the first 8 bytes.
+        file: "fiu/homes.replay.0",
+        format: Some("fiu"),
+        events: None,
+        records: 1_000,
+        reads: (2, 8_192),
+        writes: (998, 4_087_808),
+        range: Some((0, 512_000)),
+        pages: Some(125),
+        pages_written: Some(125),
+    },
+    Row {
+        file: "cloudphysics/cloudPhysicsIO.csv.gz",
+        format: Some(
+            "csv:ts=2,op=3,size=4,offset=5,offset_unit=sector,ts_unit=s,write=2a,read=28,header=1",
+        ),
+        events: None,
+        records: 113_872,
+        reads: (46_974, 1_797_412_352),
+        writes: (66_898, 2_408_565_760),
+        range: Some((8_162_816, 33_584_938_496)),
+        pages: Some(269_210),
+        pages_written: Some(208_696),
+    },
 ];
 
 fn opts(r: &Row) -> TraceOptions {

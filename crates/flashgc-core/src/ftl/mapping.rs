@@ -104,8 +104,9 @@ impl Mapping {
     }
 }
 
+/// Prefetch hint for the cache line holding `p` (a no-op off x86-64).
 #[inline(always)]
-fn prefetch_ptr(p: *const i8) {
+pub(crate) fn prefetch_ptr(p: *const i8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetch is a hint; it never faults, whatever the address.
     unsafe {

@@ -77,6 +77,8 @@ pub struct Ftl {
     free: VecDeque<SegmentId>,
     open: Vec<Frontier>,
     placement: Box<dyn Placement>,
+    /// The placement's [`Placement::wants_prefetch`], asked once.
+    placement_prefetch: bool,
     victim: Box<dyn VictimPolicy>,
     clock: u64,
     seal_seq: u64,
@@ -104,6 +106,7 @@ impl Ftl {
             segs: Segments::new(p.segments, p.pages_per_segment),
             free: (0..p.segments).collect(),
             open: vec![Frontier { seg: NONE }; streams],
+            placement_prefetch: placement.wants_prefetch(),
             placement,
             victim,
             clock: 0,
@@ -201,6 +204,9 @@ impl Ftl {
     #[inline(always)]
     pub fn prefetch(&self, lpn: Lpn) {
         self.map.prefetch(lpn);
+        if self.placement_prefetch {
+            self.placement.prefetch(lpn);
+        }
     }
 
     /// Reads one user page (WAF mode: counted only). Returns the PPN if mapped.

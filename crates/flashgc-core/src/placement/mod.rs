@@ -75,6 +75,15 @@ pub trait Placement: Send {
     }
     /// A TRIM of `lpn` (schemes tracking per-LPN state may forget it).
     fn on_trim(&mut self, _lpn: Lpn) {}
+    /// Whether [`Placement::prefetch`] does anything. Asked once when the FTL is built, so
+    /// schemes without per-LPN state cost nothing on the hot path.
+    fn wants_prefetch(&self) -> bool {
+        false
+    }
+    /// Prefetch hint: a user write of `lpn` comes a few requests from now (the simulation
+    /// loop says so 16 requests ahead). Schemes with per-LPN tables (MiDAS's last-write
+    /// times) prefetch the entries, so the write does not wait for a cache miss.
+    fn prefetch(&self, _lpn: Lpn) {}
     /// Bytes of memory the scheme's own structures use (classifier state, tables).
     fn memory_bytes(&self) -> u64 {
         0

@@ -451,8 +451,16 @@ impl Midas {
     /// Counts a page written to stream `s` (a new segment opens every `pps` pages).
     #[inline]
     fn note_write(&mut self, s: StreamId) {
+        let pps = self.pps as u64;
         let sp = &mut self.stream_pages[s as usize];
-        if *sp % self.pps as u64 == 0 {
+        // A mask where segments hold a power of two of pages (they do in practice): this
+        // runs for every user and GC page, and a 64-bit division costs more than the rest.
+        let seg_start = if pps.is_power_of_two() {
+            *sp & (pps - 1) == 0
+        } else {
+            *sp % pps == 0
+        };
+        if seg_start {
             self.units[self.unit_of[s as usize] as usize].count += 1;
             if s == HOT {
                 self.hot_open.push_back(self.now);
@@ -725,6 +733,22 @@ impl Placement for Midas {
             "HOT".into()
         } else {
             format!("G{s}")
+        }
+    }
+
+    fn wants_prefetch(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        // The last-write time and hot counter of the LPN: random accesses into tables of
+        // 4 B and 2 bits per logical page, the two cache misses of every user write here.
+        if let Some(t) = self.ts.get(lpn as usize) {
+            crate::ftl::mapping::prefetch_ptr(t as *const u32 as *const i8);
+        }
+        if let Some(h) = self.hot_ctr.get(lpn as usize >> 2) {
+            crate::ftl::mapping::prefetch_ptr(h as *const u8 as *const i8);
         }
     }
 

@@ -1,327 +1,19 @@
-//! Replay options and the [`TraceWorkload`] that turns records into the simulator's
-//! LPN requests: filters, splitting into pages, remapping, looping, time scaling.
+//! The [`TraceWorkload`] that turns a trace's records into the simulator's LPN requests:
+//! filters, splitting into pages, remapping, looping, time scaling. Options are in
+//! `options.rs`; the `.fgt` hot loop in `fgt_fast.rs`.
+
+mod fgt_fast;
 
 use crate::error::TraceError;
-use crate::format::VolumeKind;
+use crate::filter::{Filter, PageMap};
 use crate::input::TraceInput;
-use crate::source::{open_input, AnySource, Record, RecordSource};
+use crate::options::{Ops, Remap, TraceOptions};
+use crate::pipe::PipedSource;
+use crate::record::{Record, RecordSource};
+use crate::source::AnySource;
 use flashgc_core::workload::{Op, Request, Workload};
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::HashSet;
 use std::path::Path;
-
-/// What to do with addresses beyond the device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Remap {
-    /// Keep addresses; a request beyond the logical capacity is an error.
-    #[default]
-    None,
-    /// Dense renumbering of the pages the trace touches, in order of first touch
-    /// (per volume), as the SepBIT artifact does.
-    Compact,
-    /// Page number modulo the logical capacity.
-    Modulo,
-}
-
-impl Remap {
-    /// Parses `none`, `compact` or `modulo`.
-    pub fn parse(s: &str) -> Result<Remap, TraceError> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "none" | "off" => Ok(Remap::None),
-            "compact" => Ok(Remap::Compact),
-            "modulo" | "mod" => Ok(Remap::Modulo),
-            _ => Err(TraceError::Option {
-                option: "--remap",
-                message: format!("`{s}`; allowed: none, compact, modulo"),
-            }),
-        }
-    }
-    fn name(self) -> &'static str {
-        match self {
-            Remap::None => "none",
-            Remap::Compact => "compact",
-            Remap::Modulo => "modulo",
-        }
-    }
-}
-
-/// Which operations to keep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Ops {
-    /// Everything.
-    #[default]
-    All,
-    /// Reads only.
-    Read,
-    /// Writes only.
-    Write,
-    /// Writes and trims (no reads).
-    NoRead,
-}
-
-impl Ops {
-    /// Parses `all`, `read`, `write` or `write,trim`.
-    pub fn parse(s: &str) -> Result<Ops, TraceError> {
-        match s.trim().to_ascii_lowercase().replace(' ', "").as_str() {
-            "all" | "rw" | "read,write" | "write,read" => Ok(Ops::All),
-            "read" | "r" => Ok(Ops::Read),
-            "write" | "w" => Ok(Ops::Write),
-            "write,trim" | "trim,write" => Ok(Ops::NoRead),
-            _ => Err(TraceError::Option {
-                option: "--ops",
-                message: format!("`{s}`; allowed: all, read, write, write,trim"),
-            }),
-        }
-    }
-    #[inline]
-    fn keeps(self, op: Op) -> bool {
-        match self {
-            Ops::All => true,
-            Ops::Read => op == Op::Read,
-            Ops::Write => op == Op::Write,
-            Ops::NoRead => op != Op::Read,
-        }
-    }
-}
-
-/// A time window relative to the trace's first request, in ns: `[start, end)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TimeWindow {
-    /// Start (inclusive), ns after the first request.
-    pub start_ns: u64,
-    /// End (exclusive), ns after the first request.
-    pub end_ns: u64,
-}
-
-impl TimeWindow {
-    /// Parses `START..END` with optional units (`ns us ms s m h`; default `s`), e.g.
-    /// `10..60`, `500ms..2s`, `1h..`.
-    pub fn parse(s: &str) -> Result<TimeWindow, TraceError> {
-        let err = |m: String| TraceError::Option {
-            option: "--time-window",
-            message: m,
-        };
-        let (a, b) = s.split_once("..").ok_or_else(|| {
-            err(format!(
-                "`{s}`: expected START..END, e.g. 10..60 (seconds) or 500ms..2s"
-            ))
-        })?;
-        let one = |t: &str, dflt: u64| -> Result<u64, TraceError> {
-            let t = t.trim();
-            if t.is_empty() {
-                return Ok(dflt);
-            }
-            let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
-            let (num, unit) = t.split_at(split);
-            let mul = match unit {
-                "ns" => 1.0,
-                "us" => 1e3,
-                "ms" => 1e6,
-                "" | "s" => 1e9,
-                "m" | "min" => 60e9,
-                "h" => 3600e9,
-                _ => {
-                    return Err(err(format!(
-                        "`{t}`: unknown unit `{unit}`; allowed: ns, us, ms, s, m, h"
-                    )))
-                }
-            };
-            let v: f64 = num
-                .parse()
-                .map_err(|_| err(format!("`{t}` is not a number")))?;
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(err(format!("`{t}` must be a non-negative time")));
-            }
-            Ok((v * mul).round().min(u64::MAX as f64) as u64)
-        };
-        let w = TimeWindow {
-            start_ns: one(a, 0)?,
-            end_ns: one(b, u64::MAX)?,
-        };
-        if w.end_ns <= w.start_ns {
-            return Err(err(format!("`{s}`: the end must be after the start")));
-        }
-        Ok(w)
-    }
-}
-
-/// How to read and replay a trace. Plain data with defaults; the CLI's flags convert into
-/// it, and the Python package fills it directly.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TraceOptions {
-    /// `--format`: a format name or column map; `None` = auto-detect.
-    pub format: Option<String>,
-    /// `--blkparse-events`: blkparse actions to replay (default `D`).
-    pub blkparse_events: Option<String>,
-    /// `--volume`: keep one volume / device / ASU / LUN (`None` = all).
-    pub volume: Option<String>,
-    /// `--remap`.
-    pub remap: Remap,
-    /// `--loop-times`: replay the trace this many times (1 = once).
-    pub loop_times: u32,
-    /// `--loop-until`: replay until this many times the logical capacity has been
-    /// written (overrides `loop_times`).
-    pub loop_until: Option<f64>,
-    /// `--time-scale`: multiply times (relative to the first request) by this factor
-    /// (0.5 = twice as fast).
-    pub time_scale: f64,
-    /// `--ops`.
-    pub ops: Ops,
-    /// `--time-window`.
-    pub time_window: Option<TimeWindow>,
-    /// `--skip-bad-lines`: count and skip malformed lines instead of stopping.
-    pub skip_bad_lines: bool,
-}
-
-impl Default for TraceOptions {
-    fn default() -> Self {
-        TraceOptions {
-            format: None,
-            blkparse_events: None,
-            volume: None,
-            remap: Remap::None,
-            loop_times: 1,
-            loop_until: None,
-            time_scale: 1.0,
-            ops: Ops::All,
-            time_window: None,
-            skip_bad_lines: false,
-        }
-    }
-}
-
-impl TraceOptions {
-    /// Checks value ranges.
-    pub fn check(&self) -> Result<(), TraceError> {
-        if self.loop_times == 0 {
-            return Err(TraceError::Option {
-                option: "--loop-times",
-                message: "must be at least 1".into(),
-            });
-        }
-        if let Some(k) = self.loop_until {
-            if !(k.is_finite() && k > 0.0 && k <= 1e6) {
-                return Err(TraceError::Option {
-                    option: "--loop-until",
-                    message: format!("{k}: a multiple of the logical capacity in (0, 1e6]"),
-                });
-            }
-        }
-        if !(self.time_scale.is_finite() && self.time_scale >= 0.0 && self.time_scale <= 1e9) {
-            return Err(TraceError::Option {
-                option: "--time-scale",
-                message: format!("{}: a factor in [0, 1e9]", self.time_scale),
-            });
-        }
-        Ok(())
-    }
-
-    /// Opens the record source these options describe.
-    pub fn open(&self, path: &Path) -> Result<AnySource, TraceError> {
-        self.open_input(&TraceInput::from(path))
-    }
-
-    /// [`Self::open`] for a file or a buffer in memory.
-    pub fn open_input(&self, input: &TraceInput) -> Result<AnySource, TraceError> {
-        self.check()?;
-        open_input(
-            input,
-            self.format.as_deref(),
-            self.blkparse_events.as_deref(),
-            self.skip_bad_lines,
-        )
-    }
-}
-
-/// Little-endian u64 at `i` (the caller guarantees `i + 8 <= b.len()`).
-#[inline(always)]
-fn rd8(b: &[u8], i: usize) -> u64 {
-    match b.get(i..i + 8) {
-        Some(x) => u64::from_le_bytes([x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]]),
-        None => 0,
-    }
-}
-
-/// A fast hasher for page keys (multiply-xorshift; keys are not adversarial).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct PageHasher(u64);
-
-impl Hasher for PageHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        let x = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        x ^ (x >> 29)
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(29) ^ i).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    }
-}
-
-pub(crate) type PageMap<V> = HashMap<(u64, u64), V, BuildHasherDefault<PageHasher>>;
-
-/// Volume / op / time-window filter, shared by replay and statistics.
-pub(crate) struct Filter {
-    pub volume: Option<u64>,
-    ops: Ops,
-    window: Option<TimeWindow>,
-    /// Time of the first record in the file (any volume, any op).
-    pub first_time: Option<u64>,
-}
-
-impl Filter {
-    pub fn new(opts: &TraceOptions, src: &dyn RecordSource) -> Result<Filter, TraceError> {
-        let volume = match &opts.volume {
-            None => None,
-            Some(v) => {
-                let kind = src.volume_kind();
-                if kind == VolumeKind::None {
-                    return Err(TraceError::Option {
-                        option: "--volume",
-                        message: format!("format {} has no volume field", src.format().name()),
-                    });
-                }
-                Some(kind.key_of(v).map_err(|m| TraceError::Option {
-                    option: "--volume",
-                    message: m,
-                })?)
-            }
-        };
-        Ok(Filter {
-            volume,
-            ops: opts.ops,
-            window: opts.time_window,
-            first_time: None,
-        })
-    }
-
-    /// Relative time of `r` if it passes the filter.
-    #[inline]
-    pub fn keep(&mut self, r: &Record) -> Option<u64> {
-        let first = *self.first_time.get_or_insert(r.rec.time_ns);
-        let rel = r.rec.time_ns.saturating_sub(first);
-        if let Some(v) = self.volume {
-            if r.rec.volume != v {
-                return None;
-            }
-        }
-        if !self.ops.keeps(r.rec.op) {
-            return None;
-        }
-        if let Some(w) = self.window {
-            if rel < w.start_ns || rel >= w.end_ns {
-                return None;
-            }
-        }
-        Some(rel)
-    }
-}
 
 /// A trace replayed as a [`Workload`].
 ///
@@ -392,7 +84,19 @@ impl TraceWorkload {
                 message: "the device needs a non-zero LPN size and logical capacity".into(),
             });
         }
-        let src = opts.open_input(input)?;
+        let mut src = opts.open_input(input)?;
+        let loops = if opts.loop_until.is_some() {
+            u32::MAX
+        } else {
+            opts.loop_times.max(1)
+        };
+        if opts.pipeline && crate::pipe::worth_it() {
+            src = match src {
+                AnySource::Text(t) => AnySource::Piped(Box::new(PipedSource::spawn(*t, loops))),
+                AnySource::Blk(b) => AnySource::Piped(Box::new(PipedSource::spawn(*b, loops))),
+                other => other,
+            };
+        }
         let filter = Filter::new(opts, &src)?;
         let until_pages = opts
             .loop_until
@@ -408,11 +112,7 @@ impl TraceWorkload {
             remap: opts.remap,
             compact: PageMap::default(),
             next_id: 0,
-            loops: if opts.loop_until.is_some() {
-                u32::MAX
-            } else {
-                opts.loop_times.max(1)
-            },
+            loops,
             loop_idx: 0,
             until_pages,
             written: 0,
@@ -450,39 +150,14 @@ impl TraceWorkload {
     }
 
     fn empty_error(&self) -> TraceError {
-        let d = self.src.diagnostics();
-        let mut message = if d.requests == 0 {
-            format!("the trace holds no requests ({} lines read", d.lines)
-        } else {
-            format!(
-                "no request passes the filters ({} requests read",
-                d.requests
-            )
-        };
-        if d.ignored_lines > 0 {
-            message.push_str(&format!(", {} lines are not requests", d.ignored_lines));
-        }
-        if d.zero_length > 0 {
-            message.push_str(&format!(", {} zero-length requests skipped", d.zero_length));
-        }
-        if d.bad_lines > 0 {
-            message.push_str(&format!(", {} malformed lines skipped", d.bad_lines));
-        }
-        message.push(')');
-        if let crate::format::Format::Blkparse(e) = self.src.format() {
-            message.push_str(&format!(
-                "; only blkparse `{}` events are replayed: pass --blkparse-events with the actions this file holds (e.g. Q, D or C)",
-                e.letters()
-            ));
-        }
         TraceError::Empty {
             file: self.src.file().to_string(),
-            message,
+            message: self.filter.empty_message(&self.src),
         }
     }
 
     /// Diagnostics of reading the trace.
-    pub fn diagnostics(&self) -> &crate::source::Diagnostics {
+    pub fn diagnostics(&self) -> &crate::record::Diagnostics {
         self.src.diagnostics()
     }
 
@@ -528,7 +203,9 @@ impl TraceWorkload {
     fn step(&mut self, out: &mut Vec<Request>) -> Result<(), TraceError> {
         let next = match &mut self.src {
             AnySource::Fgt(f) => f.next_fast(),
+            AnySource::Piped(p) => p.next_record()?,
             AnySource::Text(t) => t.next_record()?,
+            AnySource::Blk(b) => b.next_record()?,
         };
         let Some(r) = next else {
             return self.end_of_pass();
@@ -715,97 +392,6 @@ impl TraceWorkload {
             lpn += k;
             n -= k;
         }
-    }
-
-    /// The hot loop for `.fgt` replay without filters, remapping, scaling or a write
-    /// target: the same result as [`Self::step`], without the per-record branches.
-    fn fill_plain_fgt(&mut self, buf: &mut Vec<Request>, limit: usize) -> Result<(), TraceError> {
-        let Some(sh) = self.lpn_shift else {
-            return Ok(());
-        };
-        let AnySource::Fgt(f) = &self.src else {
-            return Ok(());
-        };
-        let want = limit.saturating_sub(buf.len());
-        let (recs, rs) = f.remaining(want);
-        if recs.len() < rs {
-            return Ok(());
-        }
-        let keys = f.keys();
-        let logical = self.logical;
-        let shift = (self.loop_idx as u64).saturating_mul(self.period);
-        let first_time = *self.filter.first_time.get_or_insert(rd8(recs, 0));
-        let pass0 = self.loop_idx == 0;
-        let mut bad = false;
-        let mut done = 0usize;
-        let mut t = 0u64;
-        buf.reserve(want);
-        for b in recs.chunks_exact(rs) {
-            let time = rd8(b, 0);
-            let offset = rd8(b, 8);
-            let len = u32::from_le_bytes([b[16], b[17], b[18], b[19]]) as u64;
-            let vi = u16::from_le_bytes([b[20], b[21]]) as usize;
-            let op = match b[22] {
-                0 => Op::Read,
-                1 => Op::Write,
-                _ => Op::Trim,
-            };
-            let lb = match offset.checked_add(len - 1) {
-                Some(lb) if (lb >> sh) < logical => lb,
-                _ => {
-                    bad = true;
-                    break;
-                }
-            };
-            let first = offset >> sh;
-            let pages = (lb >> sh) + 1 - first;
-            let volume = keys.get(vi).copied().unwrap_or(0);
-            if self.last_volume != Some(volume) {
-                self.last_volume = Some(volume);
-                if self.volumes.len() < 1000 {
-                    self.volumes.insert(volume);
-                }
-            }
-            t = time.saturating_sub(first_time);
-            if pass0 {
-                self.first_emit.get_or_insert(t);
-            }
-            if op == Op::Write {
-                self.written_this_pass += pages;
-            }
-            let c = if rs == crate::fgt::RECORD_BYTES_CONTENT {
-                rd8(b, 24)
-            } else {
-                0
-            };
-            let content = if pages == 1 {
-                c
-            } else {
-                self.hash_dropped += (c != 0) as u64;
-                0
-            };
-            buf.push(Request {
-                time_ns: t.saturating_add(shift),
-                op,
-                lpn: first,
-                pages: pages as u32,
-                content,
-            });
-            done += 1;
-        }
-        if pass0 && done > 0 {
-            self.last_emit = t;
-            self.emitted_pass0 += done as u64;
-        }
-        if let AnySource::Fgt(f) = &mut self.src {
-            f.advance(done);
-            if bad {
-                if let Some(r) = f.next_fast() {
-                    return Err(self.cap_err(&r, r.rec.offset >> sh, u64::MAX));
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Fills `buf` with up to `max` requests (the [`Workload`] contract, with the trace
