@@ -181,3 +181,17 @@ def test_report_loads_in_headless_chromium(out, binary, python_exe):
     body = re.search(r"<body[^>]*>", loaded["dom"]).group(0)
     n = re.search(r'data-figures="(\d+)/(\d+)"', body)
     assert n and n.group(1) == n.group(2) and int(n.group(2)) >= 4, body
+
+
+def test_histogram_percentiles():
+    from flashgc.reproduce.papers.common import hist_percentile, merged_histogram
+
+    r = 10 ** (1 / 20)
+    up = 1000.0
+    h = merged_histogram([[up, 60]], [[up, 40], [up * r, 100]])
+    assert h == [[up, 100], [up * r, 100]]
+    # Half of the requests are in the first bin: the median is its upper edge.
+    assert hist_percentile(h, 0.5) == pytest.approx(up)
+    # A quarter: halfway through the first bin on a log scale.
+    assert hist_percentile(h, 0.25) == pytest.approx(up / r * r**0.5)
+    assert hist_percentile(h, 1.0) == pytest.approx(up * r)

@@ -36,13 +36,13 @@ def _scheme_color(i: int) -> str:
 # --- latency CDFs ----------------------------------------------------------------------
 
 
-def cdf_points(summary: Any) -> Optional[tuple]:
+def cdf_points(summary: Any, histogram: Optional[list] = None) -> Optional[tuple]:
     """(latencies, cumulative share) of a latency summary: from its whole histogram when the
     result carries one (``histogram``: [[upper_us, count], ...]), else from its percentiles
     (p50 .. p99.99, max); the second element says which."""
-    if not isinstance(summary, dict) or not summary.get("count"):
+    h = histogram if histogram else (summary.get("histogram") if isinstance(summary, dict) else None)
+    if not h and (not isinstance(summary, dict) or not summary.get("count")):
         return None
-    h = summary.get("histogram")
     if isinstance(h, list) and h:
         tot = float(sum(c for _, c in h)) or 1.0
         xs, ys, acc = [], [], 0.0
@@ -64,12 +64,14 @@ def cdf_points(summary: Any) -> Optional[tuple]:
 
 
 def fig_cdf(fid: str, title: str, curves: list, plt, xlabel: str = "response time (us)") -> Optional[Figure]:
-    """Latency CDFs (y: cumulative share, log-scaled tail as 1 - F). ``curves``: [(label, summary)]."""
+    """Latency CDFs (y: cumulative share, log-scaled tail as 1 - F). ``curves``: [(label, summary)]
+    or [(label, summary, histogram)] with the result's whole `[upper us, count]` histogram."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
     kinds = set()
     drawn = 0
-    for i, (label, summ) in enumerate(curves):
-        pts = cdf_points(summ)
+    for i, curve in enumerate(curves):
+        label, summ = curve[0], curve[1]
+        pts = cdf_points(summ, curve[2] if len(curve) > 2 else None)
         if pts is None:
             continue
         xs, ys, kind = pts

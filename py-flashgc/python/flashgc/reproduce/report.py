@@ -69,7 +69,8 @@ def _paper_figures(ctx: Ctx, plt) -> list:
                 raw = ctx.raw(k)
                 if raw is not None:
                     r = raw[0] if isinstance(raw, list) else raw
-                    curves.append((k.split("/")[1], (r.get("timing") or {}).get("write_latency")))
+                    t = r.get("timing") or {}
+                    curves.append((k.split("/")[1], t.get("write_latency"), t.get("write_histogram")))
         f = fig_cdf(f"{name}-w75-cdf", "Write latency distribution, 75 % writes", curves, plt)
         if f:
             figs.append(f)
@@ -108,7 +109,14 @@ def _paper_figures(ctx: Ctx, plt) -> list:
                 raw = ctx.raw(f"{w}/{s}")
                 if raw is not None:
                     r = raw[0] if isinstance(raw, list) else raw
-                    curves.append((s, r.get("all")))
+                    if "result" in r:  # one-engine record: all requests from the whole histograms
+                        from .papers.common import merged_histogram
+
+                        t = r["result"].get("timing") or {}
+                        h = merged_histogram(t.get("read_histogram"), t.get("write_histogram"))
+                        curves.append((s, t.get("write_latency"), h))
+                    else:
+                        curves.append((s, r.get("all")))
             f = fig_cdf(f"splitgc-cdf-{w}", f"{fig_name}: CDF of response time in {w}", curves, plt)
             if f:
                 figs.append(f)

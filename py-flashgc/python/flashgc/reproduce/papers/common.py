@@ -76,6 +76,46 @@ def fmt_param(v: Any) -> str:
     return str(v)
 
 
+# --- latency histograms -------------------------------------------------------------------
+
+
+def merged_histogram(*hists: Any) -> list:
+    """Sum of `[upper edge us, count]` histograms (the result record's `read_histogram` /
+    `write_histogram`: log bins, 20 per decade)."""
+    acc: dict = {}
+    for h in hists:
+        for up, c in h or []:
+            acc[float(up)] = acc.get(float(up), 0) + c
+    return sorted([u, c] for u, c in acc.items())
+
+
+def hist_percentile(hist: list, q: float, bins_per_decade: int = 20) -> float:
+    """The ``q`` quantile (0..1) of a log-binned histogram, interpolated log-linearly inside
+    its bin."""
+    total = sum(c for _, c in hist)
+    if not total:
+        return float("nan")
+    target = q * total
+    acc = 0.0
+    ratio = 10 ** (1.0 / bins_per_decade)
+    for up, c in hist:
+        if c and acc + c >= target:
+            f = (target - acc) / c
+            lo = up / ratio
+            return lo * (up / lo) ** f
+        acc += c
+    return float(hist[-1][0])
+
+
+def all_request_percentiles(timing: dict) -> Optional[dict]:
+    """p50/p99/p99.9/p99.99 of all requests from the whole histograms, when the record has them."""
+    rh, wh = timing.get("read_histogram"), timing.get("write_histogram")
+    if not rh and not wh:
+        return None
+    h = merged_histogram(rh, wh)
+    return {k: hist_percentile(h, q) for k, q in (("p50", 0.5), ("p99", 0.99), ("p999", 0.999), ("p9999", 0.9999))}
+
+
 # --- fio series (sup-gc, bf-gc) ---------------------------------------------------------
 
 
@@ -125,6 +165,9 @@ def fio_metrics(raw: Any, offset_gb: float = 0.0) -> dict:
     last = _last(series, offset_gb)
     measured = m.get(f"erases@{last}") if last is not None else tot.get("erases", 0)
     m["gc_active"] = 1.0 if (measured or 0) > 0 else 0.0
+    pa = all_request_percentiles(t)
+    if pa:
+        m["p99_all"], m["p9999_all"] = pa["p99"], pa["p9999"]
     wl, rl = t.get("write_latency") or {}, t.get("read_latency") or {}
     n = (wl.get("count") or 0) + (rl.get("count") or 0)
     if n:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..runner import Case
-from .common import Paper, trace
+from .common import Paper, all_request_percentiles, trace
 
 # Table 1: write ratio, duplication rate, average request size (KB).
 TABLE1 = {
@@ -31,8 +31,8 @@ def _fp_share(fp_us: float, fpm_us: float, ecc_us: float, groups: float, read_us
 def _engine_metrics(r: dict) -> dict:
     """Metrics of a one-engine result record with a `dedup` section (`flashgc dedup --json` after
     the dedup issue): real-time GC relocations of the measured phase, latencies from the timing
-    section (p99 / p99.99 of the request class with more requests: the record carries read and
-    write percentiles, not the whole histogram)."""
+    section: p99 / p99.99 of all requests from the whole histograms when the record has them,
+    else of the request class with more requests."""
     ss, tot = r.get("steady_state") or {}, r.get("total") or {}
     d = r.get("dedup") or {}
     t = r.get("timing") or {}
@@ -48,8 +48,11 @@ def _engine_metrics(r: dict) -> dict:
     for name, sec in (("read_mean", rl), ("write_mean", wl)):
         if sec.get("count"):
             m[name] = float(sec["mean_us"])
+    pa = all_request_percentiles(t)
     main = wl if (wl.get("count") or 0) >= (rl.get("count") or 0) else rl
-    if main.get("count"):
+    if pa:
+        m["p99"], m["p9999"] = pa["p99"], pa["p9999"]
+    elif main.get("count"):
         m["p99"] = float(main["p99_us"])
         m["p9999"] = float(main["p9999_us"])
     n = (rl.get("count") or 0) + (wl.get("count") or 0)
