@@ -38,7 +38,11 @@ def main(argv=None) -> int:
 
     if a.quick:
         base = {"logical_gib": 0.125, "op": 0.07, "write_volume": 3.0}
-        grid = {"placement": ["single", "sup-gc"], "workload": ["hotcold:80/20", "zipf:1.0"], "seed": [1]}
+        grid = {
+            "placement": ["single", "sup-gc"],
+            "workload": ["hotcold:80/20", "zipf:1.0"],
+            "seed": [1],
+        }
     else:
         base = {"logical_gib": 0.5, "op": 0.07, "write_volume": 8.0, "warmup": 4.0}
         grid = {
@@ -55,17 +59,29 @@ def main(argv=None) -> int:
         scheduler="local" if a.local else None,
         n_workers=2,
     )
-    print(f"{len(df.attrs['ran'])} runs now, {len(df.attrs['skipped'])} from an earlier run of this script")
+    print(
+        f"{len(df.attrs['ran'])} runs now, {len(df.attrs['skipped'])} from an earlier run of this script"
+    )
 
     # Mean over seeds; Cosmos+ = the single-stream greedy FTL.
-    m = df.groupby(["workload", "placement"])[["waf", "erases", "gc_writes"]].mean().unstack("placement")
-    print(f"\n{'workload':16} {'WAF cosmos+':>12} {'WAF sup-gc':>11} {'GC moves':>9} {'erases':>8}  paper's direction")
+    m = (
+        df.groupby(["workload", "placement"])[["waf", "erases", "gc_writes"]]
+        .mean()
+        .unstack("placement")
+    )
+    print(
+        f"\n{'workload':16} {'WAF cosmos+':>12} {'WAF sup-gc':>11} {'GC moves':>9} {'erases':>8}  paper's direction"
+    )
     for wl in m.index:
         w0, w1 = m.loc[wl, ("waf", "single")], m.loc[wl, ("waf", "sup-gc")]
         g0, g1 = m.loc[wl, ("gc_writes", "single")], m.loc[wl, ("gc_writes", "sup-gc")]
         e0, e1 = m.loc[wl, ("erases", "single")], m.loc[wl, ("erases", "sup-gc")]
-        verdict = "matches (fewer GC moves)" if g1 < g0 else "does NOT match (more GC moves)"
-        print(f"{wl:16} {w0:12.3f} {w1:11.3f} {100 * (g1 - g0) / g0:+8.1f}% {100 * (e1 - e0) / e0:+7.1f}%  {verdict}")
+        verdict = (
+            "matches (fewer GC moves)" if g1 < g0 else "does NOT match (more GC moves)"
+        )
+        print(
+            f"{wl:16} {w0:12.3f} {w1:11.3f} {100 * (g1 - g0) / g0:+8.1f}% {100 * (e1 - e0) / e0:+7.1f}%  {verdict}"
+        )
 
     html = flashgc.report(
         df,

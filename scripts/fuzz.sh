@@ -17,10 +17,17 @@ cd "$(dirname "$0")/.."
 secs="${1:-300}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config trace_text trace_fgt)
+[ ${#targets[@]} -gt 0 ] || targets=(config trace_text trace_fgt checkpoint)
 san="${FLASHGC_FUZZ_SANITIZER:-none}"
 
-mkdir -p fuzz/corpus/config fuzz/corpus/trace_text fuzz/corpus/trace_fgt
+mkdir -p fuzz/corpus/config fuzz/corpus/trace_text fuzz/corpus/trace_fgt fuzz/corpus/checkpoint
+# Checkpoints: byte 0 = policy case, byte 1 = section, then 6-byte mutations (see
+# crates/flashgc-core/src/checkpoint/fuzzing.rs); one seed per case and section.
+for c in $(seq 0 17); do
+  for s in 0 1 2 3 4 5 6 7; do
+    printf "$(printf '\\x%02x\\x%02x' "$c" "$s")\x10\x00\x00\x00\x01\x00" > "fuzz/corpus/checkpoint/seed-$c-$s"
+  done
+done
 for f in crates/flashgc-core/presets/*.toml; do cp "$f" "fuzz/corpus/config/$(basename "$f")"; done
 # Spec strings: `!WORKLOAD\nPLACEMENT\nVICTIM` on a small device.
 i=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the flashgc Python package and runs its checks: ruff, then pytest.
+# Builds the flashgc Python package and runs its checks: ruff (lint and format), then pytest.
 #
 #   scripts/test-python.sh            # from anywhere in the repository
 #
@@ -38,6 +38,7 @@ maturin develop --release --quiet -m py-flashgc/Cargo.toml
 
 echo "== ruff"
 ruff check py-flashgc examples
+ruff format --check py-flashgc examples
 
 echo "== pytest"
 # shellcheck disable=SC2086

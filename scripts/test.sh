@@ -9,8 +9,8 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
-echo "== cargo clippy -D warnings"
-cargo clippy --locked --release --all-targets -- -D warnings
+echo "== cargo clippy -D warnings (whole workspace, the Python binding included)"
+cargo clippy --locked --release --workspace --all-targets -- -D warnings
 
 echo "== cargo test (release)"
 cargo test --locked --release

@@ -57,7 +57,10 @@ fn merge(base: &mut serde_json::Value, over: serde_json::Value, path: &str) -> P
                     continue;
                 }
                 let bv = b.get_mut(&k).expect("checked above");
-                if bv.is_object() && v.is_object() {
+                if bv.is_null() {
+                    // An optional section that is unset (e.g. `ftl.mapping_cache`).
+                    *bv = v;
+                } else if bv.is_object() && v.is_object() {
                     merge(bv, v, &field)?;
                 } else if v.is_object() {
                     return Err(input_err(format!(
@@ -95,6 +98,16 @@ fn build_config(
         .map_err(|e| input_err(format!("overrides: not valid JSON: {e}")))?;
     let mut value =
         serde_json::to_value(&cfg).map_err(|e| input_err(format!("configuration: {e}")))?;
+    // Optional sections left out of the serialized configuration when unset, so that
+    // overrides can set them: the mapping cache and the host flows.
+    if let Some(ftl) = value.get_mut("ftl").and_then(|v| v.as_object_mut()) {
+        ftl.entry("mapping_cache")
+            .or_insert(serde_json::Value::Null);
+    }
+    if let Some(top) = value.as_object_mut() {
+        top.entry("flow")
+            .or_insert(serde_json::Value::Array(Vec::new()));
+    }
     merge(&mut value, over, "")?;
     // Serialized `None`s are nulls; drop them so that they deserialize as defaults.
     fn drop_nulls(v: &mut serde_json::Value) {
@@ -146,6 +159,16 @@ fn resolve_config(
 fn layout(config_toml: &str) -> PyResult<String> {
     let cfg = config_from_toml(config_toml)?;
     let l = cfg.layout().map_err(py_err)?;
+    serde_json::to_string(&l).map_err(|e| input_err(e.to_string()))
+}
+
+/// Validates a configuration as a run would before it starts (layout, workload spec,
+/// placement and victim specs, the segment reserve of their streams), without running it;
+/// returns the layout as JSON.
+#[pyfunction]
+fn validate(config_toml: &str) -> PyResult<String> {
+    let cfg = config_from_toml(config_toml)?;
+    let l = flashgc_core::validate::validate(&cfg).map_err(py_err)?;
     serde_json::to_string(&l).map_err(|e| input_err(e.to_string()))
 }
 
@@ -277,14 +300,23 @@ fn run(
         )?),
         None => None,
     };
+    let workload_given = workload.is_some() || arrays.is_some();
     if let Some(w) = workload {
         cfg.run.workload = w.to_string();
     }
     let result = py.detach(move || -> Result<String, String> {
         let sim = Simulation::new(&cfg).map_err(|e| e.to_string())?;
-        let mut wl: Box<dyn Workload> = match arrays {
-            Some(wl) => Box::new(wl),
-            None => open_workload(&sim, &cfg, &topts)?,
+        let flows = if workload_given {
+            None
+        } else {
+            flashgc_core::workload::flows::from_config(&cfg, sim.layout())
+                .map_err(|e| e.to_string())?
+        };
+        let mut wl: Box<dyn Workload> = match (arrays, flows) {
+            (Some(wl), _) => Box::new(wl),
+            // `[[flow]]` sections are the workload unless one is given (docs/flows.md).
+            (None, Some(f)) => Box::new(f),
+            (None, None) => open_workload(&sim, &cfg, &topts)?,
         };
         drop(sim);
         let end = flashgc_core::driver::run(
@@ -470,6 +502,7 @@ fn _flashgc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashgcError", m.py().get_type::<FlashgcError>())?;
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(layout, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset_text, m)?)?;

@@ -170,8 +170,9 @@ def test_request_arrays_count_reads_and_trims(tiny):
     t = r.raw["total"]
     assert t["user_writes"] == 7 and t["reads"] == 7 and t["trims"] == 3
     # Same table as strings in a dict, and as a structured array.
-    r2 = flashgc.run("default", {"op": ["write", "w", "R", "read", "r", "trim", "W"], "lpn": lpn, "pages": pages},
-                     **tiny)
+    r2 = flashgc.run(
+        "default", {"op": ["write", "w", "R", "read", "r", "trim", "W"], "lpn": lpn, "pages": pages}, **tiny
+    )
     assert r2.raw["total"] == t
     rec = np.zeros(len(ops), dtype=[("op", "u1"), ("lpn", "u8"), ("pages", "u4")])
     rec["op"], rec["lpn"], rec["pages"] = ops, lpn, pages
@@ -233,10 +234,7 @@ def test_result_json_round_trip(tiny):
 
 
 # The shared traces live beside the repository (../shared/traces), never inside it.
-MSR = str(
-    pathlib.Path(__file__).resolve().parents[2].parent
-    / "shared/traces/msr_cambridge/msr-cambridge1-sample.csv"
-)
+MSR = str(pathlib.Path(__file__).resolve().parents[2].parent / "shared/traces/msr_cambridge/msr-cambridge1-sample.csv")
 
 
 @pytest.mark.skipif(not pathlib.Path(MSR).exists(), reason=f"{MSR} not present (shared traces)")
@@ -275,3 +273,44 @@ def test_timing_layer_gives_latency_and_keeps_the_waf(tiny):
         flashgc.run("default", "uniform", timing={"qd": 8}, **tiny)
     with pytest.raises(FlashgcError, match="gc_mode"):
         flashgc.run("default", "uniform", timing={"gc_mode": "sometimes"}, **tiny)
+
+
+def test_noc_device_through_the_shared_timing_options():
+    # The NoC controller is a device option of any run: selective copy-back under sup-gc,
+    # percentiles in the common timing section, the model's own figures in `noc`.
+    kw = dict(blocks_per_plane=16, op=0.1, placement="sup-gc")
+    opts = {"device": "noc", "gc_mode": "per-die", "rate_iops": 300, "max_requests": 6000}
+    conv = flashgc.run("noc-ssdc", "uniform", timing={**opts, "noc_path": "conventional"}, **kw)
+    sel = flashgc.run("noc-ssdc", "uniform", timing={**opts, "noc_path": "selective"}, **kw)
+    assert conv.noc["copybacks"] > 0 and conv.noc["copybacks"] == sel.noc["copybacks"]
+    assert sel.noc["tasks"]["direct"] > 0 and conv.noc["tasks"]["direct"] == 0
+    assert conv.raw["schema_version"] == 2 and conv.raw["ended_by"] == "requests"
+    for q in ("mean_us", "p99_us", "p999_us", "p9999_us", "max_us"):
+        assert sel.latency.loc["write", q] <= conv.latency.loc["write", q]
+    row = sel.summary()
+    assert row["noc_path"] == "selective" and row["copybacks"] == sel.noc["copybacks"]
+    assert list(sel.noc_series.columns)[:3] == ["t_ms", "host_requests", "gc_tasks"]
+    assert flashgc.run("default", "uniform", logical_gib=0.0625, pages_per_block=64, write_volume=1.0).noc is None
+    with pytest.raises(FlashgcError, match="timing.noc_path"):
+        flashgc.run("noc-ssdc", "uniform", timing={**opts, "noc_path": "sideways"}, **kw)
+
+
+def test_flows_and_mapping_cache_through_the_configuration():
+    flows = (
+        '[[flow]]\nname = "reader"\nrw = "randrw"\nrwmixwrite = 10\niodepth = 4\nsize = "32m"\n'
+        '[[flow]]\nname = "writer"\nrw = "randwrite"\niodepth = 2\noffset = "32m"\n'
+    )
+    base = "[device]\npages_per_block = 32\n[ftl]\nlogical_gib = 0.0625\nop = 0.15\n[run]\nwrite_volume = 1.0\n"
+    r = flashgc.run(base + flows, timing={"max_requests": 4000})
+    f = r.raw["flows"]
+    assert [x["name"] for x in f] == ["reader", "writer"]
+    assert sum(x["requests"] for x in f) == r.raw["timing"]["requests"] == 4000
+    assert f[1]["read_requests"] == 0 and f[0]["read_requests"] > f[0]["write_requests"]
+    # The mapping cache: one translation page of DRAM; translation writes are in the WAF.
+    m = flashgc.run(base, "uniform", **{"ftl.mapping_cache": {"bytes": 4096}})
+    t = m.raw["total"]["translation"]
+    assert t["misses"] > 0 and t["translation_writes"] > 0
+    assert m.raw["total"]["waf"] > t["waf_without_translation"]
+    assert "translation" not in flashgc.run(base, "uniform").raw["total"]
+    with pytest.raises(FlashgcError, match="ftl.mapping_cache.bytes"):
+        flashgc.run(base, "uniform", **{"ftl.mapping_cache": {"bytes": 1 << 40}})

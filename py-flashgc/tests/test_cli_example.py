@@ -12,8 +12,24 @@ def _run(args, python_exe, **kw):
 
 
 def test_cli_run_prints_json_and_errors_exit_2(python_exe):
-    p = _run(["-m", "flashgc", "run", "default", "-w", "zipf:1.0", "--set", "logical_gib=0.0625",
-              "--set", "pages_per_block=64", "--set", "write_volume=2", "--json"], python_exe)
+    p = _run(
+        [
+            "-m",
+            "flashgc",
+            "run",
+            "default",
+            "-w",
+            "zipf:1.0",
+            "--set",
+            "logical_gib=0.0625",
+            "--set",
+            "pages_per_block=64",
+            "--set",
+            "write_volume=2",
+            "--json",
+        ],
+        python_exe,
+    )
     assert p.returncode == 0, p.stderr
     raw = json.loads(p.stdout)
     assert raw["workload"] == "zipf:1" and raw["steady_state"]["waf"] > 1
@@ -32,6 +48,5 @@ def test_example_reproduces_the_comparison_and_writes_its_report(tmp_path, pytho
     assert len([f for f in os.listdir(out / "figures") if f.endswith(".svg")]) == 5
     assert len(os.listdir(out / "results")) == 4
     # Running it again resumes: nothing is recomputed.
-    p = _run([os.path.join("examples", "sup_gc_vs_cosmos.py"), "--out", str(out), "--quick", "--local"],
-             python_exe)
+    p = _run([os.path.join("examples", "sup_gc_vs_cosmos.py"), "--out", str(out), "--quick", "--local"], python_exe)
     assert p.returncode == 0 and "0 runs now, 4 from an earlier run" in p.stdout

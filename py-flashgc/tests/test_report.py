@@ -56,8 +56,11 @@ def test_report_is_self_contained_with_every_figure(page):
     assert "No latency data" in text and "No run carries a MiDAS configuration history" in text
     # Figures exported for papers, PNG and SVG each.
     figs = sorted(os.listdir(d / "figs"))
-    assert figs == sorted(f"{n}.{e}" for n in ["waf_per_scheme", "waf_over_volume", "erases_over_volume",
-                                                  "victim_valid_ratio", "erase_counts"] for e in ["png", "svg"])
+    assert figs == sorted(
+        f"{n}.{e}"
+        for n in ["waf_per_scheme", "waf_over_volume", "erases_over_volume", "victim_valid_ratio", "erase_counts"]
+        for e in ["png", "svg"]
+    )
     assert open(d / "figs" / "waf_per_scheme.svg", encoding="utf-8").read().lstrip().startswith("<?xml")
 
 
@@ -65,7 +68,7 @@ def test_report_tables_match_results(results, page):
     _, html = page
     text = open(html, encoding="utf-8").read()
     df = flashgc.read_results(results)
-    assert len(df) == 8 and "8 runs, 2 schemes, 2 workload / op cases" in text
+    assert len(df) == 8 and "8 runs, 2 schemes, 2 cases" in text
     for w in df["waf"]:
         assert f"{w:.4g}" in text
 
@@ -73,8 +76,9 @@ def test_report_tables_match_results(results, page):
 def test_timing_and_midas_sections_render_when_present(tmp_path):
     # Real runs: a timed run with checkpoints (latency, IOPS) and a MiDAS run (history).
     kw = {"logical_gib": 0.25, "pages_per_block": 64, "write_volume": 3.0, "op": 0.15}
-    timed = flashgc.run("default", "zipf:1.0", placement="sup-gc",
-                        timing={"queue_depth": 8, "checkpoint_bytes": 2**26}, **kw)
+    timed = flashgc.run(
+        "default", "zipf:1.0", placement="sup-gc", timing={"queue_depth": 8, "checkpoint_bytes": 2**26}, **kw
+    )
     midas = flashgc.run("default", "zipf:1.0", placement="midas", victim="fifo", **kw)
     assert timed.timing["series"] and midas.placement_report["history"]
     html = report([timed, midas], tmp_path / "r.html", figures_dir=tmp_path / "f")
@@ -89,12 +93,20 @@ def test_report_cli(results, tmp_path, python_exe):
     import subprocess
 
     out = tmp_path / "cli.html"
-    p = subprocess.run([python_exe, "-m", "flashgc", "report", str(results), "-o", str(out)],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [python_exe, "-m", "flashgc", "report", str(results), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     assert out.exists() and "wrote" in p.stdout
-    p = subprocess.run([python_exe, "-m", "flashgc", "report", str(tmp_path / "nothing.txt")],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [python_exe, "-m", "flashgc", "report", str(tmp_path / "nothing.txt")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 2 and "error:" in p.stderr
 
 
@@ -135,11 +147,16 @@ def test_browser_check_catches_broken_pages(tmp_path):
     blank = io.BytesIO()
     Image.new("RGB", (400, 300), "white").save(blank, format="PNG")
     b64 = base64.b64encode(blank.getvalue()).decode()
-    good = open(report([json.loads(flashgc.run("default", "uniform", **TINY).to_json())], tmp_path / "g.html"),
-                encoding="utf-8").read()
-    bad = good.replace("<h2>", '<figure><img src="missing.png"></figure>'
-                       f'<figure><img src="data:image/png;base64,{b64}"></figure>'
-                       '<script>console.error("boom")</script><h2>', 1)
+    good = open(
+        report([json.loads(flashgc.run("default", "uniform", **TINY).to_json())], tmp_path / "g.html"), encoding="utf-8"
+    ).read()
+    bad = good.replace(
+        "<h2>",
+        '<figure><img src="missing.png"></figure>'
+        f'<figure><img src="data:image/png;base64,{b64}"></figure>'
+        '<script>console.error("boom")</script><h2>',
+        1,
+    )
     p = tmp_path / "bad.html"
     p.write_text(bad, encoding="utf-8")
     loaded = browser.load(p)

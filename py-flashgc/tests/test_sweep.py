@@ -113,32 +113,55 @@ def test_killed_cli_sweep_resumes_without_redoing_runs(tmp_path, local_results):
 
 def test_rows_carry_parameters_figures_and_raw_result(local_results):
     df = local_results
-    assert {"run_id", "param_placement", "param_op", "param_workload", "param_seed", "waf", "erases",
-            "result_json", "config_toml"} <= set(df.columns)
+    assert {
+        "run_id",
+        "param_placement",
+        "param_op",
+        "param_workload",
+        "param_seed",
+        "waf",
+        "erases",
+        "result_json",
+        "config_toml",
+    } <= set(df.columns)
     assert df["run_id"].is_unique
-    row = df[(df.param_placement == "sup-gc") & (df.param_workload == "zipf:1.0") & (df.param_seed == 2)
-             & (df.param_op == 0.28)].iloc[0]
+    row = df[
+        (df.param_placement == "sup-gc")
+        & (df.param_workload == "zipf:1.0")
+        & (df.param_seed == 2)
+        & (df.param_op == 0.28)
+    ].iloc[0]
     one = flashgc.run("default", "zipf:1.0", placement="sup-gc", op=0.28, seed=2, **TINY)
     assert row["waf"] == one.waf and row["result_json"] == one.to_json()
 
 
 def test_sweep_file_errors(tmp_path):
     f = tmp_path / "s.toml"
-    f.write_text('[grid]\nseed = [1]\nbogus = 1\n[extra]\n')
+    f.write_text("[grid]\nseed = [1]\nbogus = 1\n[extra]\n")
     with pytest.raises(flashgc.FlashgcError, match="unknown key"):
         load_sweep_file(f)
-    f.write_text('[grid\n')
+    f.write_text("[grid\n")
     with pytest.raises(flashgc.FlashgcError, match=r"s\.toml"):
         load_sweep_file(f)
     f.write_text('out = "r"\n[base]\nlogical_gib = 0.0625\n[grid]\nplacement = ["single", "nope"]\n')
-    with pytest.raises(flashgc.FlashgcError, match=r"sweep run \{'placement': 'nope'\}: unknown placement"):
+    # A bad scheme is found when the grid is validated, before any run (issue 19).
+    with pytest.raises(flashgc.FlashgcError, match=r"sweep point 1 \{'placement': 'nope'\}: unknown placement"):
         flashgc.sweep_from_file(f, scheduler="local")
+    assert not (tmp_path / "r").exists() or not os.listdir(tmp_path / "r")
     with pytest.raises(flashgc.FlashgcError, match=r"sweep point 0 .*unknown configuration field `opp`"):
         flashgc.sweep({"opp": [0.1]}, out=tmp_path / "x", scheduler="local")
 
 
 def test_worker_errors_reach_the_client(tmp_path):
     # A failing run on a Dask worker raises the core's message on the client (pickled).
-    with pytest.raises(flashgc.FlashgcError, match="unknown placement scheme `nope`"):
-        flashgc.sweep({"placement": ["nope"]}, config=flashgc.load_config("default", **TINY),
-                      out=tmp_path / "e", n_workers=1)
+    # (A bad configuration is refused before any run: test_robust.py; an unreadable trace
+    # passes that check and fails in the run.)
+    bad = tmp_path / "bad.trace"
+    bad.write_text("hello world\n")
+    with pytest.raises(flashgc.FlashgcError, match="sweep run .*cannot detect the trace format"):
+        flashgc.sweep(
+            {"workload": [f"trace:{bad}"]},
+            config=flashgc.load_config("default", **TINY),
+            out=tmp_path / "e",
+            n_workers=1,
+        )

@@ -76,7 +76,17 @@ pub(crate) struct CommonArgs {
     /// Victim policy (`compare`: comma-separated list).
     #[arg(long)]
     pub(crate) victim: Option<String>,
-    /// Refuse runs whose estimated memory exceeds this many GiB (default: the memory the
+    /// Mapping-table cache (DFTL): controller DRAM for cached translation pages (BYTES,
+    /// e.g. 64k, 1MiB) or `off` (the whole L2P in DRAM). See docs/mapping-cache.md.
+    #[arg(long, value_name = "BYTES|off")]
+    pub(crate) mapping_cache: Option<String>,
+    /// Bytes per mapping entry of the mapping cache (default 4).
+    #[arg(long)]
+    pub(crate) mapping_entry_bytes: Option<u32>,
+    /// Bytes per translation page of the mapping cache (default: the LPN size).
+    #[arg(long)]
+    pub(crate) translation_page_bytes: Option<u32>,
+    /// Refuse runs whose estimated memory exceeds this many GiB (default: the
     /// machine has available; `compare` divides it among its parallel runs).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) max_memory: Option<f64>,
@@ -130,6 +140,36 @@ pub(crate) fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     }
     if let Some(v) = &a.gc_high {
         c.ftl.gc_high = Some(Watermark::parse("--gc-high", v)?);
+    }
+    if let Some(v) = &a.mapping_cache {
+        if v.trim().eq_ignore_ascii_case("off") {
+            c.ftl.mapping_cache = None;
+        } else {
+            let bytes = crate::cmd_timing::parse_bytes("--mapping-cache", v)?;
+            c.ftl
+                .mapping_cache
+                .get_or_insert_with(Default::default)
+                .bytes = bytes;
+        }
+    }
+    for (flag, v) in [
+        ("--mapping-entry-bytes", a.mapping_entry_bytes),
+        ("--translation-page-bytes", a.translation_page_bytes),
+    ] {
+        let Some(v) = v else { continue };
+        let m = c.ftl.mapping_cache.as_mut().ok_or_else(|| {
+            Fail(
+                2,
+                format!(
+                    "{flag} needs a mapping cache (--mapping-cache BYTES or [ftl.mapping_cache])"
+                ),
+            )
+        })?;
+        if flag == "--mapping-entry-bytes" {
+            m.entry_bytes = v;
+        } else {
+            m.translation_page_bytes = Some(v);
+        }
     }
     let r = &mut c.run;
     if let Some(v) = &a.workload {

@@ -1,17 +1,19 @@
-//! WAF-mode `flashgc run` with checkpoints (`--checkpoint-every`, `--checkpoint`), Ctrl-C
-//! handling, and `flashgc resume CHECKPOINT`. The state itself is saved and restored by
+//! `flashgc run` (WAF-only or timed) with checkpoints (`--checkpoint-every`,
+//! `--checkpoint`), Ctrl-C handling, and `flashgc resume CHECKPOINT`. The state itself is saved and restored by
 //! `flashgc_core::checkpoint`; this file maps flags, signals and messages onto it.
 
 use crate::{open_workload, prepare_trace, Fail, RunArgs};
 use flashgc_core::checkpoint::CheckpointReader;
 use flashgc_core::config::Layout;
+use flashgc_core::driver::Engine;
 use flashgc_core::sim::{CheckpointInfo, RunControl, RunEnd};
-use flashgc_core::{Config, RunResult, Simulation};
+use flashgc_core::{Config, RunResult};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+/// Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it); SIGTERM
+/// gives 143 (128 + 15).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// `--checkpoint-every SIZE` in user pages: bytes with a unit (`64GiB`, `1TiB`, `512m`) or
@@ -59,14 +61,14 @@ pub fn refuse(a: &RunArgs, what: &str) -> Result<(), Fail> {
             2,
             format!(
                 "--checkpoint-every/--checkpoint: {what} cannot be checkpointed yet; \
-                 only WAF-mode `flashgc run` (without --timing) can (see docs/core.md, Checkpoint and resume)"
+                 only `flashgc run` can (see docs/core.md, Checkpoint and resume)"
             ),
         ));
     }
     Ok(())
 }
 
-/// How a WAF-mode run ended.
+/// How a checkpointed run ended.
 pub struct Outcome {
     /// The result (partial when `stopped`).
     pub result: RunResult,
@@ -74,10 +76,52 @@ pub struct Outcome {
     pub stopped: Option<CheckpointInfo>,
     /// The checkpoint file in use.
     pub path: PathBuf,
+    /// The signal that stopped the run (SIGINT or SIGTERM), if one did.
+    pub signal: Option<i32>,
+    /// The memory estimate the run was admitted with, bytes.
+    pub estimate: u64,
 }
 
-/// Runs (or, with `resume`, continues) a WAF-mode simulation with checkpoints and Ctrl-C
-/// handling. `caller` is what the checkpoint stores to rebuild these flags.
+impl Outcome {
+    /// The exit code of a stopped run: 128 + the signal, as shells and job schedulers
+    /// expect (130 for Ctrl-C, 143 for SIGTERM).
+    pub fn exit_code(&self) -> u8 {
+        match self.signal {
+            Some(s) if (1..=127).contains(&s) => (128 + s) as u8,
+            _ => EXIT_INTERRUPTED,
+        }
+    }
+}
+
+/// Refuses, before a run, an `-o` that cannot take the result (missing directory,
+/// not a regular file, no permission): exit code 2 instead of a lost result at the end.
+pub fn check_output(a: &RunArgs) -> Result<(), Fail> {
+    crate::output::check_output(a.output.as_deref())
+}
+
+/// `flashgc resume`: results go to `-o` if given, else to the original file name in the
+/// current directory (a checkpoint's stored paths may be someone else's); says so.
+pub fn redirect_output(a: &mut RunArgs, given: Option<String>) {
+    let stored = a.output.take();
+    a.output = match (given, stored) {
+        (Some(o), _) => Some(o),
+        (None, Some(s)) => {
+            let name = Path::new(&s)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "flashgc-result.json".into());
+            eprintln!(
+                "resume: writing the result to {name} in the current directory (the original run wrote {s}; \
+                 -o FILE chooses another file)"
+            );
+            Some(name)
+        }
+        (None, None) => None,
+    };
+}
+
+/// Runs (or, with `resume`, continues) a simulation, WAF-only or timed, with checkpoints
+/// and Ctrl-C handling. `caller` is what the checkpoint stores to rebuild these flags.
 pub fn run_waf(
     cfg: &Config,
     a: &RunArgs,
@@ -86,39 +130,58 @@ pub fn run_waf(
     caller: serde_json::Value,
 ) -> Result<Outcome, Fail> {
     let mut cfg = cfg.clone();
-    let (mut sim, path) = match resume {
-        Some((r, path)) => {
-            cfg = r.meta.config.clone();
-            (Simulation::from_checkpoint(r)?, path)
-        }
-        None => {
-            prepare_trace(&mut cfg, &a.trace)?;
-            (Simulation::new(&cfg)?, checkpoint_path(a))
+    if resume.is_none() {
+        prepare_trace(&mut cfg, &a.trace)?;
+    } else if let Some((r, _)) = &resume {
+        cfg = r.meta.config.clone();
+    }
+    // The workload: the configuration's, or a fio job from the timing flags.
+    let open = |cfg: &mut Config| -> Result<Box<dyn flashgc_core::workload::Workload>, Fail> {
+        match crate::cmd_timing::fio_workload(&a.timing, cfg)? {
+            Some(f) => Ok(f),
+            None => open_workload(cfg, &a.trace),
         }
     };
-    let mut wl = open_workload(&mut cfg, &a.trace)?;
-    if sim.needs_future() {
+    let mut wl = open(&mut cfg)?;
+    let (mut engine, path) = match resume {
+        Some((r, path)) => (Engine::from_checkpoint(r)?, path),
+        None => {
+            let timing = crate::cmd_timing::timing_params(&a.timing, &cfg, wl.is_infinite())?;
+            let path = checkpoint_path(a);
+            crate::outfile::remove_stale_temps(&path);
+            (Engine::new(&cfg, timing)?, path)
+        }
+    };
+    if engine.simulation().needs_future() {
         // A future-knowledge placement (the oracle) gets a pre-pass over an identical
         // second instance of the workload (a resumed one recomputes it the same way).
-        let mut future = open_workload(&mut cfg, &a.trace)?;
-        sim.prepare_future(future.as_mut())?;
+        let mut future = open(&mut cfg)?;
+        engine.simulation_mut().prepare_future(future.as_mut())?;
     }
-    sim.ftl_mut().set_check_after_gc(a.check);
+    engine
+        .simulation_mut()
+        .ftl_mut()
+        .set_check_after_gc(a.check);
     let every = a
         .checkpoint_every
         .as_deref()
-        .map(|s| every_pages(s, sim.layout()))
+        .map(|s| every_pages(s, engine.simulation().layout()))
         .transpose()?;
     // Ctrl-C sets the flag; the run stops at its next safe point. A second Ctrl-C (flag
     // already set) gets the default action and ends the process at once.
+    // SIGTERM (what job schedulers send before a kill) is handled the same way.
     let stop = Arc::new(AtomicBool::new(false));
+    let which = Arc::new(AtomicUsize::new(0));
     #[cfg(unix)]
     {
-        use signal_hook::consts::SIGINT;
+        use signal_hook::consts::{SIGINT, SIGTERM};
         use signal_hook::flag;
-        flag::register_conditional_default(SIGINT, Arc::clone(&stop))
-            .and_then(|_| flag::register(SIGINT, Arc::clone(&stop)))
-            .map_err(|e| Fail(1, format!("cannot install the Ctrl-C handler: {e}")))?;
+        for sig in [SIGINT, SIGTERM] {
+            flag::register_conditional_default(sig, Arc::clone(&stop))
+                .and_then(|_| flag::register_usize(sig, Arc::clone(&which), sig as usize))
+                .and_then(|_| flag::register(sig, Arc::clone(&stop)))
+                .map_err(|e| Fail(1, format!("cannot install the signal handler: {e}")))?;
+        }
     }
     let mut progress = crate::bar_progress(bar);
     let mut on_ckpt = |i: &CheckpointInfo| {
@@ -142,12 +205,19 @@ pub fn run_waf(
         stop_after_requests: None,
         on_checkpoint: Some(&mut on_ckpt),
     };
-    let end = sim.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
+    let estimate = engine.memory_estimate();
+    let end = engine.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
+    let signal = match which.load(Ordering::Relaxed) {
+        0 => None,
+        s => Some(s as i32),
+    };
     Ok(match end {
         RunEnd::Finished(result) => Outcome {
             result,
             stopped: None,
             path,
+            signal: None,
+            estimate,
         },
         RunEnd::Stopped {
             partial,
@@ -156,6 +226,8 @@ pub fn run_waf(
             result: partial,
             stopped: checkpoint,
             path,
+            signal,
+            estimate,
         },
     })
 }
@@ -170,8 +242,8 @@ pub fn caller_now() -> serde_json::Value {
     serde_json::json!({ "args": args, "cwd": cwd })
 }
 
-/// Opens a checkpoint for `flashgc resume`: its file (absolute, since the working
-/// directory changes to the original run's), the original command line and the reader.
+/// Opens a checkpoint for `flashgc resume`: its file (absolute), the original command line
+/// and the reader (relative trace paths made absolute against the original directory).
 pub fn open_for_resume(path: &str) -> Result<(CheckpointReader, PathBuf, Vec<String>), Fail> {
     let p = Path::new(path);
     let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
@@ -188,13 +260,28 @@ pub fn open_for_resume(path: &str) -> Result<(CheckpointReader, PathBuf, Vec<Str
             format!("{path}: the checkpoint holds no `flashgc run` command line (written by another program?)"),
         )
     })?;
-    if let Some(cwd) = caller["cwd"].as_str().filter(|c| !c.is_empty()) {
-        std::env::set_current_dir(cwd).map_err(|e| {
-            Fail(
-                2,
-                format!("{path}: cannot enter the original run's directory {cwd}: {e}"),
-            )
-        })?;
+    // The run continues in the current directory: nothing is written where the
+    // checkpoint says. Relative input paths (the trace) are read from the original run's
+    // directory, where they were given.
+    let cwd = caller["cwd"].as_str().unwrap_or("").to_string();
+    let mut r = r;
+    // The stored memory limit was the original machine's: apply this one's too (a
+    // checkpoint may describe any device).
+    if let Some(avail) = crate::output::available_memory_gib() {
+        let m = &mut r.meta.config.run.max_memory_gib;
+        *m = Some(m.map_or(avail, |x| x.min(avail)));
+    }
+    if !cwd.is_empty() {
+        let cwd = PathBuf::from(cwd);
+        let w = &mut r.meta.config.run.workload;
+        if let Some(p) = w.strip_prefix("trace:") {
+            if Path::new(p).is_relative() && cwd.join(p).exists() {
+                *w = format!("trace:{}", cwd.join(p).display());
+                if let Some(t) = r.meta.trace.as_mut() {
+                    t.path = cwd.join(&t.path).display().to_string();
+                }
+            }
+        }
     }
     Ok((r, abs, args))
 }

@@ -30,6 +30,7 @@ const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
 
 pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     cmd_checkpoint::refuse(&a, "`compare`")?;
+    cmd_checkpoint::check_output(&a)?;
     let mut base = build_config(&a.common)?;
     crate::cmd_trace::apply_loop_until(&a.trace, &mut base);
     if a.common.config.is_none() {
@@ -42,6 +43,7 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         }
     }
     base.layout()?;
+    output::warn_advisories(&base);
     let placements = split_list(&base.run.placement);
     let victims = split_list(&base.run.victim);
     let jobs_hint = a
@@ -59,8 +61,11 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             c.run.placement = p.clone();
             c.run.victim = v.clone();
             c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
-            // Validate every combination before running any.
-            flashgc_core::Simulation::new(&c)?;
+            // Validate every combination before running any; say which one fails.
+            flashgc_core::Simulation::new(&c).map_err(|e| {
+                let Fail(code, msg) = Fail::from(e);
+                Fail(code, format!("{p} + {v}: {msg}"))
+            })?;
             combos.push(c);
         }
     }
@@ -110,8 +115,9 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             None => return Err(Fail(1, "a simulation thread died".into())),
         }
     }
-    // Classifier cost per user write (wall clock; outside the deterministic results).
-    let costs: Vec<Option<f64>> = if a.json {
+    // Classifier cost per user write (wall clock; outside the deterministic results, so
+    // only in the human table).
+    let costs: Vec<Option<f64>> = if a.json || a.csv {
         vec![None; done.len()]
     } else {
         let l = base.layout()?;
@@ -129,15 +135,17 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     };
     let rs: Vec<RunResult> = done.iter().map(|d| d.0.clone()).collect();
     let json = serde_json::to_string_pretty(&rs).map_err(|e| Fail(1, e.to_string()))?;
-    if let Some(path) = &a.output {
-        output::write_atomic(path, json.as_bytes()).map_err(|e| Fail(1, format!("{path}: {e}")))?;
-    }
     if a.json {
         println!("{json}");
     } else if a.csv {
-        print!("{}", output::csv_with_costs(&rs, &costs));
+        // No wall-clock column: identical runs give identical bytes.
+        print!("{}", output::csv(&rs));
     } else {
         print!("{}", output::compare_table(&done, &costs));
     }
-    Ok(())
+    // Written after printing: a result that cannot be saved is still shown.
+    match &a.output {
+        Some(path) => output::save_result(path, json.as_bytes(), true),
+        None => Ok(()),
+    }
 }

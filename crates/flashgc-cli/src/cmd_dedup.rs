@@ -195,6 +195,7 @@ pub fn dedup(a: &DedupArgs) -> Result<(), Fail> {
         common.preset = Some("ssdsim-splitgc".into());
     }
     let mut cfg = crate::build_config(&common)?;
+    crate::output::check_output(a.output.as_deref())?;
     if a.small {
         if common.blocks_per_plane.is_some() || common.pages_per_block.is_some() {
             return Err(Fail(
@@ -238,10 +239,7 @@ pub fn dedup(a: &DedupArgs) -> Result<(), Fail> {
         reports.push(r);
     }
     let json = serde_json::to_string_pretty(&reports).map_err(|e| Fail(1, e.to_string()))?;
-    if let Some(path) = &a.output {
-        crate::output::write_atomic(path, json.as_bytes())
-            .map_err(|e| Fail(1, format!("{path}: {e}")))?;
-    }
+    // Printed first, then written: a result that cannot be saved is still shown.
     if a.json {
         println!("{json}");
     } else {
@@ -251,5 +249,5 @@ pub fn dedup(a: &DedupArgs) -> Result<(), Fail> {
             flashgc_core::dedup::NOTES.join("; ")
         );
     }
-    Ok(())
+    crate::output::save_printed(a.output.as_deref(), json.as_bytes())
 }

@@ -165,6 +165,7 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
     }
     let mut cfg = crate::build_config(&common)?;
     cfg.layout()?;
+    crate::output::check_output(a.output.as_deref())?;
     crate::prepare_trace(&mut cfg, &a.trace)?;
     let paths: Vec<&str> = match a.path.trim() {
         "both" => vec!["conventional", "selective"],
@@ -181,13 +182,10 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
         results.push(run_path(a, &cfg, p)?);
     }
     let json = serde_json::to_string_pretty(&results).map_err(|e| Fail(1, e.to_string()))?;
-    if let Some(path) = &a.output {
-        crate::output::write_atomic(path, json.as_bytes())
-            .map_err(|e| Fail(1, format!("{path}: {e}")))?;
-    }
+    // Printed first, then written: a result that cannot be saved is still shown.
     if a.json {
         println!("{json}");
-        return Ok(());
+        return crate::output::save_printed(a.output.as_deref(), json.as_bytes());
     }
     let first = &results[0];
     let n = first.noc.as_ref().expect("noc section");
@@ -221,5 +219,5 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
         "  approximations: {}",
         flashgc_core::device::noc::NOTES.join("; ")
     );
-    Ok(())
+    crate::output::save_printed(a.output.as_deref(), json.as_bytes())
 }

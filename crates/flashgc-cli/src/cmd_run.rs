@@ -7,7 +7,6 @@ use crate::{
 use clap::Args;
 use flashgc_core::workload::{Workload, WorkloadSpec};
 use flashgc_core::{Config, RunResult};
-use std::io::IsTerminal;
 
 /// Flags of `flashgc run` and `flashgc compare` (a resumed run re-parses its stored ones).
 #[derive(Args, Debug)]
@@ -19,7 +18,7 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) timing: cmd_timing::TimingFlags,
     /// Print the result as JSON.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub(crate) json: bool,
     /// Print the result as CSV (one row per configuration).
     #[arg(long)]
@@ -47,6 +46,12 @@ pub(crate) fn open_workload(
     cfg: &mut Config,
     trace: &cmd_trace::TraceFlags,
 ) -> Result<Box<dyn Workload>, Fail> {
+    if !cfg.flow.is_empty() {
+        // `[[flow]]` sections are the workload (docs/flows.md).
+        let l = cfg.layout()?;
+        let fs = flashgc_core::workload::flows::from_config(cfg, &l)?.expect("flows given");
+        return Ok(Box::new(fs));
+    }
     match WorkloadSpec::parse("--workload", &cfg.run.workload)? {
         WorkloadSpec::Synthetic(kind) => {
             let l = cfg.layout()?;
@@ -146,47 +151,23 @@ pub(crate) fn run_one(
     Ok(sim.run(wl.as_mut(), &mut progress)?)
 }
 
+/// A progress bar on a terminal (see [`output::progress_bar`]: integer rates).
 pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let b = indicatif::ProgressBar::new(len);
-    let style = indicatif::ProgressStyle::with_template(&format!(
-        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} {unit} {{per_sec}} ETA {{eta}} {{msg}}"
-    ))
-    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-    b.set_style(style);
-    if unit == "pages" {
-        crate::cmd_trace::attach_bar(&b);
-    }
-    Some(b)
+    output::progress_bar(len, unit)
 }
 
 pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     let mut cfg = build_config(&a.common)?;
     crate::cmd_trace::apply_loop_until(&a.trace, &mut cfg);
     cfg.layout()?;
-    let timed = a.timing.timing || a.timing.any_timing_flag();
-    if timed {
-        cmd_checkpoint::refuse(&a, "timed runs (--timing)")?;
-    }
+    output::warn_advisories(&cfg);
+    cmd_checkpoint::check_output(&a)?;
     let bar = progress_bar(0, "pages");
     let t0 = std::time::Instant::now();
-    let out = if timed {
-        None
-    } else {
-        Some(cmd_checkpoint::run_waf(
-            &cfg,
-            &a,
-            bar.as_ref(),
-            None,
-            cmd_checkpoint::caller_now(),
-        )?)
-    };
-    let r = match &out {
-        Some(o) => o.result.clone(),
-        None => run_one(&cfg, &a, bar.as_ref())?,
-    };
+    // WAF-only and timed runs alike: checkpoints, Ctrl-C and resume.
+    let out = cmd_checkpoint::run_waf(&cfg, &a, bar.as_ref(), None, cmd_checkpoint::caller_now())?;
+    let r = out.result.clone();
+    let out = Some(out);
     let secs = t0.elapsed().as_secs_f64();
     if let Some(b) = bar {
         b.finish_and_clear();
@@ -194,12 +175,12 @@ pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     report(&a, &r, secs, out.as_ref())
 }
 
-/// `flashgc resume CHECKPOINT`: the original command line, its directory and the saved
-/// state; the output goes where the original run's would have.
-pub(crate) fn cmd_resume(path: &str) -> Result<(), Fail> {
+/// `flashgc resume CHECKPOINT [-o FILE]`: the original command line and the saved state;
+/// the output goes to the current directory (or `-o`), never where the checkpoint says.
+pub(crate) fn cmd_resume(path: &str, output: Option<String>) -> Result<(), Fail> {
     let (reader, abs, args) = cmd_checkpoint::open_for_resume(path)?;
     let caller = reader.meta.caller.clone();
-    let a = match <crate::Cli as clap::Parser>::try_parse_from(&args) {
+    let mut a = match <crate::Cli as clap::Parser>::try_parse_from(&args) {
         Ok(crate::Cli {
             cmd: crate::Cmd::Run(a),
         }) => a,
@@ -213,6 +194,9 @@ pub(crate) fn cmd_resume(path: &str) -> Result<(), Fail> {
             ))
         }
     };
+    cmd_checkpoint::redirect_output(&mut a, output);
+    cmd_checkpoint::check_output(&a)?;
+    crate::outfile::remove_stale_temps(&abs);
     let cfg = reader.meta.config.clone();
     eprintln!(
         "resuming {} at {} user pages ({} requests): {}",
@@ -232,8 +216,8 @@ pub(crate) fn cmd_resume(path: &str) -> Result<(), Fail> {
     report(&a, &r, secs, Some(&o))
 }
 
-/// Prints (and writes with `-o`) a run's result; for a run stopped by Ctrl-C, also how to
-/// resume it, and exits with [`cmd_checkpoint::EXIT_INTERRUPTED`].
+/// Prints (then writes with `-o`) a run's result; for a run stopped by Ctrl-C or SIGTERM,
+/// also how to resume it, and exits with 128 + the signal (130, 143).
 pub(crate) fn report(
     a: &RunArgs,
     r: &RunResult,
@@ -241,15 +225,12 @@ pub(crate) fn report(
     out: Option<&cmd_checkpoint::Outcome>,
 ) -> Result<(), Fail> {
     let json = serde_json::to_string_pretty(r).map_err(|e| Fail(1, e.to_string()))?;
-    if let Some(path) = &a.output {
-        output::write_atomic(path, json.as_bytes()).map_err(|e| Fail(1, format!("{path}: {e}")))?;
-    }
     if a.json {
         println!("{json}");
     } else if a.csv {
         print!("{}", output::csv(std::slice::from_ref(r)));
     } else {
-        print!("{}", output::human(r, secs));
+        print!("{}", output::human(r, secs, out.map(|o| o.estimate)));
         if let Some(lines) = r
             .placement_report
             .as_ref()
@@ -263,7 +244,15 @@ pub(crate) fn report(
         if let Some(t) = &r.timing {
             print!("{}", cmd_timing::human(t));
         }
+        if let Some(f) = &r.flows {
+            print!("{}", output::human_flows(f));
+        }
     }
+    // Written after printing: a result that cannot be saved is still shown.
+    let saved = match &a.output {
+        Some(path) => output::save_result(path, json.as_bytes(), true),
+        None => Ok(()),
+    };
     if let Some(o) = out.filter(|o| o.result.ended_by == "interrupted") {
         let how = match &o.stopped {
             Some(i) => format!(
@@ -277,7 +266,10 @@ pub(crate) fn report(
         eprintln!(
             "flashgc: interrupted: the results above are PARTIAL (ended_by = \"interrupted\"); {how}"
         );
-        return Err(Fail(cmd_checkpoint::EXIT_INTERRUPTED, String::new()));
+        if let Err(Fail(_, msg)) = saved {
+            eprintln!("flashgc: error: {msg}");
+        }
+        return Err(Fail(o.exit_code(), String::new()));
     }
-    Ok(())
+    saved
 }

@@ -330,6 +330,49 @@ impl TimingFlags {
     }
 }
 
+/// The timing parameters the flags ask for (None: a WAF-only run); timing flags without
+/// `--timing` are an error. `infinite`: the workload has no end (closed loop by default).
+pub fn timing_params(
+    flags: &TimingFlags,
+    cfg: &Config,
+    infinite: bool,
+) -> Result<Option<TimingParams>> {
+    if !flags.timing {
+        if flags.wants_fio() {
+            return Err(Error::config("--timing", "fio flags (--rw, --rwmixwrite, --bs, --paper) need --timing (or use `flashgc fio`)"));
+        }
+        if flags.any_timing_flag() {
+            return Err(Error::config(
+                "--timing",
+                "timing flags were given without --timing (WAF-only runs ignore them)",
+            ));
+        }
+        return Ok(None);
+    }
+    Ok(Some(flags.params(cfg, infinite || flags.wants_fio())?))
+}
+
+/// The fio job the flags describe, as a workload (None without fio flags). With
+/// `numjobs` > 1 each job is a flow of its own with its own statistics (`flows` in the
+/// result; docs/flows.md).
+pub fn fio_workload(flags: &TimingFlags, cfg: &Config) -> Result<Option<Box<dyn Workload>>> {
+    if !(flags.timing && flags.wants_fio()) {
+        return Ok(None);
+    }
+    fio_job_workload(flags, cfg).map(Some)
+}
+
+fn fio_job_workload(flags: &TimingFlags, cfg: &Config) -> Result<Box<dyn Workload>> {
+    let l = cfg.layout()?;
+    let job = flags.job(cfg)?;
+    if job.numjobs > 1 {
+        use flashgc_core::workload::flows::{FlowSet, FlowSpec};
+        let specs = FlowSpec::from_fio("job", &job, 0, l.logical_bytes());
+        return Ok(Box::new(FlowSet::new(specs, l.logical_pages, l.lpn_size)?));
+    }
+    Ok(Box::new(job.workload(l.logical_pages, l.lpn_size)?))
+}
+
 /// Runs one configuration, timed or WAF-only according to `flags`.
 pub fn run(
     flags: &TimingFlags,
@@ -354,9 +397,15 @@ pub fn run(
         None
     };
     let end = if flags.wants_fio() {
-        let l = cfg.layout()?;
-        let mut wl = flags.job(cfg)?.workload(l.logical_pages, l.lpn_size)?;
-        flashgc_core::driver::run(cfg, p, &mut wl, None, progress, &mut RunControl::default())?
+        let mut wl = fio_job_workload(flags, cfg)?;
+        flashgc_core::driver::run(
+            cfg,
+            p,
+            wl.as_mut(),
+            None,
+            progress,
+            &mut RunControl::default(),
+        )?
     } else {
         flashgc_core::driver::run(cfg, p, workload, None, progress, &mut RunControl::default())?
     };
@@ -478,6 +527,7 @@ pub fn fio(args: &FioArgs) -> i32 {
 fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     let base = crate::build_config(&args.common)?;
     base.layout()?;
+    crate::output::check_output(args.output.as_deref())?;
     let mut flags = args.timing.clone();
     flags.timing = true;
     if !flags.wants_fio() {
@@ -490,13 +540,11 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             c.run.placement = p.clone();
             c.run.victim = v.clone();
             let params = flags.params(&c, true)?;
-            let l = c.layout()?;
-            let job = flags.job(&c)?;
-            let mut wl = job.workload(l.logical_pages, l.lpn_size)?;
+            let mut wl = fio_job_workload(&flags, &c)?;
             let r = match flashgc_core::driver::run(
                 &c,
                 Some(params),
-                &mut wl,
+                wl.as_mut(),
                 None,
                 &mut |_| {},
                 &mut RunControl::default(),
@@ -509,13 +557,10 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     }
     let rs: Vec<&RunResult> = results.iter().map(|r| &r.1).collect();
     let json = serde_json::to_string_pretty(&rs).map_err(|e| crate::Fail(1, e.to_string()))?;
-    if let Some(path) = &args.output {
-        crate::output::write_atomic(path, json.as_bytes())
-            .map_err(|e| crate::Fail(1, format!("{path}: {e}")))?;
-    }
+    // Printed first, then written: a result that cannot be saved is still shown.
     if args.json {
         println!("{json}");
-        return Ok(());
+        return crate::output::save_printed(args.output.as_deref(), json.as_bytes());
     }
     let first = &results[0].1;
     println!(
@@ -532,6 +577,9 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             t.iops, t.bandwidth_mb_s, t.read_latency.p99_us, t.write_latency.p99_us, r.total.waf, r.total.erases, r.total.gc_writes
         );
         rows.push((name.as_str(), t));
+        if let Some(f) = &r.flows {
+            print!("{}", crate::output::human_flows(f));
+        }
     }
     if rows.iter().any(|r| !r.1.series.is_empty()) {
         println!("\nseries over host data volume (GB(eq): paper-equivalent GB when --paper scales the volume)");
@@ -540,5 +588,5 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     for n in &first.notes {
         println!("note: {n}");
     }
-    Ok(())
+    crate::output::save_printed(args.output.as_deref(), json.as_bytes())
 }

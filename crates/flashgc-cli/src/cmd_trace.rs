@@ -342,7 +342,7 @@ pub fn run(cmd: TraceCmd) -> i32 {
         Ok(()) => 0,
         Err(e) => {
             // Every trace error is about the input (file, format, options): exit code 2.
-            eprintln!("error: {e}");
+            eprintln!("flashgc: error: {e}");
             2
         }
     }

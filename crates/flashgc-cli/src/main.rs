@@ -15,6 +15,7 @@ mod cmd_noc;
 mod cmd_run;
 mod cmd_timing;
 mod cmd_trace;
+mod outfile;
 mod output;
 
 pub(crate) use args::{build_config, CommonArgs};
@@ -41,6 +42,10 @@ enum Cmd {
     Resume {
         /// Checkpoint file.
         checkpoint: String,
+        /// Write the JSON result to this file (default: the original run's file name, in
+        /// the current directory; never the path stored in the checkpoint).
+        #[arg(long, short = 'o')]
+        output: Option<String>,
     },
     /// Simulate several placement x victim combinations on the same workload and seed.
     Compare(cmd_run::RunArgs),
@@ -120,7 +125,7 @@ fn main() -> ExitCode {
     };
     let r = match cli.cmd {
         Cmd::Run(a) => cmd_run::cmd_run(a),
-        Cmd::Resume { checkpoint } => cmd_run::cmd_resume(&checkpoint),
+        Cmd::Resume { checkpoint, output } => cmd_run::cmd_resume(&checkpoint, output),
         Cmd::Compare(a) => cmd_compare::cmd_compare(a),
         Cmd::Model(a) => cmd_model::cmd_model(a),
         Cmd::Presets { name } => cmd_info::cmd_presets(name),

@@ -2,26 +2,101 @@
 
 use flashgc_core::RunResult;
 use std::fmt::Write as _;
-use std::io::Write as _;
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename.
-pub fn write_atomic(path: &str, bytes: &[u8]) -> std::io::Result<()> {
-    let p = std::path::Path::new(path);
-    let dir = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
+/// Writes `bytes` to `path` atomically, through symlinks, regular files only (see
+/// [`crate::outfile`]).
+pub fn write_atomic(path: &str, bytes: &[u8]) -> Result<(), String> {
+    crate::outfile::write_atomic(path, bytes)
+}
+
+/// Writes a result that has already been printed to `-o path`; a failure is exit code 2
+/// with a message that says the result is on standard output.
+pub fn save_result(path: &str, bytes: &[u8], printed: bool) -> Result<(), crate::Fail> {
+    write_atomic(path, bytes).map_err(|e| {
+        crate::Fail(
+            2,
+            format!(
+                "-o {path}: the result could not be written: {e}{}",
+                if printed {
+                    "; it is printed above (standard output)"
+                } else {
+                    ""
+                }
+            ),
+        )
+    })
+}
+
+/// Refuses, before a run, an `-o` that cannot take the result (missing directory, not a
+/// regular file, no permission): exit code 2 instead of a lost result at the end; removes
+/// the temporary files a killed run left beside it.
+pub fn check_output(path: Option<&str>) -> Result<(), crate::Fail> {
+    if let Some(o) = path {
+        let target = crate::outfile::check_writable(o).map_err(|e| crate::Fail(2, e))?;
+        crate::outfile::remove_stale_temps(&target);
     }
-    std::fs::rename(&tmp, p)
+    Ok(())
+}
+
+/// [`save_result`] for an optional `-o` (the result was printed before).
+pub fn save_printed(path: Option<&str>, bytes: &[u8]) -> Result<(), crate::Fail> {
+    match path {
+        Some(p) => save_result(p, bytes, true),
+        None => Ok(()),
+    }
+}
+
+/// Prints the configuration's advisories (see `Config::advisories`) as warnings; runs also
+/// keep them in their result's notes.
+pub fn warn_advisories(cfg: &flashgc_core::Config) {
+    for w in cfg.advisories() {
+        eprintln!("flashgc: warning: {w}");
+    }
+}
+
+/// A rate for the progress bar: whole units per second with thousands separators
+/// (`1,310,251/s`), one decimal below 100.
+pub fn format_rate(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec < 0.0 {
+        return "-/s".into();
+    }
+    if per_sec < 100.0 {
+        return format!("{per_sec:.1}/s");
+    }
+    let digits = format!("{:.0}", per_sec);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out + "/s"
+}
+
+/// A progress bar on a terminal (None otherwise): position, rate and ETA in `unit`s.
+pub fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let b = indicatif::ProgressBar::new(len);
+    let style = indicatif::ProgressStyle::with_template(&format!(
+        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} {unit} {{rate}} ETA {{eta}} {{msg}}"
+    ))
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+    .with_key(
+        "rate",
+        |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = w.write_str(&format_rate(s.per_sec()));
+        },
+    );
+    b.set_style(style);
+    if unit == "pages" {
+        // A looped trace replay ticks the bar while it reads (see cmd_trace::attach_bar).
+        crate::cmd_trace::attach_bar(&b);
+    }
+    Some(b)
 }
 
 fn gib(pages: u64, page_bytes: u32) -> f64 {
@@ -44,8 +119,9 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// The report of one run, for a terminal.
-pub fn human(r: &RunResult, secs: f64) -> String {
+/// The report of one run, for a terminal; `estimate`: the memory estimate the run was
+/// admitted with (`Simulation::memory_estimate`), when known.
+pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
     let mut s = String::new();
     let d = &r.device;
     let l = &d.layout;
@@ -90,6 +166,17 @@ pub fn human(r: &RunResult, secs: f64) -> String {
         r.warmup_user_pages as f64 / l.logical_pages as f64
     );
     let _ = writeln!(s, "WAF whole run     {:.4}", t.waf);
+    if let Some(x) = &ss.translation {
+        let _ = writeln!(
+            s,
+            "mapping cache     hit ratio {:.4} | translation reads {}, writes {} ({} GC batch updates) | WAF without translation writes {:.4}   (steady state; WAF above includes them)",
+            x.hit_ratio,
+            x.translation_reads,
+            x.translation_writes,
+            x.gc_batch_updates,
+            x.waf_without_translation
+        );
+    }
     if let Some(m) = &r.model {
         let _ = writeln!(
             s,
@@ -171,16 +258,28 @@ pub fn human(r: &RunResult, secs: f64) -> String {
             .collect();
         let _ = writeln!(s, "  {}", line.join(" | "));
     }
-    let metadata: u64 = r.memory.iter().map(|m| m.bytes).sum();
-    let estimate = metadata + (8 << 20);
-    let _ = write!(
-        s,
-        "memory: estimated {:.3} GiB before the run (metadata + 8 MiB process)",
-        estimate as f64 / (1u64 << 30) as f64
-    );
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    match estimate {
+        Some(e) => {
+            let _ = write!(
+                s,
+                "memory: estimated {:.1} MiB before the run (tables + policies{} + 5 MiB process)",
+                mib(e),
+                match (&r.timing, &r.noc) {
+                    (_, Some(_)) => " + NoC model, its time series and the driver",
+                    (Some(_), None) => " + device model, cache and driver",
+                    _ => "",
+                }
+            );
+        }
+        None => {
+            let metadata: u64 = r.memory.iter().map(|m| m.bytes).sum();
+            let _ = write!(s, "memory: {:.1} MiB of metadata", mib(metadata));
+        }
+    }
     match peak_rss_bytes() {
         Some(rss) => {
-            let _ = writeln!(s, ", peak RSS {:.3} GiB", rss as f64 / (1u64 << 30) as f64);
+            let _ = writeln!(s, ", peak RSS {:.1} MiB", mib(rss));
         }
         None => {
             let _ = writeln!(s);
@@ -189,12 +288,14 @@ pub fn human(r: &RunResult, secs: f64) -> String {
     for note in &r.notes {
         let _ = writeln!(s, "note: {note}");
     }
+    // The wall-clock time covers the precondition fill too, so its programs count.
+    let programs = t.flash_programs + r.precondition.flash_programs;
     let _ = writeln!(
         s,
-        "\nsimulated {} flash programs in {:.2} s ({:.1} M programs/s wall clock)",
-        t.flash_programs,
+        "\nsimulated {programs} flash programs ({} of the precondition fill) in {:.2} s ({:.1} M programs/s wall clock)",
+        r.precondition.flash_programs,
         secs,
-        t.flash_programs as f64 / secs.max(1e-9) / 1e6
+        programs as f64 / secs.max(1e-9) / 1e6
     );
     s
 }
@@ -277,35 +378,48 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// CSV with a `classifier_ns_per_write` column (wall clock) appended.
-pub fn csv_with_costs(rs: &[RunResult], costs: &[Option<f64>]) -> String {
-    let mut out = String::new();
-    for (i, line) in csv(rs).lines().enumerate() {
-        if i == 0 {
-            let _ = writeln!(out, "{line},classifier_ns_per_write");
-        } else {
-            let c = costs
-                .get(i - 1)
-                .copied()
-                .flatten()
-                .map(|c| format!("{c:.2}"))
-                .unwrap_or_default();
-            let _ = writeln!(out, "{line},{c}");
+/// The timing and NoC columns of a CSV row (empty for the sections a record lacks).
+fn csv_timing(r: &RunResult) -> String {
+    let mut cols: Vec<String> = Vec::with_capacity(17);
+    match &r.timing {
+        Some(t) => {
+            cols.push(if r.noc.is_some() { "noc" } else { "flash" }.into());
+            cols.push(t.iops.to_string());
+            cols.push(t.bandwidth_mb_s.to_string());
+            for l in [&t.read_latency, &t.write_latency] {
+                for v in [l.mean_us, l.p99_us, l.p999_us, l.p9999_us, l.max_us] {
+                    cols.push(v.to_string());
+                }
+            }
+        }
+        None => {
+            cols.push("null".into());
+            cols.extend(std::iter::repeat_n(String::new(), 12));
         }
     }
-    out
+    match &r.noc {
+        Some(n) => {
+            cols.push(n.path.name().into());
+            cols.push(n.copybacks.to_string());
+            cols.push(n.error_pages.to_string());
+        }
+        None => cols.extend(std::iter::repeat_n(String::new(), 3)),
+    }
+    cols.join(",")
 }
 
 /// CSV with one row per configuration.
 pub fn csv(rs: &[RunResult]) -> String {
     let mut s = String::from(
-        "placement,victim,workload,seed,logical_pages,op,pages_per_segment,user_writes,gc_writes,erases,waf,steady_state_waf,effective_alpha,model_waf,memory_bytes_per_lpn\n",
+        "placement,victim,workload,seed,logical_pages,op,pages_per_segment,user_writes,gc_writes,erases,waf,steady_state_waf,effective_alpha,model_waf,memory_bytes_per_lpn,\
+         device_model,iops,bandwidth_mb_s,read_mean_us,read_p99_us,read_p999_us,read_p9999_us,read_max_us,\
+         write_mean_us,write_p99_us,write_p999_us,write_p9999_us,write_max_us,noc_path,copybacks,error_pages\n",
     );
     for r in rs {
         let l = &r.device.layout;
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.placement),
             csv_field(&r.victim),
             csv_field(&r.workload),
@@ -326,8 +440,54 @@ pub fn csv(rs: &[RunResult]) -> String {
                 .as_ref()
                 .map(|m| m.waf.to_string())
                 .unwrap_or_default(),
-            r.memory_bytes_per_lpn
+            r.memory_bytes_per_lpn,
+            csv_timing(r)
         );
     }
     s
+}
+
+/// The per-flow table of a run of several host flows.
+pub fn human_flows(flows: &[flashgc_core::metrics::result::FlowReport]) -> String {
+    let mut s = String::from(
+        "\nflows (rates over the run's simulated time; they add up to the totals above)\n",
+    );
+    for f in flows {
+        let _ = writeln!(
+            s,
+            "  {:12} {} requests ({} reads, {} writes) | {:.0} IOPS | {:.1} MB/s | {} | {}",
+            f.name,
+            f.requests,
+            f.read_requests,
+            f.write_requests,
+            f.iops,
+            f.bandwidth_mb_s,
+            f.arrival,
+            f.pattern
+        );
+        for (what, l) in [("read", &f.read_latency), ("write", &f.write_latency)] {
+            if let Some(l) = l.as_ref().filter(|l| l.count > 0) {
+                let _ = writeln!(
+                    s,
+                    "  {:12}   {what:5} latency us: mean {:.1} | p50 {:.1} | p99 {:.1} | p99.9 {:.1} | max {:.1}",
+                    "", l.mean_us, l.p50_us, l.p99_us, l.p999_us, l.max_us
+                );
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_rate;
+
+    #[test]
+    fn rates_have_no_spurious_decimals() {
+        assert_eq!(format_rate(1_310_251.242_4), "1,310,251/s");
+        assert_eq!(format_rate(999.6), "1,000/s");
+        assert_eq!(format_rate(100.0), "100/s");
+        assert_eq!(format_rate(12.34), "12.3/s");
+        assert_eq!(format_rate(f64::NAN), "-/s");
+    }
 }

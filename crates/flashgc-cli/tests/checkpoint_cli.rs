@@ -1,6 +1,6 @@
 //! `flashgc run --checkpoint-every`, Ctrl-C and `flashgc resume` on the real binary: a run
-//! stopped by SIGINT and resumed writes the same JSON as an uninterrupted run; damaged
-//! checkpoints and unsupported modes are refused with exit code 2.
+//! (WAF-only or timed) stopped by SIGINT and resumed writes the same JSON as an
+//! uninterrupted run; damaged checkpoints and unsupported modes are refused with exit code 2.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -38,10 +38,33 @@ const RUN: &[&str] = &[
 #[cfg(unix)]
 #[test]
 fn sigint_then_resume_gives_the_uninterrupted_output() {
-    let d = dir("sigint");
+    sigint_then_resume("sigint", RUN);
+}
+
+/// Timed runs too: the device's reservations, queued GC work, the write cache, latency
+/// histograms and series come back from the checkpoint.
+#[cfg(unix)]
+#[test]
+fn timed_sigint_then_resume_gives_the_uninterrupted_output() {
+    let mut args = RUN.to_vec();
+    args.extend([
+        "--timing",
+        "--gc-mode",
+        "preemptible",
+        "--cache-mib",
+        "4",
+        "--checkpoint-gb",
+        "0.1",
+    ]);
+    sigint_then_resume("sigint-timed", &args);
+}
+
+#[cfg(unix)]
+fn sigint_then_resume(name: &str, run: &[&str]) {
+    let d = dir(name);
     let full = d.join("full.json");
     let st = bin()
-        .args(RUN)
+        .args(run)
         .arg("-o")
         .arg(&full)
         .stdout(Stdio::null())
@@ -52,7 +75,7 @@ fn sigint_then_resume_gives_the_uninterrupted_output() {
     let out = d.join("part.json");
     let ckpt = d.join("run.ckpt");
     let child = bin()
-        .args(RUN)
+        .args(run)
         .arg("-o")
         .arg(&out)
         .args(["--checkpoint-every", "0.5x", "--checkpoint"])
@@ -84,10 +107,13 @@ fn sigint_then_resume_gives_the_uninterrupted_output() {
     assert_eq!(partial["ended_by"], "interrupted");
     assert_eq!(std::fs::read(&out).unwrap(), o.stdout.trim_ascii_end());
 
-    // Resume from another directory: the stored working directory is used.
+    // Resume from another directory, naming the output again (without -o it would go to
+    // the current directory: tests/robustness.rs).
     let r = bin()
         .arg("resume")
         .arg(&ckpt)
+        .arg("-o")
+        .arg(&out)
         .current_dir(std::env::temp_dir())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -155,18 +181,6 @@ fn bad_checkpoints_and_unsupported_modes_are_refused() {
         "cannot open checkpoint",
     );
     // Modes that cannot be checkpointed, and bad sizes.
-    refused(
-        &[
-            "run",
-            "--timing",
-            "--logical-gib",
-            "0.0625",
-            "--checkpoint-every",
-            "1x",
-        ],
-        &d,
-        "timed runs",
-    );
     refused(
         &[
             "compare",

@@ -40,6 +40,15 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The flashgc version written into (and required of) checkpoints.
 pub const FLASHGC_VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// Simulated times in a restored timed run's state must lie below this (2^60 ns, about
+/// 36 years): beyond it, adding an operation's duration could overflow.
+pub(crate) const TIME_LIMIT_NS: u64 = 1 << 60;
+
+/// Whether every simulated time of `times` lies below [`TIME_LIMIT_NS`].
+pub(crate) fn times_ok(times: impl IntoIterator<Item = u64>) -> bool {
+    times.into_iter().all(|t| t < TIME_LIMIT_NS)
+}
+
 /// bincode 1.x with fixed-width little-endian integers (fast, and a stable layout).
 fn opts() -> impl bincode::Options {
     use bincode::Options;
@@ -67,18 +76,55 @@ pub fn decode<T: DeserializeOwned>(b: &[u8]) -> Result<T> {
 /// Implements `save_state`/`load_state` of a placement or victim policy whose whole struct
 /// derives `Serialize`/`Deserialize`: the policy is rebuilt from its spec, then replaced by
 /// the decoded state.
+///
+/// A checkpoint's CRC proves integrity, not consistency (anyone can write a file with a
+/// valid CRC), so the decoded state is checked against the freshly built instance first:
+/// `same: [a, b]` lists fields fixed by the spec and device (they must be equal), `len:
+/// [t, u]` tables whose length they fix. Checks of the values themselves (stream ids in
+/// range, candidates = sealed segments) go in the policy's `check_restored`.
 macro_rules! serde_state {
     () => {
+        $crate::checkpoint::serde_state!(same: [], len: []);
+    };
+    (same: [$($same:ident),*], len: [$($len:ident),*]) => {
         fn save_state(&self) -> $crate::error::Result<Vec<u8>> {
             $crate::checkpoint::encode(self)
         }
         fn load_state(&mut self, state: &[u8]) -> $crate::error::Result<()> {
-            *self = $crate::checkpoint::decode(state)?;
+            let d: Self = $crate::checkpoint::decode(state)?;
+            $(
+                if d.$same != self.$same {
+                    return Err($crate::checkpoint::inconsistent(format!(
+                        "`{}` is {:?}; the configuration gives {:?}",
+                        stringify!($same),
+                        d.$same,
+                        self.$same
+                    )));
+                }
+            )*
+            $(
+                if d.$len.len() != self.$len.len() {
+                    return Err($crate::checkpoint::inconsistent(format!(
+                        "`{}` has {} entries; the configuration gives {}",
+                        stringify!($len),
+                        d.$len.len(),
+                        self.$len.len()
+                    )));
+                }
+            )*
+            *self = d;
             Ok(())
         }
     };
 }
+
+/// The error of restored state that decodes but contradicts the configuration or itself.
+pub fn inconsistent(what: String) -> Error {
+    Error::Input(format!("inconsistent checkpoint state: {what}"))
+}
 pub(crate) use serde_state;
+
+pub mod fuzzing;
 
 /// The error of a policy that has not implemented checkpointing.
 pub(crate) fn not_checkpointable(kind: &str, name: &str) -> Error {
@@ -252,8 +298,11 @@ pub(crate) fn f64_or_inf<'de, D: Deserializer<'de>>(d: D) -> std::result::Result
 
 /// Plain integer element of a raw table.
 pub trait RawInt: Copy + Default {
+    /// Bytes of one value.
     const SIZE: usize;
+    /// Writes the value little-endian into `out` (`SIZE` bytes).
     fn to_le(self, out: &mut [u8]);
+    /// Reads a value from `SIZE` little-endian bytes.
     fn from_le(b: &[u8]) -> Self;
 }
 impl RawInt for u8 {
@@ -420,11 +469,15 @@ fn io_err(path: &Path, what: &str, e: std::io::Error) -> Error {
 
 // ---- reader ----
 
+/// What a checkpoint is read from: a file, or bytes in memory (the fuzz harness).
+trait Source: Read + Seek + Send {}
+impl<T: Read + Seek + Send> Source for T {}
+
 /// An open checkpoint: header checked, `META` read; the other sections are read in order
 /// by [`crate::Simulation::from_checkpoint`].
 pub struct CheckpointReader {
     path: PathBuf,
-    r: BufReader<File>,
+    r: Box<dyn Source>,
     crc: crc32fast::Hasher,
     want_crc: u32,
     left: u64,
@@ -445,6 +498,10 @@ pub struct Meta {
     pub user_pages: u64,
     /// Requests consumed from the workload.
     pub requests: u64,
+    /// The timing parameters of a timed run (absent for WAF-only runs); the driver's
+    /// state is then the last section (`DRV `).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<crate::timing::TimingParams>,
 }
 
 /// Identifies a trace file cheaply: its size and CRC-32s of its first and last MiB.
@@ -496,7 +553,16 @@ impl CheckpointReader {
             .metadata()
             .map_err(|e| io_err(path, "cannot stat checkpoint", e))?
             .len();
-        let mut r = BufReader::with_capacity(1 << 20, f);
+        Self::from_source(path, Box::new(BufReader::with_capacity(1 << 20, f)), size)
+    }
+
+    /// Opens a checkpoint held in memory (`name` stands for its path in messages).
+    pub fn from_bytes(name: &Path, bytes: Vec<u8>) -> Result<CheckpointReader> {
+        let size = bytes.len() as u64;
+        Self::from_source(name, Box::new(std::io::Cursor::new(bytes)), size)
+    }
+
+    fn from_source(path: &Path, mut r: Box<dyn Source>, size: u64) -> Result<CheckpointReader> {
         let bad = |what: String| Error::Input(format!("{}: {what}", path.display()));
         let mut magic = [0u8; 8];
         if r.read_exact(&mut magic).is_err() || &magic != MAGIC {
@@ -576,6 +642,7 @@ impl CheckpointReader {
                 trace: None,
                 user_pages: 0,
                 requests: 0,
+                timing: None,
             },
         };
         let m = c.section(b"META")?;

@@ -190,6 +190,10 @@ pub struct FtlConfig {
     pub gc_low: Watermark,
     /// GC runs until free segments reach this. Defaults to `gc_low`.
     pub gc_high: Option<Watermark>,
+    /// A demand-paged mapping table (DFTL-style cache of translation pages); None keeps
+    /// the whole L2P in DRAM. `[ftl.mapping_cache]` in TOML, `--mapping-cache` on the CLI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping_cache: Option<MappingCacheConfig>,
 }
 
 impl Default for FtlConfig {
@@ -200,7 +204,78 @@ impl Default for FtlConfig {
             logical_gib: None,
             gc_low: Watermark::Segments(2),
             gc_high: None,
+            mapping_cache: None,
         }
+    }
+}
+
+/// The mapping-table cache (docs/mapping-cache.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MappingCacheConfig {
+    /// Controller DRAM for cached translation pages, bytes (whole translation pages are
+    /// cached: capacity = bytes / translation_page_bytes, at least one page, at most the
+    /// whole table).
+    pub bytes: u64,
+    /// Bytes per mapping entry. Default 4 (a 32-bit physical page number, as in DFTL and
+    /// MQSim).
+    pub entry_bytes: u32,
+    /// Bytes per translation page; default (None) the LPN size. A translation page is
+    /// stored in one mapping unit, so at most `device.lpn_size`.
+    pub translation_page_bytes: Option<u32>,
+}
+
+impl Default for MappingCacheConfig {
+    fn default() -> Self {
+        MappingCacheConfig {
+            bytes: 1 << 20,
+            entry_bytes: 4,
+            translation_page_bytes: None,
+        }
+    }
+}
+
+impl MappingCacheConfig {
+    /// (entries per translation page, translation pages of the table, cached pages) for a
+    /// device of `logical_pages` LPNs of `lpn_size` bytes; errors name the field and the
+    /// allowed range.
+    pub fn shape(&self, logical_pages: u64, lpn_size: u32) -> Result<(u32, u32, u32)> {
+        let tpb = self.translation_page_bytes.unwrap_or(lpn_size);
+        if self.entry_bytes == 0 || self.entry_bytes > 64 {
+            return Err(Error::config(
+                "ftl.mapping_cache.entry_bytes",
+                format!("{} must be in [1, 64]", self.entry_bytes),
+            ));
+        }
+        if tpb < self.entry_bytes || tpb > lpn_size {
+            return Err(Error::config(
+                "ftl.mapping_cache.translation_page_bytes",
+                format!(
+                    "{tpb} must be in [entry_bytes = {}, device.lpn_size = {lpn_size}]                      (a translation page is stored in one mapping unit)",
+                    self.entry_bytes
+                ),
+            ));
+        }
+        let epp = tpb / self.entry_bytes;
+        let pages = logical_pages.div_ceil(epp as u64);
+        if pages >= u32::MAX as u64 / 2 {
+            return Err(Error::config(
+                "ftl.mapping_cache.translation_page_bytes",
+                format!("{pages} translation pages are too many: use larger translation pages"),
+            ));
+        }
+        let table_bytes = pages * tpb as u64;
+        let cap = self.bytes / tpb as u64;
+        if cap < 1 || cap > pages {
+            return Err(Error::config(
+                "ftl.mapping_cache.bytes",
+                format!(
+                    "{} must be in [one translation page = {tpb}, the whole table = {table_bytes}] bytes                      (`off` keeps the whole table in DRAM)",
+                    self.bytes
+                ),
+            ));
+        }
+        Ok((epp, pages as u32, cap as u32))
     }
 }
 
@@ -266,6 +341,10 @@ pub struct Config {
     pub ftl: FtlConfig,
     /// Run parameters.
     pub run: RunConfig,
+    /// Host flows (`[[flow]]` sections; docs/flows.md): when present they are the
+    /// workload, each with its own pattern, region, arrival process and statistics.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flow: Vec<crate::workload::flows::FlowConfig>,
 }
 
 /// The derived layout of a validated configuration, in mapping units (LPN-sized pages).
@@ -324,6 +403,44 @@ fn parse_toml(origin: &str, text: &str) -> Result<toml::Value> {
         .map_err(|e| Error::Input(format!("{origin}: {e}")))
 }
 
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a.max(1)
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// A deserialization error of `text` with the line and the dotted field name it points at
+/// (`device.pages_per_block`), or None when it carries no position.
+fn locate(origin: &str, text: &str, e: &toml::de::Error) -> Option<Error> {
+    let span = e.span()?;
+    let before = text.get(..span.start)?;
+    let line = before.matches('\n').count() + 1;
+    // The key: on the error's line before `=`; the table: the last `[header]` above it.
+    let this_line = text.lines().nth(line - 1).unwrap_or("");
+    let key = this_line
+        .split_once('=')
+        .map(|(k, _)| k.trim().trim_matches('"').to_string())
+        .filter(|k| !k.is_empty() && !k.starts_with('['));
+    let table = before
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('[') && !l.starts_with("[["))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    let field = match (table, key) {
+        (Some(t), Some(k)) => format!("{t}.{k}"),
+        (None, Some(k)) => k,
+        (Some(t), None) => t,
+        (None, None) => return None,
+    };
+    Some(Error::Input(format!(
+        "{origin}: line {line}: `{field}`: {}",
+        e.message()
+    )))
+}
+
 impl Config {
     /// Names of the embedded presets.
     pub fn preset_names() -> Vec<&'static str> {
@@ -364,9 +481,15 @@ impl Config {
             merge(&mut value, parse_toml(origin, text)?);
         }
         let origin = user.map(|u| u.0).unwrap_or("preset");
-        let mut cfg: Config = value
-            .try_into()
-            .map_err(|e: toml::de::Error| Error::Input(format!("{origin}: {}", e.message())))?;
+        let mut cfg: Config = value.try_into().map_err(|e: toml::de::Error| {
+            // The merged tree has lost its positions; the user's text alone has them, so
+            // a type error there is reported with its line and dotted field name.
+            let located = user.and_then(|(o, text)| {
+                let e = toml::from_str::<Config>(text).err()?;
+                locate(o, text, &e)
+            });
+            located.unwrap_or_else(|| Error::Input(format!("{origin}: {}", e.message())))
+        })?;
         cfg.preset = Some(pname);
         Ok(cfg)
     }
@@ -479,11 +602,15 @@ impl Config {
                 let phys_pages = (logical * (1.0 + op)).ceil() as u64;
                 let pages_per_plane_block = d.pages_per_block as u64 * units_per_page;
                 let blocks_total = phys_pages.div_ceil(pages_per_plane_block);
-                // Round up to whole segments spread evenly over the planes.
-                let per_plane = blocks_total.div_ceil(planes);
-                let per_plane =
-                    per_plane.div_ceil(d.segment_blocks as u64) * d.segment_blocks as u64;
-                per_plane.max(1) as u32
+                // The same number of blocks on every plane, and a whole number of
+                // segments in all: a superblock of k blocks stripes over k planes, so the
+                // device's block count (planes x per-plane) must be a multiple of k. Only
+                // that is required; rounding each plane to a multiple of k would inflate a
+                // small device on many planes (64 planes, k = 8: 1 GiB asked, 1.87 GiB built).
+                let k = d.segment_blocks as u64;
+                let step = k / gcd(planes, k);
+                let per_plane = blocks_total.div_ceil(planes).max(1);
+                (per_plane.div_ceil(step) * step) as u32
             }
             None => {
                 if d.blocks_per_plane == 0 {
@@ -586,6 +713,52 @@ impl Config {
             gc_high: gc_high as u32,
             lpn_size: d.lpn_size,
         })
+    }
+
+    /// Advisories about a valid but unusual configuration, for the reader of a result
+    /// (the CLI prints them as warnings; runs add them to their notes): a realised logical
+    /// capacity far from `ftl.logical_gib`, segments too small for GC to mean much, block
+    /// sizes no NAND has. Empty for an invalid configuration (`layout` says why).
+    pub fn advisories(&self) -> Vec<String> {
+        let Ok(l) = self.layout() else {
+            return Vec::new();
+        };
+        let d = &self.device;
+        let mut out = Vec::new();
+        if let Some(g) = self.ftl.logical_gib {
+            let got = l.logical_bytes() as f64 / (1u64 << 30) as f64;
+            if (got - g).abs() > 0.1 * g {
+                let block = d.pages_per_block as u64 * d.page_size as u64;
+                let k = d.segment_blocks as u64;
+                let step = d.planes() * (k / gcd(d.planes(), k));
+                out.push(format!(
+                    "ftl.logical_gib = {g} gives {got:.3} GiB logical at op {:.4}: the device is built \
+                     of whole blocks ({} KiB each), the same number on each of its {} planes and a whole \
+                     number of {k}-block segments, so it grows in steps of {step} blocks ({:.3} GiB physical)",
+                    l.op,
+                    block >> 10,
+                    d.planes(),
+                    (step * block) as f64 / (1u64 << 30) as f64,
+                ));
+            }
+        }
+        if l.pages_per_segment < 16 {
+            out.push(format!(
+                "device.pages_per_block = {} (x {} blocks per segment): a segment, the GC unit, holds only {} \
+                 pages; NAND blocks hold 64 to several thousand, and with so few pages per victim \
+                 WAF depends mostly on the granularity (Desnoyers' greedy model: k = 1 + 1/(2 Np))",
+                d.pages_per_block, d.segment_blocks, l.pages_per_segment
+            ));
+        }
+        let p = d.pages_per_block;
+        let nand_like = p.is_power_of_two() || (p % 3 == 0 && (p / 3).is_power_of_two());
+        if !nand_like {
+            out.push(format!(
+                "device.pages_per_block = {p} is neither a power of two nor 3 x one, as NAND block \
+                 sizes are (e.g. 256, 384, 1152); the simulation runs, but no real device has it"
+            ));
+        }
+        out
     }
 
     /// The configuration as TOML (the effective values, for reproducibility).

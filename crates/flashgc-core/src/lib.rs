@@ -20,8 +20,11 @@
 //! * [`metrics`] (the result record), [`model`] (analytic WAF models), [`sim`] (a configured
 //!   simulation: FTL, precondition, checkpoint files).
 //! * [`checkpoint`]: versioned, CRC-checked checkpoint files of a whole run (resume).
+//! * [`validate`]: every check a run makes before it starts, without running it.
 //!
 //! No I/O happens in this crate's hot path; trace files are read by `flashgc-trace`.
+
+#![deny(missing_docs)]
 
 pub mod checkpoint;
 pub mod config;
@@ -39,6 +42,7 @@ pub mod sim;
 pub mod spec;
 pub mod timing;
 pub mod types;
+pub mod validate;
 pub mod victim;
 pub mod workload;
 

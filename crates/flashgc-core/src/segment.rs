@@ -63,6 +63,66 @@ impl Segments {
     }
 }
 
+/// What a policy restored from a checkpoint is checked against (see
+/// `Placement::check_restored`, `VictimPolicy::check_restored`): the device it runs on
+/// and the FTL's restored (already validated) segment table.
+#[derive(Clone, Copy)]
+pub struct RestoredDevice<'a> {
+    /// Logical pages (LPNs) of the device.
+    pub logical_pages: u64,
+    /// Write streams the FTL keeps open for the placement (= groups of the victim policy).
+    pub streams: usize,
+    /// The restored segment table, at the restored user-write clock.
+    pub view: SegmentView<'a>,
+    /// Whether an LPN is mapped (holds data) in the restored mapping.
+    pub mapped: &'a dyn Fn(crate::types::Lpn) -> bool,
+}
+
+impl RestoredDevice<'_> {
+    /// Checks that the sealed segments are exactly `candidates`, each listed once in
+    /// the group of its stream (`(group, segment)` pairs): what every victim policy's
+    /// candidate structure must hold.
+    pub fn check_candidates(
+        &self,
+        candidates: impl Iterator<Item = (usize, SegmentId)>,
+    ) -> Result<(), String> {
+        let v = &self.view;
+        let mut seen = vec![false; v.len()];
+        let mut n = 0usize;
+        for (g, s) in candidates {
+            if s as usize >= v.len() {
+                return Err(format!(
+                    "candidate segment {s} beyond the {} segments",
+                    v.len()
+                ));
+            }
+            if std::mem::replace(&mut seen[s as usize], true) {
+                return Err(format!("segment {s} is listed twice"));
+            }
+            if v.state(s) != SegState::Sealed {
+                return Err(format!(
+                    "candidate segment {s} is {:?}, not sealed",
+                    v.state(s)
+                ));
+            }
+            if v.stream(s) as usize != g {
+                return Err(format!(
+                    "segment {s} of stream {} is listed in group {g}",
+                    v.stream(s)
+                ));
+            }
+            n += 1;
+        }
+        let sealed = (0..v.len())
+            .filter(|&s| v.state(s as SegmentId) == SegState::Sealed)
+            .count();
+        if n != sealed {
+            return Err(format!("{n} candidates but {sealed} sealed segments"));
+        }
+        Ok(())
+    }
+}
+
 /// Read-only view of the segment table at a point in time.
 #[derive(Clone, Copy)]
 pub struct SegmentView<'a> {

@@ -6,13 +6,13 @@
 use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
 use crate::config::{Config, Layout, RunConfig};
 use crate::error::{Error, Result};
-use crate::ftl::{Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
+use crate::ftl::{CmtParams, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
 pub use crate::metrics::recorder::{Progress, Recorder};
 pub use crate::metrics::result::{
     DeviceSummary, ModelCheck, PhaseCounts, RunResult, Units, VictimHistogram, SCHEMA_VERSION,
 };
 use crate::metrics::{EraseSummary, MemoryItem, WindowPoint};
-use crate::placement::{self, Future, FutureEvent, PlacementInit};
+use crate::placement::{self, Future, PlacementInit};
 use crate::victim::{self, VictimInit};
 use crate::workload::{Op, Request, Synthetic, Workload, WorkloadSpec};
 use serde::Serialize;
@@ -83,6 +83,9 @@ pub(crate) struct RunState {
 #[derive(Clone, serde::Deserialize)]
 pub(crate) struct SimState {
     pre: PhaseCounts,
+    /// `pre.translation`, apart: a phase's translation section is left out of its
+    /// encoding when absent (the result JSON), which the checkpoint's fixed layout cannot do.
+    pre_translation: Option<crate::metrics::result::TranslationPhase>,
     pub(crate) rec: Recorder,
     pub(crate) requests: u64,
     pub(crate) target: Option<u64>,
@@ -93,6 +96,7 @@ pub(crate) struct SimState {
 #[derive(Serialize)]
 struct SimStateRef<'a> {
     pre: &'a PhaseCounts,
+    pre_translation: Option<crate::metrics::result::TranslationPhase>,
     rec: &'a Recorder,
     requests: u64,
     target: Option<u64>,
@@ -112,6 +116,8 @@ pub struct Simulation {
     /// Where a stopped run continues when `run_with` is called again with the same
     /// workload object.
     pub(crate) paused: Option<RunState>,
+    /// Bytes the run is estimated to need (see [`memory_estimate`]).
+    estimate: u64,
 }
 
 impl Simulation {
@@ -148,37 +154,28 @@ impl Simulation {
             }
         }
         let streams = pl.streams();
+        let cmt = cmt_params(cfg, &layout)?;
         let vic = victim::build(
             "run.victim",
             &cfg.run.victim,
             VictimInit {
                 segments: layout.segments,
                 pages_per_segment: layout.pages_per_segment,
-                groups: streams,
+                // The mapping cache's translation pages are a group of their own.
+                groups: streams + cmt.is_some() as usize,
                 seed: cfg.run.seed,
             },
         )?;
-        // Each stream may need a fresh segment within one victim's relocation; the reserve
-        // must cover all of them. Raise the watermarks when the config's are too low.
-        let min_low = pl.gc_streams_per_victim().clamp(1, streams) as u32 + 1;
-        if layout.gc_low < min_low {
-            layout.gc_high = layout.gc_high.max(min_low) + (layout.gc_high - layout.gc_low);
-            layout.gc_low = min_low;
-        }
-        let used = layout
-            .logical_pages
-            .div_ceil(layout.pages_per_segment as u64);
-        if (layout.segments as u64) < used + layout.gc_high as u64 + streams as u64 + 1 {
-            return Err(Error::config(
-                "ftl.op",
-                format!(
-                    "{} segments cannot hold {used} segments of data, {} free segments in reserve and {streams} open streams; \
-                     raise op or use fewer streams",
-                    layout.segments, layout.gc_high
-                ),
-            ));
-        }
-        let estimate = memory_estimate(&layout, pl.memory_bytes() + vic.memory_bytes());
+        crate::validate::reserve_streams(
+            &mut layout,
+            pl.as_ref(),
+            &cfg.run.placement,
+            cmt.is_some() as usize,
+        )?;
+        let estimate = memory_estimate(
+            &layout,
+            pl.memory_bytes() + vic.memory_bytes() + cmt.map_or(0, cmt_memory),
+        );
         if let Some(limit) = cfg.run.max_memory_gib {
             let limit_bytes = limit * (1u64 << 30) as f64;
             if estimate as f64 > limit_bytes {
@@ -192,7 +189,7 @@ impl Simulation {
                 ));
             }
         }
-        let ftl = Ftl::new(
+        let ftl = Ftl::with_mapping_cache(
             FtlParams {
                 logical_pages: layout.logical_pages,
                 segments: layout.segments,
@@ -202,6 +199,7 @@ impl Simulation {
             },
             pl,
             vic,
+            cmt,
         );
         let pre = PhaseCounts::between(&FtlCounters::default(), &FtlCounters::default(), 1);
         Ok(Simulation {
@@ -213,7 +211,15 @@ impl Simulation {
             future_ready,
             resumed: None,
             paused: None,
+            estimate,
         })
+    }
+
+    /// The memory the run is estimated to need, computed before its tables are allocated
+    /// (and again once a future-knowledge placement has its future): what `--max-memory`
+    /// is checked against and what the CLI prints next to the measured peak.
+    pub fn memory_estimate(&self) -> u64 {
+        self.estimate
     }
 
     /// The configuration.
@@ -298,6 +304,7 @@ impl Simulation {
             let future = future_of(self.layout.logical_pages, &self.cfg.run, wl)?;
             self.ftl.placement_mut().set_future(future);
             self.future_ready = true;
+            self.refresh_estimate();
             return Ok(());
         }
         if self.preconditioned || self.ftl.counters.user_writes > 0 {
@@ -307,6 +314,7 @@ impl Simulation {
             ));
         }
         let future = future_of(self.layout.logical_pages, &self.cfg.run, wl)?;
+        let cmt = cmt_params(&self.cfg, &self.layout)?;
         let l = &self.layout;
         let mut pl = placement::build(
             "run.placement",
@@ -325,13 +333,23 @@ impl Simulation {
             VictimInit {
                 segments: l.segments,
                 pages_per_segment: l.pages_per_segment,
-                groups: pl.streams(),
+                groups: pl.streams() + cmt.is_some() as usize,
                 seed: self.cfg.run.seed,
             },
         )?;
-        self.ftl = Ftl::new(self.ftl.params(), pl, vic);
+        self.ftl = Ftl::with_mapping_cache(self.ftl.params(), pl, vic, cmt);
         self.future_ready = true;
+        self.refresh_estimate();
         Ok(())
+    }
+
+    /// Recomputes the memory estimate from the policies' current size (an oracle's
+    /// future is known only after the pre-pass).
+    fn refresh_estimate(&mut self) {
+        self.estimate = memory_estimate(
+            &self.layout,
+            self.ftl.placement().memory_bytes() + self.ftl.victim_policy().memory_bytes(),
+        );
     }
 
     /// Writes the whole state at a safe point to `path` (atomically).
@@ -339,11 +357,11 @@ impl Simulation {
         &self,
         path: &Path,
         caller: &serde_json::Value,
-        rec: &Recorder,
-        requests: u64,
-        target: Option<u64>,
+        run: &RunState,
         wl: &dyn Workload,
+        driver: Option<(&crate::timing::TimingParams, Vec<u8>)>,
     ) -> Result<CheckpointInfo> {
+        let (rec, requests, target) = (&run.rec, run.requests, run.target);
         let t0 = std::time::Instant::now();
         let trace = match WorkloadSpec::parse("run.workload", &self.cfg.run.workload) {
             Ok(WorkloadSpec::Trace(p)) => Some(TraceIdentity::of(&p)?),
@@ -355,13 +373,17 @@ impl Simulation {
             trace,
             user_pages: rec.written(),
             requests,
+            timing: driver.as_ref().map(|d| d.0.clone()),
         };
         let mut w = CheckpointWriter::create(path)?;
         let meta = serde_json::to_vec(&meta)
             .map_err(|e| Error::Input(format!("cannot encode checkpoint metadata: {e}")))?;
         w.section(b"META", &meta)?;
+        let mut pre = self.pre.clone();
+        let pre_translation = pre.translation.take();
         let st = SimStateRef {
-            pre: &self.pre,
+            pre: &pre,
+            pre_translation,
             rec,
             requests,
             target,
@@ -369,6 +391,9 @@ impl Simulation {
         };
         w.section(b"SIM ", &crate::checkpoint::encode(&st)?)?;
         self.ftl.save_checkpoint(&mut w)?;
+        if let Some((_, state)) = &driver {
+            w.section(b"DRV ", state)?;
+        }
         let bytes = w.finish()?;
         Ok(CheckpointInfo {
             path: path.to_path_buf(),
@@ -386,6 +411,20 @@ impl Simulation {
     /// when [`Simulation::needs_future`] says so). A trace workload must be the same file
     /// (size and the CRCs of its first and last MiB are compared).
     pub fn from_checkpoint(mut r: CheckpointReader) -> Result<Simulation> {
+        if r.meta.timing.is_some() {
+            return Err(Error::Input(format!(
+                "{}: a timed run's checkpoint: resume it with its timing parameters (driver::Engine::from_checkpoint)",
+                r.path().display()
+            )));
+        }
+        let sim = Simulation::load_checkpoint_sections(&mut r)?;
+        r.finish()?;
+        Ok(sim)
+    }
+
+    /// Rebuilds the simulation from a checkpoint's `SIM ` and FTL sections, leaving the
+    /// reader at the next section.
+    pub(crate) fn load_checkpoint_sections(r: &mut CheckpointReader) -> Result<Simulation> {
         let cfg = r.meta.config.clone();
         let mut sim = Simulation::new(&cfg).map_err(|e| {
             Error::Input(format!(
@@ -408,9 +447,63 @@ impl Simulation {
         let b = r.section(b"SIM ")?;
         let st: SimState =
             crate::checkpoint::decode(&b).map_err(|e| r.damaged(format!("run state: {e}")))?;
-        sim.ftl.load_checkpoint(&mut r)?;
-        r.finish()?;
+        sim.ftl.load_checkpoint(r)?;
+        // The run's own state must fit the restored FTL and the configuration: a wrong
+        // target would make the run stop early or never; a wrong counter snapshot would
+        // underflow in the results.
+        let logical = sim.layout.logical_pages;
+        let synthetic = matches!(
+            WorkloadSpec::parse("run.workload", &cfg.run.workload),
+            Ok(WorkloadSpec::Synthetic(_))
+        );
+        // The run loop's target: the configured volume for an endless workload (synthetic,
+        // looped trace, fio job), none for a trace read to its end or a timed run bounded
+        // by its data volume.
+        let volume = (cfg.run.write_volume * logical as f64).round() as u64;
+        let by_data = r
+            .meta
+            .timing
+            .as_ref()
+            .is_some_and(|p| p.data_volume_bytes.is_some());
+        let cached = r.meta.timing.as_ref().is_some_and(|p| p.cache_pages > 0);
+        let check = || -> std::result::Result<(), String> {
+            let fits = match st.target {
+                Some(t) => t == volume,
+                None => !synthetic || by_data,
+            };
+            if !fits {
+                return Err(format!(
+                    "run target {:?} user pages; the configuration gives {volume}",
+                    st.target
+                ));
+            }
+            st.rec
+                .check_restored(&cfg.run, &sim.layout, st.target, &sim.ftl.counters, cached)?;
+            // The measured phase starts where the precondition fill ended.
+            if st.pre.user_writes != st.rec.start.user_writes
+                || st.pre.flash_programs
+                    != st
+                        .pre
+                        .user_writes
+                        .wrapping_add(st.pre.gc_writes)
+                        .wrapping_add(
+                            st.pre_translation
+                                .as_ref()
+                                .map_or(0, |t| t.translation_writes),
+                        )
+            {
+                return Err("precondition counts".into());
+            }
+            Ok(())
+        };
+        check().map_err(|e| {
+            Error::Input(format!(
+                "{}: damaged checkpoint: inconsistent run state: {e}",
+                r.path().display()
+            ))
+        })?;
         sim.pre = st.pre.clone();
+        sim.pre.translation = st.pre_translation.clone();
         sim.preconditioned = true;
         sim.resumed = Some(st);
         Ok(sim)
@@ -438,7 +531,7 @@ impl Simulation {
             })
             .collect();
         let mem_total: u64 = memory.iter().map(|m| m.bytes).sum();
-        let mut notes = Vec::new();
+        let mut notes = self.cfg.advisories();
         if total.user_writes == 0 {
             notes.push("no user writes: WAF is reported as 0".to_string());
         } else if total.gc_victims == 0 {
@@ -505,6 +598,7 @@ impl Simulation {
             notes,
             timing: None,
             noc: None,
+            flows: None,
         }
     }
 
@@ -566,19 +660,28 @@ impl Simulation {
 }
 
 /// The write/TRIM sequence `precondition` + `run` will issue, and its backward pass.
+/// Kept compact, because it is the oracle's peak memory: the LPN of each write (4 B,
+/// which the future keeps), TRIMs apart (rare), then the backward pass adds its 8 B per
+/// write and a transient 8 B per LPN.
 fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Future> {
     let fill = (logical as f64 * run.fill).round() as u64;
     let target = wl
         .is_infinite()
         .then(|| (run.write_volume * logical as f64).round() as u64);
-    let mut ev: Vec<FutureEvent> = Vec::with_capacity((fill + target.unwrap_or(0)) as usize);
-    ev.extend((0..fill).map(|l| FutureEvent::Write(l as u32)));
+    let mut lpns: Vec<crate::types::Lpn> =
+        Vec::with_capacity((fill + target.unwrap_or(0)) as usize);
+    lpns.extend((0..fill).map(|l| l as u32));
+    // (writes before it, LPN) of each TRIM.
+    let mut trims: Vec<(u64, crate::types::Lpn)> = Vec::new();
     let mut buf: Vec<Request> = Vec::with_capacity(4096);
     let mut written: u64 = 0;
     'outer: loop {
+        if target.is_some_and(|t| written >= t) {
+            break;
+        }
         buf.clear();
         wl.fill(&mut buf, 4096)?;
-        if buf.is_empty() || target == Some(0) {
+        if buf.is_empty() {
             break;
         }
         for req in &buf {
@@ -586,23 +689,46 @@ fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Fut
             for lpn in req.lpn..end {
                 match req.op {
                     Op::Write => {
-                        ev.push(FutureEvent::Write(lpn as u32));
+                        lpns.push(lpn as u32);
                         written += 1;
                         if Some(written) == target {
                             break 'outer;
                         }
                     }
-                    Op::Trim => ev.push(FutureEvent::Trim(lpn as u32)),
+                    Op::Trim => trims.push((lpns.len() as u64, lpn as u32)),
                     Op::Read => {}
                 }
             }
         }
     }
-    Ok(Future::from_events(&ev, logical))
+    Ok(Future::from_writes_and_trims(lpns, &trims, logical))
 }
 
 /// Number of victim histogram bins (re-exported for consumers).
 pub const VICTIM_BINS: usize = VICTIM_HIST_BINS;
+
+/// The mapping cache's parameters for `cfg` (None when off).
+pub fn cmt_params(cfg: &Config, layout: &Layout) -> Result<Option<CmtParams>> {
+    cfg.ftl
+        .mapping_cache
+        .as_ref()
+        .map(|m| {
+            let (entries_per_page, pages, capacity) =
+                m.shape(layout.logical_pages, layout.lpn_size)?;
+            Ok(CmtParams {
+                capacity,
+                entries_per_page,
+                pages,
+            })
+        })
+        .transpose()
+}
+
+/// Bytes of the mapping cache's structures: the GTD entries (4 B per translation page, in
+/// the L2P) and the LRU bookkeeping (9 B per translation page).
+pub fn cmt_memory(p: CmtParams) -> u64 {
+    p.pages as u64 * (4 + 9)
+}
 
 /// Bytes a simulation of `layout` will allocate: the FTL's tables (L2P, P2L, validity bitmap,
 /// segment table, free pool) plus `policies` (what the placement and victim policy report
@@ -613,7 +739,8 @@ pub fn memory_estimate(layout: &Layout, policies: u64) -> u64 {
         + layout.physical_pages * 4
         + layout.physical_pages.div_ceil(64) * 8
         + layout.segments as u64 * (crate::segment::Segments::BYTES_PER_SEGMENT + 4);
-    // Binary, stack, allocator slack and the request buffers: a few MiB.
-    const PROCESS: u64 = 8 << 20;
+    // Binary, stack, allocator slack and the request buffers: measured 4.8 MiB for the
+    // CLI on a tiny device (peak RSS; BENCHMARKS.md, Memory).
+    const PROCESS: u64 = 5 << 20;
     ftl + policies + PROCESS
 }

@@ -68,7 +68,7 @@ impl FromStr for GcMode {
 }
 
 /// How the host issues requests.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Host {
     /// Replay at the requests' timestamps (relative to the first) multiplied by
@@ -150,7 +150,7 @@ pub fn parse_on_off(field: &str, s: &str) -> Result<bool> {
 }
 
 /// Parameters of a timed run (the device's latencies come from the configuration).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TimingParams {
     /// GC scheduling.
     pub gc_mode: GcMode,
@@ -190,11 +190,11 @@ pub struct TimingParams {
     /// request: the default 16 covers WAF up to 9 at 100 % writes.
     pub gc_pace: u32,
     /// Stop after this many host requests (None: no limit).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_requests: Option<u64>,
     /// The NoC controller model with these parameters instead of the flash device
     /// (papers/noc-copyback-gc.txt; `path` selects conventional or selective copy-back).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noc: Option<NocParams>,
 }
 

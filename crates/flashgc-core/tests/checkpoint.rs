@@ -402,3 +402,85 @@ fn a_stopped_run_continues_in_memory() {
     }
     same(&want, &json(&r.expect("finished")), "continued in memory");
 }
+
+/// Timed runs checkpoint and resume too: the device's reservations and queued GC work,
+/// the write cache, the closed-loop slots, latency histograms and series are restored, so
+/// a run stopped and resumed from its checkpoint file alone ends with the uninterrupted
+/// run's JSON byte for byte (flash with a cache and queued GC, and the NoC model).
+#[test]
+fn timed_runs_resume_byte_for_byte() {
+    use flashgc_core::device::noc::{GcPath, NocParams};
+    use flashgc_core::driver::Engine;
+    use flashgc_core::timing::{CachePolicy, GcMode, Host, TimingParams};
+    let mut c = small("zipf:0.9", "sup-gc", "greedy");
+    c.run.request_pages = 2;
+    c.run.read_ratio = 0.3;
+    c.run.write_volume = 2.0;
+    let flash = TimingParams {
+        gc_mode: GcMode::Preemptible,
+        gc_pace: 2,
+        cache_pages: 256,
+        cache_policy: CachePolicy::Gcar,
+        checkpoint_bytes: 8 << 20,
+        host: Host::ClosedLoop { queue_depth: 8 },
+        ..TimingParams::default()
+    };
+    let noc = TimingParams {
+        gc_mode: GcMode::PerDie,
+        host: Host::Rate { iops: 400.0 },
+        max_requests: Some(40_000),
+        noc: Some(NocParams::from_config(&c, GcPath::Selective)),
+        ..TimingParams::default()
+    };
+    for (name, p, stops) in [
+        ("flash", flash, vec![3_000u64, 3_001, 20_000]),
+        ("noc", noc, vec![5_000, 17_000]),
+    ] {
+        let file = tmp(&format!("timed-{name}.ckpt"));
+        let want = {
+            let mut e = Engine::new(&c, Some(p.clone())).unwrap();
+            match e
+                .run_with(
+                    synthetic(&c).as_mut(),
+                    &mut |_| {},
+                    &mut RunControl::default(),
+                )
+                .unwrap()
+            {
+                RunEnd::Finished(r) => json(&r),
+                RunEnd::Stopped { .. } => unreachable!("no stop requested"),
+            }
+        };
+        assert!(want.contains("\"timing\""), "{name}: a timed result");
+        let mut e = Engine::new(&c, Some(p.clone())).unwrap();
+        let mut stops = stops.into_iter();
+        let mut next = stops.next();
+        let got = loop {
+            let mut ctl = RunControl {
+                checkpoint: Some(file.clone()),
+                stop_after_requests: next,
+                ..RunControl::default()
+            };
+            match e
+                .run_with(synthetic(&c).as_mut(), &mut |_| {}, &mut ctl)
+                .unwrap()
+            {
+                RunEnd::Finished(r) => break json(&r),
+                RunEnd::Stopped { checkpoint, .. } => {
+                    assert!(checkpoint.is_some());
+                    drop(e);
+                    let r = CheckpointReader::open(&file).unwrap();
+                    assert_eq!(r.meta.timing.as_ref(), Some(&p));
+                    e = Engine::from_checkpoint(r).unwrap();
+                    next = stops.next();
+                }
+            }
+        };
+        same(&want, &got, name);
+        // A WAF-only resume of a timed checkpoint is refused with a clear message.
+        match Simulation::from_checkpoint(CheckpointReader::open(&file).unwrap()) {
+            Ok(_) => panic!("{name}: a timed checkpoint resumed WAF-only"),
+            Err(e) => assert!(e.to_string().contains("timed run"), "{e}"),
+        }
+    }
+}

@@ -46,8 +46,9 @@ const VICTIMS: &[&str] = &[
     "cost-benefit:formula=femu",
 ];
 
-/// Fields added to the result record by the refactor (allowed in new results only).
-const ADDED: &[&str] = &["schema_version"];
+/// Fields added to the result record by the refactor (allowed in new results only):
+/// the record's version and the latency histograms of timed runs.
+const ADDED: &[&str] = &["schema_version", "read_histogram", "write_histogram"];
 
 /// 8 planes x 64 blocks x 32 pages of 4 KiB (512 segments), op 0.25, zipf 0.9, 4x written.
 fn waf_cfg(placement: &str, victim: &str) -> Config {
@@ -305,13 +306,7 @@ fn timed_runs() {
     golden::check("timed.json", cases, ADDED);
 }
 
-/// The noc-ssdc device with 16 blocks per plane (8 ch x 4 planes x 16 blocks x 64 pages).
-fn noc_cfg(op: f64) -> Config {
-    let mut c = Config::load(Some("noc-ssdc"), None).unwrap();
-    c.device.blocks_per_plane = 16;
-    c.ftl.op = Some(op);
-    c
-}
+use common::configs::noc_small as noc_cfg;
 
 fn noc_run(
     c: &Config,

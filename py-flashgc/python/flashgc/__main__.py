@@ -1,13 +1,17 @@
 """Command line of the Python package: ``python -m flashgc sweep|report|run|reproduce``.
 
 The Rust CLI forwards ``flashgc sweep FILE``, ``flashgc report ...`` and ``flashgc reproduce ...``
-here.
+here. ``pip install`` also installs a ``flashgc`` command (:func:`console_main`): ``sweep`` and
+``report`` run here, every other command (``run``, ``compare``, ``reproduce`` ...) is handed to
+the Rust command line (``reproduce`` comes back here with ``FLASHGC_BIN`` set), found through ``FLASHGC_BIN`` or ``PATH``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
 from typing import Optional, Sequence
 
@@ -18,12 +22,19 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
     from .sweep import sweep_from_file
 
     df = sweep_from_file(
-        a.file, out=a.out, scheduler=a.scheduler, workers=a.workers,
-        progress=False if a.quiet else None, max_runs=a.max_runs,
+        a.file,
+        out=a.out,
+        scheduler=a.scheduler,
+        workers=a.workers,
+        progress=False if a.quiet else None,
+        max_runs=a.max_runs,
+        dashboard=a.dashboard,
     )
     ran, skipped, pending = df.attrs["ran"], df.attrs["skipped"], df.attrs["pending"]
-    print(f"sweep: {len(ran)} runs done now, {len(skipped)} already present, {len(pending)} pending; "
-          f"{len(df)} rows in the dataset")
+    print(
+        f"sweep: {len(ran)} runs done now, {len(skipped)} already present, {len(pending)} pending; "
+        f"{len(df)} rows in the dataset"
+    )
     if len(df) and not a.quiet:
         cols = ["placement", "victim", "workload", "op", "seed", "waf", "erases"]
         print(df[cols].sort_values(cols[:5]).to_string(index=False))
@@ -71,6 +82,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     s.add_argument("--scheduler", help="tcp://host:port of a Dask scheduler, or `local` (no Dask)")
     s.add_argument("--workers", type=int, help="LocalCluster workers (default 2)")
     s.add_argument("--max-runs", type=int, help="stop after this many new runs")
+    s.add_argument(
+        "--dashboard",
+        nargs="?",
+        const=":8787",
+        default=None,
+        metavar="ADDR",
+        help="serve the embedded cluster's Dask dashboard (default address :8787)",
+    )
     s.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
     s.set_defaults(func=_cmd_sweep)
 
@@ -97,8 +116,50 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         return a.func(a)
     except (FlashgcError, ValueError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"flashgc: error: {e}", file=sys.stderr)
         return 2
+
+
+# Commands the Python package runs itself under the `flashgc` name.
+_PYTHON_COMMANDS = ("sweep", "report")
+
+
+def rust_cli(exclude: Optional[str] = None) -> Optional[str]:
+    """The Rust ``flashgc`` executable: ``FLASHGC_BIN``, else the first ``flashgc`` on
+    ``PATH`` that is not ``exclude`` (this script)."""
+    env = os.environ.get("FLASHGC_BIN")
+    if env:
+        return env
+    me = os.path.realpath(exclude) if exclude else None
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        cand = shutil.which("flashgc", path=d) if d else None
+        if cand and os.path.realpath(cand) != me:
+            return cand
+    return None
+
+
+def console_main(argv: Optional[Sequence[str]] = None) -> int:
+    """The ``flashgc`` command that ``pip install`` provides: ``flashgc sweep FILE`` and
+    ``flashgc report DIR`` run in Python; the rest goes to the Rust command line."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in _PYTHON_COMMANDS:
+        return main(args)
+    # Forwarded once at most: a `flashgc` on PATH that is another copy of this script
+    # must not hand the command back and forth.
+    exe = None if os.environ.get("FLASHGC_FORWARDED") else rust_cli(exclude=sys.argv[0])
+    if exe is None:
+        what = f"`flashgc {args[0]}`" if args else "this command"
+        print(
+            f"flashgc: error: {what} needs the flashgc command line (Rust), which is not installed: "
+            "build it from a checkout with `cargo install --path crates/flashgc-cli` (or set FLASHGC_BIN). "
+            "The Python package runs `flashgc sweep` and `flashgc report` itself; for one run from "
+            "Python use `python -m flashgc run` or flashgc.run().",
+            file=sys.stderr,
+        )
+        return 2
+    os.environ["FLASHGC_FORWARDED"] = "1"
+    os.execv(exe, [exe, *args])
+    return 0  # pragma: no cover - execv does not return
 
 
 if __name__ == "__main__":

@@ -19,6 +19,10 @@ def resolve_config(
 def layout(config_toml: str) -> str:
     """Validates a configuration and returns its derived layout as JSON."""
 
+def validate(config_toml: str) -> str:
+    """Validates a configuration as a run would before starting (layout, workload, policies,
+    stream reserve); returns the layout as JSON."""
+
 def run(
     config_toml: str,
     workload: Optional[str] = None,

@@ -158,8 +158,7 @@ def _nest_overrides(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> di
                 path = found[0]
             elif len(found) > 1:
                 raise FlashgcError(
-                    f"override `{key}` is ambiguous: use one of "
-                    + ", ".join(".".join(p) for p in found)
+                    f"override `{key}` is ambiguous: use one of " + ", ".join(".".join(p) for p in found)
                 )
             else:
                 known = sorted(k for k in paths if k != "preset")
@@ -437,6 +436,23 @@ class Result:
             return None
         return pd.json_normalize(t.get("series", []), sep="_")
 
+    @property
+    def noc(self) -> Optional[dict]:
+        """The NoC controller model's section (copy-backs, task queues), None on other devices."""
+        return self.raw.get("noc")
+
+    @property
+    def noc_series(self) -> Optional[pd.DataFrame]:
+        """The NoC model's time series (paper Figs. 7-8: host requests, GC tasks, copy-backs and
+        pending work per window), None on other devices."""
+        n = self.noc
+        if not n:
+            return None
+        return pd.DataFrame(
+            n.get("series", []),
+            columns=["t_ms", "host_requests", "gc_tasks", "copybacks", "pending_host", "pending_gc"],
+        )
+
     def summary(self) -> dict:
         """One flat row of the headline figures (what :func:`compare` and sweeps tabulate)."""
         return summary_row(self.raw)
@@ -498,6 +514,13 @@ def summary_row(raw: Mapping[str, Any]) -> dict:
         for k in ("iops", "bandwidth_mb_s", "gc_time_share"):
             if isinstance(t.get(k), (int, float)):
                 row[k] = float(t[k])
+    n = raw.get("noc")
+    if isinstance(n, Mapping):
+        row["noc_path"] = n.get("path")
+        for k in ("copybacks", "error_pages"):
+            row[k] = int(n[k])
+        for k, v in (n.get("tasks") or {}).items():
+            row[f"noc_tasks_{k}"] = int(v)
     return row
 
 

@@ -122,8 +122,66 @@ def _scheme(row: pd.Series) -> str:
 _COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
 
-def _case(row: pd.Series) -> str:
-    return f"{row['workload']}, op {row['op']:.3g}"
+# Configuration fields that name the scheme or the repetition, not the case.
+_NOT_CASE = {
+    "run.placement",
+    "run.victim",
+    "run.seed",
+    "run.max_memory_gib",
+    # shown through the realised device (op, logical capacity) instead:
+    "ftl.op",
+    "ftl.op_of_physical",
+    "ftl.logical_gib",
+}
+
+
+def _flat(d: Any, prefix: str = "") -> dict:
+    out: dict = {}
+    if isinstance(d, dict):
+        for k, v in d.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+    else:
+        out[prefix[:-1]] = d
+    return out
+
+
+def _case_props(row: pd.Series) -> dict:
+    """What makes a run's case: its workload, the realised device (preset, capacity, op,
+    segment size) and, for sweep rows, every other configuration field."""
+    raw = json.loads(row["result_json"])
+    dev = raw.get("device", {})
+    props = {
+        "workload": row["workload"],
+        "op": f"{float(row['op']):.3g}",
+        "preset": str(dev.get("preset")),
+        "logical": f"{float(dev.get('logical_gib', 0.0)):.3g} GiB",
+        "segment": f"{dev.get('pages_per_segment')} pages",
+    }
+    text = row.get("config_toml") if "config_toml" in row.index else None
+    if isinstance(text, str) and text:
+        try:
+            from .sweep import _toml_loads
+
+            for k, v in _flat(_toml_loads(text)).items():
+                if k not in _NOT_CASE and k != "preset" and not k.startswith("run.workload"):
+                    props[k] = json.dumps(v, sort_keys=True) if isinstance(v, (list, dict)) else str(v)
+        except Exception:  # a row without a readable configuration: the result's fields suffice
+            pass
+    return props
+
+
+def _cases(df: pd.DataFrame) -> pd.Series:
+    """One label per run naming its whole configuration apart from the scheme and seed:
+    workload and op always, then every other property that differs between runs (device
+    size, preset, write volume, ...), so runs of different devices are never averaged."""
+    props = [_case_props(r) for _, r in df.iterrows()]
+    keys = sorted({k for p in props for k in p})
+    varying = [k for k in keys if k not in ("workload", "op") and len({p.get(k) for p in props}) > 1]
+    labels = []
+    for p in props:
+        parts = [p["workload"], f"op {p['op']}"] + [f"{k.split('.')[-1]} {p.get(k, '-')}" for k in varying]
+        labels.append(", ".join(parts))
+    return pd.Series(labels, index=df.index)
 
 
 def fig_waf_bars(df: pd.DataFrame, plt) -> Figure:
@@ -137,8 +195,15 @@ def fig_waf_bars(df: pd.DataFrame, plt) -> Figure:
         means = [g.loc[(c, s), "mean"] if (c, s) in g.index else np.nan for c in cases]
         stds = [g.loc[(c, s), "std"] if (c, s) in g.index else np.nan for c in cases]
         stds = [0.0 if not np.isfinite(v) else v for v in stds]
-        ax.bar(x + (i - (len(schemes) - 1) / 2) * width, means, width, yerr=stds, capsize=3,
-               label=s, color=_COLORS[i % len(_COLORS)])
+        ax.bar(
+            x + (i - (len(schemes) - 1) / 2) * width,
+            means,
+            width,
+            yerr=stds,
+            capsize=3,
+            label=s,
+            color=_COLORS[i % len(_COLORS)],
+        )
     ax.set_xticks(x)
     ax.set_xticklabels(cases, rotation=20, ha="right")
     ax.set_ylabel("steady-state WAF")
@@ -147,8 +212,10 @@ def fig_waf_bars(df: pd.DataFrame, plt) -> Figure:
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     nseeds = int(g["count"].max()) if len(g) else 0
-    cap = (f"Steady-state WAF (flash programs / user writes after the warm-up) per scheme; bars are the "
-           f"mean over seeds (up to {nseeds}), error bars one standard deviation.")
+    cap = (
+        f"Steady-state WAF (flash programs / user writes after the warm-up) per scheme; bars are the "
+        f"mean over seeds (up to {nseeds}), error bars one standard deviation."
+    )
     return Figure("waf_per_scheme", "WAF per scheme", cap, fig)
 
 
@@ -166,8 +233,7 @@ def _series_frame(df: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def fig_over_volume(series: pd.DataFrame, plt, column: str, ylabel: str, fid: str, title: str,
-                    cap: str) -> Figure:
+def fig_over_volume(series: pd.DataFrame, plt, column: str, ylabel: str, fid: str, title: str, cap: str) -> Figure:
     cases = sorted(series["case"].unique())
     n = len(cases)
     cols = min(3, n)
@@ -224,8 +290,14 @@ def fig_erase_counts(df: pd.DataFrame, plt) -> Figure:
     )
     fig, ax = plt.subplots(figsize=(6.5, 3.6))
     x = np.arange(len(g))
-    ax.bar(x, g["mean"], yerr=g["sd"], capsize=4, color=[_COLORS[i % len(_COLORS)] for i in range(len(g))],
-           label="mean ± std per block")
+    ax.bar(
+        x,
+        g["mean"],
+        yerr=g["sd"],
+        capsize=4,
+        color=[_COLORS[i % len(_COLORS)] for i in range(len(g))],
+        label="mean ± std per block",
+    )
     ax.scatter(x, g["lo"], marker="v", color="black", zorder=3, label="min")
     ax.scatter(x, g["hi"], marker="^", color="black", zorder=3, label="max")
     ax.set_xticks(x)
@@ -234,9 +306,11 @@ def fig_erase_counts(df: pd.DataFrame, plt) -> Figure:
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    cap = ("Per-block erase counts (wear): mean with one standard deviation, and the fewest and most "
-           "erases of any block, over all runs of a scheme. The core reports a summary per run, not the "
-           "full per-block histogram.")
+    cap = (
+        "Per-block erase counts (wear): mean with one standard deviation, and the fewest and most "
+        "erases of any block, over all runs of a scheme. The core reports a summary per run, not the "
+        "full per-block histogram."
+    )
     return Figure("erase_counts", "Erase counts per block", cap, fig)
 
 
@@ -297,8 +371,10 @@ def fig_latency_tail(recs: list, plt) -> Optional[Figure]:
             ax.legend(fontsize=7)
             break
     fig.tight_layout()
-    cap = ("Latency tails (complementary CDF, splitgc style) at the p50, p99, p99.9 and p99.99 percentiles the "
-           "timing layer reports (HDR histogram, 3 significant digits); not the full distribution.")
+    cap = (
+        "Latency tails (complementary CDF, splitgc style) at the p50, p99, p99.9 and p99.99 percentiles the "
+        "timing layer reports (HDR histogram, 3 significant digits); not the full distribution."
+    )
     return Figure("latency_tail", "Latency distribution tails", cap, fig)
 
 
@@ -329,8 +405,10 @@ def fig_timing_over_volume(recs: list, plt) -> Optional[Figure]:
     axes[0].legend(fontsize=7)
     axes[2].legend(fontsize=6)
     fig.tight_layout()
-    cap = ("IOPS, bandwidth and p99 latency per checkpoint of host data volume (sup-gc style); the volume is "
-           "scaled by the timing layer's volume_scale to the paper's device.")
+    cap = (
+        "IOPS, bandwidth and p99 latency per checkpoint of host data volume (sup-gc style); the volume is "
+        "scaled by the timing layer's volume_scale to the paper's device."
+    )
     return Figure("timing_over_volume", "IOPS / bandwidth / p99 over data volume", cap, fig)
 
 
@@ -348,8 +426,7 @@ def _midas_history(raw: dict) -> Optional[pd.DataFrame]:
     for h in hist:
         if not isinstance(h, dict):
             continue
-        t = next((h[k] for k in ("user_pages", "user_writes", "time", "t") if isinstance(h.get(k), (int, float))),
-                 None)
+        t = next((h[k] for k in ("user_pages", "user_writes", "time", "t") if isinstance(h.get(k), (int, float))), None)
         sizes = h.get("sizes") or h.get("group_sizes")
         if t is None or not isinstance(sizes, list):
             continue
@@ -382,10 +459,21 @@ def fig_midas_groups(df: pd.DataFrame, plt) -> Optional[Figure]:
         ax.set_title(label, fontsize=9)
         ax.set_xlabel("user writes (pages)")
         ax.set_ylabel("segments")
-        ax.legend(fontsize=7, ncol=min(6, len(groups)), loc="upper right")
+        # Outside the axes: inside, it covered the largest group's line.
+        ax.legend(
+            fontsize=7,
+            ncol=1 + (len(groups) - 1) // 12,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            borderaxespad=0.0,
+            title="group",
+            title_fontsize=7,
+        )
     fig.tight_layout()
-    cap = ("MiDAS group sizes (segments per group) over user writes, from the placement's configuration "
-           "history: one marker per (re)configuration, held until the next.")
+    cap = (
+        "MiDAS group sizes (segments per group) over user writes, from the placement's configuration "
+        "history: one marker per (re)configuration, held until the next."
+    )
     return Figure("midas_groups", "MiDAS group sizes over time", cap, fig)
 
 
@@ -398,7 +486,8 @@ h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.6em;border-bottom:1px soli
 figure{margin:1em 0;padding:.5em;border:1px solid #eee;border-radius:4px}
 figure img{max-width:100%;height:auto;display:block}
 figcaption{font-size:.9em;color:#555;margin-top:.4em}
-table{border-collapse:collapse;font-size:.82em}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
+.wide{max-width:100%;overflow-x:auto}
+table{border-collapse:collapse;font-size:.78em}td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}
 th{background:#f5f5f5}td:first-child,th:first-child{text-align:left}
 .note{background:#fff8e1;border-left:4px solid #f0c36d;padding:.5em .8em;margin:.8em 0}
 .broken{outline:3px solid #d62728}
@@ -417,13 +506,16 @@ window.addEventListener('load', function () {
       Math.round(r.width), Math.round(r.height)].join(','));
   }
   document.body.setAttribute('data-figures', ok + '/' + imgs.length);
+  document.body.setAttribute('data-page-width', document.documentElement.scrollWidth);
   document.body.setAttribute('data-height', Math.ceil(document.documentElement.scrollHeight));
 });
 """
 
 
 def _table_html(df: pd.DataFrame) -> str:
-    return df.to_html(index=False, border=0, float_format=lambda v: f"{v:.4g}", na_rep="—", escape=True)
+    # In a scrolling box: a table wider than the window scrolls instead of being cut off.
+    t = df.to_html(index=False, border=0, float_format=lambda v: f"{v:.4g}", na_rep="—", escape=True)
+    return f'<div class="wide">{t}</div>'
 
 
 def report(
@@ -444,7 +536,10 @@ def report(
     if df.empty:
         raise ValueError("no results to report on")
     df["scheme"] = df.apply(_scheme, axis=1)
-    df["case"] = df.apply(_case, axis=1)
+    df["case"] = _cases(df)
+    raws = [json.loads(s) for s in df["result_json"]]
+    df["preset"] = [str(r.get("device", {}).get("preset")) for r in raws]
+    df["logical_gib"] = [float(r.get("device", {}).get("logical_gib", float("nan"))) for r in raws]
     sections: list = []  # (heading, [Figure], [notes])
     figs: list = []
 
@@ -454,12 +549,24 @@ def report(
 
     series = _series_frame(df)
     if not series.empty:
-        fw = fig_over_volume(series, plt, "waf_cumulative", "cumulative WAF", "waf_over_volume",
-                             "WAF over data written",
-                             "Cumulative WAF of the measured phase over user data written (mean over seeds).")
-        fe = fig_over_volume(series, plt, "erases", "segment erases", "erases_over_volume",
-                             "Erases over data written",
-                             "Segment erases since the start of the measured phase over user data written.")
+        fw = fig_over_volume(
+            series,
+            plt,
+            "waf_cumulative",
+            "cumulative WAF",
+            "waf_over_volume",
+            "WAF over data written",
+            "Cumulative WAF of the measured phase over user data written (mean over seeds).",
+        )
+        fe = fig_over_volume(
+            series,
+            plt,
+            "erases",
+            "segment erases",
+            "erases_over_volume",
+            "Erases over data written",
+            "Segment erases since the start of the measured phase over user data written.",
+        )
         figs += [fw, fe]
         sections.append(("WAF and erases over data written", [fw, fe], []))
     else:
@@ -470,13 +577,17 @@ def report(
     figs += lat_figs
     lat_note = []
     if not recs:
-        lat_note = ["No latency data: these runs are WAF-only (timing layer off), so the latency distributions "
-                    "and the IOPS / bandwidth / p99 curves over data volume are left out."]
+        lat_note = [
+            "No latency data: these runs are WAF-only (timing layer off), so the latency distributions "
+            "and the IOPS / bandwidth / p99 curves over data volume are left out."
+        ]
     elif len(recs) < len(df):
         lat_note = [f"{len(recs)} of {len(df)} runs are timed; the latency figures show those."]
     if recs and not any(isinstance(t.get("series"), list) and t["series"] for _, t in recs):
-        lat_note.append("The timed runs have no checkpoint series (timing checkpoint_bytes = 0), so the curves "
-                        "over data volume are left out.")
+        lat_note.append(
+            "The timed runs have no checkpoint series (timing checkpoint_bytes = 0), so the curves "
+            "over data volume are left out."
+        )
     sections.append(("Latency and throughput", lat_figs, lat_note))
 
     fm = fig_midas_groups(df, plt)
@@ -484,9 +595,16 @@ def report(
         figs.append(fm)
         sections.append(("MiDAS group sizes over time", [fm], []))
     else:
-        sections.append(("MiDAS group sizes over time", [],
-                         ["No run carries a MiDAS configuration history (placement report with a `history`), "
-                          "so this figure is left out."]))
+        sections.append(
+            (
+                "MiDAS group sizes over time",
+                [],
+                [
+                    "No run carries a MiDAS configuration history (placement report with a `history`), "
+                    "so this figure is left out."
+                ],
+            )
+        )
 
     fv = fig_victim_hist(df, plt)
     fc = fig_erase_counts(df, plt)
@@ -494,14 +612,45 @@ def report(
     sections.append(("GC victims and wear", [fv, fc], []))
 
     # Tables.
-    cols = ["scheme", "workload", "op", "seed", "waf", "waf_total", "erases", "gc_writes", "effective_alpha",
-            "model_waf", "erase_mean", "erase_max", "memory_bytes_per_lpn", "iops", "write_p99_us", "read_p99_us"]
-    cols = [c for c in cols if c in df.columns]
-    summary = (df.groupby(["scheme", "case"], sort=True)
-               .agg(runs=("waf", "size"), waf_mean=("waf", "mean"), waf_std=("waf", "std"),
-                    waf_min=("waf", "min"), waf_max=("waf", "max"), erases_mean=("erases", "mean"))
-               .reset_index())
-    runs_tbl = df[cols].sort_values(["scheme", "workload", "op", "seed"]).reset_index(drop=True)
+    cols = [
+        "scheme",
+        "case",
+        "preset",
+        "logical_gib",
+        "seed",
+        "waf",
+        "waf_total",
+        "erases",
+        "gc_writes",
+        "effective_alpha",
+        "model_waf",
+        "erase_max",
+        "memory_bytes_per_lpn",
+        "iops",
+        "write_p99_us",
+        "read_p99_us",
+    ]
+    cols = [
+        c for c in cols if c in df.columns and not (c in ("iops", "write_p99_us", "read_p99_us") and df[c].isna().all())
+    ]
+    summary = (
+        df.groupby(["scheme", "case", "preset", "logical_gib"], sort=True)
+        .agg(
+            runs=("waf", "size"),
+            waf_mean=("waf", "mean"),
+            waf_std=("waf", "std"),
+            waf_min=("waf", "min"),
+            waf_max=("waf", "max"),
+            erases_mean=("erases", "mean"),
+        )
+        .reset_index()
+    )
+    runs_tbl = (
+        df[cols]
+        .sort_values(["scheme", "case", "seed"])
+        .reset_index(drop=True)
+        .rename(columns={"memory_bytes_per_lpn": "B/LPN", "effective_alpha": "alpha_eff"})
+    )
     notes = sorted({n for rj in df["result_json"] for n in json.loads(rj).get("notes", [])})
     first = json.loads(df["result_json"].iloc[0])
     units = first.get("units", {})
@@ -518,7 +667,8 @@ def report(
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        f"<p>{len(df)} runs, {df['scheme'].nunique()} schemes, {df['case'].nunique()} workload / op cases; "
+        f"<p>{len(df)} runs, {df['scheme'].nunique()} schemes, {df['case'].nunique()} cases (configurations "
+        f"apart from the scheme and seed: runs are averaged within a case only); "
         f"flashgc {html.escape(str(first.get('flashgc_version', '?')))}. Counts are in "
         f"{html.escape(str(units.get('page_bytes', '?')))}-byte mapping units; over-provisioning is "
         f"{html.escape(str(units.get('op_definition', 'op')))}.</p>",

@@ -30,6 +30,7 @@ from .api import Config, ConfigLike, load_config, run, summary_row
 
 __all__ = ["sweep", "expand_grid", "run_id", "read_results", "load_sweep_file", "sweep_from_file"]
 
+
 def expand_grid(grid: Mapping[str, Any]) -> list:
     """The product of a grid: every list-valued key is a dimension, scalars are constants.
 
@@ -85,16 +86,34 @@ def run_id(
     return hashlib.sha256(_canonical(data).encode()).hexdigest()[:16]
 
 
+def _validate(cfg: Config, checked: dict) -> None:
+    """Checks a point as its run would before starting (layout, workload, policies, stream
+    reserve), once per distinct configuration apart from the seed."""
+    d = cfg.to_dict()
+    d.get("run", {}).pop("seed", None)
+    key = _canonical(d)
+    if key in checked:
+        return
+    _flashgc.validate(cfg.toml)
+    w = str(cfg["run"].get("workload", ""))
+    if w.startswith("trace:") and not os.path.exists(w[len("trace:") :]):
+        raise FlashgcError(f"`run.workload`: trace file {w[len('trace:') :]} does not exist")
+    checked[key] = True
+
+
 def _prepare(base: ConfigLike, points: list) -> list:
-    """Resolves every point's configuration (errors surface before anything runs)."""
+    """Resolves and validates every point's configuration: a bad value anywhere in the
+    grid fails here, naming the point, before any run starts."""
     tasks = []
     seen = {}
+    checked: dict = {}
     for i, p in enumerate(points):
         over = dict(p)
         topts = over.pop("trace_options", None)
         timing = over.pop("timing", None)
         try:
             cfg = load_config(base, **over)
+            _validate(cfg, checked)
         except FlashgcError as e:
             raise FlashgcError(f"sweep point {i} {p}: {e}") from None
         rid = run_id(cfg, topts, timing)
@@ -102,16 +121,18 @@ def _prepare(base: ConfigLike, points: list) -> list:
             continue  # the same run listed twice (e.g. a constant spelled two ways)
         seen[rid] = i
         params = {k: v for k, v in p.items()}
-        tasks.append({"run_id": rid, "config_toml": cfg.toml, "params": params, "trace_options": topts,
-                      "timing": timing})
+        tasks.append(
+            {"run_id": rid, "config_toml": cfg.toml, "params": params, "trace_options": topts, "timing": timing}
+        )
     return tasks
 
 
 def _execute(task: dict) -> dict:
     """Runs one sweep task (on a Dask worker or in-process) and returns its row."""
     try:
-        res = run(Config(task["config_toml"], {}), None, trace_options=task.get("trace_options"),
-                  timing=task.get("timing"))
+        res = run(
+            Config(task["config_toml"], {}), None, trace_options=task.get("trace_options"), timing=task.get("timing")
+        )
     except FlashgcError as e:
         raise FlashgcError(f"sweep run {task['params']}: {e}") from None
     return make_row(task, res.raw)
@@ -125,16 +146,47 @@ def make_row(task: dict, raw: dict) -> dict:
     for k, v in task["params"].items():
         row["param_" + k.replace(".", "_")] = v if isinstance(v, (int, float, str, bool)) else json.dumps(v)
     row.update(summary_row(raw))
+    # The same columns in every run file, timed or not (a dataset mixing them reads whole).
+    for k in TIMING_COLUMNS:
+        row.setdefault(k, float("nan"))
     row["config_toml"] = task["config_toml"]
     row["result_json"] = json.dumps(raw, sort_keys=True)
     return row
 
 
+# Latency and throughput columns of timed runs (NaN in WAF-only runs).
+_LATENCIES = ("mean_us", "p50_us", "p99_us", "p999_us", "p9999_us", "max_us")
+TIMING_COLUMNS = tuple(
+    [f"{kind}_{q}" for kind in ("read", "write") for q in _LATENCIES] + ["iops", "bandwidth_mb_s", "gc_time_share"]
+)
+
+
+def _schema(row: dict):
+    """The Arrow schema of a row, by Python type; a missing value (None: no model applies,
+    no preset) is a null *string*, not Arrow's `null` type, so that every run file of a
+    dataset has the same schema and `pandas.read_parquet(directory)` reads them together."""
+    import pyarrow as pa
+
+    def typ(v: Any):
+        if isinstance(v, bool):
+            return pa.bool_()
+        if isinstance(v, int):
+            return pa.int64()
+        if isinstance(v, float):
+            return pa.float64()
+        return pa.string()
+
+    return pa.schema([(k, typ(v)) for k, v in row.items()])
+
+
 def _write_row(out_dir: str, row: dict) -> str:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     path = os.path.join(out_dir, f"run-{row['run_id']}.parquet")
     # Hidden temp name: pyarrow's dataset reader ignores files starting with '.'.
     tmp = os.path.join(out_dir, f".run-{row['run_id']}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    pd.DataFrame([row]).to_parquet(tmp, index=False, engine="pyarrow")
+    pq.write_table(pa.Table.from_pylist([row], schema=_schema(row)), tmp)
     os.replace(tmp, path)
     return path
 
@@ -176,9 +228,7 @@ def read_results(path: Union[str, os.PathLike[str]]) -> pd.DataFrame:
     """Reads a sweep's Parquet dataset (directory) or a single Parquet file, sorted by run id."""
     p = os.fspath(path)
     if os.path.isdir(p):
-        files = sorted(
-            os.path.join(p, f) for f in os.listdir(p) if f.startswith("run-") and f.endswith(".parquet")
-        )
+        files = sorted(os.path.join(p, f) for f in os.listdir(p) if f.startswith("run-") and f.endswith(".parquet"))
         if not files:
             return pd.DataFrame()
         df = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
@@ -218,6 +268,7 @@ def sweep(
     progress: Optional[bool] = None,
     max_runs: Optional[int] = None,
     on_result: Optional[Callable[[dict], None]] = None,
+    dashboard: Optional[str] = None,
 ) -> pd.DataFrame:
     """Runs the product of ``grid`` on Dask and appends each result to the dataset ``out``.
 
@@ -229,6 +280,12 @@ def sweep(
     worker processes, ``"tcp://host:port"`` for an existing cluster, ``"local"`` to run
     in-process without Dask. ``progress``: a progress bar (default: only on a terminal).
     ``max_runs``: stop after this many new runs (a budget; the rest run next time).
+    ``dashboard``: serve the embedded cluster's Dask dashboard at this address (e.g.
+    ``":8787"``, or ``"127.0.0.1:0"`` for any free port; the link is printed); off by
+    default. An existing cluster has its own dashboard.
+
+    Every point of the grid is validated (configuration, workload, policies) before any
+    run starts: a bad value fails at once with a :class:`FlashgcError` naming the point.
 
     Returns the whole dataset (finished earlier or now), sorted by run id; ``df.attrs``
     holds ``ran`` (run ids executed now), ``skipped`` (already present) and ``pending``.
@@ -259,7 +316,7 @@ def sweep(
             for t in todo:
                 finish(_execute(t))
         else:
-            _run_dask(todo, scheduler, n_workers, finish)
+            _run_dask(todo, scheduler, n_workers, finish, dashboard)
     finally:
         bar.close()
     df = read_results(out_dir)
@@ -272,8 +329,14 @@ def sweep(
     return df
 
 
-def _run_dask(todo: list, scheduler: Optional[str], n_workers: int, finish: Callable[[dict], None],
-              execute: Callable[[dict], dict] = _execute) -> None:
+def _run_dask(
+    todo: list,
+    scheduler: Optional[str],
+    n_workers: int,
+    finish: Callable[[dict], None],
+    dashboard: Optional[str] = None,
+    execute: Callable[[dict], dict] = _execute,
+) -> None:
     """Runs ``execute(task)`` for every task on Dask (an embedded LocalCluster when
     ``scheduler`` is None) and hands each row to ``finish`` as it completes."""
     import logging
@@ -287,11 +350,15 @@ def _run_dask(todo: list, scheduler: Optional[str], n_workers: int, finish: Call
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=dashboard,
             silence_logs=logging.ERROR,
         )
         client = Client(cluster)
+        if dashboard is not None:
+            print(f"flashgc sweep: Dask dashboard at {client.dashboard_link}", file=sys.stderr)
     else:
+        if dashboard is not None:
+            raise FlashgcError("sweep: `dashboard` applies to the embedded cluster; an existing cluster has its own")
         client = Client(scheduler)
     try:
         # pure=False: the run id already names the work; each task runs exactly once.
@@ -330,12 +397,12 @@ def load_sweep_file(path: Union[str, os.PathLike[str]]) -> dict:
         doc = _toml_loads(text)
     except Exception as e:  # tomllib.TOMLDecodeError names the line and column
         raise FlashgcError(f"{p}: {e}") from None
-    allowed = {"config", "out", "scheduler", "workers", "base", "grid"}
+    allowed = {"config", "out", "scheduler", "workers", "dashboard", "base", "grid"}
     unknown = sorted(set(doc) - allowed)
     if unknown:
         raise FlashgcError(f"{p}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
     if "grid" not in doc or not isinstance(doc["grid"], dict):
-        raise FlashgcError(f"{p}: missing [grid] table (e.g. placement = [\"single\", \"sup-gc\"])")
+        raise FlashgcError(f'{p}: missing [grid] table (e.g. placement = ["single", "sup-gc"])')
     here = os.path.dirname(os.path.abspath(p))
     cfg = doc.get("config")
     if isinstance(cfg, str) and cfg not in _flashgc.presets() and not os.path.isabs(cfg):
@@ -353,6 +420,7 @@ def load_sweep_file(path: Union[str, os.PathLike[str]]) -> dict:
         "out": out,
         "scheduler": doc.get("scheduler"),
         "workers": int(doc.get("workers", 2)),
+        "dashboard": doc.get("dashboard"),
     }
 
 
@@ -363,6 +431,7 @@ def sweep_from_file(
     workers: Optional[int] = None,
     progress: Optional[bool] = None,
     max_runs: Optional[int] = None,
+    dashboard: Optional[str] = None,
 ) -> pd.DataFrame:
     """Runs the sweep a file describes (arguments given here win over the file's)."""
     s = load_sweep_file(path)
@@ -375,6 +444,7 @@ def sweep_from_file(
         n_workers=workers if workers is not None else s["workers"],
         progress=progress,
         max_runs=max_runs,
+        dashboard=dashboard if dashboard is not None else s["dashboard"],
     )
 
 

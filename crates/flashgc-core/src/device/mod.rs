@@ -47,7 +47,7 @@ pub struct GcPolicy {
 
 /// Group of consecutive reads of one host request on the same flash page (they share one
 /// cell read). Device models that read whole mapping units ignore it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct ReadGroup {
     pub(crate) fpage: u32,
     pub(crate) end: u64,
@@ -74,7 +74,7 @@ pub enum DeviceReport {
 
 /// A model that times the FTL's physical operations. Implemented by [`NullDevice`] and by
 /// [`sched::Scheduled`] over a [`sched::Media`].
-pub trait DeviceModel {
+pub trait DeviceModel: Clone {
     /// False for the null model: the driver then skips arrivals, latencies and the op log
     /// at compile time (the WAF-only hot path).
     const TIMED: bool;
@@ -133,5 +133,26 @@ pub trait DeviceModel {
     /// Whether a device option makes FTL-visible behaviour depend on time.
     fn timing_dependent(&self) -> bool {
         false
+    }
+
+    /// The model's mutable state (reservations, queues, counters) for a checkpoint, taken
+    /// at a safe point between host requests.
+    fn save_state(&self) -> crate::error::Result<Vec<u8>>;
+
+    /// Restores what [`DeviceModel::save_state`] wrote into a model built from the same
+    /// configuration and options. Damaged bytes or a different device give an error.
+    fn load_state(&mut self, state: &[u8]) -> crate::error::Result<()>;
+
+    /// Bytes the model will hold at most during a run (what the memory estimate counts;
+    /// [`DeviceModel::memory_bytes`] is what it holds now).
+    fn memory_estimate(&self) -> u64 {
+        self.memory_bytes()
+    }
+
+    /// Checks restored state against the device's `layout` (a checkpoint's CRC proves
+    /// integrity, not consistency): every queued operation's page or segment exists, and
+    /// what the model marks as waiting for an erase has that erase queued.
+    fn check_restored(&self, _layout: &crate::config::Layout) -> Result<(), String> {
+        Ok(())
     }
 }

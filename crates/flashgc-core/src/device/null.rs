@@ -69,4 +69,12 @@ impl DeviceModel for NullDevice {
     fn describe(&self) -> String {
         "WAF only (no timing)".into()
     }
+
+    fn save_state(&self) -> crate::error::Result<Vec<u8>> {
+        Ok(Vec::new())
+    }
+
+    fn load_state(&mut self, _state: &[u8]) -> crate::error::Result<()> {
+        Ok(())
+    }
 }

@@ -67,10 +67,12 @@ pub trait Media {
     fn probe_erase(&self, seg: SegmentId, ready: u64) -> u64;
     /// Segment of a physical page.
     fn segment_of(&self, ppn: Ppn) -> SegmentId;
-    /// Marks segment `seg`'s erase as queued (true) or scheduled (false).
+    /// Counts an erase of segment `seg` as queued (true) or scheduled (false).
     fn set_erase_pending(&mut self, seg: SegmentId, pending: bool);
-    /// Whether segment `seg`'s erase is queued but not scheduled.
+    /// Whether an erase of segment `seg` is queued but not scheduled.
     fn erase_pending(&self, seg: SegmentId) -> bool;
+    /// Segments of the device.
+    fn segments(&self) -> SegmentId;
     /// Controller memory access per mapping unit.
     fn memory_access_ns(&self) -> u64;
     /// Whether the resource holding `ppn` has GC work reserved after `t`.
@@ -81,14 +83,22 @@ pub trait Media {
     fn makespan(&self) -> u64;
     /// Bytes of resource state.
     fn memory_bytes(&self) -> u64;
+    /// Bytes of resource state at most during a run (default: [`Media::memory_bytes`]).
+    fn memory_estimate(&self) -> u64 {
+        self.memory_bytes()
+    }
     /// The media's report over `span_ns`.
     fn report(&self, span_ns: u64) -> Option<DeviceReport>;
     /// One line describing the media and its options.
     fn describe(&self) -> String;
+    /// The media's mutable state for a checkpoint.
+    fn save_state(&self) -> crate::error::Result<Vec<u8>>;
+    /// Restores [`Media::save_state`]'s bytes into media built from the same configuration.
+    fn load_state(&mut self, state: &[u8]) -> crate::error::Result<()>;
 }
 
 /// A queued GC or background operation.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 enum Queued {
     MoveRead { src: Ppn, dst: Ppn },
     MoveWrite { src: Ppn, dst: Ppn },
@@ -97,7 +107,7 @@ enum Queued {
     Erase { seg: SegmentId },
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Entry {
     op: Queued,
     issued: u64,
@@ -383,8 +393,40 @@ impl<M: Media> Scheduled<M> {
     }
 }
 
-impl<M: Media> DeviceModel for Scheduled<M> {
+/// The scheduler's part of a checkpoint.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SchedState {
+    queue: Vec<Entry>,
+    moves: Vec<Entry>,
+    read_ends: Vec<u64>,
+    victim_end: u64,
+    gc_rg: ReadGroup,
+    media: Vec<u8>,
+}
+
+impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     const TIMED: bool = true;
+
+    fn check_restored(&self, layout: &crate::config::Layout) -> Result<(), String> {
+        let (pages, segs) = (layout.physical_pages, layout.segments);
+        let page = |p: Ppn| (p as u64) < pages;
+        for e in self.queue.iter().chain(&self.moves) {
+            let ok = match e.op {
+                Queued::MoveRead { src, dst } | Queued::MoveWrite { src, dst } => {
+                    page(src) && page(dst)
+                }
+                Queued::Read { ppn, .. } | Queued::Program { ppn, .. } => page(ppn),
+                // A segment may have several erases queued (erased, refilled by queued
+                // write-backs, picked again); the media's pending counts are rebuilt from
+                // this queue on load.
+                Queued::Erase { seg } => seg < segs,
+            };
+            if !ok {
+                return Err(format!("queued GC operation {:?} outside the device", e.op));
+            }
+        }
+        Ok(())
+    }
 
     fn name(&self) -> &'static str {
         self.media.name()
@@ -434,6 +476,35 @@ impl<M: Media> DeviceModel for Scheduled<M> {
                     let e = self.media.program(ppn, *host_ready, Origin::Host);
                     end = end.max(e);
                 }
+                FlashOp::Read {
+                    ppn,
+                    origin: Origin::Translation,
+                } => {
+                    // A mapping-cache miss: the host operation that needed the entry
+                    // starts when its translation page has been read.
+                    let e = self.media.read(
+                        ppn,
+                        *host_ready,
+                        Origin::Translation,
+                        &mut ReadGroup::default(),
+                    );
+                    *host_ready = (*host_ready).max(e);
+                    end = end.max(e);
+                }
+                FlashOp::Program {
+                    ppn,
+                    origin: Origin::Translation,
+                } => {
+                    // A dirty translation page evicted from the mapping cache: programmed
+                    // now (it occupies its die and channel), the host does not wait for it
+                    // (the controller holds the page until then).
+                    self.flush_moves();
+                    let seg = self.media.segment_of(ppn);
+                    while self.media.erase_pending(seg) {
+                        self.pump_queue(None, 1);
+                    }
+                    self.media.program(ppn, *host_ready, Origin::Translation);
+                }
                 _ => self.push(op, t),
             }
         }
@@ -482,6 +553,10 @@ impl<M: Media> DeviceModel for Scheduled<M> {
         self.media.makespan()
     }
 
+    fn memory_estimate(&self) -> u64 {
+        self.media.memory_estimate()
+    }
+
     fn memory_bytes(&self) -> u64 {
         self.media.memory_bytes()
     }
@@ -492,5 +567,51 @@ impl<M: Media> DeviceModel for Scheduled<M> {
 
     fn describe(&self) -> String {
         self.media.describe()
+    }
+
+    fn save_state(&self) -> crate::error::Result<Vec<u8>> {
+        crate::checkpoint::encode(&SchedState {
+            queue: self.queue.iter().copied().collect(),
+            moves: self.moves.clone(),
+            read_ends: self.read_ends.iter().copied().collect(),
+            victim_end: self.victim_end,
+            gc_rg: self.gc_rg,
+            media: self.media.save_state()?,
+        })
+    }
+
+    fn load_state(&mut self, state: &[u8]) -> crate::error::Result<()> {
+        let st: SchedState = crate::checkpoint::decode(state)?;
+        self.media.load_state(&st.media)?;
+        let times = crate::checkpoint::times_ok(
+            st.queue
+                .iter()
+                .chain(&st.moves)
+                .map(|e| e.issued)
+                .chain(st.read_ends.iter().copied())
+                .chain([st.victim_end]),
+        ) && (st.gc_rg.fpage == u32::MAX
+            || st.gc_rg.end < crate::checkpoint::TIME_LIMIT_NS);
+        if !times {
+            return Err(crate::error::Error::Input(
+                "the GC queue holds times out of range".into(),
+            ));
+        }
+        self.queue = st.queue.into();
+        for e in &self.queue {
+            if let Queued::Erase { seg } = e.op {
+                if seg >= self.media.segments() {
+                    return Err(crate::error::Error::Input(format!(
+                        "the GC queue erases segment {seg}, beyond the device"
+                    )));
+                }
+                self.media.set_erase_pending(seg, true);
+            }
+        }
+        self.moves = st.moves;
+        self.read_ends = st.read_ends.into();
+        self.victim_end = st.victim_end;
+        self.gc_rg = st.gc_rg;
+        Ok(())
     }
 }

@@ -18,6 +18,7 @@ pub use crate::timing::CachePolicy;
 const NIL: u32 = u32::MAX;
 
 /// An LRU list over a fixed number of slots with an LPN -> slot index.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct WriteCache {
     cap: u32,
     slot_of: Vec<u32>,
@@ -65,6 +66,26 @@ impl WriteCache {
     /// Bytes of the cache's index (4 B per LPN + 12 B per slot).
     pub fn memory_bytes(&self) -> u64 {
         self.slot_of.len() as u64 * 4 + self.cap as u64 * 12
+    }
+
+    /// Whether a restored cache has the shape of one over `logical_pages` LPNs with `cap`
+    /// slots and its links stay within them (a damaged checkpoint must not panic later).
+    pub(crate) fn consistent(&self, logical_pages: usize, cap: usize) -> bool {
+        let ok = |x: u32| x == NIL || (x as usize) < cap;
+        self.cap as usize == cap
+            && self.slot_of.len() == logical_pages
+            && self.lpn.len() == cap
+            && self.prev.len() == cap
+            && self.next.len() == cap
+            && self.len as usize <= cap
+            && ok(self.head)
+            && ok(self.tail)
+            && self.slot_of.iter().all(|&s| ok(s))
+            && self.prev.iter().chain(&self.next).all(|&s| ok(s))
+            && self
+                .lpn
+                .iter()
+                .all(|&l| l == NIL || (l as usize) < logical_pages)
     }
 
     /// Dirty pages held.

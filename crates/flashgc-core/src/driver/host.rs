@@ -35,6 +35,7 @@ fn prefetch<T>(p: &T) {
 }
 
 /// Latencies and volume of one window of the timing series.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Window {
     rd: Latencies,
     wr: Latencies,
@@ -56,6 +57,7 @@ impl Window {
 }
 
 /// What the driver measures of the host's requests.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct HostStats {
     rd: Latencies,
     wr: Latencies,
@@ -69,9 +71,43 @@ pub(super) struct HostStats {
     first_arrival: Option<u64>,
     last_arrival: u64,
     first_t: u64,
+    #[serde(with = "heap_as_vec")]
     heap: BinaryHeap<Reverse<u64>>,
     /// FTL counters at the start of the timed phase.
     start: FtlCounters,
+}
+
+/// The closed-loop completion heap in a checkpoint: its values (all slots are alike, so
+/// the heap rebuilt from them behaves the same).
+mod heap_as_vec {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    pub fn serialize<S: Serializer>(h: &BinaryHeap<Reverse<u64>>, s: S) -> Result<S::Ok, S::Error> {
+        let mut v: Vec<u64> = h.iter().map(|r| r.0).collect();
+        v.sort_unstable();
+        v.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BinaryHeap<Reverse<u64>>, D::Error> {
+        Ok(Vec::<u64>::deserialize(d)?
+            .into_iter()
+            .map(Reverse)
+            .collect())
+    }
+}
+
+/// The driver's part of a checkpoint (a timed run's: device, cache, GC mode, statistics).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CoreState {
+    device: Vec<u8>,
+    cache: Option<WriteCache>,
+    proactive: u64,
+    host_busy_until: u64,
+    stats: HostStats,
 }
 
 /// The driver's state besides the simulation: the device model, cache, GC scheduling and
@@ -163,6 +199,91 @@ impl<D: DeviceModel> Core<D> {
         Ok(())
     }
 
+    /// The driver's state for a checkpoint (None for the null device: WAF-only
+    /// checkpoints hold the simulation only).
+    pub(crate) fn checkpoint_state(&self) -> Result<Option<Vec<u8>>> {
+        if !D::TIMED {
+            return Ok(None);
+        }
+        crate::checkpoint::encode(&CoreState {
+            device: self.dev.save_state()?,
+            cache: self.cache.clone(),
+            proactive: self.gc.proactive,
+            host_busy_until: self.host_busy_until,
+            stats: self.stats.clone(),
+        })
+        .map(Some)
+    }
+
+    /// Restores [`Core::checkpoint_state`]'s bytes into a driver built from the same
+    /// configuration and timing parameters; the simulation was restored before.
+    pub(crate) fn load_checkpoint_state(
+        &mut self,
+        sim: &mut Simulation,
+        state: &[u8],
+    ) -> Result<()> {
+        let st: CoreState = crate::checkpoint::decode(state)?;
+        self.dev.load_state(&st.device)?;
+        self.dev
+            .check_restored(sim.layout())
+            .map_err(Error::Input)?;
+        // Times, volumes and the counters the results subtract: what the driver adds to
+        // or subtracts from must be where a run could have left it.
+        let s = &st.stats;
+        let now = &sim.ftl().counters;
+        let times = crate::checkpoint::times_ok(
+            [
+                st.host_busy_until,
+                s.last_arrival,
+                s.first_t,
+                s.first_arrival.unwrap_or(0),
+                s.win.t0,
+                s.data_bytes,
+                s.requests,
+            ]
+            .into_iter()
+            .chain(s.heap.iter().map(|r| r.0)),
+        );
+        let next_point = match self.p.checkpoint_bytes {
+            0 => s.next_point == u64::MAX,
+            b => s.next_point > s.data_bytes && s.next_point - s.data_bytes <= b,
+        };
+        let counters = s.start.user_writes <= now.user_writes
+            && s.start.gc_writes <= now.gc_writes
+            && s.start.erases <= now.erases
+            && s.start.gc_victims <= now.gc_victims;
+        if !(times && next_point && counters && s.reads.saturating_add(s.writes) <= s.requests) {
+            return Err(Error::Input(
+                "the host statistics do not fit the run (times, volumes or counters)".into(),
+            ));
+        }
+        let logical = sim.layout().logical_pages as usize;
+        if st.cache.is_some() != self.cache.is_some()
+            || st
+                .cache
+                .as_ref()
+                .is_some_and(|c| !c.consistent(logical, self.p.cache_pages as usize))
+        {
+            return Err(Error::Input(
+                "the write cache state does not match the timing parameters".into(),
+            ));
+        }
+        if let Host::ClosedLoop { queue_depth } = self.p.host {
+            if st.stats.heap.len() != queue_depth as usize {
+                return Err(Error::Input(
+                    "the closed-loop state does not match the queue depth".into(),
+                ));
+            }
+        }
+        self.cache = st.cache;
+        self.gc.proactive = st.proactive;
+        self.host_busy_until = st.host_busy_until;
+        self.stats = st.stats;
+        self.started = true;
+        sim.ftl_mut().set_op_log(D::TIMED);
+        Ok(())
+    }
+
     /// Why a timed run ends before the next request, if it does.
     #[inline]
     pub(super) fn ended(&self, rec: &Recorder, target: Option<u64>) -> Option<&'static str> {
@@ -216,7 +337,28 @@ impl<D: DeviceModel> Core<D> {
         rec: &mut Recorder,
     ) -> Result<()> {
         let t = self.arrival(req);
+        self.record_served(sim, req, t, rec).map(|_| ())
+    }
+
+    /// Serves a request of one of several flows at the arrival time its flow gave it and
+    /// records it; returns its completion time.
+    #[inline]
+    pub(super) fn submit_at(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        t: u64,
+        rec: &mut Recorder,
+    ) -> Result<u64> {
+        self.stats.last_arrival = self.stats.last_arrival.max(t);
         self.record_served(sim, req, t, rec)
+    }
+
+    /// Simulated time from the first arrival to the last completion so far.
+    pub(super) fn span_ns(&self) -> u64 {
+        self.host_busy_until
+            .max(self.stats.first_t)
+            .saturating_sub(self.stats.first_t)
     }
 
     /// Streaming: serves `req` at `t` (not before the previous arrival) and records it.
@@ -250,7 +392,7 @@ impl<D: DeviceModel> Core<D> {
         req: &Request,
         t: u64,
         rec: &mut Recorder,
-    ) -> Result<()> {
+    ) -> Result<u64> {
         let s = &mut self.stats;
         if s.requests == 0 {
             s.first_t = t;
@@ -297,7 +439,7 @@ impl<D: DeviceModel> Core<D> {
             s.wr.merge(&s.win.wr);
             s.win = Window::new(now);
         }
-        Ok(())
+        Ok(c)
     }
 
     fn point(&self, sim: &Simulation, now: u64) -> TimingPoint {
@@ -324,7 +466,7 @@ impl<D: DeviceModel> Core<D> {
             write: w.wr.summary(),
             waf_cumulative: waf(
                 c.user_writes - start.user_writes,
-                c.gc_writes - start.gc_writes,
+                c.extra_programs() - start.extra_programs(),
             ),
             erases: c.erases - start.erases,
             gc_page_moves: c.gc_writes - start.gc_writes,
@@ -432,12 +574,21 @@ impl<D: DeviceModel> Core<D> {
                     if sim.ftl_mut().read(lpn).is_some() {
                         let e = self.schedule(sim, t, &mut host_ready, &mut rg);
                         done = done.max(e);
-                    } else {
+                    } else if sim.ftl().log.pending().is_empty() {
                         done = done.max(self.dev.read_unmapped(t));
+                    } else {
+                        // The mapping cache read the (never written) entry's translation page.
+                        let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+                        done = done.max(e).max(self.dev.read_unmapped(host_ready));
                     }
                 }
                 Op::Trim => {
                     sim.ftl_mut().trim(lpn);
+                    if !sim.ftl().log.pending().is_empty() {
+                        // Mapping-cache traffic of the trim's mapping update.
+                        let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+                        done = done.max(e);
+                    }
                     if let Some(c) = &mut self.cache {
                         c.remove(lpn);
                     }
@@ -474,6 +625,15 @@ impl<D: DeviceModel> Core<D> {
     }
 
     /// A recorder of the measured phase from the FTL's counters now.
+    /// Bytes the timed part of a run adds to the simulation's estimate: the device
+    /// model's state (a NoC model's time series at its full size), the write cache's
+    /// index and a fixed allowance for the latency histograms, the op log and the
+    /// request buffers (measured about 0.6 MiB on flash runs of 0.25 to 4 GiB devices).
+    pub(crate) fn memory_estimate(&self) -> u64 {
+        const DRIVER: u64 = 640 << 10;
+        self.dev.memory_estimate() + self.cache.as_ref().map_or(0, |c| c.memory_bytes()) + DRIVER
+    }
+
     pub(super) fn new_recorder(&self, sim: &Simulation, target: Option<u64>) -> Recorder {
         Recorder::new(
             &sim.config().run,
@@ -538,6 +698,8 @@ impl<D: DeviceModel> Core<D> {
             },
             read_latency: rd.summary(),
             write_latency: wr.summary(),
+            read_histogram: rd.log_histogram(),
+            write_histogram: wr.log_histogram(),
             flash,
             proactive_gc_victims: self.gc.proactive,
             cache: self.cache.as_ref().map(|c| CacheReport {

@@ -179,10 +179,149 @@ impl<D: DeviceModel> Driver<D> {
     }
 }
 
+impl<D: DeviceModel> Driver<D> {
+    /// The memory the run is estimated to need: the simulation's
+    /// ([`Simulation::memory_estimate`]) plus the device model, cache and driver.
+    pub fn memory_estimate(&self) -> u64 {
+        self.sim.memory_estimate() + self.core.memory_estimate()
+    }
+
+    /// Rebuilds a timed run from a checkpoint whose driver section the reader is at (after
+    /// the simulation's sections), on device model `dev` built from the stored options.
+    fn resume(
+        mut r: crate::checkpoint::CheckpointReader,
+        build: impl FnOnce(&Simulation, &TimingParams) -> Result<D>,
+    ) -> Result<Driver<D>> {
+        let p = r
+            .meta
+            .timing
+            .clone()
+            .ok_or_else(|| r.damaged("no timing parameters for a timed run".into()))?;
+        let mut sim = Simulation::load_checkpoint_sections(&mut r)?;
+        // The stored parameters are checked as the options parser checks them.
+        p.validate(sim.layout().logical_pages)
+            .map_err(|e| r.damaged(format!("timing parameters: {e}")))?;
+        let state = r.section(b"DRV ")?;
+        let dev = build(&sim, &p)?;
+        let mut core = Core::new(&sim, dev, p)?;
+        core.load_checkpoint_state(&mut sim, &state)
+            .map_err(|e| r.damaged(format!("driver state: {e}")))?;
+        r.finish()?;
+        Ok(Driver { sim, core })
+    }
+}
+
+/// A run of any kind, chosen by configuration: WAF-only (the null device) or timed on the
+/// flash or NoC device. What the CLI and the Python binding build.
+pub enum Engine {
+    /// WAF-only.
+    Waf(Box<Simulation>),
+    /// Timed on the flash device.
+    Flash(Box<TimedSim>),
+    /// Timed on the NoC controller model.
+    Noc(Box<NocSim>),
+}
+
+impl Engine {
+    /// WAF-only when `timing` is None, else the device model `timing` selects (the NoC
+    /// controller when `timing.noc` is set, else flash).
+    pub fn new(cfg: &Config, timing: Option<TimingParams>) -> Result<Engine> {
+        let e = match timing {
+            None => return Ok(Engine::Waf(Box::new(Simulation::new(cfg)?))),
+            Some(p) if p.noc.is_some() => Engine::Noc(Box::new(Driver::new_noc(cfg, p)?)),
+            Some(p) => Engine::Flash(Box::new(TimedSim::new(cfg, p)?)),
+        };
+        // The simulation checked its own tables against the limit; the device model,
+        // cache and driver come on top.
+        if let Some(limit) = cfg.run.max_memory_gib {
+            let need = e.memory_estimate() as f64;
+            if need > limit * (1u64 << 30) as f64 {
+                return Err(Error::config(
+                    "run.max_memory_gib",
+                    format!(
+                        "this timed run needs about {:.2} GiB (FTL, policies, device model, cache) but the limit is {limit:.2} GiB; \
+                         use a smaller device or cache, or raise the limit",
+                        need / (1u64 << 30) as f64
+                    ),
+                ));
+            }
+        }
+        Ok(e)
+    }
+
+    /// Rebuilds a run from a checkpoint (opened with
+    /// [`crate::checkpoint::CheckpointReader::open`]): the stored configuration and timing
+    /// parameters build it, then the saved state is loaded. Continue with
+    /// [`Engine::run_with`] on a fresh instance of the same workload.
+    pub fn from_checkpoint(r: crate::checkpoint::CheckpointReader) -> Result<Engine> {
+        let cfg = r.meta.config.clone();
+        Ok(match r.meta.timing.clone() {
+            None => Engine::Waf(Box::new(Simulation::from_checkpoint(r)?)),
+            Some(p) if p.noc.is_some() => Engine::Noc(Box::new(Driver::resume(r, |_, p| {
+                let n = p.noc.clone().expect("checked");
+                Ok(NocDevice::new(NocMedia::new(&cfg, n)?))
+            })?)),
+            Some(_) => Engine::Flash(Box::new(Driver::resume(r, |sim, p| {
+                let media = FlashMedia::build(
+                    &cfg,
+                    sim.layout(),
+                    p.alloc,
+                    &p.striping,
+                    p.multiplane,
+                    p.copyback,
+                )?;
+                Ok(FlashDevice::new(media))
+            })?)),
+        })
+    }
+
+    /// The simulation (configuration, FTL).
+    pub fn simulation(&self) -> &Simulation {
+        match self {
+            Engine::Waf(s) => s,
+            Engine::Flash(d) => d.simulation(),
+            Engine::Noc(d) => d.simulation(),
+        }
+    }
+
+    /// The memory the run is estimated to need (see [`Simulation::memory_estimate`] and
+    /// [`Driver::memory_estimate`]).
+    pub fn memory_estimate(&self) -> u64 {
+        match self {
+            Engine::Waf(s) => s.memory_estimate(),
+            Engine::Flash(d) => d.memory_estimate(),
+            Engine::Noc(d) => d.memory_estimate(),
+        }
+    }
+
+    /// The simulation, mutable (e.g. to turn the FTL's invariant checker on).
+    pub fn simulation_mut(&mut self) -> &mut Simulation {
+        match self {
+            Engine::Waf(s) => s,
+            Engine::Flash(d) => d.simulation_mut(),
+            Engine::Noc(d) => d.simulation_mut(),
+        }
+    }
+
+    /// Runs or continues the run (see [`Simulation::run_with`]).
+    pub fn run_with(
+        &mut self,
+        wl: &mut dyn Workload,
+        progress: &mut dyn FnMut(&Progress),
+        ctl: &mut RunControl<'_>,
+    ) -> Result<RunEnd> {
+        match self {
+            Engine::Waf(s) => s.run_with(wl, progress, ctl),
+            Engine::Flash(d) => d.run_with(wl, progress, ctl),
+            Engine::Noc(d) => d.run_with(wl, progress, ctl),
+        }
+    }
+}
+
 /// Runs `cfg` on workload `wl`: WAF-only when `timing` is None, else on the device model
 /// `timing` selects (flash, or the NoC controller when `timing.noc` is set). A
 /// future-knowledge placement gets its pre-pass from `future` (a second instance of the
-/// workload), WAF-only.
+/// workload).
 pub fn run(
     cfg: &Config,
     timing: Option<TimingParams>,
@@ -191,17 +330,11 @@ pub fn run(
     progress: &mut dyn FnMut(&Progress),
     ctl: &mut RunControl<'_>,
 ) -> Result<RunEnd> {
-    match timing {
-        None => {
-            let mut sim = Simulation::new(cfg)?;
-            if sim.needs_future() {
-                if let Some(f) = future {
-                    sim.prepare_future(f)?;
-                }
-            }
-            sim.run_with(wl, progress, ctl)
+    let mut e = Engine::new(cfg, timing)?;
+    if e.simulation().needs_future() {
+        if let Some(f) = future {
+            e.simulation_mut().prepare_future(f)?;
         }
-        Some(p) if p.noc.is_some() => Driver::new_noc(cfg, p)?.run_with(wl, progress, ctl),
-        Some(p) => TimedSim::new(cfg, p)?.run_with(wl, progress, ctl),
     }
+    e.run_with(wl, progress, ctl)
 }

@@ -5,6 +5,8 @@ use super::host::Core;
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use crate::metrics::recorder::Progress;
+use crate::metrics::recorder::Recorder;
+use crate::metrics::result::RunResult;
 use crate::sim::{RunControl, RunEnd, RunState, Simulation};
 use crate::workload::{Op, Request, Workload};
 
@@ -44,12 +46,7 @@ fn begin<D: DeviceModel>(
         return Ok(st);
     }
     if let Some(st) = sim.resumed.take() {
-        if D::TIMED {
-            return Err(Error::config(
-                "run.checkpoint",
-                "timed runs cannot resume from a checkpoint yet",
-            ));
-        }
+        // A timed driver's own state was restored with the simulation's.
         match &st.workload {
             Some(pos) => wl.load_position(pos)?,
             None => skip_requests(wl, st.requests)?,
@@ -84,12 +81,6 @@ pub(super) fn run<D: DeviceModel>(
     progress: &mut dyn FnMut(&Progress),
     ctl: &mut RunControl<'_>,
 ) -> Result<RunEnd> {
-    if D::TIMED && ctl.checkpoint.is_some() {
-        return Err(Error::config(
-            "run.checkpoint",
-            "checkpoints of timed runs are not supported yet",
-        ));
-    }
     let logical = sim.layout().logical_pages;
     let RunState {
         mut rec,
@@ -122,14 +113,21 @@ pub(super) fn run<D: DeviceModel>(
             || ctl.stop_after_requests.is_some_and(|n| request_index >= n);
         if stop {
             let info = match &ctl.checkpoint {
-                Some(path) => Some(sim.write_checkpoint(
-                    path,
-                    &ctl.caller,
-                    &rec,
-                    request_index,
-                    target,
-                    wl,
-                )?),
+                Some(path) => {
+                    let drv = core.checkpoint_state()?;
+                    let st = RunState {
+                        rec: rec.clone(),
+                        requests: request_index,
+                        target,
+                    };
+                    Some(sim.write_checkpoint(
+                        path,
+                        &ctl.caller,
+                        &st,
+                        wl,
+                        drv.map(|s| (&core.p, s)),
+                    )?)
+                }
                 None => None,
             };
             if let (Some(i), Some(cb)) = (&info, ctl.on_checkpoint.as_mut()) {
@@ -142,6 +140,7 @@ pub(super) fn run<D: DeviceModel>(
             });
             let pre_writes = sim.precondition_counts().user_writes;
             let mut partial = core.finish_with(sim, wl.describe(), &rec, INTERRUPTED)?;
+            attach_flows(&mut partial, core, wl);
             let end = &sim.ftl().counters;
             partial.notes.push(format!(
                 "PARTIAL result: the run was stopped after {} user pages ({request_index} requests){}",
@@ -155,8 +154,19 @@ pub(super) fn run<D: DeviceModel>(
         }
         if let (Some(n), Some(path)) = (next_ckpt, &ctl.checkpoint) {
             if rec.written() >= n {
-                let info =
-                    sim.write_checkpoint(path, &ctl.caller, &rec, request_index, target, wl)?;
+                let drv = core.checkpoint_state()?;
+                let st = RunState {
+                    rec: rec.clone(),
+                    requests: request_index,
+                    target,
+                };
+                let info = sim.write_checkpoint(
+                    &path.clone(),
+                    &ctl.caller,
+                    &st,
+                    wl,
+                    drv.map(|s| (&core.p, s)),
+                )?;
                 if let Some(cb) = ctl.on_checkpoint.as_mut() {
                     cb(&info);
                 }
@@ -168,6 +178,38 @@ pub(super) fn run<D: DeviceModel>(
             Some(n) => (n - request_index).min(SAFE_POINT_REQUESTS as u64) as usize,
             None => SAFE_POINT_REQUESTS,
         };
+        if let Some(fs) = wl.as_flows() {
+            // Several flows: one arrival at a time, the earliest over all flows, each
+            // completion reported back to its flow (closed loops wait for it).
+            for _ in 0..want {
+                if D::TIMED {
+                    if let Some(why) = core.ended(&rec, target) {
+                        ended_by = why;
+                        break 'outer;
+                    }
+                }
+                let Some((i, req, t)) = fs.next_arrival_request()? else {
+                    break 'outer;
+                };
+                request_index += 1;
+                if D::TIMED {
+                    let c = core.submit_at(sim, &req, t, &mut rec)?;
+                    fs.completed(i, &req, t, c, true);
+                    continue;
+                }
+                let done = serve_waf_only(sim, &req, &mut rec)?;
+                fs.completed(i, &req, t, t, false);
+                if done {
+                    ended_by = "write_volume";
+                    break 'outer;
+                }
+            }
+            if rec.written() >= next_progress {
+                next_progress = rec.written() + (1 << 20);
+                progress(&rec.progress(&sim.ftl().counters));
+            }
+            continue;
+        }
         wl.fill(&mut buf, want)?;
         if buf.is_empty() {
             break;
@@ -227,6 +269,47 @@ pub(super) fn run<D: DeviceModel>(
             progress(&rec.progress(&sim.ftl().counters));
         }
     }
-    let r = core.finish_with(sim, wl.describe(), &rec, ended_by)?;
+    let mut r = core.finish_with(sim, wl.describe(), &rec, ended_by)?;
+    attach_flows(&mut r, core, wl);
     Ok(RunEnd::Finished(r))
+}
+
+/// Serves one request WAF-only, page by page; true when the write volume is reached.
+#[inline]
+fn serve_waf_only(sim: &mut Simulation, req: &Request, rec: &mut Recorder) -> Result<bool> {
+    let ftl = sim.ftl_mut();
+    let end = req.lpn + req.pages as u64;
+    match req.op {
+        Op::Write => {
+            for lpn in req.lpn..end {
+                ftl.write(lpn as u32)?;
+                if rec.user_page(&ftl.counters) {
+                    return Ok(true);
+                }
+            }
+        }
+        Op::Read => {
+            for lpn in req.lpn..end {
+                ftl.read(lpn as u32);
+            }
+        }
+        Op::Trim => {
+            for lpn in req.lpn..end {
+                ftl.trim(lpn as u32);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Adds the per-flow section to a result of a run of several flows.
+fn attach_flows<D: DeviceModel>(r: &mut RunResult, core: &Core<D>, wl: &mut dyn Workload) {
+    if let Some(fs) = wl.as_flows() {
+        r.flows = Some(fs.report(if D::TIMED { core.span_ns() } else { 0 }, D::TIMED));
+        if D::TIMED {
+            r.notes.push(
+                "several host flows: each flow has its own arrival process (the timing section's host model is not used); per-flow statistics in `flows`".into(),
+            );
+        }
+    }
 }

@@ -7,8 +7,10 @@
 //! policy for the segment, and the placement for each relocated page's stream. Policies
 //! see segments only through [`SegmentView`].
 
+pub mod cmt;
 pub mod mapping;
 mod state;
+mod translation;
 
 use crate::error::{Error, Result};
 pub use crate::ops::FlashOp;
@@ -17,6 +19,7 @@ use crate::placement::Placement;
 use crate::segment::{SegState, SegmentView, Segments};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
 use crate::victim::VictimPolicy;
+pub use cmt::{Cmt, CmtParams, TranslationCounters};
 pub use mapping::Mapping;
 use std::collections::VecDeque;
 
@@ -46,6 +49,23 @@ pub struct FtlCounters {
     pub alpha_samples_sum: u128,
     /// Number of effective-alpha samples.
     pub alpha_samples: u64,
+    /// Mapping-cache counters (None without a mapping cache).
+    pub translation: Option<TranslationCounters>,
+}
+
+impl FtlCounters {
+    /// Translation pages programmed (0 without a mapping cache).
+    #[inline]
+    pub fn translation_writes(&self) -> u64 {
+        self.translation.map_or(0, |t| t.writes)
+    }
+
+    /// Pages programmed besides user writes: GC page moves and translation writes (the
+    /// numerator of WAF - 1).
+    #[inline]
+    pub fn extra_programs(&self) -> u64 {
+        self.gc_writes + self.translation_writes()
+    }
 }
 
 /// Static parameters of an FTL instance.
@@ -94,15 +114,40 @@ pub struct Ftl {
     pub(crate) log: OpLog,
     victim_log: Option<Vec<(SegmentId, u32)>>,
     gc_buf: Vec<Lpn>,
+    /// The mapping cache (None: the whole L2P in DRAM, today's model).
+    pub(crate) cmt: Option<Box<Cmt>>,
+    /// Write stream of translation pages (the frontier after the placement's).
+    tstream: StreamId,
+    /// Sealed segments of the translation stream.
+    t_sealed: u32,
+    /// Translation pages of a victim's relocated pages that were not cached.
+    gc_tpages: Vec<u32>,
+    /// An error of a mapping-cache write-back during a read or trim (which return no
+    /// error), reported by the next write.
+    pending_error: Option<Error>,
 }
 
 impl Ftl {
     /// A fresh, empty FTL.
     pub fn new(p: FtlParams, placement: Box<dyn Placement>, victim: Box<dyn VictimPolicy>) -> Ftl {
+        Ftl::with_mapping_cache(p, placement, victim, None)
+    }
+
+    /// A fresh, empty FTL with a mapping cache (`cmt`; None: the whole L2P in DRAM). The
+    /// victim policy needs one group more than the placement has streams when `cmt` is set
+    /// (the translation pages' stream).
+    pub fn with_mapping_cache(
+        p: FtlParams,
+        placement: Box<dyn Placement>,
+        victim: Box<dyn VictimPolicy>,
+        cmt: Option<CmtParams>,
+    ) -> Ftl {
         let physical = p.segments as u64 * p.pages_per_segment as u64;
         let streams = placement.streams();
-        Ftl {
-            map: Mapping::new(p.logical_pages, physical),
+        // The L2P holds the translation pages' GTD entries after the logical pages.
+        let l2p_len = p.logical_pages + cmt.map_or(0, |c| c.pages as u64);
+        let mut f = Ftl {
+            map: Mapping::new(l2p_len, physical),
             segs: Segments::new(p.segments, p.pages_per_segment),
             free: (0..p.segments).collect(),
             open: vec![Frontier { seg: NONE }; streams],
@@ -119,8 +164,17 @@ impl Ftl {
             log: OpLog::default(),
             victim_log: None,
             gc_buf: Vec::new(),
+            cmt: None,
+            tstream: NONE as StreamId,
+            t_sealed: 0,
+            gc_tpages: Vec::new(),
+            pending_error: None,
             p,
+        };
+        if let Some(c) = cmt {
+            f.set_mapping_cache(c);
         }
+        f
     }
 
     /// Static parameters.
@@ -186,6 +240,9 @@ impl Ftl {
     /// Writes one user page.
     #[inline]
     pub fn write(&mut self, lpn: Lpn) -> Result<()> {
+        if self.cmt.is_some() {
+            self.translate(lpn, true)?;
+        }
         self.clock += 1;
         let s = self.placement.user_stream(lpn, self.clock);
         let old = self.map.l2p[lpn as usize];
@@ -196,7 +253,7 @@ impl Ftl {
             self.map.l2p[lpn as usize] = NONE;
         }
         self.counters.user_writes += 1;
-        self.write_page(s, lpn, NONE)
+        self.write_page(s, lpn, NONE, Origin::Host)
     }
 
     /// Prefetch hint for an upcoming operation on `lpn` (callers that know the next
@@ -212,6 +269,9 @@ impl Ftl {
     /// Reads one user page (WAF mode: counted only). Returns the PPN if mapped.
     #[inline]
     pub fn read(&mut self, lpn: Lpn) -> Option<Ppn> {
+        if self.cmt.is_some() {
+            self.translate_deferred(lpn, false);
+        }
         self.counters.reads += 1;
         let p = self.map.lookup(lpn);
         match p {
@@ -226,6 +286,9 @@ impl Ftl {
 
     /// Trims (discards) one page.
     pub fn trim(&mut self, lpn: Lpn) {
+        if self.cmt.is_some() {
+            self.translate_deferred(lpn, true);
+        }
         let old = self.map.l2p[lpn as usize];
         if old != NONE {
             self.invalidate(old);
@@ -251,7 +314,7 @@ impl Ftl {
     /// stream then gets one [`FlashOp::Copyback`] instead of a program.
     // Always inlined: the per-page hot path of both user writes and GC moves.
     #[inline(always)]
-    fn write_page(&mut self, s: StreamId, lpn: Lpn, src: Ppn) -> Result<()> {
+    fn write_page(&mut self, s: StreamId, lpn: Lpn, src: Ppn, origin: Origin) -> Result<()> {
         let mut seg = self.open[s as usize].seg;
         if seg == NONE {
             seg = self.open_segment(s)?;
@@ -267,15 +330,12 @@ impl Ftl {
         self.written_pages += 1;
         if self.log.is_on() {
             self.log.push(if src == NONE {
-                FlashOp::Program {
-                    ppn,
-                    origin: Origin::Host,
-                }
+                FlashOp::Program { ppn, origin }
             } else {
                 FlashOp::Copyback {
                     src,
                     dst: ppn,
-                    origin: Origin::Gc,
+                    origin,
                 }
             });
         }
@@ -291,6 +351,9 @@ impl Ftl {
         self.segs.sealed_at[seg as usize] = self.clock;
         self.segs.seal_seq[seg as usize] = self.seal_seq;
         self.open[s as usize].seg = NONE;
+        if s == self.tstream {
+            self.t_sealed += 1;
+        }
         let view = SegmentView::new(&self.segs, self.clock);
         self.victim.on_seal(seg, &view);
     }
@@ -356,7 +419,10 @@ impl Ftl {
     /// Reclaims one victim. Returns the victim's segment id.
     pub(crate) fn collect_one(&mut self) -> Result<SegmentId> {
         let view = SegmentView::new(&self.segs, self.clock);
-        let scope = self.placement.victim_scope(&view);
+        let mut scope = self.placement.victim_scope(&view);
+        if self.cmt.is_some() {
+            scope = self.translation_scope(scope);
+        }
         let victim = self.victim.select(&view, scope).ok_or_else(|| {
             Error::DeviceFull(format!(
                 "GC needs a victim in {scope:?} but there is no sealed segment there"
@@ -364,6 +430,9 @@ impl Ftl {
         })?;
         debug_assert_eq!(self.segs.state[victim as usize], SegState::Sealed);
         self.segs.state[victim as usize] = SegState::Collecting;
+        if self.segs.stream[victim as usize] == self.tstream {
+            self.t_sealed -= 1;
+        }
         self.counters.gc_victims += 1;
         self.counters.alpha_samples_sum += self.written_pages as u128;
         self.counters.alpha_samples += 1;
@@ -392,12 +461,27 @@ impl Ftl {
             } else {
                 NONE
             };
+            if self.cmt.is_some() && lpn as u64 >= self.p.logical_pages {
+                // A translation page: the GTD (in DRAM) follows it; no placement decision.
+                self.write_page(self.tstream, lpn, src, Origin::Gc)?;
+                self.counters.gc_writes += 1;
+                continue;
+            }
             let view = SegmentView::new(&self.segs, self.clock);
             let s = self.placement.gc_stream(lpn, victim, &view);
-            self.write_page(s, lpn, src)?;
+            self.write_page(s, lpn, src, Origin::Gc)?;
             self.counters.gc_writes += 1;
+            if let Some(c) = &mut self.cmt {
+                let tp = c.page_of(lpn);
+                if !c.update_in_place(tp) {
+                    self.gc_tpages.push(tp);
+                }
+            }
         }
         self.gc_buf = pages;
+        if !self.gc_tpages.is_empty() {
+            self.gc_batch_update()?;
+        }
         self.log.push(FlashOp::Erase {
             seg: victim,
             origin: Origin::Gc,
@@ -519,7 +603,7 @@ impl Ftl {
     /// Metadata memory by structure: (name, bytes).
     pub fn memory(&self) -> Vec<(&'static str, u64)> {
         let (l2p, p2l, valid) = self.map.memory_bytes();
-        vec![
+        let mut v = vec![
             ("L2P (4 B per LPN)", l2p),
             ("P2L (4 B per physical page)", p2l),
             ("validity bitmap (1 bit per physical page)", valid),
@@ -530,6 +614,11 @@ impl Ftl {
             ),
             ("victim policy", self.victim.memory_bytes()),
             ("placement", self.placement.memory_bytes()),
-        ]
+        ];
+        if let Some(c) = &self.cmt {
+            // The GTD's 4 B per translation page are in the L2P's bytes above.
+            v.push(("mapping cache (9 B per translation page)", c.memory_bytes()));
+        }
+        v
     }
 }

@@ -4,7 +4,7 @@
 use super::{Frontier, Ftl, FtlCounters, VICTIM_HIST_BINS};
 use crate::checkpoint::{CheckpointReader, CheckpointWriter};
 use crate::error::Result;
-use crate::segment::Segments;
+use crate::segment::{RestoredDevice, SegState, Segments};
 use crate::types::{SegmentId, NONE};
 use std::collections::VecDeque;
 
@@ -57,6 +57,9 @@ impl Ftl {
         w.raw(b"VALD", &self.map.valid)?;
         w.section(b"PLCY", &self.placement.save_state()?)?;
         w.section(b"VICT", &self.victim.save_state()?)?;
+        if let Some(b) = self.cmt_state()? {
+            w.section(b"CMT ", &b)?;
+        }
         Ok(())
     }
 
@@ -117,6 +120,16 @@ impl Ftl {
         self.victim
             .load_state(&vi)
             .map_err(|e| r.damaged(format!("victim policy `{}`: {e}", self.victim.name())))?;
+        if self.cmt.is_some() {
+            let b = r.section(b"CMT ")?;
+            self.load_cmt_state(&b)
+                .map_err(|e| r.damaged(format!("mapping cache: {e}")))?;
+            if st.counters.translation.is_none() {
+                return Err(r.damaged("mapping cache on but no translation counters".into()));
+            }
+        } else if st.counters.translation.is_some() {
+            return Err(r.damaged("translation counters without a mapping cache".into()));
+        }
         self.segs = st.segs;
         self.free = st.free;
         self.open = st.open;
@@ -126,6 +139,139 @@ impl Ftl {
         self.counters = st.counters;
         self.victim_hist = st.victim_hist;
         self.in_gc = false;
-        Ok(())
+        self.check_restored()
+            .map_err(|e| r.damaged(format!("inconsistent state: {e}")))
+    }
+
+    /// Checks a restored state before anything runs on it: the segment table and pool
+    /// (every value the write and GC paths index with), the invariants of [`Ftl::check`]
+    /// (mapping tables, valid counts), then the placement's and victim policy's own
+    /// state against them. A checkpoint's CRC only proves the bytes were not damaged in
+    /// storage; a file written (or edited, CRC recomputed) by anyone may hold anything.
+    fn check_restored(&self) -> std::result::Result<(), String> {
+        let n = self.segs.len();
+        let pps = self.p.pages_per_segment;
+        let streams = self.open.len();
+        // The mapping cache adds the translation pages' stream after the placement's.
+        let own = self.cmt.is_some() as usize;
+        if self.placement.streams() + own != streams {
+            return Err(format!(
+                "placement `{}` has {} streams{}; the FTL keeps {streams} open",
+                self.placement.name(),
+                self.placement.streams(),
+                if own > 0 {
+                    " and the mapping cache 1"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if own > 0 && self.tstream as usize != streams - 1 {
+            return Err(format!("translation stream {} of {streams}", self.tstream));
+        }
+        for s in 0..n {
+            let (w, v) = (self.segs.written[s], self.segs.valid[s]);
+            if w > pps || v > w {
+                return Err(format!(
+                    "segment {s}: {v} valid of {w} written pages, {pps} per segment"
+                ));
+            }
+            if self.segs.stream[s] as usize >= streams {
+                return Err(format!(
+                    "segment {s}: stream {} of {streams}",
+                    self.segs.stream[s]
+                ));
+            }
+            if self.segs.sealed_at[s] > self.clock {
+                return Err(format!(
+                    "segment {s} sealed at {} after the clock {}",
+                    self.segs.sealed_at[s], self.clock
+                ));
+            }
+            match self.segs.state[s] {
+                SegState::Collecting => {
+                    return Err(format!("segment {s} is being collected at a safe point"))
+                }
+                SegState::Open if w == pps => return Err(format!("open segment {s} is full")),
+                _ => {}
+            }
+        }
+        let mut in_pool = vec![false; n];
+        for &s in &self.free {
+            if std::mem::replace(&mut in_pool[s as usize], true) {
+                return Err(format!("segment {s} is twice in the free pool"));
+            }
+            if self.segs.state[s as usize] != SegState::Free {
+                return Err(format!("segment {s} in the free pool is not free"));
+            }
+        }
+        let mut open_seen = vec![false; n];
+        for (i, f) in self.open.iter().enumerate() {
+            if f.seg == NONE {
+                continue;
+            }
+            let s = f.seg as usize;
+            if std::mem::replace(&mut open_seen[s], true)
+                || self.segs.state[s] != SegState::Open
+                || self.segs.stream[s] as usize != i
+            {
+                return Err(format!(
+                    "stream {i}'s frontier, segment {s}, is not its open segment"
+                ));
+            }
+        }
+        // Valid bits past the last physical page would be counted by no segment.
+        let physical = n as u64 * pps as u64;
+        if physical % 64 != 0 {
+            let last = self.map.valid.last().copied().unwrap_or(0);
+            if last >> (physical % 64) != 0 {
+                return Err("valid bits beyond the last physical page".into());
+            }
+        }
+        let logical = self.p.logical_pages;
+        // Translation pages are mapped after the logical pages (their GTD entries).
+        let mapped_pages = self.map.l2p.len() as u64;
+        for (ppn, &lpn) in self.map.p2l.iter().enumerate() {
+            if self.map.is_valid(ppn as u32) && lpn as u64 >= mapped_pages {
+                return Err(format!(
+                    "P2L[{ppn}] = {lpn} is beyond the {mapped_pages} mapped pages"
+                ));
+            }
+        }
+        // Each GC erase counts once per segment and once in total (a per-segment count
+        // near its type's limit would also overflow at the segment's next erase).
+        let erases: u64 = self.segs.erases.iter().map(|&e| e as u64).sum();
+        if erases != self.counters.erases {
+            return Err(format!(
+                "segments' erase counts sum to {erases}, the counters say {}",
+                self.counters.erases
+            ));
+        }
+        if self.victim_hist.len() != VICTIM_HIST_BINS {
+            return Err("victim histogram size".into());
+        }
+        if self.counters.user_writes
+            < self
+                .written_pages
+                .saturating_sub(self.counters.extra_programs())
+        {
+            return Err("fewer writes counted than pages written".into());
+        }
+        self.check()?;
+        let mapped = |lpn: crate::types::Lpn| self.map.lookup(lpn).is_some();
+        let dev = RestoredDevice {
+            logical_pages: logical,
+            streams: streams - own,
+            view: self.view(),
+            mapped: &mapped,
+        };
+        self.placement
+            .check_restored(&dev)
+            .map_err(|e| format!("placement `{}`: {e}", self.placement.name()))?;
+        // The victim policy keeps a group per FTL stream, the translation stream included.
+        let dev = RestoredDevice { streams, ..dev };
+        self.victim
+            .check_restored(&dev)
+            .map_err(|e| format!("victim policy `{}`: {e}", self.victim.name()))
     }
 }

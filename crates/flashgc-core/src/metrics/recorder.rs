@@ -23,7 +23,7 @@ pub struct Progress {
 /// per window, the last one partial), and the warm-up boundary of the steady state.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Recorder {
-    start: FtlCounters,
+    pub(crate) start: FtlCounters,
     last_window: FtlCounters,
     /// Counters at the start of the last recorded window (to merge a short remainder).
     prev_window: FtlCounters,
@@ -101,8 +101,14 @@ impl Recorder {
         self.series.push(WindowPoint {
             user_bytes: self.written * self.lpn_bytes,
             capacity_written: self.written as f64 / self.logical as f64,
-            waf_window: waf(c.user_writes - l.user_writes, c.gc_writes - l.gc_writes),
-            waf_cumulative: waf(c.user_writes - s.user_writes, c.gc_writes - s.gc_writes),
+            waf_window: waf(
+                c.user_writes - l.user_writes,
+                c.extra_programs() - l.extra_programs(),
+            ),
+            waf_cumulative: waf(
+                c.user_writes - s.user_writes,
+                c.extra_programs() - s.extra_programs(),
+            ),
             erases: c.erases - s.erases,
         });
         self.prev_window = std::mem::replace(&mut self.last_window, c.clone());
@@ -115,9 +121,82 @@ impl Recorder {
             target_pages: self.target,
             waf: waf(
                 c.user_writes - self.start.user_writes,
-                c.gc_writes - self.start.gc_writes,
+                c.extra_programs() - self.start.extra_programs(),
             ),
         }
+    }
+
+    /// Checks a recorder restored from a checkpoint against the run it belongs to
+    /// (`target`: the run's volume, `now`: the restored FTL counters): the run must end
+    /// where the configuration says, its windows must advance, and every counter snapshot
+    /// must lie between the start and now (the results subtract them). `cached`: a timed
+    /// run with a write cache, whose FTL has seen fewer user writes than the host sent
+    /// (the cache absorbs overwrites and holds the newest ones).
+    pub(crate) fn check_restored(
+        &self,
+        run: &RunConfig,
+        layout: &Layout,
+        target: Option<u64>,
+        now: &FtlCounters,
+        cached: bool,
+    ) -> std::result::Result<(), String> {
+        // Window width and warm-up as the configuration gives them (a huge window would
+        // overflow the next window's position).
+        let fresh = Recorder::new(run, layout, target, self.start.clone());
+        if self.window != fresh.window || self.warmup != fresh.warmup {
+            return Err(format!(
+                "WAF window {} / warm-up {:?} user pages; the configuration gives {} / {:?}",
+                self.window, self.warmup, fresh.window, fresh.warmup
+            ));
+        }
+        if self.target != target {
+            return Err(format!(
+                "run target {:?} user pages; the configuration gives {target:?}",
+                self.target
+            ));
+        }
+        if self.logical != layout.logical_pages || self.lpn_bytes != layout.lpn_size as u64 {
+            return Err("recorder sized for another device".into());
+        }
+        if target.is_some_and(|t| self.written > t) || self.warmup > target {
+            return Err(format!(
+                "{} user pages written, warm-up {:?}, of a target of {target:?}",
+                self.written, self.warmup
+            ));
+        }
+        if self.next_window <= self.written || self.next_window - self.written > self.window {
+            return Err("WAF window bookkeeping".into());
+        }
+        let le = |a: &FtlCounters, b: &FtlCounters| {
+            a.user_writes <= b.user_writes
+                && a.gc_writes <= b.gc_writes
+                && a.erases <= b.erases
+                && a.gc_victims <= b.gc_victims
+                && a.gc_episodes <= b.gc_episodes
+                && a.reads <= b.reads
+                && a.unmapped_reads <= b.unmapped_reads
+                && a.trims <= b.trims
+                && a.alpha_samples_sum <= b.alpha_samples_sum
+                && a.alpha_samples <= b.alpha_samples
+        };
+        let snapshots = [
+            Some(&self.last_window),
+            Some(&self.prev_window),
+            self.steady_start.as_ref(),
+        ];
+        let ordered = le(&self.start, now)
+            && snapshots
+                .iter()
+                .flatten()
+                .all(|c| le(&self.start, c) && le(c, now));
+        let ftl_writes = |n: &FtlCounters| n.user_writes - self.start.user_writes;
+        if !ordered
+            || (!cached && ftl_writes(now) != self.written)
+            || ftl_writes(now) > self.written
+        {
+            return Err("counter snapshots do not match the FTL's counters".into());
+        }
+        Ok(())
     }
 
     /// Closes the last, partial window and returns (whole run, steady state, warm-up user

@@ -33,7 +33,7 @@ pub struct PhaseCounts {
     pub user_writes: u64,
     /// GC page writes.
     pub gc_writes: u64,
-    /// Flash page programs (user + GC).
+    /// Flash page programs (user + GC + translation writes of a mapping cache).
     pub flash_programs: u64,
     /// Segment erases.
     pub erases: u64,
@@ -47,28 +47,76 @@ pub struct PhaseCounts {
     pub unmapped_reads: u64,
     /// Trimmed pages.
     pub trims: u64,
-    /// WAF = flash programs / user writes.
+    /// WAF = flash programs / user writes (with a mapping cache: translation writes
+    /// included; `translation.waf_without_translation` leaves them out).
     pub waf: f64,
     /// Effective alpha: mean pages holding data (valid or not) at victim selection / logical pages.
     pub effective_alpha: Option<f64>,
+    /// Mapping-cache traffic (only with `--mapping-cache`).
+    /// (Checkpoints store it apart: absent here, it is not encoded, and a fixed-layout
+    /// decoder must not expect it.)
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
+    pub translation: Option<TranslationPhase>,
+}
+
+/// Mapping-cache figures of one phase (docs/mapping-cache.md).
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct TranslationPhase {
+    /// Mapping lookups and updates (host reads, writes, trims) whose translation page was cached.
+    pub hits: u64,
+    /// Lookups and updates whose translation page was not cached.
+    pub misses: u64,
+    /// hits / (hits + misses); 0 without accesses.
+    pub hit_ratio: f64,
+    /// Translation pages read from flash (misses of written pages, GC batch updates).
+    pub translation_reads: u64,
+    /// Translation pages programmed (dirty evictions, GC batch updates); part of `flash_programs`.
+    pub translation_writes: u64,
+    /// Of the translation reads and writes: GC batch updates (one read + one write each).
+    pub gc_batch_updates: u64,
+    /// (user + GC writes) / user writes: WAF without the translation writes (GC moves of
+    /// translation pages stay in, being GC writes).
+    pub waf_without_translation: f64,
 }
 
 impl PhaseCounts {
+    /// The counts between two snapshots of the FTL's counters (`a` before `b`), with the
+    /// effective alpha over `logical` pages.
     pub fn between(a: &FtlCounters, b: &FtlCounters, logical: u64) -> PhaseCounts {
         let uw = b.user_writes - a.user_writes;
         let gw = b.gc_writes - a.gc_writes;
+        let tw = b.translation_writes() - a.translation_writes();
         let samples = b.alpha_samples - a.alpha_samples;
+        let translation = b.translation.map(|t| {
+            let z = Default::default();
+            let t0 = a.translation.as_ref().unwrap_or(&z);
+            let (hits, misses) = (t.hits - t0.hits, t.misses - t0.misses);
+            TranslationPhase {
+                hits,
+                misses,
+                hit_ratio: if hits + misses > 0 {
+                    hits as f64 / (hits + misses) as f64
+                } else {
+                    0.0
+                },
+                translation_reads: t.reads - t0.reads,
+                translation_writes: tw,
+                gc_batch_updates: t.gc_updates - t0.gc_updates,
+                waf_without_translation: waf(uw, gw),
+            }
+        });
         PhaseCounts {
             user_writes: uw,
             gc_writes: gw,
-            flash_programs: uw + gw,
+            flash_programs: uw + gw + tw,
             erases: b.erases - a.erases,
             gc_victims: b.gc_victims - a.gc_victims,
             gc_episodes: b.gc_episodes - a.gc_episodes,
             reads: b.reads - a.reads,
             unmapped_reads: b.unmapped_reads - a.unmapped_reads,
             trims: b.trims - a.trims,
-            waf: waf(uw, gw),
+            waf: waf(uw, gw + tw),
+            translation,
             effective_alpha: (samples > 0).then(|| {
                 (b.alpha_samples_sum - a.alpha_samples_sum) as f64 / samples as f64 / logical as f64
             }),
@@ -151,6 +199,51 @@ pub struct RunResult {
     /// The NoC controller model's section (runs on the NoC device).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noc: Option<Box<crate::device::noc::NocReport>>,
+    /// Per-flow statistics of a run of several host flows (docs/flows.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flows: Option<Vec<FlowReport>>,
+}
+
+/// One host flow's statistics (docs/flows.md). Rates are over the run's simulated span,
+/// so the flows' requests, bytes, IOPS and bandwidth add up to the run's.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowReport {
+    /// Flow name.
+    pub name: String,
+    /// Pattern in fio's words.
+    pub pattern: String,
+    /// Arrival process.
+    pub arrival: String,
+    /// First arrival, simulated ns.
+    pub start_ns: u64,
+    /// First byte of the flow's region.
+    pub offset_bytes: u64,
+    /// Length of the flow's region, bytes.
+    pub size_bytes: u64,
+    /// Requests served.
+    pub requests: u64,
+    /// Read requests.
+    pub read_requests: u64,
+    /// Write requests.
+    pub write_requests: u64,
+    /// Trim requests.
+    pub trim_requests: u64,
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// requests / the run's simulated time (0 WAF-only).
+    pub iops: f64,
+    /// MB (10^6 bytes) / the run's simulated second (0 WAF-only).
+    pub bandwidth_mb_s: f64,
+    /// From the flow's first arrival to its last completion, ns.
+    pub active_ns: u64,
+    /// Read latency (timed runs).
+    pub read_latency: Option<LatencySummary>,
+    /// Write latency (timed runs).
+    pub write_latency: Option<LatencySummary>,
+    /// Read latency histogram, `[upper_us, count]` log bins (timed runs).
+    pub read_histogram: Option<Vec<[f64; 2]>>,
+    /// Write latency histogram (timed runs).
+    pub write_histogram: Option<Vec<[f64; 2]>>,
 }
 
 /// Units used in a result.
@@ -163,7 +256,7 @@ pub struct Units {
 }
 
 /// One point of the timing series (a window of host data volume).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct TimingPoint {
     /// Host data (reads + writes) so far, bytes.
     pub data_bytes: u64,
@@ -231,6 +324,11 @@ pub struct TimingReport {
     pub read_latency: LatencySummary,
     /// Write latency.
     pub write_latency: LatencySummary,
+    /// Read latency distribution: `[upper edge us, count]` per non-empty log bin (20 per
+    /// decade), for CDFs.
+    pub read_histogram: Vec<[f64; 2]>,
+    /// Write latency distribution, as `read_histogram`.
+    pub write_histogram: Vec<[f64; 2]>,
     /// The flash device's resource report (costs, utilization; flattened into this
     /// section), None on other device models.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]

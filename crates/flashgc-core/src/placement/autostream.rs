@@ -75,7 +75,10 @@ impl Placement for AutoStream {
     fn name(&self) -> &'static str {
         "autostream"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(
+        same: [chunk_shift, decay, streams, expected, expected_log2],
+        len: [count, period, writes]
+    );
     fn streams(&self) -> usize {
         self.streams
     }

@@ -137,6 +137,10 @@ impl Bloom {
             self.bits[(b >> 6) as usize] |= 1 << (b & 63);
         }
     }
+    /// True if `other` has the same size and hash functions (a restored filter must).
+    pub fn same_shape(&self, other: &Bloom) -> bool {
+        self.bits.len() == other.bits.len() && self.m == other.m && self.seeds == other.seeds
+    }
     /// Clears the filter (the paper's memset).
     pub fn clear(&mut self) {
         self.bits.fill(0);
@@ -288,7 +292,52 @@ impl Placement for BfGc {
     fn name(&self) -> &'static str {
         "bf-gc"
     }
-    crate::checkpoint::serde_state!();
+    fn save_state(&self) -> Result<Vec<u8>> {
+        crate::checkpoint::encode(self)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<()> {
+        let d: BfGc = crate::checkpoint::decode(state)?;
+        let same = d.filter.same_shape(&self.filter)
+            && (
+                d.fp_check,
+                &d.thresholds,
+                d.levels,
+                d.gc,
+                d.reset_every,
+                d.reset_counters,
+                d.n_shift,
+            ) == (
+                self.fp_check,
+                &self.thresholds,
+                self.levels,
+                self.gc,
+                self.reset_every,
+                self.reset_counters,
+                self.n_shift,
+            )
+            && [
+                d.state.len(),
+                d.shadow.len(),
+                d.n_hist.len(),
+                d.per_level.len(),
+            ] == [
+                self.state.len(),
+                self.shadow.len(),
+                self.n_hist.len(),
+                self.per_level.len(),
+            ]
+            && d.since_reset < d.reset_every
+            && d.shadow_n <= d.since_reset
+            && ((d.shadow_n >> d.n_shift) as usize) < d.n_hist.len();
+        if !same {
+            return Err(crate::checkpoint::inconsistent(
+                "BF-GC filter, levels, tables or reset position differ from the configuration"
+                    .into(),
+            ));
+        }
+        *self = d;
+        Ok(())
+    }
     fn streams(&self) -> usize {
         self.levels
     }

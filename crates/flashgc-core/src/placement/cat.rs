@@ -74,7 +74,7 @@ impl Placement for Cat {
     fn name(&self) -> &'static str {
         "cat"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [decay, hot], len: [count, period]);
     fn streams(&self) -> usize {
         2
     }

@@ -43,7 +43,28 @@ impl Placement for Dac {
     fn name(&self) -> &'static str {
         "dac"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [regions], len: [region, writes]);
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        if let Some(r) = self
+            .region
+            .iter()
+            .find(|&&r| r != UNWRITTEN && r >= self.regions)
+        {
+            return Err(format!("region {r} of {}", self.regions));
+        }
+        // GC relocates mapped LPNs only, and demotes their region: it must be a region.
+        match (0..self.region.len())
+            .find(|&l| self.region[l] == UNWRITTEN && (dev.mapped)(l as Lpn))
+        {
+            Some(l) => Err(format!(
+                "LPN {l} holds data but its region says never written"
+            )),
+            None => Ok(()),
+        }
+    }
     fn streams(&self) -> usize {
         self.regions as usize
     }

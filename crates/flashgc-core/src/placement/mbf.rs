@@ -96,7 +96,24 @@ impl Placement for Mbf {
     fn name(&self) -> &'static str {
         "mbf"
     }
-    crate::checkpoint::serde_state!();
+    fn save_state(&self) -> Result<Vec<u8>> {
+        crate::checkpoint::encode(self)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<()> {
+        let d: Mbf = crate::checkpoint::decode(state)?;
+        let same = d.filters.len() == self.filters.len()
+            && d.filters.iter().all(|f| f.same_shape(&self.filters[0]))
+            && (d.window, d.hot, d.gc) == (self.window, self.hot, self.gc)
+            && d.current < d.filters.len()
+            && d.since < d.window;
+        if !same {
+            return Err(crate::checkpoint::inconsistent(
+                "MBF filters, window or position differ from the configuration".into(),
+            ));
+        }
+        *self = d;
+        Ok(())
+    }
     fn streams(&self) -> usize {
         2
     }

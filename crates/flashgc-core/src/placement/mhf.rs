@@ -91,7 +91,19 @@ impl Placement for Mhf {
     fn name(&self) -> &'static str {
         "mhf"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [m, seeds, max, hot_at, decay, gc], len: [counters]);
+    fn check_restored(
+        &self,
+        _dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        if self.since >= self.decay {
+            return Err(format!(
+                "{} writes since the last decay, of {}",
+                self.since, self.decay
+            ));
+        }
+        Ok(())
+    }
     fn streams(&self) -> usize {
         2
     }

@@ -42,7 +42,7 @@ impl Placement for Mida {
     fn name(&self) -> &'static str {
         "mida"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [groups], len: []);
     fn streams(&self) -> usize {
         self.groups as usize
     }

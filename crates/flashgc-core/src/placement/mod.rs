@@ -123,6 +123,19 @@ pub trait Placement: Send {
             self.name(),
         ))
     }
+    /// Checks the state [`Placement::load_state`] restored against the restored device
+    /// (called once the FTL's own state is validated, before the run continues): every
+    /// value the hot path uses as an index or stream id must be in range, every clock at
+    /// or before `dev.view.now()`. A checkpoint with a valid CRC may still hold anything,
+    /// and the run must fail with this error, not panic or loop later. The default accepts
+    /// everything: a scheme whose state has such values must override it (the test
+    /// `mutated_checkpoints_are_refused_or_run_never_panic` finds those that do not).
+    fn check_restored(
+        &self,
+        _dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        Ok(())
+    }
 }
 
 type Ctor = fn(&Spec, PlacementInit) -> Result<Box<dyn Placement>>;

@@ -92,6 +92,35 @@ impl Future {
         }
     }
 
+    /// Backward pass over `lpns`, the LPN of each user write in order, with TRIMs given
+    /// apart as (writes issued before it, LPN) in order. Takes the LPN table over (the
+    /// future keeps it), so the pass needs only the invalidation times and one transient
+    /// 8 B entry per LPN beside it.
+    pub fn from_writes_and_trims(
+        lpns: Vec<Lpn>,
+        trims: &[(u64, Lpn)],
+        logical_pages: u64,
+    ) -> Future {
+        let writes = lpns.len();
+        let mut next = vec![NEVER; logical_pages as usize];
+        let mut out = vec![NEVER; writes];
+        let mut t = trims.len();
+        for c in (1..=writes).rev() {
+            // TRIMs issued after write `c` (and before write `c + 1`) come first backward.
+            while t > 0 && trims[t - 1].0 >= c as u64 {
+                next[trims[t - 1].1 as usize] = trims[t - 1].0 + 1;
+                t -= 1;
+            }
+            let l = lpns[c - 1] as usize;
+            out[c - 1] = next[l];
+            next[l] = c as u64;
+        }
+        Future {
+            next_write: out,
+            lpns,
+        }
+    }
+
     /// Future of a stream of writes only.
     pub fn from_writes(lpns: &[Lpn], logical_pages: u64) -> Future {
         let ev: Vec<FutureEvent> = lpns.iter().map(|&l| FutureEvent::Write(l)).collect();
@@ -265,6 +294,19 @@ impl Placement for Oracle {
     fn load_state(&mut self, state: &[u8]) -> Result<()> {
         // Keep the future `set_future` gave (or will give) this instance.
         let mut o: Oracle = crate::checkpoint::decode(state)?;
+        // Fixed by the spec and device (bounds: by the future, when this instance has it).
+        let same = (o.classes, &o.explicit, o.iterations, o.logical)
+            == (self.classes, &self.explicit, self.iterations, self.logical)
+            && o.inv.len() == self.inv.len()
+            && o.user_class.len() == self.classes
+            && o.gc_class.len() == self.classes
+            && o.bounds.len() < self.classes
+            && (!self.ready || o.bounds == self.bounds);
+        if !same {
+            return Err(crate::checkpoint::inconsistent(
+                "oracle classes, bounds or tables differ from the configuration".into(),
+            ));
+        }
         o.future = std::mem::take(&mut self.future);
         o.lpns = std::mem::take(&mut self.lpns);
         *self = o;
@@ -344,5 +386,34 @@ impl Placement for Oracle {
             "gc_writes_per_class": self.gc_class,
             "note": "placement half of ORA (papers/midas.txt): group sizes are left to the victim policy, not tuned per run",
         }))
+    }
+}
+
+#[cfg(test)]
+mod future_tests {
+    use super::*;
+
+    #[test]
+    fn writes_with_trims_apart_give_the_same_future_as_events() {
+        let mut rng = crate::workload::Rng::new(7);
+        for _ in 0..50 {
+            let logical = 1 + rng.below(40);
+            let mut ev = Vec::new();
+            let (mut lpns, mut trims) = (Vec::new(), Vec::new());
+            for _ in 0..rng.below(300) {
+                let l = rng.below(logical) as Lpn;
+                if rng.below(5) == 0 {
+                    ev.push(FutureEvent::Trim(l));
+                    trims.push((lpns.len() as u64, l));
+                } else {
+                    ev.push(FutureEvent::Write(l));
+                    lpns.push(l);
+                }
+            }
+            let a = Future::from_events(&ev, logical);
+            let b = Future::from_writes_and_trims(lpns, &trims, logical);
+            assert_eq!(a.next_write, b.next_write);
+            assert_eq!(a.lpns, b.lpns);
+        }
     }
 }

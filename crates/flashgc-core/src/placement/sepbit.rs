@@ -111,7 +111,22 @@ impl Placement for SepBit {
     fn name(&self) -> &'static str {
         "sepbit"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [window, mult, pps], len: [last, tracked]);
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        let now = dev.view.now();
+        if self.last.iter().any(|&t| t > now) || self.recent.iter().any(|&t| t > now) {
+            return Err(format!(
+                "a last-write time or lifespan after the clock {now}"
+            ));
+        }
+        if self.recent.len() > self.window || self.last_scan > now {
+            return Err("lifespan window".into());
+        }
+        Ok(())
+    }
     fn streams(&self) -> usize {
         6
     }

@@ -138,7 +138,43 @@ impl VictimPolicy for CostBenefit {
     fn name(&self) -> &'static str {
         "cost-benefit"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [formula], len: []);
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        self.set.check_restored(dev)?;
+        let Some(b) = &self.buckets else {
+            return Ok(());
+        };
+        let view = &dev.view;
+        let groups = dev.streams.max(1);
+        if b.per_group != view.pages_per_segment() as usize + 1
+            || b.sets.len() != b.per_group * groups
+        {
+            return Err("buckets sized for another device".into());
+        }
+        // Every candidate in the bucket of its stream and valid count, under its key.
+        let mut n = 0;
+        for (i, set) in b.sets.iter().enumerate() {
+            for &(sealed_at, seq, s) in set {
+                if s as usize >= view.len()
+                    || view.state(s) != crate::segment::SegState::Sealed
+                    || Self::key(view, s) != (sealed_at, seq, s)
+                    || view.stream(s) as usize * b.per_group + view.valid(s) as usize != i
+                {
+                    return Err(format!(
+                        "bucket {i}: entry of segment {s} does not match it"
+                    ));
+                }
+                n += 1;
+            }
+        }
+        if n != self.set.len(VictimScope::All) {
+            return Err("buckets and candidate set disagree".into());
+        }
+        Ok(())
+    }
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.set.insert(seg, view.stream(seg));
         if let Some(b) = &mut self.buckets {

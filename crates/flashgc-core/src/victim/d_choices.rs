@@ -29,7 +29,13 @@ impl VictimPolicy for DChoices {
     fn name(&self) -> &'static str {
         "d-choices"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [d], len: []);
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        self.set.check_restored(dev)
+    }
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.set.insert(seg, view.stream(seg));
     }

@@ -22,7 +22,13 @@ impl VictimPolicy for Fifo {
     fn name(&self) -> &'static str {
         "fifo"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [], len: []);
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        self.order.check_restored(dev)
+    }
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.order.push(seg, view);
     }

@@ -91,7 +91,49 @@ impl VictimPolicy for Greedy {
     fn name(&self) -> &'static str {
         "greedy"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [buckets], len: [head, tail, next, prev, min, count]);
+
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        let view = &dev.view;
+        let n = view.len();
+        let groups = self.count.len();
+        if groups != dev.streams.max(1) || self.next.len() != n {
+            return Err(format!("{groups} groups for {} streams", dev.streams));
+        }
+        let nb = self.buckets as usize;
+        let mut cands = Vec::new();
+        for g in 0..groups {
+            let mut in_group = 0u64;
+            let mut lowest = None;
+            for v in 0..nb {
+                let b = g * nb + v;
+                let (mut s, mut prev) = (self.head[b], NONE);
+                while s != NONE {
+                    if s as usize >= n || cands.len() > n {
+                        return Err(format!("bucket ({g}, {v}): segment {s} or a cycle"));
+                    }
+                    if self.prev[s as usize] != prev || view.valid(s) as usize != v {
+                        return Err(format!("bucket ({g}, {v}): segment {s} misplaced"));
+                    }
+                    lowest.get_or_insert(v);
+                    cands.push((g, s));
+                    in_group += 1;
+                    prev = s;
+                    s = self.next[s as usize];
+                }
+                if self.tail[b] != prev {
+                    return Err(format!("bucket ({g}, {v}): tail"));
+                }
+            }
+            if self.count[g] as u64 != in_group || self.min[g] as usize > lowest.unwrap_or(nb) {
+                return Err(format!("group {g}: count or minimum"));
+            }
+        }
+        dev.check_candidates(cands.into_iter())
+    }
 
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         let g = view.stream(seg) as usize;

@@ -88,6 +88,16 @@ pub trait VictimPolicy: Send {
             self.name(),
         ))
     }
+    /// Checks the restored state against the restored segment table (see
+    /// [`crate::segment::RestoredDevice::check_candidates`]): the candidates must be
+    /// exactly the sealed segments, in their streams' groups. The default accepts
+    /// everything; a policy with candidate structures must override it.
+    fn check_restored(
+        &self,
+        _dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        Ok(())
+    }
 }
 
 type Ctor = fn(&Spec, VictimInit) -> Result<Box<dyn VictimPolicy>>;
@@ -184,6 +194,30 @@ impl CandidateSet {
     pub(crate) fn memory_bytes(&self) -> u64 {
         (self.pos.len() * 4 + self.groups.iter().map(|g| g.capacity() * 4).sum::<usize>()) as u64
     }
+    /// Checks a restored set: one group per stream, exactly the sealed segments, and the
+    /// position index pointing at each.
+    pub(crate) fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        if self.groups.len() != dev.streams.max(1) || self.pos.len() != dev.view.len() {
+            return Err("candidate set sized for another device".into());
+        }
+        let all = self
+            .groups
+            .iter()
+            .enumerate()
+            .flat_map(|(g, v)| v.iter().map(move |&s| (g, s)));
+        dev.check_candidates(all)?;
+        for g in &self.groups {
+            for (i, &s) in g.iter().enumerate() {
+                if self.pos[s as usize] != i as u32 {
+                    return Err(format!("segment {s}: position index"));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Segments in sealing order, one queue per group. Shared by FIFO and windowed greedy.
@@ -233,5 +267,20 @@ impl SealOrder {
     }
     pub(crate) fn memory_bytes(&self) -> u64 {
         (self.groups.iter().map(|g| g.capacity()).sum::<usize>() * 4) as u64
+    }
+    /// Checks a restored order: one queue per stream holding exactly the sealed segments.
+    pub(crate) fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        if self.groups.len() != dev.streams.max(1) {
+            return Err("seal order sized for another device".into());
+        }
+        dev.check_candidates(
+            self.groups
+                .iter()
+                .enumerate()
+                .flat_map(|(g, q)| q.iter().map(move |&s| (g, s))),
+        )
     }
 }

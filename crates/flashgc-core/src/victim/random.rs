@@ -26,7 +26,13 @@ impl VictimPolicy for RandomVictim {
     fn name(&self) -> &'static str {
         "random"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [], len: []);
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        self.set.check_restored(dev)
+    }
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.set.insert(seg, view.stream(seg));
     }

@@ -26,7 +26,13 @@ impl VictimPolicy for WindowedGreedy {
     fn name(&self) -> &'static str {
         "windowed-greedy"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [window], len: []);
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        self.order.check_restored(dev)
+    }
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         self.order.push(seg, view);
     }

@@ -5,6 +5,7 @@
 //! [`profiles`]); trace readers (crate `flashgc-trace`) implement the same trait.
 
 pub mod fio;
+pub mod flows;
 pub mod phased;
 pub mod profiles;
 pub mod synthetic;
@@ -64,6 +65,11 @@ pub trait Workload: Send {
         Err(Error::Input(
             "this workload cannot restore a saved position".into(),
         ))
+    }
+    /// The flows, when the workload is several host flows ([`flows::FlowSet`]): the driver
+    /// then takes arrivals from them flow by flow and reports completions back.
+    fn as_flows(&mut self) -> Option<&mut flows::FlowSet> {
+        None
     }
 }
 

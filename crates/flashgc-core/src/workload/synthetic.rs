@@ -178,12 +178,16 @@ impl Workload for Synthetic {
     }
     fn load_position(&mut self, state: &[u8]) -> Result<()> {
         let s: Synthetic = crate::checkpoint::decode(state)?;
-        if s.kind != self.kind || s.n != self.n || s.pages != self.pages {
+        if s.kind != self.kind || s.n != self.n || s.pages != self.pages || s.cursor >= s.n {
             return Err(crate::error::Error::Input(
                 "the saved synthetic workload position belongs to another workload".into(),
             ));
         }
-        *self = s;
+        // Only the random generator and the cursor are a position; everything else is
+        // derived from the configuration and kept from this instance (a saved sampler
+        // with other parameters could reject every draw and never return).
+        self.rng = s.rng;
+        self.cursor = s.cursor;
         Ok(())
     }
 }

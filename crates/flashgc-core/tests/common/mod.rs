@@ -2,5 +2,7 @@
 //! the modules it needs).
 #![allow(dead_code)]
 
+pub mod configs;
 pub mod golden;
+pub mod requests;
 pub mod traces;

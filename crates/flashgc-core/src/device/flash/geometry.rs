@@ -24,7 +24,7 @@ use crate::config::DeviceConfig;
 use crate::error::{Error, Result};
 
 /// Page allocation over parallel units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Alloc {
     /// Static striping (see module docs).

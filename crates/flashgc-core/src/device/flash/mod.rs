@@ -16,9 +16,6 @@ use crate::types::{Ppn, SegmentId};
 pub use geometry::{Alloc, FastDiv, Geometry};
 use serde::Serialize;
 
-/// Marks a segment whose erase is queued but not yet scheduled.
-pub const PENDING: u64 = u64::MAX;
-
 /// Operation costs in simulated nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Costs {
@@ -50,7 +47,7 @@ impl Costs {
 }
 
 /// One cell resource's reservation state (kept together: one cache line holds two).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
 struct Cell {
     free: u64,
     busy: u64,
@@ -84,8 +81,13 @@ pub struct FlashMedia {
     ch_xfers: Vec<u64>,
     cells: Vec<Cell>,
     units: Vec<UnitRes>,
-    /// Time each segment's last erase ends ([`PENDING`]: queued, not scheduled).
+    /// Time each segment's last scheduled erase ends.
     pub erased_at: Vec<u64>,
+    /// Erases of each segment queued but not yet scheduled. A count, not a mark: a segment
+    /// can be erased, refilled by queued GC write-backs, sealed and picked again before
+    /// the queue has run them, and those write-backs must still see its earlier erase.
+    /// Rebuilt from the GC queue on a restore (not part of the saved state).
+    erase_queued: Vec<u16>,
     dyn_unit: Vec<u16>,
     dyn_fill: Vec<u16>,
 }
@@ -146,6 +148,7 @@ impl FlashMedia {
             cells: vec![Cell::default(); ncells],
             units,
             erased_at: vec![0; segments as usize],
+            erase_queued: vec![0; segments as usize],
             geo,
             costs,
             multiplane,
@@ -182,7 +185,7 @@ impl FlashMedia {
         (self.ch_free.len() * 16
             + self.cells.len() * 32
             + self.units.len() * 8
-            + self.erased_at.len() * 8) as u64
+            + self.erased_at.len() * 10) as u64
             + self.dyn_unit.len() as u64 * 2
             + self.dyn_fill.len() as u64 * 2
     }
@@ -327,10 +330,6 @@ impl FlashMedia {
     pub fn program(&mut self, ppn: u32, ready: u64, gc: bool, copyback: bool) -> u64 {
         let seg = self.geo.seg_of(ppn) as usize;
         let erased = self.erased_at[seg];
-        debug_assert!(
-            erased != PENDING,
-            "program into a segment whose erase is not scheduled"
-        );
         let unit = self.choose_unit(ppn);
         let r = self.units[unit as usize];
         let (cell, ch) = (r.cell as usize, r.ch as usize);
@@ -402,6 +401,17 @@ impl FlashMedia {
     }
 }
 
+/// The flash device's mutable state in a checkpoint.
+#[derive(Serialize, serde::Deserialize)]
+struct FlashState {
+    ch_free: Vec<u64>,
+    ch_xfers: Vec<u64>,
+    cells: Vec<Cell>,
+    erased_at: Vec<u64>,
+    dyn_unit: Vec<u16>,
+    dyn_fill: Vec<u16>,
+}
+
 /// The flash device's part of a timed result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FlashReport {
@@ -417,6 +427,13 @@ pub struct FlashReport {
     pub gc_time_share: f64,
 }
 
+/// Whether an operation's busy time counts as GC time (`gc_time_share`): mapping-cache
+/// traffic of host requests does not.
+#[inline(always)]
+fn is_gc(origin: Origin) -> bool {
+    matches!(origin, Origin::Gc | Origin::Background)
+}
+
 impl Media for FlashMedia {
     const ERASE_AFTER_WRITES: bool = true;
 
@@ -426,12 +443,12 @@ impl Media for FlashMedia {
 
     #[inline(always)]
     fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, rg: &mut ReadGroup) -> u64 {
-        FlashMedia::read(self, ppn, ready, origin.is_internal(), rg)
+        FlashMedia::read(self, ppn, ready, is_gc(origin), rg)
     }
 
     #[inline(always)]
     fn program(&mut self, ppn: Ppn, ready: u64, origin: Origin) -> u64 {
-        FlashMedia::program(self, ppn, ready, origin.is_internal(), false)
+        FlashMedia::program(self, ppn, ready, is_gc(origin), false)
     }
 
     #[inline(always)]
@@ -486,15 +503,22 @@ impl Media for FlashMedia {
     }
 
     fn set_erase_pending(&mut self, seg: SegmentId, pending: bool) {
-        // Scheduling the erase records its end time, which clears the mark.
+        let q = &mut self.erase_queued[seg as usize];
         if pending {
-            self.erased_at[seg as usize] = PENDING;
+            *q = q.saturating_add(1);
+        } else {
+            debug_assert!(*q > 0, "an erase scheduled that was not queued");
+            *q = q.saturating_sub(1);
         }
     }
 
     #[inline(always)]
     fn erase_pending(&self, seg: SegmentId) -> bool {
-        self.erased_at[seg as usize] == PENDING
+        self.erase_queued[seg as usize] > 0
+    }
+
+    fn segments(&self) -> SegmentId {
+        self.erased_at.len() as SegmentId
     }
 
     fn memory_access_ns(&self) -> u64 {
@@ -534,6 +558,55 @@ impl Media for FlashMedia {
                 0.0
             },
         }))
+    }
+
+    fn save_state(&self) -> crate::error::Result<Vec<u8>> {
+        crate::checkpoint::encode(&FlashState {
+            ch_free: self.ch_free.clone(),
+            ch_xfers: self.ch_xfers.clone(),
+            cells: self.cells.clone(),
+            erased_at: self.erased_at.clone(),
+            dyn_unit: self.dyn_unit.clone(),
+            dyn_fill: self.dyn_fill.clone(),
+        })
+    }
+
+    fn load_state(&mut self, state: &[u8]) -> crate::error::Result<()> {
+        let st: FlashState = crate::checkpoint::decode(state)?;
+        let same = st.ch_free.len() == self.ch_free.len()
+            && st.ch_xfers.len() == self.ch_xfers.len()
+            && st.cells.len() == self.cells.len()
+            && st.erased_at.len() == self.erased_at.len()
+            && st.dyn_unit.len() == self.dyn_unit.len()
+            && st.dyn_fill.len() == self.dyn_fill.len();
+        if !same {
+            return Err(crate::error::Error::Input(
+                "the flash device state does not match the configured device (channels, units, segments, allocation)".into(),
+            ));
+        }
+        use crate::checkpoint::times_ok;
+        let times = times_ok(st.ch_free.iter().chain(&st.ch_xfers).copied())
+            && times_ok(
+                st.cells
+                    .iter()
+                    .flat_map(|c| [c.free, c.busy, c.gc_busy, c.gc_until]),
+            )
+            && times_ok(st.erased_at.iter().copied());
+        let units = self.units.len();
+        if !times || st.dyn_unit.iter().any(|&u| u as usize >= units.max(1)) {
+            return Err(crate::error::Error::Input(
+                "the flash device state holds times or units out of range".into(),
+            ));
+        }
+        self.ch_free = st.ch_free;
+        self.ch_xfers = st.ch_xfers;
+        self.cells = st.cells;
+        self.erased_at = st.erased_at;
+        // The scheduler re-marks the erases its restored queue holds.
+        self.erase_queued.fill(0);
+        self.dyn_unit = st.dyn_unit;
+        self.dyn_fill = st.dyn_fill;
+        Ok(())
     }
 
     fn describe(&self) -> String {

@@ -42,6 +42,7 @@ mod series;
 
 pub use report::{NocComparison, NocReport, NocTasks, NOTES};
 
+use super::flash::FastDiv;
 use super::sched::Media;
 use super::{DeviceReport, ReadGroup};
 use crate::config::Config;
@@ -239,12 +240,13 @@ pub(crate) const TASKS: usize = 6;
 pub struct NocMedia {
     p: NocParams,
     trav: u64,
-    channels: u32,
-    units: u64,
-    upp: u32,
     seg_blocks: u32,
-    pages_per_segment: u32,
     logical_pages: u64,
+    d_pps: FastDiv,
+    d_upp: FastDiv,
+    d_k: FastDiv,
+    d_units: FastDiv,
+    d_channels: FastDiv,
     chan_free: Vec<u64>,
     /// End of the last GC task reserved on each channel (GCaR's "collecting").
     chan_gc_until: Vec<u64>,
@@ -256,7 +258,7 @@ pub struct NocMedia {
     rng: Rng,
     /// Start times of committed relocation reads whose write-backs are pending (FIFO).
     read_starts: VecDeque<u64>,
-    erase_queued: Vec<bool>,
+    erase_queued: Vec<u16>,
     copybacks: u64,
     error_pages: u64,
     erases: u64,
@@ -276,6 +278,29 @@ pub struct Relocation {
     pub error: bool,
 }
 
+/// The NoC model's mutable state in a checkpoint.
+#[derive(Serialize, serde::Deserialize)]
+struct NocState {
+    chan_free: Vec<u64>,
+    chan_gc_until: Vec<u64>,
+    link_free: Vec<u64>,
+    sram_free: u64,
+    ecc_free: u64,
+    tasks: [u64; TASKS],
+    series: Series,
+    /// Capacity of the series' vectors (the memory report counts it).
+    series_capacity: usize,
+    rng: Rng,
+    read_starts: Vec<u64>,
+    erase_queued: Vec<u16>,
+    copybacks: u64,
+    error_pages: u64,
+    erases: u64,
+    reloc_elapsed: u128,
+    reloc_service: u128,
+    last_end: u64,
+}
+
 const TO_CPU: usize = 0;
 const TO_FLASH: usize = 1;
 
@@ -290,18 +315,16 @@ impl NocMedia {
             Interconnect::Duplex => 2,
             Interconnect::Port => 2 * d.channels as usize,
         };
-        let series = Series {
-            window_ns: p.window_ns,
-            ..Default::default()
-        };
+        let series = Series::new(p.window_ns);
         Ok(NocMedia {
             trav: p.traversal_ns(),
-            channels: d.channels,
-            units: d.planes(),
-            upp: d.page_size / d.lpn_size,
             seg_blocks: d.segment_blocks,
-            pages_per_segment: l.pages_per_segment,
             logical_pages: l.logical_pages,
+            d_pps: FastDiv::new(l.pages_per_segment),
+            d_upp: FastDiv::new(d.page_size / d.lpn_size),
+            d_k: FastDiv::new(d.segment_blocks),
+            d_units: FastDiv::new(d.planes() as u32),
+            d_channels: FastDiv::new(d.channels),
             chan_free: vec![0; d.channels as usize],
             chan_gc_until: vec![0; d.channels as usize],
             link_free: vec![0; links],
@@ -311,7 +334,7 @@ impl NocMedia {
             series,
             rng: Rng::new(p.seed ^ 0x4e6f_4345_4343),
             read_starts: VecDeque::new(),
-            erase_queued: vec![false; l.segments as usize],
+            erase_queued: vec![0; l.segments as usize],
             copybacks: 0,
             error_pages: 0,
             erases: 0,
@@ -334,16 +357,18 @@ impl NocMedia {
 
     /// Channel of global block `g`: parallel unit (plane) `g % units`; units are numbered
     /// channel first (MQSim's CWDP order), so channel = unit % channels.
+    #[inline]
     fn channel_of_block(&self, g: u64) -> usize {
-        ((g % self.units) % self.channels as u64) as usize
+        self.d_channels.modulo64(self.d_units.modulo64(g)) as usize
     }
 
     /// Channel of a PPN. Flash page `fp = offset / (page_size / lpn_size)` of segment `s`
     /// lies in the segment's block `fp % segment_blocks`, global block `s * segment_blocks + j`.
+    #[inline]
     pub fn channel_of(&self, ppn: Ppn) -> usize {
-        let s = (ppn / self.pages_per_segment) as u64;
-        let fp = (ppn % self.pages_per_segment) / self.upp;
-        let g = s * self.seg_blocks as u64 + (fp % self.seg_blocks) as u64;
+        let s = self.d_pps.quot(ppn) as u64;
+        let fp = self.d_upp.quot(self.d_pps.modulo(ppn));
+        let g = s * self.seg_blocks as u64 + self.d_k.modulo(fp) as u64;
         self.channel_of_block(g)
     }
 
@@ -473,7 +498,8 @@ impl Media for NocMedia {
     }
 
     fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, _rg: &mut ReadGroup) -> u64 {
-        let e = if origin == Origin::Host {
+        // A translation read (mapping-cache miss) is on the host's path like its data.
+        let e = if matches!(origin, Origin::Host | Origin::Translation) {
             self.host_read(ppn, ready)
         } else {
             // A lone GC or background read (scrub): R_gc, then to the CPU for ECC.
@@ -558,15 +584,25 @@ impl Media for NocMedia {
     }
 
     fn segment_of(&self, ppn: Ppn) -> SegmentId {
-        ppn / self.pages_per_segment
+        self.d_pps.quot(ppn)
     }
 
     fn set_erase_pending(&mut self, seg: SegmentId, pending: bool) {
-        self.erase_queued[seg as usize] = pending;
+        // A count: see the flash media's `erase_queued`.
+        let q = &mut self.erase_queued[seg as usize];
+        if pending {
+            *q = q.saturating_add(1);
+        } else {
+            *q = q.saturating_sub(1);
+        }
     }
 
     fn erase_pending(&self, seg: SegmentId) -> bool {
-        self.erase_queued[seg as usize]
+        self.erase_queued[seg as usize] > 0
+    }
+
+    fn segments(&self) -> SegmentId {
+        self.erase_queued.len() as SegmentId
     }
 
     fn memory_access_ns(&self) -> u64 {
@@ -590,14 +626,102 @@ impl Media for NocMedia {
         self.last_end
     }
 
+    fn memory_estimate(&self) -> u64 {
+        // The time series grows with the simulated time to MAX_WINDOWS windows, then
+        // coarsens to half and grows again: a long run holds 32 Ki to 64 Ki windows, counted
+        // as 48 Ki. The result record carries the series too (measured about 160 B per
+        // window for the record and its JSON text, besides the model's 40 B). A short run
+        // holds fewer windows: its estimate is high.
+        self.memory_bytes() + series::MAX_WINDOWS as u64 * 3 / 4 * (40 + 160)
+    }
+
     fn memory_bytes(&self) -> u64 {
         ((self.chan_free.len() * 2 + self.link_free.len()) * 8
             + self.series.host_requests.capacity() * 8 * 5
-            + self.erase_queued.len()) as u64
+            + self.erase_queued.len() * 2) as u64
     }
 
     fn report(&self, _span_ns: u64) -> Option<DeviceReport> {
         Some(DeviceReport::Noc(Box::new(self.noc_report())))
+    }
+
+    fn save_state(&self) -> Result<Vec<u8>> {
+        crate::checkpoint::encode(&NocState {
+            chan_free: self.chan_free.clone(),
+            chan_gc_until: self.chan_gc_until.clone(),
+            link_free: self.link_free.clone(),
+            sram_free: self.sram_free,
+            ecc_free: self.ecc_free,
+            tasks: self.tasks,
+            series: self.series.clone(),
+            series_capacity: self.series.host_requests.capacity(),
+            rng: self.rng.clone(),
+            read_starts: self.read_starts.iter().copied().collect(),
+            erase_queued: self.erase_queued.clone(),
+            copybacks: self.copybacks,
+            error_pages: self.error_pages,
+            erases: self.erases,
+            reloc_elapsed: self.reloc_elapsed,
+            reloc_service: self.reloc_service,
+            last_end: self.last_end,
+        })
+    }
+
+    fn load_state(&mut self, state: &[u8]) -> Result<()> {
+        let st: NocState = crate::checkpoint::decode(state)?;
+        let s = &st.series;
+        let same = st.chan_free.len() == self.chan_free.len()
+            && st.chan_gc_until.len() == self.chan_gc_until.len()
+            && st.link_free.len() == self.link_free.len()
+            && st.erase_queued.len() == self.erase_queued.len()
+            && s.window_ns > 0
+            && [
+                s.gc_tasks.len(),
+                s.copybacks.len(),
+                s.pending_host.len(),
+                s.pending_gc.len(),
+            ]
+            .iter()
+            .all(|&n| n == s.host_requests.len());
+        if !same {
+            return Err(Error::Input(
+                "the NoC model state does not match the configured device (channels, interconnect, segments)".into(),
+            ));
+        }
+        use crate::checkpoint::times_ok;
+        let times = times_ok(
+            st.chan_free
+                .iter()
+                .chain(&st.chan_gc_until)
+                .chain(&st.link_free)
+                .chain(&st.read_starts)
+                .copied(),
+        ) && times_ok([st.sram_free, st.ecc_free, st.last_end])
+            && times_ok(st.tasks);
+        if !times || !st.series.plausible() || st.series_capacity > series::MAX_WINDOWS {
+            return Err(Error::Input(
+                "the NoC model state holds times, counts or a series out of range".into(),
+            ));
+        }
+        self.chan_free = st.chan_free;
+        self.chan_gc_until = st.chan_gc_until;
+        self.link_free = st.link_free;
+        self.sram_free = st.sram_free;
+        self.ecc_free = st.ecc_free;
+        self.tasks = st.tasks;
+        self.series = st.series;
+        self.series.reserve_to(st.series_capacity);
+        self.rng = st.rng;
+        self.read_starts = st.read_starts.into();
+        // The scheduler re-counts the erases its restored queue holds.
+        self.erase_queued = vec![0; st.erase_queued.len()];
+        self.copybacks = st.copybacks;
+        self.error_pages = st.error_pages;
+        self.erases = st.erases;
+        self.reloc_elapsed = st.reloc_elapsed;
+        self.reloc_service = st.reloc_service;
+        self.last_end = st.last_end;
+        Ok(())
     }
 
     fn describe(&self) -> String {

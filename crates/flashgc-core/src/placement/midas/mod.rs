@@ -719,7 +719,54 @@ impl Placement for Midas {
     fn name(&self) -> &'static str {
         "midas"
     }
-    crate::checkpoint::serde_state!();
+    crate::checkpoint::serde_state!(same: [p, logical, segments, pps], len: [ts, hot_ctr]);
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        // The clock and the HOT residences feed sums and differences on the write path.
+        let clock = dev.view.now();
+        if self.now > clock || self.hot_open.iter().any(|&t| t > self.now) {
+            return Err(format!(
+                "a write time after the clock {clock} (MiDAS at {})",
+                self.now
+            ));
+        }
+        let sum =
+            self.residences.iter().try_fold(
+                0u64,
+                |a, &r| if r > clock { None } else { a.checked_add(r) },
+            );
+        if sum != Some(self.residence_sum) || self.residences.len() > self.p.thr_window {
+            return Err("HOT residence window".into());
+        }
+        // Group units and per-stream tables: the GC path indexes them by stream.
+        let streams = dev.streams;
+        let per_stream = [
+            self.unit_of.len(),
+            self.next_stream.len(),
+            self.stream_pages.len(),
+            self.win_victims.len(),
+            self.win_reloc.len(),
+            self.total_victims.len(),
+            self.total_reloc.len(),
+            self.ep_victims.len(),
+            self.ep_reloc.len(),
+        ];
+        let units_ok = !self.units.is_empty()
+            && self
+                .units
+                .iter()
+                .all(|u| u.lo <= u.hi && (u.hi as usize) < streams);
+        if per_stream.iter().any(|&n| n != streams)
+            || !units_ok
+            || self.unit_of.iter().any(|&u| u as usize >= self.units.len())
+            || self.next_stream.iter().any(|&s| s as usize >= streams)
+        {
+            return Err("group units or per-stream tables".into());
+        }
+        self.uid.check_restored(clock, self.logical)
+    }
     fn streams(&self) -> usize {
         self.p.max_groups as usize + 1
     }

@@ -105,12 +105,40 @@ impl UidBuilder {
             bins,
             mbins,
             hits: hot_hits.clamp(1, 3) as usize,
-            counts: vec![0; (mbins + 1) * (bins + 1)],
+            // Written out (not calloc'ed): each epoch end clears it, touching every page,
+            // so the memory is resident from the start and the estimate holds for short
+            // runs too.
+            counts: crate::ftl::mapping::big_vec((mbins + 1) * (bins + 1), 0),
             ts: vec![0; n],
             prev: vec![[0; 2]; n],
             mbin: vec![mbins as u8; n],
             all: Vec::new(),
         }
+    }
+
+    /// Checks a restored builder (user-write clock `clock`, `logical` pages): table sizes
+    /// match its own bins and sampling, and no write time lies after the clock (the next
+    /// write subtracts it).
+    pub(crate) fn check_restored(&self, clock: u64, logical: u64) -> Result<(), String> {
+        let n = logical.div_ceil(self.sample.max(1)) as usize;
+        let shape = self.unit >= 1
+            && self.sample >= 1
+            && self.counts.len() == (self.mbins + 1) * (self.bins + 1)
+            && self.ts.len() == n
+            && self.prev.len() == n
+            && self.mbin.len() == n
+            && self.mbin.iter().all(|&k| k as usize <= self.mbins)
+            && (1..=3).contains(&self.hits)
+            && (self.all.is_empty() || self.all.len() == self.bins + 1);
+        if !shape {
+            return Err("UID table sizes".into());
+        }
+        if self.ts.iter().any(|&t| t > clock) || self.prev.iter().flatten().any(|&iv| iv > clock) {
+            return Err(format!(
+                "a UID write time or interval after the clock {clock}"
+            ));
+        }
+        Ok(())
     }
 
     /// Counts the interval of every user write (fed by the caller through

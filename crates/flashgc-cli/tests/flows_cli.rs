@@ -1,0 +1,137 @@
+//! Host flows and the mapping cache on the command line: `[[flow]]` configs, fio numjobs
+//! as flows, `--mapping-cache` (docs/flows.md, docs/mapping-cache.md).
+
+use std::process::{Command, Output};
+
+fn flashgc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flashgc"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
+}
+
+const SMALL: &[&str] = &[
+    "--logical-gib",
+    "0.0625",
+    "--pages-per-block",
+    "32",
+    "--op",
+    "0.15",
+];
+
+fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v: Vec<&str> = SMALL.to_vec();
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+fn flow_sections_run_with_per_flow_statistics() {
+    let dir = std::env::temp_dir().join(format!("flashgc-flows-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("two.toml");
+    std::fs::write(
+        &cfg,
+        "[[flow]]\nname = \"reader\"\nrw = \"randread\"\niodepth = 4\n\
+         [[flow]]\nname = \"writer\"\nrw = \"randwrite\"\niodepth = 1\nsize = \"16m\"\n",
+    )
+    .unwrap();
+    let c = cfg.to_str().unwrap();
+    let mut a = vec![
+        "run",
+        "--config",
+        c,
+        "--timing",
+        "--requests",
+        "3000",
+        "--json",
+    ];
+    a.extend_from_slice(SMALL);
+    let r = json(&flashgc(&a));
+    let f = r["flows"].as_array().unwrap();
+    assert_eq!(f.len(), 2);
+    let n: u64 = f.iter().map(|x| x["requests"].as_u64().unwrap()).sum();
+    assert_eq!(n, 3000);
+    assert_eq!(f[0]["write_requests"], 0);
+    assert_eq!(f[1]["read_requests"], 0);
+    // Human output lists them.
+    a.retain(|x| *x != "--json");
+    let o = flashgc(&a);
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        s.contains("flows (rates") && s.contains("reader") && s.contains("writer"),
+        "{s}"
+    );
+    // A bad section: exit 2 naming the field.
+    std::fs::write(&cfg, "[[flow]]\niodepth = 0\n").unwrap();
+    let o = flashgc(&["run", "--config", c, "--timing"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("flow `flow0`.iodepth"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fio_numjobs_report_each_job() {
+    let a = args(&[
+        "fio",
+        "--rw",
+        "randrw",
+        "--rwmixwrite",
+        "30",
+        "--numjobs",
+        "3",
+        "--iodepth",
+        "2",
+        "--size",
+        "32m",
+        "--json",
+    ]);
+    // `fio` is the subcommand: put it first.
+    let mut v = vec!["fio"];
+    v.extend(a.iter().filter(|x| **x != "fio"));
+    let r = json(&flashgc(&v));
+    let f = r[0]["flows"].as_array().unwrap();
+    let names: Vec<&str> = f.iter().map(|x| x["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["job.0", "job.1", "job.2"]);
+}
+
+#[test]
+fn mapping_cache_flag() {
+    let mut a = vec![
+        "run",
+        "--workload",
+        "uniform",
+        "--write-volume",
+        "2",
+        "--mapping-cache",
+        "8k",
+        "--json",
+    ];
+    a.extend_from_slice(SMALL);
+    let r = json(&flashgc(&a));
+    let t = &r["steady_state"]["translation"];
+    assert!(t["translation_writes"].as_u64().unwrap() > 0);
+    assert!(r["steady_state"]["waf"].as_f64() > t["waf_without_translation"].as_f64());
+    // off = no section at all.
+    let i = a.iter().position(|x| *x == "8k").unwrap();
+    a[i] = "off";
+    let r = json(&flashgc(&a));
+    assert!(r["steady_state"].get("translation").is_none());
+    // Out of range and inconsistent: exit 2 with the field.
+    a[i] = "1g";
+    let o = flashgc(&a);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("ftl.mapping_cache.bytes"));
+    let mut b = vec!["run", "--mapping-entry-bytes", "8"];
+    b.extend_from_slice(SMALL);
+    let o = flashgc(&b);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--mapping-entry-bytes needs a mapping cache")
+    );
+}

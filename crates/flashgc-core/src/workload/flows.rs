@@ -1,0 +1,631 @@
+//! Several host flows in one run (fio's job sections and `numjobs`, MQSim's IO scenarios):
+//! each flow has its own pattern (a [`FioJob`]: rw, rwmixwrite, bs, distribution), its own
+//! region of the logical space (offset and size), its own arrival process (closed loop
+//! with a queue depth, or a fixed rate), a start time, an optional request limit, and its
+//! own statistics (docs/flows.md).
+//!
+//! A [`FlowSet`] is a [`Workload`] the driver recognises ([`Workload::as_flows`]): instead
+//! of taking requests in file order, the driver asks it for the next arrival over all
+//! flows ([`FlowSet::next_arrival_request`]: the earliest next arrival; ties go to the flow with fewer
+//! requests issued, then the lower index) and reports each completion back
+//! ([`FlowSet::completed`]), which frees a closed-loop slot of that flow. Without a timed
+//! device (WAF-only) completions are instantaneous, so closed-loop flows take turns and
+//! rate flows interleave by their rates.
+
+use crate::error::{Error, Result};
+use crate::metrics::latency::Latencies;
+use crate::metrics::result::FlowReport;
+use crate::workload::fio::{FioJob, FioWorkload, Rw};
+use crate::workload::{Op, Request, Workload};
+use serde::{Deserialize, Serialize};
+
+/// How a flow's requests arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum FlowArrival {
+    /// Closed loop: `queue_depth` requests outstanding (fio's iodepth; MQSim's
+    /// `Average_No_of_Reqs_in_Queue` with a queue-depth-based scenario).
+    Closed {
+        /// Outstanding requests.
+        queue_depth: u32,
+    },
+    /// Open loop at a fixed rate (fio's `rate_iops`; MQSim's bandwidth-based scenario with
+    /// a fixed interval).
+    Rate {
+        /// Requests per simulated second.
+        iops: f64,
+    },
+}
+
+impl FlowArrival {
+    fn describe(&self) -> String {
+        match self {
+            FlowArrival::Closed { queue_depth } => {
+                format!("closed loop, queue depth {queue_depth}")
+            }
+            FlowArrival::Rate { iops } => format!("open loop, {iops} IOPS"),
+        }
+    }
+}
+
+/// One flow.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlowSpec {
+    /// Name in results (fio's section name; `job.N` for numjobs copies).
+    pub name: String,
+    /// Pattern: `rw`, `rwmixwrite`, `bs`, `size` (the region's length; None = to the end
+    /// of the device), distribution and seed (`numjobs` and `iodepth` are not used: one
+    /// flow is one job; its depth is in `arrival`).
+    pub job: FioJob,
+    /// First byte of the flow's region (fio's `offset`).
+    pub offset: u64,
+    /// Arrival process.
+    pub arrival: FlowArrival,
+    /// Simulated time of the first arrival, ns (fio's `startdelay`; MQSim's
+    /// `Initial_Delay`).
+    pub start_ns: u64,
+    /// Requests the flow issues (None: unbounded; the run's volume ends it).
+    pub requests: Option<u64>,
+}
+
+impl FlowSpec {
+    fn validate(&self, logical_pages: u64, lpn_size: u32) -> Result<(u64, u64)> {
+        let field = |f: &str| format!("flow `{}`.{f}", self.name);
+        let lpn = lpn_size as u64;
+        if self.offset % lpn != 0 {
+            return Err(Error::config(
+                field("offset"),
+                format!("{} must be a multiple of the LPN size {lpn}", self.offset),
+            ));
+        }
+        let off = self.offset / lpn;
+        if off >= logical_pages {
+            return Err(Error::config(
+                field("offset"),
+                format!(
+                    "{} bytes must be below the logical capacity ({} bytes)",
+                    self.offset,
+                    logical_pages * lpn
+                ),
+            ));
+        }
+        let region = match self.job.size {
+            None => logical_pages - off,
+            Some(b) => b / lpn,
+        };
+        if region == 0 || off + region > logical_pages {
+            return Err(Error::config(
+                field("size"),
+                format!(
+                    "offset + size = {} bytes must be in (offset, logical capacity = {} bytes]",
+                    (off + region) * lpn,
+                    logical_pages * lpn
+                ),
+            ));
+        }
+        match self.arrival {
+            FlowArrival::Closed { queue_depth } if queue_depth == 0 || queue_depth > 1 << 16 => {
+                return Err(Error::config(
+                    field("iodepth"),
+                    format!("{queue_depth} must be in [1, 65536]"),
+                ))
+            }
+            FlowArrival::Rate { iops } if !(iops.is_finite() && iops > 0.0) => {
+                return Err(Error::config(
+                    field("rate_iops"),
+                    format!("{iops} must be a positive number"),
+                ))
+            }
+            _ => {}
+        }
+        if self.requests == Some(0) {
+            return Err(Error::config(field("requests"), "must be at least 1"));
+        }
+        Ok((off, region))
+    }
+
+    /// The flows of a fio job with `numjobs` jobs (fio runs them as independent jobs):
+    /// each gets the job's pattern and iodepth, its own seed (`seed + j`), and for
+    /// sequential patterns its own start in the region (fio's `offset_increment = size /
+    /// numjobs`, as the merged model did).
+    pub fn from_fio(name: &str, job: &FioJob, offset: u64, logical_bytes: u64) -> Vec<FlowSpec> {
+        let n = job.numjobs.max(1) as u64;
+        let size = job.size.unwrap_or(logical_bytes.saturating_sub(offset));
+        (0..n)
+            .map(|j| {
+                let seq = matches!(job.rw, Rw::Read | Rw::Write);
+                let (off, sz) = if seq && n > 1 {
+                    let per = (size / n) / job.bs.max(1) * job.bs.max(1);
+                    (offset + j * per, Some(per.max(job.bs)))
+                } else {
+                    (offset, job.size)
+                };
+                FlowSpec {
+                    name: if n > 1 {
+                        format!("{name}.{j}")
+                    } else {
+                        name.to_string()
+                    },
+                    job: FioJob {
+                        numjobs: 1,
+                        seed: job.seed.wrapping_add(j),
+                        size: sz,
+                        ..job.clone()
+                    },
+                    offset: off,
+                    arrival: FlowArrival::Closed {
+                        queue_depth: job.iodepth,
+                    },
+                    start_ns: 0,
+                    requests: None,
+                }
+            })
+            .collect()
+    }
+}
+
+/// What the driver measures of one flow (and the flow's arrival state).
+#[derive(Clone, Serialize, Deserialize)]
+struct FlowState {
+    issued: u64,
+    /// Closed loop: the completion times of the slots (sorted when saved).
+    slots: Vec<u64>,
+    rd: Latencies,
+    wr: Latencies,
+    reads: u64,
+    writes: u64,
+    trims: u64,
+    bytes: u64,
+    first_arrival: Option<u64>,
+    last_done: u64,
+}
+
+/// Several flows as one workload (see the module docs).
+pub struct FlowSet {
+    specs: Vec<FlowSpec>,
+    gens: Vec<FioWorkload>,
+    /// (first LPN, region pages) of each flow.
+    regions: Vec<(u64, u64)>,
+    state: Vec<FlowState>,
+    buf: Vec<Request>,
+    lpn_size: u32,
+}
+
+impl FlowSet {
+    /// The flows of `specs` on a device of `logical_pages` LPNs of `lpn_size` bytes.
+    pub fn new(specs: Vec<FlowSpec>, logical_pages: u64, lpn_size: u32) -> Result<FlowSet> {
+        if specs.is_empty() {
+            return Err(Error::config("flow", "at least one flow"));
+        }
+        if specs.len() > 1 << 12 {
+            return Err(Error::config("flow", "at most 4096 flows"));
+        }
+        let mut gens = Vec::new();
+        let mut regions = Vec::new();
+        let mut state = Vec::new();
+        for s in &specs {
+            let (off, region) = s.validate(logical_pages, lpn_size)?;
+            let job = FioJob {
+                size: Some(region * lpn_size as u64),
+                numjobs: 1,
+                ..s.job.clone()
+            };
+            gens.push(
+                job.workload(region, lpn_size)
+                    .map_err(|e| Error::config(format!("flow `{}`", s.name), e.to_string()))?,
+            );
+            regions.push((off, region));
+            let slots = match s.arrival {
+                FlowArrival::Closed { queue_depth } => vec![s.start_ns; queue_depth as usize],
+                FlowArrival::Rate { .. } => Vec::new(),
+            };
+            state.push(FlowState {
+                issued: 0,
+                slots,
+                rd: Latencies::default(),
+                wr: Latencies::default(),
+                reads: 0,
+                writes: 0,
+                trims: 0,
+                bytes: 0,
+                first_arrival: None,
+                last_done: 0,
+            });
+        }
+        Ok(FlowSet {
+            specs,
+            gens,
+            regions,
+            state,
+            buf: Vec::new(),
+            lpn_size,
+        })
+    }
+
+    /// The flows.
+    pub fn specs(&self) -> &[FlowSpec] {
+        &self.specs
+    }
+
+    /// Next arrival time of flow `i` (None when it has issued all its requests).
+    fn next_arrival(&self, i: usize) -> Option<u64> {
+        let (s, st) = (&self.specs[i], &self.state[i]);
+        if s.requests.is_some_and(|n| st.issued >= n) {
+            return None;
+        }
+        Some(match s.arrival {
+            FlowArrival::Closed { .. } => *st.slots.iter().min().expect("queue depth >= 1"),
+            FlowArrival::Rate { iops } => {
+                s.start_ns + libm::round(st.issued as f64 * 1e9 / iops) as u64
+            }
+        })
+    }
+
+    /// The next request over all flows: (flow, request, arrival time); None when every
+    /// flow has issued all its requests.
+    pub fn next_arrival_request(&mut self) -> Result<Option<(usize, Request, u64)>> {
+        let mut best: Option<(u64, u64, usize)> = None;
+        for i in 0..self.specs.len() {
+            if let Some(t) = self.next_arrival(i) {
+                let k = (t, self.state[i].issued, i);
+                if best.is_none_or(|b| k < b) {
+                    best = Some(k);
+                }
+            }
+        }
+        let Some((t, _, i)) = best else {
+            return Ok(None);
+        };
+        self.buf.clear();
+        self.gens[i].fill(&mut self.buf, 1)?;
+        let Some(mut req) = self.buf.pop() else {
+            return Ok(None);
+        };
+        req.lpn += self.regions[i].0;
+        req.time_ns = t;
+        let st = &mut self.state[i];
+        st.issued += 1;
+        st.first_arrival.get_or_insert(t);
+        Ok(Some((i, req, t)))
+    }
+
+    /// Flow `i`'s request `req`, arrived at `t`, completed at `done` (`done == t` without
+    /// a timed device): frees its closed-loop slot and records it.
+    pub fn completed(&mut self, i: usize, req: &Request, t: u64, done: u64, timed: bool) {
+        let st = &mut self.state[i];
+        if let FlowArrival::Closed { .. } = self.specs[i].arrival {
+            // The slot that issued this request is the earliest one (its arrival).
+            if let Some(s) = st.slots.iter_mut().filter(|s| **s == t).min() {
+                *s = done;
+            }
+        }
+        st.last_done = st.last_done.max(done);
+        st.bytes += req.pages as u64 * self.lpn_size as u64;
+        let lat = done - t;
+        match req.op {
+            Op::Read => {
+                st.reads += 1;
+                if timed {
+                    st.rd.record(lat);
+                }
+            }
+            Op::Write => {
+                st.writes += 1;
+                if timed {
+                    st.wr.record(lat);
+                }
+            }
+            Op::Trim => st.trims += 1,
+        }
+    }
+
+    /// The per-flow section of a result, over a run of `span_ns` simulated nanoseconds
+    /// (rates over the run's span, so that the flows' rates add up to the run's).
+    pub fn report(&self, span_ns: u64, timed: bool) -> Vec<FlowReport> {
+        let secs = span_ns as f64 / 1e9;
+        let rate = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        self.specs
+            .iter()
+            .zip(&self.state)
+            .zip(&self.regions)
+            .map(|((s, st), &(off, region))| FlowReport {
+                name: s.name.clone(),
+                pattern: s.job.describe(),
+                arrival: s.arrival.describe(),
+                start_ns: s.start_ns,
+                offset_bytes: off * self.lpn_size as u64,
+                size_bytes: region * self.lpn_size as u64,
+                requests: st.issued,
+                read_requests: st.reads,
+                write_requests: st.writes,
+                trim_requests: st.trims,
+                bytes: st.bytes,
+                iops: rate(st.issued as f64),
+                bandwidth_mb_s: rate(st.bytes as f64 / 1e6),
+                active_ns: st
+                    .first_arrival
+                    .map_or(0, |f| st.last_done.saturating_sub(f)),
+                read_latency: timed.then(|| st.rd.summary()),
+                write_latency: timed.then(|| st.wr.summary()),
+                read_histogram: timed.then(|| st.rd.log_histogram()),
+                write_histogram: timed.then(|| st.wr.log_histogram()),
+            })
+            .collect()
+    }
+
+    /// One line per flow.
+    pub fn describe_flows(&self) -> String {
+        self.specs
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}: {} @ {} bytes, {}",
+                    s.name,
+                    s.job.describe(),
+                    s.offset,
+                    s.arrival.describe()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// The saved position of a [`FlowSet`]: its flows' states; generators are replayed.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    names: Vec<String>,
+    state: Vec<FlowState>,
+}
+
+impl Workload for FlowSet {
+    fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
+        // Outside the driver's flow loop (e.g. a future-knowledge pre-pass): the requests
+        // in arrival order with instantaneous completions.
+        for _ in 0..max {
+            let Some((i, req, t)) = self.next_arrival_request()? else {
+                break;
+            };
+            self.completed(i, &req, t, t, false);
+            buf.push(req);
+        }
+        Ok(())
+    }
+    fn describe(&self) -> String {
+        format!("flows [{}]", self.describe_flows())
+    }
+    fn is_infinite(&self) -> bool {
+        self.specs.iter().any(|s| s.requests.is_none())
+    }
+    fn save_position(&self) -> Option<Vec<u8>> {
+        let mut state = self.state.clone();
+        for s in &mut state {
+            s.slots.sort_unstable();
+        }
+        crate::checkpoint::encode(&Saved {
+            names: self.specs.iter().map(|s| s.name.clone()).collect(),
+            state,
+        })
+        .ok()
+    }
+    fn load_position(&mut self, b: &[u8]) -> Result<()> {
+        let saved: Saved = crate::checkpoint::decode(b)?;
+        let names: Vec<&String> = self.specs.iter().map(|s| &s.name).collect();
+        if saved.names.iter().collect::<Vec<_>>() != names {
+            return Err(Error::Input(
+                "the checkpoint's flows differ from the configured ones".into(),
+            ));
+        }
+        for (i, st) in saved.state.into_iter().enumerate() {
+            if st.slots.len() != self.state[i].slots.len() {
+                return Err(Error::Input(format!(
+                    "flow `{}`: the checkpoint's queue depth differs",
+                    self.specs[i].name
+                )));
+            }
+            // Replay the generator to where the flow was.
+            let mut left = st.issued;
+            while left > 0 {
+                self.buf.clear();
+                let n = left.min(4096) as usize;
+                self.gens[i].fill(&mut self.buf, n)?;
+                if self.buf.len() != n {
+                    return Err(Error::Input(format!(
+                        "flow `{}` does not replay its {} requests",
+                        self.specs[i].name, st.issued
+                    )));
+                }
+                left -= n as u64;
+            }
+            self.state[i] = st;
+        }
+        Ok(())
+    }
+    fn as_flows(&mut self) -> Option<&mut FlowSet> {
+        Some(self)
+    }
+}
+
+/// A size in bytes in a configuration: an integer, or a string with a binary suffix
+/// (`4k`, `16KiB`, `1g`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ByteSize {
+    /// Bytes.
+    Bytes(u64),
+    /// Text with an optional k/m/g/t suffix (powers of 1024).
+    Text(String),
+}
+
+impl ByteSize {
+    /// The size in bytes (errors name `field`).
+    pub fn bytes(&self, field: &str) -> Result<u64> {
+        match self {
+            ByteSize::Bytes(b) => Ok(*b),
+            ByteSize::Text(s) => {
+                let t = s.trim().to_ascii_lowercase();
+                let t = t.trim_end_matches("ib").trim_end_matches('b');
+                let (num, shift) = match t.chars().last() {
+                    Some('k') => (&t[..t.len() - 1], 10),
+                    Some('m') => (&t[..t.len() - 1], 20),
+                    Some('g') => (&t[..t.len() - 1], 30),
+                    Some('t') => (&t[..t.len() - 1], 40),
+                    _ => (t, 0),
+                };
+                let v: f64 = num.trim().parse().map_err(|_| {
+                    Error::config(field, format!("`{s}` is not a size (e.g. 4096, 4k, 1g)"))
+                })?;
+                let b = v * (1u64 << shift) as f64;
+                if !(0.0..1.8e19).contains(&b) {
+                    return Err(Error::config(field, format!("`{s}` is out of range")));
+                }
+                Ok(b.round() as u64)
+            }
+        }
+    }
+}
+
+/// One `[[flow]]` section of a configuration (docs/flows.md): fio's job options by their
+/// fio names, one arrival process (`iodepth` or `rate_iops`), and `numjobs` copies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Name (default `flowN`, N its index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// fio's rw: randrw, randwrite, randread, write, read. Default randwrite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rw: Option<String>,
+    /// Percentage of writes for randrw (default 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwmixwrite: Option<f64>,
+    /// Block size (default 4k).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs: Option<ByteSize>,
+    /// First byte of the region (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<ByteSize>,
+    /// Length of the region (default: to the end of the device).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<ByteSize>,
+    /// uniform or zipf:THETA (default uniform).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<String>,
+    /// Closed loop with this many outstanding requests (default 1 unless `rate_iops`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iodepth: Option<u32>,
+    /// Open loop at this many requests per simulated second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<f64>,
+    /// First arrival, simulated milliseconds (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ms: Option<f64>,
+    /// Requests the flow issues (default: unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// Copies of the flow, named `NAME.j` (fio's numjobs; default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numjobs: Option<u32>,
+    /// Seed (default: the run's seed + the flow's index x 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+impl FlowConfig {
+    /// The flows of section `index` (errors name `flow[index].FIELD`).
+    pub fn specs(&self, index: usize, run_seed: u64, logical_bytes: u64) -> Result<Vec<FlowSpec>> {
+        let f = |x: &str| format!("flow[{index}].{x}");
+        let name = self.name.clone().unwrap_or_else(|| format!("flow{index}"));
+        let rw = Rw::parse(self.rw.as_deref().unwrap_or("randwrite"))
+            .map_err(|e| Error::config(f("rw"), e.to_string()))?;
+        let dist =
+            crate::workload::fio::Dist::parse(self.distribution.as_deref().unwrap_or("uniform"))
+                .map_err(|e| Error::config(f("distribution"), e.to_string()))?;
+        let bs = self
+            .bs
+            .as_ref()
+            .map(|b| b.bytes(&f("bs")))
+            .transpose()?
+            .unwrap_or(4096);
+        let offset = self
+            .offset
+            .as_ref()
+            .map(|b| b.bytes(&f("offset")))
+            .transpose()?
+            .unwrap_or(0);
+        let size = self
+            .size
+            .as_ref()
+            .map(|b| b.bytes(&f("size")))
+            .transpose()?;
+        let arrival = match (self.iodepth, self.rate_iops) {
+            (Some(_), Some(_)) => {
+                return Err(Error::config(
+                    f("rate_iops"),
+                    "give iodepth (closed loop) or rate_iops (open loop), not both",
+                ))
+            }
+            (_, Some(iops)) => FlowArrival::Rate { iops },
+            (d, None) => FlowArrival::Closed {
+                queue_depth: d.unwrap_or(1),
+            },
+        };
+        let start_ms = self.start_ms.unwrap_or(0.0);
+        if !(start_ms.is_finite() && (0.0..1e12).contains(&start_ms)) {
+            return Err(Error::config(
+                f("start_ms"),
+                format!("{start_ms} must be in [0, 1e12)"),
+            ));
+        }
+        let numjobs = self.numjobs.unwrap_or(1);
+        if numjobs == 0 || numjobs > 1024 {
+            return Err(Error::config(
+                f("numjobs"),
+                format!("{numjobs} must be in [1, 1024]"),
+            ));
+        }
+        let job = FioJob {
+            rw,
+            rwmixwrite: self.rwmixwrite.unwrap_or(50.0),
+            bs,
+            size,
+            numjobs,
+            iodepth: match arrival {
+                FlowArrival::Closed { queue_depth } => queue_depth,
+                FlowArrival::Rate { .. } => 1,
+            },
+            dist,
+            seed: self
+                .seed
+                .unwrap_or(run_seed.wrapping_add(1000 * index as u64)),
+        };
+        let mut v = FlowSpec::from_fio(&name, &job, offset, logical_bytes);
+        for s in &mut v {
+            s.arrival = arrival;
+            s.start_ns = (start_ms * 1e6).round() as u64;
+            s.requests = self.requests;
+        }
+        Ok(v)
+    }
+}
+
+/// The flows of a configuration's `[[flow]]` sections (None without any).
+pub fn from_config(cfg: &crate::Config, layout: &crate::config::Layout) -> Result<Option<FlowSet>> {
+    if cfg.flow.is_empty() {
+        return Ok(None);
+    }
+    let mut specs = Vec::new();
+    for (i, f) in cfg.flow.iter().enumerate() {
+        specs.extend(f.specs(i, cfg.run.seed, layout.logical_bytes())?);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for s in &specs {
+        if !seen.insert(s.name.clone()) {
+            return Err(Error::config(
+                "flow.name",
+                format!("`{}` names two flows", s.name),
+            ));
+        }
+    }
+    FlowSet::new(specs, layout.logical_pages, layout.lpn_size).map(Some)
+}

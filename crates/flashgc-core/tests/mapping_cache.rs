@@ -1,0 +1,293 @@
+//! The mapping-table cache (DFTL-style CMT, docs/mapping-cache.md): a hand-worked tiny
+//! example of hits, misses, translation reads and writes; the exact cost of a miss on an
+//! idle device; translation writes in WAF (WAF-only and timed); monotone traffic and
+//! latency as the cache shrinks (DFTL's direction); checkpoint/resume byte for byte; bad
+//! input.
+
+use flashgc_core::checkpoint::CheckpointReader;
+use flashgc_core::config::MappingCacheConfig;
+use flashgc_core::driver::{Engine, TimedSim};
+use flashgc_core::sim::{RunControl, RunEnd};
+use flashgc_core::timing::{Host, TimingParams};
+use flashgc_core::workload::{Op, Request};
+use flashgc_core::{Config, Simulation};
+
+/// 64 MiB logical (16384 LPNs of 4 KiB), 32-page segments, op 0.15.
+fn small(cache_bytes: Option<u64>) -> Config {
+    let mut c = Config::default_preset();
+    c.ftl.logical_gib = Some(1.0 / 16.0);
+    c.ftl.op = Some(0.15);
+    c.device.pages_per_block = 32;
+    c.run.workload = "zipf:0.8".into();
+    c.run.read_ratio = 0.5;
+    c.run.write_volume = 3.0;
+    c.run.warmup = Some(1.0);
+    c.run.max_memory_gib = None;
+    c.ftl.mapping_cache = cache_bytes.map(|bytes| MappingCacheConfig {
+        bytes,
+        ..MappingCacheConfig::default()
+    });
+    c
+}
+
+fn run_waf(c: &Config) -> flashgc_core::RunResult {
+    let mut sim = Simulation::new(c).unwrap();
+    let mut wl = sim.synthetic_workload().unwrap();
+    sim.run(&mut wl, &mut |_| {}).unwrap()
+}
+
+fn run_timed(c: &Config) -> flashgc_core::RunResult {
+    let p = TimingParams {
+        host: Host::ClosedLoop { queue_depth: 8 },
+        data_volume_bytes: Some(64 << 20),
+        ..TimingParams::default()
+    };
+    let mut d = TimedSim::new(c, p).unwrap();
+    let mut wl = d.simulation().synthetic_workload().unwrap();
+    d.run(&mut wl, &mut |_| {}).unwrap()
+}
+
+#[test]
+fn hand_worked_hits_misses_reads_and_writes() {
+    // 4 entries of 4 B per 16-byte translation page; 2 pages cached (32 bytes).
+    let mut c = small(None);
+    c.ftl.mapping_cache = Some(MappingCacheConfig {
+        bytes: 32,
+        entry_bytes: 4,
+        translation_page_bytes: Some(16),
+    });
+    let mut sim = Simulation::new(&c).unwrap();
+    let logical = sim.layout().logical_pages;
+    let f = sim.ftl_mut();
+    let cm = f.mapping_cache().unwrap().params();
+    assert_eq!((cm.entries_per_page, cm.capacity), (4, 2));
+    assert_eq!(cm.pages as u64, logical.div_ceil(4));
+    f.write(0).unwrap(); // tp0 miss, never written: no read.   cache [0d]
+    f.write(1).unwrap(); // tp0 hit.                             cache [0d]
+    f.write(4).unwrap(); // tp1 miss.                            cache [1d 0d]
+    f.read(8); //           tp2 miss, evicts dirty tp0: write 1.  cache [2 1d]
+    f.read(0); //           tp0 miss, evicts dirty tp1: write 2; tp0 is in flash: read 1.
+    f.read(9); //           tp2 hit.                             cache [2 0]
+    f.write(12).unwrap(); // tp3 miss, evicts clean tp0: no write. cache [3d 2]
+    let t = f.counters.translation.unwrap();
+    assert_eq!((t.hits, t.misses, t.reads, t.writes), (2, 5, 1, 2));
+    // The translation writes are flash programs: 4 user + 2 translation pages written.
+    assert_eq!(f.written_pages(), 6);
+    assert_eq!(f.counters.extra_programs(), 2);
+    f.check().unwrap();
+}
+
+#[test]
+fn a_miss_costs_one_translation_read_on_an_idle_device() {
+    let mut c = small(Some(4096)); // one translation page cached
+    c.run.fill = 1.0;
+    let p = TimingParams {
+        host: Host::ClosedLoop { queue_depth: 1 },
+        ..TimingParams::default()
+    };
+    let mut d = TimedSim::new(&c, p).unwrap();
+    d.start().unwrap();
+    let rd = |lpn| Request {
+        time_ns: 0,
+        op: Op::Read,
+        lpn,
+        pages: 1,
+        content: 0,
+    };
+    // Far apart in time: each request finds the device idle. The first miss evicts the
+    // page the fill left dirty (a translation write); the next miss evicts a clean page.
+    let gap = 1_000_000_000u64;
+    d.serve(&rd(5000), gap).unwrap();
+    let before = d.simulation().ftl().counters.translation.unwrap();
+    // LPN 9000's translation page (1024 entries per page) is not cached.
+    let miss = d.serve(&rd(9000), 2 * gap).unwrap() - 2 * gap;
+    let hit = d.serve(&rd(9001), 3 * gap).unwrap() - 3 * gap;
+    let t = d.simulation().ftl().counters.translation.unwrap();
+    let (h, m, r, w) = (
+        t.hits - before.hits,
+        t.misses - before.misses,
+        t.reads - before.reads,
+        t.writes - before.writes,
+    );
+    assert_eq!((h, m, r, w), (1, 1, 1, 0), "{t:?}");
+    // A read is read + transfer + SRAM; a miss is the translation page's read, then the data's.
+    assert!(hit > 0);
+    assert_eq!(miss, 2 * hit, "miss {miss} ns, hit {hit} ns");
+}
+
+#[test]
+fn translation_writes_count_in_waf_only_runs() {
+    let r = run_waf(&small(Some(16 << 10)));
+    for ph in [&r.total, &r.steady_state] {
+        let t = ph.translation.as_ref().expect("translation section");
+        assert!(t.translation_writes > 0 && t.misses > 0);
+        assert_eq!(
+            ph.flash_programs,
+            ph.user_writes + ph.gc_writes + t.translation_writes
+        );
+        assert!(ph.waf > t.waf_without_translation);
+        let w =
+            (ph.user_writes + ph.gc_writes + t.translation_writes) as f64 / ph.user_writes as f64;
+        assert!((ph.waf - w).abs() < 1e-12);
+    }
+    // Off: no section, and the same WAF definition as always.
+    let off = run_waf(&small(None));
+    assert!(off.steady_state.translation.is_none());
+    let json = serde_json::to_string(&off).unwrap();
+    assert!(!json.contains("translation"), "cache off adds no fields");
+    // GC works on: the checker passes after every victim with translation pages around.
+    let mut c = small(Some(8 << 10));
+    c.run.write_volume = 1.5;
+    let mut sim = Simulation::new(&c).unwrap();
+    sim.ftl_mut().set_check_after_gc(true);
+    let mut wl = sim.synthetic_workload().unwrap();
+    let r = sim.run(&mut wl, &mut |_| {}).unwrap();
+    assert!(r.total.gc_victims > 0);
+}
+
+#[test]
+fn smaller_cache_more_translation_traffic_and_latency() {
+    // Whole table (16476 LPNs / 1024 per page = 17 pages = 68 KiB), a quarter, one page.
+    let sizes = [68u64 << 10, 16 << 10, 4 << 10];
+    let mut prev: Option<(f64, u64, f64, f64)> = None;
+    let mut rows = Vec::new();
+    for &b in &sizes {
+        let r = run_timed(&small(Some(b)));
+        let t = r.total.translation.clone().unwrap();
+        let tm = r.timing.as_ref().unwrap();
+        let traffic = t.translation_reads + t.translation_writes;
+        let lat = tm.read_latency.mean_us;
+        let cur = (t.hit_ratio, traffic, lat, tm.iops);
+        rows.push((b, cur));
+        if let Some(p) = prev {
+            assert!(
+                cur.0 <= p.0,
+                "hit ratio rises as the cache shrinks: {rows:?}"
+            );
+            assert!(cur.1 >= p.1, "translation traffic falls: {rows:?}");
+            assert!(cur.2 >= p.2, "mean read latency falls: {rows:?}");
+            assert!(cur.3 <= p.3, "IOPS rise: {rows:?}");
+        }
+        prev = Some(cur);
+    }
+    // The whole table cached: after the cold misses, nothing to read or write back
+    // (DFTL's limit: page-level FTL performance).
+    let full = &rows[0].1;
+    assert!(full.0 > 0.99, "{rows:?}");
+    // One page: mostly misses (DFTL Fig. 9 direction: response time grows as the CMT shrinks).
+    let one = &rows[2].1;
+    assert!(one.0 < 0.5 && one.2 > full.2 * 1.2, "{rows:?}");
+    // Cache off equals today's timed run; a whole-table cache costs only cold misses.
+    let off = run_timed(&small(None));
+    let off_lat = off.timing.as_ref().unwrap().read_latency.mean_us;
+    assert!(full.2 >= off_lat, "{} vs {off_lat}", full.2);
+}
+
+#[test]
+fn deterministic_and_resumes_byte_for_byte() {
+    let c = small(Some(8 << 10));
+    let p = TimingParams {
+        host: Host::ClosedLoop { queue_depth: 4 },
+        data_volume_bytes: Some(48 << 20),
+        ..TimingParams::default()
+    };
+    let json = |r: &flashgc_core::RunResult| serde_json::to_string_pretty(r).unwrap();
+    let wl = || Simulation::new(&c).unwrap().synthetic_workload().unwrap();
+    let want = {
+        let mut e = Engine::new(&c, Some(p.clone())).unwrap();
+        match e
+            .run_with(&mut wl(), &mut |_| {}, &mut RunControl::default())
+            .unwrap()
+        {
+            RunEnd::Finished(r) => json(&r),
+            RunEnd::Stopped { .. } => unreachable!(),
+        }
+    };
+    assert!(want.contains("translation_writes"));
+    let again = json(&run_timed_with(&c, &p));
+    assert_eq!(want, again, "same config, same result");
+    let file = std::env::temp_dir().join(format!("flashgc-cmt-{}.ckpt", std::process::id()));
+    let mut e = Engine::new(&c, Some(p.clone())).unwrap();
+    let mut stops = [2_000u64, 2_001, 7_000].into_iter();
+    let mut next = stops.next();
+    let got = loop {
+        let mut ctl = RunControl {
+            checkpoint: Some(file.clone()),
+            stop_after_requests: next,
+            ..RunControl::default()
+        };
+        match e.run_with(&mut wl(), &mut |_| {}, &mut ctl).unwrap() {
+            RunEnd::Finished(r) => break json(&r),
+            RunEnd::Stopped { .. } => {
+                drop(e);
+                e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
+                next = stops.next();
+            }
+        }
+    };
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(want, got, "resumed run differs");
+    // WAF-only too.
+    let want = json(&run_waf(&c));
+    let mut sim = Simulation::new(&c).unwrap();
+    let mut ctl = RunControl {
+        checkpoint: Some(file.clone()),
+        stop_after_requests: Some(3_000),
+        ..RunControl::default()
+    };
+    assert!(matches!(
+        sim.run_with(&mut wl(), &mut |_| {}, &mut ctl).unwrap(),
+        RunEnd::Stopped { .. }
+    ));
+    let mut sim = Simulation::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
+    let got = json(&sim.run(&mut wl(), &mut |_| {}).unwrap());
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(want, got, "resumed WAF-only run differs");
+}
+
+fn run_timed_with(c: &Config, p: &TimingParams) -> flashgc_core::RunResult {
+    let mut d = TimedSim::new(c, p.clone()).unwrap();
+    let mut wl = d.simulation().synthetic_workload().unwrap();
+    d.run(&mut wl, &mut |_| {}).unwrap()
+}
+
+#[test]
+fn out_of_range_sizes_name_the_field() {
+    for (m, field) in [
+        (
+            MappingCacheConfig {
+                bytes: 1 << 30,
+                ..Default::default()
+            },
+            "ftl.mapping_cache.bytes",
+        ),
+        (
+            MappingCacheConfig {
+                bytes: 100,
+                ..Default::default()
+            },
+            "ftl.mapping_cache.bytes",
+        ),
+        (
+            MappingCacheConfig {
+                entry_bytes: 0,
+                ..Default::default()
+            },
+            "ftl.mapping_cache.entry_bytes",
+        ),
+        (
+            MappingCacheConfig {
+                translation_page_bytes: Some(8192),
+                ..Default::default()
+            },
+            "ftl.mapping_cache.translation_page_bytes",
+        ),
+    ] {
+        let mut c = small(None);
+        c.ftl.mapping_cache = Some(m);
+        match Simulation::new(&c) {
+            Ok(_) => panic!("accepted {field}"),
+            Err(e) => assert!(e.to_string().contains(field), "{e}"),
+        }
+    }
+}

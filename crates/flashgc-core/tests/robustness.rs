@@ -1,0 +1,142 @@
+//! Core-level regressions of issue 19: runs that must end, configuration errors that must
+//! say where they are, device sizes that must stay close to what was asked.
+
+use flashgc_core::{Config, Simulation};
+use std::time::Duration;
+
+fn small() -> Config {
+    let mut c = Config::default_preset();
+    c.ftl.logical_gib = Some(1.0 / 16.0);
+    c.device.pages_per_block = 64;
+    c.run.max_memory_gib = None;
+    c
+}
+
+/// Runs `f` on a thread; fails the test if it has not returned within `limit` (a hang).
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .expect("still running: the run does not end")
+}
+
+#[test]
+fn a_volume_of_zero_pages_ends_at_once() {
+    for (vol, workload) in [(0.0, "uniform"), (1e-12, "zipf:1.0"), (0.0, "seq")] {
+        let mut c = small();
+        c.run.write_volume = vol;
+        c.run.workload = workload.into();
+        let r = within(Duration::from_secs(30), move || {
+            Simulation::run_synthetic(&c, &mut |_| {}).unwrap()
+        });
+        assert_eq!(r.total.user_writes, 0, "{vol} {workload}");
+        assert_eq!(r.ended_by, "write_volume");
+        assert!(r.notes.iter().any(|n| n.contains("no user writes")));
+    }
+    // The oracle's pre-pass too.
+    let mut c = small();
+    c.run.write_volume = 0.0;
+    c.run.placement = "oracle".into();
+    let r = within(Duration::from_secs(30), move || {
+        Simulation::run_synthetic(&c, &mut |_| {}).unwrap()
+    });
+    assert_eq!(r.total.user_writes, 0);
+}
+
+#[test]
+fn toml_type_errors_name_the_field_and_the_line() {
+    for (text, field, line) in [
+        (
+            "[device]\nchannels = 4\npages_per_block = -256\n",
+            "device.pages_per_block",
+            3,
+        ),
+        ("[run]\nseed = \"x\"\n", "run.seed", 2),
+        ("# c\n\n[ftl]\nop = \"0.1\"\n", "ftl.op", 4),
+        (
+            "[device]\ntiming.read_us = \"fast\"\n",
+            "device.timing.read_us",
+            2,
+        ),
+    ] {
+        let e = Config::load(None, Some(("my.toml", text)))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("my.toml"), "{e}");
+        assert!(e.contains(&format!("`{field}`")), "{text:?}: {e}");
+        assert!(e.contains(&format!("line {line}")), "{text:?}: {e}");
+    }
+}
+
+#[test]
+fn superblocks_do_not_inflate_a_small_device() {
+    // 64 planes of 2 MiB blocks, 8-block superblocks: 1 GiB asked. Rounding each plane to
+    // whole superblocks built 1.87 GiB; a multiple of 8 blocks in all is enough.
+    let mut c = Config::load(Some("cosmos-openssd"), None).unwrap();
+    c.ftl.logical_gib = Some(1.0);
+    c.device.segment_blocks = 8;
+    let l = c.layout().unwrap();
+    let gib = l.logical_bytes() as f64 / (1u64 << 30) as f64;
+    assert!((1.0..1.1).contains(&gib), "{gib}");
+    assert_eq!(
+        l.segments as u64 * 8,
+        c.device.planes() * l.blocks_per_plane as u64
+    );
+    // A device far from what was asked says why in its advisories.
+    let mut c = Config::load(Some("cosmos-openssd"), None).unwrap();
+    c.ftl.logical_gib = Some(0.01);
+    let a = c.advisories();
+    assert!(
+        a.iter()
+            .any(|n| n.contains("ftl.logical_gib") && n.contains("planes")),
+        "{a:?}"
+    );
+    // Planes not a multiple of the superblock width: still whole segments.
+    let mut c = Config::default_preset();
+    c.device.channels = 3;
+    c.device.chips_per_channel = 1;
+    c.device.segment_blocks = 2;
+    c.ftl.logical_gib = Some(0.5);
+    let l = c.layout().unwrap();
+    assert_eq!(l.blocks_per_plane % 2, 0);
+    assert_eq!(l.segments as u64 * 2, 3 * l.blocks_per_plane as u64);
+}
+
+#[test]
+fn tiny_or_odd_blocks_are_advised_against() {
+    let mut c = small();
+    c.device.pages_per_block = 3;
+    let a = c.advisories();
+    assert!(
+        a.iter().any(|n| n.contains("device.pages_per_block = 3")),
+        "{a:?}"
+    );
+    c.run.write_volume = 1.0;
+    let r = Simulation::run_synthetic(&c, &mut |_| {}).unwrap();
+    assert!(
+        r.notes.iter().any(|n| n.contains("pages_per_block")),
+        "{:?}",
+        r.notes
+    );
+    let mut c = small();
+    c.device.pages_per_block = 100;
+    assert!(c.advisories().iter().any(|n| n.contains("power of two")));
+    for ppb in [64, 256, 384, 1152] {
+        let mut c = small();
+        c.device.pages_per_block = ppb;
+        assert!(c.advisories().is_empty(), "{ppb}: {:?}", c.advisories());
+    }
+}
+
+#[test]
+fn a_scheme_that_needs_too_many_streams_is_named() {
+    let mut c = Config::default_preset();
+    c.ftl.logical_gib = Some(0.25);
+    c.device.pages_per_block = 64;
+    c.device.segment_blocks = 8;
+    c.run.placement = "sepbit".into();
+    let e = Simulation::new(&c).err().expect("too small").to_string();
+    assert!(e.contains("`sepbit`") && e.contains("open streams"), "{e}");
+}

@@ -1,0 +1,254 @@
+"""What a new user tripped over in the Python package (issue 19): datasets the documented
+reader cannot read, grids that start runs before failing, a cluster started by hand, the
+dashboard, the `flashgc` command, reports that average different devices."""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pandas as pd
+import pytest
+
+import flashgc
+from flashgc import FlashgcError
+from flashgc.report import _cases, fig_midas_groups, load_results, report
+
+from . import browser
+from .conftest import ROOT, TINY
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_zero_write_volume_ends_at_once(tiny):
+    tiny["write_volume"] = 0.0
+    t0 = time.time()
+    r = flashgc.run("default", "uniform", **tiny)
+    assert r.raw["total"]["user_writes"] == 0 and r.raw["ended_by"] == "write_volume"
+    assert time.time() - t0 < 30
+
+
+def test_pandas_reads_every_sweep_dataset(tmp_path):
+    # single + greedy on uniform writes has an analytic model, sup-gc has none (a null
+    # `model` in one file, a string in the other); one run is timed (latency columns).
+    grid = {
+        "scheme": ["single/greedy", "sup-gc/greedy"],
+        "workload": ["uniform"],
+        "timing": [None, {"queue_depth": 4}],
+    }
+    base = flashgc.load_config("default", **dict(TINY, write_volume=2.0))
+    df = flashgc.sweep(grid, config=base, out=tmp_path, scheduler="local")
+    assert len(df) == 4
+    assert df["model"].isna().any() and df["model"].notna().any()
+    # The documented reader, on the directory.
+    whole = pd.read_parquet(tmp_path)
+    assert len(whole) == 4
+    assert set(whole["run_id"]) == set(df["run_id"])
+    assert whole["iops"].notna().sum() == 2 and whole["iops"].isna().sum() == 2
+
+
+@pytest.mark.parametrize("scheduler", ["local", None])
+@pytest.mark.parametrize(
+    "bad, field",
+    [({"op": [0.07, 0.0]}, "ftl.op"), ({"placement": ["single", "nosuch"]}, "nosuch")],
+)
+def test_a_bad_grid_value_fails_before_any_run(tmp_path, bad, field, scheduler, capfd):
+    grid = {"workload": ["uniform", "zipf:1.0"], **bad}
+    t0 = time.time()
+    with pytest.raises(FlashgcError) as e:
+        flashgc.sweep(grid, config=flashgc.load_config("default", **TINY), out=tmp_path, scheduler=scheduler)
+    assert field in str(e.value) and "sweep point" in str(e.value)
+    # Nothing ran, no cluster started: no result files, no Dask traceback, at once.
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".parquet")]
+    assert "Traceback" not in capfd.readouterr().err
+    assert time.time() - t0 < 10
+
+
+def test_too_many_streams_for_the_device_fail_before_any_run(tmp_path):
+    grid = {"placement": ["single", "sepbit"]}
+    base = flashgc.load_config("default", logical_gib=0.25, pages_per_block=64, segment_blocks=8)
+    with pytest.raises(FlashgcError, match="`sepbit` needs 6 open streams"):
+        flashgc.sweep(grid, config=base, out=tmp_path, scheduler="local")
+
+
+def _dask_cli(*args):
+    exe = os.path.join(os.path.dirname(sys.executable), "dask")
+    cmd = [exe, *args] if os.path.exists(exe) else [sys.executable, "-m", "distributed.cli.dask_" + args[0], *args[1:]]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def test_sweep_on_a_separately_started_scheduler_and_worker(tmp_path):
+    """As a cluster user runs it: `dask scheduler` and `dask worker` started by hand (here on
+    127.0.0.1), the sweep given the scheduler's address; rows equal an in-process sweep's."""
+    port = _free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    sched = _dask_cli("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
+    worker = None
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert sched.poll() is None, sched.stderr.read()
+                assert time.time() < deadline, "the scheduler did not start"
+                time.sleep(0.2)
+        worker = _dask_cli("worker", addr, "--nworkers", "1", "--nthreads", "1", "--no-dashboard")
+        grid = {"placement": ["single", "sup-gc"], "workload": ["uniform", "zipf:1.0"]}
+        base = flashgc.load_config("default", **TINY)
+        remote = flashgc.sweep(grid, config=base, out=tmp_path / "remote", scheduler=addr)
+        local = flashgc.sweep(grid, config=base, out=tmp_path / "local", scheduler="local")
+        assert len(remote) == 4 and len(remote.attrs["ran"]) == 4
+        pd.testing.assert_frame_equal(remote.reset_index(drop=True), local.reset_index(drop=True))
+    finally:
+        for p in (worker, sched):
+            if p is not None:
+                p.terminate()
+                try:
+                    p.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+
+
+def test_the_embedded_cluster_serves_a_dashboard_on_request(tmp_path, capfd):
+    pytest.importorskip("bokeh", reason="the Dask dashboard needs bokeh (the [sweep] extra installs it)")
+    seen = []
+
+    def probe(_row):
+        if seen:
+            return
+        err = capfd.readouterr().err
+        link = next(w for w in err.split() if w.startswith("http://"))
+        with urllib.request.urlopen(link, timeout=30) as resp:
+            seen.append((link, resp.status))
+
+    grid = {"placement": ["single", "sup-gc"]}
+    flashgc.sweep(
+        grid,
+        config=flashgc.load_config("default", **TINY),
+        out=tmp_path,
+        n_workers=1,
+        dashboard="127.0.0.1:0",
+        on_result=probe,
+    )
+    assert seen and seen[0][1] == 200, seen
+
+
+def _script():
+    exe = os.path.join(os.path.dirname(sys.executable), "flashgc")
+    if not os.path.exists(exe):
+        pytest.skip("the package's `flashgc` script is not installed in this environment")
+    return exe
+
+
+def test_pip_gives_a_flashgc_command_that_forwards_to_the_rust_cli(tmp_path):
+    exe = _script()
+    rust = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "flashgc")
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + "/usr/bin:/bin")
+    env.pop("FLASHGC_BIN", None)
+    env.pop("FLASHGC_FORWARDED", None)
+    # Without the Rust command line: a clear message, exit code 2, never a loop.
+    p = subprocess.run([exe, "presets"], env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "cargo install" in p.stderr, p.stderr
+    # `sweep` and `report` run in Python all the same.
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(
+        'out = "res"\n[base]\nlogical_gib = 0.0625\npages_per_block = 64\nwrite_volume = 2\n'
+        '[grid]\nplacement = ["single"]\n'
+    )
+    p = subprocess.run(
+        [exe, "sweep", str(sweep), "--scheduler", "local", "-q"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert p.returncode == 0, p.stderr
+    # With it (FLASHGC_BIN, or on PATH): every other command is the Rust one.
+    if not os.path.exists(rust):
+        pytest.skip(f"{rust} not built")
+    p = subprocess.run([exe, "presets"], env=dict(env, FLASHGC_BIN=rust), capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "cosmos-openssd" in p.stdout, p.stderr
+    p = subprocess.run(
+        [exe, "presets"],
+        env=dict(env, PATH=os.path.dirname(rust) + os.pathsep + env["PATH"]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 0 and "midas-128g" in p.stdout, p.stderr
+
+
+# --- the report ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_devices(tmp_path_factory):
+    """The same schemes and workload on two device sizes: never one curve."""
+    out = tmp_path_factory.mktemp("two")
+    grid = {"placement": ["single", "sup-gc"], "logical_gib": [0.0625, 0.125], "seed": [1, 2]}
+    flashgc.sweep(
+        grid, config=flashgc.load_config("default", **dict(TINY, write_volume=2.0)), out=out, scheduler="local"
+    )
+    return out
+
+
+def test_report_keeps_device_configurations_apart(two_devices, tmp_path):
+    df = load_results(two_devices)
+    cases = _cases(df)
+    assert cases.nunique() == 2, cases.unique()
+    assert all("logical" in c for c in cases)
+    html = open(report(two_devices, tmp_path / "r.html"), encoding="utf-8").read()
+    # The summary has a row per scheme and device, each averaging only its own 2 seeds.
+    section = html.split("Summary per scheme and case")[1].split("All runs")[0]
+    header = [re.sub("<.*?>", "", h).strip() for h in re.findall(r"<th[^>]*>(.*?)</th>", section, re.S)]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", r, re.S) for r in re.findall(r"<tr>(.*?)</tr>", section, re.S)]
+    rows = [r for r in rows if r]
+    assert {"preset", "logical_gib", "runs"} <= set(header), header
+    runs = [r[header.index("runs")].strip() for r in rows]
+    assert len(rows) == 4 and set(runs) == {"2"}, rows
+
+
+def test_midas_legend_is_outside_the_plot(tmp_path):
+    from flashgc.report import _mpl
+
+    r = flashgc.run(
+        "default",
+        "hotcold:90/10",
+        logical_gib=0.0625,
+        pages_per_block=32,
+        op=0.15,
+        write_volume=4.0,
+        placement="midas:epoch=0.5,check=0.25",
+        victim="fifo",
+    )
+    df = load_results([r])
+    df["scheme"] = "midas / fifo"
+    df["case"] = _cases(df)
+    plt = _mpl()
+    f = fig_midas_groups(df, plt)
+    assert f is not None
+    fig = f.fig
+    fig.canvas.draw()
+    r_ = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        assert leg is not None
+        a, b = ax.get_window_extent(r_), leg.get_window_extent(r_)
+        assert not a.overlaps(b), (a, b)
+    plt.close(fig)
+
+
+@pytest.mark.skipif(not browser.available(), reason=f"{browser.CHROMIUM} not found")
+def test_report_tables_fit_a_1400_px_window(two_devices, tmp_path):
+    html = report(two_devices, tmp_path / "r.html")
+    loaded = browser.load(html, width=1400, height=1000)
+    m = re.search(r'data-page-width="(\d+)"', loaded["dom"])
+    assert m, "the page did not measure itself"
+    width = int(m.group(1))
+    assert width <= 1400, width
