@@ -3,7 +3,8 @@
 The Rust CLI forwards ``flashgc sweep FILE``, ``flashgc report ...`` and ``flashgc reproduce ...``
 here. ``pip install`` also installs a ``flashgc`` command (:func:`console_main`): ``sweep`` and
 ``report`` run here, every other command (``run``, ``compare``, ``reproduce`` ...) is handed to
-the Rust command line (``reproduce`` comes back here with ``FLASHGC_BIN`` set), found through ``FLASHGC_BIN`` or ``PATH``.
+the Rust command line, found through ``FLASHGC_BIN`` or ``PATH`` (``reproduce`` comes back
+here with ``FLASHGC_BIN`` set).
 """
 
 from __future__ import annotations
