@@ -46,7 +46,12 @@ pub(crate) fn cmd_policies() {
 
 pub(crate) fn forward_python(sub: &str, args: &[String]) -> Result<(), Fail> {
     let py = std::env::var("FLASHGC_PYTHON").unwrap_or_else(|_| "python3".into());
-    let status = std::process::Command::new(&py)
+    let mut cmd = std::process::Command::new(&py);
+    // `reproduce` runs this very binary for its cases.
+    if let Ok(exe) = std::env::current_exe() {
+        cmd.env("FLASHGC_BIN", exe);
+    }
+    let status = cmd
         .arg("-m")
         .arg("flashgc")
         .arg(sub)

@@ -340,7 +340,10 @@ def _run_dask(
     n_workers: int,
     finish: Callable[[dict], None],
     dashboard: Optional[str] = None,
+    execute: Callable[[dict], dict] = _execute,
 ) -> None:
+    """Runs ``execute(task)`` for every task on Dask (an embedded LocalCluster when
+    ``scheduler`` is None) and hands each row to ``finish`` as it completes."""
     import logging
 
     from dask.distributed import Client, LocalCluster, as_completed
@@ -364,7 +367,7 @@ def _run_dask(
         client = Client(scheduler)
     try:
         # pure=False: the run id already names the work; each task runs exactly once.
-        futures = [client.submit(_execute, t, key=f"flashgc-run-{t['run_id']}", pure=False) for t in todo]
+        futures = [client.submit(execute, t, key=f"flashgc-run-{t['run_id']}", pure=False) for t in todo]
         for fut in as_completed(futures):
             row = fut.result()
             finish(row)
