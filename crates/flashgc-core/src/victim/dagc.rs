@@ -68,6 +68,13 @@ impl VictimPolicy for DagcVictim {
     fn select(&mut self, _view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
         self.b.pop_min(scope)
     }
+    fn remove(&mut self, seg: SegmentId, _view: &SegmentView) -> bool {
+        let ok = self.b.contains(seg);
+        if ok {
+            self.b.remove(seg);
+        }
+        ok
+    }
     fn memory_bytes(&self) -> u64 {
         self.b.memory_bytes()
     }

@@ -338,6 +338,29 @@ impl VictimPolicy for SplitGcVictim {
             }
         }
     }
+    fn remove(&mut self, seg: SegmentId, view: &SegmentView) -> bool {
+        match self.rule {
+            SplitRule::MinNondup | SplitRule::DupFirst => {
+                if !self.main.contains(seg) {
+                    return false;
+                }
+                self.main.remove(seg);
+                if let Some(d) = self.dups.as_mut().filter(|d| d.contains(seg)) {
+                    d.remove(seg);
+                }
+                true
+            }
+            SplitRule::PerFree => {
+                let g = view.stream(seg) as usize;
+                let r = self.rank[seg as usize];
+                if r.seg != seg || g >= self.sets.len() || !self.sets[g].remove(&r) {
+                    return false;
+                }
+                self.rank[seg as usize].seg = NONE;
+                true
+            }
+        }
+    }
 
     fn memory_bytes(&self) -> u64 {
         let per_free: u64 = self.sets.iter().map(|s| s.len() as u64 * 40).sum::<u64>()
