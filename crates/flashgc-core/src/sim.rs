@@ -15,6 +15,7 @@ pub use crate::metrics::result::{
 };
 use crate::metrics::{EraseSummary, MemoryItem, WindowPoint};
 use crate::placement::{self, Future, PlacementInit};
+use crate::validate::cmt_params;
 use crate::victim::{self, VictimInit};
 use crate::workload::{Op, Request, Synthetic, Workload, WorkloadSpec};
 use serde::Serialize;
@@ -754,23 +755,6 @@ fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Fut
 
 /// Number of victim histogram bins (re-exported for consumers).
 pub const VICTIM_BINS: usize = VICTIM_HIST_BINS;
-
-/// The mapping cache's parameters for `cfg` (None when off).
-pub fn cmt_params(cfg: &Config, layout: &Layout) -> Result<Option<CmtParams>> {
-    cfg.ftl
-        .mapping_cache
-        .as_ref()
-        .map(|m| {
-            let (entries_per_page, pages, capacity) =
-                m.shape(layout.logical_pages, layout.lpn_size)?;
-            Ok(CmtParams {
-                capacity,
-                entries_per_page,
-                pages,
-            })
-        })
-        .transpose()
-}
 
 /// Bytes of the mapping cache's structures: the GTD entries (4 B per translation page, in
 /// the L2P) and the LRU bookkeeping (9 B per translation page).

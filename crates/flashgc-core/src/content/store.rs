@@ -230,9 +230,9 @@ impl ContentStore {
         let n = physical as usize;
         ContentStore {
             needs,
-            pcontent: crate::ftl::mapping::big_vec(n, 0),
-            gid: crate::ftl::mapping::big_vec(n, NONE),
-            pos: crate::ftl::mapping::big_vec(n, 0),
+            pcontent: crate::mem::big_vec(n, 0),
+            gid: crate::mem::big_vec(n, NONE),
+            pos: crate::mem::big_vec(n, 0),
             noprint: vec![0; n.div_ceil(64)],
             groups: Vec::new(),
             free_groups: Vec::new(),

@@ -125,7 +125,7 @@ impl ContentLayer {
             gen,
             queue: VecDeque::new(),
             queue_peak: 0,
-            expect: super::mapping::big_vec(logical as usize, 0),
+            expect: crate::mem::big_vec(logical as usize, 0),
             staged: vec![0; (logical as usize).div_ceil(64)],
             counters: ContentCounters::default(),
             error: None,

@@ -539,10 +539,10 @@ impl Placement for Midas {
         // The last-write time and hot counter of the LPN: random accesses into tables of
         // 4 B and 2 bits per logical page, the two cache misses of every user write here.
         if let Some(t) = self.ts.get(lpn as usize) {
-            crate::ftl::mapping::prefetch_ptr(t as *const u32 as *const i8);
+            crate::mem::prefetch_ptr(t as *const u32 as *const i8);
         }
         if let Some(h) = self.hot_ctr.get(lpn as usize >> 2) {
-            crate::ftl::mapping::prefetch_ptr(h as *const u8 as *const i8);
+            crate::mem::prefetch_ptr(h as *const u8 as *const i8);
         }
     }
 

@@ -108,7 +108,7 @@ impl UidBuilder {
             // Written out (not calloc'ed): each epoch end clears it, touching every page,
             // so the memory is resident from the start and the estimate holds for short
             // runs too.
-            counts: crate::ftl::mapping::big_vec((mbins + 1) * (bins + 1), 0),
+            counts: crate::mem::big_vec((mbins + 1) * (bins + 1), 0),
             ts: vec![0; n],
             prev: vec![[0; 2]; n],
             mbin: vec![mbins as u8; n],

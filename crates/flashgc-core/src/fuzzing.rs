@@ -19,7 +19,7 @@
 //! payload (wrapped to its length), an operation (xor a byte, set a byte, write a small
 //! little-endian u32, write a u64 near a power of two) and a value byte.
 
-use super::{CheckpointReader, MAGIC};
+use crate::checkpoint::{CheckpointReader, MAGIC};
 use crate::device::noc::GcPath;
 use crate::device::NocParams;
 use crate::driver::Engine;
