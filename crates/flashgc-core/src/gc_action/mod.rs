@@ -57,7 +57,7 @@
 //! let vi = victim::build("victim", "greedy", victim::VictimInit {
 //!     segments, pages_per_segment: pps, groups: 1, seed: 1 }).unwrap();
 //! let mut ftl = Ftl::new(FtlParams { logical_pages: logical, segments,
-//!     pages_per_segment: pps, gc_low: 1, gc_high: 1 }, pl, vi);
+//!     pages_per_segment: pps, gc_low: 1, gc_high: 1, gc_garbage: None }, pl, vi);
 //! ftl.enable_content(ContentLayer::new(logical, (segments * pps) as u64,
 //!     Box::new(DeferKnownCopies), ContentGen::new(ContentParams::default(), 1)));
 //! // Segment 0: LPN 0 holds content 7, the rest is overwritten; segment 1 likewise for LPN
