@@ -33,6 +33,8 @@ use crate::types::{Lpn, SegmentId, StreamId};
 pub struct Mhf {
     /// Serves `mhf-opt` (else `mhf`).
     optimized: bool,
+    /// The counters; two per byte (low nibble = even index) when `max` <= 15, as firmware
+    /// packs 4-bit counters, else one per byte.
     #[serde(with = "crate::checkpoint::raw")]
     counters: Vec<u8>,
     m: u64,
@@ -87,7 +89,7 @@ impl Mhf {
     ) -> Mhf {
         Mhf {
             optimized: name == "mhf-opt",
-            counters: vec![0; m as usize],
+            counters: vec![0; if b <= 4 { m.div_ceil(2) } else { m } as usize],
             m,
             seeds: (0..k).map(|i| hash_seed(init.seed ^ 0x3f7, i)).collect(),
             max: ((1u32 << b) - 1) as u8,
@@ -101,10 +103,45 @@ impl Mhf {
     }
 
     #[inline]
+    fn packed(&self) -> bool {
+        self.max <= 15
+    }
+
+    #[inline]
+    fn get(&self, i: u64) -> u8 {
+        if self.packed() {
+            (self.counters[(i / 2) as usize] >> ((i & 1) * 4)) & 15
+        } else {
+            self.counters[i as usize]
+        }
+    }
+
+    /// Increments counter `i` unless it is saturated; returns its new value.
+    #[inline]
+    fn bump(&mut self, i: u64) -> u8 {
+        let v = self.get(i);
+        if v >= self.max {
+            return v;
+        }
+        if self.packed() {
+            self.counters[(i / 2) as usize] += 1 << ((i & 1) * 4);
+        } else {
+            self.counters[i as usize] += 1;
+        }
+        v + 1
+    }
+
+    /// Halves every counter (the exponential decay).
+    fn halve(&mut self) {
+        let mask = if self.packed() { 0x77 } else { 0x7f };
+        self.counters.iter_mut().for_each(|c| *c = (*c >> 1) & mask);
+    }
+
+    #[inline]
     fn is_hot(&self, key: u64) -> bool {
         self.seeds
             .iter()
-            .all(|&s| self.counters[hash_to(key, s, self.m) as usize] >= self.hot_at)
+            .all(|&s| self.get(hash_to(key, s, self.m)) >= self.hot_at)
     }
 }
 
@@ -149,16 +186,13 @@ impl Placement for Mhf {
         let key = lpn as u64;
         let mut min = u8::MAX;
         for i in 0..self.seeds.len() {
-            let c = &mut self.counters[hash_to(key, self.seeds[i], self.m) as usize];
-            if *c < self.max {
-                *c += 1;
-            }
-            min = min.min(*c);
+            let c = self.bump(hash_to(key, self.seeds[i], self.m));
+            min = min.min(c);
         }
         self.since += 1;
         if self.since == self.decay {
             self.since = 0;
-            self.counters.iter_mut().for_each(|c| *c >>= 1);
+            self.halve();
         }
         // Hot = every counter at or above 2^(B-H); a decay just now halves them first.
         let hot = if self.since == 0 {
@@ -183,9 +217,8 @@ impl Placement for Mhf {
         }
     }
     fn memory_bytes(&self) -> u64 {
-        // Counters of `bits` <= 4 pack two per byte in firmware; stored here one per byte.
-        let bits_per = if self.max <= 15 { 4 } else { 8 };
-        (self.m * bits_per).div_ceil(8)
+        // Counters of `bits` <= 4 are packed two per byte, as in firmware.
+        self.counters.len() as u64
     }
     fn report(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({
