@@ -1,10 +1,9 @@
 //! `flashgc serve`: the simulated SSD as an NBD block device (crate `flashgc-serve`,
 //! docs/serve.md). Flags as `flashgc run` for the device and schemes, `--timing` and its
-//! flags for flash timing, `--dedup SCHEME` for the dedup-aware FTL.
+//! flags for flash timing, `--gc-action` for the FTL's content mode (dedup-aware GC).
 
 use crate::{cmd_timing, CommonArgs, Fail};
-use flashgc_core::dedup::{DedupParams, Scheme};
-use flashgc_serve::{Backend, DataMode, Endpoint, Pace, ServeOptions, ServeResult};
+use flashgc_serve::{Backend, DataMode, Endpoint, Pace, ServeOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -28,7 +27,7 @@ pub struct ServeArgs {
     #[arg(long, default_value = "memory")]
     data: String,
     /// none: answer at once and record simulated latencies; real: answer at the simulated
-    /// completion time (needs --timing or --dedup).
+    /// completion time (needs --timing).
     #[arg(long, default_value = "none")]
     pace: String,
     /// Wall-clock time per simulated time: 1 = real time, 10 = ten times slower than the
@@ -45,10 +44,6 @@ pub struct ServeArgs {
     /// Stop after this many client connections have ended (default: serve until SIGINT/SIGTERM).
     #[arg(long, value_name = "N")]
     exit_after_clients: Option<u64>,
-    /// Serve through the dedup-aware FTL with this scheme: greedy | cagc | dagc | splitgc
-    /// (papers/splitgc.txt; content hashes of the written pages feed it).
-    #[arg(long, value_name = "SCHEME")]
-    dedup: Option<String>,
     /// No live statistics line (it is shown only on a terminal anyway).
     #[arg(long)]
     quiet: bool,
@@ -86,24 +81,6 @@ fn backend(a: &ServeArgs, cfg: &flashgc_core::Config) -> Result<Backend, Fail> {
             ));
         }
     }
-    if let Some(s) = &a.dedup {
-        if t.timing || t.any_timing_flag() {
-            return Err(Fail(
-                2,
-                "--dedup has its own timing model; --timing and its flags do not combine with it"
-                    .into(),
-            ));
-        }
-        let scheme = Scheme::parse("--dedup", s)?;
-        let params = DedupParams::new(scheme);
-        params.validate()?;
-        // As `flashgc dedup`: the first half of the write volume is warm-up.
-        let volume = a.common.write_volume.unwrap_or(2.0);
-        return Ok(Backend::Dedup {
-            params,
-            warmup: cfg.run.warmup.unwrap_or(volume / 2.0),
-        });
-    }
     if t.timing || t.any_timing_flag() {
         let mut flags = t.clone();
         flags.timing = true;
@@ -120,10 +97,7 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
             "--workload does not apply to `serve`: its workload is what the clients send".into(),
         ));
     }
-    let mut cfg = crate::build_config(&a.common)?;
-    if a.dedup.is_some() && a.common.write_volume.is_none() {
-        cfg.run.write_volume = 2.0;
-    }
+    let cfg = crate::build_config(&a.common)?;
     cfg.layout()?;
     crate::output::check_output(a.output.as_deref())?;
     let backend = backend(a, &cfg)?;
@@ -193,23 +167,15 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
             p.display()
         );
     }
-    let json = match &out.result {
-        ServeResult::Run(r) => serde_json::to_string_pretty(r),
-        ServeResult::Dedup(r) => serde_json::to_string_pretty(r),
-    }
-    .map_err(|e| Fail(1, e.to_string()))?;
+    let r = &out.result;
+    let json = serde_json::to_string_pretty(r).map_err(|e| Fail(1, e.to_string()))?;
     // Printed first, then written: a result that cannot be saved is still shown.
     if a.json {
         println!("{json}");
     } else {
-        match &out.result {
-            ServeResult::Run(r) => {
-                print!("{}", crate::output::human(r, s.wall_seconds, None));
-                if let Some(t) = &r.timing {
-                    print!("{}", cmd_timing::human(t));
-                }
-            }
-            ServeResult::Dedup(_) => println!("{json}"),
+        print!("{}", crate::output::human(r, s.wall_seconds, None));
+        if let Some(t) = &r.timing {
+            print!("{}", cmd_timing::human(t));
         }
     }
     crate::output::save_printed(a.output.as_deref(), json.as_bytes())

@@ -87,6 +87,15 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Reproduce a paper's evaluation: its claims beside flashgc's values, with verdicts
+    /// (sup-gc, bf-gc, splitgc, noc, midas, all; `--scale quick|full`, `-o DIR`; forwards to
+    /// `python3 -m flashgc reproduce`, which runs this binary for every case).
+    #[command(disable_help_flag = true)]
+    Reproduce {
+        /// Arguments for `python3 -m flashgc reproduce`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 /// A failure with the exit code it maps to: 2 for bad input, 1 for run-time failures.
@@ -150,6 +159,7 @@ fn main() -> ExitCode {
         },
         Cmd::Sweep { args } => cmd_info::forward_python("sweep", &args),
         Cmd::Report { args } => cmd_info::forward_python("report", &args),
+        Cmd::Reproduce { args } => cmd_info::forward_python("reproduce", &args),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

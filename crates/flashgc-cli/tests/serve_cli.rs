@@ -614,7 +614,7 @@ fn a_job_file_with_two_sections_equals_the_flags() {
 }
 
 #[test]
-fn dedup_scheme_over_tcp_gets_the_real_content() {
+fn content_mode_over_tcp_gets_the_real_content() {
     if !have("qemu-io") {
         eprintln!("SKIPPED: qemu-io (qemu-utils) is not installed");
         return;
@@ -623,7 +623,8 @@ fn dedup_scheme_over_tcp_gets_the_real_content() {
     let child = bin()
         .arg("serve")
         .args(DEVICE)
-        .args(["--dedup", "splitgc", "--listen", "127.0.0.1:0", "--quiet"])
+        .args(["--gc-action", "splitgc", "--victim", "splitgc"])
+        .args(["--listen", "127.0.0.1:0", "--quiet"])
         .args(["--exit-after-clients", "2", "--json"])
         .arg("--record")
         .arg(d.join("rec.fgt"))
@@ -658,8 +659,14 @@ fn dedup_scheme_over_tcp_gets_the_real_content() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["scheme"], "splitgc");
-    assert_eq!(r["counters"]["user_writes"], 1025);
+    let action = r["dedup"]["gc_action"].as_str().unwrap_or_default();
+    assert!(action.starts_with("splitgc"), "{action}");
+    assert_eq!(r["total"]["user_writes"], 1025);
+    // The 1024 pages of one content written over the wire are duplicates of each other
+    // in the FTL's content store (synthetic content would have no duplicates).
+    let share = r["dedup"]["measured_dup_share"].as_f64().unwrap();
+    eprintln!("measured_dup_share {share}");
+    assert!(share > 0.0, "{}", r["dedup"]);
     let st = bin()
         .args(["trace", "stats", "--json"])
         .arg(d.join("rec.fgt"))

@@ -2,18 +2,15 @@
 //! request arriving at simulated time `t`, get its completion time; at the end, a result
 //! record.
 //!
-//! **Adapter over today's core API.** The core's drivers (`Simulation::run`,
-//! `TimedSim::run`, `DedupSim::run`) take a whole workload and build the result record
-//! from their own bookkeeping; only their per-request steps (`Ftl::write/read/trim`,
-//! `TimedSim::serve`, `DedupSim::serve`) are public. So the live engine serves each request
-//! through those steps (for completion times, pacing and live statistics), and the result
-//! record is made at shutdown by replaying the served stream, as recorded in `.fgt`,
-//! through the same driver `flashgc run` (or `flashgc dedup`) uses: the result is by
+//! **Adapter over the core's per-request steps.** The live engine serves each request
+//! through the FTL (`Ftl::write/read/trim`, content staged first in the FTL's content mode,
+//! `--gc-action`) or the timed driver (`TimedSim::serve`), for completion times, pacing
+//! and live statistics; the result record is made at shutdown by replaying the served
+//! stream, as recorded in `.fgt`, through the driver `flashgc run` uses: the result is by
 //! construction what `flashgc run --workload trace:REC.fgt` gives. The live and replayed
 //! FTL counters are compared at the end; a difference is reported as an error. When the
 //! core's streaming host driver lands, [`LiveEngine`] wraps it and the replay goes away.
 
-use flashgc_core::dedup::{DedupParams, DedupReport, DedupSim};
 use flashgc_core::driver::TimedSim;
 use flashgc_core::ftl::FtlCounters;
 use flashgc_core::timing::{Host, TimingParams};
@@ -29,13 +26,6 @@ pub enum Backend {
     Waf,
     /// The FTL with flash timing (`--timing` and its flags); the host model is open loop.
     Timed(TimingParams),
-    /// The dedup-aware FTL (`flashgc dedup`'s schemes) with its timing.
-    Dedup {
-        /// Scheme and its parameters.
-        params: DedupParams,
-        /// Writes measured after this many logical capacities (as `flashgc dedup`).
-        warmup: f64,
-    },
 }
 
 impl Backend {
@@ -45,16 +35,9 @@ impl Backend {
     }
 }
 
-/// The result record at shutdown: the same record `flashgc run` (or `flashgc dedup`)
-/// writes for the replayed stream.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum ServeResult {
-    /// `run` / `run --timing`.
-    Run(Box<RunResult>),
-    /// `dedup`.
-    Dedup(Box<DedupReport>),
-}
+/// The result record at shutdown: the record `flashgc run` writes for the replayed stream
+/// (with its `dedup` section in the FTL's content mode).
+pub type ServeResult = RunResult;
 
 /// Counters shown live and compared with the replay.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -83,7 +66,6 @@ impl LiveCounters {
 enum Inner {
     Waf(Box<Simulation>),
     Timed(Box<TimedSim>),
-    Dedup(Box<DedupSim>),
 }
 
 /// The simulator serving requests one at a time.
@@ -127,12 +109,6 @@ impl LiveEngine {
                 ts.start_clock();
                 Inner::Timed(Box::new(ts))
             }
-            Backend::Dedup { params, .. } => {
-                let mut ds = DedupSim::new(cfg, params.clone())?;
-                ds.precondition(cfg.run.fill)?;
-                ds.ftl_mut().set_op_log(true);
-                Inner::Dedup(Box::new(ds))
-            }
         };
         let mut e = LiveEngine {
             inner,
@@ -152,16 +128,6 @@ impl LiveEngine {
         match &self.inner {
             Inner::Waf(s) => s.ftl().counters.clone(),
             Inner::Timed(t) => t.simulation().ftl().counters.clone(),
-            Inner::Dedup(d) => {
-                let c = &d.ftl().counters;
-                FtlCounters {
-                    user_writes: c.user_writes,
-                    gc_writes: c.gc_migrated + c.deferred_written,
-                    erases: c.erases,
-                    gc_victims: c.gc_victims,
-                    ..FtlCounters::default()
-                }
-            }
         }
     }
 
@@ -178,7 +144,13 @@ impl LiveEngine {
         match &mut self.inner {
             Inner::Waf(sim) => {
                 let ftl = sim.ftl_mut();
+                let content = ftl.content().is_some() && req.op == Op::Write;
                 for lpn in req.lpn..end {
+                    if content {
+                        // The FTL's content mode (`--gc-action`): the page's content hash.
+                        let c = flashgc_core::content::page_content(req.content, lpn - req.lpn);
+                        ftl.stage_content(lpn as u32, c);
+                    }
                     match req.op {
                         Op::Write => ftl.write(lpn as u32)?,
                         Op::Read => {
@@ -190,7 +162,6 @@ impl LiveEngine {
                 Ok(t)
             }
             Inner::Timed(ts) => ts.serve(req, t),
-            Inner::Dedup(ds) => ds.serve(req, t),
         }
     }
 
@@ -229,7 +200,7 @@ impl Workload for Empty {
 }
 
 /// Replays the recorded stream `trace` (a `.fgt` file of `records` records) through the
-/// driver `flashgc run` / `flashgc dedup` uses with the same configuration, and returns
+/// driver `flashgc run` uses with the same configuration, and returns
 /// its result and FTL counters after the precondition.
 pub fn replay(
     cfg: &Config,
@@ -257,31 +228,13 @@ pub fn replay(
             let mut sim = Simulation::new(&cfg).map_err(err)?;
             let r = sim.run(wl.as_mut(), &mut |_| {}).map_err(err)?;
             let c = counters_of(&r);
-            Ok((ServeResult::Run(Box::new(r)), c))
+            Ok((r, c))
         }
         Backend::Timed(p) => {
             let mut ts = TimedSim::new(&cfg, open_loop(p)).map_err(err)?;
             let r = ts.run(wl.as_mut(), &mut |_| {}).map_err(err)?;
             let c = counters_of(&r);
-            Ok((ServeResult::Run(Box::new(r)), c))
-        }
-        Backend::Dedup { params, warmup } => {
-            let mut ds = DedupSim::new(&cfg, params.clone()).map_err(err)?;
-            ds.precondition(cfg.run.fill).map_err(err)?;
-            let c0 = ds.ftl().counters.clone();
-            ds.run(wl.as_mut(), None, None, cfg.run.write_volume, *warmup)
-                .map_err(err)?;
-            ds.check_all_content().map_err(err)?;
-            let c1 = &ds.ftl().counters;
-            let c = LiveCounters {
-                user_writes: c1.user_writes - c0.user_writes,
-                gc_writes: c1.gc_migrated + c1.deferred_written
-                    - c0.gc_migrated
-                    - c0.deferred_written,
-                erases: c1.erases - c0.erases,
-                gc_victims: c1.gc_victims - c0.gc_victims,
-            };
-            Ok((ServeResult::Dedup(Box::new(ds.report())), c))
+            Ok((r, c))
         }
     }
 }

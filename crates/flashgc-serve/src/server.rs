@@ -371,7 +371,7 @@ pub fn serve(
     }
     if opts.pace == Pace::Real && !opts.backend.timed() {
         return Err(
-            "--pace real needs a timing model (--timing, or a dedup scheme): without one every request completes at its arrival".into(),
+            "--pace real needs a timing model (--timing): without one every request completes at its arrival".into(),
         );
     }
     let l = opts.cfg.layout().map_err(|e| e.to_string())?;
@@ -524,28 +524,17 @@ pub fn serve(
             String::new()
         }
     );
-    match &mut result {
-        ServeResult::Run(r) => {
-            if counters != end.live {
-                return Err(format!(
-                    "the live simulation ({:?}) and the replay of its recording ({counters:?}) disagree: a bug, please report it",
-                    end.live
-                ));
-            }
-            r.notes.push(note);
-            r.notes.push(format!(
-                "live simulation while serving: {} user page writes, {} GC page writes, {} erases (WAF {:.4}), equal to the replay",
-                end.live.user_writes, end.live.gc_writes, end.live.erases, end.live.waf()
-            ));
-        }
-        ServeResult::Dedup(_) => {
-            log(&format!(
-                "{note}; the live dedup simulation served requests without idle-time work (read scrub, deferred writes), which the replay runs in the recorded idle gaps: live WAF {:.4}, replay WAF {:.4}",
-                end.live.waf(),
-                counters.waf()
-            ));
-        }
+    if counters != end.live {
+        return Err(format!(
+            "the live simulation ({:?}) and the replay of its recording ({counters:?}) disagree: a bug, please report it",
+            end.live
+        ));
     }
+    result.notes.push(note);
+    result.notes.push(format!(
+        "live simulation while serving: {} user page writes, {} GC page writes, {} erases (WAF {:.4}), equal to the replay",
+        end.live.user_writes, end.live.gc_writes, end.live.erases, end.live.waf()
+    ));
     Ok(ServeOutcome {
         result,
         live: end.live,

@@ -19,7 +19,7 @@
 //! payload (wrapped to its length), an operation (xor a byte, set a byte, write a small
 //! little-endian u32, write a u64 near a power of two) and a value byte.
 
-use super::{CheckpointReader, MAGIC};
+use crate::checkpoint::{CheckpointReader, MAGIC};
 use crate::device::noc::GcPath;
 use crate::device::NocParams;
 use crate::driver::Engine;
@@ -32,7 +32,8 @@ use std::sync::{Mutex, OnceLock};
 
 /// The sections a mutation can target, in file order.
 pub const SECTIONS: &[&[u8; 4]] = &[
-    b"META", b"SIM ", b"FTL ", b"L2P ", b"P2L ", b"VALD", b"PLCY", b"VICT", b"DRV ",
+    b"META", b"SIM ", b"FTL ", b"L2P ", b"P2L ", b"VALD", b"PLCY", b"VICT", b"DRV ", b"CONT",
+    b"GACT",
 ];
 
 /// Mutations applied at most per input.
@@ -57,6 +58,15 @@ pub fn cases() -> Vec<(String, String)> {
             (spec, vic.to_string())
         })
         .collect();
+    // Variants with their own state (issue 16): MiDA's HOT group, SepBIT's FK, a victim
+    // policy with a candidate filter.
+    for (p, vic) in [
+        ("mida:hot=filter", "cost-benefit"),
+        ("oracle:fk", "greedy"),
+        ("sepbit", "cost-benefit:min_garbage=0.15"),
+    ] {
+        v.push((p.to_string(), vic.to_string()));
+    }
     v.extend(
         victim::names()
             .into_iter()
@@ -95,6 +105,19 @@ pub fn timed_cases() -> Vec<(&'static str, TimingParams)> {
                 cache_pages: 128,
                 cache_policy: CachePolicy::Gcar,
                 host: Host::ClosedLoop { queue_depth: 4 },
+                cpu: Some(crate::device::cpu::CpuParams {
+                    cores: 2,
+                    ..Default::default()
+                }),
+                ..TimingParams::default()
+            },
+        ),
+        (
+            "flash-foreground-gcar-opt",
+            TimingParams {
+                cache_pages: 128,
+                cache_policy: CachePolicy::GcarOpt,
+                host: Host::ClosedLoop { queue_depth: 4 },
                 ..TimingParams::default()
             },
         ),
@@ -109,21 +132,45 @@ pub fn timed_cases() -> Vec<(&'static str, TimingParams)> {
     ]
 }
 
-/// Cases in all: [`cases`] (WAF-only) then [`timed_cases`].
+/// The content-mode cases (WAF-only): every GC action other than `move` with the victim
+/// policy its scheme uses, the faithful and the upper-bound variants; their checkpoints add
+/// the content layer (`CONT`) and the action's state (`GACT`).
+pub fn content_cases() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("greedy", "cagc"),
+        ("greedy", "cagc:index=full"),
+        ("dagc", "dagc"),
+        ("dagc", "dagc:cache=unbounded"),
+        ("splitgc", "splitgc"),
+        ("splitgc:rule=dup-first", "splitgc:writeback=once"),
+    ]
+}
+
+/// Cases in all: [`cases`] (WAF-only), [`timed_cases`], then [`content_cases`].
 pub fn case_count() -> usize {
-    cases().len() + timed_cases().len()
+    cases().len() + timed_cases().len() + content_cases().len()
 }
 
 /// Case `i` (see [`case_count`]): its configuration and, for a timed case, its timing
 /// parameters.
 pub fn case(i: usize) -> (Config, Option<TimingParams>) {
     let waf = cases();
+    let timed = timed_cases();
     match waf.get(i) {
         Some((p, v)) => (config(p, v), None),
-        None => {
-            let t = timed_cases();
-            let (_, p) = t[(i - waf.len()) % t.len()].clone();
+        None if i - waf.len() < timed.len() => {
+            let (_, p) = timed[i - waf.len()].clone();
             (config("sepbit", "greedy"), Some(p))
+        }
+        None => {
+            let k = content_cases();
+            let (v, a) = k[(i - waf.len() - timed.len()) % k.len()];
+            let mut c = config("single", v);
+            c.run.gc_action = a.into();
+            c.content.dup_ratio = 0.3;
+            c.content.pool = 256;
+            c.run.read_ratio = 0.3;
+            (c, None)
         }
     }
 }
@@ -131,11 +178,16 @@ pub fn case(i: usize) -> (Config, Option<TimingParams>) {
 /// A case's name for messages: `placement + victim`, or the timed case's name.
 pub fn case_name(i: usize) -> String {
     let waf = cases();
+    let timed = timed_cases();
     match waf.get(i) {
         Some((p, v)) => format!("{p} + {v}"),
+        None if i - waf.len() < timed.len() => {
+            format!("sepbit + greedy, timed {}", timed[i - waf.len()].0)
+        }
         None => {
-            let t = timed_cases();
-            format!("sepbit + greedy, timed {}", t[(i - waf.len()) % t.len()].0)
+            let k = content_cases();
+            let (v, a) = k[(i - waf.len() - timed.len()) % k.len()];
+            format!("single + {v}, GC action {a}")
         }
     }
 }
@@ -269,7 +321,8 @@ pub fn checkpoint(data: &[u8]) -> Outcome {
     let tag = SECTIONS[s as usize % SECTIONS.len()];
     let mut b = base_checkpoint(case);
     let secs = sections(&b).expect("the base checkpoint is well formed");
-    // A WAF-only checkpoint has no driver section: mutate its metadata instead.
+    // A WAF-only checkpoint has no driver section, a plain one no content sections:
+    // mutate its metadata instead.
     let (start, len) = secs.get(tag).copied().unwrap_or(secs[b"META"]);
     mutate(&mut b, start, len, &data[2..]);
     fix_crc(&mut b);

@@ -1,9 +1,8 @@
-//! Read-scrub fingerprinting: the Bloom prefilter (m = 4.2 n bits, k = 3 hash functions:
-//! BKDR, AP, DJB, as in papers/splitgc.txt Section 3.2) and the scrub cursor that walks the
-//! device in groups of blocks.
+//! The Bloom prefilter of SplitGC's read scrub (m = 4.2 n bits, k = 3 hash functions: BKDR,
+//! AP, DJB, as in papers/splitgc.txt Section 3.2).
 //!
-//! The fingerprint table itself (fingerprint -> group of physical copies) lives with the
-//! second-level mapping in [`super::ftl`], because the group id is the SMT's VPN.
+//! The fingerprint table itself (fingerprint -> group of physical copies) is the
+//! [`super::ContentStore`], because a group's id is the SMT's VPN.
 
 /// BKDR string hash (seed 131) over the fingerprint's 8 little-endian bytes.
 #[inline]
@@ -45,8 +44,9 @@ pub fn djb(fp: u64) -> u32 {
 /// Plain Bloom filters cannot delete, so fingerprints of pages that died stay set until the
 /// filter is rebuilt from the fingerprint table (done at the start of every scrub pass and
 /// after a power cut: the filter is volatile).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Bloom {
+    #[serde(with = "crate::checkpoint::raw")]
     bits: Vec<u64>,
     m: u64,
 }
@@ -93,28 +93,6 @@ impl Bloom {
     /// Bytes of the bit array.
     pub fn memory_bytes(&self) -> u64 {
         self.m.div_ceil(8)
-    }
-}
-
-/// Position of the read scrub: the segment it reads next, the page within it, and which
-/// group of blocks gets fingerprints in the current pass.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ScrubCursor {
-    /// Next segment to read.
-    pub seg: u32,
-    /// Next page offset within that segment.
-    pub off: u32,
-    /// Group of blocks fingerprinted during the current pass (0..groups).
-    pub active: u32,
-    /// Completed passes over the device.
-    pub passes: u64,
-}
-
-impl ScrubCursor {
-    /// The fingerprint group of segment `seg`: `groups` contiguous ranges of segments.
-    #[inline]
-    pub fn group_of(seg: u32, segments: u32, groups: u32) -> u32 {
-        ((seg as u64 * groups as u64) / segments.max(1) as u64) as u32
     }
 }
 

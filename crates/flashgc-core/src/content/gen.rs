@@ -1,4 +1,4 @@
-//! Synthetic page content: a 64-bit fingerprint per written page.
+//! Synthetic page content: a 64-bit content identity per written page.
 //!
 //! With probability `dup_ratio` a written page takes one of `pool` popular contents, chosen
 //! by a Zipf(`theta`) popularity over the pool; otherwise it takes a fresh value never used
@@ -6,8 +6,8 @@
 //! duplicate share of live pages (reported by the simulator) is close to `dup_ratio` once the
 //! pool is small next to the number of writes. Seeded: the same seed gives the same stream.
 
-use super::super::workload::{Rng, Zipf};
 use crate::error::{Error, Result};
+use crate::workload::{Rng, Zipf};
 
 /// SplitMix64 finaliser: spreads counters over 64 bits (never returns 0 for our inputs
 /// because callers map 0 to 1).
@@ -18,8 +18,9 @@ pub fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Parameters of the synthetic content.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+/// Parameters of the synthetic content (the `[content]` section of a configuration).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct ContentParams {
     /// Fraction of written pages whose content is drawn from the shared pool (0..=1).
     pub dup_ratio: f64,
@@ -29,21 +30,31 @@ pub struct ContentParams {
     pub theta: f64,
 }
 
+impl Default for ContentParams {
+    fn default() -> Self {
+        ContentParams {
+            dup_ratio: 0.3,
+            pool: 1024,
+            theta: 1.0,
+        }
+    }
+}
+
 impl ContentParams {
-    /// Checks the ranges; errors name the CLI flag.
+    /// Checks the ranges; errors name the configuration field.
     pub fn validate(&self) -> Result<()> {
         if !(self.dup_ratio.is_finite() && (0.0..=1.0).contains(&self.dup_ratio)) {
             return Err(Error::config(
-                "--dup-ratio",
+                "content.dup_ratio",
                 format!("{} must be in [0, 1]", self.dup_ratio),
             ));
         }
         if self.pool == 0 {
-            return Err(Error::config("--dup-pool", "must be at least 1"));
+            return Err(Error::config("content.pool", "must be at least 1"));
         }
         if !(self.theta.is_finite() && self.theta > 0.0 && self.theta <= 5.0) {
             return Err(Error::config(
-                "--dup-theta",
+                "content.theta",
                 format!("{} must be in (0, 5]", self.theta),
             ));
         }
@@ -51,8 +62,8 @@ impl ContentParams {
     }
 }
 
-/// The content generator.
-#[derive(Debug, Clone)]
+/// The content generator (its whole state is saved in a checkpoint).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ContentGen {
     p: ContentParams,
     zipf: Zipf,
