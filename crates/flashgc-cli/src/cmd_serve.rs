@@ -84,7 +84,7 @@ fn backend(a: &ServeArgs, cfg: &flashgc_core::Config) -> Result<Backend, Fail> {
     if t.timing || t.any_timing_flag() {
         let mut flags = t.clone();
         flags.timing = true;
-        return Ok(Backend::Timed(flags.params(cfg, false)?));
+        return Ok(Backend::Timed(Box::new(flags.params(cfg, false)?)));
     }
     Ok(Backend::Waf)
 }

@@ -58,7 +58,7 @@ pub fn run_closed(
         return Err("the queue depth must be at least 1".into());
     }
     let lpn = cfg.layout().map_err(e)?.lpn_size as u64;
-    let mut eng = LiveEngine::new(cfg, &Backend::Timed(p.clone())).map_err(e)?;
+    let mut eng = LiveEngine::new(cfg, &Backend::Timed(Box::new(p.clone()))).map_err(e)?;
     let mut heap: BinaryHeap<Reverse<u64>> = (0..lim.queue_depth).map(|_| Reverse(0)).collect();
     let mut reqs: Vec<Request> = Vec::new();
     let mut buf: Vec<Request> = Vec::with_capacity(4096);

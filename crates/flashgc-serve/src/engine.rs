@@ -25,7 +25,7 @@ pub enum Backend {
     /// The FTL alone (WAF, erases, GC moves; every request completes at its arrival).
     Waf,
     /// The FTL with flash timing (`--timing` and its flags); the host model is open loop.
-    Timed(TimingParams),
+    Timed(Box<TimingParams>),
 }
 
 impl Backend {
