@@ -452,6 +452,25 @@ fn placements() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// Placement/victim pairs parsed from `P/V,P/V,...` by the core's parser (the CLI's
+/// `compare --scheme`); unknown names or a malformed pair raise an error listing the known
+/// names.
+#[pyfunction]
+fn parse_schemes(text: &str) -> PyResult<Vec<(String, String)>> {
+    flashgc_core::scheme::parse_pairs("schemes", text)
+        .map(|v| v.into_iter().map(|p| (p.placement, p.victim)).collect())
+        .map_err(py_err)
+}
+
+/// Every registered placement with the victim policy its paper evaluates it with.
+#[pyfunction]
+fn paper_schemes() -> Vec<(String, String)> {
+    flashgc_core::scheme::paper_pairs()
+        .into_iter()
+        .map(|p| (p.placement, p.victim))
+        .collect()
+}
+
 /// Registered victim policies as `(name, description)`.
 #[pyfunction]
 fn victims() -> Vec<(&'static str, &'static str)> {
@@ -508,6 +527,8 @@ fn _flashgc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preset_text, m)?)?;
     m.add_function(wrap_pyfunction!(placements, m)?)?;
     m.add_function(wrap_pyfunction!(victims, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_schemes, m)?)?;
+    m.add_function(wrap_pyfunction!(paper_schemes, m)?)?;
     m.add_function(wrap_pyfunction!(model_waf, m)?)?;
     Ok(())
 }

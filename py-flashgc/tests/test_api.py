@@ -205,6 +205,38 @@ def test_compare_is_a_dataframe_and_independent_of_jobs(tiny):
     assert df.iloc[7]["waf"] == one.waf
 
 
+def test_compare_runs_explicit_scheme_pairs_in_order(tiny):
+    pairs = [("midas", "fifo"), ("sepbit", "cost-benefit:sqrt"), ("single", "greedy")]
+    df = flashgc.compare("default", "zipf:1.0", schemes=pairs, **tiny)
+    assert list(zip(df["placement"], df["victim"])) == pairs
+    # The CLI's string form and dicts give the same runs (same numbers).
+    df2 = flashgc.compare(
+        "default",
+        "zipf:1.0",
+        schemes=["midas/fifo", {"placement": "sepbit", "victim": "cost-benefit:sqrt"}, "single/greedy"],
+        **tiny,
+    )
+    pd.testing.assert_frame_equal(df, df2, check_exact=True)
+    one = flashgc.run("default", "zipf:1.0", placement="sepbit", victim="cost-benefit:sqrt", **tiny)
+    assert df.iloc[1]["waf"] == one.waf
+
+
+def test_scheme_pairs_parse_like_the_cli_and_reject_unknown_names():
+    assert flashgc.parse_schemes("bf-gc:thresholds=4/2/1/greedy,midas:sample=1,uid_counts=sampled/fifo") == [
+        ("bf-gc:thresholds=4/2/1", "greedy"),
+        ("midas:sample=1,uid_counts=sampled", "fifo"),
+    ]
+    with pytest.raises(flashgc.FlashgcError, match="unknown victim policy .*lifo.*known: greedy"):
+        flashgc.parse_schemes("midas/lifo")
+    with pytest.raises(flashgc.FlashgcError, match="PLACEMENT/VICTIM"):
+        flashgc.parse_schemes("midas")
+    with pytest.raises(flashgc.FlashgcError, match="not both"):
+        flashgc.compare("default", "uniform", schemes=[("single", "greedy")], placements=["single"])
+    paper = dict(flashgc.paper_schemes())
+    assert paper["midas"] == "fifo" and paper["sepbit"].startswith("cost-benefit")
+    assert set(paper) == set(flashgc.placements())
+
+
 def test_the_gil_is_released_while_simulating(tiny):
     counter = [0]
     stop = threading.Event()
@@ -275,6 +307,26 @@ def test_timing_layer_gives_latency_and_keeps_the_waf(tiny):
         flashgc.run("default", "uniform", timing={"gc_mode": "sometimes"}, **tiny)
 
 
+def test_content_aware_gc_actions_run_with_their_victims(tiny):
+    # SplitGC, CAGC and DAGC are GC actions of the core FTL: plain configuration fields.
+    out = {}
+    for action, victim in [("move", "greedy"), ("cagc", "greedy"), ("dagc", "dagc"), ("splitgc", "splitgc")]:
+        r = flashgc.run("default", "uniform", gc_action=action, victim=victim, dup_ratio=0.3, read_ratio=0.2, **tiny)
+        out[action] = r
+        if action == "move":
+            assert "dedup" not in r.raw
+        else:
+            d = r.raw["dedup"]
+            assert d["gc_action"].startswith(action)
+            assert d["counters"]["checked_reads"] > 0
+            assert 0.2 < d["measured_dup_share"] < 0.4
+    # CAGC deduplicates what GC migrates: fewer GC writes than plain greedy.
+    assert out["cagc"].raw["total"]["gc_writes"] < out["move"].raw["total"]["gc_writes"]
+    # An unknown action is an error naming the known ones.
+    with pytest.raises(FlashgcError, match="GC action"):
+        flashgc.run("default", "uniform", gc_action="no-such-action", **tiny)
+
+
 def test_noc_device_through_the_shared_timing_options():
     # The NoC controller is a device option of any run: selective copy-back under sup-gc,
     # percentiles in the common timing section, the model's own figures in `noc`.
@@ -314,3 +366,18 @@ def test_flows_and_mapping_cache_through_the_configuration():
     assert "translation" not in flashgc.run(base, "uniform").raw["total"]
     with pytest.raises(FlashgcError, match="ftl.mapping_cache.bytes"):
         flashgc.run(base, "uniform", **{"ftl.mapping_cache": {"bytes": 1 << 40}})
+
+
+def test_firmware_cpu_through_the_shared_timing_options(tiny):
+    # docs/cpu.md: off by default (no `cpu` section); on, the cores' report; bad values name the field.
+    kw = dict(tiny, placement="bf-gc")
+    off = flashgc.run("default", "zipf:1.0", timing={"queue_depth": 8}, **kw)
+    on = flashgc.run("default", "zipf:1.0", timing={"queue_depth": 8, "cpu_cores": 2, "cpu_cost": "on"}, **kw)
+    assert "cpu" not in off.raw["timing"]
+    cpu = on.raw["timing"]["cpu"]
+    assert cpu["cores"] == 2 and len(cpu["utilization"]) == 2
+    assert cpu["time_ns"]["classifier"] == cpu["costs"]["classifier_ns"] * on.raw["timing"]["write_requests"] > 0
+    with pytest.raises(FlashgcError, match="timing.cpu_cores"):
+        flashgc.run("default", "uniform", timing={"cpu_cores": 0}, **tiny)
+    with pytest.raises(FlashgcError, match="timing.cpu_ns.classifier"):
+        flashgc.run("default", "uniform", timing={"cpu_ns": "classifier=-1"}, **tiny)

@@ -79,7 +79,9 @@ def test_timing_and_midas_sections_render_when_present(tmp_path):
     timed = flashgc.run(
         "default", "zipf:1.0", placement="sup-gc", timing={"queue_depth": 8, "checkpoint_bytes": 2**26}, **kw
     )
-    midas = flashgc.run("default", "zipf:1.0", placement="midas", victim="fifo", **kw)
+    # MiDAS's first configuration comes after its UID warm-up (2 capacities, the fill
+    # included) and one epoch (4): 6 capacities of writes after the fill give it one.
+    midas = flashgc.run("default", "zipf:1.0", placement="midas", victim="fifo", **dict(kw, write_volume=6.0))
     assert timed.timing["series"] and midas.placement_report["history"]
     html = report([timed, midas], tmp_path / "r.html", figures_dir=tmp_path / "f")
     text = open(html, encoding="utf-8").read()

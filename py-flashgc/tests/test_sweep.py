@@ -45,6 +45,9 @@ def test_grid_expansion_and_stable_ids():
     assert len(pts) == 24 and pts[0] == {"placement": "single", "op": 0.07, "workload": "uniform", "seed": 1}
     paired = expand_grid({"scheme": ["single/greedy", {"placement": "sup-gc", "victim": "fifo"}], "seed": [1, 2]})
     assert paired[2] == {"placement": "sup-gc", "victim": "fifo", "seed": 1}
+    # Pairs split like `compare --scheme`: placement parameters may contain '/'.
+    p2 = expand_grid({"scheme": ["bf-gc:thresholds=4/2/1/greedy", ("midas", "fifo")]})
+    assert p2 == [{"placement": "bf-gc:thresholds=4/2/1", "victim": "greedy"}, {"placement": "midas", "victim": "fifo"}]
     a = flashgc.load_config("default", placement="sup-gc", seed=3)
     b = flashgc.load_config("default", seed=3, placement="sup-gc")
     assert run_id(a) == run_id(b) and len(run_id(a)) == 16

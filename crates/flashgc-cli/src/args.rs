@@ -76,6 +76,24 @@ pub(crate) struct CommonArgs {
     /// Victim policy (`compare`: comma-separated list).
     #[arg(long)]
     pub(crate) victim: Option<String>,
+    /// GC action: move (default) | splitgc | cagc | dagc, with parameters
+    /// (`cagc:index=full`; `compare`: comma-separated list). See `flashgc policies`.
+    #[arg(long)]
+    pub(crate) gc_action: Option<String>,
+    /// Content mode: share of written pages drawn from a pool of popular contents (pages
+    /// whose request carries no content, e.g. synthetic workloads).
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) dup_ratio: Option<f64>,
+    /// Content mode: distinct popular contents in the pool.
+    #[arg(long)]
+    pub(crate) dup_pool: Option<u64>,
+    /// Content mode: Zipf exponent of the popularity over the pool.
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) dup_theta: Option<f64>,
+    /// What starts GC besides the free-segment watermarks: `free` (default) or
+    /// `garbage:SHARE` (SepBIT's log-structured trigger, e.g. garbage:0.15).
+    #[arg(long)]
+    pub(crate) gc_trigger: Option<String>,
     /// Mapping-table cache (DFTL): controller DRAM for cached translation pages (BYTES,
     /// e.g. 64k, 1MiB) or `off` (the whole L2P in DRAM). See docs/mapping-cache.md.
     #[arg(long, value_name = "BYTES|off")]
@@ -141,6 +159,9 @@ pub(crate) fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     if let Some(v) = &a.gc_high {
         c.ftl.gc_high = Some(Watermark::parse("--gc-high", v)?);
     }
+    if let Some(v) = &a.gc_trigger {
+        c.ftl.gc_trigger = flashgc_core::config::GcTrigger::parse("--gc-trigger", v)?;
+    }
     if let Some(v) = &a.mapping_cache {
         if v.trim().eq_ignore_ascii_case("off") {
             c.ftl.mapping_cache = None;
@@ -202,6 +223,19 @@ pub(crate) fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     if let Some(v) = &a.victim {
         r.victim = v.clone();
     }
+    if let Some(v) = &a.gc_action {
+        r.gc_action = v.clone();
+    }
+    if let Some(v) = a.dup_ratio {
+        c.content.dup_ratio = v;
+    }
+    if let Some(v) = a.dup_pool {
+        c.content.pool = v;
+    }
+    if let Some(v) = a.dup_theta {
+        c.content.theta = v;
+    }
+    let r = &mut c.run;
     r.max_memory_gib = match a.max_memory {
         Some(v) if !(v.is_finite() && v > 0.0) => {
             return Err(Fail(

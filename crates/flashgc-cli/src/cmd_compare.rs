@@ -5,21 +5,10 @@ use crate::cmd_run::{progress_bar, run_one, RunArgs};
 use crate::{build_config, cmd_checkpoint, output, Fail};
 use flashgc_core::{placement, RunResult};
 
-/// Splits a comma-separated list of scheme specs.
+/// Splits a comma-separated list of scheme specs (a spec's own parameters also use commas:
+/// a part containing '=' without ':' continues the previous spec).
 pub(crate) fn split_list(s: &str) -> Vec<String> {
-    // Commas separate schemes, but a spec's own parameters also use commas
-    // (`d-choices:d=4`); a part containing '=' without ':' continues the previous spec.
-    let mut out: Vec<String> = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        if part.contains('=') && !part.contains(':') && !out.is_empty() {
-            let last = out.last_mut().expect("non-empty");
-            last.push(',');
-            last.push_str(part);
-        } else {
-            out.push(part.to_string());
-        }
-    }
-    out
+    flashgc_core::scheme::split_specs(s)
 }
 
 /// One `compare` result slot, filled by whichever worker thread runs that combination.
@@ -32,20 +21,44 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     cmd_checkpoint::refuse(&a, "`compare`")?;
     cmd_checkpoint::check_output(&a)?;
     let mut base = build_config(&a.common)?;
+    // Pairs to run: --scheme as given; else, with neither placement nor victim chosen
+    // (flags or config file), every registered scheme with its paper's victim policy;
+    // else the cross product of the placement and victim lists.
+    let paper_pairs = a.scheme.is_none()
+        && a.common.config.is_none()
+        && a.common.placement.is_none()
+        && a.common.victim.is_none();
     crate::cmd_trace::apply_loop_until(&a.trace, &mut base);
     if a.common.config.is_none() {
         if a.common.workload.is_none() {
             base.run.workload = COMPARE_DEFAULT_WORKLOAD.into();
         }
         if a.common.placement.is_none() {
-            // Every registered scheme, each with its paper's defaults.
+            // A victim list alone: every registered scheme crossed with it.
             base.run.placement = placement::names().join(",");
         }
     }
     base.layout()?;
     output::warn_advisories(&base);
-    let placements = split_list(&base.run.placement);
-    let victims = split_list(&base.run.victim);
+    let pairs: Vec<(String, String)> = if let Some(s) = &a.scheme {
+        flashgc_core::scheme::parse_pairs("--scheme", s)?
+            .into_iter()
+            .map(|p| (p.placement, p.victim))
+            .collect()
+    } else if paper_pairs {
+        flashgc_core::scheme::paper_pairs()
+            .into_iter()
+            .map(|p| (p.placement, p.victim))
+            .collect()
+    } else {
+        let placements = split_list(&base.run.placement);
+        let victims = split_list(&base.run.victim);
+        placements
+            .iter()
+            .flat_map(|p| victims.iter().map(move |v| (p.clone(), v.clone())))
+            .collect()
+    };
+    let actions = split_list(&base.run.gc_action);
     let jobs_hint = a
         .jobs
         .unwrap_or_else(|| {
@@ -53,18 +66,24 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
                 .map(|n| n.get())
                 .unwrap_or(1)
         })
-        .clamp(1, (placements.len() * victims.len()).max(1));
+        .clamp(1, (pairs.len() * actions.len()).max(1));
     let mut combos = Vec::new();
-    for p in &placements {
-        for v in &victims {
+    for (p, v) in &pairs {
+        for g in &actions {
             let mut c = base.clone();
             c.run.placement = p.clone();
             c.run.victim = v.clone();
+            c.run.gc_action = g.clone();
             c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
             // Validate every combination before running any; say which one fails.
             flashgc_core::Simulation::new(&c).map_err(|e| {
                 let Fail(code, msg) = Fail::from(e);
-                Fail(code, format!("{p} + {v}: {msg}"))
+                let what = if actions.len() > 1 {
+                    format!("{p} + {v} + {g}")
+                } else {
+                    format!("{p} + {v}")
+                };
+                Fail(code, format!("{what}: {msg}"))
             })?;
             combos.push(c);
         }
@@ -107,8 +126,14 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
                 return Err(Fail(
                     code,
                     format!(
-                        "{} + {}: {msg}",
-                        combos[i].run.placement, combos[i].run.victim
+                        "{} + {}{}: {msg}",
+                        combos[i].run.placement,
+                        combos[i].run.victim,
+                        if combos[i].run.gc_action == "move" {
+                            String::new()
+                        } else {
+                            format!(" + {}", combos[i].run.gc_action)
+                        }
                     ),
                 ))
             }
@@ -141,7 +166,14 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         // No wall-clock column: identical runs give identical bytes.
         print!("{}", output::csv(&rs));
     } else {
-        print!("{}", output::compare_table(&done, &costs));
+        let header = if paper_pairs {
+            Some("each placement with the victim policy its paper evaluates it with (`flashgc policies` lists them; --scheme P/V or --placement/--victim to choose)")
+        } else if a.scheme.is_some() {
+            Some("placement/victim pairs as given by --scheme")
+        } else {
+            None
+        };
+        print!("{}", output::compare_table(&done, &costs, header));
     }
     // Written after printing: a result that cannot be saved is still shown.
     match &a.output {

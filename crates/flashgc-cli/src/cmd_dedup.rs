@@ -1,14 +1,52 @@
-//! `flashgc dedup`: deduplication-aware GC, SplitGC vs greedy, CAGC and DAGC
-//! (papers/splitgc.txt; model in `flashgc_core::dedup`, docs/splitgc.md).
+//! `flashgc dedup`: a preset over the core FTL's dedup-aware schemes (papers/splitgc.txt):
+//! greedy, CAGC, DAGC and SplitGC, each a victim policy and a GC action of the one FTL
+//! (`flashgc run/compare --gc-action` run the same objects), timed by the one host driver
+//! with idle-time background work (docs/splitgc.md).
 
-use crate::{cmd_trace, CommonArgs, Fail};
-use flashgc_core::dedup::{DedupParams, DedupReport, DedupSim, Scheme, SplitRule, Writeback};
-use flashgc_core::workload::WorkloadSpec;
-use flashgc_core::Config;
+use crate::{cmd_trace, split_list, CommonArgs, Fail};
+use flashgc_core::sim::RunControl;
+use flashgc_core::timing::{Host, TimingParams};
+use flashgc_core::workload::{PoissonArrivals, WorkloadSpec};
+use flashgc_core::{Config, RunResult};
+
+/// A scheme of the preset: a victim policy and a GC action of the core FTL.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Scheme {
+    /// Name in output.
+    pub name: String,
+    /// Victim policy spec.
+    pub victim: String,
+    /// GC action spec.
+    pub gc_action: String,
+}
+
+impl Scheme {
+    fn new(name: &str, victim: &str, gc_action: &str) -> Scheme {
+        Scheme {
+            name: name.into(),
+            victim: victim.into(),
+            gc_action: gc_action.into(),
+        }
+    }
+}
+
+/// One scheme's result: the scheme and the run's result record.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DedupRun {
+    /// The scheme.
+    pub scheme: Scheme,
+    /// The run (timing and dedup sections included).
+    pub result: RunResult,
+}
 
 /// Default arrival rate of untimed workloads, requests/s: below the paper device's write
 /// bandwidth under GC, so that idle periods exist.
 const DEFAULT_RATE: f64 = 300.0;
+
+/// What the preset approximates (printed with the results).
+const NOTE: &str = "counts and latencies cover the whole measured phase (after the precondition); GC is device-wide (the core FTL; the paper's SSDsim collects per plane); \
+fingerprints are 64-bit (FIU: the MD5's first 8 bytes), the table's memory is counted at 20 B per SHA-1; \
+controller compute (ECC, fingerprints, checksum lookups) is in the op stream but not yet timed (no firmware-CPU model yet)";
 
 /// Flags of `flashgc dedup`.
 #[derive(clap::Args, Debug)]
@@ -17,19 +55,11 @@ pub struct DedupArgs {
     common: CommonArgs,
     #[command(flatten)]
     trace: cmd_trace::TraceFlags,
-    /// GC scheme: greedy | cagc | dagc | splitgc | all.
+    /// Schemes, comma-separated: greedy | cagc | dagc | splitgc, each optionally with GC
+    /// action parameters (`cagc:index=full`, `dagc:cache=unbounded`: the upper-bound
+    /// variants); `all` = greedy,cagc,dagc,splitgc; `bounds` = cagc:index=full,dagc:cache=unbounded.
     #[arg(long, default_value = "all")]
     scheme: String,
-    /// Share of written pages drawn from the pool of popular contents (pages whose request
-    /// carries no content, e.g. synthetic workloads).
-    #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
-    dup_ratio: f64,
-    /// Distinct popular contents in the pool.
-    #[arg(long, default_value_t = 1024)]
-    dup_pool: u64,
-    /// Zipf exponent of the popularity over the pool.
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
-    dup_theta: f64,
     /// Poisson arrival rate, requests/s, for untimed workloads (default 300; traces keep their times unless given).
     #[arg(long, allow_negative_numbers = true)]
     rate: Option<f64>,
@@ -39,10 +69,10 @@ pub struct DedupArgs {
     /// Idle detection: no request outstanding for this long, us.
     #[arg(long, default_value_t = 1000.0, allow_negative_numbers = true)]
     idle_us: f64,
-    /// Read-scrub ECC check per page, us.
+    /// Read-scrub ECC check per page, us (SplitGC).
     #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
     ecc_us: f64,
-    /// Fingerprint generation per page, us.
+    /// Fingerprint generation per page, us (SplitGC's scrub, CAGC's GC).
     #[arg(long, default_value_t = 80.0, allow_negative_numbers = true)]
     fp_gen_us: f64,
     /// Fingerprint management (Bloom + table) per page, us.
@@ -54,7 +84,7 @@ pub struct DedupArgs {
     /// Bloom filter bits per physical page.
     #[arg(long, default_value_t = 4.2, allow_negative_numbers = true)]
     bloom_bits: f64,
-    /// SplitGC victim rule: per-free | min-nondup | dup-first | min-valid.
+    /// SplitGC victim rule: per-free | min-nondup | dup-first | min-valid (greedy victims).
     #[arg(long, default_value = "per-free")]
     rule: String,
     /// SplitGC: a page written back from the waiting queue is a known duplicate at once
@@ -73,9 +103,9 @@ pub struct DedupArgs {
     /// Planes of a die operate concurrently (default: one operation per die).
     #[arg(long)]
     multiplane: bool,
-    /// GC scope: plane (free blocks, frontier, watermarks and victims per plane, as SSDsim) |
-    /// device (one pool, as the core FTL).
-    #[arg(long, default_value = "plane")]
+    /// GC scope: device (one free pool, the core FTL). `plane` (SSDsim's per-plane GC) is
+    /// not modelled by the core FTL.
+    #[arg(long, default_value = "device")]
     gc_scope: String,
     /// Scaled-down device for quick runs: 128 blocks of 64 pages per plane (paper: 1024 x 512).
     #[arg(long)]
@@ -88,9 +118,9 @@ pub struct DedupArgs {
     output: Option<String>,
 }
 
-fn us(field: &str, v: f64) -> Result<u64, Fail> {
+fn us(field: &str, v: f64) -> Result<f64, Fail> {
     if v.is_finite() && (0.0..=1e9).contains(&v) {
-        Ok((v * 1000.0).round() as u64)
+        Ok(v)
     } else {
         Err(Fail(
             2,
@@ -99,41 +129,95 @@ fn us(field: &str, v: f64) -> Result<u64, Fail> {
     }
 }
 
-fn params(a: &DedupArgs, scheme: Scheme) -> Result<DedupParams, Fail> {
-    let mut p = DedupParams::new(scheme);
-    p.content.dup_ratio = a.dup_ratio;
-    p.content.pool = a.dup_pool;
-    p.content.theta = a.dup_theta;
-    p.idle_ns = us("--idle-us", a.idle_us)?;
-    p.ecc_ns = us("--ecc-us", a.ecc_us)?;
-    p.fp_gen_ns = us("--fp-gen-us", a.fp_gen_us)?;
-    p.fp_manage_ns = us("--fp-manage-us", a.fp_manage_us)?;
-    p.dagc_write_ns = us("--dagc-write-us", a.dagc_write_us)?;
-    p.scrub_groups = a.scrub_groups;
-    p.bloom_bits = a.bloom_bits;
-    p.rule = SplitRule::parse("--rule", &a.rule)?;
-    p.writeback = Writeback::parse("--writeback", &a.writeback)?;
-    p.scrub = !a.no_scrub;
-    p.prescrub = !a.no_prescrub;
-    p.multiplane = a.multiplane;
-    p.per_plane = match a.gc_scope.trim() {
-        "plane" => true,
-        "device" => false,
-        o => {
-            return Err(Fail(
-                2,
-                format!("--gc-scope `{o}`: allowed values are plane, device"),
-            ))
+/// The schemes named by `--scheme`, with the flags' parameters.
+fn schemes(a: &DedupArgs) -> Result<Vec<Scheme>, Fail> {
+    let rule = a.rule.trim().to_ascii_lowercase();
+    if !["per-free", "min-nondup", "dup-first", "min-valid"].contains(&rule.as_str()) {
+        return Err(Fail(
+            2,
+            format!(
+                "--rule `{rule}`: allowed values are per-free, min-nondup, dup-first, min-valid"
+            ),
+        ));
+    }
+    let wb = a.writeback.trim().to_ascii_lowercase();
+    if !["keep", "rescrub", "once"].contains(&wb.as_str()) {
+        return Err(Fail(
+            2,
+            format!("--writeback `{wb}`: allowed values are keep, rescrub, once"),
+        ));
+    }
+    let (ecc, fp, fpm) = (
+        us("--ecc-us", a.ecc_us)?,
+        us("--fp-gen-us", a.fp_gen_us)?,
+        us("--fp-manage-us", a.fp_manage_us)?,
+    );
+    let dagc_us = us("--dagc-write-us", a.dagc_write_us)?;
+    let yn = |b: bool| if b { "yes" } else { "no" };
+    let mut names: Vec<String> = Vec::new();
+    for s in split_list(&a.scheme) {
+        match s.as_str() {
+            "all" => names.extend(["greedy", "cagc", "dagc", "splitgc"].map(String::from)),
+            "bounds" => names.extend(["cagc:index=full", "dagc:cache=unbounded"].map(String::from)),
+            _ => names.push(s),
         }
-    };
-    p.validate()?;
-    Ok(p)
+    }
+    let mut out = Vec::new();
+    for n in names {
+        let (base, params) = match n.split_once(':') {
+            Some((b, p)) => (b.trim().to_ascii_lowercase(), format!(",{p}")),
+            None => (n.trim().to_ascii_lowercase(), String::new()),
+        };
+        let scheme = match base.as_str() {
+            "greedy" if params.is_empty() => Scheme::new("greedy", "greedy", "move"),
+            "splitgc" | "split-gc" => {
+                let victim = if rule == "min-valid" {
+                    "greedy".to_string()
+                } else {
+                    format!("splitgc:rule={rule}")
+                };
+                let action = format!(
+                    "splitgc:groups={},bloom_bits={},writeback={wb},prescrub={},scrub={},ecc_us={ecc},fp_us={fp},fpm_us={fpm}{params}",
+                    a.scrub_groups,
+                    a.bloom_bits,
+                    yn(!a.no_prescrub),
+                    yn(!a.no_scrub)
+                );
+                let name = if rule == "per-free" {
+                    "splitgc".to_string()
+                } else {
+                    format!("splitgc ({rule})")
+                };
+                Scheme::new(&format!("{name}{}", params.replacen(',', ":", 1)), &victim, &action)
+            }
+            "cagc" => Scheme::new(
+                &n,
+                "greedy",
+                &format!("cagc:fp_us={fp},fpm_us={fpm}{params}"),
+            ),
+            "dagc" => Scheme::new(&n, "dagc", &format!("dagc:lookup_us={dagc_us}{params}")),
+            _ => {
+                return Err(Fail(
+                    2,
+                    format!(
+                        "--scheme `{n}`: allowed schemes are greedy, cagc, dagc, splitgc (cagc/dagc/splitgc with :PARAMS), all, bounds"
+                    ),
+                ))
+            }
+        };
+        out.push(scheme);
+    }
+    Ok(out)
 }
 
-fn run_one(a: &DedupArgs, cfg: &Config, scheme: Scheme) -> Result<(DedupReport, f64, u64), Fail> {
+/// Runs one scheme through the one host driver: open loop at the trace's times, or Poisson
+/// arrivals at `--rate` for synthetic workloads; foreground GC; idle-time background work.
+/// Returns the result and the wall-clock seconds of the run.
+fn run_one(a: &DedupArgs, cfg: &Config, scheme: &Scheme) -> Result<(RunResult, f64), Fail> {
     let mut cfg = cfg.clone();
-    let p = params(a, scheme)?;
-    let mut wl = crate::open_workload(&mut cfg, &a.trace)?;
+    cfg.run.victim = scheme.victim.clone();
+    cfg.run.gc_action = scheme.gc_action.clone();
+    let wl = crate::open_workload(&mut cfg, &a.trace)?;
     let synthetic = matches!(
         WorkloadSpec::parse("--workload", &cfg.run.workload)?,
         WorkloadSpec::Synthetic(_)
@@ -143,48 +227,86 @@ fn run_one(a: &DedupArgs, cfg: &Config, scheme: Scheme) -> Result<(DedupReport, 
         (None, true) => Some(DEFAULT_RATE),
         (None, false) => None,
     };
-    let volume = cfg.run.write_volume;
-    let warmup = cfg.run.warmup.unwrap_or(volume / 2.0);
-    let mut sim = DedupSim::new(&cfg, p)?;
-    sim.precondition(cfg.run.fill)?;
+    let mut wl: Box<dyn flashgc_core::workload::Workload> = match rate {
+        // Seeded as the retired dedup driver seeded its arrival process.
+        Some(r) => Box::new(PoissonArrivals::new(wl, r, 0x0A77_17A1 ^ cfg.content.pool)?),
+        None => wl,
+    };
+    let p = TimingParams {
+        host: Host::OpenLoop { time_scale: 1.0 },
+        multiplane: a.multiplane,
+        idle_us: us("--idle-us", a.idle_us)?,
+        max_requests: a.requests,
+        ..TimingParams::default()
+    };
     let t = std::time::Instant::now();
-    sim.run(wl.as_mut(), a.requests, rate, volume, warmup)?;
-    let secs = t.elapsed().as_secs_f64();
-    sim.check_all_content()?;
-    let r = sim.report();
-    Ok((r, secs, sim.served()))
+    let r = match flashgc_core::driver::run(
+        &cfg,
+        Some(p),
+        wl.as_mut(),
+        None,
+        &mut |_| {},
+        &mut RunControl::default(),
+    )? {
+        flashgc_core::sim::RunEnd::Finished(r) => r,
+        flashgc_core::sim::RunEnd::Stopped { partial, .. } => partial,
+    };
+    Ok((r, t.elapsed().as_secs_f64()))
 }
 
-fn human(r: &DedupReport, secs: f64, reqs: u64) -> String {
-    let m = &r.memory_bytes_per_lpn;
+fn human(s: &Scheme, r: &RunResult, secs: f64) -> String {
+    let d = r.dedup.as_ref();
+    let c = d.map(|d| d.counters.clone()).unwrap_or_default();
+    let t = r.timing.as_ref();
+    let (rd, wr) = match t {
+        Some(t) => (t.read_latency.clone(), t.write_latency.clone()),
+        None => {
+            let z = flashgc_core::metrics::latency::Latencies::default().summary();
+            (z.clone(), z)
+        }
+    };
+    let mem: Vec<String> = d
+        .map(|d| {
+            d.ssd_metadata
+                .iter()
+                .filter(|(_, b)| *b > 0)
+                .map(|(n, b)| {
+                    format!(
+                        "{n} {:.3}",
+                        *b as f64 / r.device.layout.logical_pages as f64
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     format!(
-        "  {:<8} migrated {:>9} | deferred {:>7} (written back {:>7}, pending {:>6}) | erases {:>7} | WAF {:.3}\n\
-         \x20          read  avg {:>9.1} us p99 {:>9.1} us p99.99 {:>9.1} us ({} req)\n\
-         \x20          write avg {:>9.1} us p99 {:>9.1} us p99.99 {:>9.1} us ({} req)\n\
-         \x20          memory B/LPN: fp table {:.3}, Bloom {:.3}, SMT {:.4}, queue {:.4} | scrub {} pages ({} fingerprinted) | content check {} reads OK | {:.0} requests/s simulated (wall clock, warm-up included)\n",
-        r.scheme.name(),
-        r.migrated_pages,
-        r.deferred_queued,
-        r.deferred_written,
-        r.deferred_pending,
-        r.erases,
-        r.waf,
-        r.read.mean_us,
-        r.read.p99_us,
-        r.read.p9999_us,
-        r.read.count,
-        r.write.mean_us,
-        r.write.p99_us,
-        r.write.p9999_us,
-        r.write.count,
-        m[0],
-        m[1],
-        m[2],
-        m[3],
-        r.counters.scrub_pages,
-        r.counters.scrub_fp_pages,
-        r.content_checked_reads,
-        if secs > 0.0 { reqs as f64 / secs } else { 0.0 },
+        "  {:<22} migrated {:>9} | deferred {:>7} (written back {:>7}, pending {:>6}) | remapped {:>7} | reused writes {:>7} | erases {:>7} | WAF {:.3}\n\
+         \x20                        read  avg {:>9.1} us p99 {:>9.1} us p99.99 {:>9.1} us ({} req)\n\
+         \x20                        write avg {:>9.1} us p99 {:>9.1} us p99.99 {:>9.1} us ({} req)\n\
+         \x20                        {} | SSD metadata B/LPN: {} | scrub {} pages ({} fingerprinted) | content check {} reads OK | {:.0} requests/s simulated (wall clock)\n",
+        s.name,
+        r.total.gc_writes,
+        c.deferred_queued,
+        c.deferred_written,
+        d.map_or(0, |d| d.deferred_pending),
+        c.remapped,
+        c.revived + c.shared,
+        r.total.erases,
+        r.total.waf,
+        rd.mean_us,
+        rd.p99_us,
+        rd.p9999_us,
+        rd.count,
+        wr.mean_us,
+        wr.p99_us,
+        wr.p9999_us,
+        wr.count,
+        d.map_or("move (no content tracking)".to_string(), |d| d.gc_action.clone()),
+        if mem.is_empty() { "-".into() } else { mem.join(", ") },
+        c.scrub_pages,
+        c.scrub_fp_pages,
+        c.checked_reads,
+        t.map_or(0.0, |t| t.requests as f64) / secs.max(1e-9),
     )
 }
 
@@ -212,31 +334,66 @@ pub fn dedup(a: &DedupArgs) -> Result<(), Fail> {
         cfg.run.write_volume = 2.0;
         cfg.run.warmup = None;
     }
+    match a.gc_scope.trim() {
+        "device" => {}
+        "plane" => return Err(Fail(
+            2,
+            "--gc-scope plane: per-plane GC (SSDsim) is not modelled by the core FTL; use device"
+                .into(),
+        )),
+        o => {
+            return Err(Fail(
+                2,
+                format!("--gc-scope `{o}`: allowed value is device"),
+            ))
+        }
+    }
+    if common.gc_action.is_some() || common.victim.is_some() {
+        return Err(Fail(
+            2,
+            "flashgc dedup chooses the victim and GC action per scheme (--scheme); use flashgc run/compare --victim/--gc-action for other pairs".into(),
+        ));
+    }
     cfg.layout()?;
     crate::prepare_trace(&mut cfg, &a.trace)?;
-    let schemes: Vec<Scheme> = match a.scheme.trim() {
-        "all" => Scheme::ALL.to_vec(),
-        s => vec![Scheme::parse("--scheme", s)?],
-    };
+    let schemes = schemes(a)?;
+    let l = cfg.layout()?;
+    // Each write frontier may need a fresh segment within one victim's relocation (CAGC
+    // has two): every scheme gets the same floor of 3 so that a comparison runs with the
+    // same reserve.
+    if l.gc_low < 3 {
+        use flashgc_core::config::Watermark;
+        cfg.ftl.gc_low = Watermark::Segments(3);
+        cfg.ftl.gc_high = Some(Watermark::Segments(
+            l.gc_high.max(3) + (l.gc_high - l.gc_low),
+        ));
+    }
     let l = cfg.layout()?;
     let mut reports = Vec::new();
     let mut text = String::new();
-    for &s in &schemes {
-        let (r, secs, served) = run_one(a, &cfg, s)?;
+    for s in &schemes {
+        let (r, secs) = run_one(a, &cfg, s)?;
         if text.is_empty() {
             text = format!(
-                "dedup-aware GC (papers/splitgc.txt): {} logical / {} physical pages (op {:.3} of logical), fill {:.2}\n  workload: {}, dup ratio {} (measured duplicate share at the end: {:.3})\n",
+                "dedup-aware GC (papers/splitgc.txt): {} logical / {} physical pages (op {:.3} of logical), fill {:.2}, GC reserve {} segments\n  workload: {}, dup ratio {}{}\n",
                 l.logical_pages,
                 l.physical_pages,
                 l.op,
                 cfg.run.fill,
+                l.gc_low,
                 r.workload,
-                a.dup_ratio,
-                r.measured_dup_share
+                cfg.content.dup_ratio,
+                r.dedup
+                    .as_ref()
+                    .map(|d| format!(" (measured duplicate share at the end: {:.3})", d.measured_dup_share))
+                    .unwrap_or_default()
             );
         }
-        text += &human(&r, secs, served);
-        reports.push(r);
+        text += &human(s, &r, secs);
+        reports.push(DedupRun {
+            scheme: s.clone(),
+            result: r,
+        });
     }
     let json = serde_json::to_string_pretty(&reports).map_err(|e| Fail(1, e.to_string()))?;
     // Printed first, then written: a result that cannot be saved is still shown.
@@ -244,10 +401,7 @@ pub fn dedup(a: &DedupArgs) -> Result<(), Fail> {
         println!("{json}");
     } else {
         print!("{text}");
-        println!(
-            "  approximations: {}",
-            flashgc_core::dedup::NOTES.join("; ")
-        );
+        println!("  {NOTE}");
     }
     crate::output::save_printed(a.output.as_deref(), json.as_bytes())
 }

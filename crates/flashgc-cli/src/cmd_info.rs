@@ -31,18 +31,27 @@ pub(crate) fn cmd_presets(name: Option<String>) -> Result<(), Fail> {
 
 pub(crate) fn cmd_policies() {
     println!("placement schemes (--placement):");
-    for (n, d, _) in placement::REGISTRY {
-        println!("  {n:16} {d}");
+    for (n, d, _, v) in placement::REGISTRY {
+        println!("  {n:16} {d} [paper victim: {v}]");
     }
     println!("victim policies (--victim):");
     for (n, d, _) in victim::REGISTRY {
+        println!("  {n:16} {d}");
+    }
+    println!("GC actions (--gc-action):");
+    for (n, d, _) in flashgc_core::gc_action::REGISTRY {
         println!("  {n:16} {d}");
     }
 }
 
 pub(crate) fn forward_python(sub: &str, args: &[String]) -> Result<(), Fail> {
     let py = std::env::var("FLASHGC_PYTHON").unwrap_or_else(|_| "python3".into());
-    let status = std::process::Command::new(&py)
+    let mut cmd = std::process::Command::new(&py);
+    // `reproduce` runs this very binary for its cases.
+    if let Ok(exe) = std::env::current_exe() {
+        cmd.env("FLASHGC_BIN", exe);
+    }
+    let status = cmd
         .arg("-m")
         .arg("flashgc")
         .arg(sub)

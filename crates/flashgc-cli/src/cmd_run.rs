@@ -17,6 +17,10 @@ pub(crate) struct RunArgs {
     pub(crate) trace: cmd_trace::TraceFlags,
     #[command(flatten)]
     pub(crate) timing: cmd_timing::TimingFlags,
+    /// Placement/victim pairs, e.g. `midas/fifo,sepbit/cost-benefit:sqrt` (`compare` runs
+    /// exactly these pairs instead of crossing --placement and --victim; `run`: one pair).
+    #[arg(long, conflicts_with_all = ["placement", "victim"])]
+    pub(crate) scheme: Option<String>,
     /// Print the result as JSON.
     #[arg(long, conflicts_with = "csv")]
     pub(crate) json: bool,
@@ -158,6 +162,17 @@ pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBa
 
 pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     let mut cfg = build_config(&a.common)?;
+    if let Some(s) = &a.scheme {
+        let pairs = flashgc_core::scheme::parse_pairs("--scheme", s)?;
+        let [p] = pairs.as_slice() else {
+            return Err(Fail(
+                2,
+                format!("--scheme `{s}`: `run` takes one placement/victim pair (`compare` takes several)"),
+            ));
+        };
+        cfg.run.placement = p.placement.clone();
+        cfg.run.victim = p.victim.clone();
+    }
     crate::cmd_trace::apply_loop_until(&a.trace, &mut cfg);
     cfg.layout()?;
     output::warn_advisories(&cfg);

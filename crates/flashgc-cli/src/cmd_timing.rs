@@ -56,7 +56,9 @@ pub struct TimingFlags {
     /// DRAM write cache, MiB (0 = none).
     #[arg(long)]
     pub cache_mib: Option<f64>,
-    /// Write-cache replacement: lru or gcar (GC-aware, the sup-gc paper's GCaR-Optimized).
+    /// Write-cache replacement: lru, gcar (GC-aware, first non-collecting page within
+    /// --gcar-window) or gcar-opt (the sup-gc paper's GCaR-Optimized: traverses 1 % of the
+    /// cache at every eviction; the result counts the entries scanned).
     #[arg(long)]
     pub cache_policy: Option<String>,
     /// Cache entries GCaR scans from the LRU end.
@@ -121,6 +123,23 @@ pub struct TimingFlags {
     /// NoC device: time-series window, ms (doubled as needed to keep at most 65 536 windows).
     #[arg(long, allow_negative_numbers = true)]
     pub window_ms: Option<f64>,
+    /// Firmware CPU cost model: on or off (default off; docs/cpu.md). On, each scheme's CPU
+    /// work (classifier per write, victim selection, GCaR scans, ECC, fingerprints) runs on
+    /// the controller cores and the host's flash operations wait for it.
+    #[arg(long)]
+    pub cpu_cost: Option<String>,
+    /// Firmware CPU: controller cores (default 1; implies --cpu-cost on).
+    #[arg(long, allow_negative_numbers = true)]
+    pub cpu_cores: Option<i64>,
+    /// Firmware CPU: controller-core ns per host ns for costs calibrated on the simulation
+    /// host (default 4; implies --cpu-cost on).
+    #[arg(long, allow_negative_numbers = true)]
+    pub cpu_scale: Option<f64>,
+    /// Firmware CPU: explicit costs in controller-core ns, e.g. classifier=500,ecc_read=2000
+    /// (keys: classifier, victim, cache_scan, ecc_read, ecc_decode, ecc_correct, fingerprint,
+    /// fingerprint_lookup; implies --cpu-cost on).
+    #[arg(long, allow_hyphen_values = true)]
+    pub cpu_ns: Option<String>,
     /// Open loop at a fixed arrival rate, requests/s (workloads without timestamps).
     #[arg(long, allow_negative_numbers = true)]
     pub rate: Option<f64>,
@@ -349,6 +368,10 @@ impl TimingFlags {
             resume_us: self.resume_us,
             max_suspends: self.max_suspends,
             dram_ns: self.dram_ns,
+            cpu_cost: text(&self.cpu_cost),
+            cpu_cores: self.cpu_cores,
+            cpu_scale: self.cpu_scale,
+            cpu_ns: self.cpu_ns.clone(),
             ..TimingOptions::default()
         };
         let mut p = TimingParams::default();
@@ -486,8 +509,27 @@ pub fn human(t: &TimingReport) -> String {
     if let Some(c) = &t.cache {
         let _ = writeln!(
             s,
-            "  write cache {:?} {} pages: {} write hits, {} read hits, {} evictions ({} GCaR skips), {} dirty at end",
-            c.policy, c.pages, c.write_hits, c.read_hits, c.evictions, c.gcar_skips, c.dirty_at_end
+            "  write cache {:?} {} pages: {} write hits, {} read hits, {} evictions ({} GCaR skips, {} entries scanned), {} dirty at end",
+            c.policy, c.pages, c.write_hits, c.read_hits, c.evictions, c.gcar_skips, c.scanned_entries, c.dirty_at_end
+        );
+    }
+    if let Some(c) = &t.cpu {
+        let m = &c.time_ns;
+        let _ = writeln!(
+            s,
+            "  firmware CPU {} core(s): utilization mean {:.2} % max {:.2} %; CPU queueing {:.3} us, service {:.3} us per request; ms: classifier {:.3}, victim {:.3}, GCaR scan {:.3}, ECC {:.3}, fingerprint {:.3} + lookup {:.3}, placement epochs {:.3}",
+            c.cores,
+            mean(&c.utilization) * 100.0,
+            max(&c.utilization) * 100.0,
+            c.queueing_us_per_request,
+            c.service_us_per_request,
+            m.classifier as f64 / 1e6,
+            m.victim_select as f64 / 1e6,
+            m.cache_scan as f64 / 1e6,
+            m.ecc as f64 / 1e6,
+            m.fingerprint as f64 / 1e6,
+            m.fingerprint_lookup as f64 / 1e6,
+            m.placement_epoch as f64 / 1e6,
         );
     }
     if !t.series.is_empty() {
@@ -530,6 +572,11 @@ pub struct FioArgs {
     common: crate::CommonArgs,
     #[command(flatten)]
     timing: TimingFlags,
+    /// A fio job file ([global] and job sections; rw, rwmixwrite/rwmixread, bs, size,
+    /// offset, numjobs, iodepth, random_distribution, io_size, number_ios, runtime,
+    /// ramp_time, stonewall/new_group) instead of the fio flags.
+    #[arg(long, value_name = "FILE.fio")]
+    job: Option<String>,
     /// Print the results as JSON (an array, one per scheme).
     #[arg(long)]
     json: bool,
@@ -557,6 +604,10 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     crate::output::check_output(args.output.as_deref())?;
     let mut flags = args.timing.clone();
     flags.timing = true;
+    let jobfile = match &args.job {
+        Some(path) => Some(crate::cmd_fiojob::load(path, &flags, &base)?),
+        None => None,
+    };
     if !flags.wants_fio() {
         flags.rw = Some("randwrite".into());
     }
@@ -566,6 +617,11 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             let mut c = base.clone();
             c.run.placement = p.clone();
             c.run.victim = v.clone();
+            if let Some(m) = &jobfile {
+                let r = crate::cmd_fiojob::run(m, &flags, &c)?;
+                results.push((format!("{p}+{v}"), r));
+                continue;
+            }
             let params = flags.params(&c, true)?;
             let mut wl = fio_job_workload(&flags, &c)?;
             let r = match flashgc_core::driver::run(

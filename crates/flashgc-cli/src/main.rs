@@ -8,11 +8,13 @@ mod args;
 mod cmd_checkpoint;
 mod cmd_compare;
 mod cmd_dedup;
+mod cmd_fiojob;
 mod cmd_info;
 mod cmd_midas;
 mod cmd_model;
 mod cmd_noc;
 mod cmd_run;
+mod cmd_serve;
 mod cmd_timing;
 mod cmd_trace;
 mod outfile;
@@ -66,6 +68,8 @@ enum Cmd {
     Noc(Box<cmd_noc::NocArgs>),
     /// Dedup-aware GC: SplitGC vs greedy, CAGC, DAGC on page content (papers/splitgc.txt).
     Dedup(Box<cmd_dedup::DedupArgs>),
+    /// Serve the simulated SSD as an NBD block device (fio, qemu-io, nbdcopy, nbd-client) and record what it serves.
+    Serve(Box<cmd_serve::ServeArgs>),
     /// Trace tools: statistics, volumes, conversion to the binary .fgt format.
     Trace {
         #[command(subcommand)]
@@ -80,6 +84,15 @@ enum Cmd {
     /// Build an HTML report from results (forwards to `python3 -m flashgc report`).
     Report {
         /// Arguments for `python3 -m flashgc report`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Reproduce a paper's evaluation: its claims beside flashgc's values, with verdicts
+    /// (sup-gc, bf-gc, splitgc, noc, midas, all; `--scale quick|full`, `-o DIR`; forwards to
+    /// `python3 -m flashgc reproduce`, which runs this binary for every case).
+    #[command(disable_help_flag = true)]
+    Reproduce {
+        /// Arguments for `python3 -m flashgc reproduce`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -139,12 +152,14 @@ fn main() -> ExitCode {
         }
         Cmd::Dedup(a) => cmd_dedup::dedup(&a),
         Cmd::Noc(a) => cmd_noc::noc(&a),
+        Cmd::Serve(a) => cmd_serve::serve(&a),
         Cmd::Fio(a) => match cmd_timing::fio(&a) {
             0 => Ok(()),
             code => Err(Fail(code.clamp(1, 255) as u8, String::new())),
         },
         Cmd::Sweep { args } => cmd_info::forward_python("sweep", &args),
         Cmd::Report { args } => cmd_info::forward_python("report", &args),
+        Cmd::Reproduce { args } => cmd_info::forward_python("reproduce", &args),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

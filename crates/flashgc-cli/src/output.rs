@@ -119,6 +119,19 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// The garbage-proportion trigger, when set: what it is and how many victims it took.
+fn gc_trigger_note(r: &RunResult) -> String {
+    match r.device.layout.gc_garbage {
+        None => String::new(),
+        Some(g) => format!(
+            "; and one victim per user write while garbage > {:.1} % of the written pages ({} of {} victims)",
+            g * 100.0,
+            r.total.gc_garbage_victims.unwrap_or(0),
+            r.total.gc_victims
+        ),
+    }
+}
+
 /// The report of one run, for a terminal; `estimate`: the memory estimate the run was
 /// admitted with (`Simulation::memory_estimate`), when known.
 pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
@@ -138,8 +151,13 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
     );
     let _ = writeln!(
         s,
-        "          {} segments x {} pages of {} B | GC below {} free segments, up to {}",
-        l.segments, l.pages_per_segment, l.lpn_size, l.gc_low, l.gc_high
+        "          {} segments x {} pages of {} B | GC below {} free segments, up to {}{}",
+        l.segments,
+        l.pages_per_segment,
+        l.lpn_size,
+        l.gc_low,
+        l.gc_high,
+        gc_trigger_note(r)
     );
     let _ = writeln!(
         s,
@@ -155,6 +173,11 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
         r.placement,
         r.streams.join(", "),
         r.victim
+    );
+    let _ = writeln!(
+        s,
+        "as run    {} | {}   (every parameter, defaults included)",
+        r.placement_spec, r.victim_spec
     );
     let t = &r.total;
     let ss = &r.steady_state;
@@ -301,7 +324,19 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
 }
 
 /// One table row per configuration; `costs` = measured classifier ns per user write.
-pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
+/// The GC action's registered name (the part of its spec before `:`).
+fn action_name(r: &RunResult) -> &str {
+    r.dedup
+        .as_ref()
+        .map(|d| d.gc_action.split(':').next().unwrap_or(""))
+        .unwrap_or("move")
+}
+
+pub fn compare_table(
+    rs: &[(RunResult, f64)],
+    costs: &[Option<f64>],
+    pairing: Option<&str>,
+) -> String {
     let mut s = String::new();
     let Some((first, _)) = rs.first() else {
         return "no configurations\n".into();
@@ -320,9 +355,29 @@ pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
         first.total.user_writes as f64 / l.logical_pages as f64,
         first.warmup_user_pages as f64 / l.logical_pages as f64
     );
+    if let Some(p) = pairing {
+        let _ = writeln!(s, "schemes: {p}");
+    }
+    let t = gc_trigger_note(first);
+    if !t.is_empty() {
+        let _ = writeln!(s, "GC trigger:{}", t.trim_start_matches(';'));
+    }
+    // Columns as wide as the longest spec (parameters included).
+    let wp = rs
+        .iter()
+        .map(|(r, _)| r.placement.len())
+        .max()
+        .unwrap_or(0)
+        .max(22);
+    let wv = rs
+        .iter()
+        .map(|(r, _)| r.victim.len())
+        .max()
+        .unwrap_or(0)
+        .max(20);
     let _ = writeln!(
         s,
-        "{:<22} {:<20} {:>9} {:>9} {:>13} {:>10} {:>9} {:>10} {:>12} {:>8}",
+        "{:<wp$} {:<wv$} {:>9} {:>9} {:>13} {:>10} {:>9} {:>10} {:>12} {:>8}",
         "placement",
         "victim",
         "WAF(ss)",
@@ -348,9 +403,12 @@ pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
             .unwrap_or_else(|| "-".into());
         let _ = writeln!(
             s,
-            "{:<22} {:<20} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}",
+            "{:<wp$} {:<wv$} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}",
             r.placement,
-            r.victim,
+            match &r.dedup {
+                Some(_) => format!("{} +{}", r.victim, action_name(r)),
+                None => r.victim.clone(),
+            },
             r.steady_state.waf,
             r.total.waf,
             r.total.gc_writes,
@@ -363,10 +421,38 @@ pub fn compare_table(rs: &[(RunResult, f64)], costs: &[Option<f64>]) -> String {
     }
     let _ = writeln!(
         s,
+        "as run (every parameter, defaults included; the timing section of --json says which cache policy and GC mode):"
+    );
+    for (r, _) in rs {
+        let _ = writeln!(
+            s,
+            "  {} / {}: {} | {}",
+            r.placement, r.victim, r.placement_spec, r.victim_spec
+        );
+    }
+    let _ = writeln!(
+        s,
         "WAF = flash page programs / user page writes; pages are {} B; B/LPN = metadata bytes per logical page;\n\
          cls ns/w = classifier CPU time per user write (wall-clock micro-benchmark on this machine, not part of the results); secs = wall clock.",
         l.lpn_size
     );
+    // Which variant of each content-aware GC action ran (bounded or upper bound).
+    let mut seen: Vec<&str> = Vec::new();
+    for (r, _) in rs {
+        if let Some(d) = &r.dedup {
+            if !seen.contains(&d.gc_action.as_str()) {
+                seen.push(&d.gc_action);
+            }
+        }
+    }
+    if !seen.is_empty() {
+        let _ = writeln!(
+            s,
+            "+ACTION = GC action in the FTL's content mode (docs/splitgc.md); variants that ran: {}; \
+             every read was checked against the content last written",
+            seen.join("; ")
+        );
+    }
     s
 }
 
@@ -408,18 +494,40 @@ fn csv_timing(r: &RunResult) -> String {
     cols.join(",")
 }
 
-/// CSV with one row per configuration.
+/// CSV with one row per configuration; with a `gc_action` column when any run used a
+/// content-aware GC action.
 pub fn csv(rs: &[RunResult]) -> String {
+    let plain = csv_plain(rs);
+    if rs.iter().all(|r| r.dedup.is_none()) {
+        return plain;
+    }
+    let mut out = String::new();
+    for (i, line) in plain.lines().enumerate() {
+        if i == 0 {
+            let _ = writeln!(out, "{line},gc_action");
+        } else {
+            let a = rs[i - 1]
+                .dedup
+                .as_ref()
+                .map_or("move".to_string(), |d| d.gc_action.clone());
+            let _ = writeln!(out, "{line},{}", csv_field(&a));
+        }
+    }
+    out
+}
+
+fn csv_plain(rs: &[RunResult]) -> String {
     let mut s = String::from(
         "placement,victim,workload,seed,logical_pages,op,pages_per_segment,user_writes,gc_writes,erases,waf,steady_state_waf,effective_alpha,model_waf,memory_bytes_per_lpn,\
          device_model,iops,bandwidth_mb_s,read_mean_us,read_p99_us,read_p999_us,read_p9999_us,read_max_us,\
-         write_mean_us,write_p99_us,write_p999_us,write_p9999_us,write_max_us,noc_path,copybacks,error_pages\n",
+         write_mean_us,write_p99_us,write_p999_us,write_p9999_us,write_max_us,noc_path,copybacks,error_pages,\
+         placement_spec,victim_spec\n",
     );
     for r in rs {
         let l = &r.device.layout;
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.placement),
             csv_field(&r.victim),
             csv_field(&r.workload),
@@ -441,7 +549,9 @@ pub fn csv(rs: &[RunResult]) -> String {
                 .map(|m| m.waf.to_string())
                 .unwrap_or_default(),
             r.memory_bytes_per_lpn,
-            csv_timing(r)
+            csv_timing(r),
+            csv_field(&r.placement_spec),
+            csv_field(&r.victim_spec)
         );
     }
     s

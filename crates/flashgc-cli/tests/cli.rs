@@ -111,6 +111,101 @@ fn compare_runs_every_combination_on_the_same_workload() {
 }
 
 #[test]
+fn compare_runs_scheme_pairs_and_by_default_each_scheme_with_its_paper_victim() {
+    let mut a = vec![
+        "compare",
+        "--scheme",
+        "midas/fifo,sepbit/cost-benefit:sqrt,bf-gc:thresholds=4/2/greedy",
+        "--csv",
+    ];
+    a.extend_from_slice(SMALL);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    let pairs: Vec<String> = s
+        .lines()
+        .skip(1)
+        .map(|r| r.split(',').take(2).collect::<Vec<_>>().join("/"))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            "midas/fifo",
+            "sepbit/cost-benefit:sqrt",
+            "bf-gc:thresholds=4/2/greedy"
+        ],
+        "{s}"
+    );
+    // No placement, victim or scheme: every registered scheme once, with its paper's
+    // victim policy, and the table says so.
+    let mut a = vec!["compare"];
+    a.extend_from_slice(SMALL);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(
+        s.contains("victim policy its paper evaluates it with"),
+        "{s}"
+    );
+    for (p, v) in [
+        ("midas", "fifo"),
+        ("sepbit", "cost-benefit:sqrt"),
+        ("mida", "cost-benefit:sqrt"),
+        ("oracle", "cost-benefit:sqrt"),
+        ("sup-gc", "greedy"),
+        ("mhf-opt", "greedy"),
+        ("bf-opt", "greedy"),
+        ("multilog", "fifo"),
+    ] {
+        assert!(
+            s.lines().any(|l| {
+                let mut w = l.split_whitespace();
+                w.next() == Some(p) && w.next() == Some(v)
+            }),
+            "no row {p} {v} in:\n{s}"
+        );
+    }
+}
+
+#[test]
+fn bad_scheme_pairs_and_gc_triggers_exit_2_naming_the_known_names() {
+    for (args, needles) in [
+        (
+            vec!["compare", "--scheme", "midas/lifo"],
+            vec!["unknown victim policy", "lifo", "greedy, fifo"],
+        ),
+        (
+            vec!["compare", "--scheme", "nosuch/fifo"],
+            vec!["unknown placement scheme", "nosuch", "midas"],
+        ),
+        (
+            vec!["compare", "--scheme", "midas"],
+            vec!["PLACEMENT/VICTIM", "known placements", "known victims"],
+        ),
+        (vec!["compare", "--scheme", "/fifo"], vec!["empty half"]),
+        (
+            vec!["compare", "--scheme", "midas/fifo", "--victim", "greedy"],
+            vec!["cannot be used with"],
+        ),
+        (
+            vec!["run", "--gc-trigger", "garbage:2"],
+            vec!["--gc-trigger", "(0, 1)"],
+        ),
+        (
+            vec!["run", "--victim", "greedy,min_garbage=0.1"],
+            vec!["greedy:min_garbage=0.1"],
+        ),
+    ] {
+        let o = flashgc(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        for n in needles {
+            assert!(e.contains(n), "{args:?}: `{n}` not in {e}");
+        }
+    }
+}
+
+#[test]
 fn output_file_is_written() {
     let dir = std::env::temp_dir().join(format!("flashgc-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -305,4 +400,61 @@ fn a_closed_pipe_is_not_a_panic() {
         .unwrap();
     child.wait().unwrap();
     assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn results_and_tables_say_which_variant_ran() {
+    // The record spells out every parameter the schemes read, defaults included; running
+    // that spelled-out spec again gives the same run.
+    let json = |scheme: &str| -> serde_json::Value {
+        let mut a = vec!["run", "--scheme", scheme, "--json"];
+        a.extend_from_slice(SMALL);
+        let o = flashgc(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    let r = json("mida:hot=filter/cost-benefit");
+    assert_eq!(
+        r["placement_spec"],
+        "mida:groups=8,hot=filter,hot_threshold=1,hot_hits=3,thr_window=16"
+    );
+    assert_eq!(
+        r["victim_spec"],
+        "cost-benefit:formula=lfs,min_garbage=0,impl=auto"
+    );
+    let spelled = format!(
+        "{}/{}",
+        r["placement_spec"].as_str().unwrap(),
+        r["victim_spec"].as_str().unwrap()
+    );
+    let again = json(&spelled);
+    assert_eq!(again["total"], r["total"]);
+    assert_eq!(again["placement_spec"], r["placement_spec"]);
+    // The compare table lists each row's variant; the CSV carries it too.
+    let mut a = vec!["compare", "--scheme", "oracle:fk/greedy,multilog/fifo"];
+    a.extend_from_slice(SMALL);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("as run (every parameter"), "{s}");
+    assert!(
+        s.contains("oracle:fk / greedy: oracle:fk,classes=6 | greedy:min_garbage=0"),
+        "{s}"
+    );
+    assert!(s.contains("multilog:levels=6,alpha="), "{s}");
+    assert!(s.contains("candidate_garbage=0.15"), "{s}");
+    a.push("--csv");
+    let o = flashgc(&a);
+    let s = stdout(&o);
+    assert!(
+        s.lines()
+            .next()
+            .unwrap()
+            .ends_with(",placement_spec,victim_spec"),
+        "{s}"
+    );
+    assert!(
+        s.contains(",\"oracle:fk,classes=6\",greedy:min_garbage=0"),
+        "{s}"
+    );
 }

@@ -48,10 +48,13 @@ fn run(path: &Path, extra: &[&str]) -> (u64, u64) {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let r = &v[0];
+    // One `{scheme, result}` per scheme; counts over the measured phase.
+    let r = &v[0]["result"];
     (
-        r["migrated_pages"].as_u64().unwrap(),
-        r["deferred_written"].as_u64().unwrap(),
+        r["total"]["gc_writes"].as_u64().expect("a result record"),
+        r["dedup"]["counters"]["deferred_written"]
+            .as_u64()
+            .unwrap_or(0),
     )
 }
 

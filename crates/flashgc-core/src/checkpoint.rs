@@ -124,8 +124,6 @@ pub fn inconsistent(what: String) -> Error {
 }
 pub(crate) use serde_state;
 
-pub mod fuzzing;
-
 /// The error of a policy that has not implemented checkpointing.
 pub(crate) fn not_checkpointable(kind: &str, name: &str) -> Error {
     Error::config(

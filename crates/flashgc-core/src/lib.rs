@@ -15,8 +15,12 @@
 //! * [`ops`]: the physical operations the FTL emits; [`device`]: the models that time them.
 //! * [`placement`]: where user writes and GC relocations go (one file per scheme).
 //! * [`victim`]: which segment GC reclaims (one file per policy).
-//! * [`segment`]: the read-only view of segments that policies see; it sits below both
-//!   the FTL and the policies so that policies never call back into the FTL.
+//! * [`gc_action`]: what GC does with each valid page (move, defer, remap; one file per
+//!   scheme: SplitGC, CAGC, DAGC), switching the FTL to its content mode.
+//! * [`scheme`]: placement/victim pairs (each scheme with its paper's victim policy).
+//! * [`segment`], [`content`]: the read-only views of segments and of page content that
+//!   policies see; they sit below both the FTL and the policies so that policies never
+//!   call back into the FTL.
 //! * [`metrics`] (the result record), [`model`] (analytic WAF models), [`sim`] (a configured
 //!   simulation: FTL, precondition, checkpoint files).
 //! * [`checkpoint`]: versioned, CRC-checked checkpoint files of a whole run (resume).
@@ -28,15 +32,19 @@
 
 pub mod checkpoint;
 pub mod config;
-pub mod dedup;
+pub mod content;
 pub mod device;
 pub mod driver;
 pub mod error;
 pub mod ftl;
+pub mod fuzzing;
+pub mod gc_action;
+pub(crate) mod mem;
 pub mod metrics;
 pub mod model;
 pub mod ops;
 pub mod placement;
+pub mod scheme;
 pub mod segment;
 pub mod sim;
 pub mod spec;

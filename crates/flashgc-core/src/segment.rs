@@ -31,6 +31,11 @@ pub struct Segments {
     pub(crate) sealed_at: Vec<u64>,
     pub(crate) seal_seq: Vec<u64>,
     pub(crate) erases: Vec<u32>,
+    /// Content mode: live pages whose content group has two or more members (empty
+    /// otherwise; see [`SegmentView::dup`]).
+    pub(crate) dup: Vec<u32>,
+    /// Content mode: dead pages whose content is still cached for reuse (empty otherwise).
+    pub(crate) reuse: Vec<u32>,
 }
 
 impl Segments {
@@ -46,7 +51,16 @@ impl Segments {
             sealed_at: vec![0; n],
             seal_seq: vec![0; n],
             erases: vec![0; n],
+            dup: Vec::new(),
+            reuse: Vec::new(),
         }
+    }
+
+    /// Allocates the content-mode counters (`dup`, `reuse`).
+    pub(crate) fn enable_content_counters(&mut self) {
+        let n = self.valid.len();
+        self.dup = vec![0; n];
+        self.reuse = vec![0; n];
     }
 
     /// Bytes of metadata per segment.
@@ -194,6 +208,19 @@ impl<'a> SegmentView<'a> {
     #[inline]
     pub fn erase_count(&self, s: SegmentId) -> u32 {
         self.segs.erases[s as usize]
+    }
+    /// Live pages of segment `s` known to be duplicates: members of a content group with
+    /// two or more members (the FTL's content mode with a policy that asks for it, e.g.
+    /// SplitGC; 0 otherwise).
+    #[inline]
+    pub fn dup(&self, s: SegmentId) -> u32 {
+        self.segs.dup.get(s as usize).copied().unwrap_or(0)
+    }
+    /// Dead pages of segment `s` whose content is still cached for reuse (DAGC; 0
+    /// otherwise).
+    #[inline]
+    pub fn reuse(&self, s: SegmentId) -> u32 {
+        self.segs.reuse.get(s as usize).copied().unwrap_or(0)
     }
     /// The user-write clock (user page writes so far, including preconditioning).
     #[inline]

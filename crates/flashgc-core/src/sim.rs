@@ -3,16 +3,19 @@
 //! result record of a run. The run loop itself is the host driver's
 //! ([`crate::driver`]; [`Simulation::run`] is its WAF-only entry point).
 
+mod content;
+
 use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
 use crate::config::{Config, Layout, RunConfig};
 use crate::error::{Error, Result};
-use crate::ftl::{CmtParams, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
+use crate::ftl::{CmtParams, ContentCounters, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
 pub use crate::metrics::recorder::{Progress, Recorder};
 pub use crate::metrics::result::{
     DeviceSummary, ModelCheck, PhaseCounts, RunResult, Units, VictimHistogram, SCHEMA_VERSION,
 };
 use crate::metrics::{EraseSummary, MemoryItem, WindowPoint};
 use crate::placement::{self, Future, PlacementInit};
+use crate::validate::cmt_params;
 use crate::victim::{self, VictimInit};
 use crate::workload::{Op, Request, Synthetic, Workload, WorkloadSpec};
 use serde::Serialize;
@@ -82,6 +85,7 @@ pub(crate) struct RunState {
 /// The run-level state in a checkpoint (`SIM ` section).
 #[derive(Clone, serde::Deserialize)]
 pub(crate) struct SimState {
+    #[serde(with = "json_field")]
     pre: PhaseCounts,
     /// `pre.translation`, apart: a phase's translation section is left out of its
     /// encoding when absent (the result JSON), which the checkpoint's fixed layout cannot do.
@@ -90,17 +94,37 @@ pub(crate) struct SimState {
     pub(crate) requests: u64,
     pub(crate) target: Option<u64>,
     pub(crate) workload: Option<Vec<u8>>,
+    content_base: ContentCounters,
 }
 
 /// Borrowed counterpart of [`SimState`] (same field order, same encoding).
 #[derive(Serialize)]
 struct SimStateRef<'a> {
+    #[serde(serialize_with = "json_field::serialize")]
     pre: &'a PhaseCounts,
     pre_translation: Option<crate::metrics::result::TranslationPhase>,
     rec: &'a Recorder,
     requests: u64,
     target: Option<u64>,
     workload: Option<Vec<u8>>,
+    content_base: &'a ContentCounters,
+}
+
+/// A field encoded as JSON text inside the binary checkpoint: [`PhaseCounts`] omits its
+/// content-mode fields when zero (its JSON output is unchanged for plain runs), which a
+/// non-self-describing encoding cannot skip.
+mod json_field {
+    use serde::{de::DeserializeOwned, Deserialize, Deserializer, Serialize, Serializer};
+    pub fn serialize<S: Serializer, T: Serialize>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        let t = serde_json::to_string(v).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&t)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, T: DeserializeOwned>(
+        d: D,
+    ) -> Result<T, D::Error> {
+        let t = String::deserialize(d)?;
+        serde_json::from_str(&t).map_err(serde::de::Error::custom)
+    }
 }
 
 /// A configured simulation.
@@ -116,15 +140,19 @@ pub struct Simulation {
     /// Where a stopped run continues when `run_with` is called again with the same
     /// workload object.
     pub(crate) paused: Option<RunState>,
+    /// Content mode: the content counters when the measured phase started.
+    pub(crate) content_base: ContentCounters,
     /// Bytes the run is estimated to need (see [`memory_estimate`]).
     estimate: u64,
+    /// The placement and victim specs as they run, every parameter spelled out.
+    resolved: (String, String),
 }
 
 impl Simulation {
     /// Validates `cfg` and builds the FTL with its placement and victim policies.
     pub fn new(cfg: &Config) -> Result<Simulation> {
         let mut layout = cfg.layout()?;
-        let mut pl = placement::build(
+        let (mut pl, placement_spec) = placement::build_resolved(
             "run.placement",
             &cfg.run.placement,
             PlacementInit {
@@ -153,9 +181,11 @@ impl Simulation {
                 future_ready = true;
             }
         }
-        let streams = pl.streams();
         let cmt = cmt_params(cfg, &layout)?;
-        let vic = victim::build(
+        let action = content::action(cfg, &layout, cmt.is_some())?;
+        let extra = action.as_ref().map_or(0, |a| a.extra_streams());
+        let streams = pl.streams() + extra;
+        let (vic, victim_spec) = victim::build_resolved(
             "run.victim",
             &cfg.run.victim,
             VictimInit {
@@ -170,11 +200,12 @@ impl Simulation {
             &mut layout,
             pl.as_ref(),
             &cfg.run.placement,
-            cmt.is_some() as usize,
+            cmt.is_some() as usize + extra,
         )?;
+        let content_bytes = content::memory_estimate(action.as_deref(), &layout);
         let estimate = memory_estimate(
             &layout,
-            pl.memory_bytes() + vic.memory_bytes() + cmt.map_or(0, cmt_memory),
+            pl.memory_bytes() + vic.memory_bytes() + content_bytes + cmt.map_or(0, cmt_memory),
         );
         if let Some(limit) = cfg.run.max_memory_gib {
             let limit_bytes = limit * (1u64 << 30) as f64;
@@ -189,18 +220,22 @@ impl Simulation {
                 ));
             }
         }
-        let ftl = Ftl::with_mapping_cache(
+        let mut ftl = Ftl::with_mapping_cache(
             FtlParams {
                 logical_pages: layout.logical_pages,
                 segments: layout.segments,
                 pages_per_segment: layout.pages_per_segment,
                 gc_low: layout.gc_low,
                 gc_high: layout.gc_high,
+                gc_garbage: layout.gc_garbage,
             },
             pl,
             vic,
             cmt,
         );
+        if let Some(a) = action {
+            content::enable(&mut ftl, a, &layout, cfg);
+        }
         let pre = PhaseCounts::between(&FtlCounters::default(), &FtlCounters::default(), 1);
         Ok(Simulation {
             cfg: cfg.clone(),
@@ -211,7 +246,9 @@ impl Simulation {
             future_ready,
             resumed: None,
             paused: None,
+            content_base: ContentCounters::default(),
             estimate,
+            resolved: (placement_spec, victim_spec),
         })
     }
 
@@ -263,7 +300,11 @@ impl Simulation {
         for lpn in 0..n {
             self.ftl.write(lpn as u32)?;
         }
+        self.ftl.after_precondition();
         self.pre = PhaseCounts::between(&before, &self.ftl.counters, self.layout.logical_pages);
+        if let Some(c) = self.ftl.content() {
+            self.content_base = c.counters().clone();
+        }
         self.preconditioned = true;
         Ok(())
     }
@@ -388,6 +429,7 @@ impl Simulation {
             requests,
             target,
             workload: wl.save_position(),
+            content_base: &self.content_base,
         };
         w.section(b"SIM ", &crate::checkpoint::encode(&st)?)?;
         self.ftl.save_checkpoint(&mut w)?;
@@ -485,7 +527,9 @@ impl Simulation {
                     != st
                         .pre
                         .user_writes
+                        .wrapping_sub(st.pre.absorbed_writes)
                         .wrapping_add(st.pre.gc_writes)
+                        .wrapping_add(st.pre.background_writes)
                         .wrapping_add(
                             st.pre_translation
                                 .as_ref()
@@ -503,6 +547,7 @@ impl Simulation {
             ))
         })?;
         sim.pre = st.pre.clone();
+        sim.content_base = st.content_base.clone();
         sim.pre.translation = st.pre_translation.clone();
         sim.preconditioned = true;
         sim.resumed = Some(st);
@@ -555,9 +600,10 @@ impl Simulation {
                 1.0 + l.op
             ));
         }
-        let streams = (0..self.ftl.placement().streams())
+        let mut streams: Vec<String> = (0..self.ftl.placement().streams())
             .map(|s| self.ftl.placement().stream_name(s as u16))
             .collect();
+        let dedup = content::report(&self.ftl, &self.content_base, &mut streams, &mut notes);
         RunResult {
             schema_version: SCHEMA_VERSION,
             flashgc_version: env!("CARGO_PKG_VERSION"),
@@ -572,6 +618,8 @@ impl Simulation {
             workload,
             placement: self.cfg.run.placement.clone(),
             victim: self.cfg.run.victim.clone(),
+            placement_spec: self.resolved.0.clone(),
+            victim_spec: self.resolved.1.clone(),
             seed: self.cfg.run.seed,
             device: DeviceSummary {
                 preset: self.cfg.preset.clone(),
@@ -598,6 +646,7 @@ impl Simulation {
             notes,
             timing: None,
             noc: None,
+            dedup,
             flows: None,
         }
     }
@@ -706,23 +755,6 @@ fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Fut
 
 /// Number of victim histogram bins (re-exported for consumers).
 pub const VICTIM_BINS: usize = VICTIM_HIST_BINS;
-
-/// The mapping cache's parameters for `cfg` (None when off).
-pub fn cmt_params(cfg: &Config, layout: &Layout) -> Result<Option<CmtParams>> {
-    cfg.ftl
-        .mapping_cache
-        .as_ref()
-        .map(|m| {
-            let (entries_per_page, pages, capacity) =
-                m.shape(layout.logical_pages, layout.lpn_size)?;
-            Ok(CmtParams {
-                capacity,
-                entries_per_page,
-                pages,
-            })
-        })
-        .transpose()
-}
 
 /// Bytes of the mapping cache's structures: the GTD entries (4 B per translation page, in
 /// the L2P) and the LRU bookkeeping (9 B per translation page).

@@ -15,6 +15,9 @@ pub struct Spec {
     /// Which config field the spec came from (for error messages), e.g. `victim`.
     field: String,
     used: std::cell::RefCell<Vec<String>>,
+    /// Every parameter the scheme read, with the value it used (given or default), in the
+    /// order read: [`Spec::resolved`].
+    values: std::cell::RefCell<Vec<(String, String)>>,
 }
 
 impl Spec {
@@ -28,6 +31,21 @@ impl Spec {
         };
         if name.is_empty() {
             return Err(Error::config(field, "empty scheme name"));
+        }
+        if name.contains([',', '=']) {
+            let (n, rest) = name.split_once(',').unwrap_or((name, ""));
+            return Err(Error::config(
+                field,
+                format!(
+                    "`{text}`: parameters follow a colon after the name, e.g. `{}:{}`",
+                    n.trim(),
+                    if rest.is_empty() {
+                        "key=value"
+                    } else {
+                        rest.trim()
+                    }
+                ),
+            ));
         }
         let mut params = BTreeMap::new();
         if let Some(rest) = rest {
@@ -49,13 +67,54 @@ impl Spec {
             params,
             field: field.to_string(),
             used: Default::default(),
+            values: Default::default(),
         })
     }
 
     /// The raw string value of a parameter, if given.
     pub fn raw(&self, key: &str) -> Option<&str> {
+        let v = self.lookup(key);
+        if let Some(v) = v {
+            self.record(key, v.to_string());
+        }
+        v
+    }
+
+    fn lookup(&self, key: &str) -> Option<&str> {
         self.used.borrow_mut().push(key.to_string());
         self.params.get(key).map(String::as_str)
+    }
+
+    /// Notes the value a parameter took (the last one read wins; the first read keeps
+    /// its place).
+    fn record(&self, key: &str, value: String) {
+        let mut vals = self.values.borrow_mut();
+        match vals.iter_mut().find(|(k, _)| k == key) {
+            Some(e) => e.1 = value,
+            None => vals.push((key.to_string(), value)),
+        }
+    }
+
+    /// The spec as the scheme ran it: `name:key=value,...` with every parameter it read,
+    /// defaults included (a bare `_` value first), so a result says which variant ran.
+    /// Parsing it again gives the same scheme. Call after building.
+    pub fn resolved(&self) -> String {
+        let vals = self.values.borrow();
+        let mut parts: Vec<String> = vals
+            .iter()
+            .filter(|(k, _)| k == "_")
+            .map(|(_, v)| v.clone())
+            .collect();
+        parts.extend(
+            vals.iter()
+                .filter(|(k, _)| k != "_")
+                .map(|(k, v)| format!("{k}={v}")),
+        );
+        if parts.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}:{}", self.name, parts.join(","))
+        }
     }
 
     /// A numeric parameter with a default and an inclusive allowed range.
@@ -63,7 +122,7 @@ impl Spec {
     where
         T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display,
     {
-        let v = match self.raw(key) {
+        let v = match self.lookup(key) {
             None => default,
             Some(s) => s.parse::<T>().map_err(|_| {
                 Error::config(
@@ -78,13 +137,15 @@ impl Spec {
                 format!("{v} is out of range; allowed range {min}..={max}"),
             ));
         }
+        self.record(key, v.to_string());
         Ok(v)
     }
 
     /// A parameter that must be one of `choices`.
     pub fn choice(&self, key: &str, default: &str, choices: &[&str]) -> Result<String> {
-        let v = self.raw(key).unwrap_or(default).to_ascii_lowercase();
+        let v = self.lookup(key).unwrap_or(default).to_ascii_lowercase();
         if choices.contains(&v.as_str()) {
+            self.record(key, v.clone());
             Ok(v)
         } else {
             Err(Error::config(
@@ -142,5 +203,23 @@ mod tests {
         let s = Spec::parse("victim", "d-choices:d=0").unwrap();
         let e = s.num::<u32>("d", 2, 1, 64).unwrap_err();
         assert!(e.to_string().contains("1..=64"), "{e}");
+    }
+
+    #[test]
+    fn resolved_spells_out_every_parameter_read_with_its_value() {
+        let s = Spec::parse("victim", "cost-benefit:sqrt,min_garbage=0.15").unwrap();
+        assert_eq!(
+            s.choice("_", s.raw("_").unwrap(), &["lfs", "sqrt"])
+                .unwrap(),
+            "sqrt"
+        );
+        assert_eq!(s.num::<f64>("min_garbage", 0.0, 0.0, 1.0).unwrap(), 0.15);
+        assert_eq!(s.choice("impl", "auto", &["auto", "scan"]).unwrap(), "auto");
+        s.finish().unwrap();
+        assert_eq!(s.resolved(), "cost-benefit:sqrt,min_garbage=0.15,impl=auto");
+        let s = Spec::parse("victim", "greedy").unwrap();
+        assert_eq!(s.resolved(), "greedy");
+        s.num::<u32>("d", 2, 1, 64).unwrap();
+        assert_eq!(s.resolved(), "greedy:d=2");
     }
 }

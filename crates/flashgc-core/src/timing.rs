@@ -109,8 +109,13 @@ impl Host {
 pub enum CachePolicy {
     /// Least recently used.
     Lru,
-    /// GC-aware replacement (GCaR-style, papers/sup-gc.txt's GCaR-Optimized baseline).
+    /// GC-aware replacement (GCaR-style): scan from the LRU end up to the first page whose
+    /// chip is not collecting, within `gcar_window` entries.
     Gcar,
+    /// GCaR-Optimized (papers/sup-gc.txt §6): traverse 1 % of the cache at every eviction
+    /// (`driver/cache.rs`); the entries scanned are counted in the result.
+    #[serde(rename = "gcar-opt")]
+    GcarOpt,
 }
 
 impl FromStr for CachePolicy {
@@ -119,9 +124,10 @@ impl FromStr for CachePolicy {
         match s.trim().to_ascii_lowercase().as_str() {
             "lru" => Ok(CachePolicy::Lru),
             "gcar" => Ok(CachePolicy::Gcar),
+            "gcar-opt" => Ok(CachePolicy::GcarOpt),
             _ => Err(Error::config(
                 "timing.cache_policy",
-                format!("`{s}`: allowed lru, gcar"),
+                format!("`{s}`: allowed lru, gcar, gcar-opt"),
             )),
         }
     }
@@ -201,6 +207,9 @@ pub struct TimingParams {
     /// (docs/controller.md); left out of the record when all are off.
     #[serde(default, skip_serializing_if = "ControllerParams::is_default")]
     pub controller: ControllerParams,
+    /// The firmware CPU as timed resources (docs/cpu.md); None = CPU work costs nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<crate::device::cpu::CpuParams>,
 }
 
 impl Default for TimingParams {
@@ -224,6 +233,7 @@ impl Default for TimingParams {
             max_requests: None,
             noc: None,
             controller: ControllerParams::default(),
+            cpu: None,
         }
     }
 }
@@ -278,6 +288,9 @@ impl TimingParams {
         }
         if let Some(n) = &self.noc {
             n.validate()?;
+        }
+        if let Some(c) = &self.cpu {
+            c.validate()?;
         }
         self.controller.validate()
     }
@@ -384,6 +397,14 @@ pub struct TimingOptions {
     pub max_suspends: Option<i64>,
     /// DRAM access per write-cache or mapping-cache hit, ns.
     pub dram_ns: Option<f64>,
+    /// Firmware CPU cost model: on or off (default off).
+    pub cpu_cost: Option<OptValue>,
+    /// Firmware CPU: controller cores (implies `cpu_cost` on).
+    pub cpu_cores: Option<i64>,
+    /// Firmware CPU: controller-core ns per simulation-host ns of measured costs.
+    pub cpu_scale: Option<f64>,
+    /// Firmware CPU: explicit costs, `key=ns,...` (keys in docs/cpu.md).
+    pub cpu_ns: Option<String>,
 }
 
 impl TimingOptions {
@@ -425,6 +446,10 @@ impl TimingOptions {
         "resume_us",
         "max_suspends",
         "dram_ns",
+        "cpu_cost",
+        "cpu_cores",
+        "cpu_scale",
+        "cpu_ns",
     ];
 
     /// Parses a JSON object of options (the Python binding's form); nulls mean "default".
@@ -582,6 +607,14 @@ impl TimingOptions {
         }
         self.apply_noc(cfg, p, name)?;
         self.apply_controller(p, name)?;
+        crate::device::cpu::apply_options(
+            &mut p.cpu,
+            self.cpu_cost.as_ref().map(|v| v.text()).as_deref(),
+            self.cpu_cores,
+            self.cpu_scale,
+            self.cpu_ns.as_deref(),
+            name,
+        )?;
         p.validate(l.logical_pages).map_err(|e| match e {
             Error::Config { field, message } => {
                 Error::config(name(field.trim_start_matches("timing.")), message)

@@ -4,6 +4,7 @@
 
 use crate::config::{Config, Layout};
 use crate::error::{Error, Result};
+use crate::ftl::CmtParams;
 use crate::placement::{self, Placement, PlacementInit};
 use crate::victim::{self, VictimInit};
 use crate::workload::WorkloadSpec;
@@ -14,7 +15,7 @@ use crate::workload::WorkloadSpec;
 /// Returns the layout with the watermarks the run would use.
 pub fn validate(cfg: &Config) -> Result<Layout> {
     let mut layout = cfg.layout()?;
-    let cmt = crate::sim::cmt_params(cfg, &layout)?.is_some();
+    let cmt = cmt_params(cfg, &layout)?.is_some();
     WorkloadSpec::parse("run.workload", &cfg.run.workload)?;
     let pl = placement::build(
         "run.placement",
@@ -73,4 +74,21 @@ pub(crate) fn reserve_streams(
         ));
     }
     Ok(())
+}
+
+/// The mapping cache's parameters for `cfg` (None when off).
+pub fn cmt_params(cfg: &Config, layout: &Layout) -> Result<Option<CmtParams>> {
+    cfg.ftl
+        .mapping_cache
+        .as_ref()
+        .map(|m| {
+            let (entries_per_page, pages, capacity) =
+                m.shape(layout.logical_pages, layout.lpn_size)?;
+            Ok(CmtParams {
+                capacity,
+                entries_per_page,
+                pages,
+            })
+        })
+        .transpose()
 }

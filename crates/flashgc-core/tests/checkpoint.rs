@@ -121,6 +121,13 @@ fn resumed_runs_equal_uninterrupted_runs_byte_for_byte() {
         ("oracle", "greedy", "zipf:1.0"),
         ("mida", "fifo", "uniform"),
         ("single", "random", "uniform"),
+        // Victims the placement names (Multi-Log), MiDAS's FIFO groups with greedy in GN.
+        ("multilog", "fifo", "zipf:1.0"),
+        (
+            "midas:epoch=0.5,check=0.25,uid_skip=0.5",
+            "greedy",
+            "zipf:1.0",
+        ),
     ];
     // 16 Ki logical pages x 4 = 64 Ki writes: stops early (during the first GCs), mid-run
     // (around the warm-up boundary) and late.
@@ -141,6 +148,57 @@ fn resumed_runs_equal_uninterrupted_runs_byte_for_byte() {
             &want,
             &got1,
             &format!("{p} + {v}: resume after one request differs"),
+        );
+        let _ = std::fs::remove_file(&file);
+    }
+}
+
+#[test]
+fn resumed_dedup_runs_equal_uninterrupted_runs_byte_for_byte() {
+    // Content mode: every GC action (faithful and upper-bound variants) with its victim
+    // policy, 30 % duplicate content, reads checked against the last write.
+    let cases = [
+        ("splitgc", "splitgc"),
+        ("splitgc:writeback=once", "splitgc:rule=dup-first"),
+        ("cagc", "greedy"),
+        ("cagc:index=full", "greedy"),
+        ("dagc", "dagc"),
+        ("dagc:cache=unbounded", "dagc"),
+    ];
+    let stops = [3_000u64, 20_000, 33_333];
+    for (a, v) in cases {
+        let mut c = small("zipf:0.8", "single", v);
+        c.run.gc_action = a.into();
+        c.run.read_ratio = 0.2;
+        c.content.dup_ratio = 0.3;
+        c.content.pool = 256;
+        let want = uninterrupted(&c, &synthetic);
+        assert!(want.contains("\"dedup\""), "{a}: no dedup section");
+        let file = tmp(&format!("dedup-{}.ckpt", a.replace([':', ',', '='], "_")));
+        let got = interrupted(&c, &synthetic, &stops, &file);
+        same(&want, &got, &format!("{a} + {v}"));
+        let _ = std::fs::remove_file(&file);
+    }
+}
+
+#[test]
+fn resumed_runs_with_the_garbage_trigger_equal_uninterrupted_runs() {
+    // The garbage-proportion trigger's counter of invalid pages in sealed segments is
+    // rebuilt from the segment table on resume.
+    for (p, v) in [
+        ("single", "greedy:min_garbage=0.15"),
+        ("sepbit", "cost-benefit:sqrt"),
+    ] {
+        let mut c = small("zipf:1.0", p, v);
+        c.ftl.op = Some(0.5);
+        c.ftl.gc_trigger = flashgc_core::config::GcTrigger::Garbage(0.15);
+        let want = uninterrupted(&c, &synthetic);
+        let file = tmp(&format!("garbage-{p}.ckpt"));
+        let got = interrupted(&c, &synthetic, &[3_000, 20_000, 33_333, 60_001], &file);
+        same(
+            &want,
+            &got,
+            &format!("{p} + {v} with gc_trigger garbage:0.15"),
         );
         let _ = std::fs::remove_file(&file);
     }
@@ -432,8 +490,19 @@ fn timed_runs_resume_byte_for_byte() {
         noc: Some(NocParams::from_config(&c, GcPath::Selective)),
         ..TimingParams::default()
     };
+    // The firmware CPU's state (core clocks, component times) resumes too.
+    let cpu = TimingParams {
+        cpu: Some(flashgc_core::device::cpu::CpuParams {
+            cores: 2,
+            ns: flashgc_core::device::cpu::CostOverrides::parse("cpu_ns", "classifier=3000")
+                .unwrap(),
+            ..Default::default()
+        }),
+        ..flash.clone()
+    };
     for (name, p, stops) in [
         ("flash", flash, vec![3_000u64, 3_001, 20_000]),
+        ("flash-cpu", cpu, vec![3_000u64, 20_000]),
         ("noc", noc, vec![5_000, 17_000]),
     ] {
         let file = tmp(&format!("timed-{name}.ckpt"));

@@ -46,9 +46,44 @@ const VICTIMS: &[&str] = &[
     "cost-benefit:formula=femu",
 ];
 
-/// Fields added to the result record by the refactor (allowed in new results only):
-/// the record's version and the latency histograms of timed runs.
-const ADDED: &[&str] = &["schema_version", "read_histogram", "write_histogram"];
+/// Fields added to the result record since the goldens (allowed in new results only):
+/// the refactor's `schema_version` and timed runs' latency histograms; the GCaR scan count (`timing.cache.scanned_entries`),
+/// the garbage-proportion trigger's victim count (`gc_garbage_victims`, absent without it)
+/// the oracle's `variant` and the specs as run (`placement_spec`, `victim_spec`) (issue 16); MiDAS's new parameters and history field
+/// (issue 17; docs/midas.md).
+const ADDED: &[&str] = &[
+    "schema_version",
+    "scanned_entries",
+    "mida_hot",
+    "mida_hot_threshold",
+    "adopt",
+    "uid_skip",
+    "sized_victims_fifo",
+    "hot",
+    "grpconf",
+    "irrhand",
+    "measured_last_capacity",
+    "variant",
+    "gc_garbage_victims",
+    "read_histogram",
+    "write_histogram",
+    "placement_spec",
+    "victim_spec",
+];
+
+/// MiDAS's defaults changed deliberately (issue 17: UID warm-up, adoption against the
+/// measured WAF, HOT in MiDA phases, FIFO sized groups; docs/midas.md, pinned by
+/// `tests/midas.rs`): the goldens are compared with the earlier rules spelled out.
+const MIDAS_EARLIER_RULES: &str =
+    "midas:adopt=predicted,uid_skip=0,mida_hot=none,sized_victims=policy";
+
+/// With non-FIFO victims HOT's segments can be reclaimed out of their opening order; the
+/// earlier code then paired a victim with another segment's open time (the threshold bug
+/// docs/midas.md describes, fixed in issue 17). Those golden cases cannot be reproduced
+/// and are not compared; FIFO victims, where the order holds, are.
+fn midas_case_comparable(victim: &str) -> bool {
+    victim == "fifo"
+}
 
 /// 8 planes x 64 blocks x 32 pages of 4 KiB (512 segments), op 0.25, zipf 0.9, 4x written.
 fn waf_cfg(placement: &str, victim: &str) -> Config {
@@ -82,7 +117,15 @@ fn waf_only_every_placement_and_victim() {
     let mut cases = BTreeMap::new();
     for p in PLACEMENTS {
         for v in VICTIMS {
-            cases.insert(format!("{p}+{v}"), waf_run(&waf_cfg(p, v)));
+            let spec = if *p == "midas" {
+                if !midas_case_comparable(v) {
+                    continue;
+                }
+                MIDAS_EARLIER_RULES
+            } else {
+                p
+            };
+            cases.insert(format!("{p}+{v}"), waf_run(&waf_cfg(spec, v)));
         }
     }
     // Multi-page requests with reads mixed in, on two workloads.
@@ -99,7 +142,15 @@ fn waf_only_every_placement_and_victim() {
         c.run.fill = 0.6;
         cases.insert(format!("{w}/rp4/rr0.25/fill0.6/{p}+{v}"), waf_run(&c));
     }
-    golden::check("waf_only.json", cases, ADDED);
+    golden::check_skipping("waf_only.json", cases, ADDED, &|name, path| {
+        match name.strip_prefix("midas+") {
+            None => false,
+            Some(v) if path.is_empty() => !midas_case_comparable(v),
+            // The spec spells the earlier rules out; MiDAS now also keeps each segment's
+            // open time and FIFO of sealed segments (a few bytes more).
+            Some(_) => path == ".placement" || path.starts_with(".memory"),
+        }
+    });
 }
 
 /// 2 channels x 2 chips x 1 die x 2 planes (8 units) x 64 blocks x 32 pages of 8 KiB
@@ -303,7 +354,11 @@ fn timed_runs() {
         };
         cases.insert(name.to_string(), timed_run(&c, p, Some(&mut wl)));
     }
-    golden::check("timed.json", cases, ADDED);
+    // The flash model's memory grew by 2 bytes per segment when queued erases became a
+    // per-segment count (main dc407ad); every other figure is unchanged.
+    golden::check_skipping("timed.json", cases, ADDED, &|_, path| {
+        path == ".timing.memory_bytes_per_lpn"
+    });
 }
 
 use common::configs::noc_small as noc_cfg;

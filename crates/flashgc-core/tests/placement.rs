@@ -39,6 +39,11 @@ const ONLINE: &[(&str, &str)] = &[
     ("cat", "greedy"),
     ("autostream", "greedy"),
     ("dac", "greedy"),
+    ("mhf-opt", "greedy"),
+    ("bf-opt", "greedy"),
+    ("multilog", "fifo"),
+    ("mida", "cost-benefit:sqrt"),
+    ("mida:hot=filter", "cost-benefit:sqrt"),
 ];
 
 #[test]

@@ -113,7 +113,7 @@ proptest! {
         ppb in prop_oneof![Just(4u32), Just(8u32), Just(16u32)],
         op in 0.25f64..1.0,
     ) {
-        for (p, _, _) in placement::REGISTRY.iter().filter(|r| drives_directly(r.0)) {
+        for (p, _, _, _) in placement::REGISTRY.iter().filter(|r| drives_directly(r.0)) {
             for (v, _, _) in victim::REGISTRY {
                 exercise(p, v, ppb, op, &ops)?;
             }
@@ -128,7 +128,7 @@ fn long_random_sequence_every_policy() {
     let ops: Vec<(u8, u32)> = (0..20_000)
         .map(|_| ((rng.below(10)) as u8, rng.next_u64() as u32))
         .collect();
-    for (p, _, _) in placement::REGISTRY.iter().filter(|r| drives_directly(r.0)) {
+    for (p, _, _, _) in placement::REGISTRY.iter().filter(|r| drives_directly(r.0)) {
         for (v, _, _) in victim::REGISTRY {
             exercise(p, v, 8, 0.3, &ops).unwrap();
         }

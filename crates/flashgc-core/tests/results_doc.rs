@@ -119,11 +119,48 @@ fn every_result_field_is_in_the_reference_table() {
     let r = ts.run(&mut fs, &mut |_| {}).unwrap();
     assert_eq!(r.flows.as_ref().unwrap().len(), 2);
     records.push(r);
+    // Content mode: every GC action (each has its own `dedup.policy` counters), WAF-only
+    // and timed with idle time (SplitGC's background work).
+    for (action, victim) in [
+        ("cagc", "greedy"),
+        ("dagc", "dagc"),
+        ("dagc:cache=unbounded", "dagc"),
+        ("splitgc", "splitgc"),
+    ] {
+        let mut d = c.clone();
+        d.run.gc_action = action.into();
+        d.run.victim = victim.into();
+        d.content.dup_ratio = 0.3;
+        d.run.read_ratio = 0.3;
+        let r = Simulation::run_synthetic(&d, &mut |_| {}).unwrap();
+        assert!(r.dedup.is_some(), "{action}");
+        records.push(r);
+    }
+    let mut d = c.clone();
+    d.run.gc_action = "splitgc".into();
+    d.run.victim = "splitgc".into();
+    d.content.dup_ratio = 0.3;
+    let p = TimingParams {
+        host: Host::Rate { iops: 300.0 },
+        max_requests: Some(3000),
+        ..TimingParams::default()
+    };
+    let mut ts = TimedSim::new(&d, p).unwrap();
+    let mut wl = ts.simulation().synthetic_workload().unwrap();
+    let r = ts.run(&mut wl, &mut |_| {}).unwrap();
+    assert!(r.total.background_writes > 0, "idle-time write-backs");
+    records.push(r);
     let p = TimingParams {
         cache_pages: 64,
         cache_policy: CachePolicy::Lru,
         checkpoint_bytes: 4 << 20,
         host: Host::ClosedLoop { queue_depth: 4 },
+        // The firmware CPU, with an explicit cost (params.cpu.ns) and two cores.
+        cpu: Some(flashgc_core::device::cpu::CpuParams {
+            cores: 2,
+            ns: flashgc_core::device::cpu::CostOverrides::parse("cpu_ns", "ecc_read=1000").unwrap(),
+            ..Default::default()
+        }),
         ..TimingParams::default()
     };
     let mut ts = TimedSim::new(&c, p).unwrap();

@@ -8,6 +8,7 @@ latency::
     r = flashgc.run("default", "zipf:1.0", placement="sup-gc", op=0.07, logical_gib=0.25)
     r.waf, r.series           # steady-state WAF; WAF over data written (DataFrame)
     flashgc.compare("default", "hotcold:80/20", placements=["single", "sup-gc"])
+    flashgc.compare("default", "zipf:1.0", schemes=[("midas", "fifo"), ("sepbit", "cost-benefit:sqrt")])
     flashgc.sweep({"placement": ["single", "sup-gc"], "seed": [1, 2, 3]}, out="res.parquet")
     flashgc.report("res.parquet", "report.html")
 
@@ -23,6 +24,8 @@ from .api import (
     compare,
     load_config,
     model_waf,
+    paper_schemes,
+    parse_schemes,
     placements,
     presets,
     run,
@@ -48,6 +51,8 @@ __all__ = [
     "load_config",
     "model_waf",
     "placements",
+    "paper_schemes",
+    "parse_schemes",
     "presets",
     "victims",
     "summary_row",

@@ -1,9 +1,10 @@
-"""Command line of the Python package: ``python -m flashgc sweep|report|run``.
+"""Command line of the Python package: ``python -m flashgc sweep|report|run|reproduce``.
 
-The Rust CLI forwards ``flashgc sweep FILE`` and ``flashgc report ...`` here. ``pip
-install`` also installs a ``flashgc`` command (:func:`console_main`): ``sweep`` and
-``report`` run here, every other command (``run``, ``compare``, ``trace`` ...) is handed
-to the Rust command line, found through ``FLASHGC_BIN`` or ``PATH``.
+The Rust CLI forwards ``flashgc sweep FILE``, ``flashgc report ...`` and ``flashgc reproduce ...``
+here. ``pip install`` also installs a ``flashgc`` command (:func:`console_main`): ``sweep`` and
+``report`` run here, every other command (``run``, ``compare``, ``reproduce`` ...) is handed to
+the Rust command line, found through ``FLASHGC_BIN`` or ``PATH`` (``reproduce`` comes back
+here with ``FLASHGC_BIN`` set).
 """
 
 from __future__ import annotations
@@ -107,6 +108,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     u.add_argument("--set", action="append", metavar="FIELD=VALUE", help="configuration override (repeatable)")
     u.add_argument("--json", action="store_true", help="print the whole result as JSON")
     u.set_defaults(func=_cmd_run)
+
+    from .reproduce.cli import add_parser as _add_reproduce
+
+    _add_reproduce(sub)
 
     a = p.parse_args(argv)
     try:

@@ -30,6 +30,8 @@ __all__ = [
     "presets",
     "placements",
     "victims",
+    "paper_schemes",
+    "parse_schemes",
     "model_waf",
     "summary_row",
 ]
@@ -50,6 +52,46 @@ def placements() -> dict:
 def victims() -> dict:
     """Registered victim policies: ``{name: description}``."""
     return dict(_flashgc.victims())
+
+
+def paper_schemes() -> list:
+    """Every registered placement paired with the victim policy its paper evaluates it
+    with, as ``(placement, victim)`` tuples (what ``flashgc compare`` runs by default)."""
+    return list(_flashgc.paper_schemes())
+
+
+SchemeLike = Union[str, Sequence[str], Mapping[str, str]]
+
+
+def parse_schemes(schemes: Union[str, Iterable[SchemeLike]]) -> list:
+    """Normalizes placement/victim pairs to ``(placement, victim)`` tuples.
+
+    Accepts the CLI's string form (``"midas/fifo,sepbit/cost-benefit:sqrt"``), or an
+    iterable of ``(placement, victim)`` pairs, ``{"placement": ..., "victim": ...}`` dicts
+    or ``"placement/victim"`` strings. Strings go through the core's parser (the same as
+    ``compare --scheme``), which splits a pair at the last ``/`` followed by a victim policy
+    name (placement parameters may contain ``/``) and rejects unknown names, listing the
+    known ones.
+    """
+    if isinstance(schemes, str):
+        return list(_flashgc.parse_schemes(schemes))
+    out = []
+    for s in schemes:
+        if isinstance(s, str):
+            out.extend(_flashgc.parse_schemes(s))
+        elif isinstance(s, Mapping):
+            if set(s) != {"placement", "victim"}:
+                raise FlashgcError(f"scheme {dict(s)!r}: expected keys 'placement' and 'victim'")
+            out.append((str(s["placement"]), str(s["victim"])))
+        elif isinstance(s, (tuple, list)) and len(s) == 2 and all(isinstance(x, str) for x in s):
+            out.append((s[0], s[1]))
+        else:
+            raise FlashgcError(
+                f"scheme {s!r}: expected a (placement, victim) pair, a dict or a 'placement/victim' string"
+            )
+    if not out:
+        raise FlashgcError("schemes: no placement/victim pair given")
+    return out
 
 
 def model_waf(
@@ -476,6 +518,9 @@ def summary_row(raw: Mapping[str, Any]) -> dict:
     row = {
         "placement": raw["placement"],
         "victim": raw["victim"],
+        # The variant that ran: every parameter with its value, defaults included.
+        "placement_spec": raw.get("placement_spec", raw["placement"]),
+        "victim_spec": raw.get("victim_spec", raw["victim"]),
         "workload": raw["workload"],
         "seed": int(raw["seed"]),
         "preset": dev.get("preset"),
@@ -514,6 +559,11 @@ def summary_row(raw: Mapping[str, Any]) -> dict:
         for k in ("iops", "bandwidth_mb_s", "gc_time_share"):
             if isinstance(t.get(k), (int, float)):
                 row[k] = float(t[k])
+        c = t.get("cache")
+        if isinstance(c, Mapping):
+            # GCaR's replacement work (entries examined), for a firmware-CPU model to price.
+            row["cache_policy"] = c.get("policy")
+            row["cache_scanned_entries"] = int(c.get("scanned_entries", 0))
     n = raw.get("noc")
     if isinstance(n, Mapping):
         row["noc_path"] = n.get("path")
@@ -573,22 +623,37 @@ def run(
 def compare(
     config: ConfigLike = None,
     workload: Any = None,
-    placements: Sequence[str] = ("single",),
-    victims: Sequence[str] = ("greedy",),
+    placements: Optional[Sequence[str]] = None,
+    victims: Optional[Sequence[str]] = None,
     seeds: Optional[Iterable[int]] = None,
     jobs: int = 1,
     trace_options: Optional[Mapping[str, Any]] = None,
     timing: Optional[Mapping[str, Any]] = None,
+    schemes: Union[None, str, Iterable[SchemeLike]] = None,
     **overrides: Any,
 ) -> pd.DataFrame:
-    """Runs every placement x victim (x seed) on the same configuration and workload.
+    """Runs placement/victim combinations (x seeds) on the same configuration and workload.
 
-    Returns one :func:`summary_row` per run as a DataFrame, in the order of the product.
-    ``jobs`` > 1 runs that many simulations at once in threads (the core releases the
-    GIL); results do not depend on ``jobs``.
+    Either ``schemes``, explicit pairs (``[("midas", "fifo"), ("sepbit",
+    "cost-benefit:sqrt")]``, ``"midas/fifo,sepbit/cost-benefit"``, or ``"paper"`` for every
+    registered placement with its paper's victim policy, as ``flashgc compare`` runs by
+    default), or the cross product of ``placements`` x ``victims`` (defaults ``["single"]``
+    and ``["greedy"]``); not both. Returns one :func:`summary_row` per run as a DataFrame,
+    in order. ``jobs`` > 1 runs that many simulations at once in threads (the core releases
+    the GIL); results do not depend on ``jobs``.
     """
     seed_list = list(seeds) if seeds is not None else [None]
-    points = list(product(placements, victims, seed_list))
+    if schemes is not None:
+        if placements is not None or victims is not None:
+            raise FlashgcError("compare: give either schemes (pairs) or placements x victims, not both")
+        pairs = paper_schemes() if isinstance(schemes, str) and schemes == "paper" else parse_schemes(schemes)
+    else:
+        pairs = list(
+            product(
+                placements if placements is not None else ("single",), victims if victims is not None else ("greedy",)
+            )
+        )
+    points = [(p, v, s) for (p, v) in pairs for s in seed_list]
     if not points:
         raise FlashgcError("compare: nothing to run (empty placements, victims or seeds)")
 

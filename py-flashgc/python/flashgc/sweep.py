@@ -56,10 +56,15 @@ def expand_grid(grid: Mapping[str, Any]) -> list:
                 if isinstance(v, Mapping):
                     p.update(v)
                 elif isinstance(v, str) and "/" in v:
-                    pl, vi = v.split("/", 1)
+                    # The core's parser: placement parameters may contain '/' too.
+                    ((pl, vi),) = _flashgc.parse_schemes(v)
                     p.update(placement=pl, victim=vi)
+                elif isinstance(v, (tuple, list)) and len(v) == 2:
+                    p.update(placement=str(v[0]), victim=str(v[1]))
                 else:
-                    raise FlashgcError(f"sweep grid: scheme {v!r}: expected 'placement/victim' or a dict")
+                    raise FlashgcError(
+                        f"sweep grid: scheme {v!r}: expected 'placement/victim', a (placement, victim) pair or a dict"
+                    )
             else:
                 p[k] = v
         points.append(p)
@@ -335,7 +340,10 @@ def _run_dask(
     n_workers: int,
     finish: Callable[[dict], None],
     dashboard: Optional[str] = None,
+    execute: Callable[[dict], dict] = _execute,
 ) -> None:
+    """Runs ``execute(task)`` for every task on Dask (an embedded LocalCluster when
+    ``scheduler`` is None) and hands each row to ``finish`` as it completes."""
     import logging
 
     from dask.distributed import Client, LocalCluster, as_completed
@@ -359,7 +367,7 @@ def _run_dask(
         client = Client(scheduler)
     try:
         # pure=False: the run id already names the work; each task runs exactly once.
-        futures = [client.submit(_execute, t, key=f"flashgc-run-{t['run_id']}", pure=False) for t in todo]
+        futures = [client.submit(execute, t, key=f"flashgc-run-{t['run_id']}", pure=False) for t in todo]
         for fut in as_completed(futures):
             row = fut.result()
             finish(row)

@@ -17,6 +17,7 @@
 //! gaps. Each resource is reserved first come first served in commit order; a scheduling
 //! policy with priorities (firmware issue 15) replaces the commit order there.
 
+pub mod cpu;
 pub mod flash;
 mod lazy;
 pub mod noc;

@@ -1,6 +1,7 @@
 //! GC scheduling modes and idle-time background work: what the driver does before each
 //! host arrival.
 
+use crate::device::cpu::Cpu;
 use crate::device::{DeviceModel, GcPolicy};
 use crate::error::Result;
 use crate::ftl::Ftl;
@@ -29,6 +30,13 @@ impl<F: FnMut(&mut Ftl) -> Result<bool> + Send> IdleWork for F {
     fn step(&mut self, ftl: &mut Ftl) -> Result<bool> {
         self(ftl)
     }
+}
+
+/// Where GC work issued before a host arrival goes: the op buffer, and the firmware CPU
+/// (None when its cost model is off).
+pub(super) struct Issue<'a> {
+    pub(super) ops: &'a mut Vec<FlashOp>,
+    pub(super) cpu: &'a mut Option<Cpu>,
 }
 
 /// The GC scheduling mode and its state.
@@ -66,10 +74,15 @@ impl GcSched {
         matches!(self.mode, GcMode::Background | GcMode::Idle)
     }
 
-    /// Drains the FTL's op stream into the device's queue, issued at `t`.
-    fn enqueue<D: DeviceModel>(sim: &mut Simulation, dev: &mut D, ops: &mut Vec<FlashOp>, t: u64) {
+    /// Drains the FTL's op stream into the device's queue, issued at `t` (their CPU work
+    /// occupies a firmware core when the CPU model is on).
+    fn enqueue<D: DeviceModel>(sim: &mut Simulation, dev: &mut D, out: &mut Issue<'_>, t: u64) {
+        let ops = &mut *out.ops;
         ops.clear();
         sim.ftl_mut().drain_ops(ops);
+        if let Some(c) = out.cpu.as_mut() {
+            c.internal(ops, t);
+        }
         dev.enqueue(ops, t);
     }
 
@@ -80,7 +93,7 @@ impl GcSched {
         &mut self,
         sim: &mut Simulation,
         dev: &mut D,
-        ops: &mut Vec<FlashOp>,
+        out: &mut Issue<'_>,
         busy_until: u64,
         t: u64,
         idle_work: &mut Option<Box<dyn IdleWork>>,
@@ -97,7 +110,7 @@ impl GcSched {
                 dev.pump(None, self.pace);
                 if !dev.queued() && sim.ftl_mut().collect_if_below(self.bg_free)? {
                     self.proactive += 1;
-                    Self::enqueue(sim, dev, ops, t);
+                    Self::enqueue(sim, dev, out, t);
                     dev.pump(Some(t), usize::MAX);
                 }
             }
@@ -108,7 +121,7 @@ impl GcSched {
                         break;
                     }
                     self.proactive += 1;
-                    Self::enqueue(sim, dev, ops, at);
+                    Self::enqueue(sim, dev, out, at);
                     let end = dev.pump(Some(t), usize::MAX);
                     at = at.max(end);
                 }
@@ -123,7 +136,7 @@ impl GcSched {
                 if !w.step(sim.ftl_mut())? {
                     break;
                 }
-                Self::enqueue(sim, dev, ops, at);
+                Self::enqueue(sim, dev, out, at);
                 let end = dev.pump(None, usize::MAX);
                 at = at.max(end);
             }

@@ -2,7 +2,8 @@
 //! the timing series, and the timing section of the result.
 
 use super::cache::WriteCache;
-use super::gc::{GcSched, IdleWork};
+use super::gc::{GcSched, IdleWork, Issue};
+use crate::device::cpu::{Cpu, CpuCosts};
 use crate::device::flash::FastDiv;
 use crate::device::{DeviceModel, DeviceReport, ReadGroup};
 use crate::error::{Error, Result};
@@ -10,7 +11,6 @@ use crate::ftl::FtlCounters;
 use crate::metrics::latency::Latencies;
 use crate::metrics::recorder::Recorder;
 use crate::metrics::result::{CacheReport, RunResult, TimingPoint, TimingReport};
-use crate::metrics::waf;
 use crate::ops::FlashOp;
 use crate::sim::Simulation;
 use crate::timing::{CachePolicy, Host, TimingParams};
@@ -110,6 +110,8 @@ struct CoreState {
     proactive: u64,
     host_busy_until: u64,
     stats: HostStats,
+    /// The firmware CPU's state (None when its cost model is off).
+    cpu: Option<Cpu>,
 }
 
 /// The driver's state besides the simulation: the device model, cache, GC scheduling and
@@ -129,6 +131,8 @@ pub(crate) struct Core<D: DeviceModel> {
     stream_rec: Option<Recorder>,
     /// Requests in flight when the device commits by priority (`driver/host/deferred.rs`).
     deferred: Option<deferred::Deferred>,
+    /// The firmware CPU (`timing.cpu`; None: CPU work costs nothing).
+    cpu: Option<Cpu>,
 }
 
 impl<D: DeviceModel> Core<D> {
@@ -144,6 +148,15 @@ impl<D: DeviceModel> Core<D> {
         });
         let gc = GcSched::new(&p, l.gc_high);
         let dev_deferred = dev.deferred();
+        let cpu = p.cpu.as_ref().filter(|_| D::TIMED).map(|c| {
+            let ftl = sim.ftl();
+            let costs = CpuCosts::resolve(
+                c,
+                ftl.placement().classifier_ns(),
+                ftl.victim_policy().select_ns(),
+            );
+            Cpu::new(c.cores, costs, c.scale)
+        });
         let mut heap = BinaryHeap::new();
         if let Host::ClosedLoop { queue_depth } = p.host {
             if D::TIMED {
@@ -178,10 +191,16 @@ impl<D: DeviceModel> Core<D> {
                 start: FtlCounters::default(),
             },
             p,
-            idle_work: None,
+            // A content-aware GC action with idle-time work (SplitGC's read scrub and
+            // deferred write-backs) runs it in host idle periods of timed runs.
+            idle_work: (D::TIMED && sim.ftl().has_background_work()).then(|| {
+                Box::new(|ftl: &mut crate::ftl::Ftl| Ok(ftl.background_step()?.is_some()))
+                    as Box<dyn super::IdleWork>
+            }),
             started: false,
             stream_rec: None,
             deferred: dev_deferred.then(deferred::Deferred::default),
+            cpu,
         })
     }
 
@@ -217,6 +236,7 @@ impl<D: DeviceModel> Core<D> {
             proactive: self.gc.proactive,
             host_busy_until: self.host_busy_until,
             stats: self.stats.clone(),
+            cpu: self.cpu.clone(),
         })
         .map(Some)
     }
@@ -281,6 +301,16 @@ impl<D: DeviceModel> Core<D> {
                 ));
             }
         }
+        match (&self.cpu, &st.cpu) {
+            (None, None) => {}
+            (Some(c), Some(r)) if r.consistent(c.cores(), c.costs()) => {}
+            _ => {
+                return Err(Error::Input(
+                    "the firmware CPU state does not match the timing parameters".into(),
+                ))
+            }
+        }
+        self.cpu = st.cpu;
         self.cache = st.cache;
         self.gc.proactive = st.proactive;
         self.host_busy_until = st.host_busy_until;
@@ -393,8 +423,9 @@ impl<D: DeviceModel> Core<D> {
             .unwrap_or_else(|| self.new_recorder(sim, None));
         let r = self.record_served(sim, req, t, &mut rec);
         self.stream_rec = Some(rec);
-        r?;
-        Ok(self.host_busy_until.max(t))
+        // This request's completion (not the latest of all: an open-loop host has others
+        // outstanding that may end later).
+        r
     }
 
     fn record_served(
@@ -483,10 +514,7 @@ impl<D: DeviceModel> Core<D> {
             },
             read: w.rd.summary(),
             write: w.wr.summary(),
-            waf_cumulative: waf(
-                c.user_writes - start.user_writes,
-                c.extra_programs() - start.extra_programs(),
-            ),
+            waf_cumulative: crate::metrics::waf_between(start, c),
             erases: c.erases - start.erases,
             gc_page_moves: c.gc_writes - start.gc_writes,
         }
@@ -531,9 +559,22 @@ impl<D: DeviceModel> Core<D> {
         let mut ops = std::mem::take(&mut self.ops);
         ops.clear();
         sim.ftl_mut().drain_ops(&mut ops);
-        let e = self.dev.schedule(&ops, t, host_ready, rg, self.gc.policy());
+        let Some(cpu) = &mut self.cpu else {
+            let e = self.dev.schedule(&ops, t, host_ready, rg, self.gc.policy());
+            self.ops = ops;
+            return e;
+        };
+        cpu.placement_work(sim.ftl_mut().placement_mut().take_cpu_work_ns());
+        // The host's flash operations wait for its CPU work; under foreground GC (the host
+        // waits for the whole pass anyway) the GC pass is issued when its CPU work (victim
+        // selection, fingerprints) has finished (docs/cpu.md).
+        let (c, g) = cpu.page(&ops, t);
+        *host_ready = (*host_ready).max(c);
+        let policy = self.gc.policy();
+        let issue = if policy.barrier { g } else { t };
+        let e = self.dev.schedule(&ops, issue, host_ready, rg, policy);
         self.ops = ops;
-        e
+        e.max(c)
     }
 
     /// Serves one host request arriving at `t`; returns its completion time.
@@ -541,7 +582,10 @@ impl<D: DeviceModel> Core<D> {
         self.gc.before_arrival(
             sim,
             &mut self.dev,
-            &mut self.ops,
+            &mut Issue {
+                ops: &mut self.ops,
+                cpu: &mut self.cpu,
+            },
             self.host_busy_until,
             t,
             &mut self.idle_work,
@@ -556,7 +600,14 @@ impl<D: DeviceModel> Core<D> {
         let map_hits = |sim: &Simulation| sim.ftl().counters.translation.map_or(0, |c| c.hits);
         let mut seen = if dram.is_some() { map_hits(sim) } else { 0 };
         let end = req.lpn + req.pages as u64;
+        // Content mode: each page's content is fixed when the host writes it (a write cache
+        // may program it later).
+        let content = sim.ftl().content().is_some() && req.op == Op::Write;
         for lpn in req.lpn..end {
+            if content {
+                let c = crate::content::page_content(req.content, lpn - req.lpn);
+                sim.ftl_mut().stage_content(lpn as u32, c);
+            }
             let lpn = lpn as u32;
             match req.op {
                 Op::Write => {
@@ -573,7 +624,18 @@ impl<D: DeviceModel> Core<D> {
                                     .lookup(l)
                                     .is_some_and(|p| dev.collecting(p, t))
                             };
-                            match c.insert(lpn, collecting) {
+                            let scanned = c.scanned;
+                            let evicted = c.insert(lpn, collecting);
+                            let entries = (c.scanned - scanned) as u32;
+                            if entries > 0 {
+                                // GCaR's traversal: an op the firmware-CPU model charges
+                                // (device models without one take no time for it).
+                                sim.ftl_mut().log_compute(
+                                    crate::ops::Compute::CacheScan { entries },
+                                    crate::ops::Origin::Host,
+                                );
+                            }
+                            match evicted {
                                 None => {
                                     done = done.max(t + mem);
                                     continue;
@@ -644,7 +706,7 @@ impl<D: DeviceModel> Core<D> {
 
     fn timing_dependent(&self) -> bool {
         self.gc.timing_dependent()
-            || (self.cache.is_some() && self.p.cache_policy == CachePolicy::Gcar)
+            || (self.cache.is_some() && self.p.cache_policy != CachePolicy::Lru)
             || self.dev.timing_dependent()
             || self.idle_work.is_some()
     }
@@ -753,10 +815,12 @@ impl<D: DeviceModel> Core<D> {
                 read_hits: c.read_hits,
                 evictions: c.evictions,
                 gcar_skips: c.gcar_skips,
+                scanned_entries: c.scanned,
                 dirty_at_end: c.len() as u64,
             }),
             series: s.series.clone(),
             memory_bytes_per_lpn: memory as f64 / logical as f64,
+            cpu: self.cpu.as_ref().map(|c| c.report(span, s.requests)),
         };
         res.notes.push(format!(
             "timing: {} host, GC {:?}, {}",
@@ -764,6 +828,9 @@ impl<D: DeviceModel> Core<D> {
             self.p.gc_mode,
             self.dev.describe()
         ));
+        if let Some(c) = &self.cpu {
+            res.notes.push(c.describe());
+        }
         if timing_dependent {
             res.notes.push(
                 "timing-dependent policy (background/idle GC or GCaR): FTL decisions depend on simulated time, so WAF may differ from the WAF-only run"

@@ -24,6 +24,7 @@
 //! served, so its completion time is known at once. That makes every run deterministic.
 
 pub mod cache;
+pub mod calibrate;
 mod gc;
 mod host;
 mod run_loop;

@@ -245,7 +245,12 @@ pub(super) fn run<D: DeviceModel>(
             match req.op {
                 Op::Write => {
                     for lpn in req.lpn..end {
-                        ftl.write(lpn as u32)?;
+                        if req.content != 0 && ftl.content().is_some() {
+                            let c = crate::content::page_content(req.content, lpn - req.lpn);
+                            ftl.write_content(lpn as u32, c)?;
+                        } else {
+                            ftl.write(lpn as u32)?;
+                        }
                         if rec.user_page(&ftl.counters) {
                             ended_by = "write_volume";
                             break 'outer;
@@ -264,11 +269,18 @@ pub(super) fn run<D: DeviceModel>(
                 }
             }
         }
+        if let Some(e) = sim.ftl().content_error() {
+            return Err(Error::Workload(e.to_string()));
+        }
         if rec.written() >= next_progress {
             next_progress = rec.written() + (1 << 20);
             progress(&rec.progress(&sim.ftl().counters));
         }
     }
+    if let Some(e) = sim.ftl().content_error() {
+        return Err(Error::Workload(e.to_string()));
+    }
+    sim.ftl().check_all_content()?;
     let mut r = core.finish_with(sim, wl.describe(), &rec, ended_by)?;
     attach_flows(&mut r, core, wl);
     Ok(RunEnd::Finished(r))
@@ -282,7 +294,12 @@ fn serve_waf_only(sim: &mut Simulation, req: &Request, rec: &mut Recorder) -> Re
     match req.op {
         Op::Write => {
             for lpn in req.lpn..end {
-                ftl.write(lpn as u32)?;
+                if req.content != 0 && ftl.content().is_some() {
+                    let c = crate::content::page_content(req.content, lpn - req.lpn);
+                    ftl.write_content(lpn as u32, c)?;
+                } else {
+                    ftl.write(lpn as u32)?;
+                }
                 if rec.user_page(&ftl.counters) {
                     return Ok(true);
                 }

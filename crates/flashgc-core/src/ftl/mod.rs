@@ -3,11 +3,17 @@
 //! Write path: the placement chooses a stream; the old copy (if any) is invalidated; the
 //! page is programmed at the stream's write frontier. When a write needs a fresh segment
 //! and taking it leaves fewer than `gc_low` free segments, GC reclaims victims until
-//! `gc_high` segments are free. GC asks the placement for the victim group, the victim
+//! `gc_high` segments are free. With a garbage-proportion trigger
+//! ([`FtlParams::gc_garbage`], SepBIT's log-structured setting) GC also reclaims one
+//! victim after any user write that leaves more than that share of the written pages
+//! invalid in sealed segments; the free-segment watermark stays as a backstop. GC asks the placement for the victim group, the victim
 //! policy for the segment, and the placement for each relocated page's stream. Policies
 //! see segments only through [`SegmentView`].
 
 pub mod cmt;
+mod dedup;
+mod dedup_check;
+mod dedup_gc;
 pub mod mapping;
 mod state;
 mod translation;
@@ -18,8 +24,10 @@ use crate::ops::{OpLog, Origin};
 use crate::placement::Placement;
 use crate::segment::{SegState, SegmentView, Segments};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
-use crate::victim::VictimPolicy;
+use crate::victim::{VictimPolicy, VictimScope};
 pub use cmt::{Cmt, CmtParams, TranslationCounters};
+pub use dedup::{Background, ContentCounters, ContentLayer};
+pub use dedup_check::ContentReport;
 pub use mapping::Mapping;
 use std::collections::VecDeque;
 
@@ -45,26 +53,48 @@ pub struct FtlCounters {
     pub unmapped_reads: u64,
     /// Trimmed pages that were mapped.
     pub trims: u64,
+    /// Victims collected by the garbage-proportion trigger (included in `gc_victims`).
+    #[serde(default)]
+    pub gc_garbage_victims: u64,
+    /// Garbage-proportion checks that found no candidate (e.g. none past the victim
+    /// policy's `min_garbage` filter) and collected nothing.
+    #[serde(default)]
+    pub gc_garbage_idle: u64,
     /// Sum over victim picks of the pages holding data (for the effective alpha).
     pub alpha_samples_sum: u128,
     /// Number of effective-alpha samples.
     pub alpha_samples: u64,
+    /// Content mode: user page writes that programmed nothing (their content reused a
+    /// cached page, DAGC).
+    #[serde(default)]
+    pub absorbed_writes: u64,
+    /// Content mode: pages programmed by background work (deferred migration at idle time,
+    /// SplitGC).
+    #[serde(default)]
+    pub background_writes: u64,
     /// Mapping-cache counters (None without a mapping cache).
     pub translation: Option<TranslationCounters>,
 }
 
 impl FtlCounters {
+    /// Flash page programs: user writes that programmed (content mode: not those
+    /// absorbed), GC, background and translation writes.
+    #[inline]
+    pub fn programs(&self) -> u64 {
+        self.user_writes - self.absorbed_writes + self.extra_programs()
+    }
+
     /// Translation pages programmed (0 without a mapping cache).
     #[inline]
     pub fn translation_writes(&self) -> u64 {
         self.translation.map_or(0, |t| t.writes)
     }
 
-    /// Pages programmed besides user writes: GC page moves and translation writes (the
-    /// numerator of WAF - 1).
+    /// Pages programmed besides user writes: GC page moves, background writes (content
+    /// mode) and translation writes.
     #[inline]
     pub fn extra_programs(&self) -> u64 {
-        self.gc_writes + self.translation_writes()
+        self.gc_writes + self.background_writes + self.translation_writes()
     }
 }
 
@@ -81,6 +111,10 @@ pub struct FtlParams {
     pub gc_low: u32,
     /// GC restores this many free segments.
     pub gc_high: u32,
+    /// Garbage-proportion trigger (SepBIT's simulator): after a user write, if invalid
+    /// pages in sealed segments exceed this share of all pages holding data, GC reclaims
+    /// one victim. `None`: free-segment watermarks only.
+    pub gc_garbage: Option<f64>,
 }
 
 /// Open write frontier of a stream.
@@ -104,6 +138,8 @@ pub struct Ftl {
     seal_seq: u64,
     in_gc: bool,
     written_pages: u64,
+    /// Invalid pages in sealed segments (the garbage the garbage-proportion trigger sees).
+    sealed_invalid: u64,
     /// Counters since creation (callers snapshot them to measure intervals).
     pub counters: FtlCounters,
     /// Victim valid-ratio histogram (see [`VICTIM_HIST_BINS`]).
@@ -114,6 +150,8 @@ pub struct Ftl {
     pub(crate) log: OpLog,
     victim_log: Option<Vec<(SegmentId, u32)>>,
     gc_buf: Vec<Lpn>,
+    /// Content mode (deduplication-aware GC actions), see `ftl/dedup.rs`.
+    pub(crate) content: Option<Box<ContentLayer>>,
     /// The mapping cache (None: the whole L2P in DRAM, today's model).
     pub(crate) cmt: Option<Box<Cmt>>,
     /// Write stream of translation pages (the frontier after the placement's).
@@ -158,12 +196,14 @@ impl Ftl {
             seal_seq: 0,
             in_gc: false,
             written_pages: 0,
+            sealed_invalid: 0,
             counters: FtlCounters::default(),
             victim_hist: vec![0; VICTIM_HIST_BINS],
             check_after_gc: false,
             log: OpLog::default(),
             victim_log: None,
             gc_buf: Vec::new(),
+            content: None,
             cmt: None,
             tstream: NONE as StreamId,
             t_sealed: 0,
@@ -210,6 +250,12 @@ impl Ftl {
         self.check_after_gc = on;
     }
 
+    /// Logs controller CPU work done on the FTL's behalf outside it (e.g. the write cache's
+    /// replacement scan) so that the device model can charge it; nothing when logging is off.
+    pub fn log_compute(&mut self, work: crate::ops::Compute, origin: Origin) {
+        self.log.push(FlashOp::Compute { work, origin });
+    }
+
     /// Log every physical operation into the op stream ([`crate::ops`]) for a device
     /// model. Off by default: WAF-only runs pay one predictable branch per page.
     pub fn set_op_log(&mut self, on: bool) {
@@ -240,6 +286,9 @@ impl Ftl {
     /// Writes one user page.
     #[inline]
     pub fn write(&mut self, lpn: Lpn) -> Result<()> {
+        if self.content.is_some() {
+            return self.write_content(lpn, 0);
+        }
         if self.cmt.is_some() {
             self.translate(lpn, true)?;
         }
@@ -253,7 +302,32 @@ impl Ftl {
             self.map.l2p[lpn as usize] = NONE;
         }
         self.counters.user_writes += 1;
-        self.write_page(s, lpn, NONE, Origin::Host)
+        self.write_page(s, lpn, NONE, Origin::Host)?;
+        if let Some(g) = self.p.gc_garbage {
+            if !self.in_gc && self.sealed_invalid as f64 > g * self.written_pages as f64 {
+                self.collect_garbage()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One victim for the garbage-proportion trigger (SepBIT's simulator collects one
+    /// segment per check). No candidate (e.g. none passes a `min_garbage` filter): nothing.
+    #[cold]
+    fn collect_garbage(&mut self) -> Result<()> {
+        self.in_gc = true;
+        let r = self.collect_one_or_none();
+        self.in_gc = false;
+        match r? {
+            Some(_) => self.counters.gc_garbage_victims += 1,
+            None => self.counters.gc_garbage_idle += 1,
+        }
+        Ok(())
+    }
+
+    /// Invalid pages in sealed segments.
+    pub fn sealed_invalid_pages(&self) -> u64 {
+        self.sealed_invalid
     }
 
     /// Prefetch hint for an upcoming operation on `lpn` (callers that know the next
@@ -269,6 +343,9 @@ impl Ftl {
     /// Reads one user page (WAF mode: counted only). Returns the PPN if mapped.
     #[inline]
     pub fn read(&mut self, lpn: Lpn) -> Option<Ppn> {
+        if self.content.is_some() {
+            return self.read_content(lpn);
+        }
         if self.cmt.is_some() {
             self.translate_deferred(lpn, false);
         }
@@ -286,6 +363,9 @@ impl Ftl {
 
     /// Trims (discards) one page.
     pub fn trim(&mut self, lpn: Lpn) {
+        if self.content.is_some() {
+            return self.trim_content(lpn);
+        }
         if self.cmt.is_some() {
             self.translate_deferred(lpn, true);
         }
@@ -304,6 +384,7 @@ impl Ftl {
         let seg = ppn / self.p.pages_per_segment;
         self.segs.valid[seg as usize] -= 1;
         if self.segs.state[seg as usize] == SegState::Sealed {
+            self.sealed_invalid += 1;
             let view = SegmentView::new(&self.segs, self.clock);
             self.victim.on_invalidate(seg, &view);
         }
@@ -350,17 +431,30 @@ impl Ftl {
         self.segs.state[seg as usize] = SegState::Sealed;
         self.segs.sealed_at[seg as usize] = self.clock;
         self.segs.seal_seq[seg as usize] = self.seal_seq;
+        self.sealed_invalid +=
+            (self.segs.written[seg as usize] - self.segs.valid[seg as usize]) as u64;
         self.open[s as usize].seg = NONE;
         if s == self.tstream {
             self.t_sealed += 1;
         }
         let view = SegmentView::new(&self.segs, self.clock);
         self.victim.on_seal(seg, &view);
+        self.placement.on_seal(seg, &view);
     }
 
     #[cold]
     fn open_segment(&mut self, s: StreamId) -> Result<SegmentId> {
+        let mut tries = 0u32;
         loop {
+            // A device too full to make progress livelocks: each GC episode frees a
+            // segment and then fills the frontier it opened with relocated pages.
+            tries += 1;
+            if tries > self.p.segments + 2 {
+                return Err(Error::DeviceFull(format!(
+                    "stream {s} makes no progress: every GC victim is full of valid data \
+                     (raise op or lower the fill)"
+                )));
+            }
             let seg = self.free.pop_front().ok_or_else(|| {
                 Error::DeviceFull(format!(
                     "no free segment for stream {s}: every candidate victim is full of valid data \
@@ -396,12 +490,21 @@ impl Ftl {
                     "GC reclaimed no space after visiting every segment (all data valid?)".into(),
                 ));
             }
-            if let Err(e) = self.collect_one() {
+            if let Err(e) = self.collect_one().and_then(|_| self.check_if_asked()) {
                 break Err(e);
             }
         };
         self.in_gc = false;
         result
+    }
+
+    fn check_if_asked(&self) -> Result<()> {
+        if self.check_after_gc {
+            if let Err(e) = self.check() {
+                return Err(Error::Workload(format!("invariant violated after GC: {e}")));
+            }
+        }
+        Ok(())
     }
 
     /// Collects one victim now if fewer than `target` segments are free (background and
@@ -411,7 +514,7 @@ impl Ftl {
             return Ok(false);
         }
         self.in_gc = true;
-        let r = self.collect_one();
+        let r = self.collect_one().and_then(|_| self.check_if_asked());
         self.in_gc = false;
         r.map(|_| true)
     }
@@ -423,12 +526,52 @@ impl Ftl {
         if self.cmt.is_some() {
             scope = self.translation_scope(scope);
         }
-        let victim = self.victim.select(&view, scope).ok_or_else(|| {
+        let victim = self.select(scope).ok_or_else(|| {
             Error::DeviceFull(format!(
-                "GC needs a victim in {scope:?} but there is no sealed segment there"
+                "GC needs a victim in {scope:?} but no sealed segment there is a candidate \
+                 (none sealed, or none passes the victim policy's min_garbage filter)"
             ))
         })?;
+        self.reclaim(victim)?;
+        Ok(victim)
+    }
+
+    /// Reclaims one victim if the victim policy offers one.
+    fn collect_one_or_none(&mut self) -> Result<Option<SegmentId>> {
+        let view = SegmentView::new(&self.segs, self.clock);
+        let mut scope = self.placement.victim_scope(&view);
+        if self.cmt.is_some() {
+            scope = self.translation_scope(scope);
+        }
+        match self.select(scope) {
+            Some(v) => self.reclaim(v).map(|_| Some(v)),
+            None => Ok(None),
+        }
+    }
+
+    /// The victim in `scope`: the victim policy's choice, or the segment the placement
+    /// named (which the policy then forgets).
+    fn select(&mut self, scope: VictimScope) -> Option<SegmentId> {
+        let view = SegmentView::new(&self.segs, self.clock);
+        match scope {
+            VictimScope::Segment(s) => {
+                let ok = (s as usize) < self.segs.len()
+                    && self.segs.state[s as usize] == SegState::Sealed
+                    && self.victim.remove(s, &view);
+                ok.then_some(s)
+            }
+            _ => self.victim.select(&view, scope),
+        }
+    }
+
+    /// Relocates the valid pages of `victim` (just returned by the victim policy) and
+    /// erases it.
+    fn reclaim(&mut self, victim: SegmentId) -> Result<()> {
         debug_assert_eq!(self.segs.state[victim as usize], SegState::Sealed);
+        self.placement
+            .on_victim(victim, &SegmentView::new(&self.segs, self.clock));
+        self.sealed_invalid -=
+            (self.segs.written[victim as usize] - self.segs.valid[victim as usize]) as u64;
         self.segs.state[victim as usize] = SegState::Collecting;
         if self.segs.stream[victim as usize] == self.tstream {
             self.t_sealed -= 1;
@@ -443,6 +586,11 @@ impl Ftl {
         }
         self.victim_hist[(valid as u64 * 100 / pps as u64) as usize] += 1;
         let base = victim as u64 * pps as u64;
+        if self.content.is_some() {
+            self.relocate_content(victim)?;
+            self.erase(victim);
+            return Ok(());
+        }
         // Collect the valid pages first: relocation writes must not race the bitmap scan.
         let mut pages = std::mem::take(&mut self.gc_buf);
         pages.clear();
@@ -482,6 +630,14 @@ impl Ftl {
         if !self.gc_tpages.is_empty() {
             self.gc_batch_update()?;
         }
+        self.erase(victim);
+        Ok(())
+    }
+
+    /// Erases victim `victim` (all its pages relocated or dropped) into the free pool.
+    fn erase(&mut self, victim: SegmentId) {
+        let pps = self.p.pages_per_segment;
+        let base = victim as u64 * pps as u64;
         self.log.push(FlashOp::Erase {
             seg: victim,
             origin: Origin::Gc,
@@ -494,12 +650,6 @@ impl Ftl {
         self.segs.state[victim as usize] = SegState::Free;
         self.free.push_back(victim);
         self.counters.erases += 1;
-        if self.check_after_gc {
-            if let Err(e) = self.check() {
-                return Err(Error::Workload(format!("invariant violated after GC: {e}")));
-            }
-        }
-        Ok(victim)
     }
 
     /// Pages currently holding data (valid or invalid) in non-free segments.
@@ -509,6 +659,9 @@ impl Ftl {
 
     /// Checks every invariant of the FTL's state. O(device); for tests and `--check`.
     pub fn check(&self) -> std::result::Result<(), String> {
+        if self.content.is_some() {
+            return self.check_content();
+        }
         let pps = self.p.pages_per_segment as u64;
         // L2P and P2L agree; each mapped LPN's page is valid.
         let mut mapped = 0u64;
@@ -530,6 +683,7 @@ impl Ftl {
         // Valid counts equal bitmaps; no valid page beyond a write pointer.
         let mut total_valid = 0u64;
         let mut written = 0u64;
+        let mut sealed_invalid = 0u64;
         let mut counts = [0usize; 4];
         for s in 0..self.segs.len() {
             let base = s as u64 * pps;
@@ -561,6 +715,15 @@ impl Ftl {
             }
             total_valid += n as u64;
             written += w as u64;
+            if st == SegState::Sealed {
+                sealed_invalid += (w - n) as u64;
+            }
+        }
+        if sealed_invalid != self.sealed_invalid {
+            return Err(format!(
+                "sealed-garbage counter {} but sealed segments hold {sealed_invalid} invalid pages",
+                self.sealed_invalid
+            ));
         }
         // No page lost or duplicated: valid pages = mapped LPNs.
         if total_valid != mapped {
@@ -619,6 +782,7 @@ impl Ftl {
             // The GTD's 4 B per translation page are in the L2P's bytes above.
             v.push(("mapping cache (9 B per translation page)", c.memory_bytes()));
         }
+        v.extend(self.content_memory());
         v
     }
 }

@@ -60,6 +60,7 @@ impl Ftl {
         if let Some(b) = self.cmt_state()? {
             w.section(b"CMT ", &b)?;
         }
+        self.save_content(w)?;
         Ok(())
     }
 
@@ -85,6 +86,21 @@ impl Ftl {
                 ]
                 .iter(),
             )
+            .chain(
+                [
+                    if self.content.is_some() {
+                        st.segs.dup.len()
+                    } else {
+                        n
+                    },
+                    if self.content.is_some() {
+                        st.segs.reuse.len()
+                    } else {
+                        n
+                    },
+                ]
+                .iter(),
+            )
             .all(|&l| l == n)
             && st.segs.pages_per_segment == self.p.pages_per_segment
             && st.open.len() == self.open.len()
@@ -104,12 +120,10 @@ impl Ftl {
         r.raw_into(b"P2L ", &mut self.map.p2l)?;
         r.raw_into(b"VALD", &mut self.map.valid)?;
         let physical = self.map.p2l.len() as u64;
-        if self
-            .map
-            .l2p
-            .iter()
-            .any(|&p| p != NONE && p as u64 >= physical)
-        {
+        let content = self.content.is_some();
+        if self.map.l2p.iter().any(|&p| {
+            p != NONE && p as u64 >= physical && !(content && p & crate::content::VFLAG != 0)
+        }) {
             return Err(r.damaged("L2P entry beyond the physical pages".into()));
         }
         let pl = r.section(b"PLCY")?;
@@ -139,6 +153,11 @@ impl Ftl {
         self.counters = st.counters;
         self.victim_hist = st.victim_hist;
         self.in_gc = false;
+        self.load_content(r)?;
+        self.sealed_invalid = (0..self.segs.len())
+            .filter(|&i| self.segs.state[i] == crate::segment::SegState::Sealed)
+            .map(|i| self.segs.written[i].saturating_sub(self.segs.valid[i]) as u64)
+            .sum();
         self.check_restored()
             .map_err(|e| r.damaged(format!("inconsistent state: {e}")))
     }
@@ -152,21 +171,28 @@ impl Ftl {
         let n = self.segs.len();
         let pps = self.p.pages_per_segment;
         let streams = self.open.len();
-        // The mapping cache adds the translation pages' stream after the placement's.
-        let own = self.cmt.is_some() as usize;
+        // The mapping cache adds the translation pages' stream after the placement's; a
+        // GC action in content mode its own streams (never both: Simulation::new).
+        let extra = self
+            .content
+            .as_deref()
+            .map_or(0, |c| c.action.extra_streams());
+        let own = self.cmt.is_some() as usize + extra;
         if self.placement.streams() + own != streams {
             return Err(format!(
                 "placement `{}` has {} streams{}; the FTL keeps {streams} open",
                 self.placement.name(),
                 self.placement.streams(),
-                if own > 0 {
-                    " and the mapping cache 1"
+                if self.cmt.is_some() {
+                    " and the mapping cache 1".to_string()
+                } else if extra > 0 {
+                    format!(" and the GC action {extra}")
                 } else {
-                    ""
+                    String::new()
                 }
             ));
         }
-        if own > 0 && self.tstream as usize != streams - 1 {
+        if self.cmt.is_some() && self.tstream as usize != streams - 1 {
             return Err(format!("translation stream {} of {streams}", self.tstream));
         }
         for s in 0..n {
@@ -232,7 +258,9 @@ impl Ftl {
         // Translation pages are mapped after the logical pages (their GTD entries).
         let mapped_pages = self.map.l2p.len() as u64;
         for (ppn, &lpn) in self.map.p2l.iter().enumerate() {
-            if self.map.is_valid(ppn as u32) && lpn as u64 >= mapped_pages {
+            // Content mode: a live copy kept only for its group's borrowers has no owner.
+            let pinned = lpn == NONE && self.content.is_some();
+            if self.map.is_valid(ppn as u32) && lpn as u64 >= mapped_pages && !pinned {
                 return Err(format!(
                     "P2L[{ppn}] = {lpn} is beyond the {mapped_pages} mapped pages"
                 ));

@@ -74,6 +74,20 @@ pub struct MemoryItem {
     pub bytes_per_lpn: f64,
 }
 
+/// WAF between two counter snapshots: flash programs / user page writes (content mode:
+/// absorbed writes program nothing, background writes program too). Equals
+/// [`waf`]`(user, gc)` when neither occurs.
+/// Translation writes of a mapping cache count as programs. (Computed as a ratio of the
+/// program and write counts: DAGC's absorbed writes can make it below 1.)
+pub fn waf_between(a: &crate::ftl::FtlCounters, b: &crate::ftl::FtlCounters) -> f64 {
+    let user = b.user_writes - a.user_writes;
+    if user == 0 {
+        0.0
+    } else {
+        (b.programs() - a.programs()) as f64 / user as f64
+    }
+}
+
 /// WAF = (user + GC page writes) / user page writes; NaN-free (0 writes gives 0).
 pub fn waf(user: u64, gc: u64) -> f64 {
     if user == 0 {

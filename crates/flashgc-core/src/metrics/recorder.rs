@@ -3,7 +3,7 @@
 //! steady state.
 
 use super::result::PhaseCounts;
-use super::{waf, WindowPoint};
+use super::{waf_between, WindowPoint};
 use crate::config::{Layout, RunConfig};
 use crate::ftl::FtlCounters;
 use serde::Serialize;
@@ -101,14 +101,8 @@ impl Recorder {
         self.series.push(WindowPoint {
             user_bytes: self.written * self.lpn_bytes,
             capacity_written: self.written as f64 / self.logical as f64,
-            waf_window: waf(
-                c.user_writes - l.user_writes,
-                c.extra_programs() - l.extra_programs(),
-            ),
-            waf_cumulative: waf(
-                c.user_writes - s.user_writes,
-                c.extra_programs() - s.extra_programs(),
-            ),
+            waf_window: waf_between(l, c),
+            waf_cumulative: waf_between(s, c),
             erases: c.erases - s.erases,
         });
         self.prev_window = std::mem::replace(&mut self.last_window, c.clone());
@@ -119,10 +113,7 @@ impl Recorder {
         Progress {
             user_pages: self.written,
             target_pages: self.target,
-            waf: waf(
-                c.user_writes - self.start.user_writes,
-                c.extra_programs() - self.start.extra_programs(),
-            ),
+            waf: waf_between(&self.start, c),
         }
     }
 

@@ -3,7 +3,7 @@
 //! documented in docs/results.md; `schema_version` changes when a field changes meaning.
 
 use super::latency::LatencySummary;
-use super::{waf, EraseSummary, MemoryItem, WindowPoint};
+use super::{waf, waf_between, EraseSummary, MemoryItem, WindowPoint};
 use crate::config::Layout;
 use crate::ftl::FtlCounters;
 use crate::timing::{CachePolicy, Host, TimingParams};
@@ -52,11 +52,26 @@ pub struct PhaseCounts {
     pub waf: f64,
     /// Effective alpha: mean pages holding data (valid or not) at victim selection / logical pages.
     pub effective_alpha: Option<f64>,
+    /// Content mode: user writes that programmed nothing (reused a cached page, DAGC).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub absorbed_writes: u64,
+    /// Content mode: pages programmed by background work (deferred migration, SplitGC).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub background_writes: u64,
+    /// Victims the garbage-proportion trigger collected (`ftl.gc_trigger`; absent when
+    /// that trigger is off). `gc_victims` minus this is what the free-segment watermarks
+    /// took. (Checkpoints keep phase counts as JSON text, so omitting it is safe.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc_garbage_victims: Option<u64>,
     /// Mapping-cache traffic (only with `--mapping-cache`).
     /// (Checkpoints store it apart: absent here, it is not encoded, and a fixed-layout
     /// decoder must not expect it.)
     #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub translation: Option<TranslationPhase>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Mapping-cache figures of one phase (docs/mapping-cache.md).
@@ -108,18 +123,22 @@ impl PhaseCounts {
         PhaseCounts {
             user_writes: uw,
             gc_writes: gw,
-            flash_programs: uw + gw + tw,
+            flash_programs: b.programs() - a.programs(),
             erases: b.erases - a.erases,
             gc_victims: b.gc_victims - a.gc_victims,
             gc_episodes: b.gc_episodes - a.gc_episodes,
             reads: b.reads - a.reads,
             unmapped_reads: b.unmapped_reads - a.unmapped_reads,
             trims: b.trims - a.trims,
-            waf: waf(uw, gw + tw),
+            waf: waf_between(a, b),
             translation,
             effective_alpha: (samples > 0).then(|| {
                 (b.alpha_samples_sum - a.alpha_samples_sum) as f64 / samples as f64 / logical as f64
             }),
+            absorbed_writes: b.absorbed_writes - a.absorbed_writes,
+            background_writes: b.background_writes - a.background_writes,
+            gc_garbage_victims: (b.gc_garbage_victims + b.gc_garbage_idle > 0)
+                .then(|| b.gc_garbage_victims - a.gc_garbage_victims),
         }
     }
 }
@@ -158,10 +177,16 @@ pub struct RunResult {
     pub units: Units,
     /// Workload description.
     pub workload: String,
-    /// Placement spec.
+    /// Placement spec as given.
     pub placement: String,
-    /// Victim spec.
+    /// Victim spec as given.
     pub victim: String,
+    /// The placement as it ran: every parameter it read, with the value used (defaults
+    /// included), e.g. `mida:groups=8,hot=filter,hot_threshold=1,...`: which variant ran.
+    pub placement_spec: String,
+    /// The victim policy as it ran, every parameter spelled out (e.g.
+    /// `cost-benefit:formula=lfs,min_garbage=0,impl=auto`).
+    pub victim_spec: String,
     /// Seed.
     pub seed: u64,
     /// Device.
@@ -199,6 +224,11 @@ pub struct RunResult {
     /// The NoC controller model's section (runs on the NoC device).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noc: Option<Box<crate::device::noc::NocReport>>,
+    /// Content mode (a GC action other than `move`): which action and variant ran, its
+    /// counters (content check, deferred, remapped, reused pages), the measured duplicate
+    /// share, the SSD metadata it would take. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dedup: Option<crate::ftl::ContentReport>,
     /// Per-flow statistics of a run of several host flows (docs/flows.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flows: Option<Vec<FlowReport>>,
@@ -295,6 +325,10 @@ pub struct CacheReport {
     pub evictions: u64,
     /// GCaR evictions that skipped the LRU page.
     pub gcar_skips: u64,
+    /// Cache entries GCaR's replacement examined: its traversal work, also logged as
+    /// `Compute::CacheScan` ops for the controller's firmware-CPU model (no time is charged
+    /// for it by the flash model).
+    pub scanned_entries: u64,
     /// Dirty pages left in the cache at the end (not flushed, not counted as flash writes).
     pub dirty_at_end: u64,
 }
@@ -341,4 +375,8 @@ pub struct TimingReport {
     pub series: Vec<TimingPoint>,
     /// Timing-layer memory, bytes per logical page.
     pub memory_bytes_per_lpn: f64,
+    /// The firmware CPU (utilization, CPU time by component, queueing); absent when its
+    /// cost model is off (docs/cpu.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<crate::device::cpu::CpuReport>,
 }

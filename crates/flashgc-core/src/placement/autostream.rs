@@ -71,9 +71,18 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     }))
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns:
+/// AutoStream's per-chunk decayed count. `driver::calibrate::classifier_host_ns` (1 Mi
+/// LPNs, 200 k zipf(1.0) writes, median of three runs of `--example cpu_calibrate`, AMD
+/// EPYC, 2026-11-24); the firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 2.4;
+
 impl Placement for AutoStream {
     fn name(&self) -> &'static str {
         "autostream"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     crate::checkpoint::serde_state!(
         same: [chunk_shift, decay, streams, expected, expected_log2],

@@ -288,9 +288,20 @@ impl BfGc {
     }
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns:
+/// bf-gc:fp_check=no: the 8 Bloom probes and counter update (the false-positive
+/// instrumentation of `fp_check` is the simulator's, not firmware work).
+/// `driver::calibrate::classifier_host_ns` (1 Mi LPNs, 200 k zipf(1.0) writes, median of
+/// three runs of `--example cpu_calibrate`, AMD EPYC, 2026-11-24); the firmware-CPU model
+/// scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 27.4;
+
 impl Placement for BfGc {
     fn name(&self) -> &'static str {
         "bf-gc"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     fn save_state(&self) -> Result<Vec<u8>> {
         crate::checkpoint::encode(self)

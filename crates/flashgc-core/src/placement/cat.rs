@@ -70,9 +70,18 @@ impl Cat {
     }
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: CAT's
+/// decayed update count. `driver::calibrate::classifier_host_ns` (1 Mi LPNs, 200 k
+/// zipf(1.0) writes, median of three runs of `--example cpu_calibrate`, AMD EPYC,
+/// 2026-11-24); the firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 3.6;
+
 impl Placement for Cat {
     fn name(&self) -> &'static str {
         "cat"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     crate::checkpoint::serde_state!(same: [decay, hot], len: [count, period]);
     fn streams(&self) -> usize {

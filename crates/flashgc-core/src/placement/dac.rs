@@ -39,9 +39,18 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     }))
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: DAC's
+/// region promotion. `driver::calibrate::classifier_host_ns` (1 Mi LPNs, 200 k zipf(1.0)
+/// writes, median of three runs of `--example cpu_calibrate`, AMD EPYC, 2026-11-24); the
+/// firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 2.7;
+
 impl Placement for Dac {
     fn name(&self) -> &'static str {
         "dac"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     crate::checkpoint::serde_state!(same: [regions], len: [region, writes]);
     fn check_restored(

@@ -92,9 +92,18 @@ impl Mbf {
     }
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: MBF's
+/// probes of V Bloom filters and insert. `driver::calibrate::classifier_host_ns` (1 Mi
+/// LPNs, 200 k zipf(1.0) writes, median of three runs of `--example cpu_calibrate`, AMD
+/// EPYC, 2026-11-24); the firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 43.4;
+
 impl Placement for Mbf {
     fn name(&self) -> &'static str {
         "mbf"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     fn save_state(&self) -> Result<Vec<u8>> {
         crate::checkpoint::encode(self)

@@ -1,7 +1,8 @@
 //! `mhf`: multiple-hash-function hot data identification (Hsieh, Kuo & Chang, "Efficient
-//! identification of hot data for flash memory storage systems", ACM TOS 2006), the
-//! classifier of papers/bf-gc.txt's MHF-Optimized baseline ("multiple hash functions along
-//! with a single Bloom filter", two streams: hot and cold).
+//! identification of hot data for flash memory storage systems", ACM TOS 2006) with the
+//! 2006 paper's absolute table sizes, two streams (hot and cold). papers/bf-gc.txt's
+//! MHF-Optimized baseline, the same classifier sized for a page-mapped device, is
+//! `mhf-opt` (`mhf_opt.rs`).
 //!
 //! K hash functions map an LPN to K counters of B bits in a table of M counters. A user
 //! write increments its K counters (saturating); the LPN is hot if every one of its K
@@ -30,6 +31,10 @@ use crate::types::{Lpn, SegmentId, StreamId};
 /// MHF placement.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mhf {
+    /// Serves `mhf-opt` (else `mhf`).
+    optimized: bool,
+    /// The counters; two per byte (low nibble = even index) when `max` <= 15, as firmware
+    /// packs 4-bit counters, else one per byte.
     #[serde(with = "crate::checkpoint::raw")]
     counters: Vec<u8>,
     m: u64,
@@ -64,32 +69,98 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         _ => 2,
     };
     check_streams(spec, "(2 streams)", 2, init.segments)?;
-    Ok(Box::new(Mhf {
-        counters: vec![0; m as usize],
-        m,
-        seeds: (0..k).map(|i| hash_seed(init.seed ^ 0x3f7, i)).collect(),
-        max: ((1u32 << b) - 1) as u8,
-        hot_at: (1u32 << (b - h)) as u8,
-        decay,
-        since: 0,
-        gc,
-        hot_writes: 0,
-        cold_writes: 0,
-    }))
+    Ok(Box::new(Mhf::new("mhf", init, k, m, b, h, decay, gc)))
 }
 
 impl Mhf {
+    /// An MHF classifier: `k` hashes into `m` counters of `b` bits, hot when every counter
+    /// is at least 2^(b-h), all counters halved every `decay` user writes; `gc` 0 =
+    /// reclassify, 1 = keep, 2 = cold. `name` is the registered scheme it serves.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        name: &'static str,
+        init: PlacementInit,
+        k: u32,
+        m: u64,
+        b: u32,
+        h: u32,
+        decay: u64,
+        gc: u8,
+    ) -> Mhf {
+        Mhf {
+            optimized: name == "mhf-opt",
+            counters: vec![0; if b <= 4 { m.div_ceil(2) } else { m } as usize],
+            m,
+            seeds: (0..k).map(|i| hash_seed(init.seed ^ 0x3f7, i)).collect(),
+            max: ((1u32 << b) - 1) as u8,
+            hot_at: (1u32 << (b - h)) as u8,
+            decay,
+            since: 0,
+            gc,
+            hot_writes: 0,
+            cold_writes: 0,
+        }
+    }
+
+    #[inline]
+    fn packed(&self) -> bool {
+        self.max <= 15
+    }
+
+    #[inline]
+    fn get(&self, i: u64) -> u8 {
+        if self.packed() {
+            (self.counters[(i / 2) as usize] >> ((i & 1) * 4)) & 15
+        } else {
+            self.counters[i as usize]
+        }
+    }
+
+    /// Increments counter `i` unless it is saturated; returns its new value.
+    #[inline]
+    fn bump(&mut self, i: u64) -> u8 {
+        let v = self.get(i);
+        if v >= self.max {
+            return v;
+        }
+        if self.packed() {
+            self.counters[(i / 2) as usize] += 1 << ((i & 1) * 4);
+        } else {
+            self.counters[i as usize] += 1;
+        }
+        v + 1
+    }
+
+    /// Halves every counter (the exponential decay).
+    fn halve(&mut self) {
+        let mask = if self.packed() { 0x77 } else { 0x7f };
+        self.counters.iter_mut().for_each(|c| *c = (*c >> 1) & mask);
+    }
+
     #[inline]
     fn is_hot(&self, key: u64) -> bool {
         self.seeds
             .iter()
-            .all(|&s| self.counters[hash_to(key, s, self.m) as usize] >= self.hot_at)
+            .all(|&s| self.get(hash_to(key, s, self.m)) >= self.hot_at)
     }
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: MHF's K
+/// hash probes and 4-bit counter updates. `driver::calibrate::classifier_host_ns` (1 Mi
+/// LPNs, 200 k zipf(1.0) writes, median of three runs of `--example cpu_calibrate`, AMD
+/// EPYC, 2026-11-24); the firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 11.5;
+
 impl Placement for Mhf {
     fn name(&self) -> &'static str {
-        "mhf"
+        if self.optimized {
+            "mhf-opt"
+        } else {
+            "mhf"
+        }
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     crate::checkpoint::serde_state!(same: [m, seeds, max, hot_at, decay, gc], len: [counters]);
     fn check_restored(
@@ -115,16 +186,13 @@ impl Placement for Mhf {
         let key = lpn as u64;
         let mut min = u8::MAX;
         for i in 0..self.seeds.len() {
-            let c = &mut self.counters[hash_to(key, self.seeds[i], self.m) as usize];
-            if *c < self.max {
-                *c += 1;
-            }
-            min = min.min(*c);
+            let c = self.bump(hash_to(key, self.seeds[i], self.m));
+            min = min.min(c);
         }
         self.since += 1;
         if self.since == self.decay {
             self.since = 0;
-            self.counters.iter_mut().for_each(|c| *c >>= 1);
+            self.halve();
         }
         // Hot = every counter at or above 2^(B-H); a decay just now halves them first.
         let hot = if self.since == 0 {
@@ -149,9 +217,8 @@ impl Placement for Mhf {
         }
     }
     fn memory_bytes(&self) -> u64 {
-        // Counters of `bits` <= 4 pack two per byte in firmware; stored here one per byte.
-        let bits_per = if self.max <= 15 { 4 } else { 8 };
-        (self.m * bits_per).div_ceil(8)
+        // Counters of `bits` <= 4 are packed two per byte, as in firmware.
+        self.counters.len() as u64
     }
     fn report(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({

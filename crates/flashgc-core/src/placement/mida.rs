@@ -6,9 +6,17 @@
 //! designated sizes: victims are chosen over all sealed segments by the run's victim
 //! policy (the paper pairs MiDA with cost-benefit: `--victim cost-benefit`).
 //!
-//! Parameter: `groups` (default 8, "MiDA maintains up to eight groups by default").
-//! Memory: none beyond the segment table (a segment's group is its stream).
+//! Parameters: `groups` (default 8, "MiDA maintains up to eight groups by default");
+//! `hot` (default `none`): `filter` adds a HOT group in front of the chain, fed by MiDAS's
+//! 2-bit hot filter ([`super::midas::hot`]), as MiDAS's own simulator runs its MiDA phase
+//! (`hf_check` sends hot writes to group 0 from the start; its segments join the others in
+//! one victim queue; GC moves HOT's valid pages to G1). The filter's threshold starts at
+//! `hot_threshold` (1.0) x logical capacity, the simulator's initial window, then follows
+//! the mean age of the last `thr_window` (16) HOT victims; `hot_hits` (3). papers/midas.txt
+//! describes MiDA without HOT (§2.3); this variant is the paper's Fig. 12 "+HotSep" step.
+//! Memory: none beyond the segment table without HOT; with it, 4 B + 2 bits per LPN.
 
+use super::midas::hot::HotFilter;
 use super::{Placement, PlacementInit};
 use crate::error::Result;
 use crate::segment::SegmentView;
@@ -22,6 +30,9 @@ pub const DEFAULT_GROUPS: u16 = 8;
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mida {
     groups: u16,
+    /// The HOT group's filter (stream 0; G1..GN are then streams 1..=N).
+    hot: Option<HotFilter>,
+    hot_writes: u64,
 }
 
 impl Mida {
@@ -29,37 +40,120 @@ impl Mida {
     pub fn new(groups: u16) -> Mida {
         Mida {
             groups: groups.max(1),
+            hot: None,
+            hot_writes: 0,
         }
+    }
+
+    /// Stream of G1 (1 with a HOT group in front).
+    #[inline]
+    fn g1(&self) -> StreamId {
+        self.hot.is_some() as StreamId
     }
 }
 
-pub(super) fn build(spec: &Spec, _init: PlacementInit) -> Result<Box<dyn Placement>> {
+pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placement>> {
     let groups = spec.num::<u16>("groups", DEFAULT_GROUPS, 1, 64)?;
-    Ok(Box::new(Mida::new(groups)))
+    let mut m = Mida::new(groups);
+    if spec.choice("hot", "none", &["none", "filter"])? == "filter" {
+        let thr = spec.num::<f64>("hot_threshold", 1.0, 1e-6, 1e3)?;
+        let hits = spec.num::<u8>("hot_hits", 3, 1, 3)?;
+        let window = spec.num::<usize>("thr_window", 16, 1, 1 << 16)?;
+        m.hot = Some(HotFilter::new(
+            init.logical_pages,
+            hits,
+            thr * init.logical_pages as f64,
+            window,
+        ));
+    }
+    Ok(Box::new(m))
 }
 
 impl Placement for Mida {
     fn name(&self) -> &'static str {
         "mida"
     }
-    crate::checkpoint::serde_state!(same: [groups], len: []);
+    fn save_state(&self) -> Result<Vec<u8>> {
+        crate::checkpoint::encode(self)
+    }
+    fn load_state(&mut self, state: &[u8]) -> Result<()> {
+        let d: Mida = crate::checkpoint::decode(state)?;
+        let same_hot = match (&d.hot, &self.hot) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.same_shape(b),
+            _ => false,
+        };
+        if d.groups != self.groups || !same_hot {
+            return Err(crate::checkpoint::inconsistent(
+                "MiDA groups or hot filter differ from the configuration".into(),
+            ));
+        }
+        *self = d;
+        Ok(())
+    }
+    fn check_restored(
+        &self,
+        dev: &crate::segment::RestoredDevice,
+    ) -> std::result::Result<(), String> {
+        self.hot
+            .as_ref()
+            .map_or(Ok(()), |f| f.check_restored(dev.view.now()))
+    }
     fn streams(&self) -> usize {
-        self.groups as usize
+        self.groups as usize + self.g1() as usize
     }
     fn gc_streams_per_victim(&self) -> usize {
         // A victim of Gi relocates only into Gi+1 (or GN into itself).
         1
     }
     fn stream_name(&self, s: StreamId) -> String {
-        format!("G{}", s + 1)
+        match (self.g1(), s) {
+            (1, 0) => "HOT".into(),
+            (g1, s) => format!("G{}", s + 1 - g1),
+        }
     }
     #[inline]
-    fn user_stream(&mut self, _lpn: Lpn, _now: u64) -> StreamId {
-        0
+    fn user_stream(&mut self, lpn: Lpn, now: u64) -> StreamId {
+        match &mut self.hot {
+            None => 0,
+            Some(f) => {
+                if f.on_write(lpn, now) {
+                    self.hot_writes += 1;
+                    0
+                } else {
+                    1
+                }
+            }
+        }
     }
     #[inline]
     fn gc_stream(&mut self, _lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId {
-        (view.stream(victim) + 1).min(self.groups - 1)
+        // HOT -> G1, Gi -> Gi+1, GN -> GN.
+        (view.stream(victim) + 1).min(self.groups - 1 + self.g1())
+    }
+    fn on_victim(&mut self, seg: SegmentId, view: &SegmentView) {
+        if let Some(f) = &mut self.hot {
+            if view.stream(seg) == 0 {
+                f.on_hot_victim(view.age(seg));
+            }
+        }
+    }
+    fn on_trim(&mut self, lpn: Lpn) {
+        if let Some(f) = &mut self.hot {
+            f.on_trim(lpn);
+        }
+    }
+    fn memory_bytes(&self) -> u64 {
+        self.hot.as_ref().map_or(0, HotFilter::memory_bytes)
+    }
+    fn report(&self) -> Option<serde_json::Value> {
+        self.hot.as_ref().map(|f| {
+            serde_json::json!({
+                "hot": "filter (MiDAS's 2-bit hot filter, as MiDAS's simulator runs MiDA)",
+                "hot_user_writes": self.hot_writes,
+                "threshold_user_writes": f.threshold(),
+            })
+        })
     }
 }
 
@@ -67,6 +161,34 @@ impl Placement for Mida {
 mod tests {
     use super::*;
     use crate::segment::Segments;
+
+    #[test]
+    fn hot_filter_variant_puts_hot_in_front_of_the_chain() {
+        let s = Spec::parse("placement", "mida:groups=3,hot=filter,hot_threshold=0.5").unwrap();
+        let init = PlacementInit {
+            logical_pages: 100,
+            segments: 64,
+            pages_per_segment: 4,
+            seed: 1,
+        };
+        let mut m = build(&s, init).unwrap();
+        s.finish().unwrap();
+        assert_eq!(m.streams(), 4);
+        // Threshold 50 writes: LPN 7 every 10 writes is hot on its 4th write.
+        let st: Vec<StreamId> = [1, 11, 21, 31]
+            .iter()
+            .map(|&t| m.user_stream(7, t))
+            .collect();
+        assert_eq!(st, vec![1, 1, 1, 0]);
+        let mut segs = Segments::new(4, 4);
+        segs.stream = vec![0, 1, 2, 3];
+        let view = SegmentView::new(&segs, 40);
+        assert_eq!(m.gc_stream(7, 0, &view), 1, "HOT -> G1");
+        assert_eq!(m.gc_stream(7, 2, &view), 3, "G2 -> G3");
+        assert_eq!(m.gc_stream(7, 3, &view), 3, "G3 (last) -> itself");
+        assert_eq!(m.stream_name(0), "HOT");
+        assert_eq!(m.stream_name(3), "G3");
+    }
 
     #[test]
     fn chain_moves_pages_one_group_older_and_last_group_into_itself() {

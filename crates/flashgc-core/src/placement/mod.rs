@@ -14,13 +14,16 @@ pub use crate::victim::VictimScope;
 
 mod autostream;
 mod bf_gc;
+mod bf_opt;
 mod cat;
 mod common;
 mod dac;
 mod mbf;
 mod mhf;
+mod mhf_opt;
 mod mida;
 pub mod midas;
+mod multilog;
 mod oracle;
 mod sepbit;
 mod single;
@@ -69,10 +72,17 @@ pub trait Placement: Send {
     /// Stream for relocating valid page `lpn` out of victim `victim` (whose group is
     /// `view.stream(victim)`).
     fn gc_stream(&mut self, lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId;
-    /// Which sealed segments GC takes its next victim from (default: all).
+    /// Which sealed segments GC takes its next victim from (default: all). A scheme that
+    /// keeps its own order of some groups (MiDAS's FIFO groups) may name the segment
+    /// (`VictimScope::Segment`); the victim policy then only forgets it.
     fn victim_scope(&mut self, _view: &SegmentView) -> VictimScope {
         VictimScope::All
     }
+    /// Segment `seg` of stream `view.stream(seg)` was sealed (became a GC candidate).
+    fn on_seal(&mut self, _seg: SegmentId, _view: &SegmentView) {}
+    /// GC took `seg` as its victim; called before its valid pages are relocated, so
+    /// `view.valid(seg)` and `view.age(seg)` are the victim's.
+    fn on_victim(&mut self, _seg: SegmentId, _view: &SegmentView) {}
     /// A TRIM of `lpn` (schemes tracking per-LPN state may forget it).
     fn on_trim(&mut self, _lpn: Lpn) {}
     /// Whether [`Placement::prefetch`] does anything. Asked once when the FTL is built, so
@@ -84,6 +94,21 @@ pub trait Placement: Send {
     /// loop says so 16 requests ahead). Schemes with per-LPN tables (MiDAS's last-write
     /// times) prefetch the entries, so the write does not wait for a cache miss.
     fn prefetch(&self, _lpn: Lpn) {}
+    /// The scheme's classifier work per user write beyond a no-op classifier call, in
+    /// nanoseconds on the simulation host, as calibrated by
+    /// `crate::driver::calibrate::classifier_host_ns` (the firmware-CPU model scales it to
+    /// a controller core; docs/cpu.md). Schemes declare it next to their code; default 0
+    /// (no classifier: `single`, `sup-gc`).
+    fn classifier_ns(&self) -> f64 {
+        0.0
+    }
+    /// Classifier work not tied to one write (MiDAS: the MCAM/GCS search at an epoch's
+    /// end) done since the last call, in simulation-host ns like
+    /// [`Placement::classifier_ns`]. The firmware-CPU model asks after every host page
+    /// operation (only when it is on) and charges it as internal work. Default 0.
+    fn take_cpu_work_ns(&mut self) -> f64 {
+        0.0
+    }
     /// Bytes of memory the scheme's own structures use (classifier state, tables).
     fn memory_bytes(&self) -> u64 {
         0
@@ -140,67 +165,100 @@ pub trait Placement: Send {
 
 type Ctor = fn(&Spec, PlacementInit) -> Result<Box<dyn Placement>>;
 
-/// Registered placement schemes: name, one-line description, constructor.
-pub const REGISTRY: &[(&str, &str, Ctor)] = &[
+/// Registered placement schemes: name, one-line description, constructor, and the victim
+/// policy the scheme's paper evaluates it with (`compare`'s default pairing; see
+/// [`crate::scheme`]). Cosmos+-based papers (sup-gc, bf-gc) use Cosmos+'s greedy victims;
+/// the MiDAS and SepBIT simulators score cost-benefit as (1 - u) / u * sqrt(age).
+pub const REGISTRY: &[(&str, &str, Ctor, &str)] = &[
     (
         "mida",
-        "MiDA (papers/midas.txt Sec. 2.3): age chain, user writes to G1, GC moves Gi -> Gi+1, GN into itself; groups=8",
+        "MiDA (papers/midas.txt Sec. 2.3): age chain, user writes to G1, GC moves Gi -> Gi+1, GN into itself; groups=8; hot=filter adds MiDAS's HOT group",
         mida::build,
+        "cost-benefit:sqrt",
     ),
     (
         "midas",
-        "MiDAS (papers/midas.txt): HOT + age-chain groups sized by UID/MCAM/GCS per epoch, irregularity fallback; use --victim fifo",
+        "MiDAS (papers/midas.txt): HOT + age-chain groups sized by UID/MCAM/GCS per epoch, irregularity fallback; FIFO victims",
         midas::build,
+        "fifo",
     ),
     (
         "single",
         "one stream for user and GC writes (PageFTL / Cosmos+ baseline)",
         single::build,
+        "greedy",
     ),
     (
         "sup-gc",
         "papers/sup-gc.txt: user writes to hot segments, every GC relocation to cold segments",
         sup_gc::build,
+        "greedy",
     ),
     (
         "oracle",
         "papers/midas.txt ORA: future knowledge; user and GC writes by remaining-lifetime class (a bound, not a scheme)",
         oracle::build,
+        "cost-benefit:sqrt",
     ),
     (
         "bf-gc",
         "papers/bf-gc.txt: 8-hash Bloom filter + per-LPN hit counter, periodic reset, one stream per temperature level",
         bf_gc::build,
+        "greedy",
     ),
     (
         "sepbit",
         "SepBIT (FAST'22): user writes by last update interval vs. class-1 lifespan, GC writes by age; 6 classes",
         sepbit::build,
+        "cost-benefit:sqrt",
     ),
     (
         "mhf",
-        "Hsieh, Kuo & Chang 2006: K hashes into 4-bit counters with periodic halving; hot/cold streams (bf-gc's MHF-Optimized baseline)",
+        "Hsieh, Kuo & Chang 2006 as published: K hashes into 4-bit counters of a fixed-size table, periodic halving; hot/cold streams",
         mhf::build,
+        "greedy",
+    ),
+    (
+        "mhf-opt",
+        "MHF-Optimized (papers/bf-gc.txt Sec. 4.2): MHF's counting filter sized to the device (6.4 bits/LPN), decay per capacity; hot/cold streams",
+        mhf_opt::build,
+        "greedy",
+    ),
+    (
+        "bf-opt",
+        "BF-Optimized (papers/sup-gc.txt Sec. 5): one 8-hash Bloom filter, rewritten since the last reset = hot; hot/cold streams",
+        bf_opt::build,
+        "greedy",
     ),
     (
         "mbf",
         "Park & Du 2011: V Bloom filters reset round-robin (frequency + recency); hot/cold streams",
         mbf::build,
+        "greedy",
     ),
     (
         "cat",
         "CAT (Chiang & Chang 1999) as in papers/midas.txt: hot/cold by decayed update count, re-classified during GC",
         cat::build,
+        "cost-benefit:sqrt",
     ),
     (
         "autostream",
         "AutoStream SFR (SYSTOR'17): per-chunk decayed write count, log2 level -> 5 streams",
         autostream::build,
+        "cost-benefit:sqrt",
     ),
     (
         "dac",
         "DAC (Chiang, Lee & Chang 1999): regions cold..hot; update promotes, GC relocation demotes",
         dac::build,
+        "cost-benefit:sqrt",
+    ),
+    (
+        "multilog",
+        "Multi-Log (Stoica & Ailamaki, VLDB'13) as SepBIT's simulator runs it: levels by update distance, GC demotes; chooses its own victims (level by marginal cost, then oldest)",
+        multilog::build,
+        "fifo",
     ),
 ];
 
@@ -211,6 +269,16 @@ pub fn names() -> Vec<&'static str> {
 
 /// Builds a placement scheme from a spec string (`field` names the config field in errors).
 pub fn build(field: &str, spec: &str, init: PlacementInit) -> Result<Box<dyn Placement>> {
+    build_resolved(field, spec, init).map(|(p, _)| p)
+}
+
+/// [`build`], also returning the spec as it ran, every parameter spelled out with its
+/// value (see [`Spec::resolved`]).
+pub fn build_resolved(
+    field: &str,
+    spec: &str,
+    init: PlacementInit,
+) -> Result<(Box<dyn Placement>, String)> {
     let spec = Spec::parse(field, spec)?;
     let entry = REGISTRY
         .iter()
@@ -225,7 +293,7 @@ pub fn build(field: &str, spec: &str, init: PlacementInit) -> Result<Box<dyn Pla
     if p.streams() == 0 || p.streams() > u16::MAX as usize {
         return Err(Error::config(field, "a placement needs 1..=65535 streams"));
     }
-    Ok(p)
+    Ok((p, spec.resolved()))
 }
 
 /// Quick in-process micro-benchmark of a scheme's classifier: mean wall-clock nanoseconds

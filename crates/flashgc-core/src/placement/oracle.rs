@@ -24,6 +24,17 @@
 //! * `iterations` (default 100): Lloyd iterations of the k-means (deterministic start at
 //!   equal-count quantiles).
 //!
+//! `oracle:fk` is SepBIT's future-knowledge separator FK (Wang et al., FAST'22, and its
+//! public trace simulator's `placement/FK.java`): the same remaining lifetime, but classes
+//! of one segment of user writes each, `class = min(remaining / pages_per_segment,
+//! classes - 1)`, data never invalidated in the last class with the long-lived (default
+//! 6 classes, the simulator's 6 open segments). What it bounds: separation by remaining
+//! lifetime at segment granularity with a fixed class count, i.e. what a perfect SepBIT-like
+//! classifier could reach on the same victim policy. The default `oracle` (k-means
+//! boundaries over the whole lifetime range, a class of its own for never-invalidated
+//! data) is a different and, on skewed workloads, stronger bound: its classes follow the
+//! workload's lifetime distribution instead of stopping at 5 segments.
+//!
 //! What the paper does that flashgc does not: ORA also sizes each group empirically, and
 //! victim selection is left to the victim policy. flashgc leaves group sizes to the chosen
 //! victim policy (greedy over all segments by default), so this is the placement half of
@@ -132,6 +143,8 @@ impl Future {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Oracle {
     classes: usize,
+    /// SepBIT's FK: one-segment classes, never-invalidated data in the last one.
+    fk: bool,
     explicit: Option<Vec<f64>>,
     iterations: u32,
     logical: u64,
@@ -151,6 +164,33 @@ pub struct Oracle {
 }
 
 pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placement>> {
+    let fk = match spec.raw("_") {
+        None => false,
+        Some(v) => {
+            spec.choice("_", v, &["fk"])?;
+            true
+        }
+    };
+    if fk {
+        let classes = spec.num::<usize>("classes", 6, 2, 64)?;
+        super::common::check_streams(spec, "classes", classes, init.segments)?;
+        let pps = init.pages_per_segment as u64;
+        return Ok(Box::new(Oracle {
+            classes,
+            fk: true,
+            explicit: None,
+            iterations: 0,
+            logical: init.logical_pages,
+            bounds: (1..classes as u64).map(|k| k * pps).collect(),
+            future: Vec::new(),
+            lpns: Vec::new(),
+            mismatch: None,
+            inv: vec![NEVER; init.logical_pages as usize],
+            ready: false,
+            user_class: vec![0; classes],
+            gc_class: vec![0; classes],
+        }));
+    }
     let explicit =
         super::common::num_list(spec, "bounds", "capacity multiples like 0.05/0.25/1/4")?;
     let classes = match &explicit {
@@ -187,6 +227,7 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     )?;
     Ok(Box::new(Oracle {
         classes,
+        fk: false,
         explicit,
         iterations,
         logical: init.logical_pages,
@@ -207,6 +248,8 @@ const BINS_PER_OCTAVE: f64 = 16.0;
 impl Oracle {
     #[inline]
     fn class_of(&self, remaining: u64) -> usize {
+        // FK's bounds cover classes 0..classes-1, so never-invalidated data (the largest
+        // remaining lifetime) lands in the last class through the scan below.
         if remaining == NEVER {
             return self.classes - 1;
         }
@@ -295,13 +338,14 @@ impl Placement for Oracle {
         // Keep the future `set_future` gave (or will give) this instance.
         let mut o: Oracle = crate::checkpoint::decode(state)?;
         // Fixed by the spec and device (bounds: by the future, when this instance has it).
-        let same = (o.classes, &o.explicit, o.iterations, o.logical)
-            == (self.classes, &self.explicit, self.iterations, self.logical)
+        let same = (o.classes, o.fk, &o.explicit, o.iterations, o.logical)
+            == (self.classes, self.fk, &self.explicit, self.iterations, self.logical)
             && o.inv.len() == self.inv.len()
             && o.user_class.len() == self.classes
             && o.gc_class.len() == self.classes
             && o.bounds.len() < self.classes
-            && (!self.ready || o.bounds == self.bounds);
+            // FK's bounds are fixed by the spec (one segment per class) from the start.
+            && (!(self.ready || self.fk) || o.bounds == self.bounds);
         if !same {
             return Err(crate::checkpoint::inconsistent(
                 "oracle classes, bounds or tables differ from the configuration".into(),
@@ -316,6 +360,13 @@ impl Placement for Oracle {
         self.classes
     }
     fn stream_name(&self, s: StreamId) -> String {
+        if self.fk {
+            return if s as usize == self.classes - 1 {
+                format!(">={s}seg")
+            } else {
+                format!("<{}seg", s + 1)
+            };
+        }
         if s as usize == self.classes - 1 {
             "never".into()
         } else {
@@ -329,6 +380,7 @@ impl Placement for Oracle {
         self.future = future.next_write;
         self.lpns = future.lpns;
         self.bounds = match &self.explicit {
+            _ if self.fk => std::mem::take(&mut self.bounds),
             Some(b) => b
                 .iter()
                 .map(|&m| (m * self.logical as f64).round().max(1.0) as u64)
@@ -379,13 +431,64 @@ impl Placement for Oracle {
     fn report(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({
             "future_known": self.ready,
-            "boundaries_source": if self.explicit.is_some() { "explicit" } else { "k-means on log2 remaining lifetime of user writes" },
+            "variant": if self.fk { "fk (SepBIT's future-knowledge separator: one-segment remaining-lifetime classes)" } else { "ora (k-means remaining-lifetime classes)" },
+            "boundaries_source": if self.fk { "fk: multiples of one segment" } else if self.explicit.is_some() { "explicit" } else { "k-means on log2 remaining lifetime of user writes" },
             "bounds_user_writes": self.bounds,
             "bounds_capacity_multiples": self.bounds.iter().map(|&b| b as f64 / self.logical as f64).collect::<Vec<_>>(),
             "user_writes_per_class": self.user_class,
             "gc_writes_per_class": self.gc_class,
             "note": "placement half of ORA (papers/midas.txt): group sizes are left to the victim policy, not tuned per run",
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segment::Segments;
+
+    #[test]
+    fn fk_classes_are_one_segment_of_remaining_lifetime_wide() {
+        // 4-page segments, 3 classes: remaining < 4 -> 0, < 8 -> 1, else (and never) -> 2.
+        let s = Spec::parse("placement", "oracle:fk,classes=3").unwrap();
+        let init = PlacementInit {
+            logical_pages: 8,
+            segments: 64,
+            pages_per_segment: 4,
+            seed: 1,
+        };
+        let mut o = build(&s, init).unwrap();
+        s.finish().unwrap();
+        // Writes at clocks 1..=8 of LPNs 0 1 0 2 3 4 5 1: LPN 0 at t=1 is rewritten at 3
+        // (remaining 2), LPN 1 at t=2 at 8 (6), the others never.
+        let lpns = [0, 1, 0, 2, 3, 4, 5, 1];
+        o.set_future(Future::from_writes(&lpns, 8));
+        let got: Vec<StreamId> = lpns
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| o.user_stream(l, i as u64 + 1))
+            .collect();
+        assert_eq!(got, vec![0, 1, 2, 2, 2, 2, 2, 2]);
+        assert_eq!(o.stream_name(0), "<1seg");
+        assert_eq!(o.stream_name(2), ">=2seg");
+        // A GC relocation is re-classed at the time it moves: LPN 1 (written at 2,
+        // invalid at 8) relocated at clock 5 has 3 writes left: class 0.
+        let mut o2 = build(
+            &Spec::parse("placement", "oracle:fk,classes=3").unwrap(),
+            init,
+        )
+        .unwrap();
+        o2.set_future(Future::from_writes(&lpns, 8));
+        for (i, &l) in lpns.iter().take(2).enumerate() {
+            o2.user_stream(l, i as u64 + 1);
+        }
+        let segs = Segments::new(2, 4);
+        let view = SegmentView::new(&segs, 5);
+        assert_eq!(o2.gc_stream(1, 0, &view), 0);
+        let view = SegmentView::new(&segs, 3);
+        assert_eq!(o2.gc_stream(1, 0, &view), 1, "5 writes left at clock 3");
+        // Bad variant names are errors.
+        assert!(build(&Spec::parse("placement", "oracle:fq").unwrap(), init).is_err());
     }
 }
 

@@ -107,9 +107,18 @@ impl SepBit {
     }
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: SepBIT's
+/// last-write lookup and lifespan comparison. `driver::calibrate::classifier_host_ns` (1 Mi
+/// LPNs, 200 k zipf(1.0) writes, median of three runs of `--example cpu_calibrate`, AMD
+/// EPYC, 2026-11-24); the firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 4.1;
+
 impl Placement for SepBit {
     fn name(&self) -> &'static str {
         "sepbit"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     crate::checkpoint::serde_state!(same: [window, mult, pps], len: [last, tracked]);
     fn check_restored(

@@ -71,6 +71,8 @@ pub struct CostBenefit {
     set: CandidateSet,
     buckets: Option<Buckets>,
     formula: CostBenefitFormula,
+    /// `min_garbage` filter: candidates with more valid pages are never scored.
+    max_valid: u32,
 }
 
 pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
@@ -85,6 +87,7 @@ pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolic
         _ => CostBenefitFormula::Lfs,
     };
     let mut p = CostBenefit::new(init, formula);
+    p.max_valid = super::max_valid(spec, &init)?;
     // `impl=scan|buckets` forces an implementation (both exact; for verification).
     match spec
         .choice("impl", "auto", &["auto", "scan", "buckets"])?
@@ -117,6 +120,7 @@ impl CostBenefit {
             set: CandidateSet::new(init.segments, init.groups),
             buckets,
             formula,
+            max_valid: init.pages_per_segment,
         }
     }
 
@@ -134,11 +138,19 @@ impl CostBenefit {
     }
 }
 
+/// One selection's CPU work on the simulation host, ns: greedy's calibration with
+/// `cost-benefit` (16 Ki segments: the bucketed implementation; `--example cpu_calibrate`,
+/// AMD EPYC, 2026-11-24). Firmware that scans every segment per pick costs more.
+const SELECT_NS: f64 = 594.0;
+
 impl VictimPolicy for CostBenefit {
     fn name(&self) -> &'static str {
         "cost-benefit"
     }
-    crate::checkpoint::serde_state!(same: [formula], len: []);
+    fn select_ns(&self) -> f64 {
+        SELECT_NS
+    }
+    crate::checkpoint::serde_state!(same: [formula, max_valid], len: []);
     fn check_restored(
         &self,
         dev: &crate::segment::RestoredDevice,
@@ -191,11 +203,22 @@ impl VictimPolicy for CostBenefit {
             b.sets[i].insert(k);
         }
     }
+    fn on_revalidate(&mut self, seg: SegmentId, view: &SegmentView) {
+        if let Some(b) = &mut self.buckets {
+            let i = view.stream(seg) as usize * b.per_group + view.valid(seg) as usize;
+            let k = Self::key(view, seg);
+            b.sets[i - 1].remove(&k);
+            b.sets[i].insert(k);
+        }
+    }
     fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
         let mut best: Option<(f64, u64, SegmentId)> = None;
         match &self.buckets {
             None => {
                 for s in self.set.iter(scope) {
+                    if view.valid(s) > self.max_valid {
+                        continue;
+                    }
                     let score = self.formula.score(view.utilization(s), view.age(s) as f64);
                     let seq = view.seal_seq(s);
                     if Self::better(score, seq, best) {
@@ -207,7 +230,7 @@ impl VictimPolicy for CostBenefit {
                 let groups = b.sets.len() / b.per_group;
                 let pps = (b.per_group - 1) as f64;
                 for g in scope.range(groups) {
-                    for v in 0..b.per_group {
+                    for v in 0..b.per_group.min(self.max_valid as usize + 1) {
                         if let Some(&(sealed_at, seq, s)) = b.sets[g * b.per_group + v].first() {
                             let age = view.now().saturating_sub(sealed_at) as f64;
                             let score = self.formula.score(v as f64 / pps, age);
@@ -226,6 +249,17 @@ impl VictimPolicy for CostBenefit {
             b.sets[i].remove(&Self::key(view, s));
         }
         Some(s)
+    }
+    fn remove(&mut self, seg: SegmentId, view: &SegmentView) -> bool {
+        if !self.set.contains(seg) {
+            return false;
+        }
+        self.set.remove(seg, view.stream(seg));
+        if let Some(b) = &mut self.buckets {
+            let i = view.stream(seg) as usize * b.per_group + view.valid(seg) as usize;
+            b.sets[i].remove(&Self::key(view, seg));
+        }
+        true
     }
     fn memory_bytes(&self) -> u64 {
         // BTreeSet nodes hold about 11 keys of 24 B in 300-odd bytes: ~32 B per candidate.

@@ -14,6 +14,8 @@ pub struct DChoices {
     set: CandidateSet,
     rng: Rng,
     d: u32,
+    /// `min_garbage` filter: candidates with more valid pages are never sampled.
+    max_valid: u32,
 }
 
 pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
@@ -22,6 +24,7 @@ pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolic
         set: CandidateSet::new(init.segments, init.groups),
         rng: Rng::new(init.seed ^ 0x0000_d0c4_0135_0002),
         d,
+        max_valid: super::max_valid(spec, &init)?,
     }))
 }
 
@@ -29,7 +32,7 @@ impl VictimPolicy for DChoices {
     fn name(&self) -> &'static str {
         "d-choices"
     }
-    crate::checkpoint::serde_state!(same: [d], len: []);
+    crate::checkpoint::serde_state!(same: [d, max_valid], len: []);
     fn check_restored(
         &self,
         dev: &crate::segment::RestoredDevice,
@@ -42,19 +45,32 @@ impl VictimPolicy for DChoices {
     #[inline]
     fn on_invalidate(&mut self, _seg: SegmentId, _view: &SegmentView) {}
     fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
-        let n = self.set.len(scope) as u64;
+        let filtered = (self.max_valid < view.pages_per_segment())
+            .then(|| self.set.filtered(view, scope, self.max_valid));
+        let n = filtered.as_ref().map_or(self.set.len(scope), Vec::len) as u64;
         if n == 0 {
             return None;
         }
-        let mut best = self.set.nth(scope, self.rng.below(n) as usize);
+        let pick = |i: usize| match &filtered {
+            Some(c) => c[i],
+            None => self.set.nth(scope, i),
+        };
+        let mut best = pick(self.rng.below(n) as usize);
         for _ in 1..self.d {
-            let s = self.set.nth(scope, self.rng.below(n) as usize);
+            let s = pick(self.rng.below(n) as usize);
             if view.valid(s) < view.valid(best) {
                 best = s;
             }
         }
         self.set.remove(best, view.stream(best));
         Some(best)
+    }
+    fn remove(&mut self, seg: SegmentId, view: &SegmentView) -> bool {
+        if !self.set.contains(seg) {
+            return false;
+        }
+        self.set.remove(seg, view.stream(seg));
+        true
     }
     fn memory_bytes(&self) -> u64 {
         self.set.memory_bytes()

@@ -10,11 +10,14 @@ use crate::types::SegmentId;
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Fifo {
     order: SealOrder,
+    /// `min_garbage` filter: candidates with more valid pages are skipped.
+    max_valid: u32,
 }
 
-pub(super) fn build(_spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
+pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
     Ok(Box::new(Fifo {
         order: SealOrder::new(init.groups),
+        max_valid: super::max_valid(spec, &init)?,
     }))
 }
 
@@ -22,7 +25,7 @@ impl VictimPolicy for Fifo {
     fn name(&self) -> &'static str {
         "fifo"
     }
-    crate::checkpoint::serde_state!(same: [], len: []);
+    crate::checkpoint::serde_state!(same: [max_valid], len: []);
     fn check_restored(
         &self,
         dev: &crate::segment::RestoredDevice,
@@ -35,8 +38,14 @@ impl VictimPolicy for Fifo {
     #[inline]
     fn on_invalidate(&mut self, _seg: SegmentId, _view: &SegmentView) {}
     fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
-        let (g, i, _) = *self.order.oldest(view, scope, 1).first()?;
+        let (g, i, _) = *self
+            .order
+            .oldest_where(view, scope, 1, self.max_valid)
+            .first()?;
         Some(self.order.remove(g, i))
+    }
+    fn remove(&mut self, seg: SegmentId, view: &SegmentView) -> bool {
+        self.order.remove_seg(seg, view)
     }
     fn memory_bytes(&self) -> u64 {
         self.order.memory_bytes()

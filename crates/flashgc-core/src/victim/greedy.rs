@@ -21,10 +21,14 @@ pub struct Greedy {
     prev: Vec<u32>,
     min: Vec<u32>,
     count: Vec<u32>,
+    /// `min_garbage` filter: candidates with more valid pages are never picked.
+    max_valid: u32,
 }
 
-pub(super) fn build(_spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
-    Ok(Box::new(Greedy::new(init)))
+pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
+    let mut g = Greedy::new(init);
+    g.max_valid = super::max_valid(spec, &init)?;
+    Ok(Box::new(g))
 }
 
 impl Greedy {
@@ -41,6 +45,7 @@ impl Greedy {
             prev: vec![NONE; init.segments as usize],
             min: vec![buckets; groups],
             count: vec![0; groups],
+            max_valid: init.pages_per_segment,
         }
     }
 
@@ -91,7 +96,7 @@ impl VictimPolicy for Greedy {
     fn name(&self) -> &'static str {
         "greedy"
     }
-    crate::checkpoint::serde_state!(same: [buckets], len: [head, tail, next, prev, min, count]);
+    crate::checkpoint::serde_state!(same: [buckets, max_valid], len: [head, tail, next, prev, min, count]);
 
     fn check_restored(
         &self,
@@ -157,6 +162,14 @@ impl VictimPolicy for Greedy {
         }
     }
 
+    fn on_revalidate(&mut self, seg: SegmentId, view: &SegmentView) {
+        let g = view.stream(seg) as usize;
+        let v = view.valid(seg) as usize;
+        let base = g * self.buckets as usize;
+        self.unlink(base + v - 1, seg);
+        self.push(base + v, seg);
+    }
+
     fn select(&mut self, _view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
         // Lowest valid count within the scope; ties go to the lower group index.
         let mut best: Option<(u32, usize)> = None;
@@ -167,14 +180,33 @@ impl VictimPolicy for Greedy {
                 }
             }
         }
-        let g = best?.1;
+        let (v, g) = best?;
+        if v > self.max_valid {
+            // The fewest valid pages in scope already fail the filter.
+            return None;
+        }
         let b = g * self.buckets as usize + self.min[g] as usize;
         let s = self.head[b];
         self.unlink(b, s);
+        // Not a candidate any more (`remove` tells candidates by their links).
+        self.prev[s as usize] = NONE;
         self.count[g] -= 1;
         Some(s)
     }
 
+    fn remove(&mut self, seg: SegmentId, view: &SegmentView) -> bool {
+        let g = view.stream(seg) as usize;
+        let b = g * self.buckets as usize + view.valid(seg) as usize;
+        // A candidate is linked in its bucket: the bucket's head, or someone's successor.
+        let linked = self.head.get(b) == Some(&seg) || self.prev[seg as usize] != NONE;
+        if g >= self.count.len() || !linked {
+            return false;
+        }
+        self.unlink(b, seg);
+        self.prev[seg as usize] = NONE;
+        self.count[g] -= 1;
+        true
+    }
     fn memory_bytes(&self) -> u64 {
         ((self.head.len() + self.tail.len() + self.next.len() + self.prev.len()) * 4) as u64
     }

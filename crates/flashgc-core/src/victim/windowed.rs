@@ -12,6 +12,8 @@ use crate::types::SegmentId;
 pub struct WindowedGreedy {
     order: SealOrder,
     window: usize,
+    /// `min_garbage` filter: candidates with more valid pages are not in the window.
+    max_valid: u32,
 }
 
 pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolicy>> {
@@ -19,14 +21,22 @@ pub(super) fn build(spec: &Spec, init: VictimInit) -> Result<Box<dyn VictimPolic
     Ok(Box::new(WindowedGreedy {
         order: SealOrder::new(init.groups),
         window: w as usize,
+        max_valid: super::max_valid(spec, &init)?,
     }))
 }
+
+/// One selection's CPU work on the simulation host, ns: greedy's calibration with
+/// `windowed-greedy` (w=16; `--example cpu_calibrate`, AMD EPYC, 2026-11-24).
+const SELECT_NS: f64 = 59.0;
 
 impl VictimPolicy for WindowedGreedy {
     fn name(&self) -> &'static str {
         "windowed-greedy"
     }
-    crate::checkpoint::serde_state!(same: [window], len: []);
+    fn select_ns(&self) -> f64 {
+        SELECT_NS
+    }
+    crate::checkpoint::serde_state!(same: [window, max_valid], len: []);
     fn check_restored(
         &self,
         dev: &crate::segment::RestoredDevice,
@@ -39,10 +49,15 @@ impl VictimPolicy for WindowedGreedy {
     #[inline]
     fn on_invalidate(&mut self, _seg: SegmentId, _view: &SegmentView) {}
     fn select(&mut self, view: &SegmentView, scope: VictimScope) -> Option<SegmentId> {
-        let cands = self.order.oldest(view, scope, self.window);
+        let cands = self
+            .order
+            .oldest_where(view, scope, self.window, self.max_valid);
         let best = cands.iter().min_by_key(|c| view.valid(c.2))?;
         let (g, i, _) = *best;
         Some(self.order.remove(g, i))
+    }
+    fn remove(&mut self, seg: SegmentId, view: &SegmentView) -> bool {
+        self.order.remove_seg(seg, view)
     }
     fn memory_bytes(&self) -> u64 {
         self.order.memory_bytes()

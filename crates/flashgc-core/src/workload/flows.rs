@@ -12,6 +12,7 @@
 //! device (WAF-only) completions are instantaneous, so closed-loop flows take turns and
 //! rate flows interleave by their rates.
 
+pub use crate::config::{ByteSize, FlowConfig};
 use crate::error::{Error, Result};
 use crate::metrics::latency::Latencies;
 use crate::metrics::result::FlowReport;
@@ -66,6 +67,10 @@ pub struct FlowSpec {
     pub start_ns: u64,
     /// Requests the flow issues (None: unbounded; the run's volume ends it).
     pub requests: Option<u64>,
+    /// Group (fio's `stonewall`/`new_group`): a flow of group g > 0 starts when every flow
+    /// of the groups before it has issued all its requests and they have completed (such
+    /// flows need a request count). 0 for flows that start at `start_ns` regardless.
+    pub group: u32,
 }
 
 impl FlowSpec {
@@ -158,6 +163,7 @@ impl FlowSpec {
                     },
                     start_ns: 0,
                     requests: None,
+                    group: 0,
                 }
             })
             .collect()
@@ -199,6 +205,20 @@ impl FlowSet {
         }
         if specs.len() > 1 << 12 {
             return Err(Error::config("flow", "at most 4096 flows"));
+        }
+        for s in specs.iter().filter(|s| s.group > 0) {
+            if let Some(u) = specs
+                .iter()
+                .find(|u| u.group < s.group && u.requests.is_none())
+            {
+                return Err(Error::config(
+                    format!("flow `{}`.group", s.name),
+                    format!(
+                        "starts after the flows of earlier groups end, but flow `{}` of group {} has no request count (it would never end)",
+                        u.name, u.group
+                    ),
+                ));
+            }
         }
         let mut gens = Vec::new();
         let mut regions = Vec::new();
@@ -247,17 +267,45 @@ impl FlowSet {
         &self.specs
     }
 
-    /// Next arrival time of flow `i` (None when it has issued all its requests).
+    /// Whether flow `i` has issued all its requests.
+    fn exhausted(&self, i: usize) -> bool {
+        self.specs[i]
+            .requests
+            .is_some_and(|n| self.state[i].issued >= n)
+    }
+
+    /// When the groups before `group` have ended (the last completion of their flows), or
+    /// None while one of their flows still has requests to issue.
+    fn barrier(&self, group: u32) -> Option<u64> {
+        let mut end = 0;
+        for (j, s) in self.specs.iter().enumerate() {
+            if s.group < group {
+                if !self.exhausted(j) {
+                    return None;
+                }
+                end = end.max(self.state[j].last_done);
+            }
+        }
+        Some(end)
+    }
+
+    /// Next arrival time of flow `i` (None when it has issued all its requests, or its
+    /// group has not started yet).
     fn next_arrival(&self, i: usize) -> Option<u64> {
         let (s, st) = (&self.specs[i], &self.state[i]);
-        if s.requests.is_some_and(|n| st.issued >= n) {
+        if self.exhausted(i) {
             return None;
         }
+        let start = if s.group > 0 {
+            self.barrier(s.group)?.max(s.start_ns)
+        } else {
+            s.start_ns
+        };
         Some(match s.arrival {
-            FlowArrival::Closed { .. } => *st.slots.iter().min().expect("queue depth >= 1"),
-            FlowArrival::Rate { iops } => {
-                s.start_ns + libm::round(st.issued as f64 * 1e9 / iops) as u64
+            FlowArrival::Closed { .. } => {
+                (*st.slots.iter().min().expect("queue depth >= 1")).max(start)
             }
+            FlowArrival::Rate { iops } => start + libm::round(st.issued as f64 * 1e9 / iops) as u64,
         })
     }
 
@@ -284,6 +332,11 @@ impl FlowSet {
         req.lpn += self.regions[i].0;
         req.time_ns = t;
         let st = &mut self.state[i];
+        if let Some(s) = st.slots.iter_mut().min() {
+            // A slot that waited for its group's start now holds that arrival, so that
+            // `completed` finds it.
+            *s = (*s).max(t);
+        }
         st.issued += 1;
         st.first_arrival.get_or_insert(t);
         Ok(Some((i, req, t)))
@@ -332,7 +385,7 @@ impl FlowSet {
                 name: s.name.clone(),
                 pattern: s.job.describe(),
                 arrival: s.arrival.describe(),
-                start_ns: s.start_ns,
+                start_ns: st.first_arrival.unwrap_or(s.start_ns),
                 offset_bytes: off * self.lpn_size as u64,
                 size_bytes: region * self.lpn_size as u64,
                 requests: st.issued,
@@ -444,91 +497,6 @@ impl Workload for FlowSet {
     fn as_flows(&mut self) -> Option<&mut FlowSet> {
         Some(self)
     }
-}
-
-/// A size in bytes in a configuration: an integer, or a string with a binary suffix
-/// (`4k`, `16KiB`, `1g`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ByteSize {
-    /// Bytes.
-    Bytes(u64),
-    /// Text with an optional k/m/g/t suffix (powers of 1024).
-    Text(String),
-}
-
-impl ByteSize {
-    /// The size in bytes (errors name `field`).
-    pub fn bytes(&self, field: &str) -> Result<u64> {
-        match self {
-            ByteSize::Bytes(b) => Ok(*b),
-            ByteSize::Text(s) => {
-                let t = s.trim().to_ascii_lowercase();
-                let t = t.trim_end_matches("ib").trim_end_matches('b');
-                let (num, shift) = match t.chars().last() {
-                    Some('k') => (&t[..t.len() - 1], 10),
-                    Some('m') => (&t[..t.len() - 1], 20),
-                    Some('g') => (&t[..t.len() - 1], 30),
-                    Some('t') => (&t[..t.len() - 1], 40),
-                    _ => (t, 0),
-                };
-                let v: f64 = num.trim().parse().map_err(|_| {
-                    Error::config(field, format!("`{s}` is not a size (e.g. 4096, 4k, 1g)"))
-                })?;
-                let b = v * (1u64 << shift) as f64;
-                if !(0.0..1.8e19).contains(&b) {
-                    return Err(Error::config(field, format!("`{s}` is out of range")));
-                }
-                Ok(b.round() as u64)
-            }
-        }
-    }
-}
-
-/// One `[[flow]]` section of a configuration (docs/flows.md): fio's job options by their
-/// fio names, one arrival process (`iodepth` or `rate_iops`), and `numjobs` copies.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowConfig {
-    /// Name (default `flowN`, N its index).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// fio's rw: randrw, randwrite, randread, write, read. Default randwrite.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rw: Option<String>,
-    /// Percentage of writes for randrw (default 50).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rwmixwrite: Option<f64>,
-    /// Block size (default 4k).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bs: Option<ByteSize>,
-    /// First byte of the region (default 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offset: Option<ByteSize>,
-    /// Length of the region (default: to the end of the device).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<ByteSize>,
-    /// uniform or zipf:THETA (default uniform).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distribution: Option<String>,
-    /// Closed loop with this many outstanding requests (default 1 unless `rate_iops`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iodepth: Option<u32>,
-    /// Open loop at this many requests per simulated second.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_iops: Option<f64>,
-    /// First arrival, simulated milliseconds (default 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start_ms: Option<f64>,
-    /// Requests the flow issues (default: unbounded).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub requests: Option<u64>,
-    /// Copies of the flow, named `NAME.j` (fio's numjobs; default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub numjobs: Option<u32>,
-    /// Seed (default: the run's seed + the flow's index x 1000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
 }
 
 impl FlowConfig {

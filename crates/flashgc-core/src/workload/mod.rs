@@ -4,6 +4,7 @@
 //! ([`synthetic`], fio-like jobs in [`fio`], the NoC paper's Table 3 profiles in
 //! [`profiles`]); trace readers (crate `flashgc-trace`) implement the same trait.
 
+pub mod arrivals;
 pub mod fio;
 pub mod flows;
 pub mod phased;
@@ -12,6 +13,7 @@ pub mod synthetic;
 mod zipf;
 
 use crate::error::{Error, Result};
+pub use arrivals::PoissonArrivals;
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 pub use synthetic::{Synthetic, SyntheticKind};

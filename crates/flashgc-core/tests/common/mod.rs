@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod configs;
+pub mod dedup;
 pub mod golden;
 pub mod requests;
 pub mod traces;

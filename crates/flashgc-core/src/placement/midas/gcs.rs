@@ -26,6 +26,8 @@ pub struct GcsParams {
     pub min_gain: f64,
     /// Consecutive non-reducing splits before phase one stops (5).
     pub patience: usize,
+    /// Whether configurations may have a HOT group (MiDAS's `hot=off` searches without).
+    pub hot: bool,
 }
 
 impl Default for GcsParams {
@@ -34,6 +36,7 @@ impl Default for GcsParams {
             max_groups: 8,
             min_gain: 0.005,
             patience: 5,
+            hot: true,
         }
     }
 }
@@ -95,13 +98,18 @@ pub fn search(uid: &Uid, budget: u32, pps: u32, p: &GcsParams) -> GcsResult {
     // Phase one, step 1: HOT and G1.
     let no_hot = vec![0, budget];
     let no_hot_waf = ev.waf(&no_hot);
-    let mut sizes = vec![1, budget - 1];
-    let first = ev.waf(&sizes);
-    let mut best = grow(&mut ev, &mut sizes, 0, first);
-    if no_hot_waf <= best {
-        sizes = no_hot;
-        best = no_hot_waf;
-    }
+    let (mut sizes, best) = if p.hot {
+        let mut sizes = vec![1, budget - 1];
+        let first = ev.waf(&sizes);
+        let best = grow(&mut ev, &mut sizes, 0, first);
+        if no_hot_waf <= best {
+            (no_hot, no_hot_waf)
+        } else {
+            (sizes, best)
+        }
+    } else {
+        (no_hot, no_hot_waf)
+    };
     // Step 2-3: split the last group while it pays off.
     let mut best_sizes = sizes.clone();
     let mut best_waf = best;

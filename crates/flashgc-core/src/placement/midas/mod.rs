@@ -8,21 +8,28 @@
 //! time is the average residence time of the last `thr_window` (16) HOT segments GC reclaimed
 //! (SepBIT's "average lifespan of recently reclaimed Class-1 segments").
 //!
-//! Every `epoch` x logical capacity of user writes (4), a new [`uid::Uid`] is built from a
-//! sampled timestamp table and [`gcs::search`] chooses the number and sizes of the groups
-//! with [`mcam::predict`]. The new configuration is adopted if MCAM predicts a WAF more than
-//! `adopt_gain` (5 %) below the current configuration's (both evaluated on the new UID: the
-//! paper compares against the old UID's prediction, which hides a workload change). Every
+//! Every `epoch` x logical capacity of user writes (4), after a UID warm-up of `uid_skip`
+//! (2) capacities (MiDAS's simulator starts its model after the load plus one capacity), a
+//! new [`uid::Uid`] is built from a sampled timestamp table and [`gcs::search`] chooses the
+//! number and sizes of the groups with [`mcam::predict`]. The new configuration is adopted
+//! if its predicted WAF is below the WAF measured over the last capacity (`adopt=measured`,
+//! the simulator's rule, also for the first configuration) and, when a configuration is in
+//! force, MCAM predicts it more than `adopt_gain` (5 %) below the current configuration's
+//! (both evaluated on the new UID: the paper compares against the old UID's prediction,
+//! which hides a workload change). Every
 //! `check` x capacity of user writes, the measured transition probability of each Gk -> Gk+1
 //! is compared with MCAM's; an error above `irr_threshold` (10 %) merges Gk..GN and falls
 //! back to MiDA (an age chain in the merged groups, victims over all of them) until the
-//! next epoch. The first epoch runs MiDA over `mida_groups` (8) groups.
+//! next epoch. The first epoch runs MiDA over `mida_groups` (8) groups, with the HOT
+//! stream fed by the hot filter (`mida_hot=filter`, as the simulator does).
 //!
-//! Victim selection inside the chosen group is the run's victim policy; MiDAS is designed
-//! for FIFO (`--victim fifo`), which takes the oldest sealed segment of the group, as MCAM
-//! assumes. In the MiDA phases (first epoch, fallback) the victim policy chooses among all
-//! merged groups: the paper uses cost-benefit there, which a per-run victim flag cannot
-//! switch to; with `--victim fifo` those phases run MiDA with FIFO (see docs/midas.md).
+//! Groups with a designated size (HOT, G1..G(N-1)) are FIFO queues whatever the run's
+//! victim policy: MiDAS names their oldest sealed segment (`sized_victims=fifo`, the
+//! simulator and MCAM). The run's victim policy chooses in GN and, in the MiDA phases
+//! (first epoch, fallback), among all merged groups: the paper uses cost-benefit there
+//! (`--victim cost-benefit:sqrt`); with `--victim fifo` those phases run MiDA with FIFO
+//! (see docs/midas.md). `hot`, `grpconf`, `irrhand` (`on`/`off`) switch the paper's Fig. 12
+//! components.
 //!
 //! Parameters (`midas:key=value,...`, paper defaults): `max_groups=8` (streams = 1 +
 //! max_groups, fixed for a run; the paper sets no limit), `mida_groups=8`, `epoch=4`, `unit` (UID interval unit in
@@ -39,150 +46,33 @@
 //! timestamps, which a placement in flashgc does not see), the sampled timestamp table
 //! (8 B per sampled LPN) and the interval count tables (8 B per unit of the epoch per row).
 
+mod epoch;
 pub mod gcs;
+pub mod hot;
 pub mod mcam;
+mod offline;
+mod params;
 pub mod uid;
 
+pub use offline::{model, uid_from_workload, ModelReport, UidOptions, UidSummary};
+pub use params::MidasParams;
+
 use super::{Placement, PlacementInit, VictimScope};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::segment::{SegState, SegmentView};
 use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
-use crate::workload::{Op, Request, Workload};
-use gcs::{GcsParams, GcsResult};
+use epoch::HistoryEntry;
 use mcam::{GroupConfig, Prediction};
 use serde_json::json;
 use std::collections::VecDeque;
-use uid::{HotModel, Uid, UidBuilder};
+use uid::UidBuilder;
 
 const NEVER: u32 = u32::MAX;
 /// Fewest update intervals an epoch's UID needs before GCS may act on it.
 const MIN_UID_SAMPLES: u64 = 1000;
 /// Stream of the HOT group.
 pub const HOT: StreamId = 0;
-
-/// MiDAS's parameters (see the module docs; defaults from papers/midas.txt).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct MidasParams {
-    /// Largest number of cold groups (streams = 1 + max_groups).
-    pub max_groups: u16,
-    /// Groups of the MiDA chain in the first epoch and after a fallback.
-    pub mida_groups: u16,
-    /// Epoch length, x logical capacity of user writes.
-    pub epoch: f64,
-    /// UID interval unit, user page writes.
-    pub unit: u64,
-    /// One LPN in `sample` is tracked for the UID.
-    pub sample: u32,
-    /// The UID's interval counts come from every user write (`uid_counts=all`, default) or
-    /// only from the sampled LPNs (`sampled`, the paper); see [`uid`]'s module docs.
-    pub uid_counts_all: bool,
-    /// Short intervals in a row before a page is hot.
-    pub hot_hits: u8,
-    /// How MCAM models HOT admission (`joint`, or the paper's approximation `paper`).
-    pub hot_model: HotModel,
-    /// Reclaimed HOT segments averaged for the threshold time.
-    pub thr_window: usize,
-    /// Adopt a new configuration when it predicts this much lower WAF.
-    pub adopt_gain: f64,
-    /// Fall back when a transition probability is off by more than this (relative).
-    pub irr_threshold: f64,
-    /// Floor of the denominator of the relative error.
-    pub irr_floor: f64,
-    /// Victims of a group needed in a check window before its error is judged.
-    pub irr_min_victims: u32,
-    /// Irregularity check interval, x logical capacity of user writes.
-    pub check: f64,
-    /// GCS parameters.
-    pub gcs: GcsParams,
-    /// A pinned configuration (no search, no fallback).
-    pub fixed: Option<GroupConfig>,
-}
-
-impl MidasParams {
-    /// The paper's defaults for a device with `pps` pages per segment.
-    pub fn defaults(pps: u32) -> MidasParams {
-        MidasParams {
-            max_groups: 8,
-            mida_groups: 8,
-            epoch: 4.0,
-            unit: pps as u64,
-            sample: uid::DEFAULT_SAMPLE,
-            uid_counts_all: true,
-            hot_hits: 3,
-            hot_model: HotModel::Joint,
-            thr_window: 16,
-            adopt_gain: 0.05,
-            irr_threshold: 0.10,
-            irr_floor: 0.10,
-            irr_min_victims: 16,
-            check: 1.0,
-            gcs: GcsParams {
-                max_groups: 8,
-                ..GcsParams::default()
-            },
-            fixed: None,
-        }
-    }
-
-    fn from_spec(spec: &Spec, init: &PlacementInit) -> Result<MidasParams> {
-        let d = MidasParams::defaults(init.pages_per_segment);
-        let max_groups = spec.num::<u16>("max_groups", d.max_groups, 1, 256)?;
-        let fixed = match spec.raw("fixed") {
-            None => None,
-            Some(s) => {
-                let c = GroupConfig::parse(s).map_err(|e| Error::config(spec.path("fixed"), e))?;
-                if c.groups() > max_groups as usize {
-                    return Err(Error::config(
-                        spec.path("fixed"),
-                        format!("{} groups exceed max_groups = {max_groups}", c.groups()),
-                    ));
-                }
-                if c.total() > init.segments as u64 {
-                    return Err(Error::config(
-                        spec.path("fixed"),
-                        format!(
-                            "{} segments exceed the device's {}",
-                            c.total(),
-                            init.segments
-                        ),
-                    ));
-                }
-                Some(c)
-            }
-        };
-        Ok(MidasParams {
-            max_groups,
-            mida_groups: spec
-                .num::<u16>("mida_groups", d.mida_groups, 1, 256)?
-                .min(max_groups),
-            epoch: spec.num::<f64>("epoch", d.epoch, 0.05, 1000.0)?,
-            unit: spec.num::<u64>("unit", d.unit, 1, 1 << 40)?,
-            sample: spec.num::<u32>("sample", d.sample, 1, 1 << 20)?,
-            uid_counts_all: spec.choice("uid_counts", "all", &["all", "sampled"])? == "all",
-            hot_hits: spec.num::<u8>("hot_hits", d.hot_hits, 1, 3)?,
-            hot_model: match spec
-                .choice("hot_model", "joint", &["joint", "paper"])?
-                .as_str()
-            {
-                "paper" => HotModel::Paper,
-                _ => HotModel::Joint,
-            },
-            thr_window: spec.num::<usize>("thr_window", d.thr_window, 1, 1 << 16)?,
-            adopt_gain: spec.num::<f64>("adopt_gain", d.adopt_gain, 0.0, 1.0)?,
-            irr_threshold: spec.num::<f64>("irr_threshold", d.irr_threshold, 0.0, 100.0)?,
-            irr_floor: spec.num::<f64>("irr_floor", d.irr_floor, 1e-9, 1.0)?,
-            irr_min_victims: spec.num::<u32>("irr_min_victims", d.irr_min_victims, 1, 1 << 30)?,
-            check: spec.num::<f64>("check", d.check, 0.01, 1000.0)?,
-            gcs: GcsParams {
-                max_groups: max_groups as usize,
-                min_gain: spec.num::<f64>("split_gain", d.gcs.min_gain, 0.0, 1.0)?,
-                patience: spec.num::<usize>("split_patience", d.gcs.patience, 1, 1000)?,
-            },
-            fixed,
-        })
-    }
-}
 
 /// Operating mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -204,40 +94,6 @@ struct Unit {
     size: i64,
     /// Segments (open or sealed) of its streams.
     count: i64,
-}
-
-/// One entry of the configuration history.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct HistoryEntry {
-    user_writes: u64,
-    capacity_written: f64,
-    #[serde(deserialize_with = "crate::checkpoint::leak_str")]
-    event: &'static str,
-    mode: String,
-    groups: usize,
-    sizes: Vec<u32>,
-    #[serde(deserialize_with = "crate::checkpoint::f64_or_inf")]
-    threshold: f64,
-    predicted_waf: Option<f64>,
-    measured_waf: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    current_on_new_uid: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    irregular: Option<serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gcs_choice: Option<serde_json::Value>,
-    /// Valid ratio of victims per group over the epoch (HOT, G1, ...; null = no victim).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    measured_v: Option<Vec<Option<f64>>>,
-    /// MCAM's transition probabilities for the configuration in force.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    predicted_v: Option<Vec<f64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uid_samples: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gcs_evaluations: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    budget_segments: Option<u32>,
 }
 
 /// The MiDAS placement.
@@ -267,10 +123,23 @@ pub struct Midas {
     #[serde(with = "crate::checkpoint::cap_deque")]
     residences: VecDeque<u64>,
     residence_sum: u64,
+    /// When each segment was opened (user-write clock; HOT segments only): HOT's residence
+    /// time is measured per victim, whichever way it was chosen.
+    seg_open: Vec<u64>,
+    /// Sealed segments of each stream in sealing order (the FIFO victims of sized groups).
+    #[serde(with = "crate::checkpoint::cap_deques")]
+    sealed_q: Vec<VecDeque<SegmentId>>,
     // UID and epochs.
     uid: UidBuilder,
+    /// False until the UID warm-up (`uid_skip`) has passed.
+    uid_started: bool,
     epoch_len: u64,
     next_epoch: u64,
+    /// WAF of the last whole capacity of user writes (what `adopt=measured` compares with).
+    last_cap_waf: Option<f64>,
+    cap_user: u64,
+    cap_gc: u64,
+    next_cap: u64,
     ep_user: u64,
     ep_gc: u64,
     budget_sum: u64,
@@ -297,6 +166,10 @@ pub struct Midas {
     gc_reloc: u64,
     stalls: u64,
     now: u64,
+    /// MCAM evaluations since the firmware-CPU model last asked (drained after every host
+    /// page operation, so nothing is pending at a checkpoint's safe point).
+    #[serde(skip)]
+    cpu_evals: u64,
 }
 
 pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placement>> {
@@ -315,6 +188,7 @@ impl Midas {
         if p.uid_counts_all {
             uid = uid.count_all_intervals();
         }
+        let skip = (p.uid_skip * logical as f64).round() as u64;
         let mut m = Midas {
             logical,
             segments: init.segments,
@@ -336,9 +210,16 @@ impl Midas {
             hot_open: VecDeque::new(),
             residences: VecDeque::new(),
             residence_sum: 0,
+            seg_open: vec![0; init.segments as usize],
+            sealed_q: vec![VecDeque::new(); streams],
             uid,
+            uid_started: skip == 0,
             epoch_len,
-            next_epoch: epoch_len,
+            next_epoch: if skip > 0 { skip } else { epoch_len },
+            last_cap_waf: None,
+            cap_user: 0,
+            cap_gc: 0,
+            next_cap: logical.max(1),
             ep_user: 0,
             ep_gc: 0,
             budget_sum: 0,
@@ -358,6 +239,7 @@ impl Midas {
             gc_now: u64::MAX,
             gc_picks: 0,
             gc_reloc: 0,
+            cpu_evals: 0,
             stalls: 0,
             now: 0,
             p,
@@ -366,6 +248,9 @@ impl Midas {
             m.threshold = c.sizes[0] as f64 * m.pps as f64;
             m.cfg = c;
             m.mode = Mode::Configured;
+        } else if m.p.mida_hot {
+            // The simulator's hot filter starts with a one-capacity time window.
+            m.threshold = m.p.mida_hot_threshold * logical as f64;
         }
         m.apply_layout();
         m.pending_rescan = false;
@@ -388,11 +273,18 @@ impl Midas {
             size,
             count: 0,
         };
+        // With the hot filter on in a MiDA phase, HOT segments are candidates among the
+        // merged groups' (the simulator pushes them into the same victim queue).
+        let merged_hot = self.p.hot && self.p.mida_hot;
         match self.mode {
             Mode::Mida => {
                 let m = self.p.mida_groups.min(max);
-                units.push(unit(HOT, HOT, 0));
-                units.push(unit(1, max, 0));
+                if merged_hot {
+                    units.push(unit(HOT, max, 0));
+                } else {
+                    units.push(unit(HOT, HOT, 0));
+                    units.push(unit(1, max, 0));
+                }
                 for (s, n) in next.iter_mut().enumerate().skip(1) {
                     *n = (s as StreamId + 1).min(m);
                 }
@@ -413,11 +305,16 @@ impl Midas {
             }
             Mode::Fallback(k) => {
                 let n = self.cfg.groups() as StreamId;
-                units.push(unit(HOT, HOT, self.cfg.sizes[0] as i64));
-                for g in 1..k {
-                    units.push(unit(g, g, self.cfg.sizes[g as usize] as i64));
+                if k == 1 && merged_hot {
+                    // Everything merged: HOT joins the MiDA chain's candidates.
+                    units.push(unit(HOT, max, 0));
+                } else {
+                    units.push(unit(HOT, HOT, self.cfg.sizes[0] as i64));
+                    for g in 1..k {
+                        units.push(unit(g, g, self.cfg.sizes[g as usize] as i64));
+                    }
+                    units.push(unit(k, max, 0));
                 }
-                units.push(unit(k, max, 0));
                 for (s, nx) in next.iter_mut().enumerate().skip(1) {
                     *nx = (s as StreamId + 1).min(n.max(k));
                 }
@@ -452,13 +349,13 @@ impl Midas {
     #[inline]
     fn note_write(&mut self, s: StreamId) {
         let pps = self.pps as u64;
-        let sp = &mut self.stream_pages[s as usize];
+        let sp = self.stream_pages[s as usize];
         // A mask where segments hold a power of two of pages (they do in practice): this
         // runs for every user and GC page, and a 64-bit division costs more than the rest.
         let seg_start = if pps.is_power_of_two() {
-            *sp & (pps - 1) == 0
+            sp & (pps - 1) == 0
         } else {
-            *sp % pps == 0
+            sp % pps == 0
         };
         if seg_start {
             self.units[self.unit_of[s as usize] as usize].count += 1;
@@ -466,7 +363,7 @@ impl Midas {
                 self.hot_open.push_back(self.now);
             }
         }
-        *sp += 1;
+        self.stream_pages[s as usize] = sp + 1;
     }
 
     #[inline]
@@ -479,7 +376,31 @@ impl Midas {
     }
 
     fn hot_enabled(&self) -> bool {
-        self.mode != Mode::Mida && self.cfg.sizes[0] > 0
+        self.p.hot
+            && match self.mode {
+                Mode::Mida => self.p.mida_hot,
+                _ => self.cfg.sizes[0] > 0,
+            }
+    }
+
+    /// HOT shares a unit with other groups (a MiDA phase with the hot filter on): its
+    /// victims come from the victim policy, not from its own FIFO.
+    fn hot_merged(&self) -> bool {
+        self.units
+            .get(self.unit_of[HOT as usize] as usize)
+            .is_some_and(|u| u.hi > HOT)
+    }
+
+    /// Adds a HOT segment's residence (user writes) to the threshold's running mean.
+    fn push_residence(&mut self, r: u64) {
+        self.residences.push_back(r);
+        self.residence_sum += r;
+        if self.residences.len() > self.p.thr_window {
+            self.residence_sum -= self.residences.pop_front().unwrap_or(0);
+        }
+        if self.hot_enabled() {
+            self.threshold = self.residence_sum as f64 / self.residences.len() as f64;
+        }
     }
 
     fn learned_budget(&self) -> u32 {
@@ -507,187 +428,6 @@ impl Midas {
         }
     }
 
-    fn entry(&self, event: &'static str) -> HistoryEntry {
-        let (groups, sizes) = match self.mode {
-            Mode::Mida => (self.p.mida_groups as usize, Vec::new()),
-            _ => (self.cfg.groups(), self.cfg.sizes.clone()),
-        };
-        HistoryEntry {
-            user_writes: self.now,
-            capacity_written: self.now as f64 / self.logical as f64,
-            event,
-            mode: self.mode_name(),
-            groups,
-            sizes,
-            threshold: self.threshold,
-            predicted_waf: None,
-            measured_waf: None,
-            current_on_new_uid: None,
-            irregular: None,
-            gcs_choice: None,
-            measured_v: None,
-            predicted_v: None,
-            uid_samples: None,
-            gcs_evaluations: None,
-            budget_segments: None,
-        }
-    }
-
-    fn end_epoch(&mut self) {
-        let samples = self.uid.samples();
-        let uid = self
-            .uid
-            .finish(self.now, self.live_pages)
-            .with_hot_model(self.p.hot_model);
-        let budget = self.learned_budget();
-        let measured =
-            (self.ep_user > 0).then(|| (self.ep_user + self.ep_gc) as f64 / self.ep_user as f64);
-        let pps = self.pps as f64;
-        let measured_v: Vec<Option<f64>> = (0..=self.cfg.groups())
-            .map(|s| {
-                (self.ep_victims[s] > 0)
-                    .then(|| self.ep_reloc[s] as f64 / (self.ep_victims[s] as f64 * pps))
-            })
-            .collect();
-        self.ep_victims.iter_mut().for_each(|c| *c = 0);
-        self.ep_reloc.iter_mut().for_each(|c| *c = 0);
-        self.ep_user = 0;
-        self.ep_gc = 0;
-        self.budget_sum = 0;
-        self.budget_n = 0;
-        if self.p.fixed.is_some() {
-            let eff = self.effective(&self.cfg, budget);
-            let pred = mcam::predict(&uid, &eff, self.pps);
-            let mut e = self.entry("epoch");
-            e.predicted_waf = Some(pred.waf);
-            e.measured_waf = measured;
-            e.uid_samples = Some(samples);
-            e.budget_segments = Some(budget);
-            e.measured_v = Some(measured_v);
-            e.predicted_v = Some(pred.v.clone());
-            self.history.push(e);
-            self.pred = Some(pred);
-            return;
-        }
-        let found: GcsResult = gcs::search(&uid, budget, self.pps, &self.p.gcs);
-        let current = match self.mode {
-            Mode::Configured => {
-                Some(mcam::predict(&uid, &self.effective(&self.cfg, budget), self.pps).waf)
-            }
-            _ => None,
-        };
-        if !found.prediction.waf.is_finite() || samples < MIN_UID_SAMPLES {
-            // The UID admits no feasible configuration (typically an epoch straddling a
-            // workload change): run MiDA until the next epoch.
-            self.mode = Mode::Mida;
-            self.apply_layout();
-            let mut e = self.entry(if samples < MIN_UID_SAMPLES {
-                "too few intervals in the UID: MiDA"
-            } else {
-                "no feasible configuration: MiDA"
-            });
-            e.measured_waf = measured;
-            e.measured_v = Some(measured_v);
-            e.uid_samples = Some(samples);
-            e.gcs_evaluations = Some(found.evaluations);
-            e.budget_segments = Some(budget);
-            self.history.push(e);
-            return;
-        }
-        let adopt = match current {
-            None => true,
-            Some(c) => !c.is_finite() || found.prediction.waf < c * (1.0 - self.p.adopt_gain),
-        };
-        let event = if adopt {
-            let ev = match self.mode {
-                Mode::Mida if self.adoptions == 0 => "first configuration",
-                Mode::Mida | Mode::Fallback(_) => "configuration after fallback",
-                Mode::Configured => "reconfiguration",
-            };
-            self.cfg = found.config.clone();
-            self.threshold = found.prediction.threshold;
-            self.pred = Some(found.prediction.clone());
-            self.mode = Mode::Configured;
-            self.adoptions += 1;
-            self.apply_layout();
-            self.arm_checks();
-            ev
-        } else {
-            "keep"
-        };
-        let mut e = self.entry(event);
-        e.predicted_waf = Some(if adopt {
-            found.prediction.waf
-        } else {
-            self.pred.as_ref().map_or(f64::NAN, |p| p.waf)
-        });
-        if !adopt {
-            // Not adopted: the configuration GCS found is reported next to the kept one.
-            e.gcs_choice = Some(
-                json!({ "gcs_sizes": found.config.sizes, "gcs_predicted_waf": found.prediction.waf }),
-            );
-        }
-        e.measured_waf = measured;
-        e.measured_v = Some(measured_v);
-        e.current_on_new_uid = current;
-        e.uid_samples = Some(samples);
-        e.gcs_evaluations = Some(found.evaluations);
-        e.budget_segments = Some(budget);
-        self.history.push(e);
-    }
-
-    fn arm_checks(&mut self) {
-        self.next_check = self.now + self.check_len;
-        self.check_armed = false;
-        self.win_victims.iter_mut().for_each(|c| *c = 0);
-        self.win_reloc.iter_mut().for_each(|c| *c = 0);
-    }
-
-    fn check_irregular(&mut self) {
-        self.next_check = self.now + self.check_len;
-        if self.mode != Mode::Configured || self.p.fixed.is_some() {
-            return;
-        }
-        let armed = self.check_armed;
-        self.check_armed = true;
-        let mut hit = None;
-        if armed {
-            if let Some(pred) = &self.pred {
-                let n = self.cfg.groups();
-                for k in 1..n {
-                    let vict = self.win_victims[k];
-                    if vict < self.p.irr_min_victims as u64 {
-                        continue;
-                    }
-                    let measured = self.win_reloc[k] as f64 / (vict as f64 * self.pps as f64);
-                    let predicted = pred.v[k];
-                    let err = (measured - predicted).abs() / predicted.max(self.p.irr_floor);
-                    if err > self.p.irr_threshold {
-                        hit = Some((k, predicted, measured, err, vict));
-                        break;
-                    }
-                }
-            }
-        }
-        self.win_victims.iter_mut().for_each(|c| *c = 0);
-        self.win_reloc.iter_mut().for_each(|c| *c = 0);
-        if let Some((k, predicted, measured, err, vict)) = hit {
-            self.mode = Mode::Fallback(k as u16);
-            self.fallbacks += 1;
-            self.apply_layout();
-            let mut e = self.entry("fallback");
-            e.predicted_waf = self.pred.as_ref().map(|p| p.waf);
-            e.irregular = Some(json!({
-                "transition": format!("G{k}->G{}", k + 1),
-                "predicted": predicted,
-                "measured": measured,
-                "relative_error": err,
-                "victims": vict,
-            }));
-            self.history.push(e);
-        }
-    }
-
     #[inline]
     fn hot_counter(&self, lpn: usize) -> u8 {
         (self.hot_ctr[lpn >> 2] >> ((lpn & 3) * 2)) & 3
@@ -699,25 +439,32 @@ impl Midas {
         let b = &mut self.hot_ctr[lpn >> 2];
         *b = (*b & !(3 << sh)) | (v << sh);
     }
-
-    fn record_hot_residence(&mut self) {
-        if let Some(t) = self.hot_open.pop_front() {
-            let r = self.now.saturating_sub(t);
-            self.residences.push_back(r);
-            self.residence_sum += r;
-            if self.residences.len() > self.p.thr_window {
-                self.residence_sum -= self.residences.pop_front().unwrap_or(0);
-            }
-            if self.hot_enabled() {
-                self.threshold = self.residence_sum as f64 / self.residences.len() as f64;
-            }
-        }
-    }
 }
+
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: MiDAS's
+/// UID upkeep per write (sampled last-write times, interval counts, HOT check); MCAM/GCS
+/// per epoch is not priced. `driver::calibrate::classifier_host_ns` (1 Mi LPNs, 200 k
+/// zipf(1.0) writes, median of three runs of `--example cpu_calibrate`, AMD EPYC,
+/// 2026-11-24); the firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 21.6;
+
+/// One MCAM evaluation of the group-configuration search at an epoch's end, ns on the
+/// simulation host: `driver::calibrate::mcam_eval_host_ns()` (GCS on a two-class zipf-like
+/// UID of 4000 bins, 1 Mi pages, 64-page segments; `--example cpu_calibrate`, AMD EPYC,
+/// 2026-11-24; median of three, 547-579 us). An epoch costs (GCS evaluations + 1) of these.
+const MCAM_EVAL_NS: f64 = 557_000.0;
 
 impl Placement for Midas {
     fn name(&self) -> &'static str {
         "midas"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
+    }
+    fn take_cpu_work_ns(&mut self) -> f64 {
+        let ns = self.cpu_evals as f64 * MCAM_EVAL_NS;
+        self.cpu_evals = 0;
+        ns
     }
     crate::checkpoint::serde_state!(same: [p, logical, segments, pps], len: [ts, hot_ctr]);
     fn check_restored(
@@ -792,10 +539,10 @@ impl Placement for Midas {
         // The last-write time and hot counter of the LPN: random accesses into tables of
         // 4 B and 2 bits per logical page, the two cache misses of every user write here.
         if let Some(t) = self.ts.get(lpn as usize) {
-            crate::ftl::mapping::prefetch_ptr(t as *const u32 as *const i8);
+            crate::mem::prefetch_ptr(t as *const u32 as *const i8);
         }
         if let Some(h) = self.hot_ctr.get(lpn as usize >> 2) {
-            crate::ftl::mapping::prefetch_ptr(h as *const u8 as *const i8);
+            crate::mem::prefetch_ptr(h as *const u8 as *const i8);
         }
     }
 
@@ -819,6 +566,13 @@ impl Placement for Midas {
         self.set_hot_counter(l, c);
         self.uid.on_write(lpn as u64, now);
         self.ep_user += 1;
+        self.cap_user += 1;
+        if now >= self.next_cap {
+            self.last_cap_waf = Some((self.cap_user + self.cap_gc) as f64 / self.cap_user as f64);
+            self.cap_user = 0;
+            self.cap_gc = 0;
+            self.next_cap = now + self.logical.max(1);
+        }
         if now >= self.next_epoch {
             self.next_epoch = now + self.epoch_len;
             self.end_epoch();
@@ -846,6 +600,7 @@ impl Placement for Midas {
             self.ep_reloc[src] += 1;
         }
         self.ep_gc += 1;
+        self.cap_gc += 1;
         let d = self.next_stream[src];
         self.note_write(d);
         d
@@ -912,12 +667,48 @@ impl Placement for Midas {
             self.win_victims[lo as usize] += 1;
             self.total_victims[lo as usize] += 1;
             self.ep_victims[lo as usize] += 1;
-            if lo == HOT {
-                self.record_hot_residence();
+            // Groups with a designated size are FIFO queues (the paper, its simulator and
+            // MCAM); the run's victim policy chooses only in the last group.
+            if self.p.sized_victims_fifo && i != last {
+                if let Some(seg) = self.sealed_q[lo as usize].pop_front() {
+                    return VictimScope::Segment(seg);
+                }
             }
             VictimScope::Group(lo)
         } else {
             VictimScope::Groups(lo, hi)
+        }
+    }
+
+    fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
+        let s = view.stream(seg);
+        if let Some(q) = self.sealed_q.get_mut(s as usize) {
+            q.push_back(seg);
+        }
+        if s == HOT {
+            // One HOT stream: its segments seal in the order they opened.
+            self.seg_open[seg as usize] = self.hot_open.pop_front().unwrap_or(view.now());
+        }
+    }
+
+    fn on_victim(&mut self, seg: SegmentId, view: &SegmentView) {
+        let s = view.stream(seg);
+        if let Some(q) = self.sealed_q.get_mut(s as usize) {
+            // Popped already when MiDAS named it; else the policy chose it: drop it here.
+            if q.front() == Some(&seg) {
+                q.pop_front();
+            } else if let Some(i) = q.iter().position(|&x| x == seg) {
+                q.remove(i);
+            }
+        }
+        if s == HOT {
+            if self.hot_merged() {
+                // The simulator's hot-filter window: the age (since sealing) of HOT victims.
+                self.push_residence(view.age(seg));
+            } else {
+                // SepBIT's residence (open to reclaim), MCAM's threshold fixed point.
+                self.push_residence(view.now().saturating_sub(self.seg_open[seg as usize]));
+            }
         }
     }
 
@@ -934,7 +725,15 @@ impl Placement for Midas {
     fn memory_bytes(&self) -> u64 {
         (self.ts.len() * 4 + self.hot_ctr.len()) as u64
             + self.uid.memory_bytes()
+            // The UID built at each epoch end exists next to the builder for a moment.
+            + self.uid.finish_working_bytes()
             + (self.hot_open.capacity() + self.residences.capacity()) as u64 * 8
+            + self.seg_open.len() as u64 * 8
+            + self
+                .sealed_q
+                .iter()
+                .map(|q| q.capacity() as u64 * 4)
+                .sum::<u64>()
             + self.streams() as u64 * 48
     }
 
@@ -966,189 +765,5 @@ impl Placement for Midas {
                 "epochs count every user write, the precondition fill included"
             ],
         }))
-    }
-}
-
-/// How [`uid_from_workload`] builds a UID.
-#[derive(Debug, Clone, Copy)]
-pub struct UidOptions {
-    /// Sequential fill first, fraction of the logical space (a run's precondition).
-    pub fill: f64,
-    /// User page writes after the fill (or until the workload ends).
-    pub writes: u64,
-    /// Intervals are counted over the last `epoch` page writes (0 = the whole stream).
-    pub epoch: u64,
-    /// Interval unit, page writes.
-    pub unit: u64,
-    /// One LPN in `sample` is tracked.
-    pub sample: u32,
-    /// Short intervals in a row for HOT admission (the joint HOT model's statistic).
-    pub hot_hits: u8,
-    /// Count every write's interval (MiDAS's `uid_counts=all`), not only the sampled LPNs'.
-    pub all_intervals: bool,
-}
-
-/// Builds a UID from a request stream: sequentially fills `o.fill` of the logical space (as
-/// a run's precondition does), then feeds the workload's writes and trims until `o.writes`
-/// user page writes or the workload's end, counting intervals over the last `o.epoch`.
-pub fn uid_from_workload(wl: &mut dyn Workload, logical_pages: u64, o: &UidOptions) -> Result<Uid> {
-    let UidOptions {
-        fill,
-        writes,
-        epoch,
-        unit,
-        sample,
-        hot_hits,
-        all_intervals,
-    } = *o;
-    let filled = ((logical_pages as f64 * fill.clamp(0.0, 1.0)).round() as u64).min(logical_pages);
-    let total = filled + writes;
-    let window = if epoch == 0 { total } else { epoch.min(total) };
-    let mut b = UidBuilder::new(logical_pages, unit, sample, window.max(unit), hot_hits);
-    if all_intervals {
-        b = b.count_all_intervals();
-    }
-    // Last write time per LPN (0 = not live), for every write's interval.
-    let mut last = vec![
-        0u64;
-        if all_intervals {
-            logical_pages as usize
-        } else {
-            0
-        }
-    ];
-    let mut live = vec![false; logical_pages as usize];
-    let mut n_live = 0u64;
-    let mut now = 0u64;
-    let start = total - window;
-    for lpn in 0..filled {
-        now += 1;
-        b.on_write(lpn, now);
-        if all_intervals {
-            last[lpn as usize] = now;
-        }
-        live[lpn as usize] = true;
-        n_live += 1;
-        if now == start {
-            b.finish(now, n_live);
-        }
-    }
-    let mut buf: Vec<Request> = Vec::with_capacity(4096);
-    'outer: while now < total {
-        buf.clear();
-        wl.fill(&mut buf, 4096)?;
-        if buf.is_empty() {
-            break;
-        }
-        for r in &buf {
-            let end = r.lpn.saturating_add(r.pages as u64);
-            if end > logical_pages {
-                return Err(Error::Workload(format!(
-                    "request at LPN {}..{end} exceeds the logical capacity of {logical_pages} pages",
-                    r.lpn
-                )));
-            }
-            for lpn in r.lpn..end {
-                match r.op {
-                    Op::Write => {
-                        now += 1;
-                        b.on_write(lpn, now);
-                        if all_intervals {
-                            let l = &mut last[lpn as usize];
-                            if *l != 0 {
-                                b.on_interval(now - *l);
-                            }
-                            *l = now;
-                        }
-                        if !live[lpn as usize] {
-                            live[lpn as usize] = true;
-                            n_live += 1;
-                        }
-                        if now == start {
-                            b.finish(now, n_live);
-                        }
-                        if now >= total {
-                            break 'outer;
-                        }
-                    }
-                    Op::Trim => {
-                        b.on_trim(lpn);
-                        if all_intervals {
-                            last[lpn as usize] = 0;
-                        }
-                        if live[lpn as usize] {
-                            live[lpn as usize] = false;
-                            n_live -= 1;
-                        }
-                    }
-                    Op::Read => {}
-                }
-            }
-        }
-    }
-    Ok(b.finish(now, n_live))
-}
-
-/// What `flashgc model midas` prints: the UID's summary, MCAM's prediction for a given
-/// configuration, and GCS's choice.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ModelReport {
-    /// Pages per segment.
-    pub pages_per_segment: u32,
-    /// Segments the groups share.
-    pub budget_segments: u32,
-    /// The UID (survival function summary).
-    pub uid: UidSummary,
-    /// The given configuration and MCAM's prediction for it.
-    pub given: Option<(GroupConfig, Prediction)>,
-    /// GCS's configuration.
-    pub gcs: GcsResult,
-}
-
-/// A UID in a few numbers.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct UidSummary {
-    /// Interval unit, page writes.
-    pub unit: f64,
-    /// Intervals counted.
-    pub samples: u64,
-    /// Mean update interval, page writes.
-    pub mean: f64,
-    /// `P(I < x)` at x = 1, 4, 16, 64, 256 units and 1x, 2x, 4x the budget in pages.
-    pub cdf: Vec<(f64, f64)>,
-}
-
-/// MCAM's prediction for `given` (GN resized to the budget) and GCS's choice on `uid`.
-pub fn model(
-    uid: &Uid,
-    given: Option<&GroupConfig>,
-    budget: u32,
-    pps: u32,
-    gcs_params: &GcsParams,
-) -> ModelReport {
-    let given = given.map(|g| {
-        let mut c = g.clone();
-        let n = c.groups();
-        let others: u64 = c.sizes[..n].iter().map(|&s| s as u64).sum();
-        c.sizes[n] = (budget as u64).saturating_sub(others).max(1) as u32;
-        let p = mcam::predict(uid, &c, pps);
-        (c, p)
-    });
-    let pages = budget as f64 * pps as f64;
-    let xs = [1.0, 4.0, 16.0, 64.0, 256.0]
-        .map(|k| k * uid.unit)
-        .into_iter()
-        .chain([pages, 2.0 * pages, 4.0 * pages]);
-    ModelReport {
-        pages_per_segment: pps,
-        budget_segments: budget,
-        uid: UidSummary {
-            unit: uid.unit,
-            samples: uid.samples,
-            mean: uid.mean,
-            cdf: xs.map(|x| (x, uid.below(x))).collect(),
-        },
-        given,
-        gcs: gcs::search(uid, budget, pps, gcs_params),
     }
 }

@@ -108,7 +108,7 @@ impl UidBuilder {
             // Written out (not calloc'ed): each epoch end clears it, touching every page,
             // so the memory is resident from the start and the estimate holds for short
             // runs too.
-            counts: crate::ftl::mapping::big_vec((mbins + 1) * (bins + 1), 0),
+            counts: crate::mem::big_vec((mbins + 1) * (bins + 1), 0),
             ts: vec![0; n],
             prev: vec![[0; 2]; n],
             mbin: vec![mbins as u8; n],
@@ -285,6 +285,13 @@ impl UidBuilder {
         uid.hot_model = HotModel::Joint;
         self.counts.iter_mut().for_each(|c| *c = 0);
         uid
+    }
+
+    /// Bytes [`UidBuilder::finish`] allocates for the UID it builds at every epoch end
+    /// and frees afterwards: the joint table (as large as the count table) and a few
+    /// per-bin vectors. Part of the scheme's peak, so part of its memory figure.
+    pub fn finish_working_bytes(&self) -> u64 {
+        ((self.counts.len() + (self.bins + 1) * 6 + self.all.len()) * 8) as u64
     }
 
     /// Bytes of memory: the sampled timestamp table (with the last intervals) and the

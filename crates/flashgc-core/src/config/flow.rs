@@ -1,0 +1,90 @@
+//! Host flows in a configuration (`[[flow]]` sections, docs/flows.md) and the byte sizes
+//! they are written in. The flows themselves are built in `crate::workload::flows`.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// A size in bytes in a configuration: an integer, or a string with a binary suffix
+/// (`4k`, `16KiB`, `1g`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ByteSize {
+    /// Bytes.
+    Bytes(u64),
+    /// Text with an optional k/m/g/t suffix (powers of 1024).
+    Text(String),
+}
+
+impl ByteSize {
+    /// The size in bytes (errors name `field`).
+    pub fn bytes(&self, field: &str) -> Result<u64> {
+        match self {
+            ByteSize::Bytes(b) => Ok(*b),
+            ByteSize::Text(s) => {
+                let t = s.trim().to_ascii_lowercase();
+                let t = t.trim_end_matches("ib").trim_end_matches('b');
+                let (num, shift) = match t.chars().last() {
+                    Some('k') => (&t[..t.len() - 1], 10),
+                    Some('m') => (&t[..t.len() - 1], 20),
+                    Some('g') => (&t[..t.len() - 1], 30),
+                    Some('t') => (&t[..t.len() - 1], 40),
+                    _ => (t, 0),
+                };
+                let v: f64 = num.trim().parse().map_err(|_| {
+                    Error::config(field, format!("`{s}` is not a size (e.g. 4096, 4k, 1g)"))
+                })?;
+                let b = v * (1u64 << shift) as f64;
+                if !(0.0..1.8e19).contains(&b) {
+                    return Err(Error::config(field, format!("`{s}` is out of range")));
+                }
+                Ok(b.round() as u64)
+            }
+        }
+    }
+}
+
+/// One `[[flow]]` section of a configuration (docs/flows.md): fio's job options by their
+/// fio names, one arrival process (`iodepth` or `rate_iops`), and `numjobs` copies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Name (default `flowN`, N its index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// fio's rw: randrw, randwrite, randread, write, read. Default randwrite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rw: Option<String>,
+    /// Percentage of writes for randrw (default 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwmixwrite: Option<f64>,
+    /// Block size (default 4k).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs: Option<ByteSize>,
+    /// First byte of the region (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<ByteSize>,
+    /// Length of the region (default: to the end of the device).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<ByteSize>,
+    /// uniform or zipf:THETA (default uniform).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<String>,
+    /// Closed loop with this many outstanding requests (default 1 unless `rate_iops`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iodepth: Option<u32>,
+    /// Open loop at this many requests per simulated second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<f64>,
+    /// First arrival, simulated milliseconds (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ms: Option<f64>,
+    /// Requests the flow issues (default: unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// Copies of the flow, named `NAME.j` (fio's numjobs; default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numjobs: Option<u32>,
+    /// Seed (default: the run's seed + the flow's index x 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}

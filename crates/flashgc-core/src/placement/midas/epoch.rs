@@ -1,0 +1,265 @@
+//! MiDAS's epochs and irregularity checks: a new UID and GCS's configuration at each epoch
+//! end, its adoption rule, and the fallback to MiDA when a transition probability is off.
+
+use super::gcs::{self, GcsResult};
+use super::mcam;
+use super::params::Adopt;
+use super::{Midas, Mode, MIN_UID_SAMPLES};
+use serde_json::json;
+
+/// One entry of the configuration history.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(super) struct HistoryEntry {
+    user_writes: u64,
+    capacity_written: f64,
+    #[serde(deserialize_with = "crate::checkpoint::leak_str")]
+    event: &'static str,
+    mode: String,
+    groups: usize,
+    sizes: Vec<u32>,
+    #[serde(deserialize_with = "crate::checkpoint::f64_or_inf")]
+    threshold: f64,
+    predicted_waf: Option<f64>,
+    measured_waf: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    current_on_new_uid: Option<f64>,
+    /// WAF measured over the last capacity of user writes (what `adopt=measured` compares
+    /// a new configuration's prediction with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    measured_last_capacity: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    irregular: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gcs_choice: Option<serde_json::Value>,
+    /// Valid ratio of victims per group over the epoch (HOT, G1, ...; null = no victim).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    measured_v: Option<Vec<Option<f64>>>,
+    /// MCAM's transition probabilities for the configuration in force.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    predicted_v: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uid_samples: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gcs_evaluations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    budget_segments: Option<u32>,
+}
+
+impl Midas {
+    pub(super) fn entry(&self, event: &'static str) -> HistoryEntry {
+        let (groups, sizes) = match self.mode {
+            Mode::Mida => (self.p.mida_groups as usize, Vec::new()),
+            _ => (self.cfg.groups(), self.cfg.sizes.clone()),
+        };
+        HistoryEntry {
+            user_writes: self.now,
+            capacity_written: self.now as f64 / self.logical as f64,
+            event,
+            mode: self.mode_name(),
+            groups,
+            sizes,
+            threshold: self.threshold,
+            predicted_waf: None,
+            measured_waf: None,
+            current_on_new_uid: None,
+            measured_last_capacity: None,
+            irregular: None,
+            gcs_choice: None,
+            measured_v: None,
+            predicted_v: None,
+            uid_samples: None,
+            gcs_evaluations: None,
+            budget_segments: None,
+        }
+    }
+
+    pub(super) fn end_epoch(&mut self) {
+        let samples = self.uid.samples();
+        let uid = self
+            .uid
+            .finish(self.now, self.live_pages)
+            .with_hot_model(self.p.hot_model);
+        let budget = self.learned_budget();
+        let measured =
+            (self.ep_user > 0).then(|| (self.ep_user + self.ep_gc) as f64 / self.ep_user as f64);
+        let pps = self.pps as f64;
+        let measured_v: Vec<Option<f64>> = (0..=self.cfg.groups())
+            .map(|s| {
+                (self.ep_victims[s] > 0)
+                    .then(|| self.ep_reloc[s] as f64 / (self.ep_victims[s] as f64 * pps))
+            })
+            .collect();
+        self.ep_victims.iter_mut().for_each(|c| *c = 0);
+        self.ep_reloc.iter_mut().for_each(|c| *c = 0);
+        self.ep_user = 0;
+        self.ep_gc = 0;
+        self.budget_sum = 0;
+        self.budget_n = 0;
+        if !self.uid_started {
+            // The UID warm-up (`uid_skip`): the fill and the first writes after it bias
+            // the intervals (docs/midas.md); this epoch's counts are dropped, the
+            // timestamps kept, as MiDAS's simulator starts its model after the load.
+            self.uid_started = true;
+            let mut e = self.entry("UID warm-up over (its intervals are not used)");
+            e.measured_waf = measured;
+            e.measured_v = Some(measured_v);
+            e.uid_samples = Some(samples);
+            self.history.push(e);
+            return;
+        }
+        if !self.p.grpconf {
+            // Fig. 12 without +GrpConf: no UID-driven configuration, MiDA (+HOT) throughout.
+            let mut e = self.entry("epoch (grpconf=off: no configuration search)");
+            e.measured_waf = measured;
+            e.measured_v = Some(measured_v);
+            e.uid_samples = Some(samples);
+            self.history.push(e);
+            return;
+        }
+        if self.p.fixed.is_some() {
+            let eff = self.effective(&self.cfg, budget);
+            let pred = mcam::predict(&uid, &eff, self.pps);
+            self.cpu_evals += 1;
+            let mut e = self.entry("epoch");
+            e.predicted_waf = Some(pred.waf);
+            e.measured_waf = measured;
+            e.uid_samples = Some(samples);
+            e.budget_segments = Some(budget);
+            e.measured_v = Some(measured_v);
+            e.predicted_v = Some(pred.v.clone());
+            self.history.push(e);
+            self.pred = Some(pred);
+            return;
+        }
+        let found: GcsResult = gcs::search(&uid, budget, self.pps, &self.p.gcs);
+        self.cpu_evals += found.evaluations;
+        let current = match self.mode {
+            Mode::Configured => {
+                self.cpu_evals += 1;
+                Some(mcam::predict(&uid, &self.effective(&self.cfg, budget), self.pps).waf)
+            }
+            _ => None,
+        };
+        if !found.prediction.waf.is_finite() || samples < MIN_UID_SAMPLES {
+            // The UID admits no feasible configuration (typically an epoch straddling a
+            // workload change): run MiDA until the next epoch.
+            self.mode = Mode::Mida;
+            self.apply_layout();
+            let mut e = self.entry(if samples < MIN_UID_SAMPLES {
+                "too few intervals in the UID: MiDA"
+            } else {
+                "no feasible configuration: MiDA"
+            });
+            e.measured_waf = measured;
+            e.measured_v = Some(measured_v);
+            e.uid_samples = Some(samples);
+            e.gcs_evaluations = Some(found.evaluations);
+            e.budget_segments = Some(budget);
+            self.history.push(e);
+            return;
+        }
+        let new = found.prediction.waf;
+        let beats_current = match current {
+            None => true,
+            Some(c) => !c.is_finite() || new < c * (1.0 - self.p.adopt_gain),
+        };
+        // MiDAS's simulator adopts only a configuration predicted below the WAF measured
+        // over the last capacity (`check_applying_config`), also from a MiDA phase.
+        let beats_measured = self.last_cap_waf.is_none_or(|m| new < m);
+        let adopt = match self.p.adopt {
+            Adopt::Measured => beats_current && beats_measured,
+            Adopt::Predicted => beats_current,
+        };
+        let event = if adopt {
+            let ev = match self.mode {
+                Mode::Mida if self.adoptions == 0 => "first configuration",
+                Mode::Mida | Mode::Fallback(_) => "configuration after fallback",
+                Mode::Configured => "reconfiguration",
+            };
+            self.cfg = found.config.clone();
+            self.threshold = found.prediction.threshold;
+            self.pred = Some(found.prediction.clone());
+            self.mode = Mode::Configured;
+            self.adoptions += 1;
+            self.apply_layout();
+            self.arm_checks();
+            ev
+        } else if self.mode == Mode::Configured {
+            "keep"
+        } else {
+            "not adopted (predicted above the measured WAF): the current mode continues"
+        };
+        let mut e = self.entry(event);
+        e.predicted_waf = Some(if adopt {
+            found.prediction.waf
+        } else {
+            self.pred.as_ref().map_or(f64::NAN, |p| p.waf)
+        });
+        if !adopt {
+            // Not adopted: the configuration GCS found is reported next to the kept one.
+            e.gcs_choice = Some(
+                json!({ "gcs_sizes": found.config.sizes, "gcs_predicted_waf": found.prediction.waf }),
+            );
+        }
+        e.measured_waf = measured;
+        e.measured_v = Some(measured_v);
+        e.current_on_new_uid = current;
+        e.measured_last_capacity = self.last_cap_waf;
+        e.uid_samples = Some(samples);
+        e.gcs_evaluations = Some(found.evaluations);
+        e.budget_segments = Some(budget);
+        self.history.push(e);
+    }
+
+    pub(super) fn arm_checks(&mut self) {
+        self.next_check = self.now + self.check_len;
+        self.check_armed = false;
+        self.win_victims.iter_mut().for_each(|c| *c = 0);
+        self.win_reloc.iter_mut().for_each(|c| *c = 0);
+    }
+
+    pub(super) fn check_irregular(&mut self) {
+        self.next_check = self.now + self.check_len;
+        if self.mode != Mode::Configured || self.p.fixed.is_some() || !self.p.irrhand {
+            return;
+        }
+        let armed = self.check_armed;
+        self.check_armed = true;
+        let mut hit = None;
+        if armed {
+            if let Some(pred) = &self.pred {
+                let n = self.cfg.groups();
+                for k in 1..n {
+                    let vict = self.win_victims[k];
+                    if vict < self.p.irr_min_victims as u64 {
+                        continue;
+                    }
+                    let measured = self.win_reloc[k] as f64 / (vict as f64 * self.pps as f64);
+                    let predicted = pred.v[k];
+                    let err = (measured - predicted).abs() / predicted.max(self.p.irr_floor);
+                    if err > self.p.irr_threshold {
+                        hit = Some((k, predicted, measured, err, vict));
+                        break;
+                    }
+                }
+            }
+        }
+        self.win_victims.iter_mut().for_each(|c| *c = 0);
+        self.win_reloc.iter_mut().for_each(|c| *c = 0);
+        if let Some((k, predicted, measured, err, vict)) = hit {
+            self.mode = Mode::Fallback(k as u16);
+            self.fallbacks += 1;
+            self.apply_layout();
+            let mut e = self.entry("fallback");
+            e.predicted_waf = self.pred.as_ref().map(|p| p.waf);
+            e.irregular = Some(json!({
+                "transition": format!("G{k}->G{}", k + 1),
+                "predicted": predicted,
+                "measured": measured,
+                "relative_error": err,
+                "victims": vict,
+            }));
+            self.history.push(e);
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! MiDAS's parameters (`midas:key=value,...`).
+
+use super::gcs::GcsParams;
+use super::mcam::GroupConfig;
+use super::uid::{self, HotModel};
+use crate::error::{Error, Result};
+use crate::placement::PlacementInit;
+use crate::spec::Spec;
+
+/// MiDAS's parameters (see the module docs; defaults from papers/midas.txt).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MidasParams {
+    /// Largest number of cold groups (streams = 1 + max_groups).
+    pub max_groups: u16,
+    /// Groups of the MiDA chain in the first epoch and after a fallback.
+    pub mida_groups: u16,
+    /// Epoch length, x logical capacity of user writes.
+    pub epoch: f64,
+    /// UID interval unit, user page writes.
+    pub unit: u64,
+    /// One LPN in `sample` is tracked for the UID.
+    pub sample: u32,
+    /// The UID's interval counts come from every user write (`uid_counts=all`, default) or
+    /// only from the sampled LPNs (`sampled`, the paper); see [`uid`]'s module docs.
+    pub uid_counts_all: bool,
+    /// Short intervals in a row before a page is hot.
+    pub hot_hits: u8,
+    /// How MCAM models HOT admission (`joint`, or the paper's approximation `paper`).
+    pub hot_model: HotModel,
+    /// Reclaimed HOT segments averaged for the threshold time.
+    pub thr_window: usize,
+    /// Adopt a new configuration when it predicts this much lower WAF.
+    pub adopt_gain: f64,
+    /// Fall back when a transition probability is off by more than this (relative).
+    pub irr_threshold: f64,
+    /// Floor of the denominator of the relative error.
+    pub irr_floor: f64,
+    /// Victims of a group needed in a check window before its error is judged.
+    pub irr_min_victims: u32,
+    /// Irregularity check interval, x logical capacity of user writes.
+    pub check: f64,
+    /// GCS parameters.
+    pub gcs: GcsParams,
+    /// A pinned configuration (no search, no fallback).
+    pub fixed: Option<GroupConfig>,
+    /// The MiDA phases (first epoch, fallback to G1) keep the HOT stream fed by the hot
+    /// filter, its segments among the merged groups' candidates, as MiDAS's simulator does
+    /// (`mida_hot=filter`, default); `none`: no HOT before the first configuration.
+    pub mida_hot: bool,
+    /// Threshold time of the hot filter before the first HOT victim is measured, x logical
+    /// capacity (the simulator's initial one capacity).
+    pub mida_hot_threshold: f64,
+    /// What a new configuration must beat (see [`Adopt`]).
+    pub adopt: Adopt,
+    /// User writes before the first epoch's UID starts, x logical capacity (the simulator
+    /// starts after the load plus one capacity: 2 with a full precondition fill).
+    pub uid_skip: f64,
+    /// Victims of the groups with a designated size (HOT, G1..G(N-1)) are their oldest
+    /// segments whatever the run's victim policy (`sized_victims=fifo`, default: MiDAS's
+    /// simulator and MCAM); `policy`: the run's victim policy inside those groups too.
+    pub sized_victims_fifo: bool,
+    /// Fig. 12 breakdown switches: the HOT group (+HotSep), the group configuration by
+    /// UID + MCAM + GCS (+GrpConf), the irregularity fallback (+IrrHand).
+    pub hot: bool,
+    /// See `hot`.
+    pub grpconf: bool,
+    /// See `hot`.
+    pub irrhand: bool,
+}
+
+/// The adoption rule at an epoch end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Adopt {
+    /// MiDAS's simulator (`check_applying_config`): a configuration is adopted only if its
+    /// predicted WAF is below the WAF measured over the last capacity of user writes (less
+    /// `adopt_gain`); when a configuration is in force, also below its own prediction on the
+    /// new UID (the paper's 5 % rule). Default.
+    Measured,
+    /// flashgc's earlier rule: the first configuration (and the first after a fallback) is
+    /// adopted unconditionally, later ones when they beat the current configuration's
+    /// prediction on the new UID by `adopt_gain`. For ablations.
+    Predicted,
+}
+
+impl MidasParams {
+    /// The paper's defaults for a device with `pps` pages per segment.
+    pub fn defaults(pps: u32) -> MidasParams {
+        MidasParams {
+            max_groups: 8,
+            mida_groups: 8,
+            epoch: 4.0,
+            unit: pps as u64,
+            sample: uid::DEFAULT_SAMPLE,
+            uid_counts_all: true,
+            hot_hits: 3,
+            hot_model: HotModel::Joint,
+            thr_window: 16,
+            adopt_gain: 0.05,
+            irr_threshold: 0.10,
+            irr_floor: 0.10,
+            irr_min_victims: 16,
+            check: 1.0,
+            gcs: GcsParams {
+                max_groups: 8,
+                ..GcsParams::default()
+            },
+            fixed: None,
+            mida_hot: true,
+            mida_hot_threshold: 1.0,
+            adopt: Adopt::Measured,
+            uid_skip: 2.0,
+            sized_victims_fifo: true,
+            hot: true,
+            grpconf: true,
+            irrhand: true,
+        }
+    }
+
+    pub(super) fn from_spec(spec: &Spec, init: &PlacementInit) -> Result<MidasParams> {
+        let d = MidasParams::defaults(init.pages_per_segment);
+        let max_groups = spec.num::<u16>("max_groups", d.max_groups, 1, 256)?;
+        let on =
+            |key: &str| -> Result<bool> { Ok(spec.choice(key, "on", &["on", "off"])? == "on") };
+        let hot = on("hot")?;
+        let fixed = match spec.raw("fixed") {
+            None => None,
+            Some(s) => {
+                let c = GroupConfig::parse(s).map_err(|e| Error::config(spec.path("fixed"), e))?;
+                if c.groups() > max_groups as usize {
+                    return Err(Error::config(
+                        spec.path("fixed"),
+                        format!("{} groups exceed max_groups = {max_groups}", c.groups()),
+                    ));
+                }
+                if c.total() > init.segments as u64 {
+                    return Err(Error::config(
+                        spec.path("fixed"),
+                        format!(
+                            "{} segments exceed the device's {}",
+                            c.total(),
+                            init.segments
+                        ),
+                    ));
+                }
+                Some(c)
+            }
+        };
+        Ok(MidasParams {
+            max_groups,
+            mida_groups: spec
+                .num::<u16>("mida_groups", d.mida_groups, 1, 256)?
+                .min(max_groups),
+            epoch: spec.num::<f64>("epoch", d.epoch, 0.05, 1000.0)?,
+            unit: spec.num::<u64>("unit", d.unit, 1, 1 << 40)?,
+            sample: spec.num::<u32>("sample", d.sample, 1, 1 << 20)?,
+            uid_counts_all: spec.choice("uid_counts", "all", &["all", "sampled"])? == "all",
+            hot_hits: spec.num::<u8>("hot_hits", d.hot_hits, 1, 3)?,
+            hot_model: match spec
+                .choice("hot_model", "joint", &["joint", "paper"])?
+                .as_str()
+            {
+                "paper" => HotModel::Paper,
+                _ => HotModel::Joint,
+            },
+            thr_window: spec.num::<usize>("thr_window", d.thr_window, 1, 1 << 16)?,
+            adopt_gain: spec.num::<f64>("adopt_gain", d.adopt_gain, 0.0, 1.0)?,
+            irr_threshold: spec.num::<f64>("irr_threshold", d.irr_threshold, 0.0, 100.0)?,
+            irr_floor: spec.num::<f64>("irr_floor", d.irr_floor, 1e-9, 1.0)?,
+            irr_min_victims: spec.num::<u32>("irr_min_victims", d.irr_min_victims, 1, 1 << 30)?,
+            check: spec.num::<f64>("check", d.check, 0.01, 1000.0)?,
+            gcs: GcsParams {
+                max_groups: max_groups as usize,
+                min_gain: spec.num::<f64>("split_gain", d.gcs.min_gain, 0.0, 1.0)?,
+                patience: spec.num::<usize>("split_patience", d.gcs.patience, 1, 1000)?,
+                hot,
+            },
+            fixed,
+            mida_hot: spec.choice("mida_hot", "filter", &["filter", "none"])? == "filter",
+            mida_hot_threshold: spec.num::<f64>(
+                "mida_hot_threshold",
+                d.mida_hot_threshold,
+                1e-6,
+                1e3,
+            )?,
+            adopt: match spec
+                .choice("adopt", "measured", &["measured", "predicted"])?
+                .as_str()
+            {
+                "predicted" => Adopt::Predicted,
+                _ => Adopt::Measured,
+            },
+            uid_skip: spec.num::<f64>("uid_skip", d.uid_skip, 0.0, 1000.0)?,
+            sized_victims_fifo: spec.choice("sized_victims", "fifo", &["fifo", "policy"])?
+                == "fifo",
+            hot,
+            grpconf: on("grpconf")?,
+            irrhand: on("irrhand")?,
+        })
+    }
+}

@@ -1,0 +1,109 @@
+"""`python -m flashgc reproduce` (and `flashgc reproduce`, which forwards here): arguments and
+the claims tables printed on the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import textwrap
+from typing import Optional, Sequence
+
+from .core import SCALES, reproduce
+from .papers import PAPERS
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's evaluation: its claims beside flashgc's numbers, with verdicts",
+        description="Runs each paper's evaluation figure by figure on its platform scaled to this machine, prints "
+        "every quantitative claim of the paper beside flashgc's value with a verdict (holds, direction "
+        "only, contradicts, cannot run), sweeps the settings the paper leaves open (full scale), and "
+        "writes PAPER.json, report.html and figures to the output directory. Interrupted runs resume.",
+    )
+    p.add_argument("papers", nargs="+", metavar="PAPER", help=f"{', '.join(PAPERS)} or all")
+    p.add_argument(
+        "--scale",
+        choices=SCALES,
+        default="quick",
+        help="quick: minutes, no sensitivity sweeps (CI); full: the larger devices and the sweeps",
+    )
+    p.add_argument("-o", "--out", default="reproduce-out", help="output directory (default reproduce-out)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
+    p.add_argument("--scheduler", help="tcp://host:port of a Dask scheduler, or `local` (no Dask)")
+    p.add_argument("--workers", type=int, default=2, help="LocalCluster workers (default 2)")
+    p.add_argument("--no-report", action="store_true", help="do not write report.html and figures")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=run)
+
+
+def run(a: argparse.Namespace) -> int:
+    papers = a.papers
+    for n in papers:
+        if n != "all" and n not in PAPERS:
+            raise ValueError(f"unknown paper `{n}`; known: {', '.join(PAPERS)}, all")
+    res = reproduce(
+        papers,
+        scale=a.scale,
+        out=a.out,
+        scheduler=a.scheduler,
+        workers=a.workers,
+        progress=False if a.quiet else None,
+        report=not a.no_report,
+    )
+    if a.json:
+        print(json.dumps(res, indent=1))
+        return 0
+    for r in res.values():
+        print(tables(r))
+    print(f"results: {a.out}/<paper>.json" + ("" if a.no_report else f", {a.out}/report.html, {a.out}/figures/"))
+    return 0
+
+
+def _cell(s: str, w: int) -> str:
+    s = str(s)
+    return s if len(s) <= w else s[: w - 1] + "…"
+
+
+def tables(r: dict, width: Optional[int] = None) -> str:
+    """The claims table of one paper's result, for a terminal."""
+    width = width or max(100, min(160, shutil.get_terminal_size((120, 20)).columns))
+    out = [f"\n== {r['paper']}: {r['title']} ({r['scale']} scale: {r['command']})"]
+    out += textwrap.wrap("platform: " + r["platform"], width)
+    for n in r["notes"]:
+        out += textwrap.wrap("note: " + n, width)
+    cols = [("claim", 26), ("figure", 10), ("metric", 14), ("paper", 12), ("flashgc", 16), ("tol", 7), ("verdict", 14)]
+    rest = max(20, width - sum(w + 1 for _, w in cols))
+    out.append(" ".join(f"{h:{w}}" for h, w in cols) + " why")
+    for c in r["claims"]:
+        row = [c["id"], c["figure"], c["metric"], c["paper"], c["flashgc"], c["tolerance"], c["verdict"]]
+        out.append(" ".join(f"{_cell(v, w):{w}}" for v, (_, w) in zip(row, cols)) + " " + _cell(c["detail"], rest))
+    k = r["counts"]
+    out.append(
+        f"verdicts: {k['holds']} hold, {k['direction only']} direction only, {k['contradicts']} contradict, "
+        f"{k['cannot run']} cannot run ({len(r['claims'])} claims, {r['runs']} simulations)"
+    )
+    if r["no_gc"]:
+        out.append("no GC: these cases never garbage-collected: " + ", ".join(r["no_gc"]))
+    for f in r["failed"]:
+        out.append(f"failed: {f['key']}: {f['error']}")
+    sens = [c["sensitivity"] for c in r["claims"] if c.get("sensitivity")]
+    if sens:
+        out.append("sensitivity:")
+        for s in sens:
+            out += textwrap.wrap(s, width, initial_indent="  ", subsequent_indent="    ")
+    return "\n".join(out)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:  # pragma: no cover - used through __main__
+    p = argparse.ArgumentParser(prog="python -m flashgc")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    add_parser(sub)
+    a = p.parse_args(argv)
+    try:
+        return a.func(a)
+    except (ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2

@@ -1,0 +1,327 @@
+"""`flashgc reproduce PAPER`: plan a paper's cases (its evaluation and the sensitivity sweeps),
+run them through the sweep machinery, judge every claim, and write the results."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .claims import CANNOT, VERDICTS, Missing, evaluate, load_claims
+from .papers import PAPERS
+from .papers.common import fmt_param
+from .runner import Capabilities, Case, build_id, find_binary, run_cases
+
+SCALES = ("quick", "full")
+
+
+@dataclass
+class Point:
+    """One setting of a paper: the base setting (``param`` None) or one swept value."""
+
+    param: Optional[str]
+    value: Any
+    settings: dict
+    cases: dict = field(default_factory=dict)  # key -> Case
+
+
+def plan(paper: Any, scale: str, caps: Capabilities) -> tuple:
+    """(base Point, [sensitivity Points]) of ``paper`` at ``scale``."""
+    s = paper.settings(scale)
+    base = Point(None, None, dict(s, _scale=scale), {c.key: c for c in paper.cases(s, caps)})
+    sb = paper.sensitivity_base(scale) if hasattr(paper, "sensitivity_base") else s
+    keep = getattr(paper, "sensitivity_filter", lambda k: True)
+    sens = []
+    for param, values in paper.sensitivity(scale).items():
+        around = [sb[param]] + [v for v in values if v != sb[param]]
+        for v in around:
+            sp = dict(sb)
+            sp[param] = v
+            cases = {c.key: c for c in paper.cases(sp, caps) if keep(c.key)}
+            sens.append(Point(param, v, sp, cases))
+    return base, sens
+
+
+class Evaluator:
+    """Metric lookups for one point, with the reasons a metric is missing."""
+
+    def __init__(self, paper: Any, point: Point, caps: Capabilities, rows: dict, build: str, cache: dict):
+        self.paper, self.point, self.caps, self.rows, self.build, self.cache = paper, point, caps, rows, build, cache
+
+    def raw(self, case: Case) -> Any:
+        row = self.rows.get(case.run_id(self.build))
+        if row is None:
+            raise Missing(f"{case.key} was not run")
+        if row.get("status") != "ok":
+            raise Missing(f"flashgc failed on {case.key}: {row.get('error')}")
+        return json.loads(row["result_json"])
+
+    def metrics(self, key: str) -> dict:
+        case = self.point.cases.get(key)
+        if case is None:
+            if self.point.param:
+                raise Missing(f"{key} is not in the sensitivity sweep")
+            if self.point.settings.get("_scale") == "quick":
+                raise Missing(f"{key} runs at full scale only")
+            raise Missing(f"no case {key}")
+        miss = self.caps.missing(case)
+        if miss:
+            raise Missing("needs " + "; ".join(dict.fromkeys(miss)))
+        rid = case.run_id(self.build)
+        if rid not in self.cache:
+            self.cache[rid] = self.paper.metrics(case, self.raw(case))
+        return self.cache[rid]
+
+    def __call__(self, key: str, metric: str) -> float:
+        m = self.metrics(key)
+        if metric not in m:
+            raise Missing(f"{key} has no `{metric}`" + _why_no_metric(metric, m))
+        v = m[metric]
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            raise Missing(f"{key}: `{metric}` is undefined")
+        return float(v)
+
+
+def _why_no_metric(metric: str, m: dict) -> str:
+    if metric.startswith("read"):
+        return " (the workload has no reads)"
+    if "@" in metric:
+        pts = sorted({k.split("@")[1] for k in m if "@" in k}, key=lambda x: float(x))
+        return f" (series points: {', '.join(pts)})"
+    return ""
+
+
+def _tasks(paper: Any, points: list, caps: Capabilities, binary: str, build: str) -> list:
+    tasks, seen = [], set()
+    for pt in points:
+        for c in pt.cases.values():
+            if not c.argv or caps.missing(c):
+                continue
+            rid = c.run_id(build)
+            if rid in seen:
+                continue
+            seen.add(rid)
+            tasks.append({"run_id": rid, "binary": binary, "argv": list(c.argv), "paper": paper.name, "key": c.key})
+    return tasks
+
+
+def _jsonable(o: Any) -> Any:
+    if isinstance(o, float) and not math.isfinite(o):
+        return str(o)
+    if isinstance(o, dict):
+        return {k: _jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_jsonable(v) for v in o]
+    return o
+
+
+def judge_point(
+    paper: Any, claims: list, point: Point, caps: Capabilities, rows: dict, build: str, cache: dict
+) -> dict:
+    ev = Evaluator(paper, point, caps, rows, build, cache)
+    return {c.id: evaluate(c, ev, caps.feature) for c in claims}
+
+
+def sentence(claim_id: str, base_verdict: str, sweeps: list, bases: Optional[dict] = None) -> str:
+    """One sentence: the base verdict and where it changes. ``sweeps``: [(param, value,
+    verdict)]; ``bases``: {param: the sweep's base value}. A sweep run around another base
+    than the claims' (e.g. a smaller device) is compared with its own base point."""
+    if base_verdict == CANNOT:
+        return f"{claim_id}: cannot run at the base setting."
+    bases = bases or {}
+    ref = {p: v for p, x, v in sweeps if p in bases and x == bases[p]}
+    flips: dict = {}
+    ran = set()
+    for param, value, v in sweeps:
+        if v == CANNOT or (param in bases and value == bases[param]):
+            continue
+        ran.add(param)
+        if v != ref.get(param, base_verdict):
+            flips.setdefault(param, []).append((value, v))
+    if not ran:
+        return f"{claim_id}: {base_verdict}; not swept."
+    refs = {v for v in ref.values() if v != CANNOT}
+    lead = f"{claim_id}: {base_verdict}"
+    if refs and refs != {base_verdict}:
+        lead += f" ({', '.join(sorted(refs))} at the sweeps' base point)"
+    if not flips:
+        return f"{lead} at every swept value ({', '.join(sorted(ran))})."
+    parts = []
+    for param, lst in flips.items():
+        parts.append(f"{param} = " + ", ".join(f"{fmt_param(x)} ({v})" for x, v in lst))
+    return f"{lead}; changes with " + "; ".join(parts) + "."
+
+
+def reproduce_paper(
+    paper: Any,
+    scale: str,
+    out: str,
+    caps: Capabilities,
+    binary: str,
+    build: str,
+    scheduler: Optional[str],
+    workers: int,
+    progress: Optional[bool],
+) -> dict:
+    header, claims = load_claims(paper.name)
+    base, sens = plan(paper, scale, caps)
+    t0 = time.time()
+    tasks = _tasks(paper, [base, *sens], caps, binary, build)
+    rows = run_cases(tasks, os.path.join(out, "runs"), scheduler=scheduler, n_workers=workers, progress=progress)
+    wall = time.time() - t0
+    cache: dict = {}
+    verdicts = judge_point(paper, claims, base, caps, rows, build, cache)
+    ev = Evaluator(paper, base, caps, rows, build, cache)
+    cases_out, no_gc, failed = [], [], []
+    for c in base.cases.values():
+        miss = caps.missing(c)
+        entry = {
+            "key": c.key,
+            "figure": c.figure,
+            "note": c.note,
+            "labels": c.labels,
+            "command": ("flashgc " + " ".join(c.argv)) if c.argv else None,
+            "missing": miss,
+        }
+        if not miss and c.argv:
+            row = rows.get(c.run_id(build))
+            entry["status"] = (row or {}).get("status", "not run")
+            if entry["status"] == "ok":
+                m = ev.metrics(c.key)
+                entry["metrics"] = m
+                entry["gc_active"] = bool(m.get("gc_active", 1.0))
+                if not entry["gc_active"]:
+                    no_gc.append(c.key)
+            else:
+                failed.append({"key": c.key, "error": (row or {}).get("error", "not run")})
+        else:
+            entry["status"] = "cannot run"
+        cases_out.append(entry)
+    # Sensitivity: verdict and value of every claim at every swept point.
+    labels = dict(paper.params)
+    sens_out: dict = {}
+    per_claim: dict = {c.id: [] for c in claims}
+    for pt in sens:
+        vs = judge_point(paper, claims, pt, caps, rows, build, cache)
+        d = sens_out.setdefault(
+            pt.param,
+            {"param": pt.param, "label": labels.get(pt.param, pt.param), "base": None, "values": [], "claims": {}},
+        )
+        if d["base"] is None:
+            d["base"] = pt.value
+        d["values"].append(pt.value)
+        for cid, v in vs.items():
+            d["claims"].setdefault(cid, []).append(
+                {
+                    "value": pt.value,
+                    "verdict": v.verdict,
+                    "flashgc": v.value if not isinstance(v.value, str) else None,
+                    "text": v.value_text(),
+                }
+            )
+            per_claim[cid].append((pt.param, pt.value, v.verdict))
+    bases = {d["param"]: d["base"] for d in sens_out.values()}
+    claims_out = []
+    for c in claims:
+        v = verdicts[c.id]
+        claims_out.append(
+            {
+                "id": c.id,
+                "figure": c.figure,
+                "kind": c.kind,
+                "metric": c.metric,
+                "setting": c.setting,
+                "quote": c.quote,
+                "unit": c.unit,
+                "paper": c.paper_text(),
+                "paper_value": c.value,
+                "sign": c.sign,
+                "range": list(c.range) if c.range else None,
+                "tolerance": c.tolerance_text(),
+                "tolerance_value": c.tolerance,
+                "cases": c.case_keys(),
+                **v.to_dict(),
+                "flashgc": v.value_text(c),
+                "sensitivity": sentence(c.id, v.verdict, per_claim[c.id], bases) if sens else None,
+            }
+        )
+    counts = {k: sum(1 for c in claims_out if c["verdict"] == k) for k in VERDICTS}
+    res = {
+        "paper": paper.name,
+        "title": header.get("title", paper.title),
+        "source": header.get("source"),
+        "scale": scale,
+        "command": f"flashgc reproduce {paper.name} --scale {scale}",
+        "platform": paper.platform,
+        "settings": {k: v for k, v in base.settings.items() if not k.startswith("_")},
+        "notes": paper.notes(base.settings),
+        "counts": counts,
+        "claims": claims_out,
+        "cases": cases_out,
+        "no_gc": no_gc,
+        "failed": failed,
+        # Failures at sensitivity points (the claims there say `cannot run` with the error).
+        "failed_sensitivity": sorted(
+            {
+                (pt.param, str(pt.value), c.key, rows[c.run_id(build)].get("error", ""))
+                for pt in sens
+                for c in pt.cases.values()
+                if c.run_id(build) in rows and rows[c.run_id(build)].get("status") != "ok"
+            }
+        ),
+        "sensitivity": list(sens_out.values()),
+        "runs": len(tasks),
+        "build": build,
+        # Machine-dependent: kept apart from the results.
+        "machine": {"wall_s": round(wall, 1), "ran_now": sum(1 for r in rows.values() if r.get("_fresh"))},
+    }
+    from .report import context_for
+
+    return _jsonable(res), context_for(paper, base.cases, rows, build, res)
+
+
+def reproduce(
+    papers: Any = "all",
+    scale: str = "quick",
+    out: str = "reproduce-out",
+    scheduler: Optional[str] = None,
+    workers: int = 2,
+    progress: Optional[bool] = None,
+    binary: Optional[str] = None,
+    report: bool = True,
+) -> dict:
+    """Reproduces the papers' evaluations (``papers``: a name, a list, or "all") at ``scale``
+    ("quick" or "full"); writes ``out``/PAPER.json, ``out``/report.html and its figures, and
+    returns {paper: result}. An interrupted run resumes: finished cases are in ``out``/runs."""
+    if scale not in SCALES:
+        raise ValueError(f"scale `{scale}`: allowed {', '.join(SCALES)}")
+    names = list(PAPERS) if papers in ("all", None) else ([papers] if isinstance(papers, str) else list(papers))
+    if "all" in names:
+        names = list(PAPERS)
+    for n in names:
+        if n not in PAPERS:
+            raise ValueError(f"unknown paper `{n}`; known: {', '.join(PAPERS)}, all")
+    binary = binary or find_binary()
+    build = build_id(binary)
+    caps = Capabilities(binary)
+    os.makedirs(out, exist_ok=True)
+    results, contexts = {}, {}
+    for n in names:
+        r, ctx = reproduce_paper(PAPERS[n], scale, out, caps, binary, build, scheduler, workers, progress)
+        results[n], contexts[n] = r, ctx
+        _write_json(os.path.join(out, f"{n}.json"), r)
+    if report:
+        from .report import write_report
+
+        write_report(results, contexts, os.path.join(out, "report.html"), os.path.join(out, "figures"))
+    return results
+
+
+def _write_json(path: str, obj: Any) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1, sort_keys=False)
+    os.replace(tmp, path)

@@ -1,0 +1,234 @@
+"""What every paper's reproduction has: settings per scale, the sensitivity sweeps, its
+cases, the metrics the claims read, and its figures; plus helpers for fio-series results."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Optional
+
+from ..runner import Case, Need
+
+CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
+TRACES_ENV = "FLASHGC_TRACES"
+
+
+def traces_dir() -> str:
+    """The shared traces folder: $FLASHGC_TRACES, else ../shared/traces from the working
+    directory or from the checkout this package lives in (the project never copies them)."""
+    env = os.environ.get(TRACES_ENV)
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    for start in (os.getcwd(), here):
+        d = start
+        while True:
+            for rel in (os.path.join("..", "shared", "traces"), os.path.join("shared", "traces")):
+                p = os.path.normpath(os.path.join(d, rel))
+                if os.path.isdir(p):
+                    return p
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    return os.path.normpath(os.path.join(os.getcwd(), "..", "shared", "traces"))
+
+
+def trace(rel: str) -> tuple:
+    """(absolute path, Need) of a file in the shared traces folder."""
+    p = os.path.join(traces_dir(), rel)
+    return p, Need(f"file:{p}", f"the trace {rel} (not found under {traces_dir()}; set {TRACES_ENV})")
+
+
+class Paper:
+    """A paper's reproduction. Subclasses set ``name``, ``title``, ``platform`` and implement
+    :meth:`settings`, :meth:`cases`, :meth:`metrics`."""
+
+    name = ""
+    title = ""
+    platform = ""  # one paragraph: the paper's platform and how it is scaled here
+    params: dict = {}  # sensitivity parameter -> what it is (for labels and docs)
+
+    def settings(self, scale: str) -> dict:
+        raise NotImplementedError
+
+    def sensitivity(self, scale: str) -> dict:
+        """Parameter -> values swept one at a time around :meth:`settings` (full scale)."""
+        return {}
+
+    def cases(self, s: dict) -> list:
+        raise NotImplementedError
+
+    def metrics(self, case: Case, raw: Any) -> dict:
+        raise NotImplementedError
+
+    def notes(self, s: dict) -> list:
+        """Statements about the setting the output must carry (stand-ins, choices)."""
+        return []
+
+    def figures(self, ctx: Any, plt: Any) -> list:
+        return []
+
+
+def fmt_param(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+# --- latency histograms -------------------------------------------------------------------
+
+
+def merged_histogram(*hists: Any) -> list:
+    """Sum of `[upper edge us, count]` histograms (the result record's `read_histogram` /
+    `write_histogram`: log bins, 20 per decade)."""
+    acc: dict = {}
+    for h in hists:
+        for up, c in h or []:
+            acc[float(up)] = acc.get(float(up), 0) + c
+    return sorted([u, c] for u, c in acc.items())
+
+
+def hist_percentile(hist: list, q: float, bins_per_decade: int = 20) -> float:
+    """The ``q`` quantile (0..1) of a log-binned histogram, interpolated log-linearly inside
+    its bin."""
+    total = sum(c for _, c in hist)
+    if not total:
+        return float("nan")
+    target = q * total
+    acc = 0.0
+    ratio = 10 ** (1.0 / bins_per_decade)
+    for up, c in hist:
+        if c and acc + c >= target:
+            f = (target - acc) / c
+            lo = up / ratio
+            return lo * (up / lo) ** f
+        acc += c
+    return float(hist[-1][0])
+
+
+def all_request_percentiles(timing: dict) -> Optional[dict]:
+    """p50/p99/p99.9/p99.99 of all requests from the whole histograms, when the record has them."""
+    rh, wh = timing.get("read_histogram"), timing.get("write_histogram")
+    if not rh and not wh:
+        return None
+    h = merged_histogram(rh, wh)
+    return {k: hist_percentile(h, q) for k, q in (("p50", 0.5), ("p99", 0.99), ("p999", 0.999), ("p9999", 0.9999))}
+
+
+# --- fio series (sup-gc, bf-gc) ---------------------------------------------------------
+
+
+def fio_metrics(raw: Any, offset_gb: float = 0.0) -> dict:
+    """Metrics of a `flashgc fio --json` result (a one-element array): per series point at
+    paper-equivalent GB (after ``offset_gb`` of warm-up, counts from its end): iops, bw,
+    write_iops, read_iops, write_bw, erases, gc_moves, p99 (of the request class with more
+    requests in the window; write_p99, read_p99 separately), mean latency; and onset_gb
+    (first point with erases), throughput (MB/s of the whole run), gc_active."""
+    r = raw[0] if isinstance(raw, list) else raw
+    t = r.get("timing") or {}
+    m: dict = {}
+    series = t.get("series") or []
+    base_er = base_mv = 0
+    if offset_gb > 0:
+        for p in series:
+            if abs(p["equivalent_gb"] - offset_gb) < 0.5:
+                base_er, base_mv = p["erases"], p["gc_page_moves"]
+    onset = math.inf
+    for p in series:
+        gb = p["equivalent_gb"] - offset_gb
+        if gb < 0.5:
+            continue
+        g = int(round(gb))
+        rc, wc = p["read"]["count"], p["write"]["count"]
+        n = rc + wc
+        ws = wc / n if n else 0.0
+        m[f"iops@{g}"] = p["iops"]
+        m[f"bw@{g}"] = p["bandwidth_mb_s"]
+        m[f"write_iops@{g}"] = p["iops"] * ws
+        m[f"read_iops@{g}"] = p["iops"] * (1 - ws)
+        m[f"write_bw@{g}"] = p["bandwidth_mb_s"] * ws
+        m[f"erases@{g}"] = p["erases"] - base_er
+        m[f"gc_moves@{g}"] = p["gc_page_moves"] - base_mv
+        m[f"write_p99@{g}"] = p["write"]["p99_us"]
+        m[f"read_p99@{g}"] = p["read"]["p99_us"]
+        m[f"p99@{g}"] = p["write"]["p99_us"] if wc >= rc else p["read"]["p99_us"]
+        if p["erases"] - base_er > 0 and onset == math.inf:
+            onset = float(g)
+    m["onset_gb"] = onset
+    m["iops"] = t.get("iops", float("nan"))
+    m["throughput"] = t.get("bandwidth_mb_s", float("nan"))
+    tot = r.get("total") or {}
+    m["erases"] = tot.get("erases", 0)
+    m["gc_moves"] = tot.get("gc_writes", 0)
+    m["waf"] = tot.get("waf", float("nan"))
+    last = _last(series, offset_gb)
+    measured = m.get(f"erases@{last}") if last is not None else tot.get("erases", 0)
+    m["gc_active"] = 1.0 if (measured or 0) > 0 else 0.0
+    pa = all_request_percentiles(t)
+    if pa:
+        m["p99_all"], m["p9999_all"] = pa["p99"], pa["p9999"]
+    wl, rl = t.get("write_latency") or {}, t.get("read_latency") or {}
+    n = (wl.get("count") or 0) + (rl.get("count") or 0)
+    if n:
+        m["mean_latency"] = (
+            (wl.get("mean_us") or 0) * (wl.get("count") or 0) + (rl.get("mean_us") or 0) * (rl.get("count") or 0)
+        ) / n
+    pr = r.get("placement_report") or {}
+    if isinstance(pr, dict):
+        fp = _find(pr, ("false_positive_rate", "measured_fp_rate", "fp_rate"))
+        if fp is not None:
+            m["bloom_fp_pct"] = 100.0 * fp if fp <= 1.0 else fp
+    return m
+
+
+def _last(series: list, offset_gb: float) -> Optional[int]:
+    if not series:
+        return None
+    return int(round(series[-1]["equivalent_gb"] - offset_gb))
+
+
+def _find(d: Any, names: tuple) -> Optional[float]:
+    """First numeric field with one of ``names`` anywhere in a nested dict."""
+    if isinstance(d, dict):
+        for k, v in d.items():
+            if k in names and isinstance(v, (int, float)):
+                return float(v)
+        for v in d.values():
+            x = _find(v, names)
+            if x is not None:
+                return x
+    elif isinstance(d, list):
+        for v in d:
+            x = _find(v, names)
+            if x is not None:
+                return x
+    return None
+
+
+def fio_series(raw: Any, offset_gb: float = 0.0) -> list:
+    """The series points of a fio result as dicts (gb, iops, bw, write_p99, read_p99, erases,
+    gc_moves), for figures."""
+    r = raw[0] if isinstance(raw, list) else raw
+    out = []
+    series = (r.get("timing") or {}).get("series") or []
+    base_er = base_mv = 0
+    for p in series:
+        if offset_gb > 0 and abs(p["equivalent_gb"] - offset_gb) < 0.5:
+            base_er, base_mv = p["erases"], p["gc_page_moves"]
+    for p in series:
+        gb = p["equivalent_gb"] - offset_gb
+        if gb < 0.5:
+            continue
+        out.append(
+            {
+                "gb": gb,
+                "iops": p["iops"],
+                "bw": p["bandwidth_mb_s"],
+                "write_p99": p["write"]["p99_us"],
+                "read_p99": p["read"]["p99_us"],
+                "erases": p["erases"] - base_er,
+                "gc_moves": p["gc_page_moves"] - base_mv,
+            }
+        )
+    return out
