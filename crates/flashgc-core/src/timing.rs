@@ -624,65 +624,22 @@ impl TimingOptions {
     }
 
     fn apply_controller(&self, p: &mut TimingParams, name: &dyn Fn(&str) -> String) -> Result<()> {
-        let c = &mut p.controller;
-        if let Some(v) = &self.scheduler {
-            c.scheduler = Scheduler::parse(&name("scheduler"), v)?;
-        }
-        let detail = self.suspend_us.is_some() || self.resume_us.is_some() || self.max_suspends.is_some();
-        let on = match &self.suspend {
-            Some(v) => {
-                let on = parse_on_off(&name("suspend"), &v.text())?;
-                if !on && detail {
-                    return Err(Error::config(
-                        name("suspend"),
-                        format!(
-                            "suspend is off but {}/{}/{} were given",
-                            name("suspend_us"),
-                            name("resume_us"),
-                            name("max_suspends")
-                        ),
-                    ));
-                }
-                on
-            }
-            None => detail || c.suspend.is_some(),
+        let suspend = match &self.suspend {
+            Some(v) => Some(parse_on_off(&name("suspend"), &v.text())?),
+            None => None,
         };
-        if on {
-            let mut s = c.suspend.unwrap_or_default();
-            let us = |key: &str, v: f64| -> Result<u64> {
-                if v.is_finite() && (0.0..=1e6).contains(&v) {
-                    Ok((v * 1000.0).round() as u64)
-                } else {
-                    Err(Error::config(name(key), format!("{v}: must be in 0..=1000000 us")))
-                }
-            };
-            if let Some(v) = self.suspend_us {
-                s.suspend_ns = us("suspend_us", v)?;
-            }
-            if let Some(v) = self.resume_us {
-                s.resume_ns = us("resume_us", v)?;
-            }
-            if let Some(m) = self.max_suspends {
-                let lim = crate::device::policy::MAX_SUSPENDS_LIMIT;
-                if m < 1 || m > lim as i64 {
-                    return Err(Error::config(
-                        name("max_suspends"),
-                        format!("{m} must be in 1..={lim} (use {} off to disable suspend)", name("suspend")),
-                    ));
-                }
-                s.max_per_op = m as u32;
-            }
-            c.suspend = Some(s);
-        } else {
-            c.suspend = None;
-        }
-        if let Some(d) = self.dram_ns {
-            if !(d.is_finite() && (0.0..=1e9).contains(&d)) {
-                return Err(Error::config(name("dram_ns"), format!("{d}: must be in 0..=1000000000 ns")));
-            }
-            c.dram_ns = Some(d.round() as u64);
-        }
-        Ok(())
+        crate::device::policy::apply_options(
+            &mut p.controller,
+            crate::device::policy::Options {
+                scheduler: self.scheduler.as_deref(),
+                suspend,
+                suspend_us: self.suspend_us,
+                resume_us: self.resume_us,
+                max_suspends: self.max_suspends,
+                dram_ns: self.dram_ns,
+            },
+            name,
+        )
     }
 
     fn apply_noc(

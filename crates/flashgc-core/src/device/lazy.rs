@@ -274,7 +274,13 @@ impl<M: Media> Scheduled<M> {
                         // The write needs a block whose erase is still queued: force GC on.
                         self.pump_queue(None, 1);
                     }
-                    if matches!(op, FlashOp::Program { origin: Origin::Host, .. }) {
+                    if matches!(
+                        op,
+                        FlashOp::Program {
+                            origin: Origin::Host,
+                            ..
+                        }
+                    ) {
                         self.lazy_push(ppn, true, *host_ready);
                     } else {
                         self.media.program(ppn, *host_ready, Origin::Translation);

@@ -168,6 +168,98 @@ impl Default for Suspend {
     }
 }
 
+/// Controller options as given (CLI flags, Python keywords, `[timing]` keys): each None
+/// keeps what `c` has.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options<'a> {
+    /// `fcfs`, `read-first`, `host-first[:urgency=N]`, `noc-priority`.
+    pub scheduler: Option<&'a str>,
+    /// Suspend on or off.
+    pub suspend: Option<bool>,
+    /// Suspend latency, us (implies suspend on).
+    pub suspend_us: Option<f64>,
+    /// Resume overhead, us (implies suspend on).
+    pub resume_us: Option<f64>,
+    /// Most suspensions per operation (implies suspend on).
+    pub max_suspends: Option<i64>,
+    /// DRAM access per cache hit, ns.
+    pub dram_ns: Option<f64>,
+}
+
+/// Applies `o` to `c`, checking every value (errors name the option through `name`).
+pub fn apply_options(
+    c: &mut ControllerParams,
+    o: Options<'_>,
+    name: &dyn Fn(&str) -> String,
+) -> Result<()> {
+    if let Some(v) = o.scheduler {
+        c.scheduler = Scheduler::parse(&name("scheduler"), v)?;
+    }
+    let detail = o.suspend_us.is_some() || o.resume_us.is_some() || o.max_suspends.is_some();
+    let on = match o.suspend {
+        Some(on) => {
+            if !on && detail {
+                return Err(Error::config(
+                    name("suspend"),
+                    format!(
+                        "suspend is off but {}/{}/{} were given",
+                        name("suspend_us"),
+                        name("resume_us"),
+                        name("max_suspends")
+                    ),
+                ));
+            }
+            on
+        }
+        None => detail || c.suspend.is_some(),
+    };
+    if on {
+        let mut s = c.suspend.unwrap_or_default();
+        let us = |key: &str, v: f64| -> Result<u64> {
+            if v.is_finite() && (0.0..=1e6).contains(&v) {
+                Ok((v * 1000.0).round() as u64)
+            } else {
+                Err(Error::config(
+                    name(key),
+                    format!("{v}: must be in 0..=1000000 us"),
+                ))
+            }
+        };
+        if let Some(v) = o.suspend_us {
+            s.suspend_ns = us("suspend_us", v)?;
+        }
+        if let Some(v) = o.resume_us {
+            s.resume_ns = us("resume_us", v)?;
+        }
+        if let Some(m) = o.max_suspends {
+            let lim = MAX_SUSPENDS_LIMIT;
+            if m < 1 || m > lim as i64 {
+                return Err(Error::config(
+                    name("max_suspends"),
+                    format!(
+                        "{m} must be in 1..={lim} (use {} off to disable suspend)",
+                        name("suspend")
+                    ),
+                ));
+            }
+            s.max_per_op = m as u32;
+        }
+        c.suspend = Some(s);
+    } else {
+        c.suspend = None;
+    }
+    if let Some(d) = o.dram_ns {
+        if !(d.is_finite() && (0.0..=1e9).contains(&d)) {
+            return Err(Error::config(
+                name("dram_ns"),
+                format!("{d}: must be in 0..=1000000000 ns"),
+            ));
+        }
+        c.dram_ns = Some(d.round() as u64);
+    }
+    Ok(())
+}
+
 /// The controller options of a timed run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ControllerParams {
@@ -218,7 +310,10 @@ impl ControllerParams {
             }
         }
         if self.dram_ns.is_some_and(|d| d > 1_000_000_000) {
-            return Err(Error::config("timing.dram_ns", "must be in 0..=1000000000 ns"));
+            return Err(Error::config(
+                "timing.dram_ns",
+                "must be in 0..=1000000000 ns",
+            ));
         }
         Ok(())
     }

@@ -169,10 +169,7 @@ impl<M: Media> Scheduled<M> {
     /// A scheduler over `media` with the controller options `p`: a priority policy or
     /// suspend turns deferred commit on (`device::lazy`); suspend itself is the media's
     /// (see [`crate::device::FlashMedia::set_suspend`]).
-    pub fn with_controller(
-        media: M,
-        p: &crate::device::policy::ControllerParams,
-    ) -> Scheduled<M> {
+    pub fn with_controller(media: M, p: &crate::device::policy::ControllerParams) -> Scheduled<M> {
         let cells = media.cells();
         let mut s = Scheduled::new(media);
         if p.deferred() {
@@ -642,7 +639,11 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     }
 
     fn report(&self, span_ns: u64) -> Option<DeviceReport> {
-        self.media.report(span_ns)
+        let mut r = self.media.report(span_ns);
+        if let (Some(DeviceReport::Flash(f)), Some(l)) = (r.as_mut(), &self.lazy) {
+            f.suspensions = Some(l.suspensions);
+        }
+        r
     }
 
     fn describe(&self) -> String {

@@ -67,8 +67,7 @@ impl Driver<FlashDevice> {
         let sim = Simulation::new(cfg)?;
         let l = sim.layout().clone();
         p.validate(l.logical_pages)?;
-        let mut media =
-            FlashMedia::build(cfg, &l, p.alloc, &p.striping, p.multiplane, p.copyback)?;
+        let mut media = FlashMedia::build(cfg, &l, p.alloc, &p.striping, p.multiplane, p.copyback)?;
         media.set_suspend(p.controller.suspend);
         let dev = FlashDevice::with_controller(media, &p.controller);
         Driver::with_device(sim, dev, p)

@@ -544,6 +544,10 @@ pub struct FlashReport {
     pub cell_unit: String,
     /// Share of the cell resources' busy time spent on GC (reads, programs, erases).
     pub gc_time_share: f64,
+    /// Host reads that suspended a program or erase (with a priority scheduler or
+    /// suspend on; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspensions: Option<u64>,
 }
 
 /// Whether an operation's busy time counts as GC time (`gc_time_share`): mapping-cache
@@ -698,6 +702,7 @@ impl Media for FlashMedia {
             } else {
                 0.0
             },
+            suspensions: None,
         }))
     }
 
