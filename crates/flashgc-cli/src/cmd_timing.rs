@@ -146,6 +146,27 @@ pub struct TimingFlags {
     /// Stop after this many host requests.
     #[arg(long)]
     pub requests: Option<u64>,
+    /// Queue policy of every die/channel: fcfs (default), read-first (MQSim's order: reads,
+    /// writes, erases), host-first[:urgency=N] (GC wins below N free segments), noc-priority
+    /// (R_host, W_host, R_gc, W_gc). See docs/controller.md.
+    #[arg(long)]
+    pub scheduler: Option<String>,
+    /// Program/erase suspend for host reads: on or off (default off; flash device).
+    #[arg(long)]
+    pub suspend: Option<String>,
+    /// Suspend latency, us (default 20; implies --suspend on).
+    #[arg(long, allow_negative_numbers = true)]
+    pub suspend_us: Option<f64>,
+    /// Resume overhead, us (default 20; implies --suspend on).
+    #[arg(long, allow_negative_numbers = true)]
+    pub resume_us: Option<f64>,
+    /// Most suspensions per program or erase, 1..=255 (default 4; implies --suspend on).
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_suspends: Option<i64>,
+    /// DRAM access per write-cache hit and mapping-cache hit, ns (default: write-cache hits
+    /// cost the preset's SRAM access, mapping-cache hits nothing).
+    #[arg(long, allow_negative_numbers = true)]
+    pub dram_ns: Option<f64>,
 }
 
 /// The CLI spelling of a timing option (for error messages of the shared parser).
@@ -341,6 +362,12 @@ impl TimingFlags {
             ecc_check_us: self.ecc_check_us,
             ecc_correct_us: self.ecc_correct_us,
             window_ms: self.window_ms,
+            scheduler: self.scheduler.clone(),
+            suspend: text(&self.suspend),
+            suspend_us: self.suspend_us,
+            resume_us: self.resume_us,
+            max_suspends: self.max_suspends,
+            dram_ns: self.dram_ns,
             cpu_cost: text(&self.cpu_cost),
             cpu_cores: self.cpu_cores,
             cpu_scale: self.cpu_scale,

@@ -9,6 +9,7 @@
 use crate::config::Config;
 pub use crate::device::flash::geometry::Alloc;
 use crate::device::noc::{page_error_prob, GcPath, Interconnect, NocParams};
+pub use crate::device::policy::{ControllerParams, Scheduler, Suspend};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
@@ -202,6 +203,10 @@ pub struct TimingParams {
     /// (papers/noc-copyback-gc.txt; `path` selects conventional or selective copy-back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noc: Option<NocParams>,
+    /// Controller options: queue policy, program/erase suspend, DRAM timing
+    /// (docs/controller.md); left out of the record when all are off.
+    #[serde(default, skip_serializing_if = "ControllerParams::is_default")]
+    pub controller: ControllerParams,
     /// The firmware CPU as timed resources (docs/cpu.md); None = CPU work costs nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<crate::device::cpu::CpuParams>,
@@ -227,6 +232,7 @@ impl Default for TimingParams {
             gc_pace: 16,
             max_requests: None,
             noc: None,
+            controller: ControllerParams::default(),
             cpu: None,
         }
     }
@@ -286,7 +292,7 @@ impl TimingParams {
         if let Some(c) = &self.cpu {
             c.validate()?;
         }
-        Ok(())
+        self.controller.validate()
     }
 }
 
@@ -379,6 +385,18 @@ pub struct TimingOptions {
     pub ecc_correct_us: Option<f64>,
     /// NoC: series window, ms.
     pub window_ms: Option<f64>,
+    /// Queue policy: `fcfs`, `read-first`, `host-first[:urgency=N]`, `noc-priority`.
+    pub scheduler: Option<String>,
+    /// Program/erase suspend on/off (bool or text).
+    pub suspend: Option<OptValue>,
+    /// Suspend latency, us (implies suspend on).
+    pub suspend_us: Option<f64>,
+    /// Resume overhead, us (implies suspend on).
+    pub resume_us: Option<f64>,
+    /// Most suspensions per program or erase (implies suspend on).
+    pub max_suspends: Option<i64>,
+    /// DRAM access per write-cache or mapping-cache hit, ns.
+    pub dram_ns: Option<f64>,
     /// Firmware CPU cost model: on or off (default off).
     pub cpu_cost: Option<OptValue>,
     /// Firmware CPU: controller cores (implies `cpu_cost` on).
@@ -422,6 +440,12 @@ impl TimingOptions {
         "ecc_check_us",
         "ecc_correct_us",
         "window_ms",
+        "scheduler",
+        "suspend",
+        "suspend_us",
+        "resume_us",
+        "max_suspends",
+        "dram_ns",
         "cpu_cost",
         "cpu_cores",
         "cpu_scale",
@@ -582,6 +606,7 @@ impl TimingOptions {
             p.max_requests = Some(v);
         }
         self.apply_noc(cfg, p, name)?;
+        self.apply_controller(p, name)?;
         crate::device::cpu::apply_options(
             &mut p.cpu,
             self.cpu_cost.as_ref().map(|v| v.text()).as_deref(),
@@ -596,6 +621,25 @@ impl TimingOptions {
             }
             o => o,
         })
+    }
+
+    fn apply_controller(&self, p: &mut TimingParams, name: &dyn Fn(&str) -> String) -> Result<()> {
+        let suspend = match &self.suspend {
+            Some(v) => Some(parse_on_off(&name("suspend"), &v.text())?),
+            None => None,
+        };
+        crate::device::policy::apply_options(
+            &mut p.controller,
+            crate::device::policy::Options {
+                scheduler: self.scheduler.as_deref(),
+                suspend,
+                suspend_us: self.suspend_us,
+                resume_us: self.resume_us,
+                max_suspends: self.max_suspends,
+                dram_ns: self.dram_ns,
+            },
+            name,
+        )
     }
 
     fn apply_noc(

@@ -19,8 +19,10 @@
 
 pub mod cpu;
 pub mod flash;
+mod lazy;
 pub mod noc;
 mod null;
+pub mod policy;
 pub mod sched;
 
 pub use flash::{Costs, FlashMedia};
@@ -106,6 +108,35 @@ pub trait DeviceModel: Clone {
 
     /// Whether operations are queued.
     fn queued(&self) -> bool;
+
+    /// Whether host operations are committed by priority later (a priority scheduler or
+    /// suspend; `device::lazy`): [`DeviceModel::schedule`] then returns no end, and the
+    /// driver advances the device with [`DeviceModel::step`] and reads each request's end
+    /// with [`DeviceModel::slot_end`].
+    fn deferred(&self) -> bool {
+        false
+    }
+
+    /// Deferred mode: the host operations scheduled next belong to request slot `slot`.
+    fn open_slot(&mut self, _slot: u32) {}
+
+    /// Deferred mode: the end of slot `slot`'s operations once all are reserved.
+    fn slot_end(&self, _slot: u32) -> Option<u64> {
+        None
+    }
+
+    /// Deferred mode: the time of the next scheduling decision (None: nothing waits).
+    fn next_decision(&self) -> Option<u64> {
+        None
+    }
+
+    /// Deferred mode: commits the next decision; returns the end of what it reserved.
+    fn step(&mut self) -> u64 {
+        0
+    }
+
+    /// Free segments of the FTL now (host-first's urgency threshold).
+    fn set_free_segments(&mut self, _free: u64) {}
 
     /// A host read of an unmapped LPN arriving at `t` (no flash access); returns its end.
     fn read_unmapped(&mut self, t: u64) -> u64;

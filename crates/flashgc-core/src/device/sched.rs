@@ -91,6 +91,25 @@ pub trait Media {
     fn report(&self, span_ns: u64) -> Option<DeviceReport>;
     /// One line describing the media and its options.
     fn describe(&self) -> String;
+    /// The resource a read or program of `ppn` queues at under a priority scheduler (flash:
+    /// its die or plane; NoC: its channel's task queues).
+    fn cell_of(&self, ppn: Ppn) -> usize;
+    /// When resource `cell` is next free.
+    fn cell_free(&self, cell: usize) -> u64;
+    /// Number of such resources.
+    fn cells(&self) -> usize;
+    /// Program/erase suspend: the earliest time at which a host read could suspend the
+    /// operation running last on `cell` (None: nothing suspendable there).
+    fn suspend_from(&self, _cell: usize) -> Option<u64> {
+        None
+    }
+    /// A host read of `ppn` at `at` that suspends the operation running on its resource
+    /// (only when [`Media::suspend_from`] allowed it). Returns (read end, the suspended
+    /// operation's new end).
+    fn read_suspending(&mut self, ppn: Ppn, at: u64, _rg: &mut ReadGroup) -> (u64, u64) {
+        let _ = (ppn, at);
+        unreachable!("suspend_from returned None")
+    }
     /// The media's mutable state for a checkpoint.
     fn save_state(&self) -> crate::error::Result<Vec<u8>>;
     /// Restores [`Media::save_state`]'s bytes into media built from the same configuration.
@@ -99,7 +118,7 @@ pub trait Media {
 
 /// A queued GC or background operation.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-enum Queued {
+pub(super) enum Queued {
     MoveRead { src: Ppn, dst: Ppn },
     MoveWrite { src: Ppn, dst: Ppn },
     Read { ppn: Ppn, origin: Origin },
@@ -108,25 +127,28 @@ enum Queued {
 }
 
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct Entry {
-    op: Queued,
-    issued: u64,
+pub(super) struct Entry {
+    pub(super) op: Queued,
+    pub(super) issued: u64,
 }
 
 /// A timed device model: a [`Media`] driven by the shared scheduler.
 #[derive(Debug, Clone)]
 pub struct Scheduled<M> {
-    media: M,
-    queue: VecDeque<Entry>,
+    pub(super) media: M,
+    pub(super) queue: VecDeque<Entry>,
     /// Write-backs of the victim being queued, held until its erase (or a host program)
     /// closes it, so that its reads are queued first.
     moves: Vec<Entry>,
     /// Ends of committed move reads whose write-backs are still queued (FIFO: write-backs
     /// are queued in the order of their reads).
-    read_ends: VecDeque<u64>,
-    victim_end: u64,
+    pub(super) read_ends: VecDeque<u64>,
+    pub(super) victim_end: u64,
     gc_rg: ReadGroup,
     read_end_buf: Vec<u64>,
+    /// Deferred commit under a priority policy or suspend (None: first come first served
+    /// as issued).
+    pub(super) lazy: Option<Box<super::lazy::Lazy>>,
 }
 
 impl<M: Media> Scheduled<M> {
@@ -140,7 +162,25 @@ impl<M: Media> Scheduled<M> {
             victim_end: 0,
             gc_rg: ReadGroup::default(),
             read_end_buf: Vec::new(),
+            lazy: None,
         }
+    }
+
+    /// A scheduler over `media` with the controller options `p`: a priority policy or
+    /// suspend turns deferred commit on (`device::lazy`); suspend itself is the media's
+    /// (see [`crate::device::FlashMedia::set_suspend`]).
+    pub fn with_controller(media: M, p: &crate::device::policy::ControllerParams) -> Scheduled<M> {
+        let cells = media.cells();
+        let mut s = Scheduled::new(media);
+        if p.deferred() {
+            s.lazy = Some(Box::new(super::lazy::Lazy::new(p, cells)));
+        }
+        s
+    }
+
+    /// Reads that suspended a program or erase (deferred mode).
+    pub fn suspensions(&self) -> u64 {
+        self.lazy.as_ref().map_or(0, |l| l.suspensions)
     }
 
     /// The media (resource state).
@@ -153,14 +193,14 @@ impl<M: Media> Scheduled<M> {
         &mut self.media
     }
 
-    fn flush_moves(&mut self) {
+    pub(super) fn flush_moves(&mut self) {
         if !self.moves.is_empty() {
             self.queue.extend(self.moves.drain(..));
         }
     }
 
     /// Queues one GC or background operation issued at `t`.
-    fn push(&mut self, op: FlashOp, t: u64) {
+    pub(super) fn push(&mut self, op: FlashOp, t: u64) {
         let e = |op| Entry { op, issued: t };
         match op {
             FlashOp::Erase { seg, .. } => {
@@ -307,7 +347,7 @@ impl<M: Media> Scheduled<M> {
         last
     }
 
-    fn pump_queue(&mut self, limit: Option<u64>, max_ops: usize) -> u64 {
+    pub(super) fn pump_queue(&mut self, limit: Option<u64>, max_ops: usize) -> u64 {
         let mut last = 0;
         let mut n = 0;
         while let Some(&g) = self.queue.front() {
@@ -440,6 +480,9 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         rg: &mut ReadGroup,
         gc: GcPolicy,
     ) -> u64 {
+        if self.lazy.is_some() {
+            return self.schedule_lazy(ops, t, host_ready);
+        }
         if self.direct(gc) {
             if let Some(end) = self.schedule_direct(ops, t, host_ready, rg, gc.barrier) {
                 return end;
@@ -526,7 +569,41 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     }
 
     fn pump(&mut self, limit: Option<u64>, max_ops: usize) -> u64 {
-        self.pump_queue(limit, max_ops)
+        match (limit, self.lazy.is_some()) {
+            // Deferred commit: GC work fills gaps by the policy's decisions.
+            (Some(t), true) => {
+                let mut last = 0;
+                while self.lazy_next().is_some_and(|d| d < t) {
+                    last = last.max(self.lazy_step());
+                }
+                last
+            }
+            _ => self.pump_queue(limit, max_ops),
+        }
+    }
+
+    fn deferred(&self) -> bool {
+        self.lazy.is_some()
+    }
+
+    fn open_slot(&mut self, slot: u32) {
+        self.lazy_open(slot);
+    }
+
+    fn slot_end(&self, slot: u32) -> Option<u64> {
+        self.lazy_slot_end(slot)
+    }
+
+    fn next_decision(&self) -> Option<u64> {
+        self.lazy_next()
+    }
+
+    fn step(&mut self) -> u64 {
+        self.lazy_step()
+    }
+
+    fn set_free_segments(&mut self, free: u64) {
+        self.lazy_free_segments(free);
     }
 
     fn queued(&self) -> bool {
@@ -562,7 +639,11 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     }
 
     fn report(&self, span_ns: u64) -> Option<DeviceReport> {
-        self.media.report(span_ns)
+        let mut r = self.media.report(span_ns);
+        if let (Some(DeviceReport::Flash(f)), Some(l)) = (r.as_mut(), &self.lazy) {
+            f.suspensions = Some(l.suspensions);
+        }
+        r
     }
 
     fn describe(&self) -> String {
@@ -570,6 +651,12 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     }
 
     fn save_state(&self) -> crate::error::Result<Vec<u8>> {
+        if self.lazy.is_some() {
+            return Err(crate::error::Error::config(
+                "timing.scheduler",
+                "checkpoints of runs with a priority scheduler or suspend are not supported yet",
+            ));
+        }
         crate::checkpoint::encode(&SchedState {
             queue: self.queue.iter().copied().collect(),
             moves: self.moves.clone(),

@@ -19,6 +19,8 @@ use crate::workload::{Op, Request};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+mod deferred;
+
 /// Prefetches the cache line holding `p` (a hint: no effect on results).
 #[inline(always)]
 fn prefetch<T>(p: &T) {
@@ -127,6 +129,8 @@ pub(crate) struct Core<D: DeviceModel> {
     started: bool,
     /// The streaming API's bookkeeping of the measured phase (from [`Core::start`]).
     stream_rec: Option<Recorder>,
+    /// Requests in flight when the device commits by priority (`driver/host/deferred.rs`).
+    deferred: Option<deferred::Deferred>,
     /// The firmware CPU (`timing.cpu`; None: CPU work costs nothing).
     cpu: Option<Cpu>,
 }
@@ -143,6 +147,7 @@ impl<D: DeviceModel> Core<D> {
             )
         });
         let gc = GcSched::new(&p, l.gc_high);
+        let dev_deferred = dev.deferred();
         let cpu = p.cpu.as_ref().filter(|_| D::TIMED).map(|c| {
             let ftl = sim.ftl();
             let costs = CpuCosts::resolve(
@@ -194,6 +199,7 @@ impl<D: DeviceModel> Core<D> {
             }),
             started: false,
             stream_rec: None,
+            deferred: dev_deferred.then(deferred::Deferred::default),
             cpu,
         })
     }
@@ -366,6 +372,9 @@ impl<D: DeviceModel> Core<D> {
         req: &Request,
         rec: &mut Recorder,
     ) -> Result<()> {
+        if self.deferred.is_some() {
+            return self.submit_deferred(sim, req, rec);
+        }
         let t = self.arrival(req);
         self.record_served(sim, req, t, rec).map(|_| ())
     }
@@ -380,6 +389,7 @@ impl<D: DeviceModel> Core<D> {
         t: u64,
         rec: &mut Recorder,
     ) -> Result<u64> {
+        self.deferred_unsupported("several host flows")?;
         self.stats.last_arrival = self.stats.last_arrival.max(t);
         self.record_served(sim, req, t, rec)
     }
@@ -393,6 +403,7 @@ impl<D: DeviceModel> Core<D> {
 
     /// Streaming: serves `req` at `t` (not before the previous arrival) and records it.
     pub(crate) fn submit(&mut self, sim: &mut Simulation, req: &Request, t: u64) -> Result<u64> {
+        self.deferred_unsupported("the streaming API (serve)")?;
         self.start(sim)?;
         let logical = sim.layout().logical_pages;
         let end = req.lpn.saturating_add(req.pages as u64);
@@ -437,26 +448,35 @@ impl<D: DeviceModel> Core<D> {
             }
         }
         let lat = c - t;
+        match req.op {
+            Op::Read => s.win.rd.record(lat),
+            Op::Write => s.win.wr.record(lat),
+            Op::Trim => {}
+        }
+        self.dev.on_request(req.op, t, c);
+        self.count_served(sim, req, t, rec);
+        Ok(c)
+    }
+
+    /// Counts a served request (volume, kind, user pages) and adds a series point when
+    /// its volume is due.
+    fn count_served(&mut self, sim: &Simulation, req: &Request, t: u64, rec: &mut Recorder) {
+        let s = &mut self.stats;
         let bytes = req.pages as u64 * sim.layout().lpn_size as u64;
         s.requests += 1;
         s.data_bytes += bytes;
         s.win.requests += 1;
         s.win.bytes += bytes;
         match req.op {
-            Op::Read => {
-                s.reads += 1;
-                s.win.rd.record(lat);
-            }
+            Op::Read => s.reads += 1,
             Op::Write => {
                 s.writes += 1;
-                s.win.wr.record(lat);
                 for _ in 0..req.pages {
                     rec.user_page(&sim.ftl().counters);
                 }
             }
             Op::Trim => {}
         }
-        self.dev.on_request(req.op, t, c);
         if s.data_bytes >= s.next_point {
             while s.next_point <= s.data_bytes {
                 s.next_point += self.p.checkpoint_bytes;
@@ -470,7 +490,6 @@ impl<D: DeviceModel> Core<D> {
             s.wr.merge(&s.win.wr);
             s.win = Window::new(now);
         }
-        Ok(c)
     }
 
     fn point(&self, sim: &Simulation, now: u64) -> TimingPoint {
@@ -574,7 +593,12 @@ impl<D: DeviceModel> Core<D> {
         let mut done = t;
         let mut host_ready = t;
         let mut rg = ReadGroup::default();
-        let mem = self.dev.memory_access_ns();
+        let dram = self.p.controller.dram_ns;
+        let mem = dram.unwrap_or_else(|| self.dev.memory_access_ns());
+        // DRAM timing of mapping-cache hits: each hit of a host operation's FTL call delays
+        // its flash operations by one DRAM access.
+        let map_hits = |sim: &Simulation| sim.ftl().counters.translation.map_or(0, |c| c.hits);
+        let mut seen = if dram.is_some() { map_hits(sim) } else { 0 };
         let end = req.lpn + req.pages as u64;
         // Content mode: each page's content is fixed when the host writes it (a write cache
         // may program it later).
@@ -622,6 +646,12 @@ impl<D: DeviceModel> Core<D> {
                         None => lpn,
                     };
                     sim.ftl_mut().write(target)?;
+                    if let Some(d) = dram {
+                        let h = map_hits(sim);
+                        host_ready += (h - seen) * d;
+                        done = done.max(host_ready);
+                        seen = h;
+                    }
                     let e = self.schedule(sim, t, &mut host_ready, &mut rg);
                     done = done.max(e);
                 }
@@ -633,7 +663,14 @@ impl<D: DeviceModel> Core<D> {
                             continue;
                         }
                     }
-                    if sim.ftl_mut().read(lpn).is_some() {
+                    let mapped = sim.ftl_mut().read(lpn).is_some();
+                    if let Some(d) = dram {
+                        let h = map_hits(sim);
+                        host_ready += (h - seen) * d;
+                        done = done.max(host_ready);
+                        seen = h;
+                    }
+                    if mapped {
                         let e = self.schedule(sim, t, &mut host_ready, &mut rg);
                         done = done.max(e);
                     } else if sim.ftl().log.pending().is_empty() {
@@ -646,6 +683,12 @@ impl<D: DeviceModel> Core<D> {
                 }
                 Op::Trim => {
                     sim.ftl_mut().trim(lpn);
+                    if let Some(d) = dram {
+                        let h = map_hits(sim);
+                        host_ready += (h - seen) * d;
+                        done = done.max(host_ready);
+                        seen = h;
+                    }
                     if !sim.ftl().log.pending().is_empty() {
                         // Mapping-cache traffic of the trim's mapping update.
                         let e = self.schedule(sim, t, &mut host_ready, &mut rg);
@@ -723,6 +766,7 @@ impl<D: DeviceModel> Core<D> {
         if !D::TIMED {
             return Ok(res);
         }
+        self.drain_deferred();
         let s = &mut self.stats;
         let (mut rd, mut wr) = (s.rd.clone(), s.wr.clone());
         rd.merge(&s.win.rd);

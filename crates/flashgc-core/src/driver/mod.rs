@@ -67,8 +67,10 @@ impl Driver<FlashDevice> {
         let sim = Simulation::new(cfg)?;
         let l = sim.layout().clone();
         p.validate(l.logical_pages)?;
-        let media = FlashMedia::build(cfg, &l, p.alloc, &p.striping, p.multiplane, p.copyback)?;
-        Driver::with_device(sim, FlashDevice::new(media), p)
+        let mut media = FlashMedia::build(cfg, &l, p.alloc, &p.striping, p.multiplane, p.copyback)?;
+        media.set_suspend(p.controller.suspend);
+        let dev = FlashDevice::with_controller(media, &p.controller);
+        Driver::with_device(sim, dev, p)
     }
 }
 
@@ -84,8 +86,15 @@ impl Driver<NocDevice> {
             .clone();
         let sim = Simulation::new(cfg)?;
         p.validate(sim.layout().logical_pages)?;
+        if p.controller.suspend.is_some() {
+            return Err(Error::config(
+                "timing.suspend",
+                "program/erase suspend is modelled on the flash device only (the NoC model has no dies)",
+            ));
+        }
         let media = NocMedia::new(cfg, n)?;
-        Driver::with_device(sim, NocDevice::new(media), p)
+        let dev = NocDevice::with_controller(media, &p.controller);
+        Driver::with_device(sim, dev, p)
     }
 }
 

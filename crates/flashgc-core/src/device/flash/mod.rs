@@ -90,6 +90,27 @@ pub struct FlashMedia {
     erase_queued: Vec<u16>,
     dyn_unit: Vec<u16>,
     dyn_fill: Vec<u16>,
+    /// Program/erase suspend parameters (None: off).
+    suspend: Option<crate::device::policy::Suspend>,
+    /// With suspend on: the suspendable operation running last on each cell.
+    running: Vec<Running>,
+}
+
+/// The program or erase a cell resource runs last (what a host read may suspend).
+#[derive(Debug, Clone, Copy, Default)]
+struct Running {
+    /// Start of the suspendable phase (a program's cell phase, after its data transfer).
+    from: u64,
+    /// End (moved on by each suspension).
+    end: u64,
+    /// 0 none, 1 program, 2 erase.
+    kind: u8,
+    /// Suspensions so far.
+    suspensions: u8,
+    /// GC work (busy time counts as GC).
+    gc: bool,
+    /// Segment of an erase.
+    seg: u32,
 }
 
 impl FlashMedia {
@@ -155,6 +176,24 @@ impl FlashMedia {
             alloc,
             dyn_unit,
             dyn_fill,
+            suspend: None,
+            running: Vec::new(),
+        }
+    }
+
+    /// Turns program/erase suspend on with parameters `s` (None: off).
+    pub fn set_suspend(&mut self, s: Option<crate::device::policy::Suspend>) {
+        self.running = match s {
+            Some(_) => vec![Running::default(); self.cells.len()],
+            None => Vec::new(),
+        };
+        self.suspend = s;
+    }
+
+    #[inline(always)]
+    fn set_running(&mut self, cell: usize, r: Running) {
+        if !self.running.is_empty() {
+            self.running[cell] = r;
         }
     }
 
@@ -257,6 +296,9 @@ impl FlashMedia {
         // The die holds the data in its page register until the transfer ends.
         self.cells[cell].free = cf.max(xe);
         self.note(cell, start, xe, gc);
+        if xe >= cf {
+            self.set_running(cell, Running::default());
+        }
         *group = ReadGroup { fpage, end: xe };
         xe + c.sram
     }
@@ -269,6 +311,7 @@ impl FlashMedia {
         let e = s + self.costs.read;
         self.cells[cell].free = e;
         self.note(cell, s, e, true);
+        self.set_running(cell, Running::default());
         e
     }
 
@@ -349,6 +392,17 @@ impl FlashMedia {
         let end = if last { loaded + c.program } else { loaded };
         self.cells[cell].free = end;
         self.note(cell, start, end, gc);
+        self.set_running(
+            cell,
+            Running {
+                from: loaded,
+                end,
+                kind: if last { 1 } else { 0 },
+                suspensions: 0,
+                gc,
+                seg: seg as u32,
+            },
+        );
         end
     }
 
@@ -373,6 +427,17 @@ impl FlashMedia {
             let e = s + self.costs.erase;
             self.cells[cell].free = e;
             self.note(cell, s, e, true);
+            self.set_running(
+                cell,
+                Running {
+                    from: s,
+                    end: e,
+                    kind: 2,
+                    suspensions: 0,
+                    gc: true,
+                    seg,
+                },
+            );
             end = end.max(e);
             if self.alloc == Alloc::FirstIdle {
                 self.dyn_fill[(seg * self.geo.k + j) as usize] = 0;
@@ -385,6 +450,60 @@ impl FlashMedia {
         }
         self.erased_at[seg as usize] = end;
         end
+    }
+
+    /// Program/erase suspend: when a host read could suspend the operation running last on
+    /// `cell` (a program's cell phase or an erase, below the suspension limit).
+    pub fn suspend_from(&self, cell: usize) -> Option<u64> {
+        let s = self.suspend?;
+        let r = self.running.get(cell)?;
+        (r.kind != 0 && r.end == self.cells[cell].free && (r.suspensions as u32) < s.max_per_op)
+            .then_some(r.from)
+    }
+
+    /// A host read of `ppn` at `at` suspending the program or erase running on its cell:
+    /// the operation stops `suspend_ns` after `at` (or after its start), the read's cell
+    /// read and transfer run, and the operation resumes `resume_ns` later with the time it
+    /// had left. Returns (read end, the operation's new end).
+    pub fn read_suspending(&mut self, ppn: u32, at: u64, group: &mut ReadGroup) -> (u64, u64) {
+        let s = self.suspend.expect("suspend on");
+        let r = self.units[self.unit_of(ppn) as usize];
+        let (cell, ch) = (r.cell as usize, r.ch as usize);
+        let run = self.running[cell];
+        let at = at.max(run.from);
+        debug_assert!(at < run.end);
+        let left = run.end - at;
+        let c = self.costs;
+        let rs = at + s.suspend_ns;
+        let xs = (rs + c.read).max(self.ch_free[ch]);
+        let xe = xs + c.xfer;
+        self.ch_free[ch] = xe;
+        self.ch_xfers[ch] += 1;
+        let end = xe + s.resume_ns + left;
+        self.cells[cell].free = end;
+        self.note(cell, rs, xe, false);
+        // Suspend and resume overheads count to the suspended operation.
+        self.note(cell, 0, s.suspend_ns + s.resume_ns, run.gc);
+        if run.gc {
+            let g = &mut self.cells[cell].gc_until;
+            *g = (*g).max(end);
+        }
+        if run.kind == 2 {
+            let e = &mut self.erased_at[run.seg as usize];
+            *e = (*e).max(end);
+        }
+        // The next read can suspend it again once it has resumed.
+        self.running[cell] = Running {
+            from: xe + s.resume_ns,
+            end,
+            suspensions: run.suspensions + 1,
+            ..run
+        };
+        *group = ReadGroup {
+            fpage: self.geo.fpage_of(ppn),
+            end: xe,
+        };
+        (xe + c.sram, end)
     }
 
     /// Whether the unit holding `ppn` has GC work reserved after `t` (GCaR's "collecting").
@@ -425,6 +544,10 @@ pub struct FlashReport {
     pub cell_unit: String,
     /// Share of the cell resources' busy time spent on GC (reads, programs, erases).
     pub gc_time_share: f64,
+    /// Host reads that suspended a program or erase (with a priority scheduler or
+    /// suspend on; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspensions: Option<u64>,
 }
 
 /// Whether an operation's busy time counts as GC time (`gc_time_share`): mapping-cache
@@ -521,6 +644,28 @@ impl Media for FlashMedia {
         self.erased_at.len() as SegmentId
     }
 
+    #[inline]
+    fn cell_of(&self, ppn: Ppn) -> usize {
+        self.cell_of_ppn(ppn)
+    }
+
+    #[inline]
+    fn cell_free(&self, cell: usize) -> u64 {
+        self.cells[cell].free
+    }
+
+    fn cells(&self) -> usize {
+        self.cells.len()
+    }
+
+    fn suspend_from(&self, cell: usize) -> Option<u64> {
+        FlashMedia::suspend_from(self, cell)
+    }
+
+    fn read_suspending(&mut self, ppn: Ppn, at: u64, rg: &mut ReadGroup) -> (u64, u64) {
+        FlashMedia::read_suspending(self, ppn, at, rg)
+    }
+
     fn memory_access_ns(&self) -> u64 {
         self.costs.sram
     }
@@ -557,6 +702,7 @@ impl Media for FlashMedia {
             } else {
                 0.0
             },
+            suspensions: None,
         }))
     }
 

@@ -601,6 +601,20 @@ impl Media for NocMedia {
         self.erase_queued[seg as usize] > 0
     }
 
+    #[inline]
+    fn cell_of(&self, ppn: Ppn) -> usize {
+        self.channel_of(ppn)
+    }
+
+    #[inline]
+    fn cell_free(&self, cell: usize) -> u64 {
+        self.chan_free[cell]
+    }
+
+    fn cells(&self) -> usize {
+        self.chan_free.len()
+    }
+
     fn segments(&self) -> SegmentId {
         self.erase_queued.len() as SegmentId
     }

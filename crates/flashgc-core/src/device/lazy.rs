@@ -1,0 +1,307 @@
+//! Deferred commit: the scheduler's mode for a priority policy or program/erase suspend
+//! (docs/controller.md).
+//!
+//! First come first served needs no queue: each operation is reserved on its resources
+//! when it is issued. A priority policy needs to know, when a resource becomes free, every
+//! operation waiting for it; so host reads and programs wait in per-resource queues (one
+//! per die or plane, one per NoC channel) and GC work in the scheduler's FIFO queue, and
+//! the driver advances the device in time order ([`Scheduled::step`]): the next decision
+//! is the earliest time at which some resource can start a waiting operation, and at that
+//! time the resource takes the waiting operation of the best rank (the policy's class
+//! order; ties: earliest issued, host before GC). Operations are then reserved on the
+//! media exactly as in the first-come-first-served mode, so every duration and bus
+//! transfer is the same model. A request's completion is known once all its operations
+//! are reserved and final once no decision before it is left (a later read can still
+//! suspend its program until then).
+//!
+//! Approximations (listed in docs/controller.md): operations of different resources
+//! contend for a shared channel in decision order; a host read suspends only the last
+//! operation reserved on its die (the one running); GC work keeps its FTL order (only the
+//! queue's front competes); a mapping-cache translation read is reserved when issued.
+
+use super::policy::{Class, ControllerParams, Scheduler};
+use super::sched::{Media, Scheduled};
+use super::ReadGroup;
+use crate::ops::Origin;
+use crate::types::Ppn;
+
+/// A host operation waiting for its resource.
+#[derive(Debug, Clone, Copy)]
+struct Pend {
+    seq: u64,
+    ready: u64,
+    ppn: Ppn,
+    write: bool,
+    slot: u32,
+}
+
+/// A request's operations (by the driver's slot number).
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    open: u32,
+    end: u64,
+    rg: ReadGroup,
+}
+
+/// What the next decision commits.
+#[derive(Debug, Clone, Copy)]
+enum Choice {
+    Host { cell: usize, idx: usize, at: u64 },
+    Gc,
+}
+
+/// The deferred-commit state of a [`Scheduled`] device.
+#[derive(Debug, Clone)]
+pub(crate) struct Lazy {
+    sched: Scheduler,
+    pending: Vec<Vec<Pend>>,
+    active: Vec<usize>,
+    slots: Vec<Slot>,
+    cur: u32,
+    seq: u64,
+    /// Per resource: the slot and end of the host program reserved last on it.
+    owner: Vec<(u32, u64)>,
+    urgency: u32,
+    urgent: bool,
+    /// Reads that suspended a program or erase.
+    pub(crate) suspensions: u64,
+}
+
+impl Lazy {
+    pub(crate) fn new(p: &ControllerParams, cells: usize) -> Lazy {
+        Lazy {
+            sched: p.scheduler,
+            pending: vec![Vec::new(); cells],
+            active: Vec::new(),
+            slots: Vec::new(),
+            cur: 0,
+            seq: 0,
+            owner: vec![(u32::MAX, 0); cells],
+            urgency: match p.scheduler {
+                Scheduler::HostFirst { urgency } => urgency,
+                _ => 0,
+            },
+            urgent: false,
+            suspensions: 0,
+        }
+    }
+
+    fn rank(&self, c: Class) -> u8 {
+        self.sched.rank(c, self.urgent)
+    }
+}
+
+impl<M: Media> Scheduled<M> {
+    /// Queues a host read or program of `ppn` ready at `ready` for the current slot.
+    pub(super) fn lazy_push(&mut self, ppn: Ppn, write: bool, ready: u64) {
+        let cell = self.media.cell_of(ppn);
+        let lz = self.lazy.as_mut().expect("deferred mode");
+        let slot = lz.cur;
+        lz.slots[slot as usize].open += 1;
+        if lz.pending[cell].is_empty() {
+            lz.active.push(cell);
+        }
+        lz.seq += 1;
+        lz.pending[cell].push(Pend {
+            seq: lz.seq,
+            ready,
+            ppn,
+            write,
+            slot,
+        });
+    }
+
+    /// Earliest start of the GC queue's front operation and its class.
+    fn gc_front(&self) -> Option<(u64, Class)> {
+        let g = *self.queue.front()?;
+        Some(match g.op {
+            super::sched::Queued::MoveRead { src, .. } => {
+                (self.media.probe_read(src, g.issued), Class::RGc)
+            }
+            super::sched::Queued::MoveWrite { dst, .. } => {
+                let ready = g.issued.max(self.read_ends.front().copied().unwrap_or(0));
+                (self.media.probe_program(dst, ready), Class::WGc)
+            }
+            super::sched::Queued::Read { ppn, .. } => {
+                (self.media.probe_read(ppn, g.issued), Class::RGc)
+            }
+            super::sched::Queued::Program { ppn, .. } => {
+                (self.media.probe_program(ppn, g.issued), Class::WGc)
+            }
+            super::sched::Queued::Erase { seg } => (
+                self.media.probe_erase(seg, g.issued.max(self.victim_end)),
+                Class::Erase,
+            ),
+        })
+    }
+
+    /// The next decision: its time and what it commits.
+    fn decide(&self) -> Option<(u64, Choice)> {
+        let lz = self.lazy.as_ref()?;
+        let mut best: Option<(u64, u8, u64, Choice)> = None;
+        for &cell in &lz.active {
+            let free = self.media.cell_free(cell);
+            let susp = self.media.suspend_from(cell);
+            for (idx, p) in lz.pending[cell].iter().enumerate() {
+                let at = if p.write || p.ready >= free {
+                    p.ready.max(free)
+                } else {
+                    match susp {
+                        Some(from) if p.ready.max(from) < free => p.ready.max(from),
+                        _ => free,
+                    }
+                };
+                let class = if p.write { Class::WHost } else { Class::RHost };
+                let key = (at, lz.rank(class), p.seq);
+                if best.is_none_or(|b| key < (b.0, b.1, b.2)) {
+                    best = Some((key.0, key.1, key.2, Choice::Host { cell, idx, at }));
+                }
+            }
+        }
+        if let Some((at, class)) = self.gc_front() {
+            let r = lz.rank(class);
+            if best.is_none_or(|b| (at, r) < (b.0, b.1)) {
+                best = Some((at, r, 0, Choice::Gc));
+            }
+        }
+        best.map(|b| (b.0, b.3))
+    }
+
+    /// Time of the next decision (None: nothing waits).
+    pub(super) fn lazy_next(&self) -> Option<u64> {
+        self.decide().map(|d| d.0)
+    }
+
+    /// Commits the next decision; returns the end of what it reserved.
+    pub(super) fn lazy_step(&mut self) -> u64 {
+        let Some((_, choice)) = self.decide() else {
+            return 0;
+        };
+        match choice {
+            Choice::Gc => self.pump_queue(None, 1),
+            Choice::Host { cell, idx, at } => {
+                let lz = self.lazy.as_mut().expect("deferred mode");
+                let p = lz.pending[cell].swap_remove(idx);
+                if lz.pending[cell].is_empty() {
+                    let i = lz.active.iter().position(|&c| c == cell).expect("active");
+                    lz.active.swap_remove(i);
+                }
+                let mut rg = lz.slots[p.slot as usize].rg;
+                let free = self.media.cell_free(cell);
+                let end = if p.write {
+                    let e = self.media.program(p.ppn, p.ready, Origin::Host);
+                    let lz = self.lazy.as_mut().expect("deferred mode");
+                    lz.owner[cell] = (p.slot, self.media.cell_free(cell));
+                    e
+                } else if at < free {
+                    let (e, op_end) = self.media.read_suspending(p.ppn, at, &mut rg);
+                    let lz = self.lazy.as_mut().expect("deferred mode");
+                    lz.suspensions += 1;
+                    let (o, o_end) = lz.owner[cell];
+                    if o != u32::MAX && o_end == free {
+                        // The suspended program is a host request's: it ends later.
+                        let s = &mut lz.slots[o as usize];
+                        s.end = s.end.max(op_end);
+                        lz.owner[cell] = (o, op_end);
+                    }
+                    e
+                } else {
+                    let e = self.media.read(p.ppn, p.ready, Origin::Host, &mut rg);
+                    let lz = self.lazy.as_mut().expect("deferred mode");
+                    lz.owner[cell] = (u32::MAX, 0);
+                    e
+                };
+                let lz = self.lazy.as_mut().expect("deferred mode");
+                let s = &mut lz.slots[p.slot as usize];
+                s.rg = rg;
+                s.open -= 1;
+                s.end = s.end.max(end);
+                end
+            }
+        }
+    }
+
+    /// Makes `slot` the request whose host operations are queued next.
+    pub(super) fn lazy_open(&mut self, slot: u32) {
+        let lz = self.lazy.as_mut().expect("deferred mode");
+        if lz.slots.len() <= slot as usize {
+            lz.slots.resize(slot as usize + 1, Slot::default());
+        }
+        lz.slots[slot as usize] = Slot::default();
+        lz.cur = slot;
+    }
+
+    /// The end of `slot`'s operations once all are reserved (it may still grow by a
+    /// suspension until the device has advanced past it).
+    pub(super) fn lazy_slot_end(&self, slot: u32) -> Option<u64> {
+        let s = self.lazy.as_ref()?.slots.get(slot as usize)?;
+        (s.open == 0).then_some(s.end)
+    }
+
+    /// Free segments now (host-first's urgency threshold).
+    pub(super) fn lazy_free_segments(&mut self, free: u64) {
+        if let Some(lz) = self.lazy.as_mut() {
+            lz.urgent = free < lz.urgency as u64;
+        }
+    }
+}
+
+impl<M: Media> Scheduled<M> {
+    /// [`crate::device::DeviceModel::schedule`] in deferred mode: host reads and programs
+    /// wait in their resources' queues, GC work in the GC queue; a mapping-cache
+    /// translation read is reserved now (the host operation waits for it) and a dirty
+    /// translation write-back too (nobody waits for it). Returns `t`: ends come later.
+    pub(super) fn schedule_lazy(
+        &mut self,
+        ops: &[crate::ops::FlashOp],
+        t: u64,
+        host_ready: &mut u64,
+    ) -> u64 {
+        use crate::ops::FlashOp;
+        for &op in ops {
+            match op {
+                FlashOp::Read {
+                    ppn,
+                    origin: Origin::Host,
+                } => self.lazy_push(ppn, false, *host_ready),
+                FlashOp::Program {
+                    ppn,
+                    origin: Origin::Host | Origin::Translation,
+                } => {
+                    self.flush_moves();
+                    let seg = self.media.segment_of(ppn);
+                    while self.media.erase_pending(seg) {
+                        // The write needs a block whose erase is still queued: force GC on.
+                        self.pump_queue(None, 1);
+                    }
+                    if matches!(
+                        op,
+                        FlashOp::Program {
+                            origin: Origin::Host,
+                            ..
+                        }
+                    ) {
+                        self.lazy_push(ppn, true, *host_ready);
+                    } else {
+                        self.media.program(ppn, *host_ready, Origin::Translation);
+                    }
+                }
+                FlashOp::Read {
+                    ppn,
+                    origin: Origin::Translation,
+                } => {
+                    let e = self.media.read(
+                        ppn,
+                        *host_ready,
+                        Origin::Translation,
+                        &mut ReadGroup::default(),
+                    );
+                    *host_ready = (*host_ready).max(e);
+                }
+                _ => self.push(op, t),
+            }
+        }
+        self.flush_moves();
+        t
+    }
+}

@@ -1,0 +1,155 @@
+//! The controller's scheduler and program/erase suspend (issue 15; docs/controller.md):
+//! hand-computed schedules on a one-die device, and "all off" equals today's controller.
+
+mod common;
+
+use common::requests::Requests;
+use flashgc_core::config::{DeviceConfig, TimingConfig};
+use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
+use flashgc_core::driver::TimedSim;
+use flashgc_core::timing::{Host, TimingParams};
+use flashgc_core::workload::{Op, Request};
+use flashgc_core::{Config, RunResult};
+
+const US: u64 = 1000;
+
+/// 1 channel x 1 die x 1 plane, 32 blocks of 2 pages (segments of one block), op 1.0:
+/// read 50 us, program 500 us, erase 3000 us, 10 us per 4 KiB transfer; no fill.
+fn one_die() -> Config {
+    let mut c = Config::default_preset();
+    c.device = DeviceConfig {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 32,
+        pages_per_block: 2,
+        page_size: 4096,
+        lpn_size: 4096,
+        segment_blocks: 1,
+        timing: TimingConfig {
+            read_us: 50.0,
+            program_us: 500.0,
+            erase_us: 3000.0,
+            channel_mb_s: 409.6,
+            sram_us: 0.0,
+            copyback: false,
+        },
+    };
+    c.ftl.op = Some(1.0);
+    c.ftl.logical_gib = None;
+    c.run.fill = 0.0;
+    c
+}
+
+fn rq(t_us: u64, op: Op, lpn: u64) -> Request {
+    Request {
+        time_ns: t_us * US,
+        op,
+        lpn,
+        pages: 1,
+        content: 0,
+    }
+}
+
+/// Runs `reqs` open loop after writing LPN 5 untimed (so that the read has data).
+fn run(ctl: ControllerParams, reqs: Vec<Request>) -> RunResult {
+    let p = TimingParams {
+        host: Host::OpenLoop { time_scale: 1.0 },
+        controller: ctl,
+        ..TimingParams::default()
+    };
+    let mut ts = TimedSim::new(&one_die(), p).unwrap();
+    ts.simulation_mut().ftl_mut().write(5).unwrap();
+    ts.run(&mut Requests::new(reqs), &mut |_| {}).unwrap()
+}
+
+fn lat(r: &RunResult) -> (f64, f64, f64) {
+    let t = r.timing.as_ref().unwrap();
+    (
+        t.read_latency.max_us,
+        t.write_latency.mean_us,
+        t.write_latency.max_us,
+    )
+}
+
+fn suspend() -> Option<Suspend> {
+    Some(Suspend {
+        suspend_ns: 20 * US,
+        resume_ns: 20 * US,
+        max_per_op: 4,
+    })
+}
+
+/// Two writes W0 (LPN 0) and W1 (LPN 1) at t = 0 and a read R of LPN 5 at t = 1 us, on one
+/// die. A program's data crosses the channel just before its cell time (no cache register).
+///
+/// * fcfs: W0 bus 0-10, cell 10-510; W1 bus 510-520, cell 520-1020; R waits for both:
+///   cell 1020-1070, bus 1070-1080 => R 1079 us, writes 510 and 1020 us.
+/// * read-first: R overtakes the queued W1 (not the running W0): cell 510-560, bus
+///   560-570 => R 569 us; W1 bus 570-580, cell 580-1080 => writes 510 and 1080 us.
+/// * suspend (20 us to suspend, 20 us to resume): W0's program starts at 10; R suspends it
+///   there: cell 30-80, bus 80-90 => R 89 us; W0 resumes at 90: 90 + 20 + 500 = 610; W1 bus
+///   610-620, cell 620-1120 => writes 610 and 1120 us. With read-first as well: the same.
+#[test]
+fn hand_computed_read_first_and_suspend() {
+    let reqs = || vec![rq(0, Op::Write, 0), rq(0, Op::Write, 1), rq(1, Op::Read, 5)];
+    for (name, ctl, want) in [
+        ("fcfs", ControllerParams::default(), (1079.0, 765.0, 1020.0)),
+        (
+            "read-first",
+            ControllerParams {
+                scheduler: Scheduler::ReadFirst,
+                ..Default::default()
+            },
+            (569.0, 795.0, 1080.0),
+        ),
+        (
+            "suspend",
+            ControllerParams {
+                suspend: suspend(),
+                ..Default::default()
+            },
+            (89.0, 865.0, 1120.0),
+        ),
+        (
+            "read-first + suspend",
+            ControllerParams {
+                scheduler: Scheduler::ReadFirst,
+                suspend: suspend(),
+                ..Default::default()
+            },
+            (89.0, 865.0, 1120.0),
+        ),
+    ] {
+        let r = run(ctl, reqs());
+        assert_eq!(lat(&r), want, "{name}");
+        assert_eq!(r.total.user_writes, 2, "{name}");
+    }
+}
+
+/// A suspension limit of 1: once a program has been suspended, a later read waits for it
+/// to end (with a limit of 4 it would suspend it again and finish in 80 us).
+#[test]
+fn suspension_limit_holds_later_reads_back() {
+    // R1 at 1 us suspends W0 (done 90 as above); W0 resumes 90 + 20 = 110, ends 610. R2 at
+    // 200 us may not suspend it again: cell 610-660, bus 660-670 => R2 470 us.
+    let ctl = ControllerParams {
+        suspend: Some(Suspend {
+            suspend_ns: 20 * US,
+            resume_ns: 20 * US,
+            max_per_op: 1,
+        }),
+        ..Default::default()
+    };
+    let r = run(
+        ctl,
+        vec![
+            rq(0, Op::Write, 0),
+            rq(1, Op::Read, 5),
+            rq(200, Op::Read, 5),
+        ],
+    );
+    let t = r.timing.as_ref().unwrap();
+    assert_eq!((t.read_latency.count, t.read_latency.max_us), (2, 470.0));
+}
