@@ -215,8 +215,12 @@ def reproduce_paper(
     scheduler: Optional[str],
     workers: int,
     progress: Optional[bool],
+    claims_path: Optional[str] = None,
 ) -> dict:
-    header, claims = load_claims(paper.name)
+    """One paper: plans and runs its cases (finished ones are reused from ``out``/runs) and
+    judges its claims (``claims_path``: another claims file than the paper's own, e.g. a
+    researcher's). Returns (result, report context)."""
+    header, claims = load_claims(paper.name, claims_path)
     base, sens = plan(paper, scale, caps)
     t0 = time.time()
     tasks = _tasks(paper, [base, *sens], caps, binary, build)
