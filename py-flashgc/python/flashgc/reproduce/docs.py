@@ -58,9 +58,32 @@ def full_table(r: dict) -> str:
 
 
 def quick_table(r: dict) -> str:
-    lines = [f"`{r['command']}`:", "", "| claim | flashgc | verdict |", "|---|---|---|"]
+    """The quick-scale table: flashgc's value, the setting that decides the verdict (the
+    first swept value that changes it, per parameter; `none of ...`: no swept value does;
+    `not swept`: the claim's cases are not in the quick sweeps) and the verdict (last: the
+    tests read it)."""
+    k = r["counts"]
+    sweeps = "; ".join(f"`{d['param']}` {', '.join(str(v) for v in d['values'])}" for d in r.get("sensitivity") or [])
+    lines = [
+        f"`{r['command']}` ({r['runs']} simulations): {k['holds']} hold, {k['direction only']} direction only, "
+        f"{k['contradicts']} contradict, {k['cannot run']} cannot run. "
+        f"Swept (base value first): {sweeps or 'nothing'}.",
+        "",
+        "| claim | paper | flashgc | deciding setting | verdict |",
+        "|---|---|---|---|---|",
+    ]
     for c in r["claims"]:
-        lines.append(f"| {_esc(c['id'])} | {_esc(c['flashgc'])} | {c['verdict']} |")
+        lines.append(
+            f"| {_esc(c['id'])} | {_esc(c['paper'])} | {_esc(c['flashgc'])} | "
+            f"{_esc(c.get('deciding', 'not swept'))} | {c['verdict']} |"
+        )
+    ran: dict = {}
+    for case in r.get("cases") or []:
+        scheme = (case.get("labels") or {}).get("scheme")
+        if scheme and case.get("variant"):
+            ran.setdefault(scheme, set()).add(case["variant"])
+    if ran:
+        lines += ["", "Schemes as run: " + "; ".join(f"{k} = `{' | '.join(sorted(v))}`" for k, v in ran.items()) + "."]
     lines += ["", "Cases without GC: " + (", ".join(f"`{k}`" for k in r.get("no_gc") or []) or "none") + "."]
     return "\n".join(lines) + "\n"
 
