@@ -83,7 +83,8 @@ def quick_table(r: dict) -> str:
         if scheme and case.get("variant"):
             ran.setdefault(scheme, set()).add(case["variant"])
     if ran:
-        lines += ["", "Schemes as run: " + "; ".join(f"{k} = `{' | '.join(sorted(v))}`" for k, v in ran.items()) + "."]
+        per = [f"{k} = " + ", ".join(f"`{x}`" for x in sorted(v)) for k, v in ran.items()]
+        lines += ["", "Schemes as run: " + "; ".join(per) + "."]
     lines += ["", "Cases without GC: " + (", ".join(f"`{k}`" for k in r.get("no_gc") or []) or "none") + "."]
     return "\n".join(lines) + "\n"
 
@@ -189,6 +190,8 @@ def stated_verdicts(doc_path: str, paper: str, scale: str = "quick") -> Optional
         if m.group(1) == paper and m.group(2) == scale:
             out = {}
             for line in m.group(3).splitlines():
+                if not line.startswith("|"):
+                    continue
                 cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
                 if len(cells) < 3 or cells[0] in ("claim", "---") or set(cells[0]) <= {"-"}:
                     continue
