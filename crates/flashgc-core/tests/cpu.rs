@@ -487,7 +487,10 @@ fn every_classifier_declares_its_cost() {
         if free.contains(&name) {
             assert_eq!(p.classifier_ns(), 0.0, "{name} has no classifier");
         } else {
-            assert!(p.classifier_ns() > 0.0, "{name} declares no classifier cost");
+            assert!(
+                p.classifier_ns() > 0.0,
+                "{name} declares no classifier cost"
+            );
         }
     }
 }
