@@ -12,6 +12,9 @@ cargo fmt --all -- --check
 echo "== cargo clippy -D warnings (whole workspace, the Python binding included)"
 cargo clippy --locked --release --workspace --all-targets -- -D warnings
 
+echo "== NBD clients for the flashgc serve tests (Debian: fio with libnbd, qemu-utils, libnbd-bin, nbdkit)"
+bash scripts/install-nbd-tools.sh || echo "warning: the NBD tools could not be installed; the serve tests will say what they skipped"
+
 echo "== cargo test (release)"
 cargo test --locked --release
 

@@ -545,6 +545,11 @@ pub struct FioArgs {
     common: crate::CommonArgs,
     #[command(flatten)]
     timing: TimingFlags,
+    /// A fio job file ([global] and job sections; rw, rwmixwrite/rwmixread, bs, size,
+    /// offset, numjobs, iodepth, random_distribution, io_size, number_ios, runtime,
+    /// ramp_time, stonewall/new_group) instead of the fio flags.
+    #[arg(long, value_name = "FILE.fio")]
+    job: Option<String>,
     /// Print the results as JSON (an array, one per scheme).
     #[arg(long)]
     json: bool,
@@ -572,6 +577,10 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     crate::output::check_output(args.output.as_deref())?;
     let mut flags = args.timing.clone();
     flags.timing = true;
+    let jobfile = match &args.job {
+        Some(path) => Some(crate::cmd_fiojob::load(path, &flags, &base)?),
+        None => None,
+    };
     if !flags.wants_fio() {
         flags.rw = Some("randwrite".into());
     }
@@ -581,6 +590,11 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             let mut c = base.clone();
             c.run.placement = p.clone();
             c.run.victim = v.clone();
+            if let Some(m) = &jobfile {
+                let r = crate::cmd_fiojob::run(m, &flags, &c)?;
+                results.push((format!("{p}+{v}"), r));
+                continue;
+            }
             let params = flags.params(&c, true)?;
             let mut wl = fio_job_workload(&flags, &c)?;
             let r = match flashgc_core::driver::run(

@@ -8,11 +8,13 @@ mod args;
 mod cmd_checkpoint;
 mod cmd_compare;
 mod cmd_dedup;
+mod cmd_fiojob;
 mod cmd_info;
 mod cmd_midas;
 mod cmd_model;
 mod cmd_noc;
 mod cmd_run;
+mod cmd_serve;
 mod cmd_timing;
 mod cmd_trace;
 mod outfile;
@@ -66,6 +68,8 @@ enum Cmd {
     Noc(Box<cmd_noc::NocArgs>),
     /// Dedup-aware GC: SplitGC vs greedy, CAGC, DAGC on page content (papers/splitgc.txt).
     Dedup(Box<cmd_dedup::DedupArgs>),
+    /// Serve the simulated SSD as an NBD block device (fio, qemu-io, nbdcopy, nbd-client) and record what it serves.
+    Serve(Box<cmd_serve::ServeArgs>),
     /// Trace tools: statistics, volumes, conversion to the binary .fgt format.
     Trace {
         #[command(subcommand)]
@@ -148,6 +152,7 @@ fn main() -> ExitCode {
         }
         Cmd::Dedup(a) => cmd_dedup::dedup(&a),
         Cmd::Noc(a) => cmd_noc::noc(&a),
+        Cmd::Serve(a) => cmd_serve::serve(&a),
         Cmd::Fio(a) => match cmd_timing::fio(&a) {
             0 => Ok(()),
             code => Err(Fail(code.clamp(1, 255) as u8, String::new())),

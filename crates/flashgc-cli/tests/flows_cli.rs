@@ -135,3 +135,53 @@ fn mapping_cache_flag() {
         String::from_utf8_lossy(&o.stderr).contains("--mapping-entry-bytes needs a mapping cache")
     );
 }
+
+#[test]
+fn job_file_sections_with_different_patterns_run_as_flows() {
+    let dir = std::env::temp_dir().join(format!("flashgc-flows-job-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = dir.join("mixed.fio");
+    // A zipf writer over the first half and a 16 KiB reader of the second half, with
+    // different queue depths: one flow each, as fio reports one line per job.
+    std::fs::write(
+        &job,
+        "[global]\nioengine=libaio\nsize=32m\n\n[writer]\nrw=randwrite\nbs=4k\niodepth=8\n\
+         io_size=96m\nrandom_distribution=zipf:0.9\n\n[reader]\nrw=randread\nbs=16k\niodepth=2\n\
+         offset=32m\nnumber_ios=1000\n",
+    )
+    .unwrap();
+    let j = job.display().to_string();
+    let mut a = vec!["fio"];
+    a.extend(args(&["--job", &j, "--json"]));
+    let r = json(&flashgc(&a));
+    let r = &r[0];
+    let flows = r["flows"].as_array().expect("per-flow statistics");
+    let names: Vec<&str> = flows.iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["writer", "reader"]);
+    let (w, rd) = (&flows[0], &flows[1]);
+    // 96 MiB of 4 KiB writes; 1000 reads of 16 KiB (fewer than the region's 2048 blocks).
+    assert_eq!(w["write_requests"], 24576, "{w}");
+    assert_eq!(w["read_requests"], 0);
+    assert_eq!(rd["read_requests"], 1000, "{rd}");
+    assert_eq!(rd["offset_bytes"], 32u64 << 20);
+    assert_eq!(r["total"]["user_writes"], 24576);
+    assert!(r["total"]["gc_writes"].as_u64().unwrap() > 0, "GC ran");
+    // Reads of written pages wait for reads only (and GC); writes carry the programs.
+    let mean = |f: &serde_json::Value, k: &str| f[k]["mean_us"].as_f64().unwrap();
+    assert!(mean(rd, "read_latency") < mean(w, "write_latency"));
+    // A second group (stonewall) is refused, naming the file, the line and the option.
+    let two = dir.join("groups.fio");
+    std::fs::write(
+        &two,
+        "[a]\nrw=randwrite\n[b]\nrw=randread\nbs=8k\nstonewall\n",
+    )
+    .unwrap();
+    let t = two.display().to_string();
+    let mut a = vec!["fio"];
+    a.extend(args(&["--job", &t]));
+    let o = flashgc(&a);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("groups.fio:6") && e.contains("stonewall"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

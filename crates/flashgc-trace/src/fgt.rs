@@ -66,48 +66,103 @@ pub fn write_fgt_to<W: Write + Seek>(
     name: &str,
     content: bool,
 ) -> Result<ConvertReport, TraceError> {
-    let werr = |e: std::io::Error| TraceError::Io {
-        file: name.to_string(),
-        line: 0,
-        message: format!("cannot write: {e}"),
-    };
-    w.write_all(&[0u8; HEADER_BYTES]).map_err(werr)?;
-    let mut crc = crc32fast::Hasher::new();
-    let mut vols: HashMap<u64, u16> = HashMap::new();
-    let mut order: Vec<u64> = Vec::new();
-    let mut n: u64 = 0;
-    let mut buf = [0u8; RECORD_BYTES_CONTENT];
-    let rs = if content {
-        RECORD_BYTES_CONTENT
-    } else {
-        RECORD_BYTES
-    };
+    let mut fw = FgtWriter::new(w, name, content, src.volume_kind())?;
     while let Some(r) = src.next_record()? {
-        let rec = r.rec;
+        fw.push(&r.rec, r.line, src.file())?;
+    }
+    let (n, bytes, volumes) = fw.finish(|k| src.volume_name(k))?;
+    Ok(ConvertReport {
+        records: n,
+        bytes,
+        volumes,
+        content,
+        diagnostics: src.diagnostics().clone(),
+    })
+}
+
+/// A `.fgt` file written one record at a time (push style: `flashgc serve --record`
+/// appends the requests it serves as they arrive). Records must come in time order;
+/// [`FgtWriter::finish`] writes the volume table and the header.
+pub struct FgtWriter<W: Write + Seek> {
+    w: W,
+    name: String,
+    content: bool,
+    kind: VolumeKind,
+    crc: crc32fast::Hasher,
+    vols: HashMap<u64, u16>,
+    order: Vec<u64>,
+    n: u64,
+    last_time: u64,
+}
+
+impl<W: Write + Seek> FgtWriter<W> {
+    /// Starts a `.fgt` stream on `w` (at position 0) with records of 32 bytes when
+    /// `content` (content fingerprints) or 24 bytes; `name` is used in write errors.
+    pub fn new(
+        mut w: W,
+        name: &str,
+        content: bool,
+        kind: VolumeKind,
+    ) -> Result<FgtWriter<W>, TraceError> {
+        w.write_all(&[0u8; HEADER_BYTES])
+            .map_err(|e| write_err(name, e))?;
+        Ok(FgtWriter {
+            w,
+            name: name.to_string(),
+            content,
+            kind,
+            crc: crc32fast::Hasher::new(),
+            vols: HashMap::new(),
+            order: Vec::new(),
+            n: 0,
+            last_time: 0,
+        })
+    }
+
+    /// Records written so far.
+    pub fn records(&self) -> u64 {
+        self.n
+    }
+
+    /// Appends one record (`line` and `file` name its source in errors). A record earlier
+    /// than the previous one is an error (readers refuse such files).
+    pub fn push(&mut self, rec: &Rec, line: u64, file: &str) -> Result<(), TraceError> {
         let len = u32::try_from(rec.len).map_err(|_| TraceError::Capacity {
-            file: src.file().to_string(),
-            line: r.line,
+            file: file.to_string(),
+            line,
             message: format!(
                 "request of {} bytes: .fgt records hold at most 4 GiB - 1 per request",
                 rec.len
             ),
         })?;
-        let vi = match vols.get(&rec.volume) {
+        if rec.time_ns < self.last_time || len == 0 {
+            return Err(TraceError::Capacity {
+                file: file.to_string(),
+                line,
+                message: format!(
+                    "record at {} ns of {len} bytes after one at {} ns: .fgt records are in time order and non-empty",
+                    rec.time_ns, self.last_time
+                ),
+            });
+        }
+        self.last_time = rec.time_ns;
+        let vi = match self.vols.get(&rec.volume) {
             Some(&i) => i,
             None => {
-                if order.len() >= u16::MAX as usize {
+                if self.order.len() >= u16::MAX as usize {
                     return Err(TraceError::Capacity {
-                        file: src.file().to_string(),
-                        line: r.line,
+                        file: file.to_string(),
+                        line,
                         message: "more than 65535 volumes: .fgt v1 cannot hold them; select one with --volume".into(),
                     });
                 }
-                let i = order.len() as u16;
-                vols.insert(rec.volume, i);
-                order.push(rec.volume);
+                let i = self.order.len() as u16;
+                self.vols.insert(rec.volume, i);
+                self.order.push(rec.volume);
                 i
             }
         };
+        let mut buf = [0u8; RECORD_BYTES_CONTENT];
         buf[0..8].copy_from_slice(&rec.time_ns.to_le_bytes());
         buf[8..16].copy_from_slice(&rec.offset.to_le_bytes());
         buf[16..20].copy_from_slice(&len.to_le_bytes());
@@ -115,44 +170,68 @@ pub fn write_fgt_to<W: Write + Seek>(
         buf[22] = op_code(rec.op);
         buf[23] = 0;
         buf[24..32].copy_from_slice(&rec.content.to_le_bytes());
-        crc.update(&buf[..rs]);
-        w.write_all(&buf[..rs]).map_err(werr)?;
-        n += 1;
+        let rs = self.record_bytes();
+        self.crc.update(&buf[..rs]);
+        self.w
+            .write_all(&buf[..rs])
+            .map_err(|e| write_err(&self.name, e))?;
+        self.n += 1;
+        Ok(())
     }
-    let table_offset = HEADER_BYTES as u64 + n * rs as u64;
-    let mut table = Vec::new();
-    table.extend_from_slice(&(order.len() as u32).to_le_bytes());
-    for &k in &order {
-        let name = src.volume_name(k);
-        let nb = name.as_bytes();
-        let nb = &nb[..nb.len().min(u16::MAX as usize)];
-        table.extend_from_slice(&k.to_le_bytes());
-        table.extend_from_slice(&(nb.len() as u16).to_le_bytes());
-        table.extend_from_slice(nb);
+
+    fn record_bytes(&self) -> usize {
+        if self.content {
+            RECORD_BYTES_CONTENT
+        } else {
+            RECORD_BYTES
+        }
     }
-    crc.update(&table);
-    w.write_all(&table).map_err(werr)?;
-    let mut h = [0u8; HEADER_BYTES];
-    h[0..8].copy_from_slice(FGT_MAGIC);
-    h[8..10].copy_from_slice(&FGT_VERSION.to_le_bytes());
-    h[10..12].copy_from_slice(&(rs as u16).to_le_bytes());
-    h[12..16].copy_from_slice(&(if content { FLAG_CONTENT } else { 0 }).to_le_bytes());
-    h[16..24].copy_from_slice(&n.to_le_bytes());
-    h[24..32].copy_from_slice(&table_offset.to_le_bytes());
-    h[32] = src.volume_kind().code();
-    h[48..52].copy_from_slice(&crc.finalize().to_le_bytes());
-    let hcrc = crc32fast::hash(&h[0..52]);
-    h[52..56].copy_from_slice(&hcrc.to_le_bytes());
-    w.seek(SeekFrom::Start(0)).map_err(werr)?;
-    w.write_all(&h).map_err(werr)?;
-    w.flush().map_err(werr)?;
-    Ok(ConvertReport {
-        records: n,
-        bytes: table_offset + table.len() as u64,
-        volumes: order.len(),
-        content,
-        diagnostics: src.diagnostics().clone(),
-    })
+
+    /// Writes the volume table and the header (`volume_name` names each volume key) and
+    /// flushes; returns (records, file bytes, volumes).
+    pub fn finish(
+        mut self,
+        volume_name: impl Fn(u64) -> String,
+    ) -> Result<(u64, u64, usize), TraceError> {
+        let werr = |e: std::io::Error| write_err(&self.name, e);
+        let rs = self.record_bytes();
+        let table_offset = HEADER_BYTES as u64 + self.n * rs as u64;
+        let mut table = Vec::new();
+        table.extend_from_slice(&(self.order.len() as u32).to_le_bytes());
+        for &k in &self.order {
+            let name = volume_name(k);
+            let nb = name.as_bytes();
+            let nb = &nb[..nb.len().min(u16::MAX as usize)];
+            table.extend_from_slice(&k.to_le_bytes());
+            table.extend_from_slice(&(nb.len() as u16).to_le_bytes());
+            table.extend_from_slice(nb);
+        }
+        self.crc.update(&table);
+        self.w.write_all(&table).map_err(werr)?;
+        let mut h = [0u8; HEADER_BYTES];
+        h[0..8].copy_from_slice(FGT_MAGIC);
+        h[8..10].copy_from_slice(&FGT_VERSION.to_le_bytes());
+        h[10..12].copy_from_slice(&(rs as u16).to_le_bytes());
+        h[12..16].copy_from_slice(&(if self.content { FLAG_CONTENT } else { 0 }).to_le_bytes());
+        h[16..24].copy_from_slice(&self.n.to_le_bytes());
+        h[24..32].copy_from_slice(&table_offset.to_le_bytes());
+        h[32] = self.kind.code();
+        h[48..52].copy_from_slice(&self.crc.clone().finalize().to_le_bytes());
+        let hcrc = crc32fast::hash(&h[0..52]);
+        h[52..56].copy_from_slice(&hcrc.to_le_bytes());
+        self.w.seek(SeekFrom::Start(0)).map_err(werr)?;
+        self.w.write_all(&h).map_err(werr)?;
+        self.w.flush().map_err(werr)?;
+        Ok((self.n, table_offset + table.len() as u64, self.order.len()))
+    }
+}
+
+fn write_err(name: &str, e: std::io::Error) -> TraceError {
+    TraceError::Io {
+        file: name.to_string(),
+        line: 0,
+        message: format!("cannot write: {e}"),
+    }
 }
 
 /// The bytes of a `.fgt` trace: a read-only file mapping, or a buffer in memory.

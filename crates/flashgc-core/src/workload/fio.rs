@@ -7,6 +7,8 @@
 //! cursor starting at `job * size / numjobs` (fio's `offset_increment = size / numjobs`)
 //! and are served round robin.
 
+pub mod jobfile;
+
 use crate::error::{Error, Result};
 use crate::workload::{Op, Request, Synthetic, SyntheticKind, Workload};
 

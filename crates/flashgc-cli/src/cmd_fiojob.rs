@@ -1,0 +1,153 @@
+//! `flashgc fio --job FILE.fio`: a fio job file mapped onto the closed-loop fio model
+//! (`flashgc_core::workload::fio::jobfile`). Jobs that differ only in `numjobs` and volume are
+//! merged; a run with `runtime` or `ramp_time` goes through the streaming closed-loop host
+//! (`flashgc_serve::closed`), every other one through the same driver as the fio flags, so
+//! a job file and its equivalent flags give the same result. Jobs of one group that differ
+//! in pattern, block size, depth, distribution or region run as host flows, one per job
+//! section (its clones `NAME.j`), each with its own statistics in `flows` (docs/flows.md).
+
+use crate::cmd_timing::TimingFlags;
+use crate::Fail;
+use flashgc_core::driver::TimedSim;
+use flashgc_core::timing::Host;
+use flashgc_core::workload::fio::jobfile::{self, JobFile, MergedJob};
+use flashgc_core::workload::fio::FioJob;
+use flashgc_core::workload::flows::{FlowSet, FlowSpec};
+use flashgc_core::{Config, RunResult};
+
+/// How a job file runs.
+#[derive(Debug, Clone)]
+pub enum Plan {
+    /// One stream of identical jobs (clones summed), as the fio flags.
+    Merged(MergedJob),
+    /// One host flow per job section (and clone), each with its own statistics.
+    Flows {
+        /// The flows.
+        specs: Vec<FlowSpec>,
+        /// Host data the jobs transfer, bytes (the run ends there or when every flow has
+        /// issued its requests).
+        data_bytes: u64,
+    },
+}
+
+/// Whether the jobs of `jf` can run as host flows: one group, no `runtime`/`ramp_time`
+/// (those run on the streaming closed loop, which serves one merged stream).
+fn flows_fit(jf: &JobFile) -> bool {
+    jf.jobs
+        .iter()
+        .all(|j| j.group == 0 && j.runtime_ns.is_none() && j.ramp_ns.is_none())
+}
+
+/// One flow per job section and clone: its pattern, region, depth, and as many requests
+/// as its volume (`io_size`, `number_ios`, else its region) holds blocks.
+fn flows(jf: &JobFile, capacity: u64, seed: u64) -> (Vec<FlowSpec>, u64) {
+    let mut specs = Vec::new();
+    let mut data = 0u64;
+    for (k, j) in jf.jobs.iter().enumerate() {
+        let offset = j.offset.bytes(capacity);
+        let region = j
+            .size
+            .map_or(capacity.saturating_sub(offset), |s| s.bytes(capacity));
+        let mut per = j.io_size.map_or(region, |s| s.bytes(capacity));
+        if let Some(n) = j.number_ios {
+            per = per.min(n.saturating_mul(j.bs));
+        }
+        let job = FioJob {
+            rw: j.rw,
+            rwmixwrite: j.rwmixwrite,
+            bs: j.bs,
+            size: j.size.map(|s| s.bytes(capacity)),
+            numjobs: j.numjobs,
+            iodepth: j.iodepth,
+            dist: j.dist,
+            seed: seed.wrapping_add(k as u64 * 1000),
+        };
+        let requests = per.div_ceil(j.bs.max(1)).max(1);
+        for mut f in FlowSpec::from_fio(&j.name, &job, offset, capacity) {
+            f.requests = Some(requests);
+            specs.push(f);
+        }
+        data = data.saturating_add(per.saturating_mul(j.numjobs as u64));
+    }
+    (specs, data)
+}
+
+/// Reads and parses a job file and plans its run (merged, or as host flows); fio flags
+/// given besides it are refused.
+pub fn load(path: &str, flags: &TimingFlags, cfg: &Config) -> Result<Plan, Fail> {
+    let given = [
+        ("--rw", flags.rw.is_some()),
+        ("--rwmixwrite", flags.rwmixwrite.is_some()),
+        ("--bs", flags.bs.is_some()),
+        ("--size", flags.size.is_some()),
+        ("--numjobs", flags.numjobs.is_some()),
+        ("--iodepth", flags.iodepth.is_some()),
+        ("--distribution", flags.distribution.is_some()),
+        ("--paper", flags.paper.is_some()),
+        ("--data-gb", flags.data_gb.is_some()),
+    ];
+    if let Some((f, _)) = given.iter().find(|g| g.1) {
+        return Err(Fail(
+            2,
+            format!("{f}: the job file {path} describes the jobs; drop the flag or edit the file"),
+        ));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Fail(2, format!("{path}: cannot read the job file: {e}")))?;
+    let jf = jobfile::parse(path, &text)?;
+    let l = cfg.layout()?;
+    match jf.merge(l.logical_bytes(), cfg.run.seed) {
+        Ok(m) => Ok(Plan::Merged(m)),
+        Err(_) if flows_fit(&jf) => {
+            let (specs, data_bytes) = flows(&jf, l.logical_bytes(), cfg.run.seed);
+            // Checked now (regions, sizes), so that a bad job fails before any run.
+            FlowSet::new(specs.clone(), l.logical_pages, l.lpn_size)?;
+            Ok(Plan::Flows { specs, data_bytes })
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Runs the planned job file on `cfg`.
+pub fn run(plan: &Plan, flags: &TimingFlags, cfg: &Config) -> Result<RunResult, Fail> {
+    let l = cfg.layout()?;
+    let m = match plan {
+        Plan::Merged(m) => m,
+        Plan::Flows { specs, data_bytes } => {
+            let mut p = flags.params(cfg, true)?;
+            p.data_volume_bytes = Some(*data_bytes);
+            let mut fs = FlowSet::new(specs.clone(), l.logical_pages, l.lpn_size)?;
+            return Ok(TimedSim::new(cfg, p)?.run(&mut fs, &mut |_| {})?);
+        }
+    };
+    let mut job = m.job.clone();
+    job.seed = cfg.run.seed;
+    let mut p = flags.params(cfg, true)?;
+    p.host = Host::ClosedLoop {
+        queue_depth: job.queue_depth(),
+    };
+    p.data_volume_bytes = Some(m.data_bytes);
+    let mut wl = job.workload(l.logical_pages, l.lpn_size)?;
+    if m.runtime_ns.is_none() && m.ramp_ns.is_none() {
+        let mut ts = TimedSim::new(cfg, p)?;
+        if job.numjobs > 1 {
+            // As the fio flags: each clone is a host flow of its own.
+            let specs = FlowSpec::from_fio("job", &job, 0, l.logical_bytes());
+            let mut fs = FlowSet::new(specs, l.logical_pages, l.lpn_size)?;
+            return Ok(ts.run(&mut fs, &mut |_| {})?);
+        }
+        return Ok(ts.run(&mut wl, &mut |_| {})?);
+    }
+    flashgc_serve::closed::run_closed(
+        cfg,
+        &p,
+        &mut wl,
+        flashgc_serve::closed::Limits {
+            queue_depth: job.queue_depth(),
+            data_bytes: m.data_bytes,
+            runtime_ns: m.runtime_ns,
+            ramp_ns: m.ramp_ns,
+        },
+    )
+    .map_err(|e| Fail(1, e))
+}

@@ -1,0 +1,182 @@
+//! `flashgc serve`: the simulated SSD as an NBD block device (crate `flashgc-serve`,
+//! docs/serve.md). Flags as `flashgc run` for the device and schemes, `--timing` and its
+//! flags for flash timing, `--gc-action` for the FTL's content mode (dedup-aware GC).
+
+use crate::{cmd_timing, CommonArgs, Fail};
+use flashgc_serve::{Backend, DataMode, Endpoint, Pace, ServeOptions};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Flags of `flashgc serve`.
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    timing: cmd_timing::TimingFlags,
+    /// Listen on this Unix domain socket (clients: `nbd+unix:///?socket=PATH`).
+    #[arg(long, value_name = "PATH", conflicts_with = "listen")]
+    socket: Option<String>,
+    /// Listen on this TCP address, e.g. 127.0.0.1:10809 (clients: `nbd://127.0.0.1:10809`).
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
+    /// Where the bytes live: none (writes dropped, reads return zeros), memory (sparse), or
+    /// file:PATH (pread/pwrite).
+    #[arg(long, default_value = "memory")]
+    data: String,
+    /// none: answer at once and record simulated latencies; real: answer at the simulated
+    /// completion time (needs --timing).
+    #[arg(long, default_value = "none")]
+    pace: String,
+    /// Wall-clock time per simulated time: 1 = real time, 10 = ten times slower than the
+    /// simulated device (arrival times are wall-clock arrivals divided by it).
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    time_scale: f64,
+    /// Record the served request stream with content hashes as a .fgt trace
+    /// (`flashgc run --workload trace:FILE.fgt` replays it).
+    #[arg(long, value_name = "FILE.fgt")]
+    record: Option<String>,
+    /// Name of the export (the empty default name is accepted too).
+    #[arg(long, default_value = "flashgc")]
+    export_name: String,
+    /// Stop after this many client connections have ended (default: serve until SIGINT/SIGTERM).
+    #[arg(long, value_name = "N")]
+    exit_after_clients: Option<u64>,
+    /// No live statistics line (it is shown only on a terminal anyway).
+    #[arg(long)]
+    quiet: bool,
+    /// Print the result as JSON at shutdown.
+    #[arg(long)]
+    json: bool,
+    /// Write the result JSON to this file at shutdown (atomically).
+    #[arg(long, short = 'o')]
+    output: Option<String>,
+}
+
+fn backend(a: &ServeArgs, cfg: &flashgc_core::Config) -> Result<Backend, Fail> {
+    let t = &a.timing;
+    if t.wants_fio() || t.paper.is_some() || t.data_gb.is_some() || t.checkpoint_gb.is_some() {
+        return Err(Fail(
+            2,
+            "fio flags (--rw, --rwmixwrite, --bs, --size, --distribution, --paper, --data-gb, --checkpoint-gb) \
+             do not apply to `serve`: its workload is what the clients send"
+                .into(),
+        ));
+    }
+    if t.iodepth.is_some() || t.numjobs.is_some() {
+        return Err(Fail(
+            2,
+            "--iodepth/--numjobs do not apply to `serve`: the clients decide how many requests are outstanding".into(),
+        ));
+    }
+    if let Some(h) = &t.host {
+        if h.trim() != "open" {
+            return Err(Fail(
+                2,
+                format!(
+                    "--host {h}: `serve` is open loop (requests arrive when clients send them)"
+                ),
+            ));
+        }
+    }
+    if t.timing || t.any_timing_flag() {
+        let mut flags = t.clone();
+        flags.timing = true;
+        return Ok(Backend::Timed(Box::new(flags.params(cfg, false)?)));
+    }
+    Ok(Backend::Waf)
+}
+
+/// Runs `flashgc serve` until SIGINT/SIGTERM (or `--exit-after-clients`).
+pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
+    if a.common.workload.is_some() {
+        return Err(Fail(
+            2,
+            "--workload does not apply to `serve`: its workload is what the clients send".into(),
+        ));
+    }
+    let cfg = crate::build_config(&a.common)?;
+    cfg.layout()?;
+    crate::output::check_output(a.output.as_deref())?;
+    let backend = backend(a, &cfg)?;
+    let endpoint = match (&a.socket, &a.listen) {
+        (Some(p), None) => Endpoint::Unix(PathBuf::from(p)),
+        (None, Some(l)) => Endpoint::Tcp(l.clone()),
+        _ => {
+            return Err(Fail(
+                2,
+                "give --socket PATH or --listen ADDR (e.g. 127.0.0.1:10809)".into(),
+            ))
+        }
+    };
+    let data = DataMode::parse(&a.data).map_err(|e| Fail(2, e))?;
+    let pace = Pace::parse(&a.pace).map_err(|e| Fail(2, e))?;
+    let scratch_dir = match &a.output {
+        Some(o) => PathBuf::from(o)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(|p| p.to_path_buf())
+            .unwrap_or_else(|| PathBuf::from(".")),
+        None => std::env::temp_dir(),
+    };
+    let opts = ServeOptions {
+        cfg,
+        backend,
+        endpoint,
+        data,
+        pace,
+        time_scale: a.time_scale,
+        record: a.record.as_ref().map(PathBuf::from),
+        scratch_dir,
+        export_name: a.export_name.clone(),
+        exit_after_clients: a.exit_after_clients,
+        live: !a.quiet && std::io::stderr().is_terminal(),
+    };
+    // SIGINT / SIGTERM stop the server cleanly; a second one ends the process at once.
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        use signal_hook::flag;
+        for sig in [SIGINT, SIGTERM] {
+            flag::register_conditional_default(sig, Arc::clone(&stop))
+                .and_then(|_| flag::register(sig, Arc::clone(&stop)))
+                .map_err(|e| Fail(1, format!("cannot install the signal handler: {e}")))?;
+        }
+    }
+    let mut listening = false;
+    let out = flashgc_serve::serve(opts, stop, |_| listening = true)
+        .map_err(|e| Fail(if listening { 1 } else { 2 }, e))?;
+    let s = &out.session;
+    eprintln!(
+        "flashgc serve: stopped after {} clients ({} dropped), {} NBD requests ({} refused), {:.1} MB written, {:.1} MB read, {:.0} requests per wall-clock second",
+        s.clients,
+        s.dropped_clients,
+        s.nbd_requests,
+        s.refused_requests,
+        s.bytes_written as f64 / 1e6,
+        s.bytes_read as f64 / 1e6,
+        s.wall_iops
+    );
+    if let Some(p) = &out.record {
+        eprintln!(
+            "flashgc serve: recorded {} requests in {} (replay: flashgc run --workload trace:{} with the same flags)",
+            s.sim_requests,
+            p.display(),
+            p.display()
+        );
+    }
+    let r = &out.result;
+    let json = serde_json::to_string_pretty(r).map_err(|e| Fail(1, e.to_string()))?;
+    // Printed first, then written: a result that cannot be saved is still shown.
+    if a.json {
+        println!("{json}");
+    } else {
+        print!("{}", crate::output::human(r, s.wall_seconds, None));
+        if let Some(t) = &r.timing {
+            print!("{}", cmd_timing::human(t));
+        }
+    }
+    crate::output::save_printed(a.output.as_deref(), json.as_bytes())
+}

@@ -1,0 +1,678 @@
+//! `flashgc serve` with real NBD clients: fio's nbd engine with crc32c verification on a
+//! device small enough that GC runs, qemu-io (or nbdcopy) across a reconnect, hand-made bad
+//! clients, pacing, and the recorded stream replayed through `flashgc run`.
+//!
+//! fio, qemu-io and nbdcopy come from Debian (fio is built with libnbd); scripts/test.sh
+//! installs them. Where a tool is missing the test says so and skips that part.
+
+#![cfg(unix)]
+
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_flashgc"))
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flashgc-serve-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A small device on which GC runs at once: 128 MiB logical, 256 KiB blocks, op 0.07,
+/// filled sequentially before serving.
+const DEVICE: &[&str] = &["--logical-gib", "0.125", "--pages-per-block", "64"];
+
+struct Server {
+    stopped: bool,
+    child: Child,
+    dir: PathBuf,
+    sock: PathBuf,
+}
+
+impl Server {
+    fn start(d: &Path, extra: &[&str]) -> Server {
+        let sock = d.join("s.sock");
+        let child = bin()
+            .arg("serve")
+            .args(DEVICE)
+            .arg("--socket")
+            .arg(&sock)
+            .arg("--record")
+            .arg(d.join("rec.fgt"))
+            .arg("-o")
+            .arg(d.join("result.json"))
+            .arg("--quiet")
+            .args(extra)
+            .stdout(std::fs::File::create(d.join("stdout.txt")).unwrap())
+            .stderr(std::fs::File::create(d.join("stderr.txt")).unwrap())
+            .spawn()
+            .unwrap();
+        let t0 = Instant::now();
+        while !std::fs::read_to_string(d.join("stderr.txt"))
+            .unwrap_or_default()
+            .contains("serving")
+        {
+            assert!(
+                t0.elapsed() < Duration::from_secs(30),
+                "the server did not start: {}",
+                std::fs::read_to_string(d.join("stderr.txt")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Server {
+            stopped: false,
+            child,
+            dir: d.to_path_buf(),
+            sock,
+        }
+    }
+
+    fn uri(&self) -> String {
+        format!("nbd+unix:///?socket={}", self.sock.display())
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("stderr.txt")).unwrap_or_default()
+    }
+
+    /// SIGTERM, wait, and the result JSON.
+    fn stop(mut self) -> Value {
+        self.stopped = true;
+        // SAFETY: plain kill(2) on our own child.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let st = self.child.wait().unwrap();
+        assert!(st.success(), "server exit {st:?}: {}", self.log());
+        let text = std::fs::read_to_string(self.dir.join("result.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // A failed test must not leave its server running.
+        if !self.stopped {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn have_fio_nbd() -> bool {
+    Command::new("fio")
+        .arg("--enghelp")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("nbd"))
+        .unwrap_or(false)
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok()
+}
+
+fn replay(d: &Path, extra: &[&str]) -> Value {
+    let out = bin()
+        .arg("run")
+        .args(DEVICE)
+        .arg("--workload")
+        .arg(format!("trace:{}", d.join("rec.fgt").display()))
+        .args(extra)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn fio_verify_crc32c_with_gc_and_the_recording_replays_to_the_same_waf() {
+    if !have_fio_nbd() {
+        eprintln!("SKIPPED: fio with the nbd engine is not installed (scripts/test.sh installs Debian's fio)");
+        return;
+    }
+    let d = dir("fio");
+    let srv = Server::start(&d, &["--data", "memory", "--timing"]);
+    let job = d.join("verify.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine=nbd\nuri={}\nrw=randwrite\nbs=4k\niodepth=32\nverify=crc32c\nsize=128m\nloops=2\n[w]\n",
+            srv.uri()
+        ),
+    )
+    .unwrap();
+    let out = Command::new("fio")
+        .current_dir(&d)
+        .arg(&job)
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    let fio_out = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "fio failed: {}\n{}\nserver: {}",
+        fio_out,
+        String::from_utf8_lossy(&out.stderr),
+        srv.log()
+    );
+    let f: Value = serde_json::from_str(&fio_out[fio_out.find('{').unwrap()..]).unwrap();
+    let job0 = &f["jobs"][0];
+    assert_eq!(job0["error"], 0, "fio reported an error: {job0}");
+    // verify=crc32c reads every block back after the writes and checks it.
+    let wrote = job0["write"]["io_bytes"].as_u64().unwrap();
+    let read = job0["read"]["io_bytes"].as_u64().unwrap();
+    assert_eq!(wrote, 256 << 20, "fio wrote {wrote} bytes");
+    assert!(read > 0, "fio verified nothing (read {read} bytes)");
+    let live = srv.stop();
+    let total = &live["total"];
+    assert!(total["gc_writes"].as_u64().unwrap() > 0, "no GC: {total}");
+    assert!(total["erases"].as_u64().unwrap() > 0);
+    assert_eq!(total["user_writes"].as_u64().unwrap(), wrote / 4096);
+    assert!(live["timing"]["write_latency"]["count"].as_u64().unwrap() > 0);
+    let notes = live["notes"].to_string();
+    assert!(notes.contains("live simulation while serving"), "{notes}");
+    // The recording, replayed by `flashgc run` with the same flags, gives the same run.
+    let r = replay(&d, &["--timing"]);
+    assert_eq!(r["total"]["waf"], live["total"]["waf"]);
+    assert_eq!(r["total"], live["total"]);
+    assert_eq!(
+        r["timing"]["write_latency"],
+        live["timing"]["write_latency"]
+    );
+    // WAF-only replay of the same recording: the same FTL counts.
+    let w = replay(&d, &[]);
+    assert_eq!(w["total"]["gc_writes"], live["total"]["gc_writes"]);
+    assert_eq!(w["total"]["waf"], live["total"]["waf"]);
+    // Every write record carries a content hash.
+    let st = bin()
+        .args(["trace", "stats", "--json"])
+        .arg(d.join("rec.fgt"))
+        .output()
+        .unwrap();
+    let s: Value = serde_json::from_slice(&st.stdout).unwrap();
+    assert_eq!(s["writes"].as_u64().unwrap(), wrote / 4096, "{s}");
+    assert_eq!(
+        s["duplicates"]["written_pages_with_hash"].as_u64().unwrap(),
+        wrote / 4096,
+        "content hashes missing: {s}"
+    );
+}
+
+fn qemu_io(sock: &str, cmd: &str) -> std::process::Output {
+    Command::new("qemu-io")
+        .args(["-f", "raw"])
+        .arg(format!("nbd+unix:///?socket={sock}"))
+        .args(["-c", cmd])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_pattern_written_by_one_client_reads_back_after_a_reconnect() {
+    let d = dir("qemu");
+    let srv = Server::start(&d, &["--data", "memory"]);
+    let path = srv.sock.display().to_string();
+    if have("qemu-io") {
+        let w = qemu_io(&path, "write -P 0xa5 1048576 2097152");
+        assert!(w.status.success(), "{}", String::from_utf8_lossy(&w.stderr));
+        let r = qemu_io(&path, "read -P 0xa5 1048576 2097152");
+        let so = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success() && !so.contains("failed"), "{so}");
+        // The check could fail: another pattern does not match.
+        let bad = qemu_io(&path, "read -P 0x5a 1048576 4096");
+        assert!(
+            !bad.status.success()
+                && String::from_utf8_lossy(&bad.stdout).contains("verification failed"),
+            "{}",
+            String::from_utf8_lossy(&bad.stdout)
+        );
+    } else if have("nbdcopy") {
+        let src = d.join("pattern.bin");
+        let pat: Vec<u8> = (0..2u32 << 20).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&src, &pat).unwrap();
+        let uri = srv.uri();
+        let c = Command::new("nbdcopy")
+            .arg(&src)
+            .arg(&uri)
+            .status()
+            .unwrap();
+        assert!(c.success());
+        let back = d.join("back.bin");
+        let c = Command::new("nbdcopy")
+            .arg(&uri)
+            .arg(&back)
+            .status()
+            .unwrap();
+        assert!(c.success());
+        assert_eq!(&std::fs::read(&back).unwrap()[..pat.len()], &pat[..]);
+    } else {
+        eprintln!("SKIPPED: neither qemu-io (qemu-utils) nor nbdcopy (libnbd-bin) is installed");
+        srv.stop();
+        return;
+    }
+    let r = srv.stop();
+    assert_eq!(r["total"]["user_writes"].as_u64().unwrap(), 512);
+    let log = std::fs::read_to_string(d.join("stderr.txt")).unwrap();
+    assert!(log.contains("client 2: connected"), "{log}");
+}
+
+/// A minimal NBD client for the bad-client tests.
+struct Raw {
+    s: UnixStream,
+}
+
+impl Raw {
+    fn connect(sock: &Path) -> Raw {
+        let s = UnixStream::connect(sock).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        Raw { s }
+    }
+
+    fn greeting(&mut self) {
+        let mut g = [0u8; 18];
+        self.s.read_exact(&mut g).unwrap();
+        assert_eq!(&g[0..8], b"NBDMAGIC");
+        assert_eq!(&g[8..16], b"IHAVEOPT");
+    }
+
+    /// Handshake with NBD_OPT_GO on the default export; returns the export size.
+    fn go(sock: &Path) -> (Raw, u64) {
+        let mut c = Raw::connect(sock);
+        c.greeting();
+        c.s.write_all(&3u32.to_be_bytes()).unwrap();
+        let mut o = Vec::new();
+        o.extend_from_slice(b"IHAVEOPT");
+        o.extend_from_slice(&7u32.to_be_bytes());
+        o.extend_from_slice(&6u32.to_be_bytes());
+        o.extend_from_slice(&0u32.to_be_bytes());
+        o.extend_from_slice(&0u16.to_be_bytes());
+        c.s.write_all(&o).unwrap();
+        let mut size = 0;
+        loop {
+            let mut h = [0u8; 20];
+            c.s.read_exact(&mut h).unwrap();
+            let kind = u32::from_be_bytes(h[12..16].try_into().unwrap());
+            let len = u32::from_be_bytes(h[16..20].try_into().unwrap()) as usize;
+            let mut data = vec![0u8; len];
+            c.s.read_exact(&mut data).unwrap();
+            match kind {
+                3 if u16::from_be_bytes([data[0], data[1]]) == 0 => {
+                    size = u64::from_be_bytes(data[2..10].try_into().unwrap())
+                }
+                3 => {}
+                1 => break,
+                k => panic!("option reply {k:#x}"),
+            }
+        }
+        (c, size)
+    }
+
+    fn request(&mut self, kind: u16, handle: u64, offset: u64, len: u32, payload: &[u8]) {
+        let mut b = Vec::with_capacity(28 + payload.len());
+        b.extend_from_slice(&0x2560_9513u32.to_be_bytes());
+        b.extend_from_slice(&0u16.to_be_bytes());
+        b.extend_from_slice(&kind.to_be_bytes());
+        b.extend_from_slice(&handle.to_be_bytes());
+        b.extend_from_slice(&offset.to_be_bytes());
+        b.extend_from_slice(&len.to_be_bytes());
+        b.extend_from_slice(payload);
+        self.s.write_all(&b).unwrap();
+    }
+
+    /// (error, handle) of the next simple reply; `data` bytes follow on success.
+    fn reply(&mut self, data: usize) -> (u32, u64, Vec<u8>) {
+        let mut h = [0u8; 16];
+        self.s.read_exact(&mut h).unwrap();
+        assert_eq!(u32::from_be_bytes(h[0..4].try_into().unwrap()), 0x6744_6698);
+        let err = u32::from_be_bytes(h[4..8].try_into().unwrap());
+        let handle = u64::from_be_bytes(h[8..16].try_into().unwrap());
+        let mut d = vec![0u8; if err == 0 { data } else { 0 }];
+        self.s.read_exact(&mut d).unwrap();
+        (err, handle, d)
+    }
+}
+
+#[test]
+fn bad_clients_get_errors_or_are_dropped_and_no_acknowledged_write_is_lost() {
+    let d = dir("bad");
+    let srv = Server::start(&d, &["--data", "memory"]);
+    // A malformed handshake: unknown client flags.
+    {
+        let mut c = Raw::connect(&srv.sock);
+        c.greeting();
+        c.s.write_all(&0xffff_ffffu32.to_be_bytes()).unwrap();
+        let mut b = [0u8; 1];
+        assert_eq!(c.s.read(&mut b).unwrap_or(0), 0, "not dropped");
+    }
+    // A handshake with a bad option magic.
+    {
+        let mut c = Raw::connect(&srv.sock);
+        c.greeting();
+        c.s.write_all(&1u32.to_be_bytes()).unwrap();
+        c.s.write_all(b"NOTMAGIC\0\0\0\x07\0\0\0\0").unwrap();
+        let mut b = [0u8; 1];
+        assert_eq!(c.s.read(&mut b).unwrap_or(0), 0, "not dropped");
+    }
+    let (mut c, size) = Raw::go(&srv.sock);
+    assert_eq!(size, 33016 * 4096);
+    let page = vec![0x3cu8; 4096];
+    c.request(1, 1, 8192, 4096, &page);
+    assert_eq!(c.reply(0).0, 0);
+    // Out-of-range read: EINVAL; out-of-range write: ENOSPC (payload consumed).
+    c.request(0, 2, size - 4096, 8192, &[]);
+    assert_eq!(c.reply(8192), (22, 2, vec![]));
+    c.request(1, 3, size, 4096, &page);
+    assert_eq!(c.reply(0), (28, 3, vec![]));
+    // Larger than the 32 MiB limit: EINVAL, for a read and for a write with its payload.
+    c.request(0, 4, 0, (32 << 20) + 4096, &[]);
+    assert_eq!(c.reply(0).0, 22);
+    let big = vec![0x77u8; (32 << 20) + 4096];
+    c.request(1, 5, 0, big.len() as u32, &big);
+    assert_eq!(c.reply(0), (22, 5, vec![]));
+    // An unknown command: EINVAL; the connection still works.
+    c.request(9, 6, 0, 0, &[]);
+    assert_eq!(c.reply(0).0, 22);
+    c.request(0, 7, 8192, 4096, &[]);
+    assert_eq!(c.reply(4096), (0, 7, page.clone()));
+    // A bad request magic: dropped.
+    c.s.write_all(&[0u8; 28]).unwrap();
+    let mut b = [0u8; 1];
+    assert_eq!(c.s.read(&mut b).unwrap_or(0), 0, "not dropped");
+    // A client that disconnects in the middle of a write payload.
+    {
+        let (mut c, _) = Raw::go(&srv.sock);
+        let mut hdr = Vec::new();
+        hdr.extend_from_slice(&0x2560_9513u32.to_be_bytes());
+        hdr.extend_from_slice(&[0, 0, 0, 1]);
+        hdr.extend_from_slice(&9u64.to_be_bytes());
+        hdr.extend_from_slice(&8192u64.to_be_bytes());
+        hdr.extend_from_slice(&4096u32.to_be_bytes());
+        hdr.extend_from_slice(&[0xee; 100]);
+        c.s.write_all(&hdr).unwrap();
+    }
+    // A client that disconnects in the middle of a request header.
+    {
+        let (mut c, _) = Raw::go(&srv.sock);
+        c.s.write_all(&0x2560_9513u32.to_be_bytes()).unwrap();
+    }
+    // The server still serves, and the acknowledged write is intact.
+    let (mut c, _) = Raw::go(&srv.sock);
+    c.request(0, 10, 8192, 4096, &[]);
+    assert_eq!(c.reply(4096), (0, 10, page.clone()));
+    c.request(2, 11, 0, 0, &[]);
+    std::thread::sleep(Duration::from_millis(200));
+    let log = srv.log();
+    for why in [
+        "malformed handshake: unknown client flags",
+        "malformed handshake: option magic",
+        "beyond the end of the export",
+        "longer than the 32 MiB request limit",
+        "command 9 is not supported",
+        "bad request magic",
+        "in the middle of a write payload",
+        "in the middle of a request header",
+        "disconnected (NBD_CMD_DISC)",
+    ] {
+        assert!(log.contains(why), "log lacks `{why}`:\n{log}");
+    }
+    let r = srv.stop();
+    // Only the one acknowledged write reached the simulator.
+    assert_eq!(r["total"]["user_writes"], 1, "{}", r["total"]);
+}
+
+#[test]
+fn pace_real_answers_at_the_simulated_completion_time() {
+    let d = dir("pace");
+    // Time scale 200: a write of about 1.4 ms simulated takes about 0.28 s of wall clock.
+    let srv = Server::start(
+        &d,
+        &[
+            "--data",
+            "none",
+            "--timing",
+            "--pace",
+            "real",
+            "--time-scale",
+            "200",
+        ],
+    );
+    let (mut c, _) = Raw::go(&srv.sock);
+    let page = vec![1u8; 4096];
+    let t0 = Instant::now();
+    c.request(1, 1, 0, 4096, &page);
+    assert_eq!(c.reply(0).0, 0);
+    let paced = t0.elapsed();
+    c.request(2, 2, 0, 0, &[]);
+    let r = srv.stop();
+    let lat_us = r["timing"]["write_latency"]["max_us"].as_f64().unwrap();
+    assert!(lat_us > 100.0, "simulated write latency {lat_us} us");
+    let want = Duration::from_secs_f64(lat_us * 1e-6 * 200.0);
+    assert!(
+        paced >= want.mul_f64(0.95),
+        "answered after {paced:?}, simulated completion x 200 = {want:?}"
+    );
+    // Without pacing the same write is answered at once.
+    let d2 = dir("nopace");
+    let srv = Server::start(&d2, &["--data", "none", "--timing"]);
+    let (mut c, _) = Raw::go(&srv.sock);
+    let t0 = Instant::now();
+    c.request(1, 1, 0, 4096, &page);
+    assert_eq!(c.reply(0).0, 0);
+    assert!(t0.elapsed() < want / 2, "{:?}", t0.elapsed());
+    srv.stop();
+}
+
+#[test]
+fn bad_serve_flags_exit_with_code_2() {
+    for args in [
+        vec!["serve", "--socket", "/tmp/x.sock", "--data", "disk"],
+        vec!["serve", "--socket", "/tmp/x.sock", "--pace", "real"],
+        vec!["serve", "--socket", "/tmp/x.sock", "--rw", "randwrite"],
+        vec!["serve", "--socket", "/tmp/x.sock", "--time-scale", "0"],
+        vec!["serve", "--socket", "/tmp/x.sock", "--workload", "uniform"],
+        vec!["serve", "--socket", "/tmp/x.sock", "--placement", "oracle"],
+        vec!["serve"],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+fn fio_json(args: &[&str]) -> Value {
+    let out = bin()
+        .arg("fio")
+        .args(DEVICE)
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v[0].clone()
+}
+
+#[test]
+fn a_job_file_with_two_sections_equals_the_flags() {
+    let d = dir("jobfile");
+    let job = d.join("two.fio");
+    std::fs::write(
+        &job,
+        "[global]\nioengine=libaio\ndirect=1\nrw=randrw\nrwmixread=30\nbs=4k\niodepth=8\nsize=64m\n\n[a]\n\n[b]\nnumjobs=1\n",
+    )
+    .unwrap();
+    let j = job.display().to_string();
+    let from_file = fio_json(&["--job", &j]);
+    let from_flags = fio_json(&[
+        "--rw",
+        "randrw",
+        "--rwmixwrite",
+        "70",
+        "--bs",
+        "4k",
+        "--iodepth",
+        "8",
+        "--numjobs",
+        "2",
+        "--size",
+        "64m",
+    ]);
+    assert_eq!(from_file, from_flags);
+    assert!(from_file["total"]["gc_writes"].as_u64().unwrap() > 0);
+    // The streaming closed loop (taken for runtime / ramp_time) gives the same run: with
+    // ramp_time=0 nothing is left out.
+    let ramp0 = d.join("ramp0.fio");
+    std::fs::write(
+        &ramp0,
+        "[global]\nrw=randrw\nrwmixwrite=70\nbs=4k\niodepth=8\nsize=64m\nramp_time=0\n[a]\n[b]\n",
+    )
+    .unwrap();
+    let r = fio_json(&["--job", &ramp0.display().to_string()]);
+    // The streaming closed loop merges the clones into one queue of depth 16.
+    let merged = fio_json(&[
+        "--rw",
+        "randrw",
+        "--rwmixwrite",
+        "70",
+        "--bs",
+        "4k",
+        "--iodepth",
+        "16",
+        "--size",
+        "64m",
+        "--data-gb",
+        "0.134217728",
+    ]);
+    assert_eq!(r["total"], merged["total"]);
+    assert_eq!(
+        r["timing"]["write_latency"],
+        merged["timing"]["write_latency"]
+    );
+    assert_eq!(
+        r["timing"]["read_latency"],
+        merged["timing"]["read_latency"]
+    );
+    // runtime stops at the simulated clock.
+    let rt = d.join("runtime.fio");
+    std::fs::write(
+        &rt,
+        "[global]\nrw=randwrite\nbs=4k\niodepth=8\nruntime=20ms\nramp_time=5ms\n[a]\nnumjobs=2\n",
+    )
+    .unwrap();
+    let r = fio_json(&["--job", &rt.display().to_string()]);
+    assert_eq!(r["ended_by"], "runtime");
+    let sim_ns = r["timing"]["simulated_ns"].as_u64().unwrap();
+    assert!((20_000_000..40_000_000).contains(&sim_ns), "{sim_ns}");
+    assert!(r["notes"].to_string().contains("ramp_time"));
+    // Unsupported options and merges are errors naming the file, line and option.
+    for (text, want) in [
+        ("[a]\nrw=randwrite\nverify=crc32c\n", ":3: option `verify`"),
+        (
+            "[a]\nrw=randwrite\n[b]\nrw=randwrite\nbs=8k\n",
+            ":5: option `bs`",
+        ),
+        ("[a]\nrw=write\n[b]\nnew_group\n", ":4: option `stonewall`"),
+    ] {
+        let f = d.join("bad.fio");
+        std::fs::write(&f, text).unwrap();
+        let out = bin()
+            .arg("fio")
+            .args(DEVICE)
+            .arg("--job")
+            .arg(&f)
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{e}");
+        assert!(e.contains(&format!("bad.fio{want}")), "{e}");
+    }
+}
+
+#[test]
+fn content_mode_over_tcp_gets_the_real_content() {
+    if !have("qemu-io") {
+        eprintln!("SKIPPED: qemu-io (qemu-utils) is not installed");
+        return;
+    }
+    let d = dir("dedup-tcp");
+    let child = bin()
+        .arg("serve")
+        .args(DEVICE)
+        .args(["--gc-action", "splitgc", "--victim", "splitgc"])
+        .args(["--listen", "127.0.0.1:0", "--quiet"])
+        .args(["--exit-after-clients", "2", "--json"])
+        .arg("--record")
+        .arg(d.join("rec.fgt"))
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(d.join("stderr.txt")).unwrap())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let uri = loop {
+        let log = std::fs::read_to_string(d.join("stderr.txt")).unwrap_or_default();
+        if let Some(i) = log.find("nbd://") {
+            break log[i..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .trim_end_matches(';')
+                .to_string();
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "{log}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // 4 MiB of one repeated page, then 4 MiB of distinct data written by a second client.
+    let q = |cmd: &str| {
+        let o = Command::new("qemu-io")
+            .args(["-f", "raw", &uri, "-c", cmd])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    q("write -P 0x42 0 4M");
+    q("write -P 0x43 4M 4k");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let action = r["dedup"]["gc_action"].as_str().unwrap_or_default();
+    assert!(action.starts_with("splitgc"), "{action}");
+    assert_eq!(r["total"]["user_writes"], 1025);
+    // The 1024 pages of one content written over the wire are duplicates of each other
+    // in the FTL's content store (synthetic content would have no duplicates).
+    let share = r["dedup"]["measured_dup_share"].as_f64().unwrap();
+    eprintln!("measured_dup_share {share}");
+    assert!(share > 0.0, "{}", r["dedup"]);
+    let st = bin()
+        .args(["trace", "stats", "--json"])
+        .arg(d.join("rec.fgt"))
+        .output()
+        .unwrap();
+    let s: Value = serde_json::from_slice(&st.stdout).unwrap();
+    assert_eq!(s["duplicates"]["written_pages_with_hash"], 1025);
+    assert_eq!(s["duplicates"]["distinct_hashes"], 2, "{s}");
+}
