@@ -3,8 +3,10 @@
 //! merged; a run with `runtime` or `ramp_time` goes through the streaming closed-loop host
 //! (`flashgc_serve::closed`), every other one through the same driver as the fio flags, so
 //! a job file and its equivalent flags give the same result. Jobs of one group that differ
-//! in pattern, block size, depth, distribution or region run as host flows, one per job
-//! section (its clones `NAME.j`), each with its own statistics in `flows` (docs/flows.md).
+//! in pattern, block size, depth, distribution or region, and jobs in several groups
+//! (`stonewall`/`new_group`: a group starts when the one before it has ended), run as host
+//! flows, one per job section (its clones `NAME.j`), each with its own statistics in
+//! `flows` (docs/flows.md).
 
 use crate::cmd_timing::TimingFlags;
 use crate::Fail;
@@ -30,16 +32,16 @@ pub enum Plan {
     },
 }
 
-/// Whether the jobs of `jf` can run as host flows: one group, no `runtime`/`ramp_time`
-/// (those run on the streaming closed loop, which serves one merged stream).
+/// Whether the jobs of `jf` can run as host flows: no `runtime`/`ramp_time` (those run on
+/// the streaming closed loop, which serves one merged stream).
 fn flows_fit(jf: &JobFile) -> bool {
     jf.jobs
         .iter()
-        .all(|j| j.group == 0 && j.runtime_ns.is_none() && j.ramp_ns.is_none())
+        .all(|j| j.runtime_ns.is_none() && j.ramp_ns.is_none())
 }
 
-/// One flow per job section and clone: its pattern, region, depth, and as many requests
-/// as its volume (`io_size`, `number_ios`, else its region) holds blocks.
+/// One flow per job section and clone: its pattern, region, depth, group, and as many
+/// requests as its volume (`io_size`, `number_ios`, else its region) holds blocks.
 fn flows(jf: &JobFile, capacity: u64, seed: u64) -> (Vec<FlowSpec>, u64) {
     let mut specs = Vec::new();
     let mut data = 0u64;
@@ -65,6 +67,8 @@ fn flows(jf: &JobFile, capacity: u64, seed: u64) -> (Vec<FlowSpec>, u64) {
         let requests = per.div_ceil(j.bs.max(1)).max(1);
         for mut f in FlowSpec::from_fio(&j.name, &job, offset, capacity) {
             f.requests = Some(requests);
+            // `stonewall`/`new_group`: the group starts when the groups before it end.
+            f.group = j.group;
             specs.push(f);
         }
         data = data.saturating_add(per.saturating_mul(j.numjobs as u64));

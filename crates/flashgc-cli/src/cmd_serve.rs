@@ -113,14 +113,6 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
     };
     let data = DataMode::parse(&a.data).map_err(|e| Fail(2, e))?;
     let pace = Pace::parse(&a.pace).map_err(|e| Fail(2, e))?;
-    let scratch_dir = match &a.output {
-        Some(o) => PathBuf::from(o)
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .map(|p| p.to_path_buf())
-            .unwrap_or_else(|| PathBuf::from(".")),
-        None => std::env::temp_dir(),
-    };
     let opts = ServeOptions {
         cfg,
         backend,
@@ -129,7 +121,6 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
         pace,
         time_scale: a.time_scale,
         record: a.record.as_ref().map(PathBuf::from),
-        scratch_dir,
         export_name: a.export_name.clone(),
         exit_after_clients: a.exit_after_clients,
         live: !a.quiet && std::io::stderr().is_terminal(),

@@ -169,19 +169,41 @@ fn job_file_sections_with_different_patterns_run_as_flows() {
     // Reads of written pages wait for reads only (and GC); writes carry the programs.
     let mean = |f: &serde_json::Value, k: &str| f[k]["mean_us"].as_f64().unwrap();
     assert!(mean(rd, "read_latency") < mean(w, "write_latency"));
-    // A second group (stonewall) is refused, naming the file, the line and the option.
+    // Groups: `stonewall` starts the reader when the writer's last request has completed.
     let two = dir.join("groups.fio");
     std::fs::write(
         &two,
-        "[a]\nrw=randwrite\n[b]\nrw=randread\nbs=8k\nstonewall\n",
+        "[a]\nrw=randwrite\nio_size=8m\niodepth=4\n[b]\nrw=randread\nbs=8k\nnumber_ios=500\nstonewall\n",
     )
     .unwrap();
     let t = two.display().to_string();
+    let mut a = vec!["fio"];
+    a.extend(args(&["--job", &t, "--json"]));
+    let g = json(&flashgc(&a));
+    let f = g[0]["flows"].as_array().expect("flows");
+    let (fa, fb) = (&f[0], &f[1]);
+    assert_eq!(fa["write_requests"], 2048);
+    assert_eq!(fb["read_requests"], 500);
+    let a_end = fa["start_ns"].as_u64().unwrap() + fa["active_ns"].as_u64().unwrap();
+    let b_start = fb["start_ns"].as_u64().unwrap();
+    assert!(
+        b_start > 0 && b_start >= a_end,
+        "b starts at {b_start}, a ends at {a_end}"
+    );
+    // Different patterns with runtime (the streaming closed loop) are refused, naming the
+    // file, the line and the option.
+    let rt = dir.join("runtime.fio");
+    std::fs::write(
+        &rt,
+        "[a]\nrw=randwrite\nruntime=1s\n[b]\nrw=randread\nbs=8k\n",
+    )
+    .unwrap();
+    let t = rt.display().to_string();
     let mut a = vec!["fio"];
     a.extend(args(&["--job", &t]));
     let o = flashgc(&a);
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains("groups.fio:6") && e.contains("stonewall"), "{e}");
+    assert!(e.contains("runtime.fio:"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

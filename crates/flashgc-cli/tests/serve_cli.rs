@@ -187,7 +187,7 @@ fn fio_verify_crc32c_with_gc_and_the_recording_replays_to_the_same_waf() {
     assert_eq!(total["user_writes"].as_u64().unwrap(), wrote / 4096);
     assert!(live["timing"]["write_latency"]["count"].as_u64().unwrap() > 0);
     let notes = live["notes"].to_string();
-    assert!(notes.contains("live simulation while serving"), "{notes}");
+    assert!(notes.contains("simulated as they arrived"), "{notes}");
     // The recording, replayed by `flashgc run` with the same flags, gives the same run.
     let r = replay(&d, &["--timing"]);
     assert_eq!(r["total"]["waf"], live["total"]["waf"]);
@@ -589,14 +589,19 @@ fn a_job_file_with_two_sections_equals_the_flags() {
     let sim_ns = r["timing"]["simulated_ns"].as_u64().unwrap();
     assert!((20_000_000..40_000_000).contains(&sim_ns), "{sim_ns}");
     assert!(r["notes"].to_string().contains("ramp_time"));
-    // Unsupported options and merges are errors naming the file, line and option.
+    // Unsupported options, and jobs of different patterns on the streaming closed loop
+    // (runtime/ramp_time), are errors naming the file, line and option. (Without those,
+    // different jobs and groups run as host flows: flows_cli.rs.)
     for (text, want) in [
         ("[a]\nrw=randwrite\nverify=crc32c\n", ":3: option `verify`"),
         (
-            "[a]\nrw=randwrite\n[b]\nrw=randwrite\nbs=8k\n",
-            ":5: option `bs`",
+            "[a]\nrw=randwrite\nruntime=1s\n[b]\nrw=randwrite\nbs=8k\n",
+            ":6: option `bs`",
         ),
-        ("[a]\nrw=write\n[b]\nnew_group\n", ":4: option `stonewall`"),
+        (
+            "[a]\nrw=write\nramp_time=1s\n[b]\nnew_group\n",
+            ":5: option `stonewall`",
+        ),
     ] {
         let f = d.join("bad.fio");
         std::fs::write(&f, text).unwrap();

@@ -1,23 +1,18 @@
-//! The simulator behind the server, seen through a streaming interface: submit a host
-//! request arriving at simulated time `t`, get its completion time; at the end, a result
-//! record.
-//!
-//! **Adapter over the core's per-request steps.** The live engine serves each request
-//! through the FTL (`Ftl::write/read/trim`, content staged first in the FTL's content mode,
-//! `--gc-action`) or the timed driver (`TimedSim::serve`), for completion times, pacing
-//! and live statistics; the result record is made at shutdown by replaying the served
-//! stream, as recorded in `.fgt`, through the driver `flashgc run` uses: the result is by
-//! construction what `flashgc run --workload trace:REC.fgt` gives. The live and replayed
-//! FTL counters are compared at the end; a difference is reported as an error. When the
-//! core's streaming host driver lands, [`LiveEngine`] wraps it and the replay goes away.
+//! The simulator behind the server, seen through the core driver's streaming interface
+//! (`Driver::start` / `submit` / `finish`): each request served is submitted at its
+//! simulated arrival time and answered with its completion time; at shutdown the driver's
+//! result record of everything submitted is the session's record, the same record `flashgc
+//! run` builds (WAF-only on the null device model, or timed on the flash device). The
+//! served stream is also recorded as `.fgt`, and `flashgc run --workload trace:REC.fgt`
+//! replays it to the same numbers (tested).
 
-use flashgc_core::driver::TimedSim;
+use flashgc_core::device::NullDevice;
+use flashgc_core::driver::{Driver, TimedSim};
 use flashgc_core::ftl::FtlCounters;
 use flashgc_core::timing::{Host, TimingParams};
-use flashgc_core::workload::{Op, Request, Workload};
+use flashgc_core::workload::Request;
 use flashgc_core::{Config, Error, Result, RunResult, Simulation};
 use serde::Serialize;
-use std::path::Path;
 
 /// Which driver serves the requests.
 #[derive(Debug, Clone)]
@@ -64,7 +59,7 @@ impl LiveCounters {
 }
 
 enum Inner {
-    Waf(Box<Simulation>),
+    Waf(Box<Driver<NullDevice>>),
     Timed(Box<TimedSim>),
 }
 
@@ -83,7 +78,8 @@ fn no_future(placement: &str) -> Error {
 }
 
 impl LiveEngine {
-    /// Builds and preconditions (`run.fill`, untimed, not measured) the simulator of `cfg`.
+    /// Builds and preconditions (`run.fill`, untimed, not measured) the simulator of `cfg`
+    /// and starts its clock.
     pub fn new(cfg: &Config, backend: &Backend) -> Result<LiveEngine> {
         let logical = cfg.layout()?.logical_pages;
         // The workload is what clients will send: never the configuration's synthetic one
@@ -93,20 +89,20 @@ impl LiveEngine {
         let cfg = &served;
         let inner = match backend {
             Backend::Waf => {
-                let mut sim = Simulation::new(cfg)?;
+                let sim = Simulation::new(cfg)?;
                 if sim.needs_future() {
                     return Err(no_future(&cfg.run.placement));
                 }
-                sim.precondition()?;
-                Inner::Waf(Box::new(sim))
+                let mut d = Driver::with_device(sim, NullDevice, TimingParams::default())?;
+                d.start()?;
+                Inner::Waf(Box::new(d))
             }
             Backend::Timed(p) => {
                 let mut ts = TimedSim::new(cfg, open_loop(p))?;
                 if ts.simulation().needs_future() {
                     return Err(no_future(&cfg.run.placement));
                 }
-                ts.simulation_mut().precondition()?;
-                ts.start_clock();
+                ts.start()?;
                 Inner::Timed(Box::new(ts))
             }
         };
@@ -126,7 +122,7 @@ impl LiveEngine {
 
     fn ftl_counters(&self) -> FtlCounters {
         match &self.inner {
-            Inner::Waf(s) => s.ftl().counters.clone(),
+            Inner::Waf(d) => d.simulation().ftl().counters.clone(),
             Inner::Timed(t) => t.simulation().ftl().counters.clone(),
         }
     }
@@ -141,27 +137,11 @@ impl LiveEngine {
                 req.lpn, self.logical
             )));
         }
+        let mut r = *req;
+        r.time_ns = t;
         match &mut self.inner {
-            Inner::Waf(sim) => {
-                let ftl = sim.ftl_mut();
-                let content = ftl.content().is_some() && req.op == Op::Write;
-                for lpn in req.lpn..end {
-                    if content {
-                        // The FTL's content mode (`--gc-action`): the page's content hash.
-                        let c = flashgc_core::content::page_content(req.content, lpn - req.lpn);
-                        ftl.stage_content(lpn as u32, c);
-                    }
-                    match req.op {
-                        Op::Write => ftl.write(lpn as u32)?,
-                        Op::Read => {
-                            ftl.read(lpn as u32);
-                        }
-                        Op::Trim => ftl.trim(lpn as u32),
-                    }
-                }
-                Ok(t)
-            }
-            Inner::Timed(ts) => ts.serve(req, t),
+            Inner::Waf(d) => d.submit(&r),
+            Inner::Timed(ts) => ts.submit(&r),
         }
     }
 
@@ -177,6 +157,17 @@ impl LiveEngine {
     }
 }
 
+impl LiveEngine {
+    /// The result record of everything served so far (`workload` describes the stream):
+    /// the driver's own record, as `flashgc run` builds it.
+    pub fn finish(&mut self, workload: &str) -> Result<RunResult> {
+        match &mut self.inner {
+            Inner::Waf(d) => d.finish(workload),
+            Inner::Timed(ts) => ts.finish(workload),
+        }
+    }
+}
+
 /// The timing parameters of a served (or replayed) stream: open loop at the recorded
 /// arrival times, no volume limit (the stream ends when the server stops).
 pub fn open_loop(p: &TimingParams) -> TimingParams {
@@ -184,66 +175,5 @@ pub fn open_loop(p: &TimingParams) -> TimingParams {
         host: Host::OpenLoop { time_scale: 1.0 },
         data_volume_bytes: None,
         ..p.clone()
-    }
-}
-
-/// A workload without requests (a session that served nothing).
-struct Empty;
-
-impl Workload for Empty {
-    fn fill(&mut self, _buf: &mut Vec<Request>, _max: usize) -> Result<()> {
-        Ok(())
-    }
-    fn describe(&self) -> String {
-        "served stream (no requests)".into()
-    }
-}
-
-/// Replays the recorded stream `trace` (a `.fgt` file of `records` records) through the
-/// driver `flashgc run` uses with the same configuration, and returns
-/// its result and FTL counters after the precondition.
-pub fn replay(
-    cfg: &Config,
-    backend: &Backend,
-    trace: &Path,
-    records: u64,
-) -> std::result::Result<(ServeResult, LiveCounters), String> {
-    let l = cfg.layout().map_err(|e| e.to_string())?;
-    let mut cfg = cfg.clone();
-    cfg.run.workload = format!("trace:{}", trace.display());
-    let mut wl: Box<dyn Workload> = if records == 0 {
-        Box::new(Empty)
-    } else {
-        flashgc_trace::open_workload(
-            trace,
-            &flashgc_trace::TraceOptions::default(),
-            l.lpn_size,
-            l.logical_pages,
-        )
-        .map_err(|e| e.to_string())?
-    };
-    let err = |e: Error| e.to_string();
-    match backend {
-        Backend::Waf => {
-            let mut sim = Simulation::new(&cfg).map_err(err)?;
-            let r = sim.run(wl.as_mut(), &mut |_| {}).map_err(err)?;
-            let c = counters_of(&r);
-            Ok((r, c))
-        }
-        Backend::Timed(p) => {
-            let mut ts = TimedSim::new(&cfg, open_loop(p)).map_err(err)?;
-            let r = ts.run(wl.as_mut(), &mut |_| {}).map_err(err)?;
-            let c = counters_of(&r);
-            Ok((r, c))
-        }
-    }
-}
-
-fn counters_of(r: &RunResult) -> LiveCounters {
-    LiveCounters {
-        user_writes: r.total.user_writes,
-        gc_writes: r.total.gc_writes,
-        erases: r.total.erases,
-        gc_victims: r.total.gc_victims,
     }
 }

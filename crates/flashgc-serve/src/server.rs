@@ -7,7 +7,7 @@
 //! made non-decreasing (see docs/serve.md, "Time").
 
 use crate::conn::{serve_conn, Conn, ConnEnd, Timed};
-use crate::engine::{replay, Backend, LiveCounters, LiveEngine, ServeResult};
+use crate::engine::{Backend, LiveCounters, LiveEngine, ServeResult};
 use crate::live::LiveView;
 use crate::nbd::Export;
 use crate::record::Recorder;
@@ -66,10 +66,8 @@ pub struct ServeOptions {
     /// Wall-clock seconds per simulated second (1 = real time, 10 = the device runs ten
     /// times slower than the simulated one).
     pub time_scale: f64,
-    /// Keep the recording here (else a scratch recording is deleted after the replay).
+    /// Record the served stream (`.fgt` with content hashes) here.
     pub record: Option<PathBuf>,
-    /// Directory for a scratch recording.
-    pub scratch_dir: PathBuf,
     /// Export name.
     pub export_name: String,
     /// Stop after this many client connections have ended.
@@ -177,7 +175,7 @@ pub struct SessionStats {
 
 /// What a session produced.
 pub struct ServeOutcome {
-    /// The result record (the replay of the served stream).
+    /// The result record (the streaming driver's record of the served stream).
     pub result: ServeResult,
     /// The live simulator's counters at shutdown.
     pub live: LiveCounters,
@@ -189,7 +187,8 @@ pub struct ServeOutcome {
 
 struct EngineEnd {
     live: LiveCounters,
-    recorder: Recorder,
+    result: Result<ServeResult, String>,
+    recorder: Option<Recorder>,
     sim_requests: u64,
     first: Option<Instant>,
     last: Option<Instant>,
@@ -198,7 +197,7 @@ struct EngineEnd {
 /// The engine thread: serves requests in arrival order, records them, sends paced replies.
 fn engine_thread(
     mut engine: LiveEngine,
-    mut recorder: Recorder,
+    mut recorder: Option<Recorder>,
     rx: Receiver<EngineMsg>,
     time_scale: f64,
     mut view: Option<LiveView>,
@@ -233,9 +232,10 @@ fn engine_thread(
                 format!("the simulator failed: {e}")
             })?;
             done = done.max(c);
-            recorder
-                .push(t, req.op, p.offset, p.len, req.content)
-                .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
+            if let Some(rec) = recorder.as_mut() {
+                rec.push(t, req.op, p.offset, p.len, req.content)
+                    .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
+            }
             n += 1;
         }
         if let Some(v) = view.as_mut() {
@@ -251,8 +251,12 @@ fn engine_thread(
     if let Some(v) = view.as_mut() {
         v.tick(&engine.counters(), true);
     }
+    let result = engine
+        .finish("requests served over NBD")
+        .map_err(|e| format!("the simulator failed at the end: {e}"));
     Ok(EngineEnd {
         live: engine.counters(),
+        result,
         recorder,
         sim_requests: n,
         first: t0,
@@ -382,15 +386,11 @@ pub fn serve(
     let size = l.logical_pages * lpn;
     let engine = LiveEngine::new(&opts.cfg, &opts.backend).map_err(|e| e.to_string())?;
     let store = Store::open(&opts.data, size)?;
-    let (rec_path, keep) = match &opts.record {
-        Some(p) => (p.clone(), true),
-        None => (
-            opts.scratch_dir
-                .join(format!("flashgc-serve-{}.fgt", std::process::id())),
-            false,
-        ),
-    };
-    let recorder = Recorder::create(&rec_path, keep)?;
+    let recorder = opts
+        .record
+        .as_ref()
+        .map(|p| Recorder::create(p, true))
+        .transpose()?;
     let (tx, rx) = mpsc::sync_channel::<EngineMsg>(1 << 14);
     let view = opts.live.then(LiveView::new);
     let scale = opts.time_scale;
@@ -488,12 +488,11 @@ pub fn serve(
     let end = engine_handle
         .join()
         .map_err(|_| "the engine thread panicked".to_string())??;
-    let (path, records, keep) = end.recorder.finish()?;
-    let replayed = replay(&opts.cfg, &opts.backend, &path, records);
-    if !keep {
-        let _ = std::fs::remove_file(&path);
-    }
-    let (mut result, counters) = replayed?;
+    let path = match end.recorder {
+        Some(r) => Some(r.finish()?.0),
+        None => None,
+    };
+    let mut result = end.result?;
     let wall = match (end.first, end.last) {
         (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
         _ => 0.0,
@@ -514,31 +513,18 @@ pub fn serve(
         },
     };
     let note = format!(
-        "served over NBD: {} simulator requests from {} client connections ({} NBD requests); this record is the replay of the served stream{}",
+        "served over NBD: {} simulator requests from {} client connections ({} NBD requests), simulated as they arrived{}",
         end.sim_requests,
         next_id,
         session.nbd_requests,
-        if keep {
-            format!(" recorded in {}", path.display())
-        } else {
-            String::new()
-        }
+        path.as_ref()
+            .map_or(String::new(), |p| format!(" recorded in {}", p.display()))
     );
-    if counters != end.live {
-        return Err(format!(
-            "the live simulation ({:?}) and the replay of its recording ({counters:?}) disagree: a bug, please report it",
-            end.live
-        ));
-    }
     result.notes.push(note);
-    result.notes.push(format!(
-        "live simulation while serving: {} user page writes, {} GC page writes, {} erases (WAF {:.4}), equal to the replay",
-        end.live.user_writes, end.live.gc_writes, end.live.erases, end.live.waf()
-    ));
     Ok(ServeOutcome {
         result,
         live: end.live,
         session,
-        record: keep.then_some(path),
+        record: path,
     })
 }

@@ -67,6 +67,10 @@ pub struct FlowSpec {
     pub start_ns: u64,
     /// Requests the flow issues (None: unbounded; the run's volume ends it).
     pub requests: Option<u64>,
+    /// Group (fio's `stonewall`/`new_group`): a flow of group g > 0 starts when every flow
+    /// of the groups before it has issued all its requests and they have completed (such
+    /// flows need a request count). 0 for flows that start at `start_ns` regardless.
+    pub group: u32,
 }
 
 impl FlowSpec {
@@ -159,6 +163,7 @@ impl FlowSpec {
                     },
                     start_ns: 0,
                     requests: None,
+                    group: 0,
                 }
             })
             .collect()
@@ -200,6 +205,20 @@ impl FlowSet {
         }
         if specs.len() > 1 << 12 {
             return Err(Error::config("flow", "at most 4096 flows"));
+        }
+        for s in specs.iter().filter(|s| s.group > 0) {
+            if let Some(u) = specs
+                .iter()
+                .find(|u| u.group < s.group && u.requests.is_none())
+            {
+                return Err(Error::config(
+                    format!("flow `{}`.group", s.name),
+                    format!(
+                        "starts after the flows of earlier groups end, but flow `{}` of group {} has no request count (it would never end)",
+                        u.name, u.group
+                    ),
+                ));
+            }
         }
         let mut gens = Vec::new();
         let mut regions = Vec::new();
@@ -248,17 +267,45 @@ impl FlowSet {
         &self.specs
     }
 
-    /// Next arrival time of flow `i` (None when it has issued all its requests).
+    /// Whether flow `i` has issued all its requests.
+    fn exhausted(&self, i: usize) -> bool {
+        self.specs[i]
+            .requests
+            .is_some_and(|n| self.state[i].issued >= n)
+    }
+
+    /// When the groups before `group` have ended (the last completion of their flows), or
+    /// None while one of their flows still has requests to issue.
+    fn barrier(&self, group: u32) -> Option<u64> {
+        let mut end = 0;
+        for (j, s) in self.specs.iter().enumerate() {
+            if s.group < group {
+                if !self.exhausted(j) {
+                    return None;
+                }
+                end = end.max(self.state[j].last_done);
+            }
+        }
+        Some(end)
+    }
+
+    /// Next arrival time of flow `i` (None when it has issued all its requests, or its
+    /// group has not started yet).
     fn next_arrival(&self, i: usize) -> Option<u64> {
         let (s, st) = (&self.specs[i], &self.state[i]);
-        if s.requests.is_some_and(|n| st.issued >= n) {
+        if self.exhausted(i) {
             return None;
         }
+        let start = if s.group > 0 {
+            self.barrier(s.group)?.max(s.start_ns)
+        } else {
+            s.start_ns
+        };
         Some(match s.arrival {
-            FlowArrival::Closed { .. } => *st.slots.iter().min().expect("queue depth >= 1"),
-            FlowArrival::Rate { iops } => {
-                s.start_ns + libm::round(st.issued as f64 * 1e9 / iops) as u64
+            FlowArrival::Closed { .. } => {
+                (*st.slots.iter().min().expect("queue depth >= 1")).max(start)
             }
+            FlowArrival::Rate { iops } => start + libm::round(st.issued as f64 * 1e9 / iops) as u64,
         })
     }
 
@@ -285,6 +332,11 @@ impl FlowSet {
         req.lpn += self.regions[i].0;
         req.time_ns = t;
         let st = &mut self.state[i];
+        if let Some(s) = st.slots.iter_mut().min() {
+            // A slot that waited for its group's start now holds that arrival, so that
+            // `completed` finds it.
+            *s = (*s).max(t);
+        }
         st.issued += 1;
         st.first_arrival.get_or_insert(t);
         Ok(Some((i, req, t)))
@@ -333,7 +385,7 @@ impl FlowSet {
                 name: s.name.clone(),
                 pattern: s.job.describe(),
                 arrival: s.arrival.describe(),
-                start_ns: s.start_ns,
+                start_ns: st.first_arrival.unwrap_or(s.start_ns),
                 offset_bytes: off * self.lpn_size as u64,
                 size_bytes: region * self.lpn_size as u64,
                 requests: st.issued,
