@@ -195,3 +195,163 @@ def test_histogram_percentiles():
     # A quarter: halfway through the first bin on a log scale.
     assert hist_percentile(h, 0.25) == pytest.approx(up / r * r**0.5)
     assert hist_percentile(h, 1.0) == pytest.approx(up * r)
+
+
+# --- a fixture paper: deliberately contradicted claims, a case that cannot run, resumption ---
+
+FIXTURE_CLAIMS = """
+paper = "fixture"
+title = "fixture"
+source = "papers/none.txt"
+
+[[claim]]
+id = "fifo-beats-greedy"
+figure = "Fig. 1"
+kind = "change"
+metric = "waf"
+a = "uniform/fifo"
+b = "uniform/greedy"
+sign = "-"
+setting = "uniform random writes: the opposite of what every model says (greedy copies less)"
+quote = "deliberately wrong"
+
+[[claim]]
+id = "greedy-beats-fifo"
+figure = "Fig. 1"
+kind = "change"
+metric = "waf"
+a = "uniform/fifo"
+b = "uniform/greedy"
+sign = "+"
+setting = "uniform random writes, FIFO against greedy"
+quote = "the right direction"
+
+[[claim]]
+id = "fifo-waf-is-1"
+figure = "Fig. 1"
+kind = "value"
+metric = "waf"
+a = "uniform/fifo"
+paper = 1.0
+tolerance = 0.05
+setting = "a WAF no GC at 7 % op can reach"
+quote = "deliberately wrong"
+
+[[claim]]
+id = "bad-command"
+figure = "Fig. 2"
+kind = "change"
+metric = "waf"
+a = "uniform/nosuch"
+b = "uniform/greedy"
+sign = "-"
+setting = "a case whose command flashgc rejects"
+quote = "cannot run"
+
+[[claim]]
+id = "missing-baseline"
+figure = "Fig. 2"
+kind = "change"
+metric = "waf"
+a = "uniform/later"
+b = "uniform/greedy"
+sign = "-"
+setting = "a case that needs a baseline this build does not have"
+quote = "cannot run"
+"""
+
+
+def _fixture_paper():
+    from flashgc.reproduce.papers.midas import Midas
+    from flashgc.reproduce.runner import Case, Need
+
+    class Fixture(Midas):
+        name = "fixture"
+
+        def sensitivity(self, scale):
+            return {"op": [0.28]}
+
+        def sensitivity_filter(self, key, scale):
+            return True
+
+        def cases(self, s, caps):
+            dev = [*self._common(s), "--logical-gib", "0.0625", "--pages-per-block", "32", "--workload", "uniform"]
+            vol = ["--write-volume", "4", "--warmup", "2"]
+
+            def case(key, scheme, needs=()):
+                argv = [*dev, *vol, "--placement", "single", "--victim", scheme, "--json"]
+                return Case(f"uniform/{key}", "Fig. 1", "run", argv, {"scheme": key}, list(needs))
+
+            return [
+                case("greedy", "greedy"),
+                case("fifo", "fifo"),
+                case("nosuch", "no-such-victim"),
+                case("later", "greedy", [Need("placement:not-yet-landed", "the NotYet baseline (issue 99)")]),
+            ]
+
+    return Fixture()
+
+
+def _run_fixture(tmp_path, binary, caps):
+    from flashgc.reproduce.core import reproduce_paper
+    from flashgc.reproduce.runner import build_id
+
+    path = tmp_path / "fixture.toml"
+    path.write_text(FIXTURE_CLAIMS)
+    res, _ = reproduce_paper(
+        _fixture_paper(), "quick", str(tmp_path), caps, binary, build_id(binary), "local", 1, False, str(path)
+    )
+    return res
+
+
+def test_contradicted_and_unrunnable_claims_are_reported(tmp_path, binary, caps):
+    res = _run_fixture(tmp_path, binary, caps)
+    v = {c["id"]: c for c in res["claims"]}
+    # The opposite direction and an impossible value contradict; nothing tunes them away.
+    assert v["fifo-beats-greedy"]["verdict"] == CONTRADICTS, v["fifo-beats-greedy"]
+    assert v["fifo-beats-greedy"]["detail"] == "the other direction"
+    assert v["fifo-waf-is-1"]["verdict"] == CONTRADICTS
+    assert v["greedy-beats-fifo"]["verdict"] == HOLDS and v["greedy-beats-fifo"]["value"] > 1.0
+    # A rejected command and a missing baseline: `cannot run`, each with its reason.
+    assert v["bad-command"]["verdict"] == CANNOT
+    assert "flashgc failed on uniform/nosuch" in v["bad-command"]["detail"]
+    assert "no-such-victim" in v["bad-command"]["detail"]
+    assert v["missing-baseline"]["verdict"] == CANNOT
+    assert v["missing-baseline"]["detail"] == "needs the NotYet baseline (issue 99)"
+    assert [f["key"] for f in res["failed"]] == ["uniform/nosuch"]
+    assert res["counts"] == {HOLDS: 1, DIRECTION: 0, CONTRADICTS: 2, CANNOT: 2}
+    # The deciding-setting column and the variant each claim ran.
+    # Greedy copies less than FIFO at 28 % op too: no swept value changes the verdict.
+    assert v["fifo-beats-greedy"]["deciding"] == "none of op"
+    assert v["missing-baseline"]["deciding"] == "—"
+    assert v["greedy-beats-fifo"]["ran"] == {"uniform/fifo": "single/fifo", "uniform/greedy": "single/greedy"}
+
+
+def test_interrupted_reproduction_resumes_without_redoing_finished_cases(tmp_path, binary, caps, monkeypatch):
+    from flashgc.reproduce import runner
+
+    real = runner.execute_case
+    calls = []
+
+    def interrupted(task):
+        calls.append(task["key"])
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # Ctrl-C while the second case runs
+        return real(task)
+
+    monkeypatch.setattr(runner, "execute_case", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _run_fixture(tmp_path, binary, caps)
+    monkeypatch.setattr(runner, "execute_case", real)
+    stored = sorted(p.name for p in (tmp_path / "runs").iterdir() if p.suffix == ".parquet")
+    assert len(stored) == 1, stored  # the first case finished and was written
+    mtime = (tmp_path / "runs" / stored[0]).stat().st_mtime_ns
+    res = _run_fixture(tmp_path, binary, caps)
+    plan_ = res["runs"]  # runnable cases at the base and the sweep point
+    # Everything but the finished case ran now (the rejected command is never stored).
+    assert res["machine"]["ran_now"] == plan_ - 1
+    assert (tmp_path / "runs" / stored[0]).stat().st_mtime_ns == mtime
+    again = _run_fixture(tmp_path, binary, caps)
+    # Only the rejected command retries (at the base and at the sweep point).
+    assert again["machine"]["ran_now"] == 2
+    assert again["claims"] == res["claims"]

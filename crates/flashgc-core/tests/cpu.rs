@@ -467,3 +467,30 @@ fn foreground_gc_waits_for_its_victim_selection() {
     assert_eq!(times(None), [60, 4080, 3630, 4140]);
     assert_eq!(times(cpu(1, "victim=100000")), [60, 4180, 3730, 4240]);
 }
+
+/// Every placement that classifies writes declares what its classifier costs the firmware
+/// (a scheme that forgets `classifier_ns` runs for free under `--cpu-cost on`, which made
+/// BF-Optimized's Fig. 13-14 overhead vanish in `flashgc reproduce sup-gc`). Zero only for
+/// the schemes without a classifier and for the oracle bound (docs/cpu.md's table).
+#[test]
+fn every_classifier_declares_its_cost() {
+    use flashgc_core::placement::{self, PlacementInit};
+    let init = PlacementInit {
+        logical_pages: 1 << 14,
+        segments: 256,
+        pages_per_segment: 64,
+        seed: 1,
+    };
+    let free = ["single", "sup-gc", "mida", "oracle"];
+    for name in placement::names() {
+        let p = placement::build("placement", name, init).unwrap();
+        if free.contains(&name) {
+            assert_eq!(p.classifier_ns(), 0.0, "{name} has no classifier");
+        } else {
+            assert!(
+                p.classifier_ns() > 0.0,
+                "{name} declares no classifier cost"
+            );
+        }
+    }
+}

@@ -65,9 +65,18 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     }))
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: the 8
+/// hash probes and bit sets of the one Bloom filter. `driver::calibrate::classifier_host_ns`
+/// (1 Mi LPNs, 200 k zipf(1.0) writes, `--example cpu_calibrate`, AMD EPYC, 2026-11-24);
+/// the firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 23.5;
+
 impl Placement for BfOpt {
     fn name(&self) -> &'static str {
         "bf-opt"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     fn save_state(&self) -> Result<Vec<u8>> {
         crate::checkpoint::encode(self)

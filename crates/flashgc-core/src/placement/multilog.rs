@@ -157,9 +157,18 @@ impl MultiLog {
     }
 }
 
+/// Classifier work per user write on the simulation host beyond a no-op call, ns: the
+/// update-distance lookup and level choice. `driver::calibrate::classifier_host_ns` (1 Mi
+/// LPNs, 200 k zipf(1.0) writes, `--example cpu_calibrate`, AMD EPYC, 2026-11-24); the
+/// firmware-CPU model scales it (docs/cpu.md).
+const CLASSIFIER_NS: f64 = 5.1;
+
 impl Placement for MultiLog {
     fn name(&self) -> &'static str {
         "multilog"
+    }
+    fn classifier_ns(&self) -> f64 {
+        CLASSIFIER_NS
     }
     crate::checkpoint::serde_state!(
         same: [levels, alpha, candidate_garbage, pps],

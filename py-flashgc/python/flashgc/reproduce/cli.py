@@ -20,7 +20,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="reproduce a paper's evaluation: its claims beside flashgc's numbers, with verdicts",
         description="Runs each paper's evaluation figure by figure on its platform scaled to this machine, prints "
         "every quantitative claim of the paper beside flashgc's value with a verdict (holds, direction "
-        "only, contradicts, cannot run), sweeps the settings the paper leaves open (full scale), and "
+        "only, contradicts, cannot run), sweeps the settings the paper leaves open (a few at quick scale, all at full "
+        "scale) and names the one that decides each verdict, and "
         "writes PAPER.json, report.html and figures to the output directory. Interrupted runs resume.",
     )
     p.add_argument("papers", nargs="+", metavar="PAPER", help=f"{', '.join(PAPERS)} or all")
@@ -28,7 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--scale",
         choices=SCALES,
         default="quick",
-        help="quick: minutes, no sensitivity sweeps (CI); full: the larger devices and the sweeps",
+        help="quick: under 2 minutes per paper, a few sensitivity sweeps (CI); full: the larger devices and "
+        "all the sweeps",
     )
     p.add_argument("-o", "--out", default="reproduce-out", help="output directory (default reproduce-out)")
     p.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
@@ -74,17 +76,43 @@ def tables(r: dict, width: Optional[int] = None) -> str:
     out += textwrap.wrap("platform: " + r["platform"], width)
     for n in r["notes"]:
         out += textwrap.wrap("note: " + n, width)
-    cols = [("claim", 26), ("figure", 10), ("metric", 14), ("paper", 12), ("flashgc", 16), ("tol", 7), ("verdict", 14)]
+    cols = [
+        ("claim", 26),
+        ("figure", 10),
+        ("metric", 14),
+        ("paper", 12),
+        ("flashgc", 16),
+        ("tol", 7),
+        ("verdict", 14),
+        ("deciding setting", 30),
+    ]
     rest = max(20, width - sum(w + 1 for _, w in cols))
     out.append(" ".join(f"{h:{w}}" for h, w in cols) + " why")
     for c in r["claims"]:
-        row = [c["id"], c["figure"], c["metric"], c["paper"], c["flashgc"], c["tolerance"], c["verdict"]]
+        row = [
+            c["id"],
+            c["figure"],
+            c["metric"],
+            c["paper"],
+            c["flashgc"],
+            c["tolerance"],
+            c["verdict"],
+            c.get("deciding", "not swept"),
+        ]
         out.append(" ".join(f"{_cell(v, w):{w}}" for v, (_, w) in zip(row, cols)) + " " + _cell(c["detail"], rest))
     k = r["counts"]
     out.append(
         f"verdicts: {k['holds']} hold, {k['direction only']} direction only, {k['contradicts']} contradict, "
         f"{k['cannot run']} cannot run ({len(r['claims'])} claims, {r['runs']} simulations)"
     )
+    ran: dict = {}
+    for case in r["cases"]:
+        scheme = (case.get("labels") or {}).get("scheme")
+        if scheme and case.get("variant"):
+            ran.setdefault(scheme, set()).add(case["variant"])
+    if ran:
+        txt = "; ".join(f"{k} = {' | '.join(sorted(v))}" for k, v in ran.items())
+        out += textwrap.wrap("schemes as run: " + txt, width, subsequent_indent="  ")
     if r["no_gc"]:
         out.append("no GC: these cases never garbage-collected: " + ", ".join(r["no_gc"]))
     for f in r["failed"]:

@@ -33,14 +33,14 @@ def plan(paper: Any, scale: str, caps: Capabilities) -> tuple:
     s = paper.settings(scale)
     base = Point(None, None, dict(s, _scale=scale), {c.key: c for c in paper.cases(s, caps)})
     sb = paper.sensitivity_base(scale) if hasattr(paper, "sensitivity_base") else s
-    keep = getattr(paper, "sensitivity_filter", lambda k: True)
+    keep = getattr(paper, "sensitivity_filter", lambda k, scale: True)
     sens = []
     for param, values in paper.sensitivity(scale).items():
         around = [sb[param]] + [v for v in values if v != sb[param]]
         for v in around:
             sp = dict(sb)
             sp[param] = v
-            cases = {c.key: c for c in paper.cases(sp, caps) if keep(c.key)}
+            cases = {c.key: c for c in paper.cases(sp, caps) if keep(c.key, scale)}
             sens.append(Point(param, v, sp, cases))
     return base, sens
 
@@ -155,6 +155,56 @@ def sentence(claim_id: str, base_verdict: str, sweeps: list, bases: Optional[dic
     return f"{lead}; changes with " + "; ".join(parts) + "."
 
 
+def deciding(base_verdict: str, sweeps: list, bases: Optional[dict] = None) -> str:
+    """The claim's deciding settings in a few words, for the column beside the verdict: each
+    swept parameter whose value changes the verdict, with the first value that does
+    (``param=value: verdict``); ``none of P, Q`` when no swept value changes it; ``not swept``."""
+    if base_verdict == CANNOT:
+        return "—"
+    bases = bases or {}
+    ref = {p: v for p, x, v in sweeps if p in bases and x == bases[p]}
+    ran: list = []
+    flips: dict = {}
+    for param, value, v in sweeps:
+        if v == CANNOT or (param in bases and value == bases[param]):
+            continue
+        if param not in ran:
+            ran.append(param)
+        if v != ref.get(param, base_verdict) and param not in flips:
+            flips[param] = f"{param}={fmt_param(value)}: {v}"
+    if not ran:
+        return "not swept"
+    if not flips:
+        return "none of " + ", ".join(ran)
+    return "; ".join(flips.values())
+
+
+def _variant(argv: list) -> str:
+    """What a case ran, from its command line: the scheme (placement/victim, --scheme, GC
+    action, cache policy) and the options that change a scheme's cost (--cpu-cost)."""
+    a = list(argv or [])
+    if not a:
+        return ""
+
+    def opt(flag: str) -> Optional[str]:
+        return a[a.index(flag) + 1] if flag in a and a.index(flag) + 1 < len(a) else None
+
+    parts = []
+    if opt("--scheme"):
+        sch = str(opt("--scheme"))
+        # `flashgc dedup`'s plain cagc/dagc are the authors' bounded versions (the upper bounds
+        # are spelled cagc:index=full, dagc:cache=unbounded).
+        parts.append(sch + (" (faithful: bounded)" if a[0] == "dedup" and sch in ("cagc", "dagc") else ""))
+    elif opt("--placement") or opt("--victim"):
+        parts.append(f"{opt('--placement') or 'single'}/{opt('--victim') or 'greedy'}")
+    for flag in ("--gc-action", "--cache-policy", "--gc-trigger", "--cpu-cost"):
+        if opt(flag):
+            parts.append(f"{flag}={opt(flag)}")
+    if a[0] == "noc":
+        parts.append(f"noc --path {opt('--path') or 'both'}")
+    return " ".join(parts)
+
+
 def reproduce_paper(
     paper: Any,
     scale: str,
@@ -165,8 +215,12 @@ def reproduce_paper(
     scheduler: Optional[str],
     workers: int,
     progress: Optional[bool],
+    claims_path: Optional[str] = None,
 ) -> dict:
-    header, claims = load_claims(paper.name)
+    """One paper: plans and runs its cases (finished ones are reused from ``out``/runs) and
+    judges its claims (``claims_path``: another claims file than the paper's own, e.g. a
+    researcher's). Returns (result, report context)."""
+    header, claims = load_claims(paper.name, claims_path)
     base, sens = plan(paper, scale, caps)
     t0 = time.time()
     tasks = _tasks(paper, [base, *sens], caps, binary, build)
@@ -184,6 +238,7 @@ def reproduce_paper(
             "note": c.note,
             "labels": c.labels,
             "command": ("flashgc " + " ".join(c.argv)) if c.argv else None,
+            "variant": _variant(c.argv),
             "missing": miss,
         }
         if not miss and c.argv:
@@ -246,6 +301,12 @@ def reproduce_paper(
                 **v.to_dict(),
                 "flashgc": v.value_text(c),
                 "sensitivity": sentence(c.id, v.verdict, per_claim[c.id], bases) if sens else None,
+                "deciding": deciding(v.verdict, per_claim[c.id], bases) if sens else "not swept",
+                # Which variant of each scheme the claim's cases ran (e.g. faithful CAGC, bf-opt with
+                # --cpu-cost on).
+                "ran": {
+                    k: _variant(base.cases[k].argv) for k in c.case_keys() if k in base.cases and base.cases[k].argv
+                },
             }
         )
     counts = {k: sum(1 for c in claims_out if c["verdict"] == k) for k in VERDICTS}

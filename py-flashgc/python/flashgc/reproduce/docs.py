@@ -58,9 +58,33 @@ def full_table(r: dict) -> str:
 
 
 def quick_table(r: dict) -> str:
-    lines = [f"`{r['command']}`:", "", "| claim | flashgc | verdict |", "|---|---|---|"]
+    """The quick-scale table: flashgc's value, the setting that decides the verdict (the
+    first swept value that changes it, per parameter; `none of ...`: no swept value does;
+    `not swept`: the claim's cases are not in the quick sweeps) and the verdict (last: the
+    tests read it)."""
+    k = r["counts"]
+    sweeps = "; ".join(f"`{d['param']}` {', '.join(str(v) for v in d['values'])}" for d in r.get("sensitivity") or [])
+    lines = [
+        f"`{r['command']}` ({r['runs']} simulations): {k['holds']} hold, {k['direction only']} direction only, "
+        f"{k['contradicts']} contradict, {k['cannot run']} cannot run. "
+        f"Swept (base value first): {sweeps or 'nothing'}.",
+        "",
+        "| claim | paper | flashgc | deciding setting | verdict |",
+        "|---|---|---|---|---|",
+    ]
     for c in r["claims"]:
-        lines.append(f"| {_esc(c['id'])} | {_esc(c['flashgc'])} | {c['verdict']} |")
+        lines.append(
+            f"| {_esc(c['id'])} | {_esc(c['paper'])} | {_esc(c['flashgc'])} | "
+            f"{_esc(c.get('deciding', 'not swept'))} | {c['verdict']} |"
+        )
+    ran: dict = {}
+    for case in r.get("cases") or []:
+        scheme = (case.get("labels") or {}).get("scheme")
+        if scheme and case.get("variant"):
+            ran.setdefault(scheme, set()).add(case["variant"])
+    if ran:
+        per = [f"{k} = " + ", ".join(f"`{x}`" for x in sorted(v)) for k, v in ran.items()]
+        lines += ["", "Schemes as run: " + "; ".join(per) + "."]
     lines += ["", "Cases without GC: " + (", ".join(f"`{k}`" for k in r.get("no_gc") or []) or "none") + "."]
     return "\n".join(lines) + "\n"
 
@@ -166,6 +190,8 @@ def stated_verdicts(doc_path: str, paper: str, scale: str = "quick") -> Optional
         if m.group(1) == paper and m.group(2) == scale:
             out = {}
             for line in m.group(3).splitlines():
+                if not line.startswith("|"):
+                    continue
                 cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
                 if len(cells) < 3 or cells[0] in ("claim", "---") or set(cells[0]) <= {"-"}:
                     continue

@@ -394,17 +394,20 @@ def _waf_vs_op(ctx: Ctx, plt):
 def _claims_html(r: dict) -> str:
     rows = [
         "<table><tr><th>claim</th><th>figure</th><th>metric</th><th>setting</th><th>paper</th><th>flashgc</th>"
-        "<th>tolerance</th><th>verdict</th><th>why</th></tr>"
+        "<th>tolerance</th><th>verdict</th><th>deciding setting</th><th>why</th><th>ran</th></tr>"
     ]
     for c in r["claims"]:
         col = VERDICT_COLORS.get(c["verdict"], "#000")
+        ran = "; ".join(f"{k}: {v}" for k, v in (c.get("ran") or {}).items())
         rows.append(
             f'<tr><td class="l" title="{html.escape(c["quote"])}">{html.escape(c["id"])}</td>'
             f'<td class="l">{html.escape(c["figure"])}</td><td class="l">{html.escape(c["metric"])}</td>'
             f'<td class="l small">{html.escape(c["setting"])}</td><td>{html.escape(str(c["paper"]))}</td>'
             f"<td>{html.escape(str(c['flashgc']))}</td><td>{html.escape(c['tolerance'])}</td>"
             f'<td class="v" style="background:{col}">{html.escape(c["verdict"])}</td>'
-            f'<td class="l small">{html.escape(c["detail"])}</td></tr>'
+            f'<td class="l small">{html.escape(c.get("deciding", "not swept"))}</td>'
+            f'<td class="l small">{html.escape(c["detail"])}</td>'
+            f'<td class="l small">{html.escape(ran)}</td></tr>'
         )
     rows.append("</table>")
     return "\n".join(rows)

@@ -37,6 +37,7 @@ class BfGc(Paper):
         "op": "over-provisioning (reserve; not stated)",
         "bf_reset": "BF-GC filter reset period, x logical capacity (the paper's 'time threshold' has no value)",
         "iodepth": "fio iodepth per job (not stated; fio's default 1)",
+        "cpu_cost": "firmware CPU cost model (docs/cpu.md; the board's cores run the filters' hashing)",
     }
 
     def settings(self, scale: str) -> dict:
@@ -47,13 +48,17 @@ class BfGc(Paper):
             "op": 0.07,
             "bf_reset": 1.0,
             "iodepth": 1,
+            "cpu_cost": "on",
             "seed": 1,
         }
 
     def sensitivity(self, scale: str) -> dict:
         if scale == "quick":
-            return {}
+            # The device size (128 -> 512 segments: BF-GC's sign against Cosmos+ flipped with it
+            # in issue 17's first look) and the write cache.
+            return {"blocks_per_plane": [128], "cache_per_die_mib": [0.0]}
         return {
+            "cpu_cost": ["off"],
             "dist": ["zipf:0.6", "zipf:0.8", "zipf:1.0"],
             "cache_per_die_mib": [0.0, 1.0],
             "blocks_per_plane": [32, 64, 256],
@@ -62,8 +67,14 @@ class BfGc(Paper):
             "iodepth": [4],
         }
 
+    def sensitivity_filter(self, key: str, scale: str) -> bool:
+        """Every case runs at every sweep point."""
+        return True
+
     def cases(self, s: dict, caps: Any) -> list:
         cache_mib = s["cache_per_die_mib"] * DIES
+        cpu = s.get("cpu_cost", "off") == "on"
+        cpu_need = [Need("feature:cpu-cost", "the firmware CPU model (--cpu-cost, issue 15)")] if cpu else []
         base = [
             "fio",
             "--preset",
@@ -85,6 +96,7 @@ class BfGc(Paper):
             "--distribution",
             s["dist"],
             *(["--cache-mib", f"{cache_mib:g}"] if cache_mib > 0 else []),
+            *(["--cpu-cost", "on"] if cpu else []),
         ]
         mhf, mhf_need = mhf_optimized_name(caps)
         bf = "bf-gc" if s["bf_reset"] == 1.0 else f"bf-gc:reset={s['bf_reset']:g}"
@@ -104,7 +116,7 @@ class BfGc(Paper):
                         "fio",
                         [*base, "--rwmixwrite", str(w), *args, "--json"],
                         {"scheme": name, "series": f"w{w}", "writes": w},
-                        needs,
+                        needs + cpu_need,
                         note,
                     )
                 )
@@ -119,4 +131,6 @@ class BfGc(Paper):
             "same job as warm-up, then 300 GB measured (volumes in paper-equivalent GB).",
             "The paper's MHF-Optimized keeps MHF's multiple hash functions and one Bloom filter and 'updated other "
             "outdated design concepts' without saying which.",
+            f"Firmware CPU model {s.get('cpu_cost', 'off')} (--cpu-cost, docs/cpu.md): the filters' hashing per "
+            "write takes controller time, as on the board.",
         ]

@@ -118,7 +118,8 @@ class SplitGc(Paper):
 
     def sensitivity(self, scale: str) -> dict:
         if scale == "quick":
-            return {}
+            # The arrival rate (the traces' timing is not available) and the reserve.
+            return {"rate": [100.0, 1000.0], "op": [0.2]}
         return {
             "rate": [100.0, 1000.0],
             "dist": ["zipf:0.8"],
@@ -126,6 +127,10 @@ class SplitGc(Paper):
             "idle_us": [200.0, 5000.0],
             "blocks_per_plane": [128],
         }
+
+    def sensitivity_filter(self, key: str, scale: str) -> bool:
+        """Every case runs at every sweep point."""
+        return True
 
     faithful = False  # whether `flashgc dedup`'s cagc/dagc are the authors' bounded versions (issue 16)
 
