@@ -174,9 +174,24 @@ impl<M: Media> Scheduled<M> {
 
     /// Commits the next decision; returns the end of what it reserved.
     pub(super) fn lazy_step(&mut self) -> u64 {
-        let Some((_, choice)) = self.decide() else {
-            return 0;
-        };
+        match self.decide() {
+            Some((_, choice)) => self.commit(choice),
+            None => 0,
+        }
+    }
+
+    /// Commits the next decision if it falls before `t` (one scan of the queues instead of
+    /// [`Self::lazy_next`] then [`Self::lazy_step`]); returns the end of what it reserved.
+    pub(super) fn lazy_step_before(&mut self, t: u64) -> Option<u64> {
+        let (at, choice) = self.decide()?;
+        if at >= t {
+            return None;
+        }
+        Some(self.commit(choice))
+    }
+
+    /// Commits `choice`; returns the end of what it reserved.
+    fn commit(&mut self, choice: Choice) -> u64 {
         match choice {
             Choice::Gc => self.pump_queue(None, 1),
             Choice::Host { cell, idx, at } => {

@@ -135,6 +135,16 @@ pub trait DeviceModel: Clone {
         0
     }
 
+    /// Deferred mode: commits the next decision if it falls before `t` (None otherwise);
+    /// returns the end of what it reserved.
+    fn step_before(&mut self, t: u64) -> Option<u64> {
+        if self.next_decision().is_some_and(|d| d < t) {
+            Some(self.step())
+        } else {
+            None
+        }
+    }
+
     /// Free segments of the FTL now (host-first's urgency threshold).
     fn set_free_segments(&mut self, _free: u64) {}
 

@@ -573,8 +573,8 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
             // Deferred commit: GC work fills gaps by the policy's decisions.
             (Some(t), true) => {
                 let mut last = 0;
-                while self.lazy_next().is_some_and(|d| d < t) {
-                    last = last.max(self.lazy_step());
+                while let Some(e) = self.lazy_step_before(t) {
+                    last = last.max(e);
                 }
                 last
             }
@@ -600,6 +600,10 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
 
     fn step(&mut self) -> u64 {
         self.lazy_step()
+    }
+
+    fn step_before(&mut self, t: u64) -> Option<u64> {
+        self.lazy_step_before(t)
     }
 
     fn set_free_segments(&mut self, free: u64) {

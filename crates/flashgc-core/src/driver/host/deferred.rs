@@ -70,9 +70,7 @@ impl<D: DeviceModel> Core<D> {
 
     /// Advances the device through every decision before `t` and completes what is final.
     pub(super) fn advance_to(&mut self, t: u64) {
-        while self.dev.next_decision().is_some_and(|d| d < t) {
-            self.dev.step();
-        }
+        while self.dev.step_before(t).is_some() {}
         self.complete_until(t);
     }
 
@@ -86,16 +84,13 @@ impl<D: DeviceModel> Core<D> {
                     known = Some(known.map_or(c, |k| k.min(c)));
                 }
             }
-            match self.dev.next_decision() {
-                Some(d) if known.is_none_or(|k| d < k) => {
-                    self.dev.step();
+            // One scan of the device's queues: commit the next decision if it comes
+            // before the earliest known completion.
+            if self.dev.step_before(known.unwrap_or(u64::MAX)).is_none() {
+                if let Some(k) = known {
+                    self.complete_until(k);
                 }
-                _ => {
-                    if let Some(k) = known {
-                        self.complete_until(k);
-                    }
-                    return;
-                }
+                return;
             }
         }
     }
