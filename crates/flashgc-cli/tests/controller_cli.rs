@@ -63,3 +63,58 @@ fn defaults_spelled_out_equal_no_flags_and_priorities_change_the_run() {
     );
     assert!(b["timing"]["suspensions"].as_u64().unwrap() > 0);
 }
+
+/// Issue 15's MQSim comparison: on the matched device (1 channel x 1 die x 1 plane x 1024
+/// blocks x 256 pages of 4 KiB, MQSim's timings, greedy GC), a 70/30 random 4 KiB mix at
+/// queue depth 8 under read-first splits latency the way MQSim's transaction scheduler
+/// does: reads within 2x of read + transfer time, writes carrying the GC waits. First come
+/// first served makes the reads wait behind GC as well.
+#[test]
+fn read_first_splits_latency_as_mqsim_does() {
+    let dir = std::env::temp_dir().join(format!("flashgc-ctl-mqsim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("matched.toml");
+    std::fs::write(
+        &cfg,
+        "[device]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 1\n\
+         blocks_per_plane = 1024\npages_per_block = 256\npage_size = 4096\nlpn_size = 4096\n\
+         segment_blocks = 1\n[device.timing]\nread_us = 75.0\nprogram_us = 750.0\n\
+         erase_us = 3800.0\nchannel_mb_s = 333.0\n[ftl]\nop_of_physical = 0.07\n",
+    )
+    .unwrap();
+    let run = |sched: &str| -> serde_json::Value {
+        let o = Command::new(env!("CARGO_BIN_EXE_flashgc"))
+            .args(["fio", "--preset", "mqsim-default", "--config"])
+            .arg(&cfg)
+            .args([
+                "--rw",
+                "randrw",
+                "--rwmixwrite",
+                "30",
+                "--bs",
+                "4k",
+                "--iodepth",
+                "8",
+            ])
+            .args(["--data-gb", "0.5", "--scheduler", sched, "--json"])
+            .output()
+            .expect("binary runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()[0].clone()
+    };
+    // One 4 KiB page: 75 us read + 4096 B at 333 MB/s = 12.3 us on the channel.
+    let unloaded = 75.0 + 4096.0 / 333.0;
+    let mean = |r: &serde_json::Value, k: &str| r["timing"][k]["mean_us"].as_f64().unwrap();
+    let rf = run("read-first");
+    assert!(rf["total"]["gc_writes"].as_u64().unwrap() > 0, "GC ran");
+    let (r, w) = (mean(&rf, "read_latency"), mean(&rf, "write_latency"));
+    assert!(
+        r < 2.0 * unloaded,
+        "read-first: reads {r} us vs unloaded {unloaded} us"
+    );
+    assert!(w > 20.0 * r, "read-first: writes {w} us carry the GC waits");
+    let fc = run("fcfs");
+    let r0 = mean(&fc, "read_latency");
+    assert!(r0 > 10.0 * unloaded, "fcfs: reads {r0} us wait behind GC");
+    let _ = std::fs::remove_dir_all(&dir);
+}
