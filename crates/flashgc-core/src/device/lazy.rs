@@ -43,6 +43,23 @@ struct Slot {
     rg: ReadGroup,
 }
 
+/// A resource's best waiting host operation, valid while the resource's free time and
+/// suspend point are the ones it was computed for and its queue is unchanged (a GC commit
+/// touches one or two resources; the others keep their answer).
+#[derive(Debug, Clone, Copy)]
+struct CellBest {
+    free: u64,
+    susp: Option<u64>,
+    at: u64,
+    rank: u8,
+    seq: u64,
+    idx: usize,
+}
+
+/// A decision: when, what it commits, and the best waiting host operation's (start, rank)
+/// at that point.
+type Decision = (u64, Choice, Option<(u64, u8)>);
+
 /// What the next decision commits.
 #[derive(Debug, Clone, Copy)]
 enum Choice {
@@ -63,6 +80,10 @@ pub(crate) struct Lazy {
     owner: Vec<(u32, u64)>,
     urgency: u32,
     urgent: bool,
+    /// Per resource: its best waiting host operation (None: to be recomputed).
+    best: Vec<std::cell::Cell<Option<CellBest>>>,
+    /// Host commits so far (a slot's end changes only on one).
+    host_commits: u64,
     /// Reads that suspended a program or erase.
     pub(crate) suspensions: u64,
 }
@@ -82,6 +103,8 @@ impl Lazy {
                 _ => 0,
             },
             urgent: false,
+            best: vec![std::cell::Cell::new(None); cells],
+            host_commits: 0,
             suspensions: 0,
         }
     }
@@ -98,6 +121,7 @@ impl<M: Media> Scheduled<M> {
         let lz = self.lazy.as_mut().expect("deferred mode");
         let slot = lz.cur;
         lz.slots[slot as usize].open += 1;
+        lz.best[cell].set(None);
         if lz.pending[cell].is_empty() {
             lz.active.push(cell);
         }
@@ -135,36 +159,67 @@ impl<M: Media> Scheduled<M> {
         })
     }
 
-    /// The next decision: its time and what it commits.
-    fn decide(&self) -> Option<(u64, Choice)> {
+    /// The best waiting host operation of `cell` (from its cache when still valid).
+    fn cell_best(&self, lz: &Lazy, cell: usize) -> Option<CellBest> {
+        let free = self.media.cell_free(cell);
+        let susp = self.media.suspend_from(cell);
+        if let Some(b) = lz.best[cell].get() {
+            if b.free == free && b.susp == susp {
+                return Some(b);
+            }
+        }
+        let mut best: Option<CellBest> = None;
+        for (idx, p) in lz.pending[cell].iter().enumerate() {
+            let at = if p.write || p.ready >= free {
+                p.ready.max(free)
+            } else {
+                match susp {
+                    Some(from) if p.ready.max(from) < free => p.ready.max(from),
+                    _ => free,
+                }
+            };
+            let class = if p.write { Class::WHost } else { Class::RHost };
+            let rank = lz.rank(class);
+            if best.is_none_or(|b| (at, rank, p.seq) < (b.at, b.rank, b.seq)) {
+                best = Some(CellBest {
+                    free,
+                    susp,
+                    at,
+                    rank,
+                    seq: p.seq,
+                    idx,
+                });
+            }
+        }
+        lz.best[cell].set(best);
+        best
+    }
+
+    /// The next decision: its time, what it commits, and the best waiting host operation's
+    /// (start, rank).
+    fn decide(&self) -> Option<Decision> {
         let lz = self.lazy.as_ref()?;
         let mut best: Option<(u64, u8, u64, Choice)> = None;
         for &cell in &lz.active {
-            let free = self.media.cell_free(cell);
-            let susp = self.media.suspend_from(cell);
-            for (idx, p) in lz.pending[cell].iter().enumerate() {
-                let at = if p.write || p.ready >= free {
-                    p.ready.max(free)
-                } else {
-                    match susp {
-                        Some(from) if p.ready.max(from) < free => p.ready.max(from),
-                        _ => free,
-                    }
-                };
-                let class = if p.write { Class::WHost } else { Class::RHost };
-                let key = (at, lz.rank(class), p.seq);
-                if best.is_none_or(|b| key < (b.0, b.1, b.2)) {
-                    best = Some((key.0, key.1, key.2, Choice::Host { cell, idx, at }));
+            if let Some(b) = self.cell_best(lz, cell) {
+                if best.is_none_or(|x| (b.at, b.rank, b.seq) < (x.0, x.1, x.2)) {
+                    let choice = Choice::Host {
+                        cell,
+                        idx: b.idx,
+                        at: b.at,
+                    };
+                    best = Some((b.at, b.rank, b.seq, choice));
                 }
             }
         }
+        let host = best.map(|b| (b.0, b.1));
         if let Some((at, class)) = self.gc_front() {
             let r = lz.rank(class);
             if best.is_none_or(|b| (at, r) < (b.0, b.1)) {
                 best = Some((at, r, 0, Choice::Gc));
             }
         }
-        best.map(|b| (b.0, b.3))
+        best.map(|b| (b.0, b.3, host))
     }
 
     /// Time of the next decision (None: nothing waits).
@@ -175,19 +230,35 @@ impl<M: Media> Scheduled<M> {
     /// Commits the next decision; returns the end of what it reserved.
     pub(super) fn lazy_step(&mut self) -> u64 {
         match self.decide() {
-            Some((_, choice)) => self.commit(choice),
+            Some((_, choice, _)) => self.commit(choice),
             None => 0,
         }
     }
 
     /// Commits the next decision if it falls before `t` (one scan of the queues instead of
     /// [`Self::lazy_next`] then [`Self::lazy_step`]); returns the end of what it reserved.
+    ///
+    /// When GC wins, the GC queue's following operations are committed too while each
+    /// would still win: a GC reservation only delays the host operations waiting (a
+    /// resource's free time and suspend point never move earlier), so the host best found
+    /// by this scan stays a lower bound and the decisions are exactly those of one scan per
+    /// operation.
     pub(super) fn lazy_step_before(&mut self, t: u64) -> Option<u64> {
-        let (at, choice) = self.decide()?;
+        let (at, choice, host) = self.decide()?;
         if at >= t {
             return None;
         }
-        Some(self.commit(choice))
+        let mut end = self.commit(choice);
+        if let Choice::Gc = choice {
+            while let Some((at, class)) = self.gc_front() {
+                let r = self.lazy.as_ref().expect("deferred mode").rank(class);
+                if at >= t || host.is_some_and(|h| (at, r) >= h) {
+                    break;
+                }
+                end = end.max(self.commit(Choice::Gc));
+            }
+        }
+        Some(end)
     }
 
     /// Commits `choice`; returns the end of what it reserved.
@@ -197,6 +268,8 @@ impl<M: Media> Scheduled<M> {
             Choice::Host { cell, idx, at } => {
                 let lz = self.lazy.as_mut().expect("deferred mode");
                 let p = lz.pending[cell].swap_remove(idx);
+                lz.best[cell].set(None);
+                lz.host_commits += 1;
                 if lz.pending[cell].is_empty() {
                     let i = lz.active.iter().position(|&c| c == cell).expect("active");
                     lz.active.swap_remove(i);
@@ -253,10 +326,20 @@ impl<M: Media> Scheduled<M> {
         (s.open == 0).then_some(s.end)
     }
 
+    /// Host operations committed so far.
+    pub(super) fn lazy_host_commits(&self) -> u64 {
+        self.lazy.as_ref().map_or(0, |lz| lz.host_commits)
+    }
+
     /// Free segments now (host-first's urgency threshold).
     pub(super) fn lazy_free_segments(&mut self, free: u64) {
         if let Some(lz) = self.lazy.as_mut() {
-            lz.urgent = free < lz.urgency as u64;
+            let urgent = free < lz.urgency as u64;
+            if urgent != lz.urgent {
+                // Ranks change: every cached best is stale.
+                lz.best.iter().for_each(|b| b.set(None));
+            }
+            lz.urgent = urgent;
         }
     }
 }

@@ -145,6 +145,13 @@ pub trait DeviceModel: Clone {
         }
     }
 
+    /// Deferred mode: host operations committed so far. A request's end
+    /// ([`DeviceModel::slot_end`]) changes only when this does, so the driver recomputes its
+    /// earliest known completion only then.
+    fn host_commits(&self) -> u64 {
+        0
+    }
+
     /// Free segments of the FTL now (host-first's urgency threshold).
     fn set_free_segments(&mut self, _free: u64) {}
 

@@ -606,6 +606,10 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         self.lazy_step_before(t)
     }
 
+    fn host_commits(&self) -> u64 {
+        self.lazy_host_commits()
+    }
+
     fn set_free_segments(&mut self, free: u64) {
         self.lazy_free_segments(free);
     }

@@ -77,11 +77,20 @@ impl<D: DeviceModel> Core<D> {
     /// Closed loop: advances the device until the earliest completion is final, so that
     /// the completion heap's top is the next arrival.
     fn settle_closed(&mut self) {
+        let heap_top = self.stats.heap.peek().map(|r| r.0);
+        let mut epoch = None;
+        let mut known = heap_top;
         loop {
-            let mut known = self.stats.heap.peek().map(|r| r.0);
-            for f in &self.deferred.as_ref().expect("deferred mode").inflight {
-                if let Some(c) = self.provisional(f) {
-                    known = Some(known.map_or(c, |k| k.min(c)));
+            // Slot ends change only when the device commits a host operation: recompute the
+            // earliest known completion only then (GC commits leave it as it is).
+            let now = self.dev.host_commits();
+            if epoch != Some(now) {
+                epoch = Some(now);
+                known = heap_top;
+                for f in &self.deferred.as_ref().expect("deferred mode").inflight {
+                    if let Some(c) = self.provisional(f) {
+                        known = Some(known.map_or(c, |k| k.min(c)));
+                    }
                 }
             }
             // One scan of the device's queues: commit the next decision if it comes
