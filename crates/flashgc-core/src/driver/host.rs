@@ -379,8 +379,14 @@ impl<D: DeviceModel> Core<D> {
         self.record_served(sim, req, t, rec).map(|_| ())
     }
 
+    /// Whether completions are decided later (a priority scheduler or suspend).
+    pub(super) fn is_deferred(&self) -> bool {
+        self.deferred.is_some()
+    }
+
     /// Serves a request of one of several flows at the arrival time its flow gave it and
-    /// records it; returns its completion time.
+    /// records it; returns its completion time (not in deferred mode: see
+    /// [`Core::submit_flow_deferred`]).
     #[inline]
     pub(super) fn submit_at(
         &mut self,
@@ -389,7 +395,6 @@ impl<D: DeviceModel> Core<D> {
         t: u64,
         rec: &mut Recorder,
     ) -> Result<u64> {
-        self.deferred_unsupported("several host flows")?;
         self.stats.last_arrival = self.stats.last_arrival.max(t);
         self.record_served(sim, req, t, rec)
     }

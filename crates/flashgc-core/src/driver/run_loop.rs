@@ -188,6 +188,21 @@ pub(super) fn run<D: DeviceModel>(
                         break 'outer;
                     }
                 }
+                if D::TIMED && core.is_deferred() {
+                    // Completions are decided later: before the next arrival, let the
+                    // device run up to it and report what completes first (a closed-loop
+                    // flow's next arrival may then come earlier).
+                    while core.settle_flows(fs.peek_arrival(), |i, r, t, c| {
+                        fs.completed_later(i, r, t, c)
+                    }) {}
+                    let Some((i, req, t)) = fs.next_arrival_request()? else {
+                        break 'outer;
+                    };
+                    request_index += 1;
+                    fs.issued_pending(i, t);
+                    core.submit_flow_deferred(sim, &req, t, i, &mut rec)?;
+                    continue;
+                }
                 let Some((i, req, t)) = fs.next_arrival_request()? else {
                     break 'outer;
                 };
@@ -320,8 +335,10 @@ fn serve_waf_only(sim: &mut Simulation, req: &Request, rec: &mut Recorder) -> Re
 }
 
 /// Adds the per-flow section to a result of a run of several flows.
-fn attach_flows<D: DeviceModel>(r: &mut RunResult, core: &Core<D>, wl: &mut dyn Workload) {
+fn attach_flows<D: DeviceModel>(r: &mut RunResult, core: &mut Core<D>, wl: &mut dyn Workload) {
     if let Some(fs) = wl.as_flows() {
+        // Deferred mode: the completions that finishing the run made final.
+        core.flow_completions(|i, req, t, c| fs.completed_later(i, req, t, c));
         r.flows = Some(fs.report(if D::TIMED { core.span_ns() } else { 0 }, D::TIMED));
         if D::TIMED {
             r.notes.push(

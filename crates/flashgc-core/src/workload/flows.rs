@@ -193,9 +193,15 @@ pub struct FlowSet {
     /// (first LPN, region pages) of each flow.
     regions: Vec<(u64, u64)>,
     state: Vec<FlowState>,
+    /// Per flow: requests issued whose completion is not known yet (a priority scheduler
+    /// or suspend decides completions later; always 0 otherwise, so never checkpointed).
+    inflight: Vec<u32>,
     buf: Vec<Request>,
     lpn_size: u32,
 }
+
+/// A closed-loop slot whose request is in flight with its completion not known yet.
+const PENDING: u64 = u64::MAX;
 
 impl FlowSet {
     /// The flows of `specs` on a device of `logical_pages` LPNs of `lpn_size` bytes.
@@ -253,6 +259,7 @@ impl FlowSet {
             });
         }
         Ok(FlowSet {
+            inflight: vec![0; specs.len()],
             specs,
             gens,
             regions,
@@ -280,7 +287,7 @@ impl FlowSet {
         let mut end = 0;
         for (j, s) in self.specs.iter().enumerate() {
             if s.group < group {
-                if !self.exhausted(j) {
+                if !self.exhausted(j) || self.inflight[j] > 0 {
                     return None;
                 }
                 end = end.max(self.state[j].last_done);
@@ -303,14 +310,28 @@ impl FlowSet {
         };
         Some(match s.arrival {
             FlowArrival::Closed { .. } => {
-                (*st.slots.iter().min().expect("queue depth >= 1")).max(start)
+                let free = *st.slots.iter().min().expect("queue depth >= 1");
+                if free == PENDING {
+                    // Every slot waits for a completion.
+                    return None;
+                }
+                free.max(start)
             }
             FlowArrival::Rate { iops } => start + libm::round(st.issued as f64 * 1e9 / iops) as u64,
         })
     }
 
+    /// The earliest next arrival over all flows, without issuing it (None: no flow can
+    /// issue now).
+    pub fn peek_arrival(&self) -> Option<u64> {
+        (0..self.specs.len())
+            .filter_map(|i| self.next_arrival(i))
+            .min()
+    }
+
     /// The next request over all flows: (flow, request, arrival time); None when every
-    /// flow has issued all its requests.
+    /// flow has issued all its requests (or, with completions decided later, waits for
+    /// one).
     pub fn next_arrival_request(&mut self) -> Result<Option<(usize, Request, u64)>> {
         let mut best: Option<(u64, u64, usize)> = None;
         for i in 0..self.specs.len() {
@@ -352,6 +373,38 @@ impl FlowSet {
                 *s = done;
             }
         }
+        self.record(i, req, t, done, timed);
+    }
+
+    /// With completions decided later (a priority scheduler or suspend): flow `i`'s
+    /// request that [`FlowSet::next_arrival_request`] issued at `t` is in flight; its
+    /// closed-loop slot waits for [`FlowSet::completed_later`].
+    pub fn issued_pending(&mut self, i: usize, t: u64) {
+        self.inflight[i] += 1;
+        let st = &mut self.state[i];
+        if let FlowArrival::Closed { .. } = self.specs[i].arrival {
+            if let Some(s) = st.slots.iter_mut().find(|s| **s == t) {
+                *s = PENDING;
+            }
+        }
+    }
+
+    /// The completion at `done` of flow `i`'s request `req` (arrived at `t`) that
+    /// [`FlowSet::issued_pending`] left in flight: frees one of its waiting slots (they are
+    /// interchangeable) and records it.
+    pub fn completed_later(&mut self, i: usize, req: &Request, t: u64, done: u64) {
+        self.inflight[i] = self.inflight[i].saturating_sub(1);
+        let st = &mut self.state[i];
+        if let FlowArrival::Closed { .. } = self.specs[i].arrival {
+            if let Some(s) = st.slots.iter_mut().find(|s| **s == PENDING) {
+                *s = done;
+            }
+        }
+        self.record(i, req, t, done, true);
+    }
+
+    fn record(&mut self, i: usize, req: &Request, t: u64, done: u64, timed: bool) {
+        let st = &mut self.state[i];
         st.last_done = st.last_done.max(done);
         st.bytes += req.pages as u64 * self.lpn_size as u64;
         let lat = done - t;

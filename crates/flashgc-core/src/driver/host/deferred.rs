@@ -9,14 +9,17 @@ use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use crate::metrics::recorder::Recorder;
 use crate::sim::Simulation;
-use crate::workload::{Op, Request};
+use crate::workload::Op;
+use crate::workload::Request;
 use std::cmp::Reverse;
 
 /// A request whose completion is not final yet.
 #[derive(Debug, Clone, Copy)]
 struct Inflight {
     slot: u32,
-    op: Op,
+    req: Request,
+    /// Its flow (several flows), or `NO_FLOW`.
+    flow: u32,
     arrival: u64,
     /// Completion of its parts that need no flash (cache hits, unmapped reads).
     base: u64,
@@ -28,7 +31,12 @@ pub(crate) struct Deferred {
     inflight: Vec<Inflight>,
     free_slots: Vec<u32>,
     slots: u32,
+    /// Several flows: completed requests not yet reported to their flows (flow, request,
+    /// arrival, completion).
+    flow_done: Vec<(u32, Request, u64, u64)>,
 }
+
+const NO_FLOW: u32 = u32::MAX;
 
 impl<D: DeviceModel> Core<D> {
     /// The provisional completion of in-flight request `i` (None: not all reserved).
@@ -41,17 +49,22 @@ impl<D: DeviceModel> Core<D> {
         let d = self.deferred.as_mut().expect("deferred mode");
         let f = d.inflight.swap_remove(i);
         d.free_slots.push(f.slot);
+        if f.flow != NO_FLOW {
+            d.flow_done.push((f.flow, f.req, f.arrival, c));
+        }
         let lat = c - f.arrival;
         let s = &mut self.stats;
-        match f.op {
+        match f.req.op {
             Op::Read => s.win.rd.record(lat),
             Op::Write => s.win.wr.record(lat),
             Op::Trim => {}
         }
-        if let Host::ClosedLoop { .. } = self.p.host {
-            s.heap.push(Reverse(c));
+        if f.flow == NO_FLOW {
+            if let Host::ClosedLoop { .. } = self.p.host {
+                s.heap.push(Reverse(c));
+            }
         }
-        self.dev.on_request(f.op, f.arrival, c);
+        self.dev.on_request(f.req.op, f.arrival, c);
         self.host_busy_until = self.host_busy_until.max(c);
     }
 
@@ -78,15 +91,21 @@ impl<D: DeviceModel> Core<D> {
     /// the completion heap's top is the next arrival.
     fn settle_closed(&mut self) {
         let heap_top = self.stats.heap.peek().map(|r| r.0);
+        self.settle(heap_top);
+    }
+
+    /// Advances the device through every decision before the earlier of `bound` and the
+    /// earliest known completion, then completes what is final by then.
+    fn settle(&mut self, bound: Option<u64>) {
         let mut epoch = None;
-        let mut known = heap_top;
+        let mut known = bound;
         loop {
             // Slot ends change only when the device commits a host operation: recompute the
             // earliest known completion only then (GC commits leave it as it is).
             let now = self.dev.host_commits();
             if epoch != Some(now) {
                 epoch = Some(now);
-                known = heap_top;
+                known = bound;
                 for f in &self.deferred.as_ref().expect("deferred mode").inflight {
                     if let Some(c) = self.provisional(f) {
                         known = Some(known.map_or(c, |k| k.min(c)));
@@ -100,6 +119,32 @@ impl<D: DeviceModel> Core<D> {
                     self.complete_until(k);
                 }
                 return;
+            }
+        }
+    }
+
+    /// Several flows: advances the device until either the flows' next arrival `next` or
+    /// the earliest completion comes first, and reports every completion that is final by
+    /// then to `done` (flow, request, arrival, completion); false when none was.
+    pub(crate) fn settle_flows(
+        &mut self,
+        next: Option<u64>,
+        mut done: impl FnMut(usize, &Request, u64, u64),
+    ) -> bool {
+        self.settle(next);
+        let d = self.deferred.as_mut().expect("deferred mode");
+        let any = !d.flow_done.is_empty();
+        for (i, req, t, c) in d.flow_done.drain(..) {
+            done(i as usize, &req, t, c);
+        }
+        any
+    }
+
+    /// Several flows: reports the completions that finishing the run made final.
+    pub(crate) fn flow_completions(&mut self, mut done: impl FnMut(usize, &Request, u64, u64)) {
+        if let Some(d) = self.deferred.as_mut() {
+            for (i, req, t, c) in d.flow_done.drain(..) {
+                done(i as usize, &req, t, c);
             }
         }
     }
@@ -133,6 +178,34 @@ impl<D: DeviceModel> Core<D> {
         } else {
             self.advance_to(t);
         }
+        self.issue_deferred(sim, req, t, NO_FLOW, rec)
+    }
+
+    /// Several flows in deferred mode: serves flow `flow`'s request arriving at `t` (the
+    /// device was settled up to it by [`Core::settle_flows`]); its completion is reported
+    /// by a later [`Core::settle_flows`].
+    pub(crate) fn submit_flow_deferred(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        t: u64,
+        flow: usize,
+        rec: &mut Recorder,
+    ) -> Result<()> {
+        self.advance_to(t);
+        self.stats.last_arrival = self.stats.last_arrival.max(t);
+        self.issue_deferred(sim, req, t, flow as u32, rec)
+    }
+
+    /// Serves `req` at `t` with its host operations queued at the device.
+    fn issue_deferred(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        t: u64,
+        flow: u32,
+        rec: &mut Recorder,
+    ) -> Result<()> {
         let d = self.deferred.as_mut().expect("deferred mode");
         let slot = d.free_slots.pop().unwrap_or_else(|| {
             d.slots += 1;
@@ -152,7 +225,8 @@ impl<D: DeviceModel> Core<D> {
             .inflight
             .push(Inflight {
                 slot,
-                op: req.op,
+                req: *req,
+                flow,
                 arrival: t,
                 base,
             });
