@@ -21,7 +21,7 @@
 
 use super::policy::{Class, ControllerParams, Scheduler};
 use super::sched::{Media, Scheduled};
-use super::ReadGroup;
+use super::{CommitLog, ReadGroup};
 use crate::ops::Origin;
 use crate::types::Ppn;
 
@@ -82,8 +82,8 @@ pub(crate) struct Lazy {
     urgent: bool,
     /// Per resource: its best waiting host operation (None: to be recomputed).
     best: Vec<std::cell::Cell<Option<CellBest>>>,
-    /// Host commits so far (a slot's end changes only on one).
-    host_commits: u64,
+    /// The host commits so far (a slot's end changes only on one).
+    log: CommitLog,
     /// Reads that suspended a program or erase.
     pub(crate) suspensions: u64,
 }
@@ -104,7 +104,7 @@ impl Lazy {
             },
             urgent: false,
             best: vec![std::cell::Cell::new(None); cells],
-            host_commits: 0,
+            log: CommitLog::default(),
             suspensions: 0,
         }
     }
@@ -269,7 +269,11 @@ impl<M: Media> Scheduled<M> {
                 let lz = self.lazy.as_mut().expect("deferred mode");
                 let p = lz.pending[cell].swap_remove(idx);
                 lz.best[cell].set(None);
-                lz.host_commits += 1;
+                lz.log = CommitLog {
+                    count: lz.log.count + 1,
+                    slot: p.slot,
+                    moved_other: false,
+                };
                 if lz.pending[cell].is_empty() {
                     let i = lz.active.iter().position(|&c| c == cell).expect("active");
                     lz.active.swap_remove(i);
@@ -291,6 +295,7 @@ impl<M: Media> Scheduled<M> {
                         let s = &mut lz.slots[o as usize];
                         s.end = s.end.max(op_end);
                         lz.owner[cell] = (o, op_end);
+                        lz.log.moved_other = true;
                     }
                     e
                 } else {
@@ -326,9 +331,9 @@ impl<M: Media> Scheduled<M> {
         (s.open == 0).then_some(s.end)
     }
 
-    /// Host operations committed so far.
-    pub(super) fn lazy_host_commits(&self) -> u64 {
-        self.lazy.as_ref().map_or(0, |lz| lz.host_commits)
+    /// The host commits so far.
+    pub(super) fn lazy_commit_log(&self) -> CommitLog {
+        self.lazy.as_ref().map_or(CommitLog::default(), |lz| lz.log)
     }
 
     /// Free segments now (host-first's urgency threshold).

@@ -48,6 +48,18 @@ pub struct GcPolicy {
     pub barrier: bool,
 }
 
+/// Deferred mode: a summary of the host commits so far ([`DeviceModel::commit_log`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CommitLog {
+    /// Host operations committed so far.
+    pub count: u64,
+    /// The request slot of the last one.
+    pub slot: u32,
+    /// Whether the last one also moved another request's end (a read that suspended that
+    /// request's program).
+    pub moved_other: bool,
+}
+
 /// Group of consecutive reads of one host request on the same flash page (they share one
 /// cell read). Device models that read whole mapping units ignore it.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -145,11 +157,11 @@ pub trait DeviceModel: Clone {
         }
     }
 
-    /// Deferred mode: host operations committed so far. A request's end
-    /// ([`DeviceModel::slot_end`]) changes only when this does, so the driver recomputes its
-    /// earliest known completion only then.
-    fn host_commits(&self) -> u64 {
-        0
+    /// Deferred mode: what the host commits so far changed of the requests' ends (a
+    /// request's end, [`DeviceModel::slot_end`], changes only on a host commit), so that
+    /// the driver updates its earliest known completion instead of recomputing it.
+    fn commit_log(&self) -> CommitLog {
+        CommitLog::default()
     }
 
     /// Free segments of the FTL now (host-first's urgency threshold).

@@ -606,8 +606,8 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         self.lazy_step_before(t)
     }
 
-    fn host_commits(&self) -> u64 {
-        self.lazy_host_commits()
+    fn commit_log(&self) -> super::CommitLog {
+        self.lazy_commit_log()
     }
 
     fn set_free_segments(&mut self, free: u64) {

@@ -34,6 +34,8 @@ pub(crate) struct Deferred {
     /// Several flows: completed requests not yet reported to their flows (flow, request,
     /// arrival, completion).
     flow_done: Vec<(u32, Request, u64, u64)>,
+    /// Per request slot: the completion of the request's parts that need no flash.
+    base_of: Vec<u64>,
 }
 
 const NO_FLOW: u32 = u32::MAX;
@@ -97,21 +99,33 @@ impl<D: DeviceModel> Core<D> {
     /// Advances the device through every decision before the earlier of `bound` and the
     /// earliest known completion, then completes what is final by then.
     fn settle(&mut self, bound: Option<u64>) {
-        let mut epoch = None;
+        let mut seen: Option<crate::device::CommitLog> = None;
         let mut known = bound;
         loop {
-            // Slot ends change only when the device commits a host operation: recompute the
-            // earliest known completion only then (GC commits leave it as it is).
-            let now = self.dev.host_commits();
-            if epoch != Some(now) {
-                epoch = Some(now);
-                known = bound;
-                for f in &self.deferred.as_ref().expect("deferred mode").inflight {
-                    if let Some(c) = self.provisional(f) {
+            // Request ends change only on host commits: when the last one only made its
+            // own request's end known (or later), update the earliest known completion
+            // with it; otherwise recompute it.
+            let log = self.dev.commit_log();
+            match seen {
+                Some(s) if s.count == log.count => {}
+                Some(s) if s.count + 1 == log.count && !log.moved_other => {
+                    let d = self.deferred.as_ref().expect("deferred mode");
+                    let base = d.base_of[log.slot as usize];
+                    if let Some(e) = self.dev.slot_end(log.slot) {
+                        let c = e.max(base);
                         known = Some(known.map_or(c, |k| k.min(c)));
                     }
                 }
+                _ => {
+                    known = bound;
+                    for f in &self.deferred.as_ref().expect("deferred mode").inflight {
+                        if let Some(c) = self.provisional(f) {
+                            known = Some(known.map_or(c, |k| k.min(c)));
+                        }
+                    }
+                }
             }
+            seen = Some(log);
             // One scan of the device's queues: commit the next decision if it comes
             // before the earliest known completion.
             if self.dev.step_before(known.unwrap_or(u64::MAX)).is_none() {
@@ -219,17 +233,18 @@ impl<D: DeviceModel> Core<D> {
             s.win.t0 = t;
         }
         let base = self.serve(sim, req, t)?;
-        self.deferred
-            .as_mut()
-            .expect("deferred mode")
-            .inflight
-            .push(Inflight {
-                slot,
-                req: *req,
-                flow,
-                arrival: t,
-                base,
-            });
+        let d = self.deferred.as_mut().expect("deferred mode");
+        if d.base_of.len() <= slot as usize {
+            d.base_of.resize(slot as usize + 1, 0);
+        }
+        d.base_of[slot as usize] = base;
+        d.inflight.push(Inflight {
+            slot,
+            req: *req,
+            flow,
+            arrival: t,
+            base,
+        });
         self.count_served(sim, req, t, rec);
         Ok(())
     }
