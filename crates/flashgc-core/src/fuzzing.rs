@@ -122,6 +122,23 @@ pub fn timed_cases() -> Vec<(&'static str, TimingParams)> {
             },
         ),
         (
+            // Deferred commit: requests in flight, resource queues, running operations.
+            "flash-read-first-suspend",
+            TimingParams {
+                host: Host::ClosedLoop { queue_depth: 4 },
+                controller: crate::device::policy::ControllerParams {
+                    scheduler: crate::device::policy::Scheduler::ReadFirst,
+                    suspend: Some(crate::device::policy::Suspend {
+                        suspend_ns: 20_000,
+                        resume_ns: 20_000,
+                        max_per_op: 2,
+                    }),
+                    ..Default::default()
+                },
+                ..TimingParams::default()
+            },
+        ),
+        (
             "noc-selective",
             TimingParams {
                 noc: Some(NocParams::from_config(&c, GcPath::Selective)),

@@ -500,10 +500,50 @@ fn timed_runs_resume_byte_for_byte() {
         }),
         ..flash.clone()
     };
+    // Deferred commit (a priority scheduler, suspend): requests in flight, the resources'
+    // queues and what each die runs resume too.
+    use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
+    let read_first = TimingParams {
+        gc_mode: GcMode::Foreground,
+        cache_pages: 0,
+        controller: ControllerParams {
+            scheduler: Scheduler::ReadFirst,
+            suspend: Some(Suspend {
+                suspend_ns: 20_000,
+                resume_ns: 20_000,
+                max_per_op: 2,
+            }),
+            ..ControllerParams::default()
+        },
+        ..flash.clone()
+    };
+    let host_first = TimingParams {
+        host: Host::Rate { iops: 3000.0 },
+        max_requests: Some(30_000),
+        controller: ControllerParams {
+            scheduler: Scheduler::HostFirst { urgency: 8 },
+            ..ControllerParams::default()
+        },
+        ..flash.clone()
+    };
+    let noc_priority = TimingParams {
+        controller: ControllerParams {
+            scheduler: Scheduler::NocPriority,
+            ..ControllerParams::default()
+        },
+        ..noc.clone()
+    };
     for (name, p, stops) in [
         ("flash", flash, vec![3_000u64, 3_001, 20_000]),
         ("flash-cpu", cpu, vec![3_000u64, 20_000]),
         ("noc", noc, vec![5_000, 17_000]),
+        (
+            "flash-read-first-suspend",
+            read_first,
+            vec![2_500, 2_501, 15_000],
+        ),
+        ("flash-host-first-rate", host_first, vec![4_000, 21_000]),
+        ("noc-priority", noc_priority, vec![5_000, 17_000]),
     ] {
         let file = tmp(&format!("timed-{name}.ckpt"));
         let want = {
@@ -521,6 +561,13 @@ fn timed_runs_resume_byte_for_byte() {
             }
         };
         assert!(want.contains("\"timing\""), "{name}: a timed result");
+        if name.contains("suspend") {
+            let v: serde_json::Value = serde_json::from_str(&want).unwrap();
+            assert!(
+                v["timing"]["suspensions"].as_u64().unwrap() > 0,
+                "{name}: suspends"
+            );
+        }
         let mut e = Engine::new(&c, Some(p.clone())).unwrap();
         let mut stops = stops.into_iter();
         let mut next = stops.next();

@@ -293,36 +293,28 @@ fn fio_numjobs_are_flows_of_their_own() {
 
 #[test]
 fn deterministic_and_resumes_byte_for_byte() {
+    use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
     let c = config(READ_HEAVY_WRITE_HEAVY);
-    let p = params();
-    let json = |r: &RunResult| serde_json::to_string_pretty(r).unwrap();
-    let want = json(&timed(&c, &p));
-    assert!(want.contains("\"flows\""));
-    assert_eq!(want, json(&timed(&c, &p)), "same config, same result");
-    let file = std::env::temp_dir().join(format!("flashgc-flows-{}.ckpt", std::process::id()));
-    let mut e = Engine::new(&c, Some(p.clone())).unwrap();
-    let mut stops = [1_500u64, 1_501, 6_000].into_iter();
-    let mut next = stops.next();
-    let got = loop {
-        let mut ctl = RunControl {
-            checkpoint: Some(file.clone()),
-            stop_after_requests: next,
-            ..RunControl::default()
-        };
-        match e
-            .run_with(flow_set(&c).as_mut(), &mut |_| {}, &mut ctl)
-            .unwrap()
-        {
-            RunEnd::Finished(r) => break json(&r),
-            RunEnd::Stopped { partial, .. } => {
-                assert!(partial.flows.is_some());
-                drop(e);
-                e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
-                next = stops.next();
-            }
-        }
+    // Under read-first with suspend too: the flows' requests in flight resume.
+    let deferred = TimingParams {
+        controller: ControllerParams {
+            scheduler: Scheduler::ReadFirst,
+            suspend: Some(Suspend {
+                suspend_ns: 20_000,
+                resume_ns: 20_000,
+                max_per_op: 4,
+            }),
+            ..ControllerParams::default()
+        },
+        ..params()
     };
-    assert_eq!(want, got, "resumed timed run differs");
+    resumes_byte_for_byte(&c, &deferred);
+    let p = params();
+    resumes_byte_for_byte(&c, &p);
+    let json = |r: &RunResult| serde_json::to_string_pretty(r).unwrap();
+    let file = std::env::temp_dir().join(format!("flashgc-flows-{}.ckpt", std::process::id()));
+    // WAF-only.
+
     // WAF-only.
     let want = {
         let mut sim = Simulation::new(&c).unwrap();
@@ -343,6 +335,40 @@ fn deterministic_and_resumes_byte_for_byte() {
     let got = json(&sim.run(flow_set(&c).as_mut(), &mut |_| {}).unwrap());
     let _ = std::fs::remove_file(&file);
     assert_eq!(want, got, "resumed WAF-only run differs");
+}
+
+/// A timed flows run stopped and resumed from its checkpoint three times ends with the
+/// uninterrupted run's JSON; the same config gives the same JSON.
+fn resumes_byte_for_byte(c: &Config, p: &TimingParams) {
+    let json = |r: &RunResult| serde_json::to_string_pretty(r).unwrap();
+    let want = json(&timed(c, p));
+    assert!(want.contains("\"flows\""));
+    assert_eq!(want, json(&timed(c, p)), "same config, same result");
+    let file = std::env::temp_dir().join(format!("flashgc-flows-{}.ckpt", std::process::id()));
+    let mut e = Engine::new(c, Some(p.clone())).unwrap();
+    let mut stops = [1_500u64, 1_501, 6_000].into_iter();
+    let mut next = stops.next();
+    let got = loop {
+        let mut ctl = RunControl {
+            checkpoint: Some(file.clone()),
+            stop_after_requests: next,
+            ..RunControl::default()
+        };
+        match e
+            .run_with(flow_set(c).as_mut(), &mut |_| {}, &mut ctl)
+            .unwrap()
+        {
+            RunEnd::Finished(r) => break json(&r),
+            RunEnd::Stopped { partial, .. } => {
+                assert!(partial.flows.is_some());
+                drop(e);
+                e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
+                next = stops.next();
+            }
+        }
+    };
+    assert_eq!(want, got, "resumed timed run differs");
+    let _ = std::fs::remove_file(&file);
 }
 
 #[test]

@@ -132,6 +132,12 @@ pub trait DeviceModel: Clone {
     /// Deferred mode: the host operations scheduled next belong to request slot `slot`.
     fn open_slot(&mut self, _slot: u32) {}
 
+    /// Deferred mode: how many request slots the device knows (a restored driver's
+    /// requests in flight must all be among them).
+    fn slots(&self) -> u32 {
+        0
+    }
+
     /// Deferred mode: the end of slot `slot`'s operations once all are reserved.
     fn slot_end(&self, _slot: u32) -> Option<u64> {
         None

@@ -442,6 +442,8 @@ struct SchedState {
     victim_end: u64,
     gc_rg: ReadGroup,
     media: Vec<u8>,
+    /// Deferred commit's state (a priority scheduler or suspend).
+    lazy: Option<super::lazy::LazyState>,
 }
 
 impl<M: Media + Clone> DeviceModel for Scheduled<M> {
@@ -590,6 +592,10 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         self.lazy_open(slot);
     }
 
+    fn slots(&self) -> u32 {
+        self.lazy_slots()
+    }
+
     fn slot_end(&self, slot: u32) -> Option<u64> {
         self.lazy_slot_end(slot)
     }
@@ -659,12 +665,6 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     }
 
     fn save_state(&self) -> crate::error::Result<Vec<u8>> {
-        if self.lazy.is_some() {
-            return Err(crate::error::Error::config(
-                "timing.scheduler",
-                "checkpoints of runs with a priority scheduler or suspend are not supported yet",
-            ));
-        }
         crate::checkpoint::encode(&SchedState {
             queue: self.queue.iter().copied().collect(),
             moves: self.moves.clone(),
@@ -672,6 +672,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
             victim_end: self.victim_end,
             gc_rg: self.gc_rg,
             media: self.media.save_state()?,
+            lazy: self.lazy.as_ref().map(|l| l.save()),
         })
     }
 
@@ -701,6 +702,20 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                     )));
                 }
                 self.media.set_erase_pending(seg, true);
+            }
+        }
+        match (self.lazy.as_mut(), st.lazy) {
+            (None, None) => {}
+            (Some(l), Some(ls)) => {
+                let (media, segs) = (&self.media, self.media.segments());
+                l.load(ls, |ppn| {
+                    (media.segment_of(ppn) < segs).then(|| media.cell_of(ppn))
+                })?;
+            }
+            _ => {
+                return Err(crate::error::Error::Input(
+                    "the checkpoint's scheduler (priority or suspend) does not match the timing parameters".into(),
+                ))
             }
         }
         self.moves = st.moves;

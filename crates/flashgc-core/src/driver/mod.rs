@@ -269,7 +269,15 @@ impl Engine {
             None => Engine::Waf(Box::new(Simulation::from_checkpoint(r)?)),
             Some(p) if p.noc.is_some() => Engine::Noc(Box::new(Driver::resume(r, |_, p| {
                 let n = p.noc.clone().expect("checked");
-                Ok(NocDevice::new(NocMedia::new(&cfg, n)?))
+                if p.controller.suspend.is_some() {
+                    return Err(Error::Input(
+                        "checkpoint: program/erase suspend on the NoC model".into(),
+                    ));
+                }
+                Ok(NocDevice::with_controller(
+                    NocMedia::new(&cfg, n)?,
+                    &p.controller,
+                ))
             })?)),
             Some(_) => Engine::Flash(Box::new(Driver::resume(r, |sim, p| {
                 let media = FlashMedia::build(
@@ -280,7 +288,9 @@ impl Engine {
                     p.multiplane,
                     p.copyback,
                 )?;
-                Ok(FlashDevice::new(media))
+                let mut media = media;
+                media.set_suspend(p.controller.suspend);
+                Ok(FlashDevice::with_controller(media, &p.controller))
             })?)),
         })
     }

@@ -321,6 +321,11 @@ impl FlowSet {
         })
     }
 
+    /// Requests in flight per flow (whose completion deferred commit has not decided).
+    pub fn inflight(&self) -> &[u32] {
+        &self.inflight
+    }
+
     /// The earliest next arrival over all flows, without issuing it (None: no flow can
     /// issue now).
     pub fn peek_arrival(&self) -> Option<u64> {
@@ -482,6 +487,8 @@ impl FlowSet {
 struct Saved {
     names: Vec<String>,
     state: Vec<FlowState>,
+    /// Requests in flight per flow (deferred commit; zeros otherwise).
+    inflight: Vec<u32>,
 }
 
 impl Workload for FlowSet {
@@ -511,6 +518,7 @@ impl Workload for FlowSet {
         crate::checkpoint::encode(&Saved {
             names: self.specs.iter().map(|s| s.name.clone()).collect(),
             state,
+            inflight: self.inflight.clone(),
         })
         .ok()
     }
@@ -522,6 +530,22 @@ impl Workload for FlowSet {
                 "the checkpoint's flows differ from the configured ones".into(),
             ));
         }
+        if saved.inflight.len() != self.specs.len() || saved.state.len() != self.specs.len() {
+            return Err(Error::Input(
+                "the checkpoint's flows differ from the configured ones".into(),
+            ));
+        }
+        for (i, st) in saved.state.iter().enumerate() {
+            let waiting = st.slots.iter().filter(|&&s| s == PENDING).count();
+            let closed = matches!(self.specs[i].arrival, FlowArrival::Closed { .. });
+            if closed && waiting != saved.inflight[i] as usize {
+                return Err(Error::Input(format!(
+                    "flow `{}`: the checkpoint's waiting slots do not match its requests in flight",
+                    self.specs[i].name
+                )));
+            }
+        }
+        self.inflight = saved.inflight;
         for (i, st) in saved.state.into_iter().enumerate() {
             if st.slots.len() != self.state[i].slots.len() {
                 return Err(Error::Input(format!(

@@ -32,7 +32,7 @@ pub enum Op {
 }
 
 /// One host request in mapping units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Request {
     /// Arrival time in simulated nanoseconds (0 for untimed synthetic workloads).
     pub time_ns: u64,

@@ -97,7 +97,7 @@ pub struct FlashMedia {
 }
 
 /// The program or erase a cell resource runs last (what a host read may suspend).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
 struct Running {
     /// Start of the suspendable phase (a program's cell phase, after its data transfer).
     from: u64,
@@ -529,6 +529,8 @@ struct FlashState {
     erased_at: Vec<u64>,
     dyn_unit: Vec<u16>,
     dyn_fill: Vec<u16>,
+    /// With suspend on: what each cell runs last (empty otherwise).
+    running: Vec<Running>,
 }
 
 /// The flash device's part of a timed result.
@@ -714,6 +716,7 @@ impl Media for FlashMedia {
             erased_at: self.erased_at.clone(),
             dyn_unit: self.dyn_unit.clone(),
             dyn_fill: self.dyn_fill.clone(),
+            running: self.running.clone(),
         })
     }
 
@@ -724,7 +727,8 @@ impl Media for FlashMedia {
             && st.cells.len() == self.cells.len()
             && st.erased_at.len() == self.erased_at.len()
             && st.dyn_unit.len() == self.dyn_unit.len()
-            && st.dyn_fill.len() == self.dyn_fill.len();
+            && st.dyn_fill.len() == self.dyn_fill.len()
+            && st.running.len() == self.running.len();
         if !same {
             return Err(crate::error::Error::Input(
                 "the flash device state does not match the configured device (channels, units, segments, allocation)".into(),
@@ -739,7 +743,13 @@ impl Media for FlashMedia {
             )
             && times_ok(st.erased_at.iter().copied());
         let units = self.units.len();
-        if !times || st.dyn_unit.iter().any(|&u| u as usize >= units.max(1)) {
+        let segs = self.erased_at.len();
+        let running_ok = times_ok(st.running.iter().flat_map(|r| [r.from, r.end]))
+            && st
+                .running
+                .iter()
+                .all(|r| r.kind <= 2 && r.from <= r.end && (r.seg as usize) < segs.max(1));
+        if !times || !running_ok || st.dyn_unit.iter().any(|&u| u as usize >= units.max(1)) {
             return Err(crate::error::Error::Input(
                 "the flash device state holds times or units out of range".into(),
             ));
@@ -752,6 +762,7 @@ impl Media for FlashMedia {
         self.erase_queued.fill(0);
         self.dyn_unit = st.dyn_unit;
         self.dyn_fill = st.dyn_fill;
+        self.running = st.running;
         Ok(())
     }
 

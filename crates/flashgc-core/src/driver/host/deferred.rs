@@ -14,7 +14,7 @@ use crate::workload::Request;
 use std::cmp::Reverse;
 
 /// A request whose completion is not final yet.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Inflight {
     slot: u32,
     req: Request,
@@ -25,8 +25,8 @@ struct Inflight {
     base: u64,
 }
 
-/// Requests in flight in deferred mode.
-#[derive(Debug, Default)]
+/// Requests in flight in deferred mode (saved whole in a checkpoint).
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Deferred {
     inflight: Vec<Inflight>,
     free_slots: Vec<u32>,
@@ -54,7 +54,7 @@ impl<D: DeviceModel> Core<D> {
         if f.flow != NO_FLOW {
             d.flow_done.push((f.flow, f.req, f.arrival, c));
         }
-        let lat = c - f.arrival;
+        let lat = c.saturating_sub(f.arrival);
         let s = &mut self.stats;
         match f.req.op {
             Op::Read => s.win.rd.record(lat),
@@ -110,7 +110,7 @@ impl<D: DeviceModel> Core<D> {
                 Some(s) if s.count == log.count => {}
                 Some(s) if s.count + 1 == log.count && !log.moved_other => {
                     let d = self.deferred.as_ref().expect("deferred mode");
-                    let base = d.base_of[log.slot as usize];
+                    let base = d.base_of.get(log.slot as usize).copied().unwrap_or(0);
                     if let Some(e) = self.dev.slot_end(log.slot) {
                         let c = e.max(base);
                         known = Some(known.map_or(c, |k| k.min(c)));
@@ -249,6 +249,25 @@ impl<D: DeviceModel> Core<D> {
         Ok(())
     }
 
+    /// A resumed run's requests in flight against its workload: every one belongs to a flow
+    /// of `flows` (None: not a run of several flows), and each flow counts as many in flight
+    /// as the driver holds for it.
+    pub(crate) fn check_inflight_flows(&self, flows: Option<&[u32]>) -> Result<()> {
+        let Some(d) = &self.deferred else {
+            return Ok(());
+        };
+        let n = flows.map_or(0, |f| f.len());
+        let ok = d.check(Some(n)).is_ok()
+            && flows.is_none_or(|f| d.inflight_per_flow(n) == f)
+            && (flows.is_some() || d.flow_done.is_empty());
+        if !ok {
+            return Err(Error::Input(
+                "checkpoint: the requests in flight do not match the workload's host flows".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The error for host models deferred mode does not support yet.
     pub(super) fn deferred_unsupported(&self, what: &str) -> Result<()> {
         if self.deferred.is_some() {
@@ -258,5 +277,74 @@ impl<D: DeviceModel> Core<D> {
             ));
         }
         Ok(())
+    }
+}
+
+impl Deferred {
+    /// Checks a restored state: request slots in range, each either free or in flight
+    /// once, flows below `flows` (Some(0): not a run of several flows; None: not known
+    /// yet), times in range.
+    pub(crate) fn check(&self, flows: Option<usize>) -> std::result::Result<(), String> {
+        let n = self.slots as usize;
+        let mut seen = vec![false; n];
+        for s in self
+            .inflight
+            .iter()
+            .map(|f| f.slot)
+            .chain(self.free_slots.iter().copied())
+        {
+            match seen.get_mut(s as usize) {
+                Some(x) if !*x => *x = true,
+                _ => return Err("a request slot twice or out of range".into()),
+            }
+        }
+        if seen.iter().any(|x| !x) || self.base_of.len() != n {
+            return Err("a request slot neither free nor in flight".into());
+        }
+        let flow_ok = |f: u32| match flows {
+            None => true,
+            Some(0) => f == NO_FLOW,
+            Some(n) => (f as usize) < n,
+        };
+        if !self.inflight.iter().all(|f| flow_ok(f.flow))
+            || !self
+                .flow_done
+                .iter()
+                .all(|d| flows != Some(0) && flow_ok(d.0))
+        {
+            return Err("a request of an unknown host flow".into());
+        }
+        let times = crate::checkpoint::times_ok(
+            self.inflight
+                .iter()
+                .flat_map(|f| [f.arrival, f.base])
+                .chain(self.flow_done.iter().flat_map(|d| [d.2, d.3]))
+                .chain(self.base_of.iter().copied()),
+        );
+        if !times || self.flow_done.iter().any(|d| d.3 < d.2) {
+            return Err("times out of range".into());
+        }
+        Ok(())
+    }
+
+    /// Request slots used so far.
+    pub(crate) fn slot_count(&self) -> u32 {
+        self.slots
+    }
+
+    /// Requests in flight, per flow (`flows` entries).
+    pub(crate) fn inflight_per_flow(&self, flows: usize) -> Vec<u32> {
+        let mut n = vec![0u32; flows];
+        for f in &self.inflight {
+            if let Some(x) = n.get_mut(f.flow as usize) {
+                *x += 1;
+            }
+        }
+        n
+    }
+
+    /// Requests in flight outside flows (a single closed loop's outstanding requests).
+    pub(crate) fn inflight_single(&self) -> usize {
+        self.inflight.iter().filter(|f| f.flow == NO_FLOW).count()
     }
 }
