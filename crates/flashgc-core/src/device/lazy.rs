@@ -169,6 +169,7 @@ impl<M: Media> Scheduled<M> {
             }
         }
         let mut best: Option<CellBest> = None;
+        let (rank_r, rank_w) = (lz.rank(Class::RHost), lz.rank(Class::WHost));
         for (idx, p) in lz.pending[cell].iter().enumerate() {
             let at = if p.write || p.ready >= free {
                 p.ready.max(free)
@@ -178,8 +179,7 @@ impl<M: Media> Scheduled<M> {
                     _ => free,
                 }
             };
-            let class = if p.write { Class::WHost } else { Class::RHost };
-            let rank = lz.rank(class);
+            let rank = if p.write { rank_w } else { rank_r };
             if best.is_none_or(|b| (at, rank, p.seq) < (b.at, b.rank, b.seq)) {
                 best = Some(CellBest {
                     free,
