@@ -35,6 +35,53 @@ struct Pend {
     slot: u32,
 }
 
+/// One resource's waiting host operations: reads and programs apart, each in issue order,
+/// with a flag per class saying whether their ready times are still nondecreasing. A
+/// waiting operation's earliest start only grows with its ready time, so while the flag
+/// holds the front is the best of its class (earliest start, then earliest issued) and the
+/// scheduler need not scan the rest.
+#[derive(Debug, Clone, Default)]
+struct CellQueue {
+    q: [std::collections::VecDeque<Pend>; 2],
+    sorted: [bool; 2],
+}
+
+impl CellQueue {
+    fn is_empty(&self) -> bool {
+        self.q[0].is_empty() && self.q[1].is_empty()
+    }
+
+    fn push(&mut self, p: Pend) {
+        let k = p.write as usize;
+        match self.q[k].back() {
+            None => self.sorted[k] = true,
+            Some(b) if p.ready < b.ready => self.sorted[k] = false,
+            Some(_) => {}
+        }
+        self.q[k].push_back(p);
+    }
+
+    /// Removes entry `idx` of class `write` (keeping the order).
+    fn remove(&mut self, write: bool, idx: usize) -> Pend {
+        let k = write as usize;
+        let p = if idx == 0 {
+            self.q[k].pop_front()
+        } else {
+            self.q[k].remove(idx)
+        }
+        .expect("a waiting operation");
+        if self.q[k].is_empty() {
+            self.sorted[k] = true;
+        }
+        p
+    }
+
+    /// Every waiting operation, reads first, each class in issue order.
+    fn iter(&self) -> impl Iterator<Item = &Pend> {
+        self.q[0].iter().chain(self.q[1].iter())
+    }
+}
+
 /// A request's operations (by the driver's slot number).
 #[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct Slot {
@@ -53,6 +100,7 @@ struct CellBest {
     at: u64,
     rank: u8,
     seq: u64,
+    write: bool,
     idx: usize,
 }
 
@@ -63,7 +111,12 @@ type Decision = (u64, Choice, Option<(u64, u8)>);
 /// What the next decision commits.
 #[derive(Debug, Clone, Copy)]
 enum Choice {
-    Host { cell: usize, idx: usize, at: u64 },
+    Host {
+        cell: usize,
+        write: bool,
+        idx: usize,
+        at: u64,
+    },
     Gc,
 }
 
@@ -71,7 +124,7 @@ enum Choice {
 #[derive(Debug, Clone)]
 pub(crate) struct Lazy {
     sched: Scheduler,
-    pending: Vec<Vec<Pend>>,
+    pending: Vec<CellQueue>,
     active: Vec<usize>,
     slots: Vec<Slot>,
     cur: u32,
@@ -92,7 +145,7 @@ impl Lazy {
     pub(crate) fn new(p: &ControllerParams, cells: usize) -> Lazy {
         Lazy {
             sched: p.scheduler,
-            pending: vec![Vec::new(); cells],
+            pending: vec![CellQueue::default(); cells],
             active: Vec::new(),
             slots: Vec::new(),
             cur: 0,
@@ -170,25 +223,32 @@ impl<M: Media> Scheduled<M> {
         }
         let mut best: Option<CellBest> = None;
         let (rank_r, rank_w) = (lz.rank(Class::RHost), lz.rank(Class::WHost));
-        for (idx, p) in lz.pending[cell].iter().enumerate() {
-            let at = if p.write || p.ready >= free {
-                p.ready.max(free)
-            } else {
-                match susp {
-                    Some(from) if p.ready.max(from) < free => p.ready.max(from),
-                    _ => free,
+        let cq = &lz.pending[cell];
+        for write in [false, true] {
+            let k = write as usize;
+            // A class in nondecreasing ready order: its front is its best.
+            let n = if cq.sorted[k] { 1 } else { cq.q[k].len() };
+            for (idx, p) in cq.q[k].iter().take(n).enumerate() {
+                let at = if p.write || p.ready >= free {
+                    p.ready.max(free)
+                } else {
+                    match susp {
+                        Some(from) if p.ready.max(from) < free => p.ready.max(from),
+                        _ => free,
+                    }
+                };
+                let rank = if p.write { rank_w } else { rank_r };
+                if best.is_none_or(|b| (at, rank, p.seq) < (b.at, b.rank, b.seq)) {
+                    best = Some(CellBest {
+                        free,
+                        susp,
+                        at,
+                        rank,
+                        seq: p.seq,
+                        write,
+                        idx,
+                    });
                 }
-            };
-            let rank = if p.write { rank_w } else { rank_r };
-            if best.is_none_or(|b| (at, rank, p.seq) < (b.at, b.rank, b.seq)) {
-                best = Some(CellBest {
-                    free,
-                    susp,
-                    at,
-                    rank,
-                    seq: p.seq,
-                    idx,
-                });
             }
         }
         lz.best[cell].set(best);
@@ -205,6 +265,7 @@ impl<M: Media> Scheduled<M> {
                 if best.is_none_or(|x| (b.at, b.rank, b.seq) < (x.0, x.1, x.2)) {
                     let choice = Choice::Host {
                         cell,
+                        write: b.write,
                         idx: b.idx,
                         at: b.at,
                     };
@@ -265,9 +326,14 @@ impl<M: Media> Scheduled<M> {
     fn commit(&mut self, choice: Choice) -> u64 {
         match choice {
             Choice::Gc => self.pump_queue(None, 1),
-            Choice::Host { cell, idx, at } => {
+            Choice::Host {
+                cell,
+                write,
+                idx,
+                at,
+            } => {
                 let lz = self.lazy.as_mut().expect("deferred mode");
-                let p = lz.pending[cell].swap_remove(idx);
+                let p = lz.pending[cell].remove(write, idx);
                 lz.best[cell].set(None);
                 lz.log = CommitLog {
                     count: lz.log.count + 1,
@@ -432,7 +498,11 @@ impl Lazy {
     /// This state for a checkpoint.
     pub(crate) fn save(&self) -> LazyState {
         LazyState {
-            pending: self.pending.clone(),
+            pending: self
+                .pending
+                .iter()
+                .map(|q| q.iter().copied().collect())
+                .collect(),
             slots: self.slots.clone(),
             cur: self.cur,
             seq: self.seq,
@@ -464,6 +534,11 @@ impl Lazy {
         }
         let mut open = vec![0u32; st.slots.len()];
         for (cell, q) in st.pending.iter().enumerate() {
+            if q.windows(2)
+                .any(|w| w[0].write == w[1].write && w[0].seq >= w[1].seq)
+            {
+                return bad("issue order");
+            }
             for p in q {
                 if cell_of(p.ppn) != Some(cell) {
                     return bad("a waiting operation outside its resource");
@@ -491,7 +566,15 @@ impl Lazy {
             return bad("times or request slots out of range");
         }
         self.active = (0..cells).filter(|&c| !st.pending[c].is_empty()).collect();
-        self.pending = st.pending;
+        self.pending = st
+            .pending
+            .into_iter()
+            .map(|q| {
+                let mut cq = CellQueue::default();
+                q.into_iter().for_each(|p| cq.push(p));
+                cq
+            })
+            .collect();
         self.slots = st.slots;
         self.cur = st.cur;
         self.seq = st.seq;
