@@ -36,6 +36,25 @@ fn bad_controller_options_exit_2_naming_the_option() {
     }
 }
 
+/// Where a completion must be known when the request is issued, deferred commit is
+/// refused clearly: `serve --pace real` (a paced reply waits for it).
+#[test]
+fn serve_pace_real_with_a_priority_scheduler_is_refused() {
+    let sock = std::env::temp_dir().join(format!("flashgc-ctl-{}.sock", std::process::id()));
+    let o = Command::new(env!("CARGO_BIN_EXE_flashgc"))
+        .args(["serve", "--logical-gib", "0.0625", "--timing"])
+        .args(["--scheduler", "read-first", "--pace", "real", "--socket"])
+        .arg(&sock)
+        .output()
+        .expect("binary runs");
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("--pace real") && e.contains("--pace none"),
+        "{e}"
+    );
+}
+
 #[test]
 fn defaults_spelled_out_equal_no_flags_and_priorities_change_the_run() {
     let plain = flashgc(&[]);

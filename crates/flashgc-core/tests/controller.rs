@@ -153,3 +153,58 @@ fn suspension_limit_holds_later_reads_back() {
     let t = r.timing.as_ref().unwrap();
     assert_eq!((t.read_latency.count, t.read_latency.max_us), (2, 470.0));
 }
+
+/// The streaming API (what `flashgc serve` drives) under read-first with suspend: each
+/// completion is decided by later arrivals (`submit` returns None) and recorded once final,
+/// so the session's record equals the open-loop run of the same requests, byte for byte.
+#[test]
+fn streaming_under_deferred_commit_equals_the_open_loop_run() {
+    let ctl = ControllerParams {
+        scheduler: Scheduler::ReadFirst,
+        suspend: suspend(),
+        ..Default::default()
+    };
+    // 64 blocks of 16 pages, op 0.5 (682 LPNs); 3000 requests 1 ms apart over 600 LPNs, one
+    // in three a read: programs queue, reads suspend them, GC runs.
+    let mut c = one_die();
+    c.device.blocks_per_plane = 64;
+    c.device.pages_per_block = 16;
+    c.ftl.op = Some(0.5);
+    let reqs: Vec<Request> = (0..3000u64)
+        .map(|i| {
+            let op = if i % 3 == 2 { Op::Read } else { Op::Write };
+            rq(i * 1000, op, (i * 7919) % 600)
+        })
+        .collect();
+    let p = TimingParams {
+        host: Host::OpenLoop { time_scale: 1.0 },
+        controller: ctl,
+        ..TimingParams::default()
+    };
+    // Every LPN written untimed first, so that reads go to flash.
+    let new = || {
+        let mut ts = TimedSim::new(&c, p.clone()).unwrap();
+        (0..600).for_each(|l| ts.simulation_mut().ftl_mut().write(l).unwrap());
+        ts
+    };
+    let want = new()
+        .run(&mut Requests::new(reqs.clone()), &mut |_| {})
+        .unwrap();
+    assert!(want.total.erases > 0, "GC ran");
+    let mut ts = new();
+    ts.start().unwrap();
+    for r in &reqs {
+        assert_eq!(ts.submit(r).unwrap(), None, "decided later");
+    }
+    let got = ts.finish("streamed").unwrap();
+    let json = |r: &RunResult| {
+        (
+            serde_json::to_string(&r.timing).unwrap(),
+            serde_json::to_string(&r.total).unwrap(),
+        )
+    };
+    assert_eq!(json(&want), json(&got));
+    let t = got.timing.as_ref().unwrap();
+    assert_eq!(t.requests, 3000);
+    assert!(t.flash.as_ref().unwrap().suspensions.unwrap() > 0);
+}

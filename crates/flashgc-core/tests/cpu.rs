@@ -71,7 +71,10 @@ fn serve(cpu: Option<CpuParams>, reqs: &[Request]) -> (Vec<u64>, RunResult) {
     };
     let mut ts = TimedSim::new(&tiny(), p).unwrap();
     ts.start().unwrap();
-    let done = reqs.iter().map(|r| ts.submit(r).unwrap() / US).collect();
+    let done = reqs
+        .iter()
+        .map(|r| ts.submit(r).unwrap().unwrap() / US)
+        .collect();
     (done, ts.finish("hand").unwrap())
 }
 

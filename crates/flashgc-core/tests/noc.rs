@@ -141,7 +141,7 @@ fn ftl_driven_single_page_victim_exact() {
                 pages: 1,
                 content: 0,
             };
-            last = s.submit(&r).unwrap() - t;
+            last = s.submit(&r).unwrap().unwrap() - t;
             if i < 24 {
                 assert_eq!(last, 12_000 + T + 200_000, "write {i} sees an idle device");
             }
@@ -512,12 +512,15 @@ fn noc_arrivals_are_monotone_and_empty_requests_rejected() {
         content: 0,
     };
     let unloaded = 12_000 + T + 200_000;
-    assert_eq!(s.submit(&w(0, 0)).unwrap(), unloaded);
-    assert_eq!(s.submit(&w(10_000_000, 1)).unwrap(), 10_000_000 + unloaded);
+    assert_eq!(s.submit(&w(0, 0)).unwrap(), Some(unloaded));
+    assert_eq!(
+        s.submit(&w(10_000_000, 1)).unwrap(),
+        Some(10_000_000 + unloaded)
+    );
     // Stamped 5 ms, after the request of 10 ms: it arrives at 10 ms and queues behind that
     // request on the SRAM (12 us), the port (T) and the channel: its crossing starts when
     // the previous one ends, its program when its crossing ends.
-    let c = s.submit(&w(5_000_000, 2)).unwrap();
+    let c = s.submit(&w(5_000_000, 2)).unwrap().unwrap();
     assert_eq!(c, 10_000_000 + unloaded + T);
     let r = s.finish("three writes").unwrap();
     // Latency from the served arrival (10 ms), not from the stamp (which would add 5 ms).

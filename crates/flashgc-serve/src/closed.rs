@@ -57,6 +57,11 @@ pub fn run_closed(
     if lim.queue_depth == 0 {
         return Err("the queue depth must be at least 1".into());
     }
+    if p.controller.deferred() {
+        return Err(
+            "a job with `runtime` or `ramp_time` under a priority scheduler or suspend is not supported yet (its closed loop needs each completion when the request is issued); drop runtime/ramp_time or use fcfs without suspend".into(),
+        );
+    }
     let lpn = cfg.layout().map_err(e)?.lpn_size as u64;
     let mut eng = LiveEngine::new(cfg, &Backend::Timed(Box::new(p.clone()))).map_err(e)?;
     let mut heap: BinaryHeap<Reverse<u64>> = (0..lim.queue_depth).map(|_| Reverse(0)).collect();
@@ -87,7 +92,10 @@ pub fn run_closed(
         let mut req = buf[idx];
         idx += 1;
         req.time_ns = t;
-        let c = eng.submit(&req, t).map_err(e)?;
+        let c = eng
+            .submit(&req, t)
+            .map_err(e)?
+            .expect("fcfs: completions are known at submission");
         if let Some(mut top) = heap.peek_mut() {
             *top = Reverse(c);
         }

@@ -28,6 +28,12 @@ impl Backend {
     pub fn timed(&self) -> bool {
         !matches!(self, Backend::Waf)
     }
+
+    /// True when completions are decided after later arrivals (a priority scheduler or
+    /// program/erase suspend): a request's completion is not known when it is submitted.
+    pub fn deferred(&self) -> bool {
+        matches!(self, Backend::Timed(p) if p.controller.deferred())
+    }
 }
 
 /// The result record at shutdown: the record `flashgc run` writes for the replayed stream
@@ -128,8 +134,9 @@ impl LiveEngine {
     }
 
     /// Serves `req` arriving at simulated time `t` (ns, non-decreasing from call to call);
-    /// returns its completion time (`t` without a timing model).
-    pub fn submit(&mut self, req: &Request, t: u64) -> Result<u64> {
+    /// returns its completion time (`t` without a timing model), or None when later
+    /// arrivals decide it ([`Backend::deferred`]; it enters the record once final).
+    pub fn submit(&mut self, req: &Request, t: u64) -> Result<Option<u64>> {
         let end = req.lpn.saturating_add(req.pages as u64);
         if req.pages == 0 || end > self.logical {
             return Err(Error::Workload(format!(

@@ -223,7 +223,7 @@ fn engine_thread(
         let wall = msg.arrival.saturating_duration_since(start).as_nanos() as f64;
         let t = ((wall / time_scale) as u64).max(last_t);
         last_t = t;
-        let mut done = t;
+        let mut done = Some(t);
         for p in msg.pieces.as_slice() {
             let mut req = p.req;
             req.time_ns = t;
@@ -231,7 +231,8 @@ fn engine_thread(
                 stop.store(true, Ordering::Relaxed);
                 format!("the simulator failed: {e}")
             })?;
-            done = done.max(c);
+            // Under deferred commit the completion is decided later (pace none only).
+            done = done.zip(c).map(|(d, c)| d.max(c));
             if let Some(rec) = recorder.as_mut() {
                 rec.push(t, req.op, p.offset, p.len, req.content)
                     .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
@@ -239,10 +240,14 @@ fn engine_thread(
             n += 1;
         }
         if let Some(v) = view.as_mut() {
-            v.request(msg.pieces.as_slice().first().map(|p| p.req.op), done - t);
+            // A completion not known yet counts the request but no latency.
+            let op = done.and(msg.pieces.as_slice().first().map(|p| p.req.op));
+            v.request(op, done.map_or(0, |d| d - t));
             v.tick(&engine.counters(), false);
         }
         if let Some((tx, seq, bytes)) = msg.reply {
+            // Pace real (refused with deferred commit): the completion is known.
+            let done = done.unwrap_or(t);
             let due = start + Duration::from_nanos((done as f64 * time_scale) as u64);
             // The client may be gone: its reply is then dropped.
             let _ = tx.send(Timed { due, seq, bytes });
@@ -372,6 +377,11 @@ pub fn serve(
             "--time-scale {}: must be a positive number",
             opts.time_scale
         ));
+    }
+    if opts.pace == Pace::Real && opts.backend.deferred() {
+        return Err(
+            "--pace real with a priority scheduler or suspend: a reply waits for its completion, which later arrivals decide (use --pace none, or fcfs without suspend)".into(),
+        );
     }
     if opts.pace == Pace::Real && !opts.backend.timed() {
         return Err(

@@ -299,9 +299,15 @@ impl<D: DeviceModel> Core<D> {
             .saturating_sub(self.stats.first_t)
     }
 
-    /// Streaming: serves `req` at `t` (not before the previous arrival) and records it.
-    pub(crate) fn submit(&mut self, sim: &mut Simulation, req: &Request, t: u64) -> Result<u64> {
-        self.deferred_unsupported("the streaming API (serve)")?;
+    /// Streaming: serves `req` at `t` (not before the previous arrival) and records it;
+    /// returns its completion, or None under deferred commit (a priority scheduler or
+    /// suspend), where it is decided by later arrivals and recorded once final.
+    pub(crate) fn submit(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        t: u64,
+    ) -> Result<Option<u64>> {
         self.start(sim)?;
         let logical = sim.layout().logical_pages;
         let end = req.lpn.saturating_add(req.pages as u64);
@@ -319,7 +325,13 @@ impl<D: DeviceModel> Core<D> {
             .stream_rec
             .take()
             .unwrap_or_else(|| self.new_recorder(sim, None));
-        let r = self.record_served(sim, req, t, &mut rec);
+        let r = if self.deferred.is_some() {
+            // Decided later: recorded once final (at a later arrival or at the end).
+            self.submit_stream_deferred(sim, req, t, &mut rec)
+                .map(|()| None)
+        } else {
+            self.record_served(sim, req, t, &mut rec).map(Some)
+        };
         self.stream_rec = Some(rec);
         // This request's completion (not the latest of all: an open-loop host has others
         // outstanding that may end later).

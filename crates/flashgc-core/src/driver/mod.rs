@@ -176,8 +176,10 @@ impl<D: DeviceModel> Driver<D> {
 
     /// Streaming API: serves one request arriving at `t` (arrivals earlier than the
     /// previous one are served at the previous one's time) and records it; returns its
-    /// completion time.
-    pub fn submit(&mut self, req: &Request) -> Result<u64> {
+    /// completion time, or None under a priority scheduler or suspend (deferred commit:
+    /// later arrivals decide it; it is recorded once final, at the latest by
+    /// [`Driver::finish`]).
+    pub fn submit(&mut self, req: &Request) -> Result<Option<u64>> {
         self.core.submit(&mut self.sim, req, req.time_ns)
     }
 

@@ -36,6 +36,8 @@ pub(crate) struct Deferred {
     flow_done: Vec<(u32, Request, u64, u64)>,
     /// Per request slot: the completion of the request's parts that need no flash.
     base_of: Vec<u64>,
+    /// Requests come through the streaming API (no closed-loop slots to refill).
+    streaming: bool,
 }
 
 const NO_FLOW: u32 = u32::MAX;
@@ -61,7 +63,7 @@ impl<D: DeviceModel> Core<D> {
             Op::Write => s.win.wr.record(lat),
             Op::Trim => {}
         }
-        if f.flow == NO_FLOW {
+        if f.flow == NO_FLOW && !d.streaming {
             if let Host::ClosedLoop { .. } = self.p.host {
                 s.heap.push(Reverse(c));
             }
@@ -211,6 +213,20 @@ impl<D: DeviceModel> Core<D> {
         self.issue_deferred(sim, req, t, flow as u32, rec)
     }
 
+    /// Streaming API in deferred mode: serves `req` arriving at `t` after advancing the
+    /// device to `t`; its completion is recorded once final.
+    pub(super) fn submit_stream_deferred(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        t: u64,
+        rec: &mut Recorder,
+    ) -> Result<()> {
+        self.deferred.as_mut().expect("deferred mode").streaming = true;
+        self.advance_to(t);
+        self.issue_deferred(sim, req, t, NO_FLOW, rec)
+    }
+
     /// Serves `req` at `t` with its host operations queued at the device.
     fn issue_deferred(
         &mut self,
@@ -263,17 +279,6 @@ impl<D: DeviceModel> Core<D> {
         if !ok {
             return Err(Error::Input(
                 "checkpoint: the requests in flight do not match the workload's host flows".into(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// The error for host models deferred mode does not support yet.
-    pub(super) fn deferred_unsupported(&self, what: &str) -> Result<()> {
-        if self.deferred.is_some() {
-            return Err(Error::config(
-                "timing.scheduler",
-                format!("a priority scheduler or suspend does not support {what} yet (use fcfs without suspend)"),
             ));
         }
         Ok(())
