@@ -538,6 +538,13 @@ impl Simulation {
             {
                 return Err("precondition counts".into());
             }
+            let content_ok = match sim.ftl.content() {
+                Some(c) => st.content_base.not_after(c.counters()),
+                None => st.content_base == ContentCounters::default(),
+            };
+            if !content_ok {
+                return Err("content counters at the start of the measured phase".into());
+            }
             Ok(())
         };
         check().map_err(|e| {

@@ -55,7 +55,13 @@ pub struct ContentCounters {
 }
 
 macro_rules! counters_delta {
-    ($a:expr, $b:expr, $($f:ident),*) => { ContentCounters { $($f: $a.$f - $b.$f),* } };
+    ($a:expr, $b:expr, $($f:ident),*) => {
+        ContentCounters { $($f: $a.$f.saturating_sub($b.$f)),* }
+    };
+}
+
+macro_rules! counters_le {
+    ($a:expr, $b:expr, $($f:ident),*) => { true $(&& $a.$f <= $b.$f)* };
 }
 
 impl ContentCounters {
@@ -64,6 +70,26 @@ impl ContentCounters {
         counters_delta!(
             self,
             b,
+            deferred_queued,
+            deferred_written,
+            remapped,
+            promoted,
+            revived,
+            shared,
+            dup_victims,
+            scrub_pages,
+            scrub_fp_pages,
+            scrub_inserted,
+            checked_reads
+        )
+    }
+
+    /// Whether every count of `self` is at most the same count of `later` (a restored
+    /// checkpoint's base of the measured phase against the layer's counters).
+    pub fn not_after(&self, later: &ContentCounters) -> bool {
+        counters_le!(
+            self,
+            later,
             deferred_queued,
             deferred_written,
             remapped,

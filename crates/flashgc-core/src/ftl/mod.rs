@@ -96,6 +96,40 @@ impl FtlCounters {
     pub fn extra_programs(&self) -> u64 {
         self.gc_writes + self.background_writes + self.translation_writes()
     }
+
+    /// Whether these counters could come from a run (a restored checkpoint's are checked):
+    /// absorbed writes among the user writes, and the program count representable.
+    pub fn consistent(&self) -> bool {
+        self.absorbed_writes <= self.user_writes
+            && self
+                .gc_writes
+                .checked_add(self.background_writes)
+                .and_then(|x| x.checked_add(self.translation_writes()))
+                .and_then(|x| x.checked_add(self.user_writes))
+                .is_some()
+    }
+
+    /// Whether every count of `self` is at most the same count of `later` (a snapshot
+    /// taken before it), the program count included.
+    pub fn not_after(&self, later: &FtlCounters) -> bool {
+        let (a, b) = (self, later);
+        a.consistent()
+            && b.consistent()
+            && a.user_writes <= b.user_writes
+            && a.gc_writes <= b.gc_writes
+            && a.erases <= b.erases
+            && a.gc_victims <= b.gc_victims
+            && a.gc_episodes <= b.gc_episodes
+            && a.reads <= b.reads
+            && a.unmapped_reads <= b.unmapped_reads
+            && a.trims <= b.trims
+            && a.alpha_samples_sum <= b.alpha_samples_sum
+            && a.alpha_samples <= b.alpha_samples
+            && a.absorbed_writes <= b.absorbed_writes
+            && a.background_writes <= b.background_writes
+            && a.translation_writes() <= b.translation_writes()
+            && a.programs() <= b.programs()
+    }
 }
 
 /// Static parameters of an FTL instance.

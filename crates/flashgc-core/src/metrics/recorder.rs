@@ -158,18 +158,7 @@ impl Recorder {
         if self.next_window <= self.written || self.next_window - self.written > self.window {
             return Err("WAF window bookkeeping".into());
         }
-        let le = |a: &FtlCounters, b: &FtlCounters| {
-            a.user_writes <= b.user_writes
-                && a.gc_writes <= b.gc_writes
-                && a.erases <= b.erases
-                && a.gc_victims <= b.gc_victims
-                && a.gc_episodes <= b.gc_episodes
-                && a.reads <= b.reads
-                && a.unmapped_reads <= b.unmapped_reads
-                && a.trims <= b.trims
-                && a.alpha_samples_sum <= b.alpha_samples_sum
-                && a.alpha_samples <= b.alpha_samples
-        };
+        let le = |a: &FtlCounters, b: &FtlCounters| a.not_after(b);
         let snapshots = [
             Some(&self.last_window),
             Some(&self.prev_window),

@@ -76,10 +76,7 @@ impl<D: DeviceModel> Core<D> {
             0 => s.next_point == u64::MAX,
             b => s.next_point > s.data_bytes && s.next_point - s.data_bytes <= b,
         };
-        let counters = s.start.user_writes <= now.user_writes
-            && s.start.gc_writes <= now.gc_writes
-            && s.start.erases <= now.erases
-            && s.start.gc_victims <= now.gc_victims;
+        let counters = s.start.not_after(now);
         if !(times && next_point && counters && s.reads.saturating_add(s.writes) <= s.requests) {
             return Err(Error::Input(
                 "the host statistics do not fit the run (times, volumes or counters)".into(),
