@@ -20,6 +20,7 @@ cargo test --locked --release
 
 echo "== fuzz regressions in a debug build (overflow checks on, as under the fuzzer)"
 cargo test --locked -p flashgc-trace --test fuzz_regressions
+cargo test --locked -p flashgc-core --test checkpoint_damage
 
 if [ -z "${FLASHGC_SKIP_PYTHON:-}" ]; then
   echo "== Chromium for the report's browser test (Debian package)"
