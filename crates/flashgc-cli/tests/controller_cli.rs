@@ -184,5 +184,9 @@ fn noc_priorities_keep_reads_equal_while_writes_gain() {
     // The stand-in that contradicts, pinned so that a change of it shows.
     let [c, s] = noc_means("rocksdb", "noc-priority");
     assert!((s.0 - c.0) / c.0 < -0.05, "rocksdb reads {c:?} -> {s:?}");
-    assert!(c.0 > 10_000.0, "rocksdb stand-in saturated: reads {} us", c.0);
+    assert!(
+        c.0 > 10_000.0,
+        "rocksdb stand-in saturated: reads {} us",
+        c.0
+    );
 }
