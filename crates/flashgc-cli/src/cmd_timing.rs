@@ -77,7 +77,8 @@ pub struct TimingFlags {
     /// besides those fitting in idle gaps (default 16; 0 = idle gaps only, GC forced when space runs out).
     #[arg(long)]
     pub gc_pace: Option<u32>,
-    /// Page allocation over parallel units: static or first-idle.
+    /// Page allocation over parallel units: static, first-idle or round-robin (Cosmos+'s
+    /// die rotation; docs/timing.md).
     #[arg(long)]
     pub alloc: Option<String>,
     /// Striping order of parallel units, a permutation of CWDP (first letter varies fastest).

@@ -139,9 +139,10 @@ impl FromStr for Alloc {
         match s.trim().to_ascii_lowercase().as_str() {
             "static" => Ok(Alloc::Static),
             "first-idle" | "dynamic" => Ok(Alloc::FirstIdle),
+            "round-robin" | "rr" => Ok(Alloc::RoundRobin),
             _ => Err(Error::config(
                 "timing.alloc",
-                format!("`{s}`: allowed static, first-idle"),
+                format!("`{s}`: allowed static, first-idle, round-robin"),
             )),
         }
     }
@@ -327,7 +328,7 @@ impl OptValue {
 pub struct TimingOptions {
     /// `foreground`, `per-die`, `preemptible`, `background`, `idle`.
     pub gc_mode: Option<String>,
-    /// `static` or `first-idle`.
+    /// `static`, `first-idle` or `round-robin` (docs/timing.md).
     pub alloc: Option<String>,
     /// A permutation of `CWDP`.
     pub striping: Option<String>,

@@ -533,7 +533,19 @@ fn timed_runs_resume_byte_for_byte() {
         },
         ..noc.clone()
     };
+    // Dynamic allocation: the per-page unit table and round-robin's cursor resume too.
+    use flashgc_core::device::flash::Alloc;
+    let first_idle = TimingParams {
+        alloc: Alloc::FirstIdle,
+        ..flash.clone()
+    };
+    let round_robin = TimingParams {
+        alloc: Alloc::RoundRobin,
+        ..flash.clone()
+    };
     for (name, p, stops) in [
+        ("flash-first-idle", first_idle, vec![3_000u64, 20_000]),
+        ("flash-round-robin", round_robin, vec![3_001u64, 20_000]),
         ("flash", flash, vec![3_000u64, 3_001, 20_000]),
         ("flash-cpu", cpu, vec![3_000u64, 20_000]),
         ("noc", noc, vec![5_000, 17_000]),

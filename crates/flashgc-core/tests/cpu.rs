@@ -4,6 +4,7 @@
 
 use flashgc_core::config::{DeviceConfig, TimingConfig};
 use flashgc_core::device::cpu::{CostOverrides, CpuParams};
+use flashgc_core::device::flash::Alloc;
 use flashgc_core::driver::TimedSim;
 use flashgc_core::timing::{CachePolicy, GcMode, Host, TimingOptions, TimingParams};
 use flashgc_core::workload::fio::{FioJob, Rw};
@@ -151,25 +152,30 @@ fn reads_wait_for_the_core_only_when_they_have_cpu_work() {
 }
 
 /// Scaled-down Cosmos+ OpenSSD of tests/timing.rs (real 128-page blocks of 16 KiB, 32 dies).
+/// The scaled-down Cosmos+ laid out as its GreedyFTL lays out data: 8 channels x 4 ways
+/// (32 dies), 16 KiB mapping units (Cosmos+'s slices), superblocks over every die and
+/// round-robin die allocation (`FindDieForFreeSliceAllocation`: each new slice goes to
+/// the next die, whatever its stream); docs/cpu.md.
 fn cosmos(placement: &str) -> Config {
     let mut c = Config::load(Some("cosmos-openssd"), None).unwrap();
     c.device.chips_per_channel = 4;
-    c.device.blocks_per_plane = 32;
-    c.device.segment_blocks = 8;
+    c.device.blocks_per_plane = 128;
+    c.device.lpn_size = 16384;
+    c.device.segment_blocks = 32;
     c.run.placement = placement.into();
     c.run.victim = "greedy".into();
     c.run.fill = 1.0;
     c
 }
 
-/// fio randrw 4 KiB at 1 % writes, 10 requests outstanding, 0.25 GB of host data.
+/// fio randrw 16 KiB at 1 % writes, 10 requests outstanding, 0.25 GB of host data.
 fn one_percent(placement: &str, cache: Option<CachePolicy>, cpu: Option<CpuParams>) -> RunResult {
     let c = cosmos(placement);
     let l = c.layout().unwrap();
     let job = FioJob {
         rw: Rw::RandRw,
         rwmixwrite: 1.0,
-        bs: 4096,
+        bs: 16384,
         numjobs: 1,
         iodepth: 10,
         seed: c.run.seed,
@@ -179,8 +185,9 @@ fn one_percent(placement: &str, cache: Option<CachePolicy>, cpu: Option<CpuParam
         gc_mode: GcMode::Foreground,
         host: Host::ClosedLoop { queue_depth: 10 },
         data_volume_bytes: Some(250_000_000),
-        cache_pages: if cache.is_some() { 256 } else { 0 },
+        cache_pages: if cache.is_some() { 64 } else { 0 },
         cache_policy: cache.unwrap_or(CachePolicy::Lru),
+        alloc: Alloc::RoundRobin,
         cpu,
         ..TimingParams::default()
     };
@@ -201,11 +208,13 @@ fn iops(r: &RunResult) -> f64 {
 /// every scheme with classifier work loses IOPS against its own cost-free run, more for
 /// the costlier classifier (mbf 174 ns > bf-gc 110 ns per write), GCaR's scans cost IOPS
 /// against LRU, and the schemes without CPU work (the Cosmos+ baseline `single`, SUP-GC)
-/// are unchanged to the bit. With the cost model off, GCaR equals LRU exactly and SUP-GC the
-/// baseline; bf-gc and mbf do not equal the baseline even then, because their hot/cold
-/// streams put the 1 % of writes on other dies (docs/cpu.md reports the figures). The size
-/// of the paper's gap is not reproduced: at 1 % writes the calibrated classifiers cost
-/// about 1e-5 of the IOPS (docs/cpu.md: what a 5 % gap would take).
+/// are unchanged to the bit. With the cost model off every scheme equals the baseline
+/// exactly, as the paper says: on Cosmos+'s layout (round-robin dies, 16 KiB slices) the
+/// hot/cold streams do not change which die a write lands on. (With flashgc's default
+/// static striping they do, and that layout effect is about 100 times the CPU's;
+/// docs/cpu.md.) The size of the paper's gap is not reproduced: at 1 % writes the
+/// calibrated classifiers cost about 1e-5 of the IOPS (docs/cpu.md: what a 5 % gap would
+/// take).
 ///
 /// One merged request stream with 10 outstanding requests stands for fio's 10 jobs x QD 1:
 /// with per-job flows any change of timing reorders which job issues next, and that noise
@@ -235,6 +244,7 @@ fn sup_gc_one_percent_writes_costlier_classifiers_lose_iops() {
     let mut loss = Vec::new();
     for p in ["bf-gc", "mbf"] {
         let off = one_percent(p, None, None);
+        assert_eq!(iops(&off), iops(&base_off), "{p}: cost off = the baseline");
         let on = one_percent(p, None, on.clone());
         let t = on.timing.as_ref().unwrap();
         let cpu = t.cpu.as_ref().unwrap();
@@ -255,11 +265,15 @@ fn sup_gc_one_percent_writes_costlier_classifiers_lose_iops() {
             100.0 * (iops(&on) / iops(&base_on) - 1.0),
         );
         assert!(rel < 0.0, "{p}: the classifier costs IOPS");
+        assert!(
+            iops(&on) < iops(&base_on),
+            "{p}: below the Cosmos+ baseline"
+        );
         loss.push((cpu.costs.classifier_ns, -rel));
     }
     assert!(loss[0].0 < loss[1].0 && loss[0].1 < loss[1].1, "{loss:?}");
 
-    // GCaR: a write cache of 256 pages (1 MiB), evictions scan from the LRU end.
+    // GCaR: a write cache of 64 slices (1 MiB), evictions scan from the LRU end.
     let lru_off = one_percent("single", Some(CachePolicy::Lru), None);
     let gcar_off = one_percent("single", Some(CachePolicy::Gcar), None);
     assert_eq!(
@@ -273,7 +287,7 @@ fn sup_gc_one_percent_writes_costlier_classifiers_lose_iops() {
     let t = gcar_on.timing.as_ref().unwrap();
     let evictions = t.cache.as_ref().unwrap().evictions;
     let cpu = t.cpu.as_ref().unwrap();
-    assert!(evictions > 200, "{evictions}");
+    assert!(evictions > 50, "{evictions}");
     assert_eq!(cpu.time_ns.cache_scan, evictions * cpu.costs.cache_scan_ns);
     assert!(iops(&gcar_on) < iops(&lru_on), "GCaR's scans cost IOPS");
 }

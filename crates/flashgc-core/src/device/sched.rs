@@ -79,6 +79,8 @@ pub trait Media {
     fn collecting(&self, ppn: Ppn, t: u64) -> bool;
     /// A host request has been served (for series that count requests).
     fn on_request(&mut self, _op: Op, _arrival: u64, _done: u64) {}
+    /// See [`DeviceModel::place_untimed`].
+    fn place_untimed(&mut self, _ppn: Ppn) {}
     /// Latest end of any reservation.
     fn makespan(&self) -> u64;
     /// Bytes of resource state.
@@ -618,6 +620,10 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
 
     fn set_free_segments(&mut self, free: u64) {
         self.lazy_free_segments(free);
+    }
+
+    fn place_untimed(&mut self, ppn: Ppn) {
+        self.media.place_untimed(ppn);
     }
 
     fn queued(&self) -> bool {

@@ -207,6 +207,17 @@ impl<D: DeviceModel> Core<D> {
             ));
         }
         sim.precondition()?;
+        if D::TIMED {
+            // The fill's pages, in the order they were written (sequential LPNs), for an
+            // allocation that depends only on program order (round-robin).
+            let n = sim.precondition_counts().user_writes;
+            let map = sim.ftl().mapping();
+            for lpn in 0..n.min(sim.layout().logical_pages) {
+                if let Some(ppn) = map.lookup(lpn as u32) {
+                    self.dev.place_untimed(ppn);
+                }
+            }
+        }
         sim.ftl_mut().set_op_log(D::TIMED);
         self.stats.start = sim.ftl().counters.clone();
         self.started = true;

@@ -14,6 +14,13 @@
 //!   chosen at program time: the unit among the segment's `k` units that becomes idle first
 //!   (ties: lowest index) and still has an unwritten page in its block. A table remembers the
 //!   choice per flash page so that later reads find the page.
+//! * dynamic allocation (`round-robin`): the unit of each new flash page is the first of
+//!   the segment's units with room at or after a device-wide cursor in unit order, and the
+//!   cursor moves past it (Cosmos+ OpenSSD's GreedyFTL gives each new slice the next die,
+//!   channel first, whatever the data: `FindDieForFreeSliceAllocation`). With segments of
+//!   every unit (`segment_blocks` = units) the die of the n-th programmed flash page no
+//!   longer depends on which stream or segment it goes to. The choice is remembered per
+//!   flash page as with `first-idle`.
 //!
 //! Parallel unit index `u` (0..units) maps to (channel, chip, die, plane) by a striping order
 //! of MQSim's channel-way-die-plane family: a permutation of the letters `C`, `W`, `D`, `P`,
@@ -31,6 +38,16 @@ pub enum Alloc {
     Static,
     /// Dynamic: the first idle unit of the superblock.
     FirstIdle,
+    /// Dynamic: the next unit of a device-wide rotation (Cosmos+'s die allocation).
+    RoundRobin,
+}
+
+impl Alloc {
+    /// Whether the unit of a flash page is chosen when it is programmed (and remembered).
+    #[inline(always)]
+    pub fn dynamic(self) -> bool {
+        self != Alloc::Static
+    }
 }
 
 /// Division by a constant, by shift and mask when the divisor is a power of two (the

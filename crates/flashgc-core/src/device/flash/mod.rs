@@ -6,6 +6,7 @@
 //! is free, and then holds the resources until it ends (a reservation table: the next free
 //! time of each resource). The shared scheduler (`device::sched`) decides the commit order.
 
+mod alloc;
 pub mod geometry;
 
 use super::sched::Media;
@@ -90,6 +91,8 @@ pub struct FlashMedia {
     erase_queued: Vec<u16>,
     dyn_unit: Vec<u16>,
     dyn_fill: Vec<u16>,
+    /// Round-robin allocation: the unit the next new flash page tries first.
+    rr_next: u32,
     /// Program/erase suspend parameters (None: off).
     suspend: Option<crate::device::policy::Suspend>,
     /// With suspend on: the suspendable operation running last on each cell.
@@ -126,10 +129,10 @@ impl FlashMedia {
         copyback: Option<bool>,
     ) -> crate::error::Result<FlashMedia> {
         let geo = Geometry::new(&cfg.device, l.pages_per_segment, striping)?;
-        if geo.upp > 1 && alloc == Alloc::FirstIdle && geo.units > u16::MAX as u32 {
+        if alloc.dynamic() && geo.units >= u16::MAX as u32 {
             return Err(crate::error::Error::config(
                 "timing.alloc",
-                "first-idle supports at most 65535 parallel units",
+                "dynamic allocation (first-idle, round-robin) supports at most 65534 parallel units",
             ));
         }
         let costs = Costs::new(&cfg.device.timing, cfg.device.lpn_size);
@@ -147,7 +150,7 @@ impl FlashMedia {
         segments: u32,
     ) -> FlashMedia {
         let ncells = if multiplane { geo.units } else { geo.dies } as usize;
-        let (dyn_unit, dyn_fill) = if alloc == Alloc::FirstIdle {
+        let (dyn_unit, dyn_fill) = if alloc.dynamic() {
             let fpages = segments as usize * (geo.pps / geo.upp) as usize;
             (
                 vec![u16::MAX; fpages],
@@ -176,6 +179,7 @@ impl FlashMedia {
             alloc,
             dyn_unit,
             dyn_fill,
+            rr_next: 0,
             suspend: None,
             running: Vec::new(),
         }
@@ -239,7 +243,7 @@ impl FlashMedia {
     pub fn unit_of(&self, ppn: u32) -> u32 {
         match self.alloc {
             Alloc::Static => self.geo.unit_static(ppn),
-            Alloc::FirstIdle => {
+            Alloc::FirstIdle | Alloc::RoundRobin => {
                 let u = self.dyn_unit[self.geo.fpage_of(ppn) as usize];
                 if u == u16::MAX {
                     self.geo.unit_static(ppn)
@@ -317,36 +321,11 @@ impl FlashMedia {
 
     #[inline(always)]
     fn choose_unit(&mut self, ppn: u32) -> u32 {
-        if self.alloc == Alloc::Static {
-            return self.geo.unit_static(ppn);
+        match self.alloc {
+            Alloc::Static => self.geo.unit_static(ppn),
+            Alloc::FirstIdle => self.choose_unit_dynamic(ppn),
+            Alloc::RoundRobin => self.choose_unit_rr(ppn),
         }
-        self.choose_unit_dynamic(ppn)
-    }
-
-    fn choose_unit_dynamic(&mut self, ppn: u32) -> u32 {
-        let seg = self.geo.seg_of(ppn);
-        let fpage = self.geo.fpage_of(ppn) as usize;
-        if self.geo.sub_of(ppn) != 0 && self.dyn_unit[fpage] != u16::MAX {
-            return self.dyn_unit[fpage] as u32;
-        }
-        let k = self.geo.k;
-        let mut best = (u64::MAX, 0u32, 0u32);
-        for j in 0..k {
-            if self.dyn_fill[(seg * k + j) as usize] as u32 >= self.geo.pages_per_block {
-                continue;
-            }
-            let (unit, _) = self.geo.block_unit(seg, j);
-            let r = self.units[unit as usize];
-            let idle = self.cells[r.cell as usize]
-                .free
-                .max(self.ch_free[r.ch as usize]);
-            if idle < best.0 {
-                best = (idle, unit, j);
-            }
-        }
-        self.dyn_fill[(seg * k + best.2) as usize] += 1;
-        self.dyn_unit[fpage] = best.1 as u16;
-        best.1
     }
 
     /// Earliest start of a program of `ppn` ready at `ready` (static unit; dynamic
@@ -355,7 +334,7 @@ impl FlashMedia {
     pub fn probe_program(&self, ppn: u32, ready: u64) -> u64 {
         let unit = match self.alloc {
             Alloc::Static => self.geo.unit_static(ppn),
-            Alloc::FirstIdle => self.unit_of(ppn),
+            Alloc::FirstIdle | Alloc::RoundRobin => self.unit_of(ppn),
         };
         let seg = self.geo.seg_of(ppn) as usize;
         let r = self.units[unit as usize];
@@ -439,11 +418,11 @@ impl FlashMedia {
                 },
             );
             end = end.max(e);
-            if self.alloc == Alloc::FirstIdle {
+            if self.alloc.dynamic() {
                 self.dyn_fill[(seg * self.geo.k + j) as usize] = 0;
             }
         }
-        if self.alloc == Alloc::FirstIdle {
+        if self.alloc.dynamic() {
             let fp = self.geo.pps / self.geo.upp;
             let base = (seg * fp) as usize;
             self.dyn_unit[base..base + fp as usize].fill(u16::MAX);
@@ -529,6 +508,8 @@ struct FlashState {
     erased_at: Vec<u64>,
     dyn_unit: Vec<u16>,
     dyn_fill: Vec<u16>,
+    /// Round-robin allocation's cursor (0 otherwise).
+    rr_next: u32,
     /// With suspend on: what each cell runs last (empty otherwise).
     running: Vec<Running>,
 }
@@ -561,6 +542,12 @@ fn is_gc(origin: Origin) -> bool {
 
 impl Media for FlashMedia {
     const ERASE_AFTER_WRITES: bool = true;
+
+    fn place_untimed(&mut self, ppn: Ppn) {
+        if self.alloc == Alloc::RoundRobin {
+            self.choose_unit_rr(ppn);
+        }
+    }
 
     fn name(&self) -> &'static str {
         "flash"
@@ -716,6 +703,7 @@ impl Media for FlashMedia {
             erased_at: self.erased_at.clone(),
             dyn_unit: self.dyn_unit.clone(),
             dyn_fill: self.dyn_fill.clone(),
+            rr_next: self.rr_next,
             running: self.running.clone(),
         })
     }
@@ -749,7 +737,12 @@ impl Media for FlashMedia {
                 .running
                 .iter()
                 .all(|r| r.kind <= 2 && r.from <= r.end && (r.seg as usize) < segs.max(1));
-        if !times || !running_ok || st.dyn_unit.iter().any(|&u| u as usize >= units.max(1)) {
+        let dyn_ok = st
+            .dyn_unit
+            .iter()
+            .all(|&u| u == u16::MAX || (u as usize) < units)
+            && (st.rr_next as usize) < units.max(1);
+        if !times || !running_ok || !dyn_ok {
             return Err(crate::error::Error::Input(
                 "the flash device state holds times or units out of range".into(),
             ));
@@ -762,6 +755,7 @@ impl Media for FlashMedia {
         self.erase_queued.fill(0);
         self.dyn_unit = st.dyn_unit;
         self.dyn_fill = st.dyn_fill;
+        self.rr_next = st.rr_next;
         self.running = st.running;
         Ok(())
     }

@@ -1,0 +1,74 @@
+//! Dynamic page allocation over parallel units (`first-idle`, `round-robin`): the unit of
+//! a new flash page is chosen when it is programmed and remembered per flash page
+//! (module docs of `geometry` and docs/timing.md).
+
+use super::FlashMedia;
+
+impl FlashMedia {
+    /// Round-robin allocation: a new flash page goes to the unit of a device-wide cursor,
+    /// which then moves on by one (Cosmos+'s die rotation). When the segment has a block on
+    /// every unit (`segment_blocks` >= units), it takes the cursor's unit even if its block
+    /// there is full: Cosmos+ would open that die's next block for the stream, and the
+    /// timing model counts dies, not blocks. Otherwise the page goes to the first of the
+    /// segment's units with room at or after the cursor. A flash page's later units
+    /// (`sub > 0`) stay with its first.
+    pub(super) fn choose_unit_rr(&mut self, ppn: u32) -> u32 {
+        let seg = self.geo.seg_of(ppn);
+        let fpage = self.geo.fpage_of(ppn) as usize;
+        if self.geo.sub_of(ppn) != 0 && self.dyn_unit[fpage] != u16::MAX {
+            return self.dyn_unit[fpage] as u32;
+        }
+        let (k, units, ppb) = (self.geo.k, self.geo.units, self.geo.pages_per_block);
+        // The segment's block j lives on unit (first + j) % units (static block layout).
+        let first = self.geo.block_unit(seg, 0).0;
+        let fill = |m: &FlashMedia, j: u32| m.dyn_fill[(seg * k + j) as usize] as u32;
+        // The segment's block on unit u with room (blocks j, j + units, ... share u).
+        let block_on = |m: &FlashMedia, u: u32| {
+            let j0 = (u + units - first) % units;
+            (j0..k).step_by(units as usize).find(|&j| fill(m, j) < ppb)
+        };
+        let cursor = self.rr_next;
+        self.rr_next = (cursor + 1) % units;
+        let (u, j) = if k >= units {
+            let j0 = (cursor + units - first) % units;
+            (cursor, block_on(self, cursor).unwrap_or(j0))
+        } else {
+            (0..units)
+                .map(|i| (cursor + i) % units)
+                .find_map(|u| block_on(self, u).map(|j| (u, j)))
+                // No room on any unit (pages written before timing started are not
+                // counted): the segment's first unit, as static allocation would.
+                .unwrap_or((first, 0))
+        };
+        let f = &mut self.dyn_fill[(seg * k + j) as usize];
+        *f = f.saturating_add(1);
+        self.dyn_unit[fpage] = u as u16;
+        u
+    }
+
+    pub(super) fn choose_unit_dynamic(&mut self, ppn: u32) -> u32 {
+        let seg = self.geo.seg_of(ppn);
+        let fpage = self.geo.fpage_of(ppn) as usize;
+        if self.geo.sub_of(ppn) != 0 && self.dyn_unit[fpage] != u16::MAX {
+            return self.dyn_unit[fpage] as u32;
+        }
+        let k = self.geo.k;
+        let mut best = (u64::MAX, 0u32, 0u32);
+        for j in 0..k {
+            if self.dyn_fill[(seg * k + j) as usize] as u32 >= self.geo.pages_per_block {
+                continue;
+            }
+            let (unit, _) = self.geo.block_unit(seg, j);
+            let r = self.units[unit as usize];
+            let idle = self.cells[r.cell as usize]
+                .free
+                .max(self.ch_free[r.ch as usize]);
+            if idle < best.0 {
+                best = (idle, unit, j);
+            }
+        }
+        self.dyn_fill[(seg * k + best.2) as usize] += 1;
+        self.dyn_unit[fpage] = best.1 as u16;
+        best.1
+    }
+}
