@@ -103,6 +103,9 @@ pub struct DedupArgs {
     /// Planes of a die operate concurrently (default: one operation per die).
     #[arg(long)]
     multiplane: bool,
+    /// Channel arbitration: fifo (default) or backfill (docs/timing.md).
+    #[arg(long)]
+    channel: Option<String>,
     /// GC scope: device (one free pool, the core FTL). `plane` (SSDsim's per-plane GC) is
     /// not modelled by the core FTL.
     #[arg(long, default_value = "device")]
@@ -232,13 +235,26 @@ fn run_one(a: &DedupArgs, cfg: &Config, scheme: &Scheme) -> Result<(RunResult, f
         Some(r) => Box::new(PoissonArrivals::new(wl, r, 0x0A77_17A1 ^ cfg.content.pool)?),
         None => wl,
     };
-    let p = TimingParams {
+    let mut p = TimingParams {
         host: Host::OpenLoop { time_scale: 1.0 },
         multiplane: a.multiplane,
         idle_us: us("--idle-us", a.idle_us)?,
         max_requests: a.requests,
         ..TimingParams::default()
     };
+    flashgc_core::device::policy::apply_options(
+        &mut p.controller,
+        flashgc_core::device::policy::Options {
+            scheduler: None,
+            suspend: None,
+            suspend_us: None,
+            resume_us: None,
+            max_suspends: None,
+            dram_ns: None,
+            channel: a.channel.as_deref(),
+        },
+        &|k| format!("--{}", k.replace('_', "-")),
+    )?;
     let t = std::time::Instant::now();
     let r = match flashgc_core::driver::run(
         &cfg,

@@ -168,6 +168,10 @@ pub struct TimingFlags {
     /// cost the preset's SRAM access, mapping-cache hits nothing).
     #[arg(long, allow_negative_numbers = true)]
     pub dram_ns: Option<f64>,
+    /// Channel arbitration: fifo (default: transfers hold a channel in commit order) or
+    /// backfill (a transfer takes the first idle gap of its channel; docs/timing.md).
+    #[arg(long)]
+    pub channel: Option<String>,
 }
 
 /// The CLI spelling of a timing option (for error messages of the shared parser).
@@ -369,6 +373,7 @@ impl TimingFlags {
             resume_us: self.resume_us,
             max_suspends: self.max_suspends,
             dram_ns: self.dram_ns,
+            channel: self.channel.clone(),
             cpu_cost: text(&self.cpu_cost),
             cpu_cores: self.cpu_cores,
             cpu_scale: self.cpu_scale,

@@ -398,6 +398,8 @@ pub struct TimingOptions {
     pub max_suspends: Option<i64>,
     /// DRAM access per write-cache or mapping-cache hit, ns.
     pub dram_ns: Option<f64>,
+    /// Channel arbitration of the flash device: `fifo` (default) or `backfill`.
+    pub channel: Option<String>,
     /// Firmware CPU cost model: on or off (default off).
     pub cpu_cost: Option<OptValue>,
     /// Firmware CPU: controller cores (implies `cpu_cost` on).
@@ -447,6 +449,7 @@ impl TimingOptions {
         "resume_us",
         "max_suspends",
         "dram_ns",
+        "channel",
         "cpu_cost",
         "cpu_cores",
         "cpu_scale",
@@ -638,6 +641,7 @@ impl TimingOptions {
                 resume_us: self.resume_us,
                 max_suspends: self.max_suspends,
                 dram_ns: self.dram_ns,
+                channel: self.channel.as_deref(),
             },
             name,
         )

@@ -543,7 +543,16 @@ fn timed_runs_resume_byte_for_byte() {
         alloc: Alloc::RoundRobin,
         ..flash.clone()
     };
+    // Back-fill channels: the booked transfers resume too.
+    let backfill = TimingParams {
+        controller: ControllerParams {
+            channel: flashgc_core::device::policy::ChannelArb::Backfill,
+            ..ControllerParams::default()
+        },
+        ..flash.clone()
+    };
     for (name, p, stops) in [
+        ("flash-backfill", backfill, vec![2_999u64, 20_000]),
         ("flash-first-idle", first_idle, vec![3_000u64, 20_000]),
         ("flash-round-robin", round_robin, vec![3_001u64, 20_000]),
         ("flash", flash, vec![3_000u64, 3_001, 20_000]),

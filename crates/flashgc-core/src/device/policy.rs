@@ -184,6 +184,8 @@ pub struct Options<'a> {
     pub max_suspends: Option<i64>,
     /// DRAM access per cache hit, ns.
     pub dram_ns: Option<f64>,
+    /// Channel arbitration: `fifo` or `backfill`.
+    pub channel: Option<&'a str>,
 }
 
 /// Applies `o` to `c`, checking every value (errors name the option through `name`).
@@ -257,7 +259,38 @@ pub fn apply_options(
         }
         c.dram_ns = Some(d.round() as u64);
     }
+    if let Some(v) = o.channel {
+        c.channel = match v.trim().to_ascii_lowercase().as_str() {
+            "fifo" => ChannelArb::Fifo,
+            "backfill" | "back-fill" => ChannelArb::Backfill,
+            _ => {
+                return Err(Error::config(
+                    name("channel"),
+                    format!("`{v}`: allowed fifo, backfill"),
+                ))
+            }
+        };
+    }
     Ok(())
+}
+
+/// How a flash channel orders the transfers reserved on it (docs/timing.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChannelArb {
+    /// One next-free time per channel: transfers in commit order (flashgc's original
+    /// reservation table).
+    #[default]
+    Fifo,
+    /// A transfer takes the first idle gap of the channel at or after it is ready, as a
+    /// channel arbiter serving whichever die is ready does.
+    Backfill,
+}
+
+impl ChannelArb {
+    fn is_fifo(&self) -> bool {
+        *self == ChannelArb::Fifo
+    }
 }
 
 /// The controller options of a timed run.
@@ -274,6 +307,9 @@ pub struct ControllerParams {
     /// None: today's costs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram_ns: Option<u64>,
+    /// Channel arbitration of the flash device (the NoC model has its own interconnect).
+    #[serde(default, skip_serializing_if = "ChannelArb::is_fifo")]
+    pub channel: ChannelArb,
 }
 
 impl ControllerParams {
@@ -330,6 +366,9 @@ impl ControllerParams {
         }
         if let Some(d) = self.dram_ns {
             s += &format!(", DRAM access {d} ns per cache hit");
+        }
+        if self.channel == ChannelArb::Backfill {
+            s += ", channels back-fill idle gaps";
         }
         s + " (docs/controller.md)"
     }

@@ -79,6 +79,9 @@ pub trait Media {
     fn collecting(&self, ppn: Ppn, t: u64) -> bool;
     /// A host request has been served (for series that count requests).
     fn on_request(&mut self, _op: Op, _arrival: u64, _done: u64) {}
+    /// No operation still to come is ready before `t` (media that keep past reservations
+    /// may forget those ending by then).
+    fn forget_before(&mut self, _t: u64) {}
     /// See [`DeviceModel::place_untimed`].
     fn place_untimed(&mut self, _ppn: Ppn) {}
     /// Latest end of any reservation.
@@ -484,6 +487,14 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         rg: &mut ReadGroup,
         gc: GcPolicy,
     ) -> u64 {
+        // Every operation still to come is ready at `t` or later, except queued GC work
+        // (issued earlier; first in first out) that first come first served can still fit
+        // into an idle gap; deferred commit has made every decision before `t` already.
+        let horizon = match (&self.lazy, self.queue.front()) {
+            (None, Some(e)) => e.issued.min(t),
+            _ => t,
+        };
+        self.media.forget_before(horizon);
         if self.lazy.is_some() {
             return self.schedule_lazy(ops, t, host_ready);
         }

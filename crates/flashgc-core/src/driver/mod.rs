@@ -69,6 +69,7 @@ impl Driver<FlashDevice> {
         p.validate(l.logical_pages)?;
         let mut media = FlashMedia::build(cfg, &l, p.alloc, &p.striping, p.multiplane, p.copyback)?;
         media.set_suspend(p.controller.suspend);
+        media.set_backfill(p.controller.channel == crate::device::policy::ChannelArb::Backfill);
         let dev = FlashDevice::with_controller(media, &p.controller);
         Driver::with_device(sim, dev, p)
     }
@@ -292,6 +293,9 @@ impl Engine {
                 )?;
                 let mut media = media;
                 media.set_suspend(p.controller.suspend);
+                media.set_backfill(
+                    p.controller.channel == crate::device::policy::ChannelArb::Backfill,
+                );
                 Ok(FlashDevice::with_controller(media, &p.controller))
             })?)),
         })

@@ -60,9 +60,7 @@ impl FlashMedia {
             }
             let (unit, _) = self.geo.block_unit(seg, j);
             let r = self.units[unit as usize];
-            let idle = self.cells[r.cell as usize]
-                .free
-                .max(self.ch_free[r.ch as usize]);
+            let idle = self.ch_probe(r.ch as usize, self.cells[r.cell as usize].free);
             if idle < best.0 {
                 best = (idle, unit, j);
             }

@@ -7,6 +7,7 @@
 //! time of each resource). The shared scheduler (`device::sched`) decides the commit order.
 
 mod alloc;
+mod channel;
 pub mod geometry;
 
 use super::sched::Media;
@@ -80,6 +81,11 @@ pub struct FlashMedia {
     ch_free: Vec<u64>,
     /// Bus transfers per channel (busy time = transfers x `costs.xfer`).
     ch_xfers: Vec<u64>,
+    /// Back-fill arbitration: each channel's booked transfers (empty: one next-free time
+    /// per channel, `ch_free`).
+    books: Vec<channel::ChannelBook>,
+    /// Calls of the back-fill pruning (the cell scan runs every 32nd).
+    prune_calls: u32,
     cells: Vec<Cell>,
     units: Vec<UnitRes>,
     /// Time each segment's last scheduled erase ends.
@@ -169,6 +175,8 @@ impl FlashMedia {
             copyback: false,
             ch_free: vec![0; geo.channels as usize],
             ch_xfers: vec![0; geo.channels as usize],
+            books: Vec::new(),
+            prune_calls: 0,
             cells: vec![Cell::default(); ncells],
             units,
             erased_at: vec![0; segments as usize],
@@ -229,6 +237,7 @@ impl FlashMedia {
             + self.cells.len() * 32
             + self.units.len() * 8
             + self.erased_at.len() * 10) as u64
+            + self.books.iter().map(|b| b.bytes()).sum::<u64>()
             + self.dyn_unit.len() as u64 * 2
             + self.dyn_fill.len() as u64 * 2
     }
@@ -293,10 +302,8 @@ impl FlashMedia {
             let s = ready.max(cf);
             (s, s + c.read)
         };
-        let xs = cell_done.max(self.ch_free[ch]);
+        let xs = self.ch_reserve(ch, cell_done);
         let xe = xs + c.xfer;
-        self.ch_free[ch] = xe;
-        self.ch_xfers[ch] += 1;
         // The die holds the data in its page register until the transfer ends.
         self.cells[cell].free = cf.max(xe);
         self.note(cell, start, xe, gc);
@@ -338,10 +345,10 @@ impl FlashMedia {
         };
         let seg = self.geo.seg_of(ppn) as usize;
         let r = self.units[unit as usize];
-        ready
+        let s = ready
             .max(self.erased_at[seg])
-            .max(self.ch_free[r.ch as usize])
-            .max(self.cells[r.cell as usize].free)
+            .max(self.cells[r.cell as usize].free);
+        self.ch_probe(r.ch as usize, s)
     }
 
     /// Programs one mapping unit: bus transfer into the page register; the cell program
@@ -363,9 +370,7 @@ impl FlashMedia {
             let s = ready.max(cf);
             (s, s)
         } else {
-            let s = (ready + c.sram).max(self.ch_free[ch]).max(cf);
-            self.ch_free[ch] = s + c.xfer;
-            self.ch_xfers[ch] += 1;
+            let s = self.ch_reserve(ch, (ready + c.sram).max(cf));
             (s, s + c.xfer)
         };
         let end = if last { loaded + c.program } else { loaded };
@@ -454,10 +459,8 @@ impl FlashMedia {
         let left = run.end - at;
         let c = self.costs;
         let rs = at + s.suspend_ns;
-        let xs = (rs + c.read).max(self.ch_free[ch]);
+        let xs = self.ch_reserve(ch, rs + c.read);
         let xe = xs + c.xfer;
-        self.ch_free[ch] = xe;
-        self.ch_xfers[ch] += 1;
         let end = xe + s.resume_ns + left;
         self.cells[cell].free = end;
         self.note(cell, rs, xe, false);
@@ -510,6 +513,10 @@ struct FlashState {
     dyn_fill: Vec<u16>,
     /// Round-robin allocation's cursor (0 otherwise).
     rr_next: u32,
+    /// Back-fill arbitration's booked transfers per channel (empty: off).
+    books: Vec<channel::ChannelBook>,
+    /// Back-fill: calls of the pruning so far (its cell scan runs every 32nd).
+    prune_calls: u32,
     /// With suspend on: what each cell runs last (empty otherwise).
     running: Vec<Running>,
 }
@@ -531,6 +538,10 @@ pub struct FlashReport {
     /// suspend on; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suspensions: Option<u64>,
+    /// Back-fill channels (`--channel backfill`): booked transfers dropped by the bound on
+    /// each channel's book (0: the back-fill was exact; absent with `fifo`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backfill_dropped: Option<u64>,
 }
 
 /// Whether an operation's busy time counts as GC time (`gc_time_share`): mapping-cache
@@ -542,6 +553,13 @@ fn is_gc(origin: Origin) -> bool {
 
 impl Media for FlashMedia {
     const ERASE_AFTER_WRITES: bool = true;
+
+    #[inline]
+    fn forget_before(&mut self, t: u64) {
+        if !self.books.is_empty() {
+            self.forget_transfers_before(t);
+        }
+    }
 
     fn place_untimed(&mut self, ppn: Ppn) {
         if self.alloc == Alloc::RoundRobin {
@@ -692,6 +710,8 @@ impl Media for FlashMedia {
                 0.0
             },
             suspensions: None,
+            backfill_dropped: (!self.books.is_empty())
+                .then(|| self.books.iter().map(|b| b.dropped).sum()),
         }))
     }
 
@@ -704,6 +724,8 @@ impl Media for FlashMedia {
             dyn_unit: self.dyn_unit.clone(),
             dyn_fill: self.dyn_fill.clone(),
             rr_next: self.rr_next,
+            books: self.books.clone(),
+            prune_calls: self.prune_calls,
             running: self.running.clone(),
         })
     }
@@ -716,6 +738,7 @@ impl Media for FlashMedia {
             && st.erased_at.len() == self.erased_at.len()
             && st.dyn_unit.len() == self.dyn_unit.len()
             && st.dyn_fill.len() == self.dyn_fill.len()
+            && st.books.len() == self.books.len()
             && st.running.len() == self.running.len();
         if !same {
             return Err(crate::error::Error::Input(
@@ -729,7 +752,9 @@ impl Media for FlashMedia {
                     .iter()
                     .flat_map(|c| [c.free, c.busy, c.gc_busy, c.gc_until]),
             )
-            && times_ok(st.erased_at.iter().copied());
+            && times_ok(st.erased_at.iter().copied())
+            && times_ok(st.books.iter().flat_map(|b| b.times()))
+            && st.books.iter().all(|b| b.valid());
         let units = self.units.len();
         let segs = self.erased_at.len();
         let running_ok = times_ok(st.running.iter().flat_map(|r| [r.from, r.end]))
@@ -756,6 +781,8 @@ impl Media for FlashMedia {
         self.dyn_unit = st.dyn_unit;
         self.dyn_fill = st.dyn_fill;
         self.rr_next = st.rr_next;
+        self.books = st.books;
+        self.prune_calls = st.prune_calls;
         self.running = st.running;
         Ok(())
     }

@@ -94,6 +94,10 @@ class SplitGc(Paper):
         "op": "over-provisioning, share of physical (not stated; SSDsim's default 0.1)",
         "idle_us": "idle time before the read scrub and deferred migration run, us (not stated)",
         "blocks_per_plane": "blocks per plane (device size)",
+        "channel": (
+            "channel arbitration: backfill (SSDsim's event-driven channels serve whichever die is ready) "
+            "or fifo (flashgc's default reservation table; docs/timing.md)"
+        ),
     }
 
     def settings(self, scale: str) -> dict:
@@ -105,6 +109,7 @@ class SplitGc(Paper):
             "dist": "uniform",
             "op": 0.1,
             "idle_us": 1000.0,
+            "channel": "backfill",
             "write_volume": 2.0 if full else 1.0,
             "seed": 1,
         }
@@ -119,8 +124,9 @@ class SplitGc(Paper):
     def sensitivity(self, scale: str) -> dict:
         if scale == "quick":
             # The arrival rate (the traces' timing is not available) and the reserve.
-            return {"rate": [100.0, 1000.0], "op": [0.2]}
+            return {"rate": [100.0, 1000.0], "op": [0.2], "channel": ["fifo"]}
         return {
+            "channel": ["fifo"],
             "rate": [100.0, 1000.0],
             "dist": ["zipf:0.8"],
             "op": [0.07, 0.2],
@@ -151,6 +157,8 @@ class SplitGc(Paper):
             str(s["seed"]),
             "--idle-us",
             f"{s['idle_us']:g}",
+            "--channel",
+            s["channel"],
         ]
         out = []
         for w, (wr, dup, kb) in TABLE1.items():
@@ -216,6 +224,8 @@ class SplitGc(Paper):
                         "0",
                         "--seed",
                         str(s["seed"]),
+                        "--channel",
+                        s["channel"],
                         "--scheme",
                         sc,
                         "--json",
