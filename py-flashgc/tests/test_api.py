@@ -381,3 +381,21 @@ def test_firmware_cpu_through_the_shared_timing_options(tiny):
         flashgc.run("default", "uniform", timing={"cpu_cores": 0}, **tiny)
     with pytest.raises(FlashgcError, match="timing.cpu_ns.classifier"):
         flashgc.run("default", "uniform", timing={"cpu_ns": "classifier=-1"}, **tiny)
+
+
+def test_layout_and_channel_options_through_the_shared_timing_options(tiny):
+    # docs/timing.md: round-robin allocation and back-filling channels are plain timing
+    # options; the same FTL work, another timing; bad values name the field.
+    kw = dict(tiny, placement="sup-gc")
+    base = flashgc.run("default", "zipf:1.0", timing={"queue_depth": 8}, **kw)
+    other = flashgc.run(
+        "default", "zipf:1.0", timing={"queue_depth": 8, "alloc": "round-robin", "channel": "backfill"}, **kw
+    )
+    assert other.raw["total"] == base.raw["total"]
+    t = other.raw["timing"]
+    assert t["params"]["alloc"] == "round-robin" and t["params"]["controller"]["channel"] == "backfill"
+    assert t["backfill_dropped"] == 0 and "backfill_dropped" not in base.raw["timing"]
+    with pytest.raises(FlashgcError, match="timing.channel"):
+        flashgc.run("default", "uniform", timing={"channel": "lifo"}, **tiny)
+    with pytest.raises(FlashgcError, match="timing.alloc"):
+        flashgc.run("default", "uniform", timing={"alloc": "diagonal"}, **tiny)

@@ -139,6 +139,21 @@ pub fn timed_cases() -> Vec<(&'static str, TimingParams)> {
             },
         ),
         (
+            // Round-robin allocation (per-page unit table, cursor) and back-fill channels
+            // (booked transfers) under preemptible GC.
+            "flash-round-robin-backfill",
+            TimingParams {
+                gc_mode: GcMode::Preemptible,
+                alloc: crate::device::flash::Alloc::RoundRobin,
+                host: Host::ClosedLoop { queue_depth: 4 },
+                controller: crate::device::policy::ControllerParams {
+                    channel: crate::device::policy::ChannelArb::Backfill,
+                    ..Default::default()
+                },
+                ..TimingParams::default()
+            },
+        ),
+        (
             "noc-selective",
             TimingParams {
                 noc: Some(NocParams::from_config(&c, GcPath::Selective)),
