@@ -266,3 +266,31 @@ fn backfill_removes_the_one_block_segment_queueing_artefact() {
     );
     assert!(fifo["timing"].get("backfill_dropped").is_none());
 }
+
+/// The flash device's options on the NoC model (its own interconnect, copy-back paths and
+/// page mapping) are refused, not ignored.
+#[test]
+fn flash_only_options_are_refused_on_the_noc_device() {
+    for (args, field) in [
+        (&["--suspend", "on"][..], "timing.suspend"),
+        (&["--channel", "backfill"], "timing.channel"),
+        (&["--alloc", "round-robin"], "timing.alloc"),
+        (&["--alloc", "first-idle"], "timing.alloc"),
+        (&["--multiplane", "off"], "timing.multiplane"),
+        (&["--copyback", "on"], "timing.copyback"),
+        (&["--striping", "PDWC"], "timing.striping"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_flashgc"))
+            .args(["run", "--timing", "--preset", "noc-ssdc", "--device", "noc"])
+            .args(["--logical-gib", "0.0625", "--write-volume", "0.1"])
+            .args(args)
+            .output()
+            .expect("binary runs");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(
+            e.contains(field) && e.contains("flash device only"),
+            "{args:?}: {e}"
+        );
+    }
+}

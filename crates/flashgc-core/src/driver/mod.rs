@@ -87,16 +87,44 @@ impl Driver<NocDevice> {
             .clone();
         let sim = Simulation::new(cfg)?;
         p.validate(sim.layout().logical_pages)?;
-        if p.controller.suspend.is_some() {
-            return Err(Error::config(
-                "timing.suspend",
-                "program/erase suspend is modelled on the flash device only (the NoC model has no dies)",
-            ));
-        }
+        flash_only_options(&p)?;
         let media = NocMedia::new(cfg, n)?;
         let dev = NocDevice::with_controller(media, &p.controller);
         Driver::with_device(sim, dev, p)
     }
+}
+
+/// Refuses the flash device's options on the NoC model, which has its own interconnect,
+/// copy-back paths and page mapping: given there, they would be ignored silently.
+fn flash_only_options(p: &TimingParams) -> Result<()> {
+    let refuse = |field: &str, what: &str| {
+        Err(Error::config(
+            field,
+            format!("{what} is modelled on the flash device only (the NoC model has its own interconnect and page mapping)"),
+        ))
+    };
+    if p.controller.suspend.is_some() {
+        return refuse("timing.suspend", "program/erase suspend");
+    }
+    if p.controller.channel != crate::device::policy::ChannelArb::Fifo {
+        return refuse("timing.channel", "channel back-fill");
+    }
+    if p.alloc != crate::device::flash::Alloc::Static {
+        return refuse("timing.alloc", "dynamic page allocation");
+    }
+    if !p.striping.eq_ignore_ascii_case("CWDP") {
+        return refuse("timing.striping", "the striping order");
+    }
+    if !p.multiplane {
+        return refuse("timing.multiplane", "multiplane off");
+    }
+    if p.copyback.is_some() {
+        return refuse(
+            "timing.copyback",
+            "on-die copyback (the NoC model has its own copy-back path, `noc_path`)",
+        );
+    }
+    Ok(())
 }
 
 impl<D: DeviceModel> Driver<D> {
@@ -272,11 +300,8 @@ impl Engine {
             None => Engine::Waf(Box::new(Simulation::from_checkpoint(r)?)),
             Some(p) if p.noc.is_some() => Engine::Noc(Box::new(Driver::resume(r, |_, p| {
                 let n = p.noc.clone().expect("checked");
-                if p.controller.suspend.is_some() {
-                    return Err(Error::Input(
-                        "checkpoint: program/erase suspend on the NoC model".into(),
-                    ));
-                }
+                flash_only_options(p)
+                    .map_err(|e| Error::Input(format!("checkpoint of a NoC run: {e}")))?;
                 Ok(NocDevice::with_controller(
                     NocMedia::new(&cfg, n)?,
                     &p.controller,
