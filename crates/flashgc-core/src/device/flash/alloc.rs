@@ -33,9 +33,15 @@ impl FlashMedia {
             let j0 = (cursor + units - first) % units;
             (cursor, block_on(self, cursor).unwrap_or(j0))
         } else {
-            (0..units)
-                .map(|i| (cursor + i) % units)
-                .find_map(|u| block_on(self, u).map(|j| (u, j)))
+            // The segment's units in rotation order from the cursor are its blocks
+            // d, d + 1, ..., k - 1, 0, ..., d - 1 (d: the cursor's block, or 0 when the
+            // cursor is not on one of them).
+            let d = (cursor + units - first) % units;
+            let start = if d < k { d } else { 0 };
+            (0..k)
+                .map(|i| (start + i) % k)
+                .find(|&j| fill(self, j) < ppb)
+                .map(|j| ((first + j) % units, j))
                 // No room on any unit (pages written before timing started are not
                 // counted): the segment's first unit, as static allocation would.
                 .unwrap_or((first, 0))
