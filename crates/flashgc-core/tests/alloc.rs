@@ -3,7 +3,9 @@
 //! and the property it exists for: a placement's streams no longer change which die a
 //! write lands on.
 
-use flashgc_core::config::{DeviceConfig, TimingConfig};
+mod common;
+
+use flashgc_core::config::DeviceConfig;
 use flashgc_core::device::flash::{Alloc, Geometry};
 use flashgc_core::device::{Costs, FlashMedia};
 use flashgc_core::driver::TimedSim;
@@ -24,14 +26,7 @@ fn device(ppb: u32) -> DeviceConfig {
         page_size: 4096,
         lpn_size: 4096,
         segment_blocks: 4,
-        timing: TimingConfig {
-            read_us: 50.0,
-            program_us: 500.0,
-            erase_us: 3000.0,
-            channel_mb_s: 409.6,
-            sram_us: 0.0,
-            copyback: false,
-        },
+        timing: common::configs::hand_timing(),
     }
 }
 
@@ -84,33 +79,30 @@ fn round_robin_follows_the_cursor_and_skips_only_outside_the_segment() {
     // last page of segment 0 comes at cursor 0, where its block already holds 2 pages: it
     // still goes to unit 0.
     let seq = [0, 1, pps, 2, 3, pps + 1, pps + 2, pps + 3, 4];
-    let units: Vec<u32> = seq
-        .iter()
-        .map(|&p| {
-            rr.program(p, 0, false, false);
-            rr.unit_of(p)
-        })
-        .collect();
-    assert_eq!(units, [0, 1, 2, 3, 0, 1, 2, 3, 0]);
+    assert_eq!(program_all(&mut rr, &seq), [0, 1, 2, 3, 0, 1, 2, 3, 0]);
 
+    // Segments of 2 blocks (4 pages): segment 0 on units 0-1, segment 1 on units 2-3.
+    // Cursor 0: segment 0 -> unit 0; 1: -> 1; 2: segment 0 has no block on 2 or 3, so the
+    // scan wraps to unit 0 (its block there is now full); 3: segment 1 -> 3; 0: segment 1
+    // has no block on 0 or 1 -> 2; 1: segment 0 -> 1.
     let mut rr = media_k(Alloc::RoundRobin, ppb, 2);
-    let pps = 2 * ppb; // 4 pages: segment 0 on units 0-1, segment 1 on units 2-3
-                       // Cursor 0: segment 0 -> unit 0; 1: -> 1; 2: segment 0 has no block on 2 or 3, so the
-                       // scan wraps to unit 0 (its block there is now full); 3: segment 1 -> 3; 0: segment 1
-                       // has no block on 0 or 1 -> 2; 1: segment 0 -> 1.
-    let seq = [0, 1, 2, pps, pps + 1, 3];
-    let units: Vec<u32> = seq
-        .iter()
-        .map(|&p| {
-            rr.program(p, 0, false, false);
-            rr.unit_of(p)
-        })
-        .collect();
+    let pps = 2 * ppb;
+    let units = program_all(&mut rr, &[0, 1, 2, pps, pps + 1, 3]);
     assert_eq!(units, [0, 1, 0, 3, 2, 1]);
     // Segment 1 again at cursor 2 and 3: units 2 and 3, both blocks now full.
     rr.program(pps + 2, 0, false, false);
     rr.program(pps + 3, 0, false, false);
     assert_eq!((rr.unit_of(pps + 2), rr.unit_of(pps + 3)), (2, 3));
+}
+
+/// Programs the pages `seq` in turn; the unit each went to.
+fn program_all(m: &mut FlashMedia, seq: &[u32]) -> Vec<u32> {
+    seq.iter()
+        .map(|&p| {
+            m.program(p, 0, false, false);
+            m.unit_of(p)
+        })
+        .collect()
 }
 
 fn config(placement: &str, ppb: u32) -> Config {

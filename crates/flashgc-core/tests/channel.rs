@@ -1,7 +1,9 @@
 //! Channel arbitration (`--channel fifo|backfill`; docs/timing.md): a hand-worked schedule
 //! on two dies sharing a channel, and the queueing artefact that back-fill removes.
 
-use flashgc_core::config::{DeviceConfig, TimingConfig};
+mod common;
+
+use flashgc_core::config::DeviceConfig;
 use flashgc_core::device::flash::{Alloc, Geometry};
 use flashgc_core::device::{Costs, FlashMedia, ReadGroup};
 
@@ -20,14 +22,7 @@ fn media(backfill: bool) -> FlashMedia {
         page_size: 4096,
         lpn_size: 4096,
         segment_blocks: 1,
-        timing: TimingConfig {
-            read_us: 50.0,
-            program_us: 500.0,
-            erase_us: 3000.0,
-            channel_mb_s: 409.6,
-            sram_us: 0.0,
-            copyback: false,
-        },
+        timing: common::configs::hand_timing(),
     };
     let geo = Geometry::new(&d, 4, "CWDP").unwrap();
     let mut m = FlashMedia::new(geo, Costs::new(&d.timing, 4096), false, Alloc::Static, 16);

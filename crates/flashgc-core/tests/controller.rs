@@ -4,7 +4,7 @@
 mod common;
 
 use common::requests::Requests;
-use flashgc_core::config::{DeviceConfig, TimingConfig};
+use flashgc_core::config::DeviceConfig;
 use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
 use flashgc_core::driver::TimedSim;
 use flashgc_core::timing::{Host, TimingParams};
@@ -27,14 +27,7 @@ fn one_die() -> Config {
         page_size: 4096,
         lpn_size: 4096,
         segment_blocks: 1,
-        timing: TimingConfig {
-            read_us: 50.0,
-            program_us: 500.0,
-            erase_us: 3000.0,
-            channel_mb_s: 409.6,
-            sram_us: 0.0,
-            copyback: false,
-        },
+        timing: common::configs::hand_timing(),
     };
     c.ftl.op = Some(1.0);
     c.ftl.logical_gib = None;

@@ -2,7 +2,9 @@
 //! where a write waits for the core busy with another request's classifier, the sup-gc
 //! paper's 1 %-write point with the cost model on and off, and bad options.
 
-use flashgc_core::config::{DeviceConfig, TimingConfig};
+mod common;
+
+use flashgc_core::config::DeviceConfig;
 use flashgc_core::device::cpu::{CostOverrides, CpuParams};
 use flashgc_core::device::flash::Alloc;
 use flashgc_core::driver::TimedSim;
@@ -29,14 +31,7 @@ fn tiny() -> Config {
         page_size: 4096,
         lpn_size: 4096,
         segment_blocks: 2,
-        timing: TimingConfig {
-            read_us: 50.0,
-            program_us: 500.0,
-            erase_us: 3000.0,
-            channel_mb_s: 409.6,
-            sram_us: 0.0,
-            copyback: false,
-        },
+        timing: common::configs::hand_timing(),
     };
     c.ftl.op = Some(1.0);
     c.ftl.logical_gib = None;

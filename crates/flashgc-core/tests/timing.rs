@@ -3,7 +3,7 @@
 
 mod common;
 
-use flashgc_core::config::{DeviceConfig, TimingConfig};
+use flashgc_core::config::DeviceConfig;
 use flashgc_core::driver::TimedSim;
 use flashgc_core::timing::{GcMode, Host, TimingParams};
 use flashgc_core::workload::{Op, Request};
@@ -26,14 +26,7 @@ fn tiny() -> Config {
         page_size: 4096,
         lpn_size: 4096,
         segment_blocks: 2,
-        timing: TimingConfig {
-            read_us: 50.0,
-            program_us: 500.0,
-            erase_us: 3000.0,
-            channel_mb_s: 409.6,
-            sram_us: 0.0,
-            copyback: false,
-        },
+        timing: common::configs::hand_timing(),
     };
     c.ftl.op = Some(1.0);
     c.ftl.logical_gib = None;

@@ -11,3 +11,16 @@ pub fn noc_small(op: f64) -> Config {
     c.ftl.op = Some(op);
     c
 }
+
+/// The timing table of the hand-computed schedules: read 50 us, program 500 us, erase
+/// 3 ms, 409.6 MB/s channels (10 us per 4 KiB transfer), no SRAM time, no copyback.
+pub fn hand_timing() -> flashgc_core::config::TimingConfig {
+    flashgc_core::config::TimingConfig {
+        read_us: 50.0,
+        program_us: 500.0,
+        erase_us: 3000.0,
+        channel_mb_s: 409.6,
+        sram_us: 0.0,
+        copyback: false,
+    }
+}

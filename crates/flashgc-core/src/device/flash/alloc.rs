@@ -52,6 +52,8 @@ impl FlashMedia {
         u
     }
 
+    /// First-idle allocation: a new flash page goes to the segment's unit (with room in
+    /// its block) whose die and channel become idle first; ties to the lowest block.
     pub(super) fn choose_unit_dynamic(&mut self, ppn: u32) -> u32 {
         let seg = self.geo.seg_of(ppn);
         let fpage = self.geo.fpage_of(ppn) as usize;
