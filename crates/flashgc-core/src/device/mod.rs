@@ -173,10 +173,11 @@ pub trait DeviceModel: Clone {
     /// Free segments of the FTL now (host-first's urgency threshold).
     fn set_free_segments(&mut self, _free: u64) {}
 
-    /// A page the FTL wrote before the clock started (the precondition fill), given in
-    /// write order: an allocation that depends only on program order (round-robin) places
-    /// it now, as if it had been programmed; the others leave it at its static location.
-    fn place_untimed(&mut self, _ppn: crate::types::Ppn) {}
+    /// The pages the FTL wrote before the clock started (the precondition fill), in write
+    /// order: an allocation that depends only on program order (round-robin) places them
+    /// now, as if they had been programmed; the others leave them at their static location
+    /// (and do not consume the iterator).
+    fn place_untimed(&mut self, _pages: &mut dyn Iterator<Item = crate::types::Ppn>) {}
 
     /// A host read of an unmapped LPN arriving at `t` (no flash access); returns its end.
     fn read_unmapped(&mut self, t: u64) -> u64;

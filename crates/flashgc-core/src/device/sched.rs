@@ -83,7 +83,7 @@ pub trait Media {
     /// may forget those ending by then).
     fn forget_before(&mut self, _t: u64) {}
     /// See [`DeviceModel::place_untimed`].
-    fn place_untimed(&mut self, _ppn: Ppn) {}
+    fn place_untimed(&mut self, _pages: &mut dyn Iterator<Item = Ppn>) {}
     /// Latest end of any reservation.
     fn makespan(&self) -> u64;
     /// Bytes of resource state.
@@ -633,8 +633,8 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         self.lazy_free_segments(free);
     }
 
-    fn place_untimed(&mut self, ppn: Ppn) {
-        self.media.place_untimed(ppn);
+    fn place_untimed(&mut self, pages: &mut dyn Iterator<Item = Ppn>) {
+        self.media.place_untimed(pages);
     }
 
     fn queued(&self) -> bool {

@@ -209,14 +209,13 @@ impl<D: DeviceModel> Core<D> {
         sim.precondition()?;
         if D::TIMED {
             // The fill's pages, in the order they were written (sequential LPNs), for an
-            // allocation that depends only on program order (round-robin).
+            // allocation that depends only on program order (round-robin); a device that
+            // does not need them never pulls the iterator.
             let n = sim.precondition_counts().user_writes;
             let map = sim.ftl().mapping();
-            for lpn in 0..n.min(sim.layout().logical_pages) {
-                if let Some(ppn) = map.lookup(lpn as u32) {
-                    self.dev.place_untimed(ppn);
-                }
-            }
+            let mut pages =
+                (0..n.min(sim.layout().logical_pages)).filter_map(|lpn| map.lookup(lpn as u32));
+            self.dev.place_untimed(&mut pages);
         }
         sim.ftl_mut().set_op_log(D::TIMED);
         self.stats.start = sim.ftl().counters.clone();

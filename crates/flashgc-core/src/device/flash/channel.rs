@@ -190,21 +190,28 @@ impl FlashMedia {
         }
     }
 
-    /// Reserves a transfer on channel `ch` ready at `earliest`; returns its start.
+    /// Reserves a transfer on channel `ch` ready at `earliest`; returns its start. The
+    /// first-in-first-out path stays inline in the read and program paths; back-fill is a
+    /// call of its own.
     #[inline(always)]
     pub(super) fn ch_reserve(&mut self, ch: usize, earliest: u64) -> u64 {
-        let x = self.costs.xfer;
         self.ch_xfers[ch] += 1;
         if self.books.is_empty() {
             let s = earliest.max(self.ch_free[ch]);
-            self.ch_free[ch] = s + x;
+            self.ch_free[ch] = s + self.costs.xfer;
             s
         } else {
-            let s = self.books[ch].slot(earliest, x);
-            self.books[ch].take(s, x);
-            self.ch_free[ch] = self.ch_free[ch].max(s + x);
-            s
+            self.ch_reserve_backfill(ch, earliest)
         }
+    }
+
+    #[inline(never)]
+    fn ch_reserve_backfill(&mut self, ch: usize, earliest: u64) -> u64 {
+        let x = self.costs.xfer;
+        let s = self.books[ch].slot(earliest, x);
+        self.books[ch].take(s, x);
+        self.ch_free[ch] = self.ch_free[ch].max(s + x);
+        s
     }
 }
 

@@ -561,9 +561,11 @@ impl Media for FlashMedia {
         }
     }
 
-    fn place_untimed(&mut self, ppn: Ppn) {
+    fn place_untimed(&mut self, pages: &mut dyn Iterator<Item = Ppn>) {
         if self.alloc == Alloc::RoundRobin {
-            self.choose_unit_rr(ppn);
+            pages.for_each(|ppn| {
+                self.choose_unit_rr(ppn);
+            });
         }
     }
 
