@@ -104,9 +104,35 @@ struct CellBest {
     idx: usize,
 }
 
-/// A decision: when, what it commits, and the best waiting host operation's (start, rank)
-/// at that point.
-type Decision = (u64, Choice, Option<(u64, u8)>);
+/// A decision: when, what it commits, and the waiting host operations' bound at that point.
+type Decision = (u64, Choice, HostBound);
+
+/// The best waiting host operation's (start, rank, issue order) found by a decision's scan,
+/// its resource, and the best of the other resources. GC commits only delay host
+/// operations, so after one the best of the other resources stays a lower bound of theirs
+/// and only the best's own resource needs a new look.
+#[derive(Debug, Clone, Copy)]
+struct HostBound {
+    best: Option<(u64, u8, u64)>,
+    cell: usize,
+    /// The free time of `cell` that `best` was computed for.
+    free: u64,
+    second: Option<(u64, u8, u64)>,
+    /// `best` is still exact (else a lower bound).
+    exact: bool,
+}
+
+impl Default for HostBound {
+    fn default() -> HostBound {
+        HostBound {
+            best: None,
+            cell: 0,
+            free: 0,
+            second: None,
+            exact: true,
+        }
+    }
+}
 
 /// What the next decision commits.
 #[derive(Debug, Clone, Copy)]
@@ -119,6 +145,15 @@ enum Choice {
     },
     Gc,
 }
+
+/// Every class, in [`Class`] index order.
+const CLASSES: [Class; 5] = [
+    Class::RHost,
+    Class::RGc,
+    Class::WHost,
+    Class::WGc,
+    Class::Erase,
+];
 
 /// The deferred-commit state of a [`Scheduled`] device.
 #[derive(Debug, Clone)]
@@ -224,30 +259,38 @@ impl<M: Media> Scheduled<M> {
         let mut best: Option<CellBest> = None;
         let (rank_r, rank_w) = (lz.rank(Class::RHost), lz.rank(Class::WHost));
         let cq = &lz.pending[cell];
+        let mut consider = |write: bool, idx: usize, p: &Pend| {
+            let at = if p.write || p.ready >= free {
+                p.ready.max(free)
+            } else {
+                match susp {
+                    Some(from) if p.ready.max(from) < free => p.ready.max(from),
+                    _ => free,
+                }
+            };
+            let rank = if p.write { rank_w } else { rank_r };
+            if best.is_none_or(|b| (at, rank, p.seq) < (b.at, b.rank, b.seq)) {
+                best = Some(CellBest {
+                    free,
+                    susp,
+                    at,
+                    rank,
+                    seq: p.seq,
+                    write,
+                    idx,
+                });
+            }
+        };
         for write in [false, true] {
             let k = write as usize;
-            // A class in nondecreasing ready order: its front is its best.
-            let n = if cq.sorted[k] { 1 } else { cq.q[k].len() };
-            for (idx, p) in cq.q[k].iter().take(n).enumerate() {
-                let at = if p.write || p.ready >= free {
-                    p.ready.max(free)
-                } else {
-                    match susp {
-                        Some(from) if p.ready.max(from) < free => p.ready.max(from),
-                        _ => free,
-                    }
-                };
-                let rank = if p.write { rank_w } else { rank_r };
-                if best.is_none_or(|b| (at, rank, p.seq) < (b.at, b.rank, b.seq)) {
-                    best = Some(CellBest {
-                        free,
-                        susp,
-                        at,
-                        rank,
-                        seq: p.seq,
-                        write,
-                        idx,
-                    });
+            if cq.sorted[k] {
+                // A class in nondecreasing ready order: its front is its best.
+                if let Some(p) = cq.q[k].front() {
+                    consider(write, 0, p);
+                }
+            } else {
+                for (idx, p) in cq.q[k].iter().enumerate() {
+                    consider(write, idx, p);
                 }
             }
         }
@@ -255,14 +298,19 @@ impl<M: Media> Scheduled<M> {
         best
     }
 
-    /// The next decision: its time, what it commits, and the best waiting host operation's
-    /// (start, rank).
+    /// The next decision: its time, what it commits, and the waiting host operations' bound
+    /// (see [`HostBound`]).
     fn decide(&self) -> Option<Decision> {
         let lz = self.lazy.as_ref()?;
         let mut best: Option<(u64, u8, u64, Choice)> = None;
+        let mut bound = HostBound::default();
         for &cell in &lz.active {
             if let Some(b) = self.cell_best(lz, cell) {
-                if best.is_none_or(|x| (b.at, b.rank, b.seq) < (x.0, x.1, x.2)) {
+                let key = (b.at, b.rank, b.seq);
+                if best.is_none_or(|x| key < (x.0, x.1, x.2)) {
+                    if let Some(x) = best {
+                        bound.second = Some((x.0, x.1, x.2));
+                    }
                     let choice = Choice::Host {
                         cell,
                         write: b.write,
@@ -270,17 +318,62 @@ impl<M: Media> Scheduled<M> {
                         at: b.at,
                     };
                     best = Some((b.at, b.rank, b.seq, choice));
+                    bound.cell = cell;
+                    bound.free = b.free;
+                } else if bound.second.is_none_or(|s| key < s) {
+                    bound.second = Some(key);
                 }
             }
         }
-        let host = best.map(|b| (b.0, b.1));
+        bound.best = best.map(|b| (b.0, b.1, b.2));
         if let Some((at, class)) = self.gc_front() {
             let r = lz.rank(class);
             if best.is_none_or(|b| (at, r) < (b.0, b.1)) {
                 best = Some((at, r, 0, Choice::Gc));
             }
         }
-        best.map(|b| (b.0, b.3, host))
+        best.map(|b| (b.0, b.3, bound))
+    }
+
+    /// After GC commits, the waiting host operations' best (start, rank) again: exact while
+    /// the resource that held the best still holds it (that resource is re-read when its
+    /// free time moved; the others can only have moved later), the runner-up's as a lower
+    /// bound once it does not. A lower bound is safe: GC commits only while it beats it,
+    /// and the next full scan decides the rest.
+    fn refresh_bound(&self, bound: &mut HostBound) -> Option<(u64, u8)> {
+        let b = bound.best?;
+        if bound.exact {
+            let free = self.media.cell_free(bound.cell);
+            if free == bound.free {
+                // Nothing new was reserved on the best's resource.
+                return Some((b.0, b.1));
+            }
+            bound.free = free;
+            let lz = self.lazy.as_ref().expect("deferred mode");
+            let cq = &lz.pending[bound.cell];
+            let now = match cq.q[1].front() {
+                // Only programs wait there, in nondecreasing ready order: the front is the
+                // best and starts when ready and the resource is free (what `cell_best`
+                // computes, without its cache).
+                Some(p) if cq.q[0].is_empty() && cq.sorted[1] => Some((
+                    p.ready.max(self.media.cell_free(bound.cell)),
+                    lz.rank(Class::WHost),
+                    p.seq,
+                )),
+                _ => self
+                    .cell_best(lz, bound.cell)
+                    .map(|c| (c.at, c.rank, c.seq)),
+            };
+            match now {
+                Some(n) if bound.second.is_none_or(|s| n <= s) => bound.best = Some(n),
+                _ => {
+                    bound.best = bound.second;
+                    bound.exact = false;
+                }
+            }
+            return bound.best.map(|b| (b.0, b.1));
+        }
+        Some((b.0, b.1))
     }
 
     /// Time of the next decision (None: nothing waits).
@@ -302,21 +395,32 @@ impl<M: Media> Scheduled<M> {
     /// When GC wins, the GC queue's following operations are committed too while each
     /// would still win: a GC reservation only delays the host operations waiting (a
     /// resource's free time and suspend point never move earlier), so the host best found
-    /// by this scan stays a lower bound and the decisions are exactly those of one scan per
-    /// operation.
+    /// by this scan stays a lower bound, refreshed where GC used the best's own resource
+    /// ([`HostBound`]), and the decisions are exactly those of one scan per operation.
     pub(super) fn lazy_step_before(&mut self, t: u64) -> Option<u64> {
-        let (at, choice, host) = self.decide()?;
+        let (at, choice, mut bound) = self.decide()?;
         if at >= t {
             return None;
         }
         let mut end = self.commit(choice);
         if let Choice::Gc = choice {
-            while let Some((at, class)) = self.gc_front() {
-                let r = self.lazy.as_ref().expect("deferred mode").rank(class);
-                if at >= t || host.is_some_and(|h| (at, r) >= h) {
-                    break;
+            let lz = self.lazy.as_ref().expect("deferred mode");
+            let ranks = CLASSES.map(|c| lz.rank(c));
+            loop {
+                // GC's front commits if it starts before `t` and before the best waiting
+                // host operation: strictly, or at the same time with a better rank.
+                let host = self.refresh_bound(&mut bound);
+                let limit = |c: Class| {
+                    Some(match host {
+                        Some((h, hr)) if ranks[c as usize] < hr => h.saturating_add(1).min(t),
+                        Some((h, _)) => h.min(t),
+                        None => t,
+                    })
+                };
+                match self.pump_front(limit) {
+                    Some(e) => end = end.max(e),
+                    None => break,
                 }
-                end = end.max(self.commit(Choice::Gc));
             }
         }
         Some(end)
@@ -443,11 +547,8 @@ impl<M: Media> Scheduled<M> {
                     origin: Origin::Host | Origin::Translation,
                 } => {
                     self.flush_moves();
-                    let seg = self.media.segment_of(ppn);
-                    while self.media.erase_pending(seg) {
-                        // The write needs a block whose erase is still queued: force GC on.
-                        self.pump_queue(None, 1);
-                    }
+                    // The write needs a block whose erase is still queued: force GC on.
+                    self.pump_until_erased(self.media.segment_of(ppn));
                     if matches!(
                         op,
                         FlashOp::Program {

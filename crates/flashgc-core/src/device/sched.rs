@@ -14,6 +14,7 @@
 //! priorities between host, GC and background work (issue 15) changes the commit order
 //! here, below the driver and above the media.
 
+use super::policy::Class;
 use super::{DeviceModel, DeviceReport, GcPolicy, ReadGroup};
 use crate::ops::{FlashOp, Origin};
 use crate::types::{Ppn, SegmentId};
@@ -45,6 +46,31 @@ pub trait Media {
         -> u64;
     /// The write-back half of a page move whose read delivered its data at `ready`.
     fn move_write(&mut self, src: Ppn, dst: Ppn, ready: u64, issued: u64) -> u64;
+    /// [`Media::move_read`] if it would start ([`Media::probe_read`] of `src`) before
+    /// `limit`; None (nothing reserved) otherwise. Media may share the location lookup.
+    fn move_read_before(
+        &mut self,
+        src: Ppn,
+        dst: Ppn,
+        ready: u64,
+        issued: u64,
+        rg: &mut ReadGroup,
+        limit: u64,
+    ) -> Option<u64> {
+        (self.probe_read(src, ready) < limit).then(|| self.move_read(src, dst, ready, issued, rg))
+    }
+    /// [`Media::move_write`] if it would start ([`Media::probe_program`] of `dst`) before
+    /// `limit`; None (nothing reserved) otherwise.
+    fn move_write_before(
+        &mut self,
+        src: Ppn,
+        dst: Ppn,
+        ready: u64,
+        issued: u64,
+        limit: u64,
+    ) -> Option<u64> {
+        (self.probe_program(dst, ready) < limit).then(|| self.move_write(src, dst, ready, issued))
+    }
     /// Whether on-die copyback is on (moves then stay read-write pairs in the queue).
     fn copyback_enabled(&self) -> bool {
         false
@@ -352,89 +378,119 @@ impl<M: Media> Scheduled<M> {
         last
     }
 
+    /// Commits the GC queue up to and including the queued erase(s) of segment `seg`
+    /// (a program needs that block): first in first out, as one-by-one pumping would.
+    pub(super) fn pump_until_erased(&mut self, seg: SegmentId) {
+        while self.media.erase_pending(seg) {
+            // With copyback a read-write pair is one step: count steps one by one there.
+            let n = match self.media.copyback_enabled() {
+                true => 1,
+                false => self
+                    .queue
+                    .iter()
+                    .position(|e| matches!(e.op, Queued::Erase { seg: s } if s == seg))
+                    .map_or(1, |i| i + 1),
+            };
+            self.pump_queue(None, n);
+        }
+    }
+
+    /// Commits up to `max_ops` operations from the GC queue's front, first in first out,
+    /// stopping at the first that would not start before `limit` (None: no limit, and no
+    /// probing). Returns the latest end.
     pub(super) fn pump_queue(&mut self, limit: Option<u64>, max_ops: usize) -> u64 {
         let mut last = 0;
-        let mut n = 0;
-        while let Some(&g) = self.queue.front() {
-            if n == max_ops {
-                break;
-            }
-            n += 1;
-            // Probing costs a location lookup: only with a limit.
-            match g.op {
-                Queued::MoveRead { src, dst } => {
-                    let ready = g.issued;
-                    if limit.is_some_and(|t| self.media.probe_read(src, ready) >= t) {
-                        break;
-                    }
-                    let pair = self.media.copyback_enabled()
-                        && matches!(self.queue.get(1), Some(Entry { op: Queued::MoveWrite { src: s, dst: d }, .. })
-                            if *s == src && *d == dst && self.media.copyback_possible(src, dst));
-                    self.queue.pop_front();
-                    if pair {
-                        self.queue.pop_front();
-                        let e = self.media.copyback(src, dst, ready);
-                        self.victim_end = self.victim_end.max(e);
-                        last = last.max(e);
-                    } else {
-                        let e = self
-                            .media
-                            .move_read(src, dst, ready, g.issued, &mut self.gc_rg);
-                        self.read_ends.push_back(e);
-                        self.victim_end = self.victim_end.max(e);
-                        last = last.max(e);
-                    }
-                }
-                Queued::MoveWrite { src, dst } => {
-                    let ready = g.issued.max(self.read_ends.front().copied().unwrap_or(0));
-                    if limit.is_some_and(|t| self.media.probe_program(dst, ready) >= t) {
-                        break;
-                    }
-                    self.queue.pop_front();
-                    self.read_ends.pop_front();
-                    let e = self.media.move_write(src, dst, ready, g.issued);
-                    if M::ERASE_AFTER_WRITES {
-                        self.victim_end = self.victim_end.max(e);
-                    }
-                    last = last.max(e);
-                }
-                Queued::Read { ppn, origin } => {
-                    let ready = g.issued;
-                    if limit.is_some_and(|t| self.media.probe_read(ppn, ready) >= t) {
-                        break;
-                    }
-                    self.queue.pop_front();
-                    let e = self.media.read(ppn, ready, origin, &mut self.gc_rg);
-                    self.victim_end = self.victim_end.max(e);
-                    last = last.max(e);
-                }
-                Queued::Program { ppn, origin } => {
-                    let ready = g.issued;
-                    if limit.is_some_and(|t| self.media.probe_program(ppn, ready) >= t) {
-                        break;
-                    }
-                    self.queue.pop_front();
-                    let e = self.media.program(ppn, ready, origin);
-                    if M::ERASE_AFTER_WRITES {
-                        self.victim_end = self.victim_end.max(e);
-                    }
-                    last = last.max(e);
-                }
-                Queued::Erase { seg } => {
-                    let ready = g.issued.max(self.victim_end);
-                    if limit.is_some_and(|t| self.media.probe_erase(seg, ready) >= t) {
-                        break;
-                    }
-                    self.queue.pop_front();
-                    self.media.set_erase_pending(seg, false);
-                    let e = self.media.erase(seg, ready, g.issued);
-                    self.victim_end = 0;
-                    self.gc_rg = ReadGroup::default();
-                    last = last.max(e);
-                }
+        for _ in 0..max_ops {
+            match self.pump_front(|_| limit) {
+                Some(e) => last = last.max(e),
+                None => break,
             }
         }
         last
+    }
+
+    /// Commits the GC queue's front operation if it would start before `limit` of its
+    /// class (None: unlimited, not probed); returns its end (None: nothing committed).
+    #[inline(always)]
+    pub(super) fn pump_front(&mut self, limit: impl Fn(Class) -> Option<u64>) -> Option<u64> {
+        let g = *self.queue.front()?;
+        // Probing costs a location lookup: only with a limit.
+        Some(match g.op {
+            Queued::MoveRead { src, dst } => {
+                let ready = g.issued;
+                let lim = limit(Class::RGc);
+                let pair = self.media.copyback_enabled()
+                    && matches!(self.queue.get(1), Some(Entry { op: Queued::MoveWrite { src: s, dst: d }, .. })
+                        if *s == src && *d == dst && self.media.copyback_possible(src, dst));
+                let e = if pair {
+                    if lim.is_some_and(|t| self.media.probe_read(src, ready) >= t) {
+                        return None;
+                    }
+                    self.queue.pop_front();
+                    self.media.copyback(src, dst, ready)
+                } else {
+                    let rg = &mut self.gc_rg;
+                    let e = match lim {
+                        Some(t) => self
+                            .media
+                            .move_read_before(src, dst, ready, g.issued, rg, t)?,
+                        None => self.media.move_read(src, dst, ready, g.issued, rg),
+                    };
+                    self.read_ends.push_back(e);
+                    e
+                };
+                self.queue.pop_front();
+                self.victim_end = self.victim_end.max(e);
+                e
+            }
+            Queued::MoveWrite { src, dst } => {
+                let ready = g.issued.max(self.read_ends.front().copied().unwrap_or(0));
+                let e = match limit(Class::WGc) {
+                    Some(t) => self.media.move_write_before(src, dst, ready, g.issued, t)?,
+                    None => self.media.move_write(src, dst, ready, g.issued),
+                };
+                self.queue.pop_front();
+                self.read_ends.pop_front();
+                if M::ERASE_AFTER_WRITES {
+                    self.victim_end = self.victim_end.max(e);
+                }
+                e
+            }
+            Queued::Read { ppn, origin } => {
+                let ready = g.issued;
+                if limit(Class::RGc).is_some_and(|t| self.media.probe_read(ppn, ready) >= t) {
+                    return None;
+                }
+                self.queue.pop_front();
+                let e = self.media.read(ppn, ready, origin, &mut self.gc_rg);
+                self.victim_end = self.victim_end.max(e);
+                e
+            }
+            Queued::Program { ppn, origin } => {
+                let ready = g.issued;
+                if limit(Class::WGc).is_some_and(|t| self.media.probe_program(ppn, ready) >= t) {
+                    return None;
+                }
+                self.queue.pop_front();
+                let e = self.media.program(ppn, ready, origin);
+                if M::ERASE_AFTER_WRITES {
+                    self.victim_end = self.victim_end.max(e);
+                }
+                e
+            }
+            Queued::Erase { seg } => {
+                let ready = g.issued.max(self.victim_end);
+                if limit(Class::Erase).is_some_and(|t| self.media.probe_erase(seg, ready) >= t) {
+                    return None;
+                }
+                self.queue.pop_front();
+                self.media.set_erase_pending(seg, false);
+                let e = self.media.erase(seg, ready, g.issued);
+                self.victim_end = 0;
+                self.gc_rg = ReadGroup::default();
+                e
+            }
+        })
     }
 }
 
@@ -526,11 +582,8 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                             *host_ready = (*host_ready).max(g);
                         }
                     }
-                    let seg = self.media.segment_of(ppn);
-                    while self.media.erase_pending(seg) {
-                        // The write needs a block whose erase is still queued: force GC on.
-                        self.pump_queue(None, 1);
-                    }
+                    // The write needs a block whose erase is still queued: force GC on.
+                    self.pump_until_erased(self.media.segment_of(ppn));
                     let e = self.media.program(ppn, *host_ready, Origin::Host);
                     end = end.max(e);
                 }
@@ -557,10 +610,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                     // now (it occupies its die and channel), the host does not wait for it
                     // (the controller holds the page until then).
                     self.flush_moves();
-                    let seg = self.media.segment_of(ppn);
-                    while self.media.erase_pending(seg) {
-                        self.pump_queue(None, 1);
-                    }
+                    self.pump_until_erased(self.media.segment_of(ppn));
                     self.media.program(ppn, *host_ready, Origin::Translation);
                 }
                 _ => self.push(op, t),

@@ -8,6 +8,8 @@
 
 mod alloc;
 mod channel;
+mod suspend;
+use suspend::Running;
 pub mod geometry;
 
 use super::sched::Media;
@@ -105,23 +107,6 @@ pub struct FlashMedia {
     running: Vec<Running>,
 }
 
-/// The program or erase a cell resource runs last (what a host read may suspend).
-#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize)]
-struct Running {
-    /// Start of the suspendable phase (a program's cell phase, after its data transfer).
-    from: u64,
-    /// End (moved on by each suspension).
-    end: u64,
-    /// 0 none, 1 program, 2 erase.
-    kind: u8,
-    /// Suspensions so far.
-    suspensions: u8,
-    /// GC work (busy time counts as GC).
-    gc: bool,
-    /// Segment of an erase.
-    seg: u32,
-}
-
 impl FlashMedia {
     /// The device of configuration `cfg` (its geometry and timing table) with layout `l`
     /// and the timing options: allocation, striping order, multi-plane operation and
@@ -190,22 +175,6 @@ impl FlashMedia {
             rr_next: 0,
             suspend: None,
             running: Vec::new(),
-        }
-    }
-
-    /// Turns program/erase suspend on with parameters `s` (None: off).
-    pub fn set_suspend(&mut self, s: Option<crate::device::policy::Suspend>) {
-        self.running = match s {
-            Some(_) => vec![Running::default(); self.cells.len()],
-            None => Vec::new(),
-        };
-        self.suspend = s;
-    }
-
-    #[inline(always)]
-    fn set_running(&mut self, cell: usize, r: Running) {
-        if !self.running.is_empty() {
-            self.running[cell] = r;
         }
     }
 
@@ -291,7 +260,13 @@ impl FlashMedia {
     /// flash page read just before (`group`) share its cell read. Returns the end time.
     #[inline(always)]
     pub fn read(&mut self, ppn: u32, ready: u64, gc: bool, group: &mut ReadGroup) -> u64 {
-        let r = self.units[self.unit_of(ppn) as usize];
+        self.read_on(self.unit_of(ppn), ppn, ready, gc, group)
+    }
+
+    /// [`FlashMedia::read`] of `ppn` on its unit `unit`.
+    #[inline(always)]
+    fn read_on(&mut self, unit: u32, ppn: u32, ready: u64, gc: bool, group: &mut ReadGroup) -> u64 {
+        let r = self.units[unit as usize];
         let (cell, ch) = (r.cell as usize, r.ch as usize);
         let fpage = self.geo.fpage_of(ppn);
         let c = self.costs;
@@ -357,9 +332,15 @@ impl FlashMedia {
     /// unit that does not complete its flash page: when its data sits in the register).
     #[inline(always)]
     pub fn program(&mut self, ppn: u32, ready: u64, gc: bool, copyback: bool) -> u64 {
+        let unit = self.choose_unit(ppn);
+        self.program_on(unit, ppn, ready, gc, copyback)
+    }
+
+    /// [`FlashMedia::program`] of `ppn` on the unit `unit` chosen for it.
+    #[inline(always)]
+    fn program_on(&mut self, unit: u32, ppn: u32, ready: u64, gc: bool, copyback: bool) -> u64 {
         let seg = self.geo.seg_of(ppn) as usize;
         let erased = self.erased_at[seg];
-        let unit = self.choose_unit(ppn);
         let r = self.units[unit as usize];
         let (cell, ch) = (r.cell as usize, r.ch as usize);
         let last = self.geo.sub_of(ppn) == self.geo.upp - 1;
@@ -434,58 +415,6 @@ impl FlashMedia {
         }
         self.erased_at[seg as usize] = end;
         end
-    }
-
-    /// Program/erase suspend: when a host read could suspend the operation running last on
-    /// `cell` (a program's cell phase or an erase, below the suspension limit).
-    pub fn suspend_from(&self, cell: usize) -> Option<u64> {
-        let s = self.suspend?;
-        let r = self.running.get(cell)?;
-        (r.kind != 0 && r.end == self.cells[cell].free && (r.suspensions as u32) < s.max_per_op)
-            .then_some(r.from)
-    }
-
-    /// A host read of `ppn` at `at` suspending the program or erase running on its cell:
-    /// the operation stops `suspend_ns` after `at` (or after its start), the read's cell
-    /// read and transfer run, and the operation resumes `resume_ns` later with the time it
-    /// had left. Returns (read end, the operation's new end).
-    pub fn read_suspending(&mut self, ppn: u32, at: u64, group: &mut ReadGroup) -> (u64, u64) {
-        let s = self.suspend.expect("suspend on");
-        let r = self.units[self.unit_of(ppn) as usize];
-        let (cell, ch) = (r.cell as usize, r.ch as usize);
-        let run = self.running[cell];
-        let at = at.max(run.from);
-        debug_assert!(at < run.end);
-        let left = run.end - at;
-        let c = self.costs;
-        let rs = at + s.suspend_ns;
-        let xs = self.ch_reserve(ch, rs + c.read);
-        let xe = xs + c.xfer;
-        let end = xe + s.resume_ns + left;
-        self.cells[cell].free = end;
-        self.note(cell, rs, xe, false);
-        // Suspend and resume overheads count to the suspended operation.
-        self.note(cell, 0, s.suspend_ns + s.resume_ns, run.gc);
-        if run.gc {
-            let g = &mut self.cells[cell].gc_until;
-            *g = (*g).max(end);
-        }
-        if run.kind == 2 {
-            let e = &mut self.erased_at[run.seg as usize];
-            *e = (*e).max(end);
-        }
-        // The next read can suspend it again once it has resumed.
-        self.running[cell] = Running {
-            from: xe + s.resume_ns,
-            end,
-            suspensions: run.suspensions + 1,
-            ..run
-        };
-        *group = ReadGroup {
-            fpage: self.geo.fpage_of(ppn),
-            end: xe,
-        };
-        (xe + c.sram, end)
     }
 
     /// Whether the unit holding `ppn` has GC work reserved after `t` (GCaR's "collecting").
@@ -598,6 +527,46 @@ impl Media for FlashMedia {
     #[inline(always)]
     fn move_write(&mut self, _src: Ppn, dst: Ppn, ready: u64, _issued: u64) -> u64 {
         FlashMedia::program(self, dst, ready, true, false)
+    }
+
+    #[inline(always)]
+    fn move_read_before(
+        &mut self,
+        src: Ppn,
+        _dst: Ppn,
+        ready: u64,
+        _issued: u64,
+        rg: &mut ReadGroup,
+        limit: u64,
+    ) -> Option<u64> {
+        // One location lookup for the probe and the reservation.
+        let unit = self.unit_of(src);
+        let cell = self.units[unit as usize].cell as usize;
+        (ready.max(self.cells[cell].free) < limit).then(|| self.read_on(unit, src, ready, true, rg))
+    }
+
+    #[inline(always)]
+    fn move_write_before(
+        &mut self,
+        src: Ppn,
+        dst: Ppn,
+        ready: u64,
+        issued: u64,
+        limit: u64,
+    ) -> Option<u64> {
+        if self.alloc != Alloc::Static {
+            // Dynamic allocation chooses the unit when it programs: probe the best case.
+            return (FlashMedia::probe_program(self, dst, ready) < limit)
+                .then(|| self.move_write(src, dst, ready, issued));
+        }
+        let unit = self.geo.unit_static(dst);
+        let r = self.units[unit as usize];
+        let seg = self.geo.seg_of(dst) as usize;
+        let s = ready
+            .max(self.erased_at[seg])
+            .max(self.cells[r.cell as usize].free);
+        (self.ch_probe(r.ch as usize, s) < limit)
+            .then(|| self.program_on(unit, dst, ready, true, false))
     }
 
     fn copyback_enabled(&self) -> bool {

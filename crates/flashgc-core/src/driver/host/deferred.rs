@@ -76,11 +76,25 @@ impl<D: DeviceModel> Core<D> {
     /// when the device has no decision before `t`).
     fn complete_until(&mut self, t: u64) {
         let mut i = 0;
-        while i < self.deferred.as_ref().map_or(0, |d| d.inflight.len()) {
-            let f = self.deferred.as_ref().expect("deferred mode").inflight[i];
-            match self.provisional(&f) {
-                Some(c) if c <= t => self.complete(i, c),
-                _ => i += 1,
+        loop {
+            // The next one from `i` on (completing one moves the last into its place).
+            let Some(d) = self.deferred.as_ref() else {
+                return;
+            };
+            let dev = &self.dev;
+            let next = d.inflight[i.min(d.inflight.len())..]
+                .iter()
+                .enumerate()
+                .find_map(|(k, f)| {
+                    let c = dev.slot_end(f.slot)?.max(f.base);
+                    (c <= t).then_some((i + k, c))
+                });
+            match next {
+                Some((j, c)) => {
+                    self.complete(j, c);
+                    i = j;
+                }
+                None => return,
             }
         }
     }
