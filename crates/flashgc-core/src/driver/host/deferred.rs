@@ -12,6 +12,7 @@ use crate::sim::Simulation;
 use crate::workload::Op;
 use crate::workload::Request;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// A request whose completion is not final yet.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -34,24 +35,129 @@ pub(crate) struct Deferred {
     /// Several flows: completed requests not yet reported to their flows (flow, request,
     /// arrival, completion).
     flow_done: Vec<(u32, Request, u64, u64)>,
-    /// Per request slot: the completion of the request's parts that need no flash.
+    /// Per request slot: the completion of the request's parts that need no flash (the
+    /// same as its `Inflight::base`; kept in the checkpoint format, version 3, and checked
+    /// on restore).
     base_of: Vec<u64>,
     /// Requests come through the streaming API (no closed-loop slots to refill).
     streaming: bool,
+    /// Per request in flight (the order of `inflight`): its provisional completion
+    /// (`u64::MAX`: not all its operations reserved yet). Valid while `synced` is the
+    /// device's count of host commits; rebuilt after a restore.
+    #[serde(skip)]
+    ends: Vec<u64>,
+    /// The device's host commit count `ends` was brought up to.
+    #[serde(skip)]
+    synced: Option<u64>,
+    /// Per request slot: its index in `inflight` (while in flight).
+    #[serde(skip)]
+    pos: Vec<u32>,
+    /// The known provisional completions as (completion, slot), earliest on top; an entry
+    /// whose slot no longer has that completion in flight is stale and skipped.
+    #[serde(skip)]
+    soonest: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Scratch: the slots a completion pass completes.
+    #[serde(skip)]
+    done: Vec<u32>,
+}
+
+/// What bringing the provisional completions up to date changed.
+enum Synced {
+    /// Nothing.
+    Same,
+    /// One request's, now this (`u64::MAX`: still unknown).
+    One(u64),
+    /// Possibly all.
+    All,
 }
 
 const NO_FLOW: u32 = u32::MAX;
 
 impl<D: DeviceModel> Core<D> {
-    /// The provisional completion of in-flight request `i` (None: not all reserved).
-    fn provisional(&self, f: &Inflight) -> Option<u64> {
-        self.dev.slot_end(f.slot).map(|e| e.max(f.base))
+    /// Brings the provisional completions of the requests in flight up to date with the
+    /// device's host commits: a commit changes only its own request's end unless it
+    /// suspended another request's program (then, or after several commits, all are read
+    /// again).
+    #[inline]
+    fn sync_ends(&mut self) -> Synced {
+        let log = self.dev.commit_log();
+        match self.deferred.as_ref() {
+            Some(d) if d.synced == Some(log.count) => Synced::Same,
+            _ => self.sync_ends_slow(log),
+        }
+    }
+
+    /// [`Core::sync_ends`] when there were host commits.
+    #[inline(never)]
+    fn sync_ends_slow(&mut self, log: crate::device::CommitLog) -> Synced {
+        let d = self.deferred.as_mut().expect("deferred mode");
+        let out = match d.synced {
+            Some(c) if c + 1 == log.count && !log.moved_other => {
+                let i = d.pos.get(log.slot as usize).copied().unwrap_or(u32::MAX) as usize;
+                match d.inflight.get(i).filter(|f| f.slot == log.slot) {
+                    Some(f) => {
+                        let e = self
+                            .dev
+                            .slot_end(f.slot)
+                            .map_or(u64::MAX, |e| e.max(f.base));
+                        d.ends[i] = e;
+                        if e != u64::MAX {
+                            d.soonest.push(Reverse((e, log.slot)));
+                        }
+                        Synced::One(e)
+                    }
+                    None => Synced::Same,
+                }
+            }
+            _ => {
+                let dev = &self.dev;
+                d.ends.clear();
+                d.ends.extend(
+                    d.inflight
+                        .iter()
+                        .map(|f| dev.slot_end(f.slot).map_or(u64::MAX, |e| e.max(f.base))),
+                );
+                d.pos.clear();
+                for (i, f) in d.inflight.iter().enumerate() {
+                    let s = f.slot as usize;
+                    if d.pos.len() <= s {
+                        d.pos.resize(s + 1, u32::MAX);
+                    }
+                    d.pos[s] = i as u32;
+                }
+                d.soonest.clear();
+                for (f, &e) in d.inflight.iter().zip(&d.ends) {
+                    if e != u64::MAX {
+                        d.soonest.push(Reverse((e, f.slot)));
+                    }
+                }
+                Synced::All
+            }
+        };
+        d.synced = Some(log.count);
+        out
+    }
+
+    /// The earliest provisional completion of the requests in flight (None: none known).
+    fn earliest_end(&mut self) -> Option<u64> {
+        let d = self.deferred.as_mut().expect("deferred mode");
+        while let Some(&Reverse((e, slot))) = d.soonest.peek() {
+            if d.current(slot) == Some(e) {
+                return Some(e);
+            }
+            d.soonest.pop();
+        }
+        None
     }
 
     /// Records in-flight request `i` as completed at `c`.
     fn complete(&mut self, i: usize, c: u64) {
         let d = self.deferred.as_mut().expect("deferred mode");
         let f = d.inflight.swap_remove(i);
+        d.ends.swap_remove(i);
+        if let Some(m) = d.inflight.get(i) {
+            d.pos[m.slot as usize] = i as u32;
+        }
         d.free_slots.push(f.slot);
         if f.flow != NO_FLOW {
             d.flow_done.push((f.flow, f.req, f.arrival, c));
@@ -75,28 +181,33 @@ impl<D: DeviceModel> Core<D> {
     /// Completes every in-flight request whose completion is known and at most `t` (final
     /// when the device has no decision before `t`).
     fn complete_until(&mut self, t: u64) {
-        let mut i = 0;
-        loop {
-            // The next one from `i` on (completing one moves the last into its place).
-            let Some(d) = self.deferred.as_ref() else {
-                return;
-            };
-            let dev = &self.dev;
-            let next = d.inflight[i.min(d.inflight.len())..]
-                .iter()
-                .enumerate()
-                .find_map(|(k, f)| {
-                    let c = dev.slot_end(f.slot)?.max(f.base);
-                    (c <= t).then_some((i + k, c))
-                });
-            match next {
-                Some((j, c)) => {
-                    self.complete(j, c);
-                    i = j;
-                }
-                None => return,
+        self.sync_ends();
+        let d = self.deferred.as_mut().expect("deferred mode");
+        let mut done = std::mem::take(&mut d.done);
+        while let Some(&Reverse((e, slot))) = d.soonest.peek() {
+            if e > t {
+                break;
+            }
+            d.soonest.pop();
+            if d.current(slot) == Some(e) && !done.contains(&slot) {
+                done.push(slot);
             }
         }
+        // In the order of a scan of the requests in flight from the first, each completion
+        // moving the last request into its place: always the one at the lowest position.
+        while !done.is_empty() {
+            let d = self.deferred.as_ref().expect("deferred mode");
+            let (k, i) = done
+                .iter()
+                .enumerate()
+                .map(|(k, &slot)| (k, d.pos[slot as usize] as usize))
+                .min_by_key(|&(_, i)| i)
+                .expect("not empty");
+            let c = d.ends[i];
+            done.swap_remove(k);
+            self.complete(i, c);
+        }
+        self.deferred.as_mut().expect("deferred mode").done = done;
     }
 
     /// Advances the device through every decision before `t` and completes what is final.
@@ -115,33 +226,20 @@ impl<D: DeviceModel> Core<D> {
     /// Advances the device through every decision before the earlier of `bound` and the
     /// earliest known completion, then completes what is final by then.
     fn settle(&mut self, bound: Option<u64>) {
-        let mut seen: Option<crate::device::CommitLog> = None;
-        let mut known = bound;
+        let min = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.sync_ends();
+        let mut known = min(bound, self.earliest_end());
         loop {
             // Request ends change only on host commits: when the last one only made its
-            // own request's end known (or later), update the earliest known completion
-            // with it; otherwise recompute it.
-            let log = self.dev.commit_log();
-            match seen {
-                Some(s) if s.count == log.count => {}
-                Some(s) if s.count + 1 == log.count && !log.moved_other => {
-                    let d = self.deferred.as_ref().expect("deferred mode");
-                    let base = d.base_of.get(log.slot as usize).copied().unwrap_or(0);
-                    if let Some(e) = self.dev.slot_end(log.slot) {
-                        let c = e.max(base);
-                        known = Some(known.map_or(c, |k| k.min(c)));
-                    }
-                }
-                _ => {
-                    known = bound;
-                    for f in &self.deferred.as_ref().expect("deferred mode").inflight {
-                        if let Some(c) = self.provisional(f) {
-                            known = Some(known.map_or(c, |k| k.min(c)));
-                        }
-                    }
-                }
+            // own request's end known, the earliest known completion takes it in.
+            match self.sync_ends() {
+                Synced::Same => {}
+                Synced::One(e) => known = min(known, (e != u64::MAX).then_some(e)),
+                Synced::All => known = min(bound, self.earliest_end()),
             }
-            seen = Some(log);
             // One scan of the device's queues: commit the next decision if it comes
             // before the earliest known completion.
             if self.dev.step_before(known.unwrap_or(u64::MAX)).is_none() {
@@ -275,6 +373,17 @@ impl<D: DeviceModel> Core<D> {
             arrival: t,
             base,
         });
+        // Its provisional completion (all its parts may have needed no flash).
+        let end = self.dev.slot_end(slot).map_or(u64::MAX, |e| e.max(base));
+        let d = self.deferred.as_mut().expect("deferred mode");
+        d.ends.push(end);
+        if end != u64::MAX {
+            d.soonest.push(Reverse((end, slot)));
+        }
+        if d.pos.len() <= slot as usize {
+            d.pos.resize(slot as usize + 1, u32::MAX);
+        }
+        d.pos[slot as usize] = (d.inflight.len() - 1) as u32;
         self.count_served(sim, req, t, rec);
         Ok(())
     }
@@ -300,6 +409,15 @@ impl<D: DeviceModel> Core<D> {
 }
 
 impl Deferred {
+    /// The provisional completion of the request in flight on `slot` (None: no request
+    /// there, or its completion not known).
+    #[inline]
+    fn current(&self, slot: u32) -> Option<u64> {
+        let i = *self.pos.get(slot as usize)? as usize;
+        let e = *self.ends.get(i)?;
+        (self.inflight.get(i)?.slot == slot && e != u64::MAX).then_some(e)
+    }
+
     /// Checks a restored state: request slots in range, each either free or in flight
     /// once, flows below `flows` (Some(0): not a run of several flows; None: not known
     /// yet), times in range.
