@@ -318,6 +318,12 @@ impl FlashMedia {
             Alloc::Static => self.geo.unit_static(ppn),
             Alloc::FirstIdle | Alloc::RoundRobin => self.unit_of(ppn),
         };
+        self.probe_program_on(unit, ppn, ready)
+    }
+
+    /// [`FlashMedia::probe_program`] of `ppn` on the unit `unit`.
+    #[inline(always)]
+    fn probe_program_on(&self, unit: u32, ppn: u32, ready: u64) -> u64 {
         let seg = self.geo.seg_of(ppn) as usize;
         let r = self.units[unit as usize];
         let s = ready
@@ -560,12 +566,7 @@ impl Media for FlashMedia {
                 .then(|| self.move_write(src, dst, ready, issued));
         }
         let unit = self.geo.unit_static(dst);
-        let r = self.units[unit as usize];
-        let seg = self.geo.seg_of(dst) as usize;
-        let s = ready
-            .max(self.erased_at[seg])
-            .max(self.cells[r.cell as usize].free);
-        (self.ch_probe(r.ch as usize, s) < limit)
+        (self.probe_program_on(unit, dst, ready) < limit)
             .then(|| self.program_on(unit, dst, ready, true, false))
     }
 

@@ -73,6 +73,13 @@ enum Synced {
 
 const NO_FLOW: u32 = u32::MAX;
 
+/// The provisional completion of `f` on `dev` (`u64::MAX`: not all its operations
+/// reserved).
+#[inline]
+fn provisional<D: DeviceModel>(dev: &D, f: &Inflight) -> u64 {
+    dev.slot_end(f.slot).map_or(u64::MAX, |e| e.max(f.base))
+}
+
 impl<D: DeviceModel> Core<D> {
     /// Brings the provisional completions of the requests in flight up to date with the
     /// device's host commits: a commit changes only its own request's end unless it
@@ -95,41 +102,23 @@ impl<D: DeviceModel> Core<D> {
             Some(c) if c + 1 == log.count && !log.moved_other => {
                 let i = d.pos.get(log.slot as usize).copied().unwrap_or(u32::MAX) as usize;
                 match d.inflight.get(i).filter(|f| f.slot == log.slot) {
-                    Some(f) => {
-                        let e = self
-                            .dev
-                            .slot_end(f.slot)
-                            .map_or(u64::MAX, |e| e.max(f.base));
-                        d.ends[i] = e;
-                        if e != u64::MAX {
-                            d.soonest.push(Reverse((e, log.slot)));
-                        }
+                    Some(&f) => {
+                        let e = provisional(&self.dev, &f);
+                        d.set_end(i, e);
                         Synced::One(e)
                     }
                     None => Synced::Same,
                 }
             }
             _ => {
-                let dev = &self.dev;
                 d.ends.clear();
-                d.ends.extend(
-                    d.inflight
-                        .iter()
-                        .map(|f| dev.slot_end(f.slot).map_or(u64::MAX, |e| e.max(f.base))),
-                );
+                d.ends.resize(d.inflight.len(), u64::MAX);
                 d.pos.clear();
-                for (i, f) in d.inflight.iter().enumerate() {
-                    let s = f.slot as usize;
-                    if d.pos.len() <= s {
-                        d.pos.resize(s + 1, u32::MAX);
-                    }
-                    d.pos[s] = i as u32;
-                }
                 d.soonest.clear();
-                for (f, &e) in d.inflight.iter().zip(&d.ends) {
-                    if e != u64::MAX {
-                        d.soonest.push(Reverse((e, f.slot)));
-                    }
+                for i in 0..d.inflight.len() {
+                    let f = d.inflight[i];
+                    d.set_pos(f.slot, i);
+                    d.set_end(i, provisional(&self.dev, &f));
                 }
                 Synced::All
             }
@@ -155,8 +144,8 @@ impl<D: DeviceModel> Core<D> {
         let d = self.deferred.as_mut().expect("deferred mode");
         let f = d.inflight.swap_remove(i);
         d.ends.swap_remove(i);
-        if let Some(m) = d.inflight.get(i) {
-            d.pos[m.slot as usize] = i as u32;
+        if let Some(m) = d.inflight.get(i).map(|m| m.slot) {
+            d.set_pos(m, i);
         }
         d.free_slots.push(f.slot);
         if f.flow != NO_FLOW {
@@ -374,16 +363,11 @@ impl<D: DeviceModel> Core<D> {
             base,
         });
         // Its provisional completion (all its parts may have needed no flash).
-        let end = self.dev.slot_end(slot).map_or(u64::MAX, |e| e.max(base));
-        let d = self.deferred.as_mut().expect("deferred mode");
-        d.ends.push(end);
-        if end != u64::MAX {
-            d.soonest.push(Reverse((end, slot)));
-        }
-        if d.pos.len() <= slot as usize {
-            d.pos.resize(slot as usize + 1, u32::MAX);
-        }
-        d.pos[slot as usize] = (d.inflight.len() - 1) as u32;
+        let i = d.inflight.len() - 1;
+        let end = provisional(&self.dev, &d.inflight[i]);
+        d.ends.push(u64::MAX);
+        d.set_pos(slot, i);
+        d.set_end(i, end);
         self.count_served(sim, req, t, rec);
         Ok(())
     }
@@ -409,6 +393,26 @@ impl<D: DeviceModel> Core<D> {
 }
 
 impl Deferred {
+    /// Sets the provisional completion of the request in flight at `i` to `e` and, when
+    /// known, offers it to the heap of the earliest.
+    #[inline]
+    fn set_end(&mut self, i: usize, e: u64) {
+        self.ends[i] = e;
+        if e != u64::MAX {
+            self.soonest.push(Reverse((e, self.inflight[i].slot)));
+        }
+    }
+
+    /// Records that the request on `slot` is in flight at position `i`.
+    #[inline]
+    fn set_pos(&mut self, slot: u32, i: usize) {
+        let s = slot as usize;
+        if self.pos.len() <= s {
+            self.pos.resize(s + 1, u32::MAX);
+        }
+        self.pos[s] = i as u32;
+    }
+
     /// The provisional completion of the request in flight on `slot` (None: no request
     /// there, or its completion not known).
     #[inline]
