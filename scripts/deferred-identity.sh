@@ -25,6 +25,8 @@ print(json.dumps(s(json.load(sys.stdin)), sort_keys=True))' | md5sum | cut -c1-1
 }
 R="run --timing --logical-gib 0.25 --workload zipf:0.8 --read-ratio 0.3 --write-volume 0.5 --json"
 C="run --timing --preset mqsim-default --blocks-per-plane 16 --workload uniform --write-volume 0.3 --json"
+# Segments striped over 16 planes: many resources with waiting host operations at once.
+S="run --timing --preset mqsim-default --blocks-per-plane 32 --segment-blocks 16 --workload zipf:0.9 --read-ratio 0.4 --write-volume 0.08 --json"
 FIO="fio --preset mqsim-default --config $M --bs 4k --json"
 i=0
 while read -r args; do
@@ -48,4 +50,6 @@ $FIO --rw randwrite --iodepth 8 --data-gb 0.5 --scheduler read-first --suspend o
 $FIO --rw randrw --rwmixwrite 30 --iodepth 4 --numjobs 3 --data-gb 0.3 --scheduler read-first --suspend on
 noc --profile cassandra --path both --requests 20000 --scheduler noc-priority --json
 $R --scheduler read-first --suspend on --alloc round-robin --channel backfill
+$S --scheduler read-first --suspend on
+$S --scheduler host-first:urgency=8 --cpu-cost on --alloc first-idle
 EOT

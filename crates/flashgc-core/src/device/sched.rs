@@ -785,6 +785,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                 ))
             }
         }
+        self.rebuild_heap();
         self.moves = st.moves;
         self.read_ends = st.read_ends.into();
         self.victim_end = st.victim_end;

@@ -19,11 +19,18 @@
 //! operation reserved on its die (the one running); GC work keeps its FTL order (only the
 //! queue's front competes); a mapping-cache translation read is reserved when issued.
 
+mod best;
+mod state;
+
 use super::policy::{Class, ControllerParams, Scheduler};
 use super::sched::{Media, Scheduled};
 use super::{CommitLog, ReadGroup};
 use crate::ops::Origin;
 use crate::types::Ppn;
+use best::{start_at, CellBest, HostBound, Key, Memo, NO_KEY};
+pub(crate) use state::LazyState;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// A host operation waiting for its resource.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -90,49 +97,8 @@ struct Slot {
     rg: ReadGroup,
 }
 
-/// A resource's best waiting host operation, valid while the resource's free time and
-/// suspend point are the ones it was computed for and its queue is unchanged (a GC commit
-/// touches one or two resources; the others keep their answer).
-#[derive(Debug, Clone, Copy)]
-struct CellBest {
-    free: u64,
-    susp: Option<u64>,
-    at: u64,
-    rank: u8,
-    seq: u64,
-    write: bool,
-    idx: usize,
-}
-
 /// A decision: when, what it commits, and the waiting host operations' bound at that point.
 type Decision = (u64, Choice, HostBound);
-
-/// The best waiting host operation's (start, rank, issue order) found by a decision's scan,
-/// its resource, and the best of the other resources. GC commits only delay host
-/// operations, so after one the best of the other resources stays a lower bound of theirs
-/// and only the best's own resource needs a new look.
-#[derive(Debug, Clone, Copy)]
-struct HostBound {
-    best: Option<(u64, u8, u64)>,
-    cell: usize,
-    /// The free time of `cell` that `best` was computed for.
-    free: u64,
-    second: Option<(u64, u8, u64)>,
-    /// `best` is still exact (else a lower bound).
-    exact: bool,
-}
-
-impl Default for HostBound {
-    fn default() -> HostBound {
-        HostBound {
-            best: None,
-            cell: 0,
-            free: 0,
-            second: None,
-            exact: true,
-        }
-    }
-}
 
 /// What the next decision commits.
 #[derive(Debug, Clone, Copy)]
@@ -172,6 +138,16 @@ pub(crate) struct Lazy {
     best: Vec<std::cell::Cell<Option<CellBest>>>,
     /// The host commits so far (a slot's end changes only on one).
     log: CommitLog,
+    /// The last decision's host part (None: to be found from `heap`).
+    memo: Option<Memo>,
+    /// The resources with waiting host operations by a lower bound of their best's key
+    /// (start, rank, issue order): an entry is current while it equals `hkey` of its
+    /// resource (else left over, dropped when it reaches the top), and exact once checked
+    /// against the resource's best (a resource's best only moves later, except by a new
+    /// operation, which lowers its entry).
+    heap: BinaryHeap<Reverse<(Key, u32)>>,
+    /// Per resource: the key of its current entry in `heap` (`NO_KEY`: none).
+    hkey: Vec<Key>,
     /// Reads that suspended a program or erase.
     pub(crate) suspensions: u64,
 }
@@ -193,6 +169,9 @@ impl Lazy {
             urgent: false,
             best: vec![std::cell::Cell::new(None); cells],
             log: CommitLog::default(),
+            memo: None,
+            heap: BinaryHeap::new(),
+            hkey: vec![NO_KEY; cells],
             suspensions: 0,
         }
     }
@@ -209,18 +188,65 @@ impl<M: Media> Scheduled<M> {
         let lz = self.lazy.as_mut().expect("deferred mode");
         let slot = lz.cur;
         lz.slots[slot as usize].open += 1;
-        lz.best[cell].set(None);
         if lz.pending[cell].is_empty() {
             lz.active.push(cell);
         }
         lz.seq += 1;
-        lz.pending[cell].push(Pend {
-            seq: lz.seq,
+        let seq = lz.seq;
+        let cq = &mut lz.pending[cell];
+        cq.push(Pend {
+            seq,
             ready,
             ppn,
             write,
             slot,
         });
+        let k = write as usize;
+        let idx = cq.q[k].len() - 1;
+        if cq.sorted[k] && idx > 0 {
+            // Behind an operation of its class that is ready no later and issued earlier:
+            // not its resource's best, so no best or bound changes.
+            return;
+        }
+        lz.best[cell].set(None);
+        let rank = lz.rank(if write { Class::WHost } else { Class::RHost });
+        let free = self.media.cell_free(cell);
+        let susp = self.media.suspend_from(cell);
+        let key = (start_at(write, ready, free, susp), rank, seq);
+        lz.lower(cell, key);
+        let Some(m) = lz.memo.as_mut() else {
+            return;
+        };
+        match m.bound.best {
+            Some(b) if cell == m.bound.cell => {
+                // The best's own resource: still its best if the memo is exact there and
+                // the new operation comes later (it is at the back of its queue).
+                if !(m.fresh && free == m.bound.free && susp == m.susp && b < key) {
+                    m.fresh = false;
+                }
+            }
+            best => {
+                // Another resource: the new operation is its resource's best only if it
+                // beats the best of all (a resource's older operations were no better).
+                match best {
+                    Some(b) if b < key => {
+                        m.bound.second = Some(m.bound.second.map_or(key, |s| s.min(key)));
+                    }
+                    _ => {
+                        if let Some(b) = best {
+                            m.bound.second = Some(m.bound.second.map_or(b, |s| s.min(b)));
+                        }
+                        m.bound.best = Some(key);
+                        m.bound.cell = cell;
+                        m.bound.free = free;
+                        m.susp = susp;
+                        m.write = write;
+                        m.idx = idx;
+                        m.fresh = true;
+                    }
+                }
+            }
+        }
     }
 
     /// Earliest start of the GC queue's front operation and its class.
@@ -247,92 +273,27 @@ impl<M: Media> Scheduled<M> {
         })
     }
 
-    /// The best waiting host operation of `cell` (from its cache when still valid).
-    fn cell_best(&self, lz: &Lazy, cell: usize) -> Option<CellBest> {
-        let free = self.media.cell_free(cell);
-        let susp = self.media.suspend_from(cell);
-        if let Some(b) = lz.best[cell].get() {
-            if b.free == free && b.susp == susp {
-                return Some(b);
+    /// The decision among the host operations' best (`bound`, `host`) and the GC queue's
+    /// front.
+    #[inline(always)]
+    fn with_gc(&self, bound: HostBound, host: Option<Choice>) -> Option<Decision> {
+        let lz = self.lazy.as_ref()?;
+        let mut best = bound.best.zip(host).map(|(b, c)| (b.0, b.1, c));
+        if let Some((at, class)) = self.gc_front() {
+            let r = lz.rank(class);
+            if best.is_none_or(|b| (at, r) < (b.0, b.1)) {
+                best = Some((at, r, Choice::Gc));
             }
         }
-        let mut best: Option<CellBest> = None;
-        let (rank_r, rank_w) = (lz.rank(Class::RHost), lz.rank(Class::WHost));
-        let cq = &lz.pending[cell];
-        let mut consider = |write: bool, idx: usize, p: &Pend| {
-            let at = if p.write || p.ready >= free {
-                p.ready.max(free)
-            } else {
-                match susp {
-                    Some(from) if p.ready.max(from) < free => p.ready.max(from),
-                    _ => free,
-                }
-            };
-            let rank = if p.write { rank_w } else { rank_r };
-            if best.is_none_or(|b| (at, rank, p.seq) < (b.at, b.rank, b.seq)) {
-                best = Some(CellBest {
-                    free,
-                    susp,
-                    at,
-                    rank,
-                    seq: p.seq,
-                    write,
-                    idx,
-                });
-            }
-        };
-        for write in [false, true] {
-            let k = write as usize;
-            if cq.sorted[k] {
-                // A class in nondecreasing ready order: its front is its best.
-                if let Some(p) = cq.q[k].front() {
-                    consider(write, 0, p);
-                }
-            } else {
-                for (idx, p) in cq.q[k].iter().enumerate() {
-                    consider(write, idx, p);
-                }
-            }
-        }
-        lz.best[cell].set(best);
-        best
+        best.map(|b| (b.0, b.2, bound))
     }
 
     /// The next decision: its time, what it commits, and the waiting host operations' bound
     /// (see [`HostBound`]).
-    fn decide(&self) -> Option<Decision> {
-        let lz = self.lazy.as_ref()?;
-        let mut best: Option<(u64, u8, u64, Choice)> = None;
-        let mut bound = HostBound::default();
-        for &cell in &lz.active {
-            if let Some(b) = self.cell_best(lz, cell) {
-                let key = (b.at, b.rank, b.seq);
-                if best.is_none_or(|x| key < (x.0, x.1, x.2)) {
-                    if let Some(x) = best {
-                        bound.second = Some((x.0, x.1, x.2));
-                    }
-                    let choice = Choice::Host {
-                        cell,
-                        write: b.write,
-                        idx: b.idx,
-                        at: b.at,
-                    };
-                    best = Some((b.at, b.rank, b.seq, choice));
-                    bound.cell = cell;
-                    bound.free = b.free;
-                } else if bound.second.is_none_or(|s| key < s) {
-                    bound.second = Some(key);
-                }
-            }
-        }
-        bound.best = best.map(|b| (b.0, b.1, b.2));
-        if let Some((at, class)) = self.gc_front() {
-            let r = lz.rank(class);
-            if best.is_none_or(|b| (at, r) < (b.0, b.1)) {
-                best = Some((at, r, 0, Choice::Gc));
-            }
-        }
-        best.map(|b| (b.0, b.3, bound))
+    fn decide(&mut self) -> Option<Decision> {
+        let lz = self.lazy.as_deref_mut()?;
+        let (bound, host) = Self::host_best(&self.media, lz);
+        self.with_gc(bound, host)
     }
 
     /// After GC commits, the waiting host operations' best (start, rank) again: exact while
@@ -360,9 +321,7 @@ impl<M: Media> Scheduled<M> {
                     lz.rank(Class::WHost),
                     p.seq,
                 )),
-                _ => self
-                    .cell_best(lz, bound.cell)
-                    .map(|c| (c.at, c.rank, c.seq)),
+                _ => Self::cell_best(&self.media, lz, bound.cell).map(|c| (c.at, c.rank, c.seq)),
             };
             match now {
                 Some(n) if bound.second.is_none_or(|s| n <= s) => bound.best = Some(n),
@@ -378,7 +337,15 @@ impl<M: Media> Scheduled<M> {
 
     /// Time of the next decision (None: nothing waits).
     pub(super) fn lazy_next(&self) -> Option<u64> {
-        self.decide().map(|d| d.0)
+        let lz = self.lazy.as_ref()?;
+        let (bound, best) = Self::host_scan(&self.media, lz);
+        let host = best.map(|b| Choice::Host {
+            cell: bound.cell,
+            write: b.write,
+            idx: b.idx,
+            at: b.at,
+        });
+        self.with_gc(bound, host).map(|d| d.0)
     }
 
     /// Commits the next decision; returns the end of what it reserved.
@@ -439,6 +406,11 @@ impl<M: Media> Scheduled<M> {
                 let lz = self.lazy.as_mut().expect("deferred mode");
                 let p = lz.pending[cell].remove(write, idx);
                 lz.best[cell].set(None);
+                if let Some(m) = lz.memo.as_mut() {
+                    if m.bound.cell == cell {
+                        m.fresh = false;
+                    }
+                }
                 lz.log = CommitLog {
                     count: lz.log.count + 1,
                     slot: p.slot,
@@ -518,6 +490,9 @@ impl<M: Media> Scheduled<M> {
             if urgent != lz.urgent {
                 // Ranks change: every cached best is stale.
                 lz.best.iter().for_each(|b| b.set(None));
+                lz.urgent = urgent;
+                self.rebuild_heap();
+                return;
             }
             lz.urgent = urgent;
         }
@@ -578,116 +553,5 @@ impl<M: Media> Scheduled<M> {
         }
         self.flush_moves();
         t
-    }
-}
-
-/// The deferred-commit state in a checkpoint (the policy itself comes from the
-/// configuration; the per-resource cache is rebuilt).
-#[derive(serde::Serialize, serde::Deserialize)]
-pub(crate) struct LazyState {
-    pending: Vec<Vec<Pend>>,
-    slots: Vec<Slot>,
-    cur: u32,
-    seq: u64,
-    owner: Vec<(u32, u64)>,
-    urgent: bool,
-    log: (u64, u32, bool),
-    suspensions: u64,
-}
-
-impl Lazy {
-    /// This state for a checkpoint.
-    pub(crate) fn save(&self) -> LazyState {
-        LazyState {
-            pending: self
-                .pending
-                .iter()
-                .map(|q| q.iter().copied().collect())
-                .collect(),
-            slots: self.slots.clone(),
-            cur: self.cur,
-            seq: self.seq,
-            owner: self.owner.clone(),
-            urgent: self.urgent,
-            log: (self.log.count, self.log.slot, self.log.moved_other),
-            suspensions: self.suspensions,
-        }
-    }
-
-    /// Restores [`Lazy::save`]'s state after checking it: `cell_of` gives the resource of a
-    /// physical page (None: beyond the device). Every waiting operation must sit in its
-    /// page's resource queue, belong to a known request slot, and each slot must count
-    /// exactly its waiting operations, so that every request can complete.
-    pub(crate) fn load(
-        &mut self,
-        st: LazyState,
-        cell_of: impl Fn(Ppn) -> Option<usize>,
-    ) -> crate::error::Result<()> {
-        use crate::checkpoint::times_ok;
-        let bad = |why: &str| {
-            Err(crate::error::Error::Input(format!(
-                "the scheduler's deferred-commit state is inconsistent: {why}"
-            )))
-        };
-        let cells = self.pending.len();
-        if st.pending.len() != cells || st.owner.len() != cells {
-            return bad("resource count");
-        }
-        let mut open = vec![0u32; st.slots.len()];
-        for (cell, q) in st.pending.iter().enumerate() {
-            if q.windows(2)
-                .any(|w| w[0].write == w[1].write && w[0].seq >= w[1].seq)
-            {
-                return bad("issue order");
-            }
-            for p in q {
-                if cell_of(p.ppn) != Some(cell) {
-                    return bad("a waiting operation outside its resource");
-                }
-                match open.get_mut(p.slot as usize) {
-                    Some(n) => *n += 1,
-                    None => return bad("a waiting operation of an unknown request"),
-                }
-                if p.seq > st.seq {
-                    return bad("issue order");
-                }
-            }
-        }
-        if st.slots.iter().zip(&open).any(|(s, &n)| s.open != n) {
-            return bad("a request's count of waiting operations");
-        }
-        let times = times_ok(st.pending.iter().flatten().map(|p| p.ready))
-            && times_ok(st.slots.iter().map(|s| s.end))
-            && times_ok(st.owner.iter().map(|o| o.1));
-        let owners = st
-            .owner
-            .iter()
-            .all(|o| o.0 == u32::MAX || (o.0 as usize) < st.slots.len());
-        if !times || !owners || (st.cur as usize) > st.slots.len() {
-            return bad("times or request slots out of range");
-        }
-        self.active = (0..cells).filter(|&c| !st.pending[c].is_empty()).collect();
-        self.pending = st
-            .pending
-            .into_iter()
-            .map(|q| {
-                let mut cq = CellQueue::default();
-                q.into_iter().for_each(|p| cq.push(p));
-                cq
-            })
-            .collect();
-        self.slots = st.slots;
-        self.cur = st.cur;
-        self.seq = st.seq;
-        self.owner = st.owner;
-        self.urgent = st.urgent;
-        self.log = CommitLog {
-            count: st.log.0,
-            slot: st.log.1,
-            moved_other: st.log.2,
-        };
-        self.suspensions = st.suspensions;
-        self.best.iter().for_each(|b| b.set(None));
-        Ok(())
     }
 }

@@ -1,0 +1,117 @@
+//! Deferred commit's part of a checkpoint: what is saved, and the checks on restore.
+
+use super::{CellQueue, Lazy, Pend, Slot};
+use crate::device::CommitLog;
+use crate::types::Ppn;
+
+/// The deferred-commit state in a checkpoint (the policy itself comes from the
+/// configuration; the per-resource cache is rebuilt).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct LazyState {
+    pending: Vec<Vec<Pend>>,
+    slots: Vec<Slot>,
+    cur: u32,
+    seq: u64,
+    owner: Vec<(u32, u64)>,
+    urgent: bool,
+    log: (u64, u32, bool),
+    suspensions: u64,
+}
+
+impl Lazy {
+    /// This state for a checkpoint.
+    pub(crate) fn save(&self) -> LazyState {
+        LazyState {
+            pending: self
+                .pending
+                .iter()
+                .map(|q| q.iter().copied().collect())
+                .collect(),
+            slots: self.slots.clone(),
+            cur: self.cur,
+            seq: self.seq,
+            owner: self.owner.clone(),
+            urgent: self.urgent,
+            log: (self.log.count, self.log.slot, self.log.moved_other),
+            suspensions: self.suspensions,
+        }
+    }
+
+    /// Restores [`Lazy::save`]'s state after checking it: `cell_of` gives the resource of a
+    /// physical page (None: beyond the device). Every waiting operation must sit in its
+    /// page's resource queue, belong to a known request slot, and each slot must count
+    /// exactly its waiting operations, so that every request can complete.
+    pub(crate) fn load(
+        &mut self,
+        st: LazyState,
+        cell_of: impl Fn(Ppn) -> Option<usize>,
+    ) -> crate::error::Result<()> {
+        use crate::checkpoint::times_ok;
+        let bad = |why: &str| {
+            Err(crate::error::Error::Input(format!(
+                "the scheduler's deferred-commit state is inconsistent: {why}"
+            )))
+        };
+        let cells = self.pending.len();
+        if st.pending.len() != cells || st.owner.len() != cells {
+            return bad("resource count");
+        }
+        let mut open = vec![0u32; st.slots.len()];
+        for (cell, q) in st.pending.iter().enumerate() {
+            if q.windows(2)
+                .any(|w| w[0].write == w[1].write && w[0].seq >= w[1].seq)
+            {
+                return bad("issue order");
+            }
+            for p in q {
+                if cell_of(p.ppn) != Some(cell) {
+                    return bad("a waiting operation outside its resource");
+                }
+                match open.get_mut(p.slot as usize) {
+                    Some(n) => *n += 1,
+                    None => return bad("a waiting operation of an unknown request"),
+                }
+                if p.seq > st.seq {
+                    return bad("issue order");
+                }
+            }
+        }
+        if st.slots.iter().zip(&open).any(|(s, &n)| s.open != n) {
+            return bad("a request's count of waiting operations");
+        }
+        let times = times_ok(st.pending.iter().flatten().map(|p| p.ready))
+            && times_ok(st.slots.iter().map(|s| s.end))
+            && times_ok(st.owner.iter().map(|o| o.1));
+        let owners = st
+            .owner
+            .iter()
+            .all(|o| o.0 == u32::MAX || (o.0 as usize) < st.slots.len());
+        if !times || !owners || (st.cur as usize) > st.slots.len() {
+            return bad("times or request slots out of range");
+        }
+        self.active = (0..cells).filter(|&c| !st.pending[c].is_empty()).collect();
+        self.pending = st
+            .pending
+            .into_iter()
+            .map(|q| {
+                let mut cq = CellQueue::default();
+                q.into_iter().for_each(|p| cq.push(p));
+                cq
+            })
+            .collect();
+        self.slots = st.slots;
+        self.cur = st.cur;
+        self.seq = st.seq;
+        self.owner = st.owner;
+        self.urgent = st.urgent;
+        self.log = CommitLog {
+            count: st.log.0,
+            slot: st.log.1,
+            moved_other: st.log.2,
+        };
+        self.suspensions = st.suspensions;
+        self.best.iter().for_each(|b| b.set(None));
+        self.clear_heap();
+        Ok(())
+    }
+}
