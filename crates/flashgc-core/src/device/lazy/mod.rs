@@ -21,6 +21,8 @@
 
 mod best;
 mod state;
+#[cfg(test)]
+mod tests;
 
 use super::policy::{Class, ControllerParams, Scheduler};
 use super::sched::{Media, Scheduled};
@@ -101,7 +103,7 @@ struct Slot {
 type Decision = (u64, Choice, HostBound);
 
 /// What the next decision commits.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Choice {
     Host {
         cell: usize,
@@ -217,34 +219,27 @@ impl<M: Media> Scheduled<M> {
         let Some(m) = lz.memo.as_mut() else {
             return;
         };
+        // The memo's best is at most every resource's best (exact while its resource is
+        // unchanged), and its runner-up at most every other resource's: a new operation
+        // that comes later keeps both true (on another resource it may lower the
+        // runner-up); one that comes earlier is its own resource's best and the best of all.
         match m.bound.best {
-            Some(b) if cell == m.bound.cell => {
-                // The best's own resource: still its best if the memo is exact there and
-                // the new operation comes later (it is at the back of its queue).
-                if !(m.fresh && free == m.bound.free && susp == m.susp && b < key) {
-                    m.fresh = false;
+            Some(b) if b < key => {
+                if cell != m.bound.cell {
+                    m.bound.second = Some(m.bound.second.map_or(key, |s| s.min(key)));
                 }
             }
             best => {
-                // Another resource: the new operation is its resource's best only if it
-                // beats the best of all (a resource's older operations were no better).
-                match best {
-                    Some(b) if b < key => {
-                        m.bound.second = Some(m.bound.second.map_or(key, |s| s.min(key)));
-                    }
-                    _ => {
-                        if let Some(b) = best {
-                            m.bound.second = Some(m.bound.second.map_or(b, |s| s.min(b)));
-                        }
-                        m.bound.best = Some(key);
-                        m.bound.cell = cell;
-                        m.bound.free = free;
-                        m.susp = susp;
-                        m.write = write;
-                        m.idx = idx;
-                        m.fresh = true;
-                    }
+                if let Some(b) = best.filter(|_| cell != m.bound.cell) {
+                    m.bound.second = Some(m.bound.second.map_or(b, |s| s.min(b)));
                 }
+                m.bound.best = Some(key);
+                m.bound.cell = cell;
+                m.bound.free = free;
+                m.susp = susp;
+                m.write = write;
+                m.idx = idx;
+                m.fresh = true;
             }
         }
     }

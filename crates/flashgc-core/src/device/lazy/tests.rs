@@ -1,0 +1,162 @@
+//! The memo and the heap (`best.rs`) against a plain scan: on random mixes of host
+//! operations over many resources, GC work, suspend and host-first's urgency flips, every
+//! decision they make is the one a scan of every resource would make.
+
+use super::*;
+use crate::config::{DeviceConfig, TimingConfig};
+use crate::device::flash::{Alloc, Costs, FlashMedia, Geometry};
+use crate::device::policy::Suspend;
+use crate::device::DeviceModel;
+use crate::ops::FlashOp;
+use proptest::prelude::*;
+
+const US: u64 = 1000;
+
+/// 2 channels x 2 dies x 2 planes (8 resources), 8 blocks of 4 pages each, one block per
+/// segment: 64 segments, 256 pages.
+fn device(scheduler: Scheduler, suspend: bool) -> Scheduled<FlashMedia> {
+    let d = DeviceConfig {
+        channels: 2,
+        chips_per_channel: 1,
+        dies_per_chip: 2,
+        planes_per_die: 2,
+        blocks_per_plane: 8,
+        pages_per_block: 4,
+        page_size: 4096,
+        lpn_size: 4096,
+        segment_blocks: 1,
+        timing: TimingConfig {
+            read_us: 50.0,
+            program_us: 500.0,
+            erase_us: 3000.0,
+            channel_mb_s: 409.6,
+            sram_us: 0.0,
+            copyback: false,
+        },
+    };
+    let geo = Geometry::new(&d, 4, "CWDP").expect("geometry");
+    let mut m = FlashMedia::new(geo, Costs::new(&d.timing, 4096), true, Alloc::Static, 64);
+    let susp = suspend.then_some(Suspend {
+        suspend_ns: 20 * US,
+        resume_ns: 20 * US,
+        max_per_op: 2,
+    });
+    m.set_suspend(susp);
+    let p = ControllerParams {
+        scheduler,
+        suspend: susp,
+        ..ControllerParams::default()
+    };
+    Scheduled::with_controller(m, &p)
+}
+
+/// What the test does next.
+#[derive(Debug, Clone)]
+enum Act {
+    /// A request of `n` host operations on pages from `ppn` (stride 5), ready `delay_us`
+    /// after now.
+    Host {
+        ppn: u32,
+        n: u32,
+        write: bool,
+        delay_us: u64,
+    },
+    /// A victim: `moves` page moves from segment `seg` to segment `dst`, then its erase.
+    Gc { seg: u32, dst: u32, moves: u32 },
+    /// Free segments now (host-first's urgency threshold is 3).
+    Free(u64),
+    /// Advance the device through every decision before now + `us`.
+    Advance(u64),
+}
+
+fn act() -> impl Strategy<Value = Act> {
+    prop_oneof![
+        5 => (0u32..256, 1u32..4, any::<bool>(), 0u64..800).prop_map(|(ppn, n, write, delay_us)| {
+            Act::Host { ppn, n, write, delay_us }
+        }),
+        1 => (0u32..64, 0u32..64, 1u32..4).prop_map(|(seg, dst, moves)| Act::Gc { seg, dst, moves }),
+        1 => (0u64..6).prop_map(Act::Free),
+        3 => (0u64..1500).prop_map(Act::Advance),
+    ]
+}
+
+/// The decision of a plain scan over every resource with waiting operations.
+fn scanned(s: &Scheduled<FlashMedia>) -> Option<(u64, Choice)> {
+    let lz = s.lazy.as_ref()?;
+    let (bound, best) = Scheduled::host_scan(&s.media, lz);
+    let host = best.map(|b| Choice::Host {
+        cell: bound.cell,
+        write: b.write,
+        idx: b.idx,
+        at: b.at,
+    });
+    s.with_gc(bound, host).map(|d| (d.0, d.1))
+}
+
+/// Runs `acts`, checking before every commit that the memo and heap decide as the scan.
+fn check(scheduler: Scheduler, suspend: bool, acts: &[Act]) -> Result<(), TestCaseError> {
+    let mut s = device(scheduler, suspend);
+    let (mut now, mut slot) = (0u64, 0u32);
+    let step = |s: &mut Scheduled<FlashMedia>, t: u64| -> Result<bool, TestCaseError> {
+        let want = scanned(s);
+        let got = s.decide().map(|d| (d.0, d.1));
+        prop_assert_eq!(got, want);
+        Ok(s.lazy_step_before(t).is_some())
+    };
+    for a in acts {
+        match *a {
+            Act::Host {
+                ppn,
+                n,
+                write,
+                delay_us,
+            } => {
+                s.open_slot(slot);
+                slot += 1;
+                for k in 0..n {
+                    s.lazy_push((ppn + 5 * k) % 256, write, now + delay_us * US);
+                }
+            }
+            Act::Gc { seg, dst, moves } => {
+                let mut ops: Vec<FlashOp> = (0..moves)
+                    .map(|k| FlashOp::Copyback {
+                        src: seg * 4 + k,
+                        dst: dst * 4 + k,
+                        origin: crate::ops::Origin::Gc,
+                    })
+                    .collect();
+                ops.push(FlashOp::Erase {
+                    seg,
+                    origin: crate::ops::Origin::Gc,
+                });
+                s.enqueue(&ops, now);
+            }
+            Act::Free(f) => s.set_free_segments(f),
+            Act::Advance(us) => {
+                now += us * US;
+                while step(&mut s, now)? {}
+            }
+        }
+    }
+    while step(&mut s, u64::MAX)? {}
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn read_first_decides_as_a_scan(acts in prop::collection::vec(act(), 1..120)) {
+        check(Scheduler::ReadFirst, false, &acts)?;
+    }
+
+    #[test]
+    fn read_first_with_suspend_decides_as_a_scan(acts in prop::collection::vec(act(), 1..120)) {
+        check(Scheduler::ReadFirst, true, &acts)?;
+    }
+
+    #[test]
+    fn host_first_with_urgency_decides_as_a_scan(acts in prop::collection::vec(act(), 1..120)) {
+        check(Scheduler::HostFirst { urgency: 3 }, true, &acts)?;
+    }
+}
