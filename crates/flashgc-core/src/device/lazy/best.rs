@@ -41,6 +41,19 @@ pub(super) struct CellBest {
     pub(super) idx: usize,
 }
 
+impl CellBest {
+    /// Committing this operation of resource `cell`.
+    #[inline(always)]
+    pub(super) fn choice(&self, cell: usize) -> Choice {
+        Choice::Host {
+            cell,
+            write: self.write,
+            idx: self.idx,
+            at: self.at,
+        }
+    }
+}
+
 /// The best waiting host operation's (start, rank, issue order) found by a decision's scan,
 /// its resource, and the best of the other resources. GC commits only delay host
 /// operations, so after one the best of the other resources stays a lower bound of theirs
@@ -179,13 +192,7 @@ impl<M: Media> Scheduled<M> {
                     m.write = c.write;
                     m.idx = c.idx;
                     m.fresh = true;
-                    let choice = Choice::Host {
-                        cell,
-                        write: c.write,
-                        idx: c.idx,
-                        at: c.at,
-                    };
-                    return (m.bound, Some(choice));
+                    return (m.bound, Some(c.choice(cell)));
                 }
                 None if second.is_none() => {
                     // Its resource is empty and no other had waiting operations.
@@ -204,13 +211,7 @@ impl<M: Media> Scheduled<M> {
             idx: best.map_or(0, |b| b.idx),
             fresh: true,
         });
-        let choice = best.map(|b| Choice::Host {
-            cell: bound.cell,
-            write: b.write,
-            idx: b.idx,
-            at: b.at,
-        });
-        (bound, choice)
+        (bound, best.map(|b| b.choice(bound.cell)))
     }
 
     /// The waiting host operations' best and bound from the heap: its top entry is checked

@@ -330,17 +330,17 @@ impl<M: Media> Scheduled<M> {
         Some((b.0, b.1))
     }
 
-    /// Time of the next decision (None: nothing waits).
-    pub(super) fn lazy_next(&self) -> Option<u64> {
+    /// The next decision from a plain scan of every resource with waiting operations,
+    /// without the memo or the heap (what they are checked against).
+    fn scan_decision(&self) -> Option<Decision> {
         let lz = self.lazy.as_ref()?;
         let (bound, best) = Self::host_scan(&self.media, lz);
-        let host = best.map(|b| Choice::Host {
-            cell: bound.cell,
-            write: b.write,
-            idx: b.idx,
-            at: b.at,
-        });
-        self.with_gc(bound, host).map(|d| d.0)
+        self.with_gc(bound, best.map(|b| b.choice(bound.cell)))
+    }
+
+    /// Time of the next decision (None: nothing waits).
+    pub(super) fn lazy_next(&self) -> Option<u64> {
+        self.scan_decision().map(|d| d.0)
     }
 
     /// Commits the next decision; returns the end of what it reserved.

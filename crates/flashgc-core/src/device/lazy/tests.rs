@@ -80,25 +80,12 @@ fn act() -> impl Strategy<Value = Act> {
     ]
 }
 
-/// The decision of a plain scan over every resource with waiting operations.
-fn scanned(s: &Scheduled<FlashMedia>) -> Option<(u64, Choice)> {
-    let lz = s.lazy.as_ref()?;
-    let (bound, best) = Scheduled::host_scan(&s.media, lz);
-    let host = best.map(|b| Choice::Host {
-        cell: bound.cell,
-        write: b.write,
-        idx: b.idx,
-        at: b.at,
-    });
-    s.with_gc(bound, host).map(|d| (d.0, d.1))
-}
-
 /// Runs `acts`, checking before every commit that the memo and heap decide as the scan.
 fn check(scheduler: Scheduler, suspend: bool, acts: &[Act]) -> Result<(), TestCaseError> {
     let mut s = device(scheduler, suspend);
     let (mut now, mut slot) = (0u64, 0u32);
     let step = |s: &mut Scheduled<FlashMedia>, t: u64| -> Result<bool, TestCaseError> {
-        let want = scanned(s);
+        let want = s.scan_decision().map(|d| (d.0, d.1));
         let got = s.decide().map(|d| (d.0, d.1));
         prop_assert_eq!(got, want);
         Ok(s.lazy_step_before(t).is_some())
