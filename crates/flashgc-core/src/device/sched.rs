@@ -230,6 +230,25 @@ impl<M: Media> Scheduled<M> {
         }
     }
 
+    /// A mapping-cache miss, reserved when issued: the host operation that needed the
+    /// entry starts when its translation page has been read. Returns the read's end.
+    pub(super) fn translation_read(&mut self, ppn: Ppn, host_ready: &mut u64) -> u64 {
+        let rg = &mut ReadGroup::default();
+        let e = self.media.read(ppn, *host_ready, Origin::Translation, rg);
+        *host_ready = (*host_ready).max(e);
+        e
+    }
+
+    /// A dirty translation page evicted from the mapping cache: programmed now (it occupies
+    /// its die and channel); the host does not wait for it (the controller holds the page
+    /// until then).
+    pub(super) fn translation_write(&mut self, ppn: Ppn, ready: u64) {
+        self.flush_moves();
+        // The write needs a block whose erase is still queued: force GC on.
+        self.pump_until_erased(self.media.segment_of(ppn));
+        self.media.program(ppn, ready, Origin::Translation);
+    }
+
     /// Queues one GC or background operation issued at `t`.
     pub(super) fn push(&mut self, op: FlashOp, t: u64) {
         let e = |op| Entry { op, issued: t };
@@ -590,29 +609,11 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                 FlashOp::Read {
                     ppn,
                     origin: Origin::Translation,
-                } => {
-                    // A mapping-cache miss: the host operation that needed the entry
-                    // starts when its translation page has been read.
-                    let e = self.media.read(
-                        ppn,
-                        *host_ready,
-                        Origin::Translation,
-                        &mut ReadGroup::default(),
-                    );
-                    *host_ready = (*host_ready).max(e);
-                    end = end.max(e);
-                }
+                } => end = end.max(self.translation_read(ppn, host_ready)),
                 FlashOp::Program {
                     ppn,
                     origin: Origin::Translation,
-                } => {
-                    // A dirty translation page evicted from the mapping cache: programmed
-                    // now (it occupies its die and channel), the host does not wait for it
-                    // (the controller holds the page until then).
-                    self.flush_moves();
-                    self.pump_until_erased(self.media.segment_of(ppn));
-                    self.media.program(ppn, *host_ready, Origin::Translation);
-                }
+                } => self.translation_write(ppn, *host_ready),
                 _ => self.push(op, t),
             }
         }

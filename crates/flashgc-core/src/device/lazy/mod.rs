@@ -514,34 +514,22 @@ impl<M: Media> Scheduled<M> {
                 } => self.lazy_push(ppn, false, *host_ready),
                 FlashOp::Program {
                     ppn,
-                    origin: Origin::Host | Origin::Translation,
+                    origin: Origin::Host,
                 } => {
                     self.flush_moves();
                     // The write needs a block whose erase is still queued: force GC on.
                     self.pump_until_erased(self.media.segment_of(ppn));
-                    if matches!(
-                        op,
-                        FlashOp::Program {
-                            origin: Origin::Host,
-                            ..
-                        }
-                    ) {
-                        self.lazy_push(ppn, true, *host_ready);
-                    } else {
-                        self.media.program(ppn, *host_ready, Origin::Translation);
-                    }
+                    self.lazy_push(ppn, true, *host_ready);
                 }
+                FlashOp::Program {
+                    ppn,
+                    origin: Origin::Translation,
+                } => self.translation_write(ppn, *host_ready),
                 FlashOp::Read {
                     ppn,
                     origin: Origin::Translation,
                 } => {
-                    let e = self.media.read(
-                        ppn,
-                        *host_ready,
-                        Origin::Translation,
-                        &mut ReadGroup::default(),
-                    );
-                    *host_ready = (*host_ready).max(e);
+                    self.translation_read(ppn, host_ready);
                 }
                 _ => self.push(op, t),
             }
