@@ -2,10 +2,11 @@
 //! last decision's host part kept exact across later steps, and a heap of the resources by
 //! a lower bound of their best for when the memo no longer holds (docs/controller.md).
 
-use super::{Choice, Lazy, Pend};
+use super::{CellQueue, Choice, Lazy, Pend};
 use crate::device::policy::Class;
 use crate::device::sched::{Media, Scheduled};
 use std::cmp::Reverse;
+use std::collections::VecDeque;
 
 /// When a waiting host operation (a program, or a read) ready at `ready` could start on a
 /// resource free at `free` whose running operation a read may suspend from `susp`.
@@ -21,61 +22,108 @@ pub(super) fn start_at(write: bool, ready: u64, free: u64, susp: Option<u64>) ->
     }
 }
 
-/// A waiting host operation's order: (start, rank, issue order).
-pub(super) type Key = (u64, u8, u64);
+/// A waiting host operation's order (start, rank, issue order) packed into one integer:
+/// start in the high 64 bits, rank in the next 8, issue order in the low [`SEQ_BITS`].
+/// Comparing two keys is one integer compare with exactly the order of the tuple, since
+/// every field fits its bits: an issue order stays below 2^56 (one per host operation
+/// queued: centuries of simulated time at any realistic rate, and a checkpoint's is checked
+/// on restore).
+pub(super) type Key = u128;
 
-/// No key (a resource without an entry in the heap).
-pub(super) const NO_KEY: Key = (u64::MAX, u8::MAX, u64::MAX);
+/// No key: no waiting operation (a resource without an entry in the heap). Above every real
+/// key (a real key would need rank 255 and the largest start and issue order).
+pub(super) const NO_KEY: Key = u128::MAX;
+
+/// Bits of a key holding the issue order.
+pub(super) const SEQ_BITS: u32 = 56;
+
+/// The largest issue order a key can hold.
+pub(super) const MAX_SEQ: u64 = (1 << SEQ_BITS) - 1;
+
+/// The key of an operation starting at `at` of rank `rank` issued `seq`-th.
+#[inline(always)]
+pub(super) fn key(at: u64, rank: u8, seq: u64) -> Key {
+    debug_assert!(seq <= MAX_SEQ, "issue order beyond a key's bits");
+    ((at as u128) << 64) | ((rank as u128) << SEQ_BITS) | seq as u128
+}
+
+/// The start time of key `k`.
+#[inline(always)]
+pub(super) fn key_at(k: Key) -> u64 {
+    (k >> 64) as u64
+}
+
+/// The rank of key `k`.
+#[inline(always)]
+pub(super) fn key_rank(k: Key) -> u8 {
+    (k >> SEQ_BITS) as u8
+}
+
+/// (start, rank) of key `k` as one integer ordered as the pair (start above, rank below).
+#[inline(always)]
+pub(super) fn key_at_rank(k: Key) -> u128 {
+    k >> SEQ_BITS
+}
+
+/// (start, rank) as [`key_at_rank`] gives it.
+#[inline(always)]
+pub(super) fn at_rank(at: u64, rank: u8) -> u128 {
+    ((at as u128) << 8) | rank as u128
+}
 
 /// A resource's best waiting host operation, valid while the resource's free time and
 /// suspend point are the ones it was computed for and its queue is unchanged (a GC commit
 /// touches one or two resources; the others keep their answer).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct CellBest {
+    /// Its key (start, rank, issue order).
+    pub(super) key: Key,
     pub(super) free: u64,
     pub(super) susp: Option<u64>,
-    pub(super) at: u64,
-    pub(super) rank: u8,
-    pub(super) seq: u64,
+    /// Its class queue (programs: true) and index there.
+    pub(super) idx: u32,
     pub(super) write: bool,
-    pub(super) idx: usize,
 }
 
 impl CellBest {
     /// Committing this operation of resource `cell`.
     #[inline(always)]
-    pub(super) fn choice(&self, cell: usize) -> Choice {
+    pub(super) fn choice(&self, cell: u32) -> Choice {
         Choice::Host {
             cell,
             write: self.write,
             idx: self.idx,
-            at: self.at,
+            at: key_at(self.key),
         }
     }
 }
 
-/// The best waiting host operation's (start, rank, issue order) found by a decision's scan,
-/// its resource, and the best of the other resources. GC commits only delay host
-/// operations, so after one the best of the other resources stays a lower bound of theirs
-/// and only the best's own resource needs a new look.
+/// The best waiting host operation's key found by a decision's scan, its resource, and the
+/// best key of the other resources. GC commits only delay host operations, so after one the
+/// best of the other resources stays a lower bound of theirs and only the best's own
+/// resource needs a new look. Small and without `Option`s (`NO_KEY` stands for none): it is
+/// read on every decision.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct HostBound {
-    pub(super) best: Option<(u64, u8, u64)>,
-    pub(super) cell: usize,
+    /// The best key (`NO_KEY`: nothing waits).
+    pub(super) best: Key,
+    /// The best key of every other resource (`NO_KEY`: none).
+    pub(super) second: Key,
     /// The free time of `cell` that `best` was computed for.
     pub(super) free: u64,
-    pub(super) second: Option<(u64, u8, u64)>,
-    /// `best` is still exact (else a lower bound).
+    pub(super) cell: u32,
+    /// `best` is still `cell`'s own best, to re-read when its free time moves (else a
+    /// lower bound, or none).
     pub(super) exact: bool,
 }
 
 impl Default for HostBound {
     fn default() -> HostBound {
         HostBound {
-            best: None,
-            cell: 0,
+            best: NO_KEY,
+            second: NO_KEY,
             free: 0,
-            second: None,
+            cell: 0,
             exact: true,
         }
     }
@@ -91,10 +139,55 @@ pub(super) struct Memo {
     /// The suspend point of the best's resource it was computed for.
     pub(super) susp: Option<u64>,
     /// The best's class queue and index there.
+    pub(super) idx: u32,
     pub(super) write: bool,
-    pub(super) idx: usize,
     /// The best's resource queue is unchanged since.
     pub(super) fresh: bool,
+}
+
+impl Memo {
+    /// Committing the memo's best (its key is not `NO_KEY`).
+    #[inline(always)]
+    pub(super) fn choice(&self) -> Choice {
+        Choice::Host {
+            cell: self.bound.cell,
+            write: self.write,
+            idx: self.idx,
+            at: key_at(self.bound.best),
+        }
+    }
+}
+
+/// The best waiting operation of one class queue (`write`: programs) of a resource free at
+/// `free` with suspend point `susp`, of rank `rank`: its key (`NO_KEY`: none) and index.
+#[inline(always)]
+fn class_best(cq: &CellQueue, write: bool, rank: u8, free: u64, susp: Option<u64>) -> (Key, u32) {
+    let k = write as usize;
+    match cq.q[k].front() {
+        None => (NO_KEY, 0),
+        // In nondecreasing ready order: the front is the best.
+        Some(p) if cq.sorted[k] => (key(start_at(write, p.ready, free, susp), rank, p.seq), 0),
+        Some(_) => class_scan(&cq.q[k], write, rank, free, susp),
+    }
+}
+
+/// [`class_best`] by a scan of the whole queue `q` (kept out of line: rare).
+#[inline(never)]
+fn class_scan(
+    q: &VecDeque<Pend>,
+    write: bool,
+    rank: u8,
+    free: u64,
+    susp: Option<u64>,
+) -> (Key, u32) {
+    let mut best = (NO_KEY, 0);
+    for (idx, p) in q.iter().enumerate() {
+        let k = key(start_at(write, p.ready, free, susp), rank, p.seq);
+        if k < best.0 {
+            best = (k, idx as u32);
+        }
+    }
+    best
 }
 
 impl Lazy {
@@ -117,88 +210,83 @@ impl Lazy {
 
 impl<M: Media> Scheduled<M> {
     /// The best waiting host operation of `cell` (from its cache when still valid).
+    #[inline]
     pub(super) fn cell_best(media: &M, lz: &Lazy, cell: usize) -> Option<CellBest> {
         let free = media.cell_free(cell);
         let susp = media.suspend_from(cell);
+        Self::cell_best_at(lz, cell, free, susp)
+    }
+
+    /// [`Self::cell_best`] for the resource's current free time `free` and suspend point
+    /// `susp` (when the caller has read them already). Inlined: on every decision whose
+    /// memo went stale, and its result is then not copied through memory.
+    #[inline(always)]
+    pub(super) fn cell_best_at(
+        lz: &Lazy,
+        cell: usize,
+        free: u64,
+        susp: Option<u64>,
+    ) -> Option<CellBest> {
         if let Some(b) = lz.best[cell].get() {
             if b.free == free && b.susp == susp {
                 return Some(b);
             }
         }
-        let mut best: Option<CellBest> = None;
-        let (rank_r, rank_w) = (lz.rank(Class::RHost), lz.rank(Class::WHost));
         let cq = &lz.pending[cell];
-        let mut consider = |write: bool, idx: usize, p: &Pend| {
-            let at = start_at(p.write, p.ready, free, susp);
-            let rank = if p.write { rank_w } else { rank_r };
-            if best.is_none_or(|b| (at, rank, p.seq) < (b.at, b.rank, b.seq)) {
-                best = Some(CellBest {
-                    free,
-                    susp,
-                    at,
-                    rank,
-                    seq: p.seq,
-                    write,
-                    idx,
-                });
-            }
+        let (r, r_idx) = class_best(cq, false, lz.rank(Class::RHost), free, susp);
+        let (w, w_idx) = class_best(cq, true, lz.rank(Class::WHost), free, susp);
+        // Reads first: a program is the best only when strictly better.
+        let (best, at) = if w < r {
+            (w, (true, w_idx))
+        } else {
+            (r, (false, r_idx))
         };
-        for write in [false, true] {
-            let k = write as usize;
-            if cq.sorted[k] {
-                // A class in nondecreasing ready order: its front is its best.
-                if let Some(p) = cq.q[k].front() {
-                    consider(write, 0, p);
-                }
-            } else {
-                for (idx, p) in cq.q[k].iter().enumerate() {
-                    consider(write, idx, p);
-                }
-            }
-        }
+        let best = (best != NO_KEY).then_some(CellBest {
+            key: best,
+            free,
+            susp,
+            idx: at.1,
+            write: at.0,
+        });
         lz.best[cell].set(best);
         best
     }
 
-    /// The waiting host operations' best and bound, and what committing the best means:
-    /// from the memo of the last decision while its best's resource is unchanged or its new
-    /// best still beats the runner-up, else from a scan of every resource with waiting
-    /// operations (which refills the memo).
+    /// The waiting host operations' best key (`NO_KEY`: none) and what committing it means
+    /// (`Choice::Gc` when none); their bound is left in `lz.memo`. From the memo of the
+    /// last decision while its best's resource is unchanged or its new best still beats the
+    /// runner-up, else from the heap (which refills the memo).
     #[inline]
-    pub(super) fn host_best(media: &M, lz: &mut Lazy) -> (HostBound, Option<Choice>) {
-        if let Some(m) = lz.memo.as_mut() {
-            let Some(b) = m.bound.best else {
-                return (m.bound, None);
-            };
-            let cell = m.bound.cell;
+    pub(super) fn host_best(media: &M, lz: &mut Lazy) -> (Key, Choice) {
+        if let Some(m) = lz.memo.as_ref() {
+            let b = m.bound.best;
+            if b == NO_KEY {
+                return (NO_KEY, Choice::Gc);
+            }
+            let cell = m.bound.cell as usize;
             let free = media.cell_free(cell);
             let susp = media.suspend_from(cell);
             if m.fresh && free == m.bound.free && susp == m.susp {
-                let choice = Choice::Host {
-                    cell,
-                    write: m.write,
-                    idx: m.idx,
-                    at: b.0,
-                };
-                return (m.bound, Some(choice));
+                return (b, m.choice());
             }
             let second = m.bound.second;
-            match Self::cell_best(media, lz, cell) {
-                Some(c) if second.is_none_or(|s| (c.at, c.rank, c.seq) <= s) => {
+            match Self::cell_best_at(lz, cell, free, susp) {
+                // (`NO_KEY` as the runner-up: no other resource has waiting operations.)
+                Some(c) if c.key <= second => {
                     let m = lz.memo.as_mut().expect("memo");
-                    m.bound.best = Some((c.at, c.rank, c.seq));
+                    m.bound.best = c.key;
                     m.bound.free = c.free;
                     m.susp = c.susp;
                     m.write = c.write;
                     m.idx = c.idx;
                     m.fresh = true;
-                    return (m.bound, Some(c.choice(cell)));
+                    return (c.key, c.choice(cell as u32));
                 }
-                None if second.is_none() => {
+                None if second == NO_KEY => {
                     // Its resource is empty and no other had waiting operations.
                     let m = lz.memo.as_mut().expect("memo");
-                    m.bound.best = None;
-                    return (m.bound, None);
+                    m.bound.best = NO_KEY;
+                    return (NO_KEY, Choice::Gc);
                 }
                 _ => {}
             }
@@ -207,11 +295,14 @@ impl<M: Media> Scheduled<M> {
         lz.memo = Some(Memo {
             bound,
             susp: best.and_then(|b| b.susp),
-            write: best.is_some_and(|b| b.write),
             idx: best.map_or(0, |b| b.idx),
+            write: best.is_some_and(|b| b.write),
             fresh: true,
         });
-        (bound, best.map(|b| b.choice(bound.cell)))
+        match best {
+            Some(b) => (b.key, b.choice(bound.cell)),
+            None => (NO_KEY, Choice::Gc),
+        }
     }
 
     /// The waiting host operations' best and bound from the heap: its top entry is checked
@@ -233,21 +324,24 @@ impl<M: Media> Scheduled<M> {
                     lz.hkey[cell] = NO_KEY;
                     lz.heap.pop();
                 }
-                Some(b) if (b.at, b.rank, b.seq) == key => break b,
+                Some(b) if b.key == key => break b,
                 Some(b) => {
                     lz.heap.pop();
                     lz.hkey[cell] = NO_KEY;
-                    lz.lower(cell, (b.at, b.rank, b.seq));
+                    lz.lower(cell, b.key);
                 }
             }
         };
         // Below the top, the smaller of its two children is the least of every other entry
         // (left-over entries included, which only makes the bound lower).
         let h = lz.heap.as_slice();
-        let cell = h[0].0 .1 as usize;
-        bound.second = h[1..h.len().min(3)].iter().map(|e| e.0 .0).min();
-        bound.best = Some((b.at, b.rank, b.seq));
-        bound.cell = cell;
+        bound.cell = h[0].0 .1;
+        bound.second = h[1..h.len().min(3)]
+            .iter()
+            .map(|e| e.0 .0)
+            .min()
+            .unwrap_or(NO_KEY);
+        bound.best = b.key;
         bound.free = b.free;
         (bound, Some(b))
     }
@@ -255,32 +349,27 @@ impl<M: Media> Scheduled<M> {
     /// The waiting host operations' best and bound from a scan of every resource with
     /// waiting operations.
     pub(super) fn host_scan(media: &M, lz: &Lazy) -> (HostBound, Option<CellBest>) {
-        let mut best: Option<(CellBest, usize)> = None;
+        let mut best: Option<CellBest> = None;
         let mut bound = HostBound::default();
         for &cell in &lz.active {
             if let Some(b) = Self::cell_best(media, lz, cell) {
-                let key = (b.at, b.rank, b.seq);
                 match best {
-                    Some((x, _)) if (x.at, x.rank, x.seq) < key => {
-                        if bound.second.is_none_or(|s| key < s) {
-                            bound.second = Some(key);
-                        }
-                    }
+                    Some(x) if x.key < b.key => bound.second = bound.second.min(b.key),
                     _ => {
-                        if let Some((x, _)) = best {
-                            bound.second = Some((x.at, x.rank, x.seq));
+                        if let Some(x) = best {
+                            bound.second = x.key;
                         }
-                        best = Some((b, cell));
+                        best = Some(b);
+                        bound.cell = cell as u32;
                     }
                 }
             }
         }
-        if let Some((b, cell)) = best {
-            bound.best = Some((b.at, b.rank, b.seq));
-            bound.cell = cell;
+        if let Some(b) = best {
+            bound.best = b.key;
             bound.free = b.free;
         }
-        (bound, best.map(|b| b.0))
+        (bound, best)
     }
 
     /// Refills the heap of resources from their waiting operations (after the ranks
@@ -293,7 +382,7 @@ impl<M: Media> Scheduled<M> {
         for i in 0..lz.active.len() {
             let cell = lz.active[i];
             if let Some(b) = Self::cell_best(&self.media, lz, cell) {
-                lz.lower(cell, (b.at, b.rank, b.seq));
+                lz.lower(cell, b.key);
             }
         }
     }

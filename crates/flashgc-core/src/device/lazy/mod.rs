@@ -29,7 +29,9 @@ use super::sched::{Media, Scheduled};
 use super::{CommitLog, ReadGroup};
 use crate::ops::Origin;
 use crate::types::Ppn;
-use best::{start_at, CellBest, HostBound, Key, Memo, NO_KEY};
+use best::{
+    at_rank, key, key_at, key_at_rank, key_rank, start_at, CellBest, HostBound, Key, Memo, NO_KEY,
+};
 pub(crate) use state::LazyState;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -49,10 +51,20 @@ struct Pend {
 /// waiting operation's earliest start only grows with its ready time, so while the flag
 /// holds the front is the best of its class (earliest start, then earliest issued) and the
 /// scheduler need not scan the rest.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct CellQueue {
     q: [std::collections::VecDeque<Pend>; 2],
     sorted: [bool; 2],
+}
+
+impl Default for CellQueue {
+    /// Empty queues, trivially in order (so the scheduler never scans them).
+    fn default() -> CellQueue {
+        CellQueue {
+            q: Default::default(),
+            sorted: [true; 2],
+        }
+    }
 }
 
 impl CellQueue {
@@ -71,6 +83,7 @@ impl CellQueue {
     }
 
     /// Removes entry `idx` of class `write` (keeping the order).
+    #[inline]
     fn remove(&mut self, write: bool, idx: usize) -> Pend {
         let k = write as usize;
         let p = if idx == 0 {
@@ -99,16 +112,19 @@ struct Slot {
     rg: ReadGroup,
 }
 
-/// A decision: when, what it commits, and the waiting host operations' bound at that point.
-type Decision = (u64, Choice, HostBound);
+/// A decision: when, and what it commits (the waiting host operations' bound at that point
+/// is left in the memo, [`Lazy::memo`]).
+type Decision = (u64, Choice);
 
 /// What the next decision commits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Choice {
+    /// Resource `cell`'s waiting operation `idx` of its reads (`write` false) or programs,
+    /// starting at `at` (u32 indices keep a decision small: it is made per operation).
     Host {
-        cell: usize,
+        cell: u32,
+        idx: u32,
         write: bool,
-        idx: usize,
         at: u64,
     },
     Gc,
@@ -136,6 +152,9 @@ pub(crate) struct Lazy {
     owner: Vec<(u32, u64)>,
     urgency: u32,
     urgent: bool,
+    /// Each class's rank under `urgent` (by [`Class`] index): read on every decision, so
+    /// kept at hand instead of asking the policy.
+    ranks: [u8; 5],
     /// Per resource: its best waiting host operation (None: to be recomputed).
     best: Vec<std::cell::Cell<Option<CellBest>>>,
     /// The host commits so far (a slot's end changes only on one).
@@ -169,6 +188,7 @@ impl Lazy {
                 _ => 0,
             },
             urgent: false,
+            ranks: CLASSES.map(|c| p.scheduler.rank(c, false)),
             best: vec![std::cell::Cell::new(None); cells],
             log: CommitLog::default(),
             memo: None,
@@ -178,8 +198,15 @@ impl Lazy {
         }
     }
 
+    #[inline(always)]
     fn rank(&self, c: Class) -> u8 {
-        self.sched.rank(c, self.urgent)
+        self.ranks[c as usize]
+    }
+
+    /// Sets host-first's urgency (free segments below its threshold) and the ranks with it.
+    fn set_urgent(&mut self, urgent: bool) {
+        self.urgent = urgent;
+        self.ranks = CLASSES.map(|c| self.sched.rank(c, urgent));
     }
 }
 
@@ -195,6 +222,8 @@ impl<M: Media> Scheduled<M> {
         }
         lz.seq += 1;
         let seq = lz.seq;
+        // Far out of reach (one per host operation); a restored count is checked.
+        debug_assert!(seq <= best::MAX_SEQ);
         let cq = &mut lz.pending[cell];
         cq.push(Pend {
             seq,
@@ -214,7 +243,7 @@ impl<M: Media> Scheduled<M> {
         let rank = lz.rank(if write { Class::WHost } else { Class::RHost });
         let free = self.media.cell_free(cell);
         let susp = self.media.suspend_from(cell);
-        let key = (start_at(write, ready, free, susp), rank, seq);
+        let key = key(start_at(write, ready, free, susp), rank, seq);
         lz.lower(cell, key);
         let Some(m) = lz.memo.as_mut() else {
             return;
@@ -223,28 +252,28 @@ impl<M: Media> Scheduled<M> {
         // unchanged), and its runner-up at most every other resource's: a new operation
         // that comes later keeps both true (on another resource it may lower the
         // runner-up); one that comes earlier is its own resource's best and the best of all.
-        match m.bound.best {
-            Some(b) if b < key => {
-                if cell != m.bound.cell {
-                    m.bound.second = Some(m.bound.second.map_or(key, |s| s.min(key)));
-                }
+        // (`NO_KEY` is above every key and neutral to `min`: no best, no runner-up.)
+        let (b, cell) = (m.bound.best, cell as u32);
+        if b < key {
+            if cell != m.bound.cell {
+                m.bound.second = m.bound.second.min(key);
             }
-            best => {
-                if let Some(b) = best.filter(|_| cell != m.bound.cell) {
-                    m.bound.second = Some(m.bound.second.map_or(b, |s| s.min(b)));
-                }
-                m.bound.best = Some(key);
-                m.bound.cell = cell;
-                m.bound.free = free;
-                m.susp = susp;
-                m.write = write;
-                m.idx = idx;
-                m.fresh = true;
+        } else {
+            if cell != m.bound.cell {
+                m.bound.second = m.bound.second.min(b);
             }
+            m.bound.best = key;
+            m.bound.cell = cell;
+            m.bound.free = free;
+            m.susp = susp;
+            m.write = write;
+            m.idx = idx as u32;
+            m.fresh = true;
         }
     }
 
     /// Earliest start of the GC queue's front operation and its class.
+    #[inline]
     fn gc_front(&self) -> Option<(u64, Class)> {
         let g = *self.queue.front()?;
         Some(match g.op {
@@ -268,66 +297,64 @@ impl<M: Media> Scheduled<M> {
         })
     }
 
-    /// The decision among the host operations' best (`bound`, `host`) and the GC queue's
-    /// front.
+    /// The decision between the waiting host operations' best (`host`, its key, `NO_KEY`:
+    /// none; `choice`, committing it) and the GC queue's front: GC when it starts earlier,
+    /// or at the same time with a better rank.
     #[inline(always)]
-    fn with_gc(&self, bound: HostBound, host: Option<Choice>) -> Option<Decision> {
-        let lz = self.lazy.as_ref()?;
-        let mut best = bound.best.zip(host).map(|(b, c)| (b.0, b.1, c));
+    fn with_gc(&self, host: Key, choice: Choice) -> Option<Decision> {
         if let Some((at, class)) = self.gc_front() {
-            let r = lz.rank(class);
-            if best.is_none_or(|b| (at, r) < (b.0, b.1)) {
-                best = Some((at, r, Choice::Gc));
+            let r = self.lazy.as_ref()?.rank(class);
+            if host == NO_KEY || at_rank(at, r) < key_at_rank(host) {
+                return Some((at, Choice::Gc));
             }
         }
-        best.map(|b| (b.0, b.2, bound))
+        (host != NO_KEY).then(|| (key_at(host), choice))
     }
 
-    /// The next decision: its time, what it commits, and the waiting host operations' bound
-    /// (see [`HostBound`]).
+    /// The next decision: its time and what it commits (the waiting host operations' bound,
+    /// [`HostBound`], is left in the memo).
     fn decide(&mut self) -> Option<Decision> {
         let lz = self.lazy.as_deref_mut()?;
-        let (bound, host) = Self::host_best(&self.media, lz);
-        self.with_gc(bound, host)
+        let (host, choice) = Self::host_best(&self.media, lz);
+        self.with_gc(host, choice)
     }
 
-    /// After GC commits, the waiting host operations' best (start, rank) again: exact while
-    /// the resource that held the best still holds it (that resource is re-read when its
-    /// free time moved; the others can only have moved later), the runner-up's as a lower
-    /// bound once it does not. A lower bound is safe: GC commits only while it beats it,
-    /// and the next full scan decides the rest.
-    fn refresh_bound(&self, bound: &mut HostBound) -> Option<(u64, u8)> {
-        let b = bound.best?;
-        if bound.exact {
-            let free = self.media.cell_free(bound.cell);
-            if free == bound.free {
-                // Nothing new was reserved on the best's resource.
-                return Some((b.0, b.1));
-            }
-            bound.free = free;
-            let lz = self.lazy.as_ref().expect("deferred mode");
-            let cq = &lz.pending[bound.cell];
-            let now = match cq.q[1].front() {
-                // Only programs wait there, in nondecreasing ready order: the front is the
-                // best and starts when ready and the resource is free (what `cell_best`
-                // computes, without its cache).
-                Some(p) if cq.q[0].is_empty() && cq.sorted[1] => Some((
-                    p.ready.max(self.media.cell_free(bound.cell)),
-                    lz.rank(Class::WHost),
-                    p.seq,
-                )),
-                _ => Self::cell_best(&self.media, lz, bound.cell).map(|c| (c.at, c.rank, c.seq)),
-            };
-            match now {
-                Some(n) if bound.second.is_none_or(|s| n <= s) => bound.best = Some(n),
-                _ => {
-                    bound.best = bound.second;
-                    bound.exact = false;
-                }
-            }
-            return bound.best.map(|b| (b.0, b.1));
+    /// After GC commits, the waiting host operations' best key again (`NO_KEY`: none):
+    /// exact while the resource that held the best still holds it (that resource is re-read
+    /// when its free time moved; the others can only have moved later), the runner-up's as a
+    /// lower bound once it does not. A lower bound is safe: GC commits only while it beats
+    /// it, and the next full scan decides the rest.
+    fn refresh_bound(&self, bound: &mut HostBound) -> Key {
+        if !bound.exact {
+            return bound.best;
         }
-        Some((b.0, b.1))
+        let cell = bound.cell as usize;
+        let free = self.media.cell_free(cell);
+        if free == bound.free {
+            // Nothing new was reserved on the best's resource.
+            return bound.best;
+        }
+        bound.free = free;
+        let lz = self.lazy.as_ref().expect("deferred mode");
+        let cq = &lz.pending[cell];
+        let now = match cq.q[1].front() {
+            // Only programs wait there, in nondecreasing ready order: the front is the best
+            // and starts when ready and the resource is free (what `cell_best` computes,
+            // without its cache).
+            Some(p) if cq.q[0].is_empty() && cq.sorted[1] => {
+                key(p.ready.max(free), lz.rank(Class::WHost), p.seq)
+            }
+            _ => Self::cell_best_at(lz, cell, free, self.media.suspend_from(cell))
+                .map_or(NO_KEY, |c| c.key),
+        };
+        // (Both `NO_KEY`: nothing waits anywhere, and nothing will while GC commits.)
+        if now <= bound.second {
+            bound.best = now;
+        } else {
+            bound.best = bound.second;
+            bound.exact = false;
+        }
+        bound.best
     }
 
     /// The next decision from a plain scan of every resource with waiting operations,
@@ -335,7 +362,10 @@ impl<M: Media> Scheduled<M> {
     fn scan_decision(&self) -> Option<Decision> {
         let lz = self.lazy.as_ref()?;
         let (bound, best) = Self::host_scan(&self.media, lz);
-        self.with_gc(bound, best.map(|b| b.choice(bound.cell)))
+        match best {
+            Some(b) => self.with_gc(b.key, b.choice(bound.cell)),
+            None => self.with_gc(NO_KEY, Choice::Gc),
+        }
     }
 
     /// Time of the next decision (None: nothing waits).
@@ -346,7 +376,7 @@ impl<M: Media> Scheduled<M> {
     /// Commits the next decision; returns the end of what it reserved.
     pub(super) fn lazy_step(&mut self) -> u64 {
         match self.decide() {
-            Some((_, choice, _)) => self.commit(choice),
+            Some((_, choice)) => self.commit(choice),
             None => 0,
         }
     }
@@ -360,29 +390,39 @@ impl<M: Media> Scheduled<M> {
     /// by this scan stays a lower bound, refreshed where GC used the best's own resource
     /// ([`HostBound`]), and the decisions are exactly those of one scan per operation.
     pub(super) fn lazy_step_before(&mut self, t: u64) -> Option<u64> {
-        let (at, choice, mut bound) = self.decide()?;
+        let (at, choice) = self.decide()?;
         if at >= t {
             return None;
         }
+        let Choice::Gc = choice else {
+            return Some(self.commit(choice));
+        };
+        // This decision's host bound (`decide` left it in the memo; a GC commit leaves the
+        // memo alone).
+        let lz = self.lazy.as_ref().expect("deferred mode");
+        let mut bound = lz.memo.map_or(HostBound::default(), |m| m.bound);
+        // (None is never exact: no resource to re-read.)
+        bound.exact &= bound.best != NO_KEY;
+        let ranks = lz.ranks;
         let mut end = self.commit(choice);
-        if let Choice::Gc = choice {
-            let lz = self.lazy.as_ref().expect("deferred mode");
-            let ranks = CLASSES.map(|c| lz.rank(c));
-            loop {
-                // GC's front commits if it starts before `t` and before the best waiting
-                // host operation: strictly, or at the same time with a better rank.
-                let host = self.refresh_bound(&mut bound);
-                let limit = |c: Class| {
-                    Some(match host {
-                        Some((h, hr)) if ranks[c as usize] < hr => h.saturating_add(1).min(t),
-                        Some((h, _)) => h.min(t),
-                        None => t,
-                    })
-                };
-                match self.pump_front(limit) {
-                    Some(e) => end = end.max(e),
-                    None => break,
-                }
+        loop {
+            // GC's front commits if it starts before `t` and before the best waiting host
+            // operation: strictly, or at the same time with a better rank.
+            // With no host operation waiting (`NO_KEY`: start u64::MAX, rank 255, above
+            // every class's) both limits are `t`.
+            let host = self.refresh_bound(&mut bound);
+            let (h, hr) = (key_at(host), key_rank(host));
+            let (better, other) = (h.saturating_add(1).min(t), h.min(t));
+            let limit = |c: Class| {
+                Some(if ranks[c as usize] < hr {
+                    better
+                } else {
+                    other
+                })
+            };
+            match self.pump_front(limit) {
+                Some(e) => end = end.max(e),
+                None => break,
             }
         }
         Some(end)
@@ -398,11 +438,12 @@ impl<M: Media> Scheduled<M> {
                 idx,
                 at,
             } => {
+                let (cell, idx) = (cell as usize, idx as usize);
                 let lz = self.lazy.as_mut().expect("deferred mode");
                 let p = lz.pending[cell].remove(write, idx);
                 lz.best[cell].set(None);
                 if let Some(m) = lz.memo.as_mut() {
-                    if m.bound.cell == cell {
+                    if m.bound.cell as usize == cell {
                         m.fresh = false;
                     }
                 }
@@ -485,11 +526,9 @@ impl<M: Media> Scheduled<M> {
             if urgent != lz.urgent {
                 // Ranks change: every cached best is stale.
                 lz.best.iter().for_each(|b| b.set(None));
-                lz.urgent = urgent;
+                lz.set_urgent(urgent);
                 self.rebuild_heap();
-                return;
             }
-            lz.urgent = urgent;
         }
     }
 }

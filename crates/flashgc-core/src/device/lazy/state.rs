@@ -56,6 +56,11 @@ impl Lazy {
         if st.pending.len() != cells || st.owner.len() != cells {
             return bad("resource count");
         }
+        if st.seq > super::best::MAX_SEQ {
+            // Beyond what a decision's key holds (never reached by a run: one per host
+            // operation).
+            return bad("issue order");
+        }
         let mut open = vec![0u32; st.slots.len()];
         for (cell, q) in st.pending.iter().enumerate() {
             if q.windows(2)
@@ -103,7 +108,7 @@ impl Lazy {
         self.cur = st.cur;
         self.seq = st.seq;
         self.owner = st.owner;
-        self.urgent = st.urgent;
+        self.set_urgent(st.urgent);
         self.log = CommitLog {
             count: st.log.0,
             slot: st.log.1,
