@@ -14,7 +14,7 @@
 //! priorities between host, GC and background work (issue 15) changes the commit order
 //! here, below the driver and above the media.
 
-use super::policy::Class;
+use super::gc_queue::{Entry, Queued};
 use super::{DeviceModel, DeviceReport, GcPolicy, ReadGroup};
 use crate::ops::{FlashOp, Origin};
 use crate::types::{Ppn, SegmentId};
@@ -147,22 +147,6 @@ pub trait Media {
     fn load_state(&mut self, state: &[u8]) -> crate::error::Result<()>;
 }
 
-/// A queued GC or background operation.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-pub(super) enum Queued {
-    MoveRead { src: Ppn, dst: Ppn },
-    MoveWrite { src: Ppn, dst: Ppn },
-    Read { ppn: Ppn, origin: Origin },
-    Program { ppn: Ppn, origin: Origin },
-    Erase { seg: SegmentId },
-}
-
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-pub(super) struct Entry {
-    pub(super) op: Queued,
-    pub(super) issued: u64,
-}
-
 /// A timed device model: a [`Media`] driven by the shared scheduler.
 #[derive(Debug, Clone)]
 pub struct Scheduled<M> {
@@ -170,12 +154,12 @@ pub struct Scheduled<M> {
     pub(super) queue: VecDeque<Entry>,
     /// Write-backs of the victim being queued, held until its erase (or a host program)
     /// closes it, so that its reads are queued first.
-    moves: Vec<Entry>,
+    pub(super) moves: Vec<Entry>,
     /// Ends of committed move reads whose write-backs are still queued (FIFO: write-backs
     /// are queued in the order of their reads).
     pub(super) read_ends: VecDeque<u64>,
     pub(super) victim_end: u64,
-    gc_rg: ReadGroup,
+    pub(super) gc_rg: ReadGroup,
     read_end_buf: Vec<u64>,
     /// Deferred commit under a priority policy or suspend (None: first come first served
     /// as issued).
@@ -224,12 +208,6 @@ impl<M: Media> Scheduled<M> {
         &mut self.media
     }
 
-    pub(super) fn flush_moves(&mut self) {
-        if !self.moves.is_empty() {
-            self.queue.extend(self.moves.drain(..));
-        }
-    }
-
     /// A mapping-cache miss, reserved when issued: the host operation that needed the
     /// entry starts when its translation page has been read. Returns the read's end.
     pub(super) fn translation_read(&mut self, ppn: Ppn, host_ready: &mut u64) -> u64 {
@@ -247,30 +225,6 @@ impl<M: Media> Scheduled<M> {
         // The write needs a block whose erase is still queued: force GC on.
         self.pump_until_erased(self.media.segment_of(ppn));
         self.media.program(ppn, ready, Origin::Translation);
-    }
-
-    /// Queues one GC or background operation issued at `t`.
-    pub(super) fn push(&mut self, op: FlashOp, t: u64) {
-        let e = |op| Entry { op, issued: t };
-        match op {
-            FlashOp::Erase { seg, .. } => {
-                self.flush_moves();
-                self.media.set_erase_pending(seg, true);
-                self.queue.push_back(e(Queued::Erase { seg }));
-            }
-            FlashOp::Copyback { src, dst, .. } => {
-                self.queue.push_back(e(Queued::MoveRead { src, dst }));
-                let w = e(Queued::MoveWrite { src, dst });
-                if self.media.copyback_enabled() {
-                    self.queue.push_back(w);
-                } else {
-                    self.moves.push(w);
-                }
-            }
-            FlashOp::Read { ppn, origin } => self.queue.push_back(e(Queued::Read { ppn, origin })),
-            FlashOp::Program { ppn, origin } => self.moves.push(e(Queued::Program { ppn, origin })),
-            FlashOp::Compute { .. } => {}
-        }
     }
 
     /// Blocking GC can be scheduled straight from the op stream when nothing is queued and
@@ -396,128 +350,13 @@ impl<M: Media> Scheduled<M> {
         self.read_end_buf = ends;
         last
     }
-
-    /// Commits the GC queue up to and including the queued erase(s) of segment `seg`
-    /// (a program needs that block): first in first out, as one-by-one pumping would.
-    pub(super) fn pump_until_erased(&mut self, seg: SegmentId) {
-        while self.media.erase_pending(seg) {
-            // With copyback a read-write pair is one step: count steps one by one there.
-            let n = match self.media.copyback_enabled() {
-                true => 1,
-                false => self
-                    .queue
-                    .iter()
-                    .position(|e| matches!(e.op, Queued::Erase { seg: s } if s == seg))
-                    .map_or(1, |i| i + 1),
-            };
-            self.pump_queue(None, n);
-        }
-    }
-
-    /// Commits up to `max_ops` operations from the GC queue's front, first in first out,
-    /// stopping at the first that would not start before `limit` (None: no limit, and no
-    /// probing). Returns the latest end.
-    pub(super) fn pump_queue(&mut self, limit: Option<u64>, max_ops: usize) -> u64 {
-        let mut last = 0;
-        for _ in 0..max_ops {
-            match self.pump_front(|_| limit) {
-                Some(e) => last = last.max(e),
-                None => break,
-            }
-        }
-        last
-    }
-
-    /// Commits the GC queue's front operation if it would start before `limit` of its
-    /// class (None: unlimited, not probed); returns its end (None: nothing committed).
-    #[inline(always)]
-    pub(super) fn pump_front(&mut self, limit: impl Fn(Class) -> Option<u64>) -> Option<u64> {
-        let g = *self.queue.front()?;
-        // Probing costs a location lookup: only with a limit.
-        Some(match g.op {
-            Queued::MoveRead { src, dst } => {
-                let ready = g.issued;
-                let lim = limit(Class::RGc);
-                let pair = self.media.copyback_enabled()
-                    && matches!(self.queue.get(1), Some(Entry { op: Queued::MoveWrite { src: s, dst: d }, .. })
-                        if *s == src && *d == dst && self.media.copyback_possible(src, dst));
-                let e = if pair {
-                    if lim.is_some_and(|t| self.media.probe_read(src, ready) >= t) {
-                        return None;
-                    }
-                    self.queue.pop_front();
-                    self.media.copyback(src, dst, ready)
-                } else {
-                    let rg = &mut self.gc_rg;
-                    let e = match lim {
-                        Some(t) => self
-                            .media
-                            .move_read_before(src, dst, ready, g.issued, rg, t)?,
-                        None => self.media.move_read(src, dst, ready, g.issued, rg),
-                    };
-                    self.read_ends.push_back(e);
-                    e
-                };
-                self.queue.pop_front();
-                self.victim_end = self.victim_end.max(e);
-                e
-            }
-            Queued::MoveWrite { src, dst } => {
-                let ready = g.issued.max(self.read_ends.front().copied().unwrap_or(0));
-                let e = match limit(Class::WGc) {
-                    Some(t) => self.media.move_write_before(src, dst, ready, g.issued, t)?,
-                    None => self.media.move_write(src, dst, ready, g.issued),
-                };
-                self.queue.pop_front();
-                self.read_ends.pop_front();
-                if M::ERASE_AFTER_WRITES {
-                    self.victim_end = self.victim_end.max(e);
-                }
-                e
-            }
-            Queued::Read { ppn, origin } => {
-                let ready = g.issued;
-                if limit(Class::RGc).is_some_and(|t| self.media.probe_read(ppn, ready) >= t) {
-                    return None;
-                }
-                self.queue.pop_front();
-                let e = self.media.read(ppn, ready, origin, &mut self.gc_rg);
-                self.victim_end = self.victim_end.max(e);
-                e
-            }
-            Queued::Program { ppn, origin } => {
-                let ready = g.issued;
-                if limit(Class::WGc).is_some_and(|t| self.media.probe_program(ppn, ready) >= t) {
-                    return None;
-                }
-                self.queue.pop_front();
-                let e = self.media.program(ppn, ready, origin);
-                if M::ERASE_AFTER_WRITES {
-                    self.victim_end = self.victim_end.max(e);
-                }
-                e
-            }
-            Queued::Erase { seg } => {
-                let ready = g.issued.max(self.victim_end);
-                if limit(Class::Erase).is_some_and(|t| self.media.probe_erase(seg, ready) >= t) {
-                    return None;
-                }
-                self.queue.pop_front();
-                self.media.set_erase_pending(seg, false);
-                let e = self.media.erase(seg, ready, g.issued);
-                self.victim_end = 0;
-                self.gc_rg = ReadGroup::default();
-                e
-            }
-        })
-    }
 }
 
 /// The scheduler's part of a checkpoint.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct SchedState {
     queue: Vec<Entry>,
-    moves: Vec<Entry>,
+    pub(super) moves: Vec<Entry>,
     read_ends: Vec<u64>,
     victim_end: u64,
     gc_rg: ReadGroup,

@@ -82,8 +82,9 @@ impl CellQueue {
         self.q[k].push_back(p);
     }
 
-    /// Removes entry `idx` of class `write` (keeping the order).
-    #[inline]
+    /// Removes entry `idx` of class `write` (keeping the order). Always inlined: once per
+    /// host commit, and the compiler's choice for it varies with unrelated code.
+    #[inline(always)]
     fn remove(&mut self, write: bool, idx: usize) -> Pend {
         let k = write as usize;
         let p = if idx == 0 {
@@ -277,20 +278,20 @@ impl<M: Media> Scheduled<M> {
     fn gc_front(&self) -> Option<(u64, Class)> {
         let g = *self.queue.front()?;
         Some(match g.op {
-            super::sched::Queued::MoveRead { src, .. } => {
+            super::gc_queue::Queued::MoveRead { src, .. } => {
                 (self.media.probe_read(src, g.issued), Class::RGc)
             }
-            super::sched::Queued::MoveWrite { dst, .. } => {
+            super::gc_queue::Queued::MoveWrite { dst, .. } => {
                 let ready = g.issued.max(self.read_ends.front().copied().unwrap_or(0));
                 (self.media.probe_program(dst, ready), Class::WGc)
             }
-            super::sched::Queued::Read { ppn, .. } => {
+            super::gc_queue::Queued::Read { ppn, .. } => {
                 (self.media.probe_read(ppn, g.issued), Class::RGc)
             }
-            super::sched::Queued::Program { ppn, .. } => {
+            super::gc_queue::Queued::Program { ppn, .. } => {
                 (self.media.probe_program(ppn, g.issued), Class::WGc)
             }
-            super::sched::Queued::Erase { seg } => (
+            super::gc_queue::Queued::Erase { seg } => (
                 self.media.probe_erase(seg, g.issued.max(self.victim_end)),
                 Class::Erase,
             ),
@@ -538,40 +539,87 @@ impl<M: Media> Scheduled<M> {
     /// wait in their resources' queues, GC work in the GC queue; a mapping-cache
     /// translation read is reserved now (the host operation waits for it) and a dirty
     /// translation write-back too (nobody waits for it). Returns `t`: ends come later.
+    ///
+    /// The GC queue ends up as [`Self::push`] of each GC operation would leave it, but a
+    /// victim's write-backs are queued straight behind its reads once something closes it
+    /// (its erase, a host or translation program, the end of the batch) instead of going
+    /// through `moves` one by one: nothing else here reads the GC queue or `moves` in
+    /// between (host reads and translation reads touch neither), so the order is the same.
     pub(super) fn schedule_lazy(
         &mut self,
         ops: &[crate::ops::FlashOp],
         t: u64,
         host_ready: &mut u64,
     ) -> u64 {
+        use super::gc_queue::{Entry, Queued};
         use crate::ops::FlashOp;
-        for &op in ops {
-            match op {
+        let cb = self.media.copyback_enabled();
+        // `ops[open..]` may hold write-backs or GC programs not queued yet (`writes`).
+        let (mut open, mut writes) = (0, false);
+        for (i, &op) in ops.iter().enumerate() {
+            let closes = match op {
                 FlashOp::Read {
                     ppn,
                     origin: Origin::Host,
-                } => self.lazy_push(ppn, false, *host_ready),
+                } => {
+                    self.lazy_push(ppn, false, *host_ready);
+                    false
+                }
+                FlashOp::Read {
+                    ppn,
+                    origin: Origin::Translation,
+                } => {
+                    self.translation_read(ppn, host_ready);
+                    false
+                }
+                FlashOp::Copyback { src, dst, .. } => {
+                    let e = |op| Entry { op, issued: t };
+                    self.queue.push_back(e(Queued::MoveRead { src, dst }));
+                    if cb {
+                        // Copyback pairs stay together in the queue.
+                        self.queue.push_back(e(Queued::MoveWrite { src, dst }));
+                    } else {
+                        writes = true;
+                    }
+                    false
+                }
+                FlashOp::Program {
+                    origin: Origin::Gc | Origin::Background,
+                    ..
+                } => {
+                    writes = true;
+                    false
+                }
+                FlashOp::Program { .. } | FlashOp::Erase { .. } => true,
+                _ => {
+                    self.push(op, t);
+                    false
+                }
+            };
+            if !closes {
+                continue;
+            }
+            if writes {
+                self.queue_write_backs(&ops[open..i], t);
+                writes = false;
+            }
+            open = i + 1;
+            match op {
                 FlashOp::Program {
                     ppn,
                     origin: Origin::Host,
                 } => {
                     self.flush_moves();
                     // The write needs a block whose erase is still queued: force GC on.
-                    self.pump_until_erased(self.media.segment_of(ppn));
+                    self.pump_until_erased_forced(self.media.segment_of(ppn));
                     self.lazy_push(ppn, true, *host_ready);
                 }
-                FlashOp::Program {
-                    ppn,
-                    origin: Origin::Translation,
-                } => self.translation_write(ppn, *host_ready),
-                FlashOp::Read {
-                    ppn,
-                    origin: Origin::Translation,
-                } => {
-                    self.translation_read(ppn, host_ready);
-                }
+                FlashOp::Program { ppn, .. } => self.translation_write(ppn, *host_ready),
                 _ => self.push(op, t),
             }
+        }
+        if writes {
+            self.queue_write_backs(&ops[open..], t);
         }
         self.flush_moves();
         t

@@ -1,0 +1,285 @@
+//! The GC queue of the [`Scheduled`] device models: GC and background operations waiting
+//! to be committed, first in first out, and the loops that commit them.
+//!
+//! A victim's page moves are queued as a controller issues them: the reads of all its moves
+//! first, then the write-backs in the same order (held back in `moves` until the victim's
+//! erase, a host program or the end of the batch closes the victim), then the erase. A
+//! write-back is ready when the read at the front of `read_ends` has delivered its data.
+//! Both scheduling modes share this queue: first come first served pumps it into idle gaps
+//! or drains it for blocking GC, deferred commit (`device::lazy`) lets its front compete
+//! with the waiting host operations. The code lives apart from `sched.rs` to keep files
+//! short; the checkpoint still stores the queue as a list of [`Entry`] (`SchedState`).
+
+use super::policy::Class;
+use super::sched::{Media, Scheduled};
+use super::ReadGroup;
+use crate::ops::{FlashOp, Origin};
+use crate::types::{Ppn, SegmentId};
+
+/// A queued GC or background operation.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub(super) enum Queued {
+    MoveRead { src: Ppn, dst: Ppn },
+    MoveWrite { src: Ppn, dst: Ppn },
+    Read { ppn: Ppn, origin: Origin },
+    Program { ppn: Ppn, origin: Origin },
+    Erase { seg: SegmentId },
+}
+
+/// A queued operation and when it was issued (it is ready then at the earliest).
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub(super) struct Entry {
+    pub(super) op: Queued,
+    pub(super) issued: u64,
+}
+
+impl<M: Media> Scheduled<M> {
+    /// Appends the held write-backs (`moves`) to the queue: the victim they belong to is
+    /// closed.
+    pub(super) fn flush_moves(&mut self) {
+        if !self.moves.is_empty() {
+            self.queue.extend(self.moves.drain(..));
+        }
+    }
+
+    /// Queues one GC or background operation issued at `t`.
+    pub(super) fn push(&mut self, op: FlashOp, t: u64) {
+        let e = |op| Entry { op, issued: t };
+        match op {
+            FlashOp::Erase { seg, .. } => {
+                self.flush_moves();
+                self.media.set_erase_pending(seg, true);
+                self.queue.push_back(e(Queued::Erase { seg }));
+            }
+            FlashOp::Copyback { src, dst, .. } => {
+                self.queue.push_back(e(Queued::MoveRead { src, dst }));
+                let w = e(Queued::MoveWrite { src, dst });
+                if self.media.copyback_enabled() {
+                    self.queue.push_back(w);
+                } else {
+                    self.moves.push(w);
+                }
+            }
+            FlashOp::Read { ppn, origin } => self.queue.push_back(e(Queued::Read { ppn, origin })),
+            FlashOp::Program { ppn, origin } => self.moves.push(e(Queued::Program { ppn, origin })),
+            FlashOp::Compute { .. } => {}
+        }
+    }
+
+    /// Commits the GC queue up to and including the queued erase(s) of segment `seg`
+    /// (a program needs that block): first in first out, as one-by-one pumping would.
+    pub(super) fn pump_until_erased(&mut self, seg: SegmentId) {
+        while self.media.erase_pending(seg) {
+            // With copyback a read-write pair is one step: count steps one by one there.
+            let n = match self.media.copyback_enabled() {
+                true => 1,
+                false => self.queued_through_erase(seg),
+            };
+            self.pump_queue(None, n);
+        }
+    }
+
+    /// [`Self::pump_until_erased`] for deferred commit, where a host program needing a
+    /// block runs most of a victim's write-backs: without copyback through
+    /// [`Self::pump_forced`]. (First come first served keeps the plain loop: it is inlined
+    /// into its `schedule`, which a bigger body there makes slower.)
+    #[inline(always)]
+    pub(super) fn pump_until_erased_forced(&mut self, seg: SegmentId) {
+        // Most host programs find no erase queued: only that test is inlined.
+        if self.media.erase_pending(seg) {
+            self.pump_erased_forced(seg);
+        }
+    }
+
+    /// The out-of-line part of [`Self::pump_until_erased_forced`].
+    #[inline(never)]
+    fn pump_erased_forced(&mut self, seg: SegmentId) {
+        if self.media.copyback_enabled() {
+            return self.pump_until_erased(seg);
+        }
+        while self.media.erase_pending(seg) {
+            let n = self.queued_through_erase(seg);
+            self.pump_forced(n);
+        }
+    }
+
+    /// Operations from the queue's front through the first queued erase of `seg` (1 if
+    /// none is queued).
+    #[inline(always)]
+    fn queued_through_erase(&self, seg: SegmentId) -> usize {
+        self.queue
+            .iter()
+            .position(|e| matches!(e.op, Queued::Erase { seg: s } if s == seg))
+            .map_or(1, |i| i + 1)
+    }
+
+    /// [`Self::pump_queue`]`(None, n)` without copyback (checked by the caller): nothing is
+    /// probed or paired, so each operation is popped and reserved in one step. This is the
+    /// loop a host program needing a block runs through most of a victim's write-backs, so
+    /// it avoids `pump_front`'s front-then-pop and its per-operation copyback test; every
+    /// reservation and its order are the same.
+    fn pump_forced(&mut self, n: usize) {
+        debug_assert!(!self.media.copyback_enabled());
+        for _ in 0..n {
+            let Some(g) = self.queue.pop_front() else {
+                break;
+            };
+            match g.op {
+                Queued::MoveRead { src, dst } => {
+                    let rg = &mut self.gc_rg;
+                    let e = self.media.move_read(src, dst, g.issued, g.issued, rg);
+                    self.read_ends.push_back(e);
+                    self.victim_end = self.victim_end.max(e);
+                }
+                Queued::MoveWrite { src, dst } => {
+                    let ready = g.issued.max(self.read_ends.pop_front().unwrap_or(0));
+                    let e = self.media.move_write(src, dst, ready, g.issued);
+                    if M::ERASE_AFTER_WRITES {
+                        self.victim_end = self.victim_end.max(e);
+                    }
+                }
+                Queued::Read { ppn, origin } => {
+                    let e = self.media.read(ppn, g.issued, origin, &mut self.gc_rg);
+                    self.victim_end = self.victim_end.max(e);
+                }
+                Queued::Program { ppn, origin } => {
+                    let e = self.media.program(ppn, g.issued, origin);
+                    if M::ERASE_AFTER_WRITES {
+                        self.victim_end = self.victim_end.max(e);
+                    }
+                }
+                Queued::Erase { seg } => {
+                    let ready = g.issued.max(self.victim_end);
+                    self.media.set_erase_pending(seg, false);
+                    self.media.erase(seg, ready, g.issued);
+                    self.victim_end = 0;
+                    self.gc_rg = ReadGroup::default();
+                }
+            }
+        }
+    }
+
+    /// Queues the write-backs and GC programs of `ops` (write-backs only without copyback,
+    /// which queues them with their reads), after the held ones: what [`Self::push`] of
+    /// each then [`Self::flush_moves`] would leave, for a batch whose reads are queued and
+    /// that nothing between closes (see `schedule_lazy`), without the round trip through
+    /// `moves`.
+    pub(super) fn queue_write_backs(&mut self, ops: &[FlashOp], t: u64) {
+        self.flush_moves();
+        let cb = self.media.copyback_enabled();
+        for &op in ops {
+            let op = match op {
+                FlashOp::Copyback { src, dst, .. } if !cb => Queued::MoveWrite { src, dst },
+                FlashOp::Program { ppn, origin }
+                    if matches!(origin, Origin::Gc | Origin::Background) =>
+                {
+                    Queued::Program { ppn, origin }
+                }
+                _ => continue,
+            };
+            self.queue.push_back(Entry { op, issued: t });
+        }
+    }
+
+    /// Commits up to `max_ops` operations from the GC queue's front, first in first out,
+    /// stopping at the first that would not start before `limit` (None: no limit, and no
+    /// probing). Returns the latest end.
+    ///
+    /// Kept out of line (as it was compiled before it moved here): inlined into its callers
+    /// it made them slower.
+    #[inline(never)]
+    pub(super) fn pump_queue(&mut self, limit: Option<u64>, max_ops: usize) -> u64 {
+        let mut last = 0;
+        for _ in 0..max_ops {
+            match self.pump_front(|_| limit) {
+                Some(e) => last = last.max(e),
+                None => break,
+            }
+        }
+        last
+    }
+
+    /// Commits the GC queue's front operation if it would start before `limit` of its
+    /// class (None: unlimited, not probed); returns its end (None: nothing committed).
+    #[inline(always)]
+    pub(super) fn pump_front(&mut self, limit: impl Fn(Class) -> Option<u64>) -> Option<u64> {
+        let g = *self.queue.front()?;
+        // Probing costs a location lookup: only with a limit.
+        Some(match g.op {
+            Queued::MoveRead { src, dst } => {
+                let ready = g.issued;
+                let lim = limit(Class::RGc);
+                let pair = self.media.copyback_enabled()
+                    && matches!(self.queue.get(1), Some(Entry { op: Queued::MoveWrite { src: s, dst: d }, .. })
+                        if *s == src && *d == dst && self.media.copyback_possible(src, dst));
+                let e = if pair {
+                    if lim.is_some_and(|t| self.media.probe_read(src, ready) >= t) {
+                        return None;
+                    }
+                    self.queue.pop_front();
+                    self.media.copyback(src, dst, ready)
+                } else {
+                    let rg = &mut self.gc_rg;
+                    let e = match lim {
+                        Some(t) => self
+                            .media
+                            .move_read_before(src, dst, ready, g.issued, rg, t)?,
+                        None => self.media.move_read(src, dst, ready, g.issued, rg),
+                    };
+                    self.read_ends.push_back(e);
+                    e
+                };
+                self.queue.pop_front();
+                self.victim_end = self.victim_end.max(e);
+                e
+            }
+            Queued::MoveWrite { src, dst } => {
+                let ready = g.issued.max(self.read_ends.front().copied().unwrap_or(0));
+                let e = match limit(Class::WGc) {
+                    Some(t) => self.media.move_write_before(src, dst, ready, g.issued, t)?,
+                    None => self.media.move_write(src, dst, ready, g.issued),
+                };
+                self.queue.pop_front();
+                self.read_ends.pop_front();
+                if M::ERASE_AFTER_WRITES {
+                    self.victim_end = self.victim_end.max(e);
+                }
+                e
+            }
+            Queued::Read { ppn, origin } => {
+                let ready = g.issued;
+                if limit(Class::RGc).is_some_and(|t| self.media.probe_read(ppn, ready) >= t) {
+                    return None;
+                }
+                self.queue.pop_front();
+                let e = self.media.read(ppn, ready, origin, &mut self.gc_rg);
+                self.victim_end = self.victim_end.max(e);
+                e
+            }
+            Queued::Program { ppn, origin } => {
+                let ready = g.issued;
+                if limit(Class::WGc).is_some_and(|t| self.media.probe_program(ppn, ready) >= t) {
+                    return None;
+                }
+                self.queue.pop_front();
+                let e = self.media.program(ppn, ready, origin);
+                if M::ERASE_AFTER_WRITES {
+                    self.victim_end = self.victim_end.max(e);
+                }
+                e
+            }
+            Queued::Erase { seg } => {
+                let ready = g.issued.max(self.victim_end);
+                if limit(Class::Erase).is_some_and(|t| self.media.probe_erase(seg, ready) >= t) {
+                    return None;
+                }
+                self.queue.pop_front();
+                self.media.set_erase_pending(seg, false);
+                let e = self.media.erase(seg, ready, g.issued);
+                self.victim_end = 0;
+                self.gc_rg = ReadGroup::default();
+                e
+            }
+        })
+    }
+}
