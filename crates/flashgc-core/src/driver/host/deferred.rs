@@ -41,24 +41,27 @@ pub(crate) struct Deferred {
     base_of: Vec<u64>,
     /// Requests come through the streaming API (no closed-loop slots to refill).
     streaming: bool,
-    /// Per request in flight (the order of `inflight`): its provisional completion
-    /// (`u64::MAX`: not all its operations reserved yet). Valid while `synced` is the
-    /// device's count of host commits; rebuilt after a restore.
+    /// Per request slot: the provisional completion of the request in flight there, while
+    /// it waits in `soonest` (`u64::MAX`: not all its operations reserved yet, no request
+    /// there, or already taken by a completion pass). Indexed by slot rather than by
+    /// position so that completing a request moves nothing here. Valid while `synced` is
+    /// the device's count of host commits; rebuilt after a restore.
     #[serde(skip)]
-    ends: Vec<u64>,
-    /// The device's host commit count `ends` was brought up to.
+    end: Vec<u64>,
+    /// The device's host commit count `end` was brought up to.
     #[serde(skip)]
     synced: Option<u64>,
-    /// Per request slot: its index in `inflight` (while in flight).
+    /// Per request slot: its index in `inflight` (while in flight; stale after).
     #[serde(skip)]
     pos: Vec<u32>,
-    /// The known provisional completions as (completion, slot), earliest on top; an entry
-    /// whose slot no longer has that completion in flight is stale and skipped.
+    /// The known provisional completions as (completion, slot) packed by [`entry`],
+    /// earliest on top; an entry is current while `end` of its slot equals it, else stale
+    /// and skipped.
     #[serde(skip)]
-    soonest: BinaryHeap<Reverse<(u64, u32)>>,
-    /// Scratch: the slots a completion pass completes.
+    soonest: BinaryHeap<Reverse<u128>>,
+    /// Scratch: the (slot, completion) a completion pass completes.
     #[serde(skip)]
-    done: Vec<u32>,
+    done: Vec<(u32, u64)>,
 }
 
 /// What bringing the provisional completions up to date changed.
@@ -73,11 +76,24 @@ enum Synced {
 
 const NO_FLOW: u32 = u32::MAX;
 
-/// The provisional completion of `f` on `dev` (`u64::MAX`: not all its operations
-/// reserved).
+/// A `soonest` entry: completion `e` of `slot`, ordered as the pair (one integer compare
+/// where a pair takes two).
+#[inline(always)]
+fn entry(e: u64, slot: u32) -> u128 {
+    ((e as u128) << 32) | slot as u128
+}
+
+/// The (completion, slot) of a `soonest` entry.
+#[inline(always)]
+fn unpack(k: u128) -> (u64, u32) {
+    ((k >> 32) as u64, k as u32)
+}
+
+/// The provisional completion on `dev` of the request on `slot` whose parts that need no
+/// flash complete at `base` (`u64::MAX`: not all its operations reserved).
 #[inline]
-fn provisional<D: DeviceModel>(dev: &D, f: &Inflight) -> u64 {
-    dev.slot_end(f.slot).map_or(u64::MAX, |e| e.max(f.base))
+fn provisional<D: DeviceModel>(dev: &D, slot: u32, base: u64) -> u64 {
+    dev.slot_end(slot).map_or(u64::MAX, |e| e.max(base))
 }
 
 impl<D: DeviceModel> Core<D> {
@@ -100,25 +116,29 @@ impl<D: DeviceModel> Core<D> {
         let d = self.deferred.as_mut().expect("deferred mode");
         let out = match d.synced {
             Some(c) if c + 1 == log.count && !log.moved_other => {
-                let i = d.pos.get(log.slot as usize).copied().unwrap_or(u32::MAX) as usize;
-                match d.inflight.get(i).filter(|f| f.slot == log.slot) {
-                    Some(&f) => {
-                        let e = provisional(&self.dev, &f);
-                        d.set_end(i, e);
+                let slot = log.slot;
+                let i = d.pos.get(slot as usize).copied().unwrap_or(u32::MAX) as usize;
+                // (Only the base is read: no copy of the whole request.)
+                match d.inflight.get(i).filter(|f| f.slot == slot).map(|f| f.base) {
+                    Some(base) => {
+                        let e = provisional(&self.dev, slot, base);
+                        d.set_end(slot, e);
                         Synced::One(e)
                     }
                     None => Synced::Same,
                 }
             }
             _ => {
-                d.ends.clear();
-                d.ends.resize(d.inflight.len(), u64::MAX);
+                let n = d.slots as usize;
+                d.end.clear();
+                d.end.resize(n, u64::MAX);
                 d.pos.clear();
+                d.pos.resize(n, u32::MAX);
                 d.soonest.clear();
                 for i in 0..d.inflight.len() {
-                    let f = d.inflight[i];
-                    d.set_pos(f.slot, i);
-                    d.set_end(i, provisional(&self.dev, &f));
+                    let (slot, base) = (d.inflight[i].slot, d.inflight[i].base);
+                    d.set_pos(slot, i);
+                    d.set_end(slot, provisional(&self.dev, slot, base));
                 }
                 Synced::All
             }
@@ -130,8 +150,9 @@ impl<D: DeviceModel> Core<D> {
     /// The earliest provisional completion of the requests in flight (None: none known).
     fn earliest_end(&mut self) -> Option<u64> {
         let d = self.deferred.as_mut().expect("deferred mode");
-        while let Some(&Reverse((e, slot))) = d.soonest.peek() {
-            if d.current(slot) == Some(e) {
+        while let Some(&Reverse(k)) = d.soonest.peek() {
+            let (e, slot) = unpack(k);
+            if d.end[slot as usize] == e {
                 return Some(e);
             }
             d.soonest.pop();
@@ -143,7 +164,6 @@ impl<D: DeviceModel> Core<D> {
     fn complete(&mut self, i: usize, c: u64) {
         let d = self.deferred.as_mut().expect("deferred mode");
         let f = d.inflight.swap_remove(i);
-        d.ends.swap_remove(i);
         if let Some(m) = d.inflight.get(i).map(|m| m.slot) {
             d.set_pos(m, i);
         }
@@ -172,15 +192,19 @@ impl<D: DeviceModel> Core<D> {
     fn complete_until(&mut self, t: u64) {
         self.sync_ends();
         let d = self.deferred.as_mut().expect("deferred mode");
+        let Some(first) = d.take_current(t) else {
+            return;
+        };
+        // Usually the only one: completed without the scratch list or a search.
+        if d.soonest.peek().is_none_or(|r| unpack(r.0).0 > t) {
+            let i = d.pos[first.0 as usize] as usize;
+            self.complete(i, first.1);
+            return;
+        }
         let mut done = std::mem::take(&mut d.done);
-        while let Some(&Reverse((e, slot))) = d.soonest.peek() {
-            if e > t {
-                break;
-            }
-            d.soonest.pop();
-            if d.current(slot) == Some(e) && !done.contains(&slot) {
-                done.push(slot);
-            }
+        done.push(first);
+        while let Some(x) = d.take_current(t) {
+            done.push(x);
         }
         // In the order of a scan of the requests in flight from the first, each completion
         // moving the last request into its place: always the one at the lowest position.
@@ -189,11 +213,10 @@ impl<D: DeviceModel> Core<D> {
             let (k, i) = done
                 .iter()
                 .enumerate()
-                .map(|(k, &slot)| (k, d.pos[slot as usize] as usize))
+                .map(|(k, &(slot, _))| (k, d.pos[slot as usize] as usize))
                 .min_by_key(|&(_, i)| i)
                 .expect("not empty");
-            let c = d.ends[i];
-            done.swap_remove(k);
+            let c = done.swap_remove(k).1;
             self.complete(i, c);
         }
         self.deferred.as_mut().expect("deferred mode").done = done;
@@ -215,28 +238,34 @@ impl<D: DeviceModel> Core<D> {
     /// Advances the device through every decision before the earlier of `bound` and the
     /// earliest known completion, then completes what is final by then.
     fn settle(&mut self, bound: Option<u64>) {
-        let min = |a: Option<u64>, b: Option<u64>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        // The earliest of `bound` and the known completions is `known` when `any` of them
+        // is (the minimum of the Options, kept as a plain time for the loop).
+        let b = bound.unwrap_or(u64::MAX);
         self.sync_ends();
-        let mut known = min(bound, self.earliest_end());
-        loop {
+        let e = self.earliest_end();
+        let (mut known, mut any) = (b.min(e.unwrap_or(u64::MAX)), bound.or(e).is_some());
+        // One scan of the device's queues: commit the next decision if it comes before the
+        // earliest known completion.
+        while self.dev.step_before(known).is_some() {
             // Request ends change only on host commits: when the last one only made its
             // own request's end known, the earliest known completion takes it in.
             match self.sync_ends() {
                 Synced::Same => {}
-                Synced::One(e) => known = min(known, (e != u64::MAX).then_some(e)),
-                Synced::All => known = min(bound, self.earliest_end()),
-            }
-            // One scan of the device's queues: commit the next decision if it comes
-            // before the earliest known completion.
-            if self.dev.step_before(known.unwrap_or(u64::MAX)).is_none() {
-                if let Some(k) = known {
-                    self.complete_until(k);
+                Synced::One(e) => {
+                    if e != u64::MAX {
+                        known = known.min(e);
+                        any = true;
+                    }
                 }
-                return;
+                Synced::All => {
+                    let e = self.earliest_end();
+                    known = b.min(e.unwrap_or(u64::MAX));
+                    any = bound.or(e).is_some();
+                }
             }
+        }
+        if any {
+            self.complete_until(known);
         }
     }
 
@@ -355,6 +384,7 @@ impl<D: DeviceModel> Core<D> {
             d.base_of.resize(slot as usize + 1, 0);
         }
         d.base_of[slot as usize] = base;
+        let i = d.inflight.len();
         d.inflight.push(Inflight {
             slot,
             req: *req,
@@ -363,11 +393,9 @@ impl<D: DeviceModel> Core<D> {
             base,
         });
         // Its provisional completion (all its parts may have needed no flash).
-        let i = d.inflight.len() - 1;
-        let end = provisional(&self.dev, &d.inflight[i]);
-        d.ends.push(u64::MAX);
+        let end = provisional(&self.dev, slot, base);
         d.set_pos(slot, i);
-        d.set_end(i, end);
+        d.set_end(slot, end);
         self.count_served(sim, req, t, rec);
         Ok(())
     }
@@ -393,33 +421,46 @@ impl<D: DeviceModel> Core<D> {
 }
 
 impl Deferred {
-    /// Sets the provisional completion of the request in flight at `i` to `e` and, when
-    /// known, offers it to the heap of the earliest.
+    /// Sets the provisional completion of the request in flight on `slot` (placed by
+    /// [`Deferred::set_pos`]) to `e` and, when known, offers it to the heap of the earliest.
     #[inline]
-    fn set_end(&mut self, i: usize, e: u64) {
-        self.ends[i] = e;
+    fn set_end(&mut self, slot: u32, e: u64) {
+        self.end[slot as usize] = e;
         if e != u64::MAX {
-            self.soonest.push(Reverse((e, self.inflight[i].slot)));
+            self.soonest.push(Reverse(entry(e, slot)));
         }
     }
 
-    /// Records that the request on `slot` is in flight at position `i`.
+    /// Takes the earliest current entry of `soonest` at most `t` as (slot, completion),
+    /// dropping the stale ones before it; clearing the slot's end makes a duplicate entry
+    /// stale.
+    #[inline]
+    fn take_current(&mut self, t: u64) -> Option<(u32, u64)> {
+        while let Some(&Reverse(k)) = self.soonest.peek() {
+            let (e, slot) = unpack(k);
+            if e > t {
+                return None;
+            }
+            self.soonest.pop();
+            let s = &mut self.end[slot as usize];
+            if *s == e {
+                *s = u64::MAX;
+                return Some((slot, e));
+            }
+        }
+        None
+    }
+
+    /// Records that the request on `slot` is in flight at position `i` (and makes room for
+    /// the slot in the per-slot tables).
     #[inline]
     fn set_pos(&mut self, slot: u32, i: usize) {
         let s = slot as usize;
         if self.pos.len() <= s {
             self.pos.resize(s + 1, u32::MAX);
+            self.end.resize(s + 1, u64::MAX);
         }
         self.pos[s] = i as u32;
-    }
-
-    /// The provisional completion of the request in flight on `slot` (None: no request
-    /// there, or its completion not known).
-    #[inline]
-    fn current(&self, slot: u32) -> Option<u64> {
-        let i = *self.pos.get(slot as usize)? as usize;
-        let e = *self.ends.get(i)?;
-        (self.inflight.get(i)?.slot == slot && e != u64::MAX).then_some(e)
     }
 
     /// Checks a restored state: request slots in range, each either free or in flight
