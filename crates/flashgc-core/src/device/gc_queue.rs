@@ -124,37 +124,50 @@ impl<M: Media> Scheduled<M> {
             let Some(g) = self.queue.pop_front() else {
                 break;
             };
-            match g.op {
-                Queued::MoveRead { src, dst } => {
-                    let rg = &mut self.gc_rg;
-                    let e = self.media.move_read(src, dst, g.issued, g.issued, rg);
-                    self.read_ends.push_back(e);
+            self.commit_entry(g);
+        }
+    }
+
+    /// Reserves entry `g`, just taken off the queue's front, without probing and without
+    /// copyback pairing: the one place that says how each queued operation is reserved
+    /// (what it waits for, what it leaves for the erase). Returns its end.
+    #[inline(always)]
+    fn commit_entry(&mut self, g: Entry) -> u64 {
+        match g.op {
+            Queued::MoveRead { src, dst } => {
+                let rg = &mut self.gc_rg;
+                let e = self.media.move_read(src, dst, g.issued, g.issued, rg);
+                self.read_ends.push_back(e);
+                self.victim_end = self.victim_end.max(e);
+                e
+            }
+            Queued::MoveWrite { src, dst } => {
+                let ready = g.issued.max(self.read_ends.pop_front().unwrap_or(0));
+                let e = self.media.move_write(src, dst, ready, g.issued);
+                if M::ERASE_AFTER_WRITES {
                     self.victim_end = self.victim_end.max(e);
                 }
-                Queued::MoveWrite { src, dst } => {
-                    let ready = g.issued.max(self.read_ends.pop_front().unwrap_or(0));
-                    let e = self.media.move_write(src, dst, ready, g.issued);
-                    if M::ERASE_AFTER_WRITES {
-                        self.victim_end = self.victim_end.max(e);
-                    }
-                }
-                Queued::Read { ppn, origin } => {
-                    let e = self.media.read(ppn, g.issued, origin, &mut self.gc_rg);
+                e
+            }
+            Queued::Read { ppn, origin } => {
+                let e = self.media.read(ppn, g.issued, origin, &mut self.gc_rg);
+                self.victim_end = self.victim_end.max(e);
+                e
+            }
+            Queued::Program { ppn, origin } => {
+                let e = self.media.program(ppn, g.issued, origin);
+                if M::ERASE_AFTER_WRITES {
                     self.victim_end = self.victim_end.max(e);
                 }
-                Queued::Program { ppn, origin } => {
-                    let e = self.media.program(ppn, g.issued, origin);
-                    if M::ERASE_AFTER_WRITES {
-                        self.victim_end = self.victim_end.max(e);
-                    }
-                }
-                Queued::Erase { seg } => {
-                    let ready = g.issued.max(self.victim_end);
-                    self.media.set_erase_pending(seg, false);
-                    self.media.erase(seg, ready, g.issued);
-                    self.victim_end = 0;
-                    self.gc_rg = ReadGroup::default();
-                }
+                e
+            }
+            Queued::Erase { seg } => {
+                let ready = g.issued.max(self.victim_end);
+                self.media.set_erase_pending(seg, false);
+                let e = self.media.erase(seg, ready, g.issued);
+                self.victim_end = 0;
+                self.gc_rg = ReadGroup::default();
+                e
             }
         }
     }
@@ -219,13 +232,14 @@ impl<M: Media> Scheduled<M> {
                     self.queue.pop_front();
                     self.media.copyback(src, dst, ready)
                 } else {
-                    let rg = &mut self.gc_rg;
-                    let e = match lim {
-                        Some(t) => self
-                            .media
-                            .move_read_before(src, dst, ready, g.issued, rg, t)?,
-                        None => self.media.move_read(src, dst, ready, g.issued, rg),
+                    let Some(t) = lim else {
+                        self.queue.pop_front();
+                        return Some(self.commit_entry(g));
                     };
+                    let rg = &mut self.gc_rg;
+                    let e = self
+                        .media
+                        .move_read_before(src, dst, ready, g.issued, rg, t)?;
                     self.read_ends.push_back(e);
                     e
                 };
@@ -235,10 +249,11 @@ impl<M: Media> Scheduled<M> {
             }
             Queued::MoveWrite { src, dst } => {
                 let ready = g.issued.max(self.read_ends.front().copied().unwrap_or(0));
-                let e = match limit(Class::WGc) {
-                    Some(t) => self.media.move_write_before(src, dst, ready, g.issued, t)?,
-                    None => self.media.move_write(src, dst, ready, g.issued),
+                let Some(t) = limit(Class::WGc) else {
+                    self.queue.pop_front();
+                    return Some(self.commit_entry(g));
                 };
+                let e = self.media.move_write_before(src, dst, ready, g.issued, t)?;
                 self.queue.pop_front();
                 self.read_ends.pop_front();
                 if M::ERASE_AFTER_WRITES {
@@ -246,27 +261,21 @@ impl<M: Media> Scheduled<M> {
                 }
                 e
             }
-            Queued::Read { ppn, origin } => {
+            Queued::Read { ppn, .. } => {
                 let ready = g.issued;
                 if limit(Class::RGc).is_some_and(|t| self.media.probe_read(ppn, ready) >= t) {
                     return None;
                 }
                 self.queue.pop_front();
-                let e = self.media.read(ppn, ready, origin, &mut self.gc_rg);
-                self.victim_end = self.victim_end.max(e);
-                e
+                self.commit_entry(g)
             }
-            Queued::Program { ppn, origin } => {
+            Queued::Program { ppn, .. } => {
                 let ready = g.issued;
                 if limit(Class::WGc).is_some_and(|t| self.media.probe_program(ppn, ready) >= t) {
                     return None;
                 }
                 self.queue.pop_front();
-                let e = self.media.program(ppn, ready, origin);
-                if M::ERASE_AFTER_WRITES {
-                    self.victim_end = self.victim_end.max(e);
-                }
-                e
+                self.commit_entry(g)
             }
             Queued::Erase { seg } => {
                 let ready = g.issued.max(self.victim_end);
@@ -274,11 +283,7 @@ impl<M: Media> Scheduled<M> {
                     return None;
                 }
                 self.queue.pop_front();
-                self.media.set_erase_pending(seg, false);
-                let e = self.media.erase(seg, ready, g.issued);
-                self.victim_end = 0;
-                self.gc_rg = ReadGroup::default();
-                e
+                self.commit_entry(g)
             }
         })
     }
