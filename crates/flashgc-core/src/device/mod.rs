@@ -19,6 +19,7 @@
 
 pub mod cpu;
 pub mod flash;
+mod fifo;
 mod gc_queue;
 mod lazy;
 pub mod noc;

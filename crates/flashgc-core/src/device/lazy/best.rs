@@ -6,7 +6,7 @@ use super::{CellQueue, Choice, Lazy, Pend};
 use crate::device::policy::Class;
 use crate::device::sched::{Media, Scheduled};
 use std::cmp::Reverse;
-use std::collections::VecDeque;
+
 
 /// When a waiting host operation (a program, or a read) ready at `ready` could start on a
 /// resource free at `free` whose running operation a read may suspend from `susp`.
@@ -174,7 +174,7 @@ fn class_best(cq: &CellQueue, write: bool, rank: u8, free: u64, susp: Option<u64
 /// [`class_best`] by a scan of the whole queue `q` (kept out of line: rare).
 #[inline(never)]
 fn class_scan(
-    q: &VecDeque<Pend>,
+    q: &crate::device::fifo::Fifo<Pend>,
     write: bool,
     rank: u8,
     free: u64,

@@ -53,7 +53,7 @@ struct Pend {
 /// scheduler need not scan the rest.
 #[derive(Debug, Clone)]
 struct CellQueue {
-    q: [std::collections::VecDeque<Pend>; 2],
+    q: [super::fifo::Fifo<Pend>; 2],
     sorted: [bool; 2],
 }
 

@@ -1,0 +1,177 @@
+//! A first-in-first-out queue kept as one contiguous vector with a read position: the
+//! scheduler's queues (the GC queue, the ends of committed move reads, each resource's
+//! waiting host operations) push at the back and take from the front once per flash
+//! operation, and a `VecDeque`'s wrap-around index arithmetic on every access was a
+//! measurable part of deferred commit (docs/controller.md, "Speed"). The waiting entries
+//! are one slice, so scans run over plain memory too.
+
+/// A FIFO of `T`: `v[head..]` are the entries, oldest first. The taken prefix is dropped
+/// when the queue empties, or moved out when it is at least half the vector and the vector
+/// is full, so memory stays within twice the most entries held at once.
+#[derive(Debug, Clone)]
+pub(crate) struct Fifo<T> {
+    v: Vec<T>,
+    head: usize,
+}
+
+impl<T> Default for Fifo<T> {
+    fn default() -> Fifo<T> {
+        Fifo {
+            v: Vec::new(),
+            head: 0,
+        }
+    }
+}
+
+impl<T: Copy> Fifo<T> {
+    /// An empty queue.
+    pub(crate) fn new() -> Fifo<T> {
+        Fifo::default()
+    }
+
+    /// Entries held.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.v.len() - self.head
+    }
+
+    /// Whether no entry is held.
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.head == self.v.len()
+    }
+
+    /// The entries, oldest first.
+    #[inline(always)]
+    pub(crate) fn as_slice(&self) -> &[T] {
+        &self.v[self.head..]
+    }
+
+    /// The oldest entry.
+    #[inline(always)]
+    pub(crate) fn front(&self) -> Option<&T> {
+        self.v.get(self.head)
+    }
+
+    /// The newest entry.
+    #[inline(always)]
+    pub(crate) fn back(&self) -> Option<&T> {
+        if self.is_empty() {
+            None
+        } else {
+            self.v.last()
+        }
+    }
+
+    /// Entry `i` from the front.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> Option<&T> {
+        self.v.get(self.head + i)
+    }
+
+    /// Appends `x` at the back.
+    #[inline(always)]
+    pub(crate) fn push_back(&mut self, x: T) {
+        if self.v.len() == self.v.capacity() && self.head > 0 && 2 * self.head >= self.v.len() {
+            self.compact();
+        }
+        self.v.push(x);
+    }
+
+    /// Drops the taken prefix (out of line: rare).
+    #[inline(never)]
+    fn compact(&mut self) {
+        self.v.drain(..self.head);
+        self.head = 0;
+    }
+
+    /// Takes the oldest entry.
+    #[inline(always)]
+    pub(crate) fn pop_front(&mut self) -> Option<T> {
+        let x = *self.v.get(self.head)?;
+        self.head += 1;
+        if self.head == self.v.len() {
+            self.v.clear();
+            self.head = 0;
+        }
+        Some(x)
+    }
+
+    /// Takes entry `i` from the front, keeping the order of the rest.
+    pub(crate) fn remove(&mut self, i: usize) -> Option<T> {
+        if i == 0 {
+            return self.pop_front();
+        }
+        if i >= self.len() {
+            return None;
+        }
+        let x = self.v.remove(self.head + i);
+        Some(x)
+    }
+
+    /// Appends every entry of `it`.
+    pub(crate) fn extend(&mut self, it: impl IntoIterator<Item = T>) {
+        for x in it {
+            self.push_back(x);
+        }
+    }
+
+    /// The entries, oldest first.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.as_slice().iter()
+    }
+}
+
+impl<T> From<Vec<T>> for Fifo<T> {
+    fn from(v: Vec<T>) -> Fifo<T> {
+        Fifo { v, head: 0 }
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Fifo<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.v[self.head..].iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fifo;
+    use std::collections::VecDeque;
+
+    /// Against `VecDeque` on a random sequence of pushes, pops and removals: the same
+    /// entries in the same order, and memory within twice the most held.
+    #[test]
+    fn matches_vecdeque() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let (mut f, mut d) = (Fifo::new(), VecDeque::new());
+        let mut most = 0;
+        for i in 0..200_000u64 {
+            match next() % 7 {
+                0..=2 => {
+                    f.push_back(i);
+                    d.push_back(i);
+                }
+                3..=4 => assert_eq!(f.pop_front(), d.pop_front()),
+                5 if !d.is_empty() => {
+                    let k = (next() % d.len() as u64) as usize;
+                    assert_eq!(f.remove(k), d.remove(k));
+                }
+                _ => assert_eq!(f.front(), d.front()),
+            }
+            most = most.max(d.len());
+            assert_eq!(f.len(), d.len());
+            assert_eq!(f.back(), d.back());
+            assert!(f.v.len() <= 2 * most.max(4) + 1, "{} held, {} kept", most, f.v.len());
+        }
+        assert!(f.iter().eq(d.iter()));
+    }
+}
