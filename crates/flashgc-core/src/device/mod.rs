@@ -18,8 +18,8 @@
 //! policy with priorities (firmware issue 15) replaces the commit order there.
 
 pub mod cpu;
-pub mod flash;
 mod fifo;
+pub mod flash;
 mod gc_queue;
 mod lazy;
 pub mod noc;

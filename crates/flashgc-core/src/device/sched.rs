@@ -14,12 +14,12 @@
 //! priorities between host, GC and background work (issue 15) changes the commit order
 //! here, below the driver and above the media.
 
+use super::fifo::Fifo;
 use super::gc_queue::{Entry, Queued};
 use super::{DeviceModel, DeviceReport, GcPolicy, ReadGroup};
 use crate::ops::{FlashOp, Origin};
 use crate::types::{Ppn, SegmentId};
 use crate::workload::Op;
-use super::fifo::Fifo;
 
 /// The resources of a device and how one operation occupies them. Every method reserves
 /// the resources it needs at or after `ready` and returns the end.

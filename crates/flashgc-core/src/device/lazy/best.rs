@@ -7,7 +7,6 @@ use crate::device::policy::Class;
 use crate::device::sched::{Media, Scheduled};
 use std::cmp::Reverse;
 
-
 /// When a waiting host operation (a program, or a read) ready at `ready` could start on a
 /// resource free at `free` whose running operation a read may suspend from `susp`.
 #[inline(always)]
