@@ -15,6 +15,9 @@
 pub(crate) struct Fifo<T> {
     v: Vec<T>,
     head: usize,
+    /// Entries taken from the front so far: the position in push order of the entry at
+    /// the front, so that it names that entry for as long as it is there.
+    taken: u64,
 }
 
 impl<T> Default for Fifo<T> {
@@ -22,6 +25,7 @@ impl<T> Default for Fifo<T> {
         Fifo {
             v: Vec::new(),
             head: 0,
+            taken: 0,
         }
     }
 }
@@ -30,6 +34,14 @@ impl<T: Copy> Fifo<T> {
     /// An empty queue.
     pub(crate) fn new() -> Fifo<T> {
         Fifo::default()
+    }
+
+    /// Entries taken from the front so far (a queue restored from a list starts at 0):
+    /// while the queue is not empty, the front entry's position in push order, which no
+    /// other entry of this queue shares.
+    #[inline(always)]
+    pub(crate) fn taken(&self) -> u64 {
+        self.taken
     }
 
     /// Entries held.
@@ -93,6 +105,7 @@ impl<T: Copy> Fifo<T> {
     pub(crate) fn pop_front(&mut self) -> Option<T> {
         let x = *self.v.get(self.head)?;
         self.head += 1;
+        self.taken += 1;
         if self.head == self.v.len() {
             self.v.clear();
             self.head = 0;
@@ -127,7 +140,11 @@ impl<T: Copy> Fifo<T> {
 
 impl<T> From<Vec<T>> for Fifo<T> {
     fn from(v: Vec<T>) -> Fifo<T> {
-        Fifo { v, head: 0 }
+        Fifo {
+            v,
+            head: 0,
+            taken: 0,
+        }
     }
 }
 

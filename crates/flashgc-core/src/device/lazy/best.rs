@@ -204,6 +204,7 @@ impl Lazy {
         self.heap.clear();
         self.hkey.iter_mut().for_each(|k| *k = NO_KEY);
         self.memo = None;
+        self.gc_floor.set(super::GcFloor::NONE);
     }
 }
 

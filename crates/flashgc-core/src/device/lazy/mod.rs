@@ -172,6 +172,31 @@ pub(crate) struct Lazy {
     hkey: Vec<Key>,
     /// Reads that suspended a program or erase.
     pub(crate) suspensions: u64,
+    /// The GC queue's front as last probed: a lower bound of its start while it is still
+    /// the front ([`GcFloor`]).
+    gc_floor: std::cell::Cell<GcFloor>,
+}
+
+/// The start the GC queue's front entry was found to have when last probed, and its class.
+/// Reservations only delay an operation that is still to be reserved (free times, channel
+/// gaps, erase times and a victim's read ends never move earlier), so while the same entry
+/// is at the front this start is a lower bound of its start now: a decision whose best host
+/// operation already beats it needs no new probe. (A write-back waiting behind host
+/// operations on a busy resource was probed again at every decision.)
+#[derive(Debug, Clone, Copy)]
+struct GcFloor {
+    /// The front entry it is for, by [`super::fifo::Fifo::taken`] (`u64::MAX`: none).
+    front: u64,
+    at: u64,
+    class: Class,
+}
+
+impl GcFloor {
+    const NONE: GcFloor = GcFloor {
+        front: u64::MAX,
+        at: 0,
+        class: Class::RGc,
+    };
 }
 
 impl Lazy {
@@ -196,6 +221,7 @@ impl Lazy {
             heap: BinaryHeap::new(),
             hkey: vec![NO_KEY; cells],
             suspensions: 0,
+            gc_floor: std::cell::Cell::new(GcFloor::NONE),
         }
     }
 
@@ -300,10 +326,31 @@ impl<M: Media> Scheduled<M> {
 
     /// The decision between the waiting host operations' best (`host`, its key, `NO_KEY`:
     /// none; `choice`, committing it) and the GC queue's front: GC when it starts earlier,
-    /// or at the same time with a better rank.
+    /// or at the same time with a better rank. The front is probed only when its floor
+    /// ([`GcFloor`]) does not already lose.
     #[inline(always)]
     fn with_gc(&self, host: Key, choice: Choice) -> Option<Decision> {
-        if let Some((at, class)) = self.gc_front() {
+        let lz = self.lazy.as_ref()?;
+        let front = self.queue.taken();
+        if host != NO_KEY && !self.queue.is_empty() {
+            let f = lz.gc_floor.get();
+            if f.front == front && at_rank(f.at, lz.rank(f.class)) >= key_at_rank(host) {
+                // The front starts no earlier than when last probed: it loses.
+                return Some((key_at(host), choice));
+            }
+        }
+        let gc = self.gc_front();
+        if let Some((at, class)) = gc {
+            lz.gc_floor.set(GcFloor { front, at, class });
+        }
+        self.pick(host, choice, gc)
+    }
+
+    /// The decision between the waiting host operations' best (`host`, `choice`) and the
+    /// GC queue's front probed now (`gc`, as [`Self::gc_front`] gives it).
+    #[inline(always)]
+    fn pick(&self, host: Key, choice: Choice, gc: Option<(u64, Class)>) -> Option<Decision> {
+        if let Some((at, class)) = gc {
             let r = self.lazy.as_ref()?.rank(class);
             if host == NO_KEY || at_rank(at, r) < key_at_rank(host) {
                 return Some((at, Choice::Gc));
@@ -363,9 +410,12 @@ impl<M: Media> Scheduled<M> {
     fn scan_decision(&self) -> Option<Decision> {
         let lz = self.lazy.as_ref()?;
         let (bound, best) = Self::host_scan(&self.media, lz);
+        // The GC queue's front probed now, not its cached floor: this is what the
+        // decisions are checked against.
+        let gc = self.gc_front();
         match best {
-            Some(b) => self.with_gc(b.key, b.choice(bound.cell)),
-            None => self.with_gc(NO_KEY, Choice::Gc),
+            Some(b) => self.pick(b.key, b.choice(bound.cell), gc),
+            None => self.pick(NO_KEY, Choice::Gc, gc),
         }
     }
 
