@@ -326,9 +326,13 @@ impl<M: Media> Scheduled<M> {
                 }
                 Some(b) if b.key == key => break b,
                 Some(b) => {
-                    lz.heap.pop();
-                    lz.hkey[cell] = NO_KEY;
-                    lz.lower(cell, b.key);
+                    // Its best moved later: the entry is replaced in place (one sift-down
+                    // instead of a pop and a push; `second` below does not depend on the
+                    // heap's layout, only on its entries).
+                    lz.hkey[cell] = b.key;
+                    if let Some(mut top) = lz.heap.peek_mut() {
+                        *top = Reverse((b.key, c));
+                    }
                 }
             }
         };
