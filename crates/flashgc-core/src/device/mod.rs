@@ -60,6 +60,10 @@ pub struct CommitLog {
     /// Whether the last one also moved another request's end (a read that suspended that
     /// request's program).
     pub moved_other: bool,
+    /// Whether the last one was the last of its request's operations to be reserved, so
+    /// that the request's end became known (when not, and nothing else moved, no request's
+    /// known end changed).
+    pub closed: bool,
 }
 
 /// Group of consecutive reads of one host request on the same flash page (they share one

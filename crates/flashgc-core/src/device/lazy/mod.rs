@@ -502,6 +502,7 @@ impl<M: Media> Scheduled<M> {
                     count: lz.log.count + 1,
                     slot: p.slot,
                     moved_other: false,
+                    closed: false,
                 };
                 if lz.pending[cell].is_empty() {
                     let i = lz.active.iter().position(|&c| c == cell).expect("active");
@@ -538,6 +539,7 @@ impl<M: Media> Scheduled<M> {
                 s.rg = rg;
                 s.open -= 1;
                 s.end = s.end.max(end);
+                lz.log.closed = s.open == 0;
                 end
             }
         }

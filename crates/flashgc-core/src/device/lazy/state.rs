@@ -113,6 +113,8 @@ impl Lazy {
             count: st.log.0,
             slot: st.log.1,
             moved_other: st.log.2,
+            // (Not saved; a restored driver reads every end again anyway.)
+            closed: true,
         };
         self.suspensions = st.suspensions;
         self.best.iter().for_each(|b| b.set(None));

@@ -115,6 +115,9 @@ impl<D: DeviceModel> Core<D> {
     fn sync_ends_slow(&mut self, log: crate::device::CommitLog) -> Synced {
         let d = self.deferred.as_mut().expect("deferred mode");
         let out = match d.synced {
+            // One more of a request's operations reserved, not its last: its end is still
+            // unknown, and no other request's moved.
+            Some(c) if c + 1 == log.count && !log.moved_other && !log.closed => Synced::Same,
             Some(c) if c + 1 == log.count && !log.moved_other => {
                 let slot = log.slot;
                 let i = d.pos.get(slot as usize).copied().unwrap_or(u32::MAX) as usize;
