@@ -199,4 +199,34 @@ mod tests {
         }
         assert!(f.iter().eq(d.iter()));
     }
+
+    /// `taken` names the front entry by its position in push order, across the vector's
+    /// resets and compactions (what the GC queue's floor relies on: the GC queue is only
+    /// pushed at the back and taken from the front).
+    #[test]
+    fn taken_names_the_front_entry() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut f = Fifo::new();
+        let mut pushed = 0u64;
+        for _ in 0..100_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            // Pushes a little more often than pops: the queue grows, empties and refills.
+            if rng % 9 < 5 || f.is_empty() {
+                f.push_back(pushed);
+                pushed += 1;
+            } else {
+                let x = f.pop_front();
+                assert_eq!(x, Some(f.taken() - 1));
+            }
+            if rng % 1000 == 0 {
+                while f.pop_front().is_some() {}
+            }
+            if let Some(&x) = f.front() {
+                assert_eq!(f.taken(), x);
+            }
+            assert_eq!(f.taken() + f.len() as u64, pushed);
+        }
+    }
 }
