@@ -26,6 +26,18 @@ pub(super) enum Queued {
     Erase { seg: SegmentId },
 }
 
+impl Queued {
+    /// Its class under a priority scheduler.
+    #[inline(always)]
+    pub(super) fn class(self) -> Class {
+        match self {
+            Queued::MoveRead { .. } | Queued::Read { .. } => Class::RGc,
+            Queued::MoveWrite { .. } | Queued::Program { .. } => Class::WGc,
+            Queued::Erase { .. } => Class::Erase,
+        }
+    }
+}
+
 /// A queued operation and when it was issued (it is ready then at the earliest).
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) struct Entry {
@@ -100,6 +112,24 @@ impl<M: Media> Scheduled<M> {
         while self.media.erase_pending(seg) {
             let n = self.queued_through_erase(seg);
             self.pump_forced(n);
+        }
+    }
+
+    /// Earliest start of entry `g` as the queue's front: the one place that says what a
+    /// queued operation waits for before it can start (a write-back for the read at the
+    /// front of `read_ends`, an erase for its victim's reads and write-backs).
+    #[inline(always)]
+    pub(super) fn probe_entry(&self, g: Entry) -> u64 {
+        match g.op {
+            Queued::MoveRead { src: ppn, .. } | Queued::Read { ppn, .. } => {
+                self.media.probe_read(ppn, g.issued)
+            }
+            Queued::MoveWrite { dst, .. } => {
+                let ready = g.issued.max(self.read_ends.front().copied().unwrap_or(0));
+                self.media.probe_program(dst, ready)
+            }
+            Queued::Program { ppn, .. } => self.media.probe_program(ppn, g.issued),
+            Queued::Erase { seg } => self.media.probe_erase(seg, g.issued.max(self.victim_end)),
         }
     }
 
@@ -261,25 +291,8 @@ impl<M: Media> Scheduled<M> {
                 }
                 e
             }
-            Queued::Read { ppn, .. } => {
-                let ready = g.issued;
-                if limit(Class::RGc).is_some_and(|t| self.media.probe_read(ppn, ready) >= t) {
-                    return None;
-                }
-                self.queue.pop_front();
-                self.commit_entry(g)
-            }
-            Queued::Program { ppn, .. } => {
-                let ready = g.issued;
-                if limit(Class::WGc).is_some_and(|t| self.media.probe_program(ppn, ready) >= t) {
-                    return None;
-                }
-                self.queue.pop_front();
-                self.commit_entry(g)
-            }
-            Queued::Erase { seg } => {
-                let ready = g.issued.max(self.victim_end);
-                if limit(Class::Erase).is_some_and(|t| self.media.probe_erase(seg, ready) >= t) {
+            Queued::Read { .. } | Queued::Program { .. } | Queued::Erase { .. } => {
+                if limit(g.op.class()).is_some_and(|t| self.probe_entry(g) >= t) {
                     return None;
                 }
                 self.queue.pop_front();

@@ -303,25 +303,7 @@ impl<M: Media> Scheduled<M> {
     #[inline]
     fn gc_front(&self) -> Option<(u64, Class)> {
         let g = *self.queue.front()?;
-        Some(match g.op {
-            super::gc_queue::Queued::MoveRead { src, .. } => {
-                (self.media.probe_read(src, g.issued), Class::RGc)
-            }
-            super::gc_queue::Queued::MoveWrite { dst, .. } => {
-                let ready = g.issued.max(self.read_ends.front().copied().unwrap_or(0));
-                (self.media.probe_program(dst, ready), Class::WGc)
-            }
-            super::gc_queue::Queued::Read { ppn, .. } => {
-                (self.media.probe_read(ppn, g.issued), Class::RGc)
-            }
-            super::gc_queue::Queued::Program { ppn, .. } => {
-                (self.media.probe_program(ppn, g.issued), Class::WGc)
-            }
-            super::gc_queue::Queued::Erase { seg } => (
-                self.media.probe_erase(seg, g.issued.max(self.victim_end)),
-                Class::Erase,
-            ),
-        })
+        Some((self.probe_entry(g), g.op.class()))
     }
 
     /// The decision between the waiting host operations' best (`host`, its key, `NO_KEY`:
