@@ -50,22 +50,6 @@ pub struct GcPolicy {
     pub barrier: bool,
 }
 
-/// Deferred mode: a summary of the host commits so far ([`DeviceModel::commit_log`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CommitLog {
-    /// Host operations committed so far.
-    pub count: u64,
-    /// The request slot of the last one.
-    pub slot: u32,
-    /// Whether the last one also moved another request's end (a read that suspended that
-    /// request's program).
-    pub moved_other: bool,
-    /// Whether the last one was the last of its request's operations to be reserved, so
-    /// that the request's end became known (when not, and nothing else moved, no request's
-    /// known end changed).
-    pub closed: bool,
-}
-
 /// Group of consecutive reads of one host request on the same flash page (they share one
 /// cell read). Device models that read whole mapping units ignore it.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -169,11 +153,19 @@ pub trait DeviceModel: Clone {
         }
     }
 
-    /// Deferred mode: what the host commits so far changed of the requests' ends (a
-    /// request's end, [`DeviceModel::slot_end`], changes only on a host commit), so that
-    /// the driver updates its earliest known completion instead of recomputing it.
-    fn commit_log(&self) -> CommitLog {
-        CommitLog::default()
+    /// Deferred mode: whether host commits made a request's end known (its last operation
+    /// reserved) or moved a known end later (a read suspended its program) since the last
+    /// [`DeviceModel::take_ends`] (checked after every decision, so it stays a flag read).
+    fn ends_pending(&self) -> bool {
+        false
+    }
+
+    /// Deferred mode: moves those ends into `out` (cleared first) as (slot, end) in commit
+    /// order; true when one of them moved an end that was known already. The device pushes
+    /// them as it commits, so the driver never looks at a request whose end did not change.
+    fn take_ends(&mut self, out: &mut Vec<(u32, u64)>) -> bool {
+        out.clear();
+        false
     }
 
     /// Free segments of the FTL now (host-first's urgency threshold).

@@ -517,8 +517,12 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         self.lazy_step_before(t)
     }
 
-    fn commit_log(&self) -> super::CommitLog {
-        self.lazy_commit_log()
+    fn ends_pending(&self) -> bool {
+        self.lazy.as_ref().is_some_and(|lz| !lz.ends.is_empty())
+    }
+
+    fn take_ends(&mut self, out: &mut Vec<(u32, u64)>) -> bool {
+        self.lazy_take_ends(out)
     }
 
     fn set_free_segments(&mut self, free: u64) {

@@ -26,7 +26,7 @@ mod tests;
 
 use super::policy::{Class, ControllerParams, Scheduler};
 use super::sched::{Media, Scheduled};
-use super::{CommitLog, ReadGroup};
+use super::ReadGroup;
 use crate::ops::Origin;
 use crate::types::Ppn;
 use best::{
@@ -158,8 +158,11 @@ pub(crate) struct Lazy {
     ranks: [u8; 5],
     /// Per resource: its best waiting host operation (None: to be recomputed).
     best: Vec<std::cell::Cell<Option<CellBest>>>,
-    /// The host commits so far (a slot's end changes only on one).
-    log: CommitLog,
+    /// Request ends that host commits made known or moved, not yet taken by the driver, as
+    /// (slot, end) (a slot's end changes only on a host commit).
+    pub(super) ends: Vec<(u32, u64)>,
+    /// One of `ends` moved an end that was known already (a suspended program's).
+    moved: bool,
     /// The last decision's host part (None: to be found from `heap`).
     memo: Option<Memo>,
     /// The resources with waiting host operations by a lower bound of their best's key
@@ -216,7 +219,8 @@ impl Lazy {
             urgent: false,
             ranks: CLASSES.map(|c| p.scheduler.rank(c, false)),
             best: vec![std::cell::Cell::new(None); cells],
-            log: CommitLog::default(),
+            ends: Vec::new(),
+            moved: false,
             memo: None,
             heap: BinaryHeap::new(),
             hkey: vec![NO_KEY; cells],
@@ -480,12 +484,6 @@ impl<M: Media> Scheduled<M> {
                         m.fresh = false;
                     }
                 }
-                lz.log = CommitLog {
-                    count: lz.log.count + 1,
-                    slot: p.slot,
-                    moved_other: false,
-                    closed: false,
-                };
                 if lz.pending[cell].is_empty() {
                     let i = lz.active.iter().position(|&c| c == cell).expect("active");
                     lz.active.swap_remove(i);
@@ -507,7 +505,11 @@ impl<M: Media> Scheduled<M> {
                         let s = &mut lz.slots[o as usize];
                         s.end = s.end.max(op_end);
                         lz.owner[cell] = (o, op_end);
-                        lz.log.moved_other = true;
+                        if s.open == 0 {
+                            // Its end was known: the driver takes the new one.
+                            lz.ends.push((o, s.end));
+                            lz.moved = true;
+                        }
                     }
                     e
                 } else {
@@ -521,7 +523,10 @@ impl<M: Media> Scheduled<M> {
                 s.rg = rg;
                 s.open -= 1;
                 s.end = s.end.max(end);
-                lz.log.closed = s.open == 0;
+                if s.open == 0 {
+                    // The request's last operation: its end is known.
+                    lz.ends.push((p.slot, s.end));
+                }
                 end
             }
         }
@@ -549,9 +554,14 @@ impl<M: Media> Scheduled<M> {
         self.lazy.as_ref().map_or(0, |lz| lz.slots.len() as u32)
     }
 
-    /// The host commits so far.
-    pub(super) fn lazy_commit_log(&self) -> CommitLog {
-        self.lazy.as_ref().map_or(CommitLog::default(), |lz| lz.log)
+    /// [`crate::device::DeviceModel::take_ends`].
+    pub(super) fn lazy_take_ends(&mut self, out: &mut Vec<(u32, u64)>) -> bool {
+        out.clear();
+        let Some(lz) = self.lazy.as_mut() else {
+            return false;
+        };
+        std::mem::swap(out, &mut lz.ends);
+        std::mem::take(&mut lz.moved)
     }
 
     /// Free segments now (host-first's urgency threshold).

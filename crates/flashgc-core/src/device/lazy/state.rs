@@ -1,7 +1,6 @@
 //! Deferred commit's part of a checkpoint: what is saved, and the checks on restore.
 
 use super::{CellQueue, Lazy, Pend, Slot};
-use crate::device::CommitLog;
 use crate::types::Ppn;
 
 /// The deferred-commit state in a checkpoint (the policy itself comes from the
@@ -14,6 +13,8 @@ pub(crate) struct LazyState {
     seq: u64,
     owner: Vec<(u32, u64)>,
     urgent: bool,
+    /// Unused since the device pushes request ends to the driver (a restored driver reads
+    /// every end again); kept for the format.
     log: (u64, u32, bool),
     suspensions: u64,
 }
@@ -32,7 +33,7 @@ impl Lazy {
             seq: self.seq,
             owner: self.owner.clone(),
             urgent: self.urgent,
-            log: (self.log.count, self.log.slot, self.log.moved_other),
+            log: (0, 0, false),
             suspensions: self.suspensions,
         }
     }
@@ -109,13 +110,9 @@ impl Lazy {
         self.seq = st.seq;
         self.owner = st.owner;
         self.set_urgent(st.urgent);
-        self.log = CommitLog {
-            count: st.log.0,
-            slot: st.log.1,
-            moved_other: st.log.2,
-            // (Not saved; a restored driver reads every end again anyway.)
-            closed: true,
-        };
+        // Ends not taken yet: the restored driver reads every end again.
+        self.ends.clear();
+        self.moved = false;
         self.suspensions = st.suspensions;
         self.best.iter().for_each(|b| b.set(None));
         self.clear_heap();

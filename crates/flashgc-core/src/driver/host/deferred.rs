@@ -44,13 +44,17 @@ pub(crate) struct Deferred {
     /// Per request slot: the provisional completion of the request in flight there, while
     /// it waits in `soonest` (`u64::MAX`: not all its operations reserved yet, no request
     /// there, or already taken by a completion pass). Indexed by slot rather than by
-    /// position so that completing a request moves nothing here. Valid while `synced` is
-    /// the device's count of host commits; rebuilt after a restore.
+    /// position so that completing a request moves nothing here. Kept up to date from the
+    /// ends the device pushes ([`DeviceModel::take_ends`]) once `synced`; rebuilt after a
+    /// restore.
     #[serde(skip)]
     end: Vec<u64>,
-    /// The device's host commit count `end` was brought up to.
+    /// `end` was built from the device's slots (false after a restore).
     #[serde(skip)]
-    synced: Option<u64>,
+    synced: bool,
+    /// Scratch: the ends taken from the device.
+    #[serde(skip)]
+    taken: Vec<(u32, u64)>,
     /// Per request slot: its index in `inflight` (while in flight; stale after).
     #[serde(skip)]
     pos: Vec<u32>,
@@ -68,7 +72,7 @@ pub(crate) struct Deferred {
 enum Synced {
     /// Nothing.
     Same,
-    /// One request's, now this (`u64::MAX`: still unknown).
+    /// Some requests' ends became known, the earliest of them this.
     One(u64),
     /// Possibly all.
     All,
@@ -98,56 +102,54 @@ fn provisional<D: DeviceModel>(dev: &D, slot: u32, base: u64) -> u64 {
 
 impl<D: DeviceModel> Core<D> {
     /// Brings the provisional completions of the requests in flight up to date with the
-    /// device's host commits: a commit changes only its own request's end unless it
-    /// suspended another request's program (then, or after several commits, all are read
-    /// again).
+    /// ends the device pushed: a host commit changes only its own request's end, when it
+    /// was the request's last operation, unless it suspended another request's program.
     #[inline]
     fn sync_ends(&mut self) -> Synced {
-        let log = self.dev.commit_log();
         match self.deferred.as_ref() {
-            Some(d) if d.synced == Some(log.count) => Synced::Same,
-            _ => self.sync_ends_slow(log),
+            Some(d) if d.synced && !self.dev.ends_pending() => Synced::Same,
+            _ => self.sync_ends_slow(),
         }
     }
 
-    /// [`Core::sync_ends`] when there were host commits.
+    /// [`Core::sync_ends`] when the device pushed ends (or after a restore).
     #[inline(never)]
-    fn sync_ends_slow(&mut self, log: crate::device::CommitLog) -> Synced {
+    fn sync_ends_slow(&mut self) -> Synced {
         let d = self.deferred.as_mut().expect("deferred mode");
-        let out = match d.synced {
-            // One more of a request's operations reserved, not its last: its end is still
-            // unknown, and no other request's moved.
-            Some(c) if c + 1 == log.count && !log.moved_other && !log.closed => Synced::Same,
-            Some(c) if c + 1 == log.count && !log.moved_other => {
-                let slot = log.slot;
-                let i = d.pos.get(slot as usize).copied().unwrap_or(u32::MAX) as usize;
-                // (Only the base is read: no copy of the whole request.)
-                match d.inflight.get(i).filter(|f| f.slot == slot).map(|f| f.base) {
-                    Some(base) => {
-                        let e = provisional(&self.dev, slot, base);
-                        d.set_end(slot, e);
-                        Synced::One(e)
-                    }
-                    None => Synced::Same,
-                }
+        let moved = self.dev.take_ends(&mut d.taken);
+        if !d.synced || moved {
+            // Read every end again (a suspension can move an end later, which the heap of
+            // the earliest cannot take back).
+            d.synced = true;
+            let n = d.slots as usize;
+            d.end.clear();
+            d.end.resize(n, u64::MAX);
+            d.pos.clear();
+            d.pos.resize(n, u32::MAX);
+            d.soonest.clear();
+            for i in 0..d.inflight.len() {
+                let (slot, base) = (d.inflight[i].slot, d.inflight[i].base);
+                d.set_pos(slot, i);
+                d.set_end(slot, provisional(&self.dev, slot, base));
             }
-            _ => {
-                let n = d.slots as usize;
-                d.end.clear();
-                d.end.resize(n, u64::MAX);
-                d.pos.clear();
-                d.pos.resize(n, u32::MAX);
-                d.soonest.clear();
-                for i in 0..d.inflight.len() {
-                    let (slot, base) = (d.inflight[i].slot, d.inflight[i].base);
-                    d.set_pos(slot, i);
-                    d.set_end(slot, provisional(&self.dev, slot, base));
-                }
-                Synced::All
+            return Synced::All;
+        }
+        let mut first = u64::MAX;
+        for k in 0..d.taken.len() {
+            let (slot, e) = d.taken[k];
+            let i = d.pos.get(slot as usize).copied().unwrap_or(u32::MAX) as usize;
+            // (Only the base is read: no copy of the whole request.)
+            if let Some(base) = d.inflight.get(i).filter(|f| f.slot == slot).map(|f| f.base) {
+                let e = e.max(base);
+                d.set_end(slot, e);
+                first = first.min(e);
             }
-        };
-        d.synced = Some(log.count);
-        out
+        }
+        if first == u64::MAX {
+            Synced::Same
+        } else {
+            Synced::One(first)
+        }
     }
 
     /// The earliest provisional completion of the requests in flight (None: none known).
