@@ -82,9 +82,21 @@ pub(super) struct CellBest {
     /// Its class queue (programs: true) and index there.
     pub(super) idx: u32,
     pub(super) write: bool,
+    /// As a resource's cached best: still to be used (false: to be computed again).
+    pub(super) valid: bool,
 }
 
 impl CellBest {
+    /// A cache entry to be computed again.
+    pub(super) const STALE: CellBest = CellBest {
+        key: NO_KEY,
+        free: 0,
+        susp: None,
+        idx: 0,
+        write: false,
+        valid: false,
+    };
+
     /// Committing this operation of resource `cell`.
     #[inline(always)]
     pub(super) fn choice(&self, cell: u32) -> Choice {
@@ -211,7 +223,7 @@ impl Lazy {
 impl<M: Media> Scheduled<M> {
     /// The best waiting host operation of `cell` (from its cache when still valid).
     #[inline]
-    pub(super) fn cell_best(media: &M, lz: &Lazy, cell: usize) -> Option<CellBest> {
+    pub(super) fn cell_best(media: &M, lz: &mut Lazy, cell: usize) -> Option<CellBest> {
         let free = media.cell_free(cell);
         let susp = media.suspend_from(cell);
         Self::cell_best_at(lz, cell, free, susp)
@@ -219,19 +231,30 @@ impl<M: Media> Scheduled<M> {
 
     /// [`Self::cell_best`] for the resource's current free time `free` and suspend point
     /// `susp` (when the caller has read them already). Inlined: on every decision whose
-    /// memo went stale, and its result is then not copied through memory.
+    /// memo went stale, and its result is then not copied through memory. The cache is
+    /// checked in place (its stamp read, not the whole entry copied).
     #[inline(always)]
     pub(super) fn cell_best_at(
-        lz: &Lazy,
+        lz: &mut Lazy,
         cell: usize,
         free: u64,
         susp: Option<u64>,
     ) -> Option<CellBest> {
-        if let Some(b) = lz.best[cell].get() {
-            if b.free == free && b.susp == susp {
-                return Some(b);
-            }
+        let b = &lz.best[cell];
+        if b.valid && b.free == free && b.susp == susp {
+            return Some(*b);
         }
+        let best = Self::compute_best(lz, cell, free, susp);
+        if let Some(b) = best {
+            lz.best[cell] = b;
+        }
+        best
+    }
+
+    /// Resource `cell`'s best waiting host operation computed from its queues (None:
+    /// nothing waits), without the cache.
+    #[inline(always)]
+    fn compute_best(lz: &Lazy, cell: usize, free: u64, susp: Option<u64>) -> Option<CellBest> {
         let cq = &lz.pending[cell];
         let (r, r_idx) = class_best(cq, false, lz.rank(Class::RHost), free, susp);
         let (w, w_idx) = class_best(cq, true, lz.rank(Class::WHost), free, susp);
@@ -241,15 +264,27 @@ impl<M: Media> Scheduled<M> {
         } else {
             (r, (false, r_idx))
         };
-        let best = (best != NO_KEY).then_some(CellBest {
+        (best != NO_KEY).then_some(CellBest {
             key: best,
             free,
             susp,
             idx: at.1,
             write: at.0,
-        });
-        lz.best[cell].set(best);
-        best
+            valid: true,
+        })
+    }
+
+    /// [`Self::cell_best`] for a plain scan: from the cache when valid, else computed
+    /// (without filling the cache, so that checking a decision changes nothing).
+    #[inline]
+    fn cell_best_ro(media: &M, lz: &Lazy, cell: usize) -> Option<CellBest> {
+        let free = media.cell_free(cell);
+        let susp = media.suspend_from(cell);
+        let b = &lz.best[cell];
+        if b.valid && b.free == free && b.susp == susp {
+            return Some(*b);
+        }
+        Self::compute_best(lz, cell, free, susp)
     }
 
     /// The waiting host operations' best key (`NO_KEY`: none) and what committing it means
@@ -356,7 +391,7 @@ impl<M: Media> Scheduled<M> {
         let mut best: Option<CellBest> = None;
         let mut bound = HostBound::default();
         for &cell in &lz.active {
-            if let Some(b) = Self::cell_best(media, lz, cell) {
+            if let Some(b) = Self::cell_best_ro(media, lz, cell) {
                 match best {
                     Some(x) if x.key < b.key => bound.second = bound.second.min(b.key),
                     _ => {

@@ -157,7 +157,7 @@ pub(crate) struct Lazy {
     /// kept at hand instead of asking the policy.
     ranks: [u8; 5],
     /// Per resource: its best waiting host operation (None: to be recomputed).
-    best: Vec<std::cell::Cell<Option<CellBest>>>,
+    best: Vec<CellBest>,
     /// Request ends that host commits made known or moved, not yet taken by the driver, as
     /// (slot, end) (a slot's end changes only on a host commit).
     pub(super) ends: Vec<(u32, u64)>,
@@ -218,7 +218,7 @@ impl Lazy {
             },
             urgent: false,
             ranks: CLASSES.map(|c| p.scheduler.rank(c, false)),
-            best: vec![std::cell::Cell::new(None); cells],
+            best: vec![CellBest::STALE; cells],
             ends: Vec::new(),
             moved: false,
             memo: None,
@@ -270,7 +270,7 @@ impl<M: Media> Scheduled<M> {
             // not its resource's best, so no best or bound changes.
             return;
         }
-        lz.best[cell].set(None);
+        lz.best[cell].valid = false;
         let rank = lz.rank(if write { Class::WHost } else { Class::RHost });
         let free = self.media.cell_free(cell);
         let susp = self.media.suspend_from(cell);
@@ -358,7 +358,7 @@ impl<M: Media> Scheduled<M> {
     /// when its free time moved; the others can only have moved later), the runner-up's as a
     /// lower bound once it does not. A lower bound is safe: GC commits only while it beats
     /// it, and the next full scan decides the rest.
-    fn refresh_bound(&self, bound: &mut HostBound) -> Key {
+    fn refresh_bound(&mut self, bound: &mut HostBound) -> Key {
         if !bound.exact {
             return bound.best;
         }
@@ -369,7 +369,7 @@ impl<M: Media> Scheduled<M> {
             return bound.best;
         }
         bound.free = free;
-        let lz = self.lazy.as_ref().expect("deferred mode");
+        let lz = self.lazy.as_deref_mut().expect("deferred mode");
         let cq = &lz.pending[cell];
         let now = match cq.q[1].front() {
             // Only programs wait there, in nondecreasing ready order: the front is the best
@@ -478,7 +478,7 @@ impl<M: Media> Scheduled<M> {
                 let (cell, idx) = (cell as usize, idx as usize);
                 let lz = self.lazy.as_mut().expect("deferred mode");
                 let p = lz.pending[cell].remove(write, idx);
-                lz.best[cell].set(None);
+                lz.best[cell].valid = false;
                 if let Some(m) = lz.memo.as_mut() {
                     if m.bound.cell as usize == cell {
                         m.fresh = false;
@@ -570,7 +570,7 @@ impl<M: Media> Scheduled<M> {
             let urgent = free < lz.urgency as u64;
             if urgent != lz.urgent {
                 // Ranks change: every cached best is stale.
-                lz.best.iter().for_each(|b| b.set(None));
+                lz.best.iter_mut().for_each(|b| b.valid = false);
                 lz.set_urgent(urgent);
                 self.rebuild_heap();
             }

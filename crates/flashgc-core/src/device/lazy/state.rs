@@ -114,7 +114,7 @@ impl Lazy {
         self.ends.clear();
         self.moved = false;
         self.suspensions = st.suspensions;
-        self.best.iter().for_each(|b| b.set(None));
+        self.best.iter_mut().for_each(|b| b.valid = false);
         self.clear_heap();
         Ok(())
     }
