@@ -97,6 +97,13 @@ impl CellBest {
         valid: false,
     };
 
+    /// This cache entry when it holds for a resource free at `free` with suspend point
+    /// `susp` (read in place: the entry is copied out only when it holds).
+    #[inline(always)]
+    pub(super) fn holds(&self, free: u64, susp: Option<u64>) -> Option<CellBest> {
+        (self.valid && self.free == free && self.susp == susp).then_some(*self)
+    }
+
     /// Committing this operation of resource `cell`.
     #[inline(always)]
     pub(super) fn choice(&self, cell: u32) -> Choice {
@@ -231,8 +238,7 @@ impl<M: Media> Scheduled<M> {
 
     /// [`Self::cell_best`] for the resource's current free time `free` and suspend point
     /// `susp` (when the caller has read them already). Inlined: on every decision whose
-    /// memo went stale, and its result is then not copied through memory. The cache is
-    /// checked in place (its stamp read, not the whole entry copied).
+    /// memo went stale, and its result is then not copied through memory.
     #[inline(always)]
     pub(super) fn cell_best_at(
         lz: &mut Lazy,
@@ -240,9 +246,8 @@ impl<M: Media> Scheduled<M> {
         free: u64,
         susp: Option<u64>,
     ) -> Option<CellBest> {
-        let b = &lz.best[cell];
-        if b.valid && b.free == free && b.susp == susp {
-            return Some(*b);
+        if let Some(b) = lz.best[cell].holds(free, susp) {
+            return Some(b);
         }
         let best = Self::compute_best(lz, cell, free, susp);
         if let Some(b) = best {
@@ -280,11 +285,9 @@ impl<M: Media> Scheduled<M> {
     fn cell_best_ro(media: &M, lz: &Lazy, cell: usize) -> Option<CellBest> {
         let free = media.cell_free(cell);
         let susp = media.suspend_from(cell);
-        let b = &lz.best[cell];
-        if b.valid && b.free == free && b.susp == susp {
-            return Some(*b);
-        }
-        Self::compute_best(lz, cell, free, susp)
+        lz.best[cell]
+            .holds(free, susp)
+            .or_else(|| Self::compute_best(lz, cell, free, susp))
     }
 
     /// The waiting host operations' best key (`NO_KEY`: none) and what committing it means

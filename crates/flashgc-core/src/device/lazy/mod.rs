@@ -156,7 +156,8 @@ pub(crate) struct Lazy {
     /// Each class's rank under `urgent` (by [`Class`] index): read on every decision, so
     /// kept at hand instead of asking the policy.
     ranks: [u8; 5],
-    /// Per resource: its best waiting host operation (None: to be recomputed).
+    /// Per resource: its best waiting host operation as last computed (`valid` false: to
+    /// be computed again).
     best: Vec<CellBest>,
     /// Request ends that host commits made known or moved, not yet taken by the driver, as
     /// (slot, end) (a slot's end changes only on a host commit).
