@@ -518,7 +518,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     }
 
     fn ends_pending(&self) -> bool {
-        self.lazy.as_ref().is_some_and(|lz| !lz.ends.is_empty())
+        self.lazy_ends_pending()
     }
 
     fn take_ends(&mut self, out: &mut Vec<(u32, u64)>) -> bool {

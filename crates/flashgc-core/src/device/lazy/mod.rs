@@ -161,7 +161,7 @@ pub(crate) struct Lazy {
     best: Vec<CellBest>,
     /// Request ends that host commits made known or moved, not yet taken by the driver, as
     /// (slot, end) (a slot's end changes only on a host commit).
-    pub(super) ends: Vec<(u32, u64)>,
+    ends: Vec<(u32, u64)>,
     /// One of `ends` moved an end that was known already (a suspended program's).
     moved: bool,
     /// The last decision's host part (None: to be found from `heap`).
@@ -553,6 +553,12 @@ impl<M: Media> Scheduled<M> {
     /// Request slots known.
     pub(super) fn lazy_slots(&self) -> u32 {
         self.lazy.as_ref().map_or(0, |lz| lz.slots.len() as u32)
+    }
+
+    /// [`crate::device::DeviceModel::ends_pending`].
+    #[inline(always)]
+    pub(super) fn lazy_ends_pending(&self) -> bool {
+        self.lazy.as_ref().is_some_and(|lz| !lz.ends.is_empty())
     }
 
     /// [`crate::device::DeviceModel::take_ends`].
