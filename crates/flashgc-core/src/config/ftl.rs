@@ -219,7 +219,8 @@ impl MappingCacheConfig {
             return Err(Error::config(
                 "ftl.mapping_cache.bytes",
                 format!(
-                    "{} must be in [one translation page = {tpb}, the whole table = {table_bytes}] bytes                      (`off` keeps the whole table in DRAM)",
+                    "{} must be in [one translation page = {tpb}, the whole table = \
+                     {table_bytes}] bytes (`off` keeps the whole table in DRAM)",
                     self.bytes
                 ),
             ));
