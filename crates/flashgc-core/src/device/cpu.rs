@@ -422,45 +422,43 @@ impl Cpu {
         }
     }
 
-    /// Prices `ops` into host and internal work, adding to the component times.
+    /// Prices `ops` into host and internal work, adding to the component times. The loop
+    /// only counts the operations of each fixed price (once per host page operation, over
+    /// every GC operation issued with it); the prices are applied once at the end.
     fn price(&mut self, ops: &[FlashOp]) -> (u64, u64) {
-        let c = self.costs;
         let (mut host, mut internal) = (0u64, 0u64);
+        // Host programs (classifier), reads and copybacks by host and internal origin
+        // (ECC), GC erases (victim selection).
+        let (mut programs, mut reads, mut erases) = (0u64, [0u64; 2], 0u64);
         for op in ops {
-            let (ns, origin) = match *op {
-                FlashOp::Program { origin, .. } => {
-                    if origin != Origin::Host {
-                        continue;
+            match *op {
+                FlashOp::Program { origin, .. } => programs += (origin == Origin::Host) as u64,
+                FlashOp::Read { origin, .. } | FlashOp::Copyback { origin, .. } => {
+                    reads[(origin != Origin::Host) as usize] += 1;
+                }
+                FlashOp::Erase { origin, .. } => erases += (origin == Origin::Gc) as u64,
+                FlashOp::Compute { work, origin } => {
+                    let ns = self.compute(work);
+                    if origin == Origin::Host {
+                        host += ns;
+                    } else {
+                        internal += ns;
                     }
-                    self.time.classifier += c.classifier_ns;
-                    (c.classifier_ns, origin)
                 }
-                FlashOp::Read { origin, .. } => {
-                    self.time.ecc += c.ecc_read_ns;
-                    (c.ecc_read_ns, origin)
-                }
-                FlashOp::Copyback { origin, .. } => {
-                    self.time.ecc += c.ecc_read_ns;
-                    (c.ecc_read_ns, origin)
-                }
-                FlashOp::Erase { origin, .. } => {
-                    if origin != Origin::Gc {
-                        continue;
-                    }
-                    self.time.victim_select += c.victim_ns;
-                    (c.victim_ns, origin)
-                }
-                FlashOp::Compute { work, origin } => (self.compute(work), origin),
-            };
-            if origin == Origin::Host {
-                host += ns;
-            } else {
-                internal += ns;
             }
         }
-        (host, internal)
+        let c = &self.costs;
+        let (classifier, victim) = (programs * c.classifier_ns, erases * c.victim_ns);
+        let ecc = [reads[0] * c.ecc_read_ns, reads[1] * c.ecc_read_ns];
+        self.time.classifier += classifier;
+        self.time.ecc += ecc[0] + ecc[1];
+        self.time.victim_select += victim;
+        (host + classifier + ecc[0], internal + ecc[1] + victim)
     }
 
+    /// Prices one explicit piece of CPU work (out of line: only some schemes issue them,
+    /// and inlined into [`Cpu::price`] it made every call load all the costs first).
+    #[inline(never)]
     fn compute(&mut self, w: Compute) -> u64 {
         let c = self.costs;
         match w {

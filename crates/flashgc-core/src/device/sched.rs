@@ -21,6 +21,9 @@ use crate::ops::{FlashOp, Origin};
 use crate::types::{Ppn, SegmentId};
 use crate::workload::Op;
 
+/// No hint from [`Media::host_locate`]: the media finds the operation's place again.
+pub const NO_HINT: u32 = u32::MAX;
+
 /// The resources of a device and how one operation occupies them. Every method reserves
 /// the resources it needs at or after `ready` and returns the end.
 pub trait Media {
@@ -125,6 +128,26 @@ pub trait Media {
     /// The resource a read or program of `ppn` queues at under a priority scheduler (flash:
     /// its die or plane; NoC: its channel's task queues).
     fn cell_of(&self, ppn: Ppn) -> usize;
+    /// [`Media::cell_of`] for a host operation that waits in its resource's queue, and a
+    /// hint that lets the media skip finding `ppn`'s place again when the operation is
+    /// committed ([`Media::host_read`], [`Media::host_program`]; `NO_HINT`: none). Media
+    /// give a hint only where the place cannot change while the operation waits.
+    #[inline(always)]
+    fn host_locate(&self, ppn: Ppn) -> (usize, u32) {
+        (self.cell_of(ppn), NO_HINT)
+    }
+    /// [`Media::read`] of a host read located by [`Media::host_locate`] with `hint`.
+    #[inline(always)]
+    fn host_read(&mut self, ppn: Ppn, hint: u32, ready: u64, rg: &mut ReadGroup) -> u64 {
+        let _ = hint;
+        self.read(ppn, ready, Origin::Host, rg)
+    }
+    /// [`Media::program`] of a host program located by [`Media::host_locate`] with `hint`.
+    #[inline(always)]
+    fn host_program(&mut self, ppn: Ppn, hint: u32, ready: u64) -> u64 {
+        let _ = hint;
+        self.program(ppn, ready, Origin::Host)
+    }
     /// When resource `cell` is next free.
     fn cell_free(&self, cell: usize) -> u64;
     /// Number of such resources.

@@ -12,7 +12,7 @@ mod suspend;
 use suspend::Running;
 pub mod geometry;
 
-use super::sched::Media;
+use super::sched::{Media, NO_HINT};
 use super::{DeviceReport, ReadGroup};
 use crate::config::TimingConfig;
 use crate::ops::Origin;
@@ -626,6 +626,34 @@ impl Media for FlashMedia {
     #[inline]
     fn cell_of(&self, ppn: Ppn) -> usize {
         self.cell_of_ppn(ppn)
+    }
+
+    /// The hint is the unit, with static allocation only: a dynamic one may be chosen (a
+    /// program) or recorded (a read of a page still to be programmed) while it waits.
+    #[inline(always)]
+    fn host_locate(&self, ppn: Ppn) -> (usize, u32) {
+        if self.alloc == Alloc::Static {
+            let unit = self.geo.unit_static(ppn);
+            (self.units[unit as usize].cell as usize, unit)
+        } else {
+            (self.cell_of_ppn(ppn), NO_HINT)
+        }
+    }
+
+    #[inline(always)]
+    fn host_read(&mut self, ppn: Ppn, hint: u32, ready: u64, rg: &mut ReadGroup) -> u64 {
+        match hint {
+            NO_HINT => FlashMedia::read(self, ppn, ready, false, rg),
+            unit => self.read_on(unit, ppn, ready, false, rg),
+        }
+    }
+
+    #[inline(always)]
+    fn host_program(&mut self, ppn: Ppn, hint: u32, ready: u64) -> u64 {
+        match hint {
+            NO_HINT => FlashMedia::program(self, ppn, ready, false, false),
+            unit => self.program_on(unit, ppn, ready, false, false),
+        }
     }
 
     #[inline]

@@ -25,7 +25,7 @@ mod state;
 mod tests;
 
 use super::policy::{Class, ControllerParams, Scheduler};
-use super::sched::{Media, Scheduled};
+use super::sched::{Media, Scheduled, NO_HINT};
 use super::ReadGroup;
 use crate::ops::Origin;
 use crate::types::Ppn;
@@ -44,6 +44,15 @@ struct Pend {
     ppn: Ppn,
     write: bool,
     slot: u32,
+    /// The media's hint for committing it ([`Media::host_locate`]; not saved: a restored
+    /// operation has none, and the media finds its place again).
+    #[serde(skip, default = "no_hint")]
+    hint: u32,
+}
+
+/// [`NO_HINT`], for a restored [`Pend`].
+fn no_hint() -> u32 {
+    NO_HINT
 }
 
 /// One resource's waiting host operations: reads and programs apart, each in issue order,
@@ -245,7 +254,7 @@ impl Lazy {
 impl<M: Media> Scheduled<M> {
     /// Queues a host read or program of `ppn` ready at `ready` for the current slot.
     pub(super) fn lazy_push(&mut self, ppn: Ppn, write: bool, ready: u64) {
-        let cell = self.media.cell_of(ppn);
+        let (cell, hint) = self.media.host_locate(ppn);
         let lz = self.lazy.as_mut().expect("deferred mode");
         let slot = lz.cur;
         lz.slots[slot as usize].open += 1;
@@ -263,6 +272,7 @@ impl<M: Media> Scheduled<M> {
             ppn,
             write,
             slot,
+            hint,
         });
         let k = write as usize;
         let idx = cq.q[k].len() - 1;
@@ -492,7 +502,7 @@ impl<M: Media> Scheduled<M> {
                 let mut rg = lz.slots[p.slot as usize].rg;
                 let free = self.media.cell_free(cell);
                 let end = if p.write {
-                    let e = self.media.program(p.ppn, p.ready, Origin::Host);
+                    let e = self.media.host_program(p.ppn, p.hint, p.ready);
                     let lz = self.lazy.as_mut().expect("deferred mode");
                     lz.owner[cell] = (p.slot, self.media.cell_free(cell));
                     e
@@ -514,7 +524,7 @@ impl<M: Media> Scheduled<M> {
                     }
                     e
                 } else {
-                    let e = self.media.read(p.ppn, p.ready, Origin::Host, &mut rg);
+                    let e = self.media.host_read(p.ppn, p.hint, p.ready, &mut rg);
                     let lz = self.lazy.as_mut().expect("deferred mode");
                     lz.owner[cell] = (u32::MAX, 0);
                     e
