@@ -72,7 +72,8 @@ pub(crate) struct Deferred {
 enum Synced {
     /// Nothing.
     Same,
-    /// Some requests' ends became known, the earliest of them this.
+    /// Some requests' ends became known, the earliest of them this (never `u64::MAX`:
+    /// with none known it is `Same`).
     One(u64),
     /// Possibly all.
     All,
@@ -257,10 +258,8 @@ impl<D: DeviceModel> Core<D> {
             match self.sync_ends() {
                 Synced::Same => {}
                 Synced::One(e) => {
-                    if e != u64::MAX {
-                        known = known.min(e);
-                        any = true;
-                    }
+                    known = known.min(e);
+                    any = true;
                 }
                 Synced::All => {
                     let e = self.earliest_end();
