@@ -98,6 +98,7 @@ fn build_config(
         .map_err(|e| input_err(format!("overrides: not valid JSON: {e}")))?;
     let mut value =
         serde_json::to_value(&cfg).map_err(|e| input_err(format!("configuration: {e}")))?;
+    let base = value.clone();
     // Optional sections left out of the serialized configuration when unset, so that
     // overrides can set them: the mapping cache and the host flows.
     if let Some(ftl) = value.get_mut("ftl").and_then(|v| v.as_object_mut()) {
@@ -108,8 +109,31 @@ fn build_config(
         top.entry("flow")
             .or_insert(serde_json::Value::Array(Vec::new()));
     }
+    let leaves = override_leaves(&over, "");
     merge(&mut value, over, "")?;
-    // Serialized `None`s are nulls; drop them so that they deserialize as defaults.
+    let mut out: Config = match deserialize(value) {
+        Ok(c) => c,
+        Err(e) => {
+            // serde_json names no field: find the override that fails on its own.
+            let field = leaves.into_iter().find_map(|(path, leaf)| {
+                let mut one = base.clone();
+                merge(&mut one, leaf, "").ok()?;
+                deserialize(one)
+                    .err()
+                    .map(|e| format!("overrides: `{path}`: {e}"))
+            });
+            return Err(input_err(field.unwrap_or(format!("overrides: {e}"))));
+        }
+    };
+    if out.preset.is_none() {
+        out.preset = cfg.preset;
+    }
+    Ok(out)
+}
+
+/// A merged configuration value as a [`Config`], its serialized `None`s (nulls) dropped so
+/// that they deserialize as defaults.
+fn deserialize(mut value: serde_json::Value) -> Result<Config, serde_json::Error> {
     fn drop_nulls(v: &mut serde_json::Value) {
         if let serde_json::Value::Object(m) = v {
             m.retain(|_, x| !x.is_null());
@@ -117,12 +141,29 @@ fn build_config(
         }
     }
     drop_nulls(&mut value);
-    let mut out: Config =
-        serde_json::from_value(value).map_err(|e| input_err(format!("overrides: {e}")))?;
-    if out.preset.is_none() {
-        out.preset = cfg.preset;
+    serde_json::from_value(value)
+}
+
+/// Every leaf of the override object `over` as its dotted path and an override object that
+/// sets only it (to name the field a failed deserialization is about).
+fn override_leaves(over: &serde_json::Value, path: &str) -> Vec<(String, serde_json::Value)> {
+    let serde_json::Value::Object(o) = over else {
+        return vec![(path.to_string(), over.clone())];
+    };
+    let mut out = Vec::new();
+    for (k, v) in o {
+        let field = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        for (p, leaf) in override_leaves(v, &field) {
+            let mut one = serde_json::Map::new();
+            one.insert(k.clone(), leaf);
+            out.push((p, serde_json::Value::Object(one)));
+        }
     }
-    Ok(out)
+    out
 }
 
 /// Parses a complete configuration (as `resolve_config` returns it). Not merged over a

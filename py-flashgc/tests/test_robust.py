@@ -252,3 +252,30 @@ def test_report_tables_fit_a_1400_px_window(two_devices, tmp_path):
     assert m, "the page did not measure itself"
     width = int(m.group(1))
     assert width <= 1400, width
+
+
+@pytest.mark.parametrize(
+    "kw, pattern",
+    [
+        # Not JSON: the core used to say "not valid JSON ... column 25".
+        (dict(logical_gib=float("nan")), r"`ftl\.logical_gib`: nan is not a finite number"),
+        (dict(write_volume=float("inf")), r"`run\.write_volume`: inf is not a finite number"),
+        (dict(timing={"queue_depth": float("nan")}), r"`timing\.queue_depth`: nan"),
+        # Beyond 64 bits: the core read it as a float and named no field.
+        (dict(seed=2**70), r"`run\.seed`: \d+ is out of range for a 64-bit integer"),
+        # The wrong type for a field: serde alone names no field.
+        (dict(seed=-1), r"`run\.seed`: invalid value: integer `-1`"),
+        (dict(op="x"), r"`ftl\.op`: invalid type: string"),
+        (dict(config={"run": {"seed": "a"}}), r"`run\.seed`: invalid type: string"),
+    ],
+)
+def test_bad_override_values_name_their_field(tiny, kw, pattern):
+    args = {**tiny, **kw} if "config" not in kw else kw
+    with pytest.raises(FlashgcError, match=pattern):
+        flashgc.run(**args)
+
+
+@pytest.mark.parametrize("arg", ["timing", "trace_options"])
+def test_a_mapping_argument_that_is_not_one_is_a_type_error(tiny, arg):
+    with pytest.raises(TypeError, match=f"{arg} must be a mapping"):
+        flashgc.run(**tiny, **{arg: 5})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from itertools import product
@@ -119,6 +120,38 @@ def _jsonable(o: Any) -> Any:
     if isinstance(o, (os.PathLike,)):
         return os.fspath(o)
     raise TypeError(f"{type(o).__name__} is not a configuration value")
+
+
+_U64_MAX = 2**64 - 1
+
+
+def _check_values(o: Any, path: str) -> None:
+    """Raises :class:`FlashgcError` naming the field (``path``) of a value JSON cannot carry
+    to the core as the number it is: NaN and infinities (not JSON) and integers beyond 64
+    bits (the core would read them as floats and name no field)."""
+    if isinstance(o, Mapping):
+        for k, v in o.items():
+            _check_values(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(o, (list, tuple)):
+        for i, v in enumerate(o):
+            _check_values(v, f"{path}[{i}]")
+    elif isinstance(o, (float, np.floating)) and not math.isfinite(o):
+        raise FlashgcError(f"`{path}`: {o} is not a finite number")
+    elif (
+        isinstance(o, (int, np.integer))
+        and not isinstance(o, (bool, np.bool_))
+        and not (-(2**63) <= int(o) <= _U64_MAX)
+    ):
+        raise FlashgcError(f"`{path}`: {o} is out of range for a 64-bit integer")
+
+
+def _to_json(o: Any, what: str) -> str:
+    """``o`` as JSON for the core, after :func:`_check_values` (``what`` names a mapping
+    argument, checked to be one: ``timing``, ``trace_options``; empty for overrides)."""
+    if what and not isinstance(o, Mapping):
+        raise TypeError(f"{what} must be a mapping of parameter names to values, not {type(o).__name__}")
+    _check_values(o, what)
+    return json.dumps(dict(o), default=_jsonable)
 
 
 def _deep_merge(base: dict, over: Mapping[str, Any]) -> dict:
@@ -269,7 +302,7 @@ def load_config(config: ConfigLike = None, **overrides: Any) -> Config:
             _deep_merge(nested, _nest_overrides(base, layer))
         if overrides:
             _deep_merge(nested, _nest_overrides(base, overrides))
-        over_json = json.dumps(nested, default=_jsonable)
+        over_json = _to_json(nested, "")
     toml_text, data = _flashgc.resolve_config(preset, text, origin, over_json, complete)
     return Config(toml_text, json.loads(data))
 
@@ -611,8 +644,8 @@ def run(
     """
     cfg = load_config(config, **overrides)
     reqs = _requests(workload)
-    topts = None if trace_options is None else json.dumps(dict(trace_options), default=_jsonable)
-    tjson = None if timing is None else json.dumps(dict(timing), default=_jsonable)
+    topts = None if trace_options is None else _to_json(trace_options, "trace_options")
+    tjson = None if timing is None else _to_json(timing, "timing")
     if reqs is not None:
         out = _flashgc.run(cfg.toml, None, timing_json=tjson, **reqs)
     else:
