@@ -279,3 +279,11 @@ def test_bad_override_values_name_their_field(tiny, kw, pattern):
 def test_a_mapping_argument_that_is_not_one_is_a_type_error(tiny, arg):
     with pytest.raises(TypeError, match=f"{arg} must be a mapping"):
         flashgc.run(**tiny, **{arg: 5})
+
+
+@pytest.mark.parametrize("timing", [None, {}])
+def test_an_empty_request_table_replays_nothing(tiny, timing):
+    # `[]` is float64 to numpy; it used to be refused as "op column of dtype float64".
+    del tiny["write_volume"]
+    r = flashgc.run(workload={"op": [], "lpn": [], "pages": []}, timing=timing, **tiny)
+    assert r.raw["total"]["user_writes"] == 0 and r.raw["ended_by"] == "workload_end"

@@ -70,11 +70,14 @@ pub fn parse_pair(field: &str, text: &str) -> Result<SchemePair> {
         // Say which half is wrong when the text has exactly one '/'.
         if let Some((p, v)) = text.split_once('/') {
             if !p.is_empty() && !v.contains('/') {
-                return Err(Error::Unknown {
-                    kind: "victim policy",
-                    name: format!("{} (in scheme pair `{text}`)", spec_name(v)),
-                    known: victims.join(", "),
-                });
+                return Err(Error::config(
+                    field,
+                    format!(
+                        "unknown victim policy `{}` in `{text}`; known: {}",
+                        spec_name(v),
+                        victims.join(", ")
+                    ),
+                ));
             }
         }
         return Err(Error::config(
@@ -94,11 +97,13 @@ pub fn parse_pair(field: &str, text: &str) -> Result<SchemePair> {
     }
     let pname = spec_name(placement).to_ascii_lowercase();
     if !crate::placement::names().contains(&pname.as_str()) {
-        return Err(Error::Unknown {
-            kind: "placement scheme",
-            name: format!("{pname} (in scheme pair `{text}`)"),
-            known: crate::placement::names().join(", "),
-        });
+        return Err(Error::config(
+            field,
+            format!(
+                "unknown placement scheme `{pname}` in `{text}`; known: {}",
+                crate::placement::names().join(", ")
+            ),
+        ));
     }
     Ok(SchemePair {
         placement: placement.to_string(),
@@ -191,12 +196,21 @@ mod tests {
 
     #[test]
     fn bad_pairs_name_the_known_schemes() {
+        // The unknown name alone in backticks, then the pair it came from, then the field.
         let e = parse_pairs("scheme", "midas/lifo").unwrap_err().to_string();
-        assert!(e.contains("lifo") && e.contains("cost-benefit"), "{e}");
+        assert!(e.contains("`scheme`"), "{e}");
+        assert!(
+            e.contains("unknown victim policy `lifo` in `midas/lifo`")
+                && e.contains("cost-benefit"),
+            "{e}"
+        );
         let e = parse_pairs("scheme", "nosuch/fifo")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("nosuch") && e.contains("midas"), "{e}");
+        assert!(
+            e.contains("unknown placement scheme `nosuch` in `nosuch/fifo`") && e.contains("midas"),
+            "{e}"
+        );
         let e = parse_pairs("scheme", "midas").unwrap_err().to_string();
         assert!(
             e.contains("PLACEMENT/VICTIM") && e.contains("sepbit"),

@@ -314,6 +314,9 @@ _OP_CODES = {"r": 0, "read": 0, "w": 1, "write": 1, "t": 2, "trim": 2, "d": 2, "
 
 def _op_codes(ops: Any) -> np.ndarray:
     a = np.asarray(ops)
+    if a.size == 0:
+        # An empty list is float64 to numpy: not a wrong op type, just no requests.
+        return np.zeros(0, dtype=np.uint8)
     if a.dtype.kind in "iub":
         if a.size and (a.min() < 0 or a.max() > 2):
             bad = int(np.flatnonzero((a < 0) | (a > 2))[0])
