@@ -132,6 +132,56 @@ fn zero_write_volume_finishes_at_once() {
     }
 }
 
+#[test]
+fn flows_that_never_reach_the_write_volume_are_refused() {
+    // A read-only flow without a request count never writes, so a run that only its write
+    // volume ends would go on forever (WAF-only, timed, and the oracle's pre-pass); a flow
+    // with a request count that writes too little does not help.
+    let d = dir("read-flows");
+    let only = d.join("read.toml");
+    std::fs::write(&only, "[[flow]]\nname = \"scan\"\nrw = \"read\"\n").unwrap();
+    let few = d.join("few.toml");
+    std::fs::write(
+        &few,
+        "[[flow]]\nname = \"scan\"\nrw = \"randrw\"\nrwmixwrite = 0\n\
+         [[flow]]\nrw = \"write\"\nrequests = 10\n",
+    )
+    .unwrap();
+    for (cfg, extra) in [
+        (&only, &[][..]),
+        (&only, &["--timing"][..]),
+        (&only, &["--placement", "oracle", "--op", "0.3"][..]),
+        (&few, &[][..]),
+    ] {
+        let mut c = bin();
+        c.current_dir(&d)
+            .args(["run", "--config", cfg.to_str().unwrap()])
+            .args(["--logical-gib", "0.0625", "--write-volume", "0.5"])
+            .args(extra);
+        let o = output_within(c, Duration::from_secs(30));
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{cfg:?} {extra:?}: {e}");
+        assert!(
+            e.contains("flow `scan`.requests") && e.contains("never end"),
+            "{cfg:?} {extra:?}: {e}"
+        );
+    }
+    // Bounded otherwise, the same flows run.
+    for extra in [
+        &["--timing", "--requests", "200"][..],
+        &["--timing", "--data-gb", "0.001"],
+    ] {
+        let mut c = bin();
+        c.current_dir(&d)
+            .args(["run", "--config", only.to_str().unwrap()])
+            .args(["--logical-gib", "0.0625", "--fill", "0"])
+            .args(extra);
+        let o = output_within(c, Duration::from_secs(30));
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 // ---- item 3: an output that cannot be written loses nothing and leaves nothing ----
 
 /// A command whose files may grow to `bytes` at most (a full disk, as the process sees

@@ -724,6 +724,10 @@ fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Fut
     let target = wl
         .is_infinite()
         .then(|| (run.write_volume * logical as f64).round() as u64);
+    // The pre-pass stops at the write volume only: flows that never reach it would loop.
+    if let (Some(t), Some(fs)) = (target, wl.as_flows()) {
+        fs.check_reaches(t)?;
+    }
     let mut lpns: Vec<crate::types::Lpn> =
         Vec::with_capacity((fill + target.unwrap_or(0)) as usize);
     lpns.extend((0..fill).map(|l| l as u32));

@@ -57,7 +57,6 @@ fn begin<D: DeviceModel>(
             target: st.target,
         });
     }
-    core.start(sim)?;
     let logical = sim.layout().logical_pages;
     let target = match core.p.data_volume_bytes {
         Some(_) if D::TIMED => None,
@@ -65,6 +64,15 @@ fn begin<D: DeviceModel>(
             .is_infinite()
             .then(|| (sim.config().run.write_volume * logical as f64).round() as u64),
     };
+    // Flows that never write would never reach a write-volume target; a timed run
+    // bounded by its request count ends anyway.
+    if let (Some(t), Some(fs)) = (target, wl.as_flows()) {
+        if !(D::TIMED && core.p.max_requests.is_some()) {
+            fs.check_reaches(t)?;
+        }
+    }
+    // Checked before the precondition fill, which can take long.
+    core.start(sim)?;
     let rec = core.new_recorder(sim, target);
     Ok(RunState {
         rec,

@@ -274,6 +274,46 @@ impl FlowSet {
         &self.specs
     }
 
+    /// Refuses a run that only its write volume (`target` user pages) can end when the
+    /// flows can never write that much: every flow without a request count only reads,
+    /// and those with one write too little. Such a run would go on forever.
+    pub fn check_reaches(&self, target: u64) -> Result<()> {
+        let writes = |s: &FlowSpec| match s.job.rw {
+            Rw::Read | Rw::RandRead => false,
+            Rw::Write | Rw::RandWrite => true,
+            // As the generator draws it: a read share that rounds to 1 never writes.
+            Rw::RandRw => 1.0 - s.job.rwmixwrite / 100.0 < 1.0,
+        };
+        let mut most: u64 = 0;
+        let mut endless = None;
+        for s in &self.specs {
+            match (s.requests, writes(s)) {
+                // A flow without a request count that writes reaches any volume.
+                (None, true) => return Ok(()),
+                (None, false) => {
+                    endless.get_or_insert(s);
+                }
+                (Some(n), true) => {
+                    let pages = s.job.bs.div_ceil(self.lpn_size as u64).max(1);
+                    most = most.saturating_add(n.saturating_mul(pages));
+                }
+                (Some(_), false) => {}
+            }
+        }
+        match endless {
+            Some(s) if most < target => Err(Error::config(
+                format!("flow `{}`.requests", s.name),
+                format!(
+                    "the flow only reads and has no request count, and the flows with one \
+                     write at most {most} of the {target} user pages of the run's write \
+                     volume, so the run would never end: give the flow a request count, or \
+                     bound the run with --requests or --data-gb (timed runs)"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether flow `i` has issued all its requests.
     fn exhausted(&self, i: usize) -> bool {
         self.specs[i]
