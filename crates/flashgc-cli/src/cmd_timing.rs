@@ -11,6 +11,9 @@ use flashgc_core::workload::Workload;
 use flashgc_core::{Config, Error, Result, RunResult};
 use std::fmt::Write as _;
 
+/// Most requests outstanding at once (the core's queue-depth limit, `numjobs x iodepth`).
+const MAX_QUEUE_DEPTH: u64 = 1 << 20;
+
 /// Flags of the timing layer, shared by `run`, `compare` and `fio`.
 #[derive(Debug, Clone, clap::Args, Default)]
 pub struct TimingFlags {
@@ -278,13 +281,22 @@ impl TimingFlags {
         } else {
             None
         };
-        let qd = match &job {
-            Some(j) => j.queue_depth(),
-            None => self
-                .numjobs
-                .unwrap_or(1)
-                .saturating_mul(self.iodepth.unwrap_or(32)),
+        let (jobs, depth) = match &job {
+            Some(j) => (j.numjobs, j.iodepth),
+            None => (self.numjobs.unwrap_or(1), self.iodepth.unwrap_or(32)),
         };
+        // The queue depth is checked as one number below, under --iodepth's name; a bad
+        // --numjobs (or a product too large) is named here, with the product spelled out.
+        let qd = jobs as u64 * depth as u64;
+        if jobs == 0 || (jobs > 1 && qd > MAX_QUEUE_DEPTH) {
+            return Err(Error::config(
+                "--numjobs",
+                format!(
+                    "{jobs} jobs x iodepth {depth} = {qd} outstanding requests; \
+                     must be in 1..={MAX_QUEUE_DEPTH}"
+                ),
+            ));
+        }
         let closed = match self.host.as_deref().map(|h| h.trim().to_ascii_lowercase()) {
             None => (closed_default || job.is_some()) && self.rate.is_none(),
             Some(h) if h == "closed" => true,
@@ -345,7 +357,7 @@ impl TimingFlags {
             cache_mib: self.cache_mib,
             cache_policy: self.cache_policy.clone(),
             gcar_window: self.gcar_window,
-            queue_depth: closed.then_some(qd as u64),
+            queue_depth: closed.then_some(qd),
             // Trace times are already scaled by the trace reader's --time-scale.
             open_loop_time_scale: (!closed && self.rate.is_none()).then_some(1.0),
             rate_iops: self.rate,

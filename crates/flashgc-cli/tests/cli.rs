@@ -323,6 +323,73 @@ fn config_file_errors_name_file_line_and_field() {
 }
 
 #[test]
+fn config_values_of_the_wrong_form_name_the_accepted_forms() {
+    // Untagged values (a watermark, a byte size) got serde's "did not match any variant of
+    // untagged enum": neither the forms nor the range.
+    let dir = std::env::temp_dir().join(format!("flashgc-cfg-forms-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text, field, want) in [
+        (
+            "pct.toml",
+            "[ftl]\ngc_low = \"200%\"\n",
+            "`ftl.gc_low`",
+            "(0, 100)",
+        ),
+        (
+            "neg.toml",
+            "[ftl]\ngc_high = -3\n",
+            "`ftl.gc_high`",
+            "0..=4294967295",
+        ),
+        ("bs.toml", "[[flow]]\nbs = -4096\n", "`bs`", "\"4k\""),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        let o = flashgc(&["config", "--config", p.to_str().unwrap()]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(name) && err.contains("line 2") && err.contains(field),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains(want) && !err.contains("untagged"),
+            "{name}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    // Messages are one line with single spaces (string continuations once kept their
+    // indentation), and a bad --numjobs is named, not the --iodepth it multiplies.
+    for (args, want) in [
+        (
+            &[
+                "run",
+                "--mapping-cache",
+                "64k",
+                "--translation-page-bytes",
+                "3",
+            ][..],
+            "translation_page_bytes",
+        ),
+        (&["run", "--max-memory", "0.0001"], "max_memory_gib"),
+        (
+            &["run", "--timing", "--numjobs", "0"],
+            "`--numjobs`: 0 jobs",
+        ),
+        (
+            &["run", "--timing", "--numjobs", "70000", "--iodepth", "32"],
+            "70000 jobs x iodepth 32 = 2240000",
+        ),
+    ] {
+        let o = flashgc(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("  "), "{args:?}: a run of spaces in {err:?}");
+    }
+}
+
+#[test]
 fn presets_and_policies_list() {
     let o = flashgc(&["presets"]);
     let s = stdout(&o);

@@ -213,7 +213,8 @@ impl Simulation {
                 return Err(Error::config(
                     "run.max_memory_gib",
                     format!(
-                        "this run needs about {:.2} GiB ({:.2} B per logical page) but the limit is {limit:.2} GiB;                          use a smaller device or raise the limit",
+                        "this run needs about {:.2} GiB ({:.2} B per logical page) but the limit is {limit:.2} GiB; \
+                         use a smaller device or raise the limit",
                         estimate as f64 / (1u64 << 30) as f64,
                         estimate as f64 / layout.logical_pages as f64
                     ),

@@ -7,7 +7,13 @@ use serde::{Deserialize, Serialize};
 /// A size in bytes in a configuration: an integer, or a string with a binary suffix
 /// (`4k`, `16KiB`, `1g`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+// Without `expecting`, a bad value gets serde's "did not match any variant of untagged
+// enum ByteSize", which names neither form.
+#[serde(
+    untagged,
+    expecting = "a size in bytes: a whole number >= 0 (e.g. 4096) or a string with an optional \
+                 k/m/g/t suffix (e.g. \"4k\", \"1g\")"
+)]
 pub enum ByteSize {
     /// Bytes.
     Bytes(u64),

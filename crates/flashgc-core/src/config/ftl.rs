@@ -6,7 +6,13 @@ use serde::{Deserialize, Serialize};
 
 /// A GC watermark: a number of free segments, or a fraction of all segments (`"0.1%"`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+// Without `expecting`, a bad value gets serde's "did not match any variant of untagged
+// enum Watermark", which names neither the forms nor the range.
+#[serde(
+    untagged,
+    expecting = "a number of free segments in 0..=4294967295 (e.g. 2) or a percentage of all \
+                 segments in (0, 100) (e.g. \"5%\")"
+)]
 pub enum Watermark {
     /// A number of free segments.
     Segments(u32),
@@ -200,7 +206,8 @@ impl MappingCacheConfig {
             return Err(Error::config(
                 "ftl.mapping_cache.translation_page_bytes",
                 format!(
-                    "{tpb} must be in [entry_bytes = {}, device.lpn_size = {lpn_size}]                      (a translation page is stored in one mapping unit)",
+                    "{tpb} must be in [entry_bytes = {}, device.lpn_size = {lpn_size}] \
+                     (a translation page is stored in one mapping unit)",
                     self.entry_bytes
                 ),
             ));
