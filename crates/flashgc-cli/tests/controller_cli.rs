@@ -294,3 +294,41 @@ fn flash_only_options_are_refused_on_the_noc_device() {
         );
     }
 }
+
+/// Durations and rates so far out that the ns clock would saturate (or wrap) are refused
+/// with their range; before, `--ecc-check-us 1e300` gave nearly the results of 0 and
+/// `--rate 1e-300` a run whose every request arrived at the clock's end.
+#[test]
+fn durations_and_rates_beyond_the_clock_are_refused_with_their_range() {
+    let dir = std::env::temp_dir().join(format!("flashgc-ctl-range-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let slow = dir.join("slow.toml");
+    std::fs::write(&slow, "[device.timing]\nprogram_us = 1e300\n").unwrap();
+    let flow = dir.join("flow.toml");
+    std::fs::write(&flow, "[[flow]]\nrate_iops = 1e-300\n").unwrap();
+    let (slow, flow) = (slow.to_str().unwrap(), flow.to_str().unwrap());
+    for (args, want) in [
+        (&["--config", slow][..], "`device.timing.program_us`"),
+        (&["--rate", "1e-300"], "`--rate`"),
+        (&["--config", flow], "rate_iops"),
+        (
+            &["--device", "noc", "--ecc-check-us", "1e300"],
+            "`--ecc-check-us`",
+        ),
+        (
+            &["--device", "noc", "--ecc-correct-us", "2e6"],
+            "[0, 1000000] us",
+        ),
+        (&["--device", "noc", "--hop-ns", "1e300"], "`noc.hop_ns`"),
+        (
+            &["--device", "noc", "--avg-slices", "1e300"],
+            "at most 1000000000 ns",
+        ),
+    ] {
+        let o = flashgc(args);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

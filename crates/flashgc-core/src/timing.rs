@@ -261,10 +261,10 @@ impl TimingParams {
                 }
             }
             Host::Rate { iops } => {
-                if !(iops.is_finite() && iops > 0.0) {
+                if !(iops.is_finite() && iops >= 1.0) {
                     return Err(Error::config(
                         "timing.rate",
-                        format!("{iops}: must be a positive number of requests/s"),
+                        format!("{iops}: must be a number of requests/s >= 1"),
                     ));
                 }
             }
@@ -577,10 +577,12 @@ impl TimingOptions {
             p.host = Host::OpenLoop { time_scale: t };
         }
         if let Some(r) = self.rate_iops {
-            if !(r.is_finite() && r > 0.0) {
+            // Below one request per second (fio's least rate_iops), the arrival times of a
+            // long run would saturate the ns clock and give silently wrong results.
+            if !(r.is_finite() && r >= 1.0) {
                 return Err(Error::config(
                     name("rate_iops"),
-                    format!("{r}: must be a positive number of requests/s"),
+                    format!("{r}: must be a number of requests/s >= 1"),
                 ));
             }
             p.host = Host::Rate { iops: r };
@@ -709,13 +711,17 @@ impl TimingOptions {
         if let Some(v) = self.unit_bits {
             n.transfer_unit_bits = v;
         }
+        // At most a second, as every flash operation (beyond, the ns clock saturates).
+        let max_us = crate::config::MAX_OP_US;
         let us = |key: &str, v: Option<f64>| -> Result<Option<u64>> {
             match v {
                 None => Ok(None),
-                Some(x) if x.is_finite() && x >= 0.0 => Ok(Some((x * 1000.0).round() as u64)),
+                Some(x) if x.is_finite() && (0.0..=max_us).contains(&x) => {
+                    Ok(Some((x * 1000.0).round() as u64))
+                }
                 Some(x) => Err(Error::config(
                     name(key),
-                    format!("{x}: must be a number >= 0"),
+                    format!("{x}: must be in [0, {max_us}] us"),
                 )),
             }
         };

@@ -13,6 +13,10 @@ pub use ftl::{FtlConfig, GcTrigger, MappingCacheConfig, Watermark, WatermarkText
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
+/// Longest flash operation (read, program, erase, SRAM access, a mapping unit's channel
+/// transfer) a configuration may give, us: one second.
+pub const MAX_OP_US: f64 = 1e6;
+
 /// Names and TOML text of the embedded presets.
 pub const PRESETS: &[(&str, &str)] = &[
     ("default", include_str!("../../presets/default.toml")),
@@ -378,18 +382,38 @@ impl Config {
             ));
         }
         let t = &d.timing;
+        // Operations are simulated in whole ns (u64): a duration beyond a second per
+        // operation is no flash device, and far larger ones would saturate the clock and
+        // give silently wrong times.
         for (f, v) in [
             ("device.timing.read_us", t.read_us),
             ("device.timing.program_us", t.program_us),
             ("device.timing.erase_us", t.erase_us),
-            ("device.timing.channel_mb_s", t.channel_mb_s),
         ] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(Error::config(f, format!("{v} must be a positive number")));
+            if !(v.is_finite() && v > 0.0 && v <= MAX_OP_US) {
+                return Err(Error::config(
+                    f,
+                    format!("{v} must be in (0, {MAX_OP_US}] us"),
+                ));
             }
         }
-        if !(t.sram_us.is_finite() && t.sram_us >= 0.0) {
-            return Err(Error::config("device.timing.sram_us", "must be >= 0"));
+        // One mapping unit crosses the channel in at most a second.
+        let min_mb_s = d.lpn_size as f64 / MAX_OP_US;
+        if !(t.channel_mb_s.is_finite() && t.channel_mb_s >= min_mb_s) {
+            return Err(Error::config(
+                "device.timing.channel_mb_s",
+                format!(
+                    "{} must be a number of MB/s >= lpn_size / 1e6 = {min_mb_s} (a mapping unit \
+                     crosses the channel in at most 1 s)",
+                    t.channel_mb_s
+                ),
+            ));
+        }
+        if !(t.sram_us.is_finite() && (0.0..=MAX_OP_US).contains(&t.sram_us)) {
+            return Err(Error::config(
+                "device.timing.sram_us",
+                format!("{} must be in [0, {MAX_OP_US}] us", t.sram_us),
+            ));
         }
         let planes = d.planes();
         if d.segment_blocks as u64 > planes {

@@ -17,10 +17,12 @@ pub struct PoissonArrivals {
 impl PoissonArrivals {
     /// Wraps `inner`; arrivals at `rate` requests/s (exponential gaps), seeded by `seed`.
     pub fn new(inner: Box<dyn Workload>, rate: f64, seed: u64) -> Result<PoissonArrivals> {
-        if !(rate.is_finite() && rate > 0.0) {
+        // At least one request per second, as every rate: slower arrivals would
+        // saturate (or wrap) the ns clock in a long run.
+        if !(rate.is_finite() && rate >= 1.0) {
             return Err(Error::config(
                 "--rate",
-                format!("{rate}: must be a positive number of requests/s"),
+                format!("{rate}: must be a number of requests/s >= 1"),
             ));
         }
         Ok(PoissonArrivals {

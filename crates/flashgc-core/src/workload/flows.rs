@@ -115,10 +115,12 @@ impl FlowSpec {
                     format!("{queue_depth} must be in [1, 65536]"),
                 ))
             }
-            FlowArrival::Rate { iops } if !(iops.is_finite() && iops > 0.0) => {
+            // At least one request per second, as `--rate`: slower arrivals would saturate
+            // the ns clock in a long run.
+            FlowArrival::Rate { iops } if !(iops.is_finite() && iops >= 1.0) => {
                 return Err(Error::config(
                     field("rate_iops"),
-                    format!("{iops} must be a positive number"),
+                    format!("{iops} must be a number of requests/s >= 1"),
                 ))
             }
             _ => {}

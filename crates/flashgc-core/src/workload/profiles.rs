@@ -157,10 +157,11 @@ impl NocSynthetic {
         requests: u64,
         seed: u64,
     ) -> Result<NocSynthetic> {
-        if !(arrival.rate_iops.is_finite() && arrival.rate_iops > 0.0) {
+        // At least one request per second, as every rate (the ns clock).
+        if !(arrival.rate_iops.is_finite() && arrival.rate_iops >= 1.0) {
             return Err(Error::config(
                 "rate",
-                "must be a positive number of requests/s",
+                format!("{}: must be a number of requests/s >= 1", arrival.rate_iops),
             ));
         }
         if arrival.burst_len == 0 {

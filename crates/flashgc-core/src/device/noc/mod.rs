@@ -195,6 +195,28 @@ impl NocParams {
         if !(self.hop_ns.is_finite() && self.hop_ns >= 0.0) {
             return Err(Error::config("noc.hop_ns", "must be a number >= 0"));
         }
+        // Times are whole ns (u64): a page crossing or an ECC step beyond a second would,
+        // far enough beyond, saturate the clock and give silently wrong latencies.
+        let max_ns = crate::config::MAX_OP_US * 1e3;
+        let moves = self.page_bits as f64 / self.transfer_unit_bits as f64 + self.avg_slices - 1.0;
+        if moves * self.hop_ns > max_ns {
+            return Err(Error::config(
+                "noc.hop_ns",
+                format!(
+                    "a page crossing takes (page_bits / transfer_unit_bits + avg_slices - 1) x \
+                     hop_ns = {moves} x {} ns; it must be at most {max_ns} ns (1 s)",
+                    self.hop_ns
+                ),
+            ));
+        }
+        for (f, v) in [
+            ("noc.ecc_check_ns", self.ecc_check_ns),
+            ("noc.ecc_correct_ns", self.ecc_correct_ns),
+        ] {
+            if v as f64 > max_ns {
+                return Err(Error::config(f, format!("{v} must be in [0, {max_ns}] ns")));
+            }
+        }
         if !(self.error_prob.is_finite() && (0.0..=1.0).contains(&self.error_prob)) {
             return Err(Error::config(
                 "noc.error_prob",
