@@ -275,3 +275,39 @@ fn blkparse_without_the_selected_events_gives_the_hint_everywhere() {
     ]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// A small trace cut mid-line (or damaged near its top) used to give "cannot detect the
+/// trace format", naming neither line nor field, though every line above it was a request
+/// of one format. Now the error names the line, the field and the format to pass.
+#[test]
+fn a_damaged_line_among_the_first_names_the_line_and_field() {
+    let d = tmpdir("detect");
+    let p = d.join("cut.csv");
+    let mut s = String::new();
+    for i in 0..30u64 {
+        s.push_str(&format!(
+            "{},hm,0,Write,{},4096,2833\n",
+            128166385295514663 + i * 1000,
+            i * 4096
+        ));
+    }
+    s.push_str("128166385295544663,hm,0,Wri");
+    std::fs::write(&p, s).unwrap();
+    let f = p.to_str().unwrap();
+    let w = format!("trace:{f}");
+    for args in [vec!["trace", "stats", f], vec!["run", "--workload", &w]] {
+        let (code, err) = stderr_of(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("cut.csv: line 31")
+                && err.contains("field 4 `type`")
+                && err.contains("--format msr"),
+            "{args:?}: {err}"
+        );
+    }
+    // Named by the option of this command (`--page-size`, not `--lpn-size`).
+    let (code, err) = stderr_of(&["trace", "stats", f, "--page-size", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--page-size"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -162,8 +162,9 @@ pub fn stats_input(
 ) -> Result<TraceStats, TraceError> {
     if page_bytes == 0 {
         return Err(TraceError::Option {
-            option: "--lpn-size",
-            message: "page size must be positive".into(),
+            // The option of `flashgc trace stats` that sets it.
+            option: "--page-size",
+            message: "0: the page size must be a positive number of bytes".into(),
         });
     }
     let pb = page_bytes as u64;

@@ -9,6 +9,7 @@ mod fields;
 mod generic;
 mod lines;
 
+use crate::error::FieldError;
 use fields::parse_uint;
 pub(crate) use fields::LineParser;
 #[cfg(test)]
@@ -371,16 +372,33 @@ pub(crate) fn detect(lines: &[Vec<u8>], blk: BlkEvents) -> Result<Format, String
         return Ok(Format::Msr);
     }
     let mut fits = Vec::new();
+    // Formats whose requests fill the first lines until one bad line, for the error when
+    // nothing fits.
+    let mut near: Vec<NearMiss> = Vec::new();
     for cand in candidates() {
         let mut p = LineParser::new(cand.clone());
         let mut recs = 0;
         let mut ok = true;
-        for l in lines {
+        for (i, l) in lines.iter().enumerate() {
             match p.parse(l) {
                 Ok(Parsed::Rec(_)) => recs += 1,
                 Ok(_) => {}
-                Err(_) => {
+                Err(e) => {
                     ok = false;
+                    if recs > 0 {
+                        let found = if e.index == usize::MAX {
+                            &l[..l.len().min(60)]
+                        } else {
+                            let t = p.field_text(l, e.index);
+                            &t[..t.len().min(40)]
+                        };
+                        near.push(NearMiss {
+                            line: i,
+                            found: String::from_utf8_lossy(found).into_owned(),
+                            error: e,
+                            format: cand.clone(),
+                        });
+                    }
                     break;
                 }
             }
@@ -400,6 +418,9 @@ pub(crate) fn detect(lines: &[Vec<u8>], blk: BlkEvents) -> Result<Format, String
             .all(|l| looks_blkparse(l))
         {
             return Ok(Format::Blkparse(blk));
+        }
+        if let Some(m) = near_miss(&near) {
+            return Err(m);
         }
         let shown = String::from_utf8_lossy(&f[..f.len().min(100)]).into_owned();
         return Err(format!(
@@ -425,6 +446,45 @@ pub(crate) fn detect(lines: &[Vec<u8>], blk: BlkEvents) -> Result<Format, String
     Err(format!(
         "the first lines fit several formats ({}); pass --format with one of them",
         names.join(", ")
+    ))
+}
+
+/// A format that reads the first lines as requests up to a bad one.
+struct NearMiss {
+    /// 0-based index of the bad line.
+    line: usize,
+    /// The bad field's text (the line's, when the line as a whole is wrong).
+    found: String,
+    error: FieldError,
+    format: Format,
+}
+
+/// The error for first lines that a format (or several) reads up to a bad line: that
+/// line, its field and what was expected, instead of "cannot detect the format" (a small
+/// file truncated mid-line, or a damaged line near the top). None when no format read a
+/// request first.
+fn near_miss(near: &[NearMiss]) -> Option<String> {
+    let last = near.iter().map(|n| n.line).max()?;
+    let best: Vec<&NearMiss> = near.iter().filter(|n| n.line == last).collect();
+    let names: Vec<String> = best
+        .iter()
+        .map(|n| format!("`{}`", n.format.name()))
+        .collect();
+    let n = best[0];
+    let field = if n.error.index == usize::MAX {
+        format!("`{}`", n.error.field)
+    } else {
+        format!("field {} `{}`", n.error.index + 1, n.error.field)
+    };
+    Some(format!(
+        "line {}: the lines above it read as {}, but this one does not: {field}: {}, found `{}` \
+         (a truncated or damaged line?); pass --format {} (with --skip-bad-lines to count and \
+         skip such lines), or --format NAME for another format",
+        last + 1,
+        names.join(" or "),
+        n.error.expected,
+        n.found,
+        n.format.name(),
     ))
 }
 
