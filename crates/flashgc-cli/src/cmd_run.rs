@@ -222,7 +222,17 @@ pub(crate) fn cmd_resume(path: &str, output: Option<String>) -> Result<(), Fail>
     );
     let bar = progress_bar(0, "pages");
     let t0 = std::time::Instant::now();
-    let o = cmd_checkpoint::run_waf(&cfg, &a, bar.as_ref(), Some((reader, abs)), caller)?;
+    let o = cmd_checkpoint::run_waf(&cfg, &a, bar.as_ref(), Some((reader, abs)), caller).map_err(
+        |Fail(code, msg)| {
+            // Bad input found while resuming is the checkpoint's (its stored configuration,
+            // command line or workload position): name the file, as the reader's errors do.
+            if code == 2 && !msg.contains(path) {
+                Fail(code, format!("{path}: the stored run: {msg}"))
+            } else {
+                Fail(code, msg)
+            }
+        },
+    )?;
     let secs = t0.elapsed().as_secs_f64();
     if let Some(b) = bar {
         b.finish_and_clear();

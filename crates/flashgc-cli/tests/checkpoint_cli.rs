@@ -205,3 +205,110 @@ fn bad_checkpoints_and_unsupported_modes_are_refused() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// CRC-32 (IEEE), as the checkpoint's body checksum.
+fn crc32(b: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &x in b {
+        c ^= x as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// `ckpt` with its `META` JSON passed through `edit` and the body's CRC recomputed: a
+/// checkpoint whose integrity holds but whose stored run was edited.
+fn edit_meta(ckpt: &[u8], edit: impl Fn(&mut serde_json::Value)) -> Vec<u8> {
+    let vlen = u16::from_le_bytes([ckpt[12], ckpt[13]]) as usize;
+    let head = 14 + vlen;
+    let body = &ckpt[head + 12..];
+    assert_eq!(&body[..4], b"META");
+    let mlen = u64::from_le_bytes(body[4..12].try_into().unwrap()) as usize;
+    let mut meta: serde_json::Value = serde_json::from_slice(&body[12..12 + mlen]).unwrap();
+    edit(&mut meta);
+    let meta = serde_json::to_vec(&meta).unwrap();
+    let mut nb = b"META".to_vec();
+    nb.extend((meta.len() as u64).to_le_bytes());
+    nb.extend(&meta);
+    nb.extend(&body[12 + mlen..]);
+    let mut out = ckpt[..head].to_vec();
+    out.extend((nb.len() as u64).to_le_bytes());
+    out.extend(crc32(&nb).to_le_bytes());
+    out.extend(nb);
+    out
+}
+
+/// A checkpoint whose stored run was edited (its CRC recomputed): errors name the file,
+/// and flows edited into ones that never write are refused instead of running forever.
+#[test]
+fn edited_checkpoints_name_the_file_and_never_hang() {
+    let d = dir("edited");
+    let cfg = d.join("w.toml");
+    std::fs::write(&cfg, "[[flow]]\nname = \"w\"\nrw = \"randwrite\"\n").unwrap();
+    let ckpt = d.join("c.ckpt");
+    let st = bin()
+        .current_dir(&d)
+        .args(["run", "--logical-gib", "0.0625", "--write-volume", "2"])
+        .args(["--checkpoint-every", "1x", "--config"])
+        .arg(&cfg)
+        .arg("--checkpoint")
+        .arg(&ckpt)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let good = std::fs::read(&ckpt).unwrap();
+    let bad = d.join("edited.ckpt");
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(Edit, &str); 3] = [
+        (
+            |m| m["config"]["device"]["channels"] = 0.into(),
+            "device.channels",
+        ),
+        (
+            |m| m["config"]["flow"][0]["rw"] = "read".into(),
+            "never end",
+        ),
+        (|m| m["config"]["flow"] = serde_json::json!([]), "workload"),
+    ];
+    for (edit, needle) in cases {
+        std::fs::write(&bad, edit_meta(&good, edit)).unwrap();
+        let mut child = bin()
+            .current_dir(&d)
+            .args(["resume", "edited.ckpt", "-o", "r.json"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t0 = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t0.elapsed() > Duration::from_secs(30) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{needle}: the resumed run does not end");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(2), "{needle}: {err}");
+        // The error line itself names the file (not only the "resuming ..." line).
+        let line = err.lines().find(|l| l.starts_with("flashgc: error:"));
+        assert!(
+            line.is_some_and(|l| l.contains("edited.ckpt") && l.contains(needle)),
+            "{needle}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{needle}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

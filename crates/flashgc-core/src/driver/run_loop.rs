@@ -51,6 +51,10 @@ fn begin<D: DeviceModel>(
             Some(pos) => wl.load_position(pos)?,
             None => skip_requests(wl, st.requests)?,
         }
+        // A checkpoint's stored flows can be edited into ones that never write.
+        if let Some(t) = st.target {
+            check_flows_end(core, wl, t.saturating_sub(st.rec.written()))?;
+        }
         return Ok(RunState {
             rec: st.rec,
             requests: st.requests,
@@ -64,12 +68,8 @@ fn begin<D: DeviceModel>(
             .is_infinite()
             .then(|| (sim.config().run.write_volume * logical as f64).round() as u64),
     };
-    // Flows that never write would never reach a write-volume target; a timed run
-    // bounded by its request count ends anyway.
-    if let (Some(t), Some(fs)) = (target, wl.as_flows()) {
-        if !(D::TIMED && core.p.max_requests.is_some()) {
-            fs.check_reaches(t)?;
-        }
+    if let Some(t) = target {
+        check_flows_end(core, wl, t)?;
     }
     // Checked before the precondition fill, which can take long.
     core.start(sim)?;
@@ -79,6 +79,15 @@ fn begin<D: DeviceModel>(
         requests: 0,
         target,
     })
+}
+
+/// Refuses flows that can never write the `left` user pages a write-volume target still
+/// needs (they would run forever); a timed run bounded by its request count ends anyway.
+fn check_flows_end<D: DeviceModel>(core: &Core<D>, wl: &mut dyn Workload, left: u64) -> Result<()> {
+    match wl.as_flows() {
+        Some(fs) if !(D::TIMED && core.p.max_requests.is_some()) => fs.check_reaches(left),
+        _ => Ok(()),
+    }
 }
 
 /// Serves `wl` on `sim` through `core` (see [`crate::Simulation::run_with`]).

@@ -565,7 +565,12 @@ impl Workload for FlowSet {
         .ok()
     }
     fn load_position(&mut self, b: &[u8]) -> Result<()> {
-        let saved: Saved = crate::checkpoint::decode(b)?;
+        let saved: Saved = crate::checkpoint::decode(b).map_err(|e| {
+            Error::Input(format!(
+                "the saved workload position is not that of host flows (taken on another \
+                 workload?): {e}"
+            ))
+        })?;
         let names: Vec<&String> = self.specs.iter().map(|s| &s.name).collect();
         if saved.names.iter().collect::<Vec<_>>() != names {
             return Err(Error::Input(

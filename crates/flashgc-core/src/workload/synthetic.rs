@@ -177,7 +177,12 @@ impl Workload for Synthetic {
         crate::checkpoint::encode(self).ok()
     }
     fn load_position(&mut self, state: &[u8]) -> Result<()> {
-        let s: Synthetic = crate::checkpoint::decode(state)?;
+        let s: Synthetic = crate::checkpoint::decode(state).map_err(|e| {
+            crate::error::Error::Input(format!(
+                "the saved workload position is not that of a synthetic workload (taken on \
+                 another workload?): {e}"
+            ))
+        })?;
         if s.kind != self.kind || s.n != self.n || s.pages != self.pages || s.cursor >= s.n {
             return Err(crate::error::Error::Input(
                 "the saved synthetic workload position belongs to another workload".into(),
