@@ -100,8 +100,17 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
     let cfg = crate::build_config(&a.common)?;
     cfg.layout()?;
     crate::output::check_output(a.output.as_deref())?;
+    if let Some(r) = &a.record {
+        // Checked before serving: the trace is moved there only when the server stops, so
+        // a path that cannot take it (a directory, a missing one) would lose the recording.
+        crate::outfile::check_writable("--record", r).map_err(|e| Fail(2, e))?;
+    }
     let backend = backend(a, &cfg)?;
     let endpoint = match (&a.socket, &a.listen) {
+        // An empty path would bind a socket no client can name.
+        (Some(p), None) if p.trim().is_empty() => {
+            return Err(Fail(2, "--socket: give a path for the socket".into()))
+        }
         (Some(p), None) => Endpoint::Unix(PathBuf::from(p)),
         (None, Some(l)) => Endpoint::Tcp(l.clone()),
         _ => {

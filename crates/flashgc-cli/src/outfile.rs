@@ -67,10 +67,11 @@ pub fn temp_name(target: &Path, pid: u32) -> PathBuf {
     dir_of(target).join(format!(".{name}.tmp{pid}"))
 }
 
-/// Checks before a run that `path` can take a result: resolvable to a regular file (or a
-/// new one) in a directory where a file can be created. Returns the resolved target.
-pub fn check_writable(path: &str) -> Result<PathBuf, String> {
-    let target = resolve(Path::new(path)).map_err(|e| format!("-o {path}: {e}"))?;
+/// Checks before a run that `path` (given with option `flag`, e.g. `-o`) can take a
+/// result: resolvable to a regular file (or a new one) in a directory where a file can be
+/// created. Returns the resolved target.
+pub fn check_writable(flag: &str, path: &str) -> Result<PathBuf, String> {
+    let target = resolve(Path::new(path)).map_err(|e| format!("{flag} {path}: {e}"))?;
     // Creating the temporary file is the real test (permissions, read-only file system).
     let probe = temp_name(&target, std::process::id());
     match std::fs::OpenOptions::new()
@@ -83,7 +84,7 @@ pub fn check_writable(path: &str) -> Result<PathBuf, String> {
             Ok(target)
         }
         Err(e) => Err(format!(
-            "-o {path}: cannot create a file in {}: {e}",
+            "{flag} {path}: cannot create a file in {}: {e}",
             dir_of(&target).display()
         )),
     }

@@ -32,7 +32,7 @@ pub fn save_result(path: &str, bytes: &[u8], printed: bool) -> Result<(), crate:
 /// the temporary files a killed run left beside it.
 pub fn check_output(path: Option<&str>) -> Result<(), crate::Fail> {
     if let Some(o) = path {
-        let target = crate::outfile::check_writable(o).map_err(|e| crate::Fail(2, e))?;
+        let target = crate::outfile::check_writable("-o", o).map_err(|e| crate::Fail(2, e))?;
         crate::outfile::remove_stale_temps(&target);
     }
     Ok(())

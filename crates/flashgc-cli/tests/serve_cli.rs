@@ -500,6 +500,55 @@ fn bad_serve_flags_exit_with_code_2() {
     }
 }
 
+/// `--record` to a directory, or into a missing one, used to be found only when the server
+/// stopped (the recording lost, a `PATH.partial` left beside it); an empty `--socket` bound
+/// a socket no client can name. Both are refused before serving.
+#[test]
+fn bad_record_and_socket_paths_are_refused_before_serving() {
+    let d = dir("record");
+    let sock = d.join("s.sock");
+    let sock = sock.to_str().unwrap();
+    let inside = d.join("no/such/t.fgt");
+    let (here, inside) = (d.to_str().unwrap(), inside.to_str().unwrap());
+    for (args, want) in [
+        (vec!["--socket", sock, "--record", here], "--record"),
+        (vec!["--socket", sock, "--record", inside], "--record"),
+        (vec!["--socket", ""], "--socket"),
+    ] {
+        let mut child = bin()
+            .arg("serve")
+            .args(DEVICE)
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t0 = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t0.elapsed() > Duration::from_secs(20) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{args:?}: still serving, not refused");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    assert!(!Path::new(&format!("{here}.partial")).exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 fn fio_json(args: &[&str]) -> Value {
     let out = bin()
         .arg("fio")
