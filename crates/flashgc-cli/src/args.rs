@@ -110,6 +110,149 @@ pub(crate) struct CommonArgs {
     pub(crate) max_memory: Option<f64>,
 }
 
+/// The configuration file of this command and the fields its flags override, so that an
+/// error about a field the file sets can name the file and the line
+/// ([`config_line_of`]). Checked values are validated long after the file is read (by the
+/// run, the layout, the timing model), where the file is no longer at hand.
+struct ConfigSource {
+    path: String,
+    text: String,
+    /// Dotted fields (or whole tables) the flags set.
+    flag_fields: Vec<&'static str>,
+}
+
+static CONFIG_SOURCE: std::sync::Mutex<Option<ConfigSource>> = std::sync::Mutex::new(None);
+
+/// The configuration fields each given flag of `a` sets (a table stands for its fields).
+fn flag_fields(a: &CommonArgs) -> Vec<&'static str> {
+    let given: [(bool, &[&'static str]); 27] = [
+        (a.pages_per_block.is_some(), &["device.pages_per_block"]),
+        (a.page_size.is_some(), &["device.page_size"]),
+        (a.lpn_size.is_some(), &["device.lpn_size"]),
+        (a.segment_blocks.is_some(), &["device.segment_blocks"]),
+        (
+            a.blocks_per_plane.is_some(),
+            &["device.blocks_per_plane", "ftl.logical_gib"],
+        ),
+        (
+            a.op.is_some() || a.op_of_physical.is_some(),
+            &["ftl.op", "ftl.op_of_physical"],
+        ),
+        (a.logical_gib.is_some(), &["ftl.logical_gib"]),
+        (a.gc_low.is_some(), &["ftl.gc_low"]),
+        (a.gc_high.is_some(), &["ftl.gc_high"]),
+        (a.gc_trigger.is_some(), &["ftl.gc_trigger"]),
+        (a.mapping_cache.is_some(), &["ftl.mapping_cache"]),
+        (
+            a.mapping_entry_bytes.is_some(),
+            &["ftl.mapping_cache.entry_bytes"],
+        ),
+        (
+            a.translation_page_bytes.is_some(),
+            &["ftl.mapping_cache.translation_page_bytes"],
+        ),
+        (a.workload.is_some(), &["run.workload"]),
+        (
+            a.write_volume.is_some(),
+            &["run.write_volume", "run.warmup"],
+        ),
+        (a.warmup.is_some(), &["run.warmup"]),
+        (a.fill.is_some(), &["run.fill"]),
+        (a.read_ratio.is_some(), &["run.read_ratio"]),
+        (a.request_pages.is_some(), &["run.request_pages"]),
+        (a.seed.is_some(), &["run.seed"]),
+        (a.window_gib.is_some(), &["run.window_gib"]),
+        (a.placement.is_some(), &["run.placement"]),
+        (a.victim.is_some(), &["run.victim"]),
+        (a.gc_action.is_some(), &["run.gc_action"]),
+        (a.dup_ratio.is_some(), &["content.dup_ratio"]),
+        (a.dup_pool.is_some(), &["content.pool"]),
+        (a.dup_theta.is_some(), &["content.theta"]),
+    ];
+    let mut v: Vec<&'static str> = given
+        .iter()
+        .filter(|g| g.0)
+        .flat_map(|g| g.1.iter().copied())
+        .collect();
+    if a.max_memory.is_some() {
+        v.push("run.max_memory_gib");
+    }
+    v
+}
+
+/// `FILE: line N` for a configuration error about `field` (dotted, `flow[0].bs` for the
+/// first `[[flow]]` section) when this command's configuration file sets that field and no
+/// flag overrides it; None otherwise (the field comes from the preset, a flag, or is
+/// derived).
+pub(crate) fn config_line_of(field: &str) -> Option<String> {
+    let guard = CONFIG_SOURCE.lock().ok()?;
+    let src = guard.as_ref()?;
+    let covered = |f: &str| f == field || field.starts_with(&format!("{f}."));
+    if src.flag_fields.iter().any(|f| covered(f)) {
+        return None;
+    }
+    let by_name = flow_by_name(&src.text, field);
+    let field = by_name.as_deref().unwrap_or(field);
+    let mut table = String::new();
+    let mut arrays: std::collections::HashMap<String, usize> = Default::default();
+    // A key the section leaves out (a flow without `requests`): its header line.
+    let mut header = None;
+    for (i, raw) in src.text.lines().enumerate() {
+        let t = raw.trim();
+        if let Some(h) = t.strip_prefix("[[") {
+            let name = h.split("]]").next().unwrap_or("").trim().to_string();
+            let n = arrays.entry(name.clone()).or_insert(0);
+            table = format!("{name}[{n}]");
+            *n += 1;
+            if field.starts_with(&format!("{table}.")) {
+                header = Some(i + 1);
+            }
+        } else if let Some(h) = t.strip_prefix('[') {
+            table = h.split(']').next().unwrap_or("").trim().to_string();
+        } else if let Some((k, _)) = t.split_once('=') {
+            let k = k.trim().trim_matches('"');
+            let full = if table.is_empty() {
+                k.to_string()
+            } else {
+                format!("{table}.{k}")
+            };
+            if full == field {
+                return Some(format!("{}: line {}", src.path, i + 1));
+            }
+        }
+    }
+    header.map(|n| format!("{}: line {n}", src.path))
+}
+
+/// `flow[I].KEY` for a flow field named by the flow (`flow `NAME`.KEY`, as the flows'
+/// checks name them; `NAME.j` for a numjobs copy), I its `[[flow]]` section in `text`.
+fn flow_by_name(text: &str, field: &str) -> Option<String> {
+    let (name, key) = field.strip_prefix("flow `")?.split_once("`.")?;
+    let mut names: Vec<String> = Vec::new();
+    let mut in_flow = false;
+    for raw in text.lines() {
+        let t = raw.trim();
+        if t.starts_with('[') {
+            in_flow = t.starts_with("[[flow]]");
+            if in_flow {
+                names.push(format!("flow{}", names.len()));
+            }
+        } else if let (true, Some((k, v))) = (in_flow, t.split_once('=')) {
+            if k.trim() == "name" {
+                if let Some(n) = names.last_mut() {
+                    *n = v.trim().trim_matches('"').to_string();
+                }
+            }
+        }
+    }
+    let i = names.iter().position(|n| n == name).or_else(|| {
+        let (base, j) = name.rsplit_once('.')?;
+        j.parse::<u32>().ok()?;
+        names.iter().position(|n| n == base)
+    })?;
+    Some(format!("flow[{i}].{key}"))
+}
+
 /// Builds the configuration of `a`: preset, then the TOML file, then the flags.
 pub(crate) fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
     let text = match &a.config {
@@ -119,6 +262,13 @@ pub(crate) fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
         ),
         None => None,
     };
+    if let (Some(path), Some(text), Ok(mut src)) = (&a.config, &text, CONFIG_SOURCE.lock()) {
+        *src = Some(ConfigSource {
+            path: path.clone(),
+            text: text.clone(),
+            flag_fields: flag_fields(a),
+        });
+    }
     let mut c = Config::load(
         a.preset.as_deref(),
         a.config.as_deref().zip(text.as_deref()),

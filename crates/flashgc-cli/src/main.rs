@@ -107,7 +107,16 @@ impl From<Error> for Fail {
             Error::Config { .. } | Error::Unknown { .. } | Error::Input(_) => 2,
             _ => 1,
         };
-        Fail(code, e.to_string())
+        // A field the configuration file sets: name the file and the line, as its parse
+        // errors do (values are validated after the file is read).
+        let at = match &e {
+            Error::Config { field, .. } => args::config_line_of(field),
+            _ => None,
+        };
+        match at {
+            Some(at) => Fail(code, format!("{at}: {e}")),
+            None => Fail(code, e.to_string()),
+        }
     }
 }
 

@@ -323,6 +323,77 @@ fn config_file_errors_name_file_line_and_field() {
 }
 
 #[test]
+fn checked_values_of_the_config_file_name_its_line() {
+    // Values are checked after the file is read (layout, flows, timing); the errors named
+    // only the field. A value a flag overrides is not the file's.
+    let dir = std::env::temp_dir().join(format!("flashgc-cfg-lines-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [(&str, &str, &[&str], Option<&str>, &str); 6] = [
+        (
+            "ch.toml",
+            "[device]\nchannels = 0\n",
+            &[],
+            Some("line 2"),
+            "device.channels",
+        ),
+        (
+            "op.toml",
+            "# x\n[ftl]\nop = 0.5\n",
+            &["--op", "0"],
+            None,
+            "ftl.op",
+        ),
+        (
+            "dotted.toml",
+            "\n[ftl]\ngc_low = 5\ngc_high = 3\n",
+            &[],
+            Some("line 4"),
+            "ftl.gc_high",
+        ),
+        (
+            "depth.toml",
+            "[[flow]]\nrw = \"write\"\n[[flow]]\nname = \"r\"\niodepth = 0\n",
+            &["--timing"],
+            Some("line 5"),
+            "iodepth",
+        ),
+        (
+            "bs.toml",
+            "[[flow]]\nbs = \"3\"\n",
+            &["--timing"],
+            Some("line 2"),
+            "`flow `flow0`.bs`: 3 must be",
+        ),
+        (
+            "scan.toml",
+            "[run]\nseed = 3\n[[flow]]\nrw = \"read\"\n",
+            &[],
+            Some("line 3"),
+            "requests",
+        ),
+    ];
+    for (name, text, flags, line, field) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        let mut args = vec!["run", "--config", p.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        let o = flashgc(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(field), "{name}: {err}");
+        match line {
+            Some(l) => assert!(err.contains(&format!("{name}: {l}: ")), "{name}: {err}"),
+            None => assert!(!err.contains(name), "{name}: not the file's value: {err}"),
+        }
+        assert!(
+            !err.contains("invalid configuration: `flow `flow0``: invalid"),
+            "{err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn config_values_of_the_wrong_form_name_the_accepted_forms() {
     // Untagged values (a watermark, a byte size) got serde's "did not match any variant of
     // untagged enum": neither the forms nor the range.

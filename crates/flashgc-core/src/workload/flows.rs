@@ -240,7 +240,7 @@ impl FlowSet {
             };
             gens.push(
                 job.workload(region, lpn_size)
-                    .map_err(|e| Error::config(format!("flow `{}`", s.name), e.to_string()))?,
+                    .map_err(|e| flow_error(e, |k| format!("flow `{}`.{k}", s.name)))?,
             );
             regions.push((off, region));
             let slots = match s.arrival {
@@ -629,10 +629,10 @@ impl FlowConfig {
         let f = |x: &str| format!("flow[{index}].{x}");
         let name = self.name.clone().unwrap_or_else(|| format!("flow{index}"));
         let rw = Rw::parse(self.rw.as_deref().unwrap_or("randwrite"))
-            .map_err(|e| Error::config(f("rw"), e.to_string()))?;
+            .map_err(|e| flow_error(e, |_| f("rw")))?;
         let dist =
             crate::workload::fio::Dist::parse(self.distribution.as_deref().unwrap_or("uniform"))
-                .map_err(|e| Error::config(f("distribution"), e.to_string()))?;
+                .map_err(|e| flow_error(e, |_| f("distribution")))?;
         let bs = self
             .bs
             .as_ref()
@@ -698,6 +698,17 @@ impl FlowConfig {
             s.requests = self.requests;
         }
         Ok(v)
+    }
+}
+
+/// A check of a flow's fio job (naming `fio.KEY`) as an error of the flow's own field
+/// (`field(KEY)`), instead of one configuration error nested in another.
+fn flow_error(e: Error, field: impl Fn(&str) -> String) -> Error {
+    match e {
+        Error::Config { field: f, message } => {
+            Error::config(field(f.strip_prefix("fio.").unwrap_or(&f)), message)
+        }
+        e => e,
     }
 }
 
