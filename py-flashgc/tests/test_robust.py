@@ -71,6 +71,33 @@ def test_a_bad_grid_value_fails_before_any_run(tmp_path, bad, field, scheduler, 
     assert time.time() - t0 < 10
 
 
+@pytest.mark.parametrize(
+    "args, want",
+    [
+        (["--workers", "0"], "workers 0"),
+        (["--workers", "-1"], "workers -1"),
+        (["--scheduler", "bogus"], "scheduler `bogus`"),
+    ],
+)
+def test_bad_reproduce_and_sweep_options_fail_before_any_work(tmp_path, args, want):
+    # They went on to Dask, which failed with a traceback (or ran into a missing Dask).
+    out = tmp_path / "out"
+    p = subprocess.run(
+        [sys.executable, "-m", "flashgc", "reproduce", "noc", "-o", str(out), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 2, p.stderr
+    assert want in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert not out.exists()
+    workers = int(args[1]) if args[0] == "--workers" else 2
+    scheduler = args[1] if args[0] == "--scheduler" else None
+    with pytest.raises(ValueError, match=re.escape(want)):
+        flashgc.sweep({"seed": [1]}, out=tmp_path / "s", scheduler=scheduler, n_workers=workers)
+    assert not (tmp_path / "s").exists()
+
+
 def test_too_many_streams_for_the_device_fail_before_any_run(tmp_path):
     grid = {"placement": ["single", "sepbit"]}
     base = flashgc.load_config("default", logical_gib=0.25, pages_per_block=64, segment_blocks=8)

@@ -119,6 +119,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (FlashgcError, ValueError, OSError) as e:
         print(f"flashgc: error: {e}", file=sys.stderr)
         return 2
+    except ImportError as e:
+        # A missing optional dependency (Dask for sweeps): said plainly, and not bad input.
+        print(f"flashgc: error: {e}", file=sys.stderr)
+        return 1
 
 
 # Commands the Python package runs itself under the `flashgc` name.

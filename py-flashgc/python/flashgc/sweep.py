@@ -295,6 +295,7 @@ def sweep(
     Returns the whole dataset (finished earlier or now), sorted by run id; ``df.attrs``
     holds ``ran`` (run ids executed now), ``skipped`` (already present) and ``pending``.
     """
+    check_scheduler(scheduler, n_workers)
     out_dir = os.fspath(out)
     os.makedirs(out_dir, exist_ok=True)
     _remove_stale_temps(out_dir)
@@ -334,6 +335,18 @@ def sweep(
     return df
 
 
+def check_scheduler(scheduler: Optional[str], n_workers: int) -> None:
+    """Refuses, before any run, a ``scheduler`` that is neither ``None``, ``"local"`` nor a
+    Dask address (``tcp://host:port``), and fewer than one worker for the embedded cluster:
+    both would otherwise surface as a Dask traceback after the work was prepared."""
+    if scheduler is not None and scheduler != "local" and "://" not in str(scheduler):
+        raise ValueError(
+            f"scheduler `{scheduler}`: expected the address of a Dask scheduler (tcp://HOST:PORT) or `local` (no Dask)"
+        )
+    if scheduler is None and (not isinstance(n_workers, int) or n_workers < 1):
+        raise ValueError(f"workers {n_workers}: must be a whole number >= 1")
+
+
 def _run_dask(
     todo: list,
     scheduler: Optional[str],
@@ -346,7 +359,14 @@ def _run_dask(
     ``scheduler`` is None) and hands each row to ``finish`` as it completes."""
     import logging
 
-    from dask.distributed import Client, LocalCluster, as_completed
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError as e:
+        # An optional dependency ([sweep]); without it only the in-process runner works.
+        raise ImportError(
+            f"Dask is not installed ({e}): pip install 'flashgc[sweep]', or pass the scheduler "
+            "`local` (--scheduler local) to run the cases one after another without Dask"
+        ) from e
 
     cluster = None
     if scheduler is None:

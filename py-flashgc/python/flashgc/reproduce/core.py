@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..sweep import check_scheduler
 from .claims import CANNOT, VERDICTS, Missing, evaluate, load_claims
 from .papers import PAPERS
 from .papers.common import fmt_param
@@ -365,6 +366,7 @@ def reproduce(
     for n in names:
         if n not in PAPERS:
             raise ValueError(f"unknown paper `{n}`; known: {', '.join(PAPERS)}, all")
+    check_scheduler(scheduler, workers)
     binary = binary or find_binary()
     build = build_id(binary)
     caps = Capabilities(binary)
