@@ -100,15 +100,57 @@ pub fn load(path: &str, flags: &TimingFlags, cfg: &Config) -> Result<Plan, Fail>
         .map_err(|e| Fail(2, format!("{path}: cannot read the job file: {e}")))?;
     let jf = jobfile::parse(path, &text)?;
     let l = cfg.layout()?;
+    // Checked now (regions, sizes), so that a bad job fails before any run, at its line.
     match jf.merge(l.logical_bytes(), cfg.run.seed) {
-        Ok(m) => Ok(Plan::Merged(m)),
+        Ok(m) => {
+            m.job
+                .workload(l.logical_pages, l.lpn_size)
+                .map_err(|e| at_line(&jf, e))?;
+            Ok(Plan::Merged(m))
+        }
         Err(_) if flows_fit(&jf) => {
             let (specs, data_bytes) = flows(&jf, l.logical_bytes(), cfg.run.seed);
-            // Checked now (regions, sizes), so that a bad job fails before any run.
-            FlowSet::new(specs.clone(), l.logical_pages, l.lpn_size)?;
+            FlowSet::new(specs.clone(), l.logical_pages, l.lpn_size)
+                .map_err(|e| at_line(&jf, e))?;
             Ok(Plan::Flows { specs, data_bytes })
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+/// A check of the jobs on the device (naming `fio.OPTION` for the merged job, `flow
+/// `NAME`.OPTION` for a section run as a flow) as the parser's own errors read: `FILE:LINE:
+/// option `OPTION`: ...`, at the line of the section that sets the option (its header when
+/// the value is a default).
+fn at_line(jf: &JobFile, e: flashgc_core::Error) -> Fail {
+    let flashgc_core::Error::Config { field, message } = &e else {
+        return e.into();
+    };
+    let (job, option) = if let Some(o) = field.strip_prefix("fio.") {
+        (jf.jobs.first(), o)
+    } else if let Some((name, o)) = field
+        .strip_prefix("flow `")
+        .and_then(|r| r.split_once("`."))
+    {
+        // Clones of a section are `NAME.j`.
+        let base = match name.rsplit_once('.') {
+            Some((b, j)) if j.parse::<u32>().is_ok() => b,
+            _ => name,
+        };
+        (jf.jobs.iter().find(|j| j.name == name || j.name == base), o)
+    } else {
+        return e.into();
+    };
+    match job {
+        Some(j) => Fail(
+            2,
+            format!(
+                "{}:{}: option `{option}`: {message}",
+                jf.file,
+                j.line_of(option)
+            ),
+        ),
+        None => e.into(),
     }
 }
 

@@ -207,3 +207,40 @@ fn job_file_sections_with_different_patterns_run_as_flows() {
     assert!(e.contains("runtime.fio:"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Values a job file parses but the device cannot take (a size below one block, a block
+/// beyond 65536 LPNs, an offset past the end) named `fio.size` or `flow `b`.offset`
+/// without the file or line; now they read as the parser's own errors: FILE:LINE: option.
+#[test]
+fn job_file_values_the_device_cannot_take_name_their_line() {
+    let dir = std::env::temp_dir().join(format!("flashgc-flows-jobs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text, want) in [
+        (
+            "small.fio",
+            "[a]\nrw=write\nbs=4k\nsize=1k\n",
+            ":4: option `size`:",
+        ),
+        (
+            "big.fio",
+            "[global]\nbs=1000g\n[a]\nrw=write\n",
+            ":2: option `bs`:",
+        ),
+        (
+            "far.fio",
+            "[a]\nrw=write\nsize=1m\n[b]\nrw=read\nbs=8k\noffset=5000g\n",
+            ":7: option `offset`:",
+        ),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        let mut a = vec!["fio"];
+        let f = p.display().to_string();
+        a.extend(args(&["--job", &f]));
+        let o = flashgc(&a);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {e}");
+        assert!(e.contains(&format!("{name}{want}")), "{name}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
