@@ -29,19 +29,19 @@ pub(crate) struct CommonArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) logical_gib: Option<f64>,
     /// Flash pages per block.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) pages_per_block: Option<u32>,
     /// Flash page size in bytes.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) page_size: Option<u32>,
     /// Mapping unit (LPN) size in bytes.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) lpn_size: Option<u32>,
     /// Blocks per segment (1 = block; k = superblock over k parallel units).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) segment_blocks: Option<u32>,
     /// Blocks per plane (instead of --logical-gib).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) blocks_per_plane: Option<u32>,
     /// GC starts below this many free segments (N, or X% of all segments).
     #[arg(long)]
@@ -62,10 +62,10 @@ pub(crate) struct CommonArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) read_ratio: Option<f64>,
     /// Pages per request (synthetic workloads).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) request_pages: Option<u32>,
     /// Random seed.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) seed: Option<u64>,
     /// WAF time-series window, GiB of user writes.
     #[arg(long, allow_negative_numbers = true)]
@@ -85,7 +85,7 @@ pub(crate) struct CommonArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) dup_ratio: Option<f64>,
     /// Content mode: distinct popular contents in the pool.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) dup_pool: Option<u64>,
     /// Content mode: Zipf exponent of the popularity over the pool.
     #[arg(long, allow_negative_numbers = true)]
@@ -99,10 +99,10 @@ pub(crate) struct CommonArgs {
     #[arg(long, value_name = "BYTES|off")]
     pub(crate) mapping_cache: Option<String>,
     /// Bytes per mapping entry of the mapping cache (default 4).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) mapping_entry_bytes: Option<u32>,
     /// Bytes per translation page of the mapping cache (default: the LPN size).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) translation_page_bytes: Option<u32>,
     /// Refuse runs whose estimated memory exceeds this many GiB (default: the
     /// machine has available; `compare` divides it among its parallel runs).

@@ -34,7 +34,7 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) check: bool,
     /// Parallel simulations for `compare` (default: number of cores).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub(crate) jobs: Option<usize>,
     /// Write a checkpoint every SIZE of user writes: a size (64GiB, 1TiB) or a multiple of
     /// the logical capacity (2x). Ctrl-C always writes one. `flashgc resume FILE` continues.

@@ -26,16 +26,16 @@ pub struct TimingFlags {
     #[arg(long)]
     pub host: Option<String>,
     /// Outstanding requests per job (closed loop; default 32, or 1 with --paper).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub iodepth: Option<u32>,
     /// Jobs (closed loop; default 1, or 10 with --paper).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub numjobs: Option<u32>,
     /// fio access pattern: randrw, randwrite, randread, write, read (replaces --workload).
     #[arg(long)]
     pub rw: Option<String>,
     /// Percentage of writes for randrw (0-100; implies --rw randrw).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub rwmixwrite: Option<f64>,
     /// fio block size, bytes (suffixes k, m, g = KiB, MiB, GiB), default 4k.
     #[arg(long)]
@@ -51,13 +51,13 @@ pub struct TimingFlags {
     #[arg(long)]
     pub paper: Option<String>,
     /// Host data to transfer (reads + writes), decimal GB; paper-equivalent GB with --paper.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub data_gb: Option<f64>,
     /// Report a series point every this many GB of host data (paper-equivalent with --paper).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub checkpoint_gb: Option<f64>,
     /// DRAM write cache, MiB (0 = none).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub cache_mib: Option<f64>,
     /// Write-cache replacement: lru, gcar (GC-aware, first non-collecting page within
     /// --gcar-window) or gcar-opt (the sup-gc paper's GCaR-Optimized: traverses 1 % of the
@@ -65,20 +65,20 @@ pub struct TimingFlags {
     #[arg(long)]
     pub cache_policy: Option<String>,
     /// Cache entries GCaR scans from the LRU end.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub gcar_window: Option<u32>,
     /// GC scheduling: foreground, per-die, preemptible, background, idle.
     #[arg(long)]
     pub gc_mode: Option<String>,
     /// Background / idle GC collects while fewer segments than this are free (default gc_high + 2).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub bg_free: Option<u32>,
     /// Host idle time before idle-time GC starts, microseconds (default 1000).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub idle_us: Option<f64>,
     /// Preemptible/background/idle GC: queued GC operations scheduled per host request
     /// besides those fitting in idle gaps (default 16; 0 = idle gaps only, GC forced when space runs out).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub gc_pace: Option<u32>,
     /// Page allocation over parallel units: static, first-idle or round-robin (Cosmos+'s
     /// die rotation; docs/timing.md).
@@ -116,7 +116,7 @@ pub struct TimingFlags {
     #[arg(long, allow_negative_numbers = true)]
     pub avg_slices: Option<f64>,
     /// NoC device: bits per transfer unit (paper: 4).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub unit_bits: Option<u32>,
     /// NoC device: ECC check time per page on the CPU, us (default 0).
     #[arg(long, allow_negative_numbers = true)]
@@ -148,7 +148,7 @@ pub struct TimingFlags {
     #[arg(long, allow_negative_numbers = true)]
     pub rate: Option<f64>,
     /// Stop after this many host requests.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub requests: Option<u64>,
     /// Queue policy of every die/channel: fcfs (default), read-first (MQSim's order: reads,
     /// writes, erases), host-first[:urgency=N] (GC wins below N free segments), noc-priority

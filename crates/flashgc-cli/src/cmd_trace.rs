@@ -45,13 +45,13 @@ pub struct TraceFlags {
     #[arg(long)]
     pub capacity: Option<String>,
     /// Replay the trace this many times (loop i is shifted in time by i x (span + mean inter-arrival)).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub loop_times: Option<u32>,
     /// Replay the trace until K x the logical capacity has been written (sets --write-volume K).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub loop_until: Option<f64>,
     /// Multiply trace times by this factor (0.5 = replay twice as fast).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub time_scale: Option<f64>,
     /// Parse a text trace on the simulation's own thread (default: on a second thread
     /// when the machine has two cores; the results are identical either way).
@@ -168,7 +168,12 @@ pub fn prepare(flags: &TraceFlags, path: &str, cfg: &mut Config) -> Result<(), S
 /// built, so that the configuration is checked with it (a `--warmup` above the preset's
 /// write volume but below `K` is valid).
 pub fn apply_loop_until(flags: &TraceFlags, cfg: &mut Config) {
-    if let Some(k) = flags.loop_until {
+    // Out of range, K is left to the trace options' check, which names `--loop-until`
+    // (as the write volume, it would be reported as `run.write_volume`).
+    if let Some(k) = flags
+        .loop_until
+        .filter(|k| k.is_finite() && *k > 0.0 && *k <= 1e6)
+    {
         cfg.run.write_volume = k;
     }
 }

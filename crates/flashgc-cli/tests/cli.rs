@@ -279,6 +279,12 @@ fn bad_input_exits_2_with_the_field_named_and_never_panics() {
             &["run", "--op", "0.1", "--op-of-physical", "0.1"],
             "not both",
         ),
+        // A negative number was "unexpected argument '-1' found", naming no option.
+        (&["run", "--pages-per-block", "-1"], "--pages-per-block"),
+        (&["run", "--timing", "--idle-us", "-1"], "`--idle-us`"),
+        (&["run", "--timing", "--cache-mib", "-1"], "`--cache-mib`"),
+        (&["run", "--timing", "--data-gb", "-1"], "`--data-gb`"),
+        (&["compare", "--jobs", "-1"], "--jobs"),
     ];
     for (args, needle) in cases {
         let o = flashgc(args);

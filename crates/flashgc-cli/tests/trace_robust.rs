@@ -311,3 +311,30 @@ fn a_damaged_line_among_the_first_names_the_line_and_field() {
     assert!(err.contains("--page-size"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--loop-until` out of range was checked as the write volume it sets (`run.write_volume`)
+/// or, negative, refused by the argument parser as an unexpected argument; it is named.
+#[test]
+fn loop_until_out_of_range_is_named() {
+    let d = tmpdir("loop-until");
+    let p = d.join("t.csv");
+    let mut s = String::new();
+    for i in 0..50u64 {
+        s.push_str(&format!(
+            "{},hm,0,Write,{},4096,2833\n",
+            128166385295514663 + i * 1000,
+            i * 4096
+        ));
+    }
+    std::fs::write(&p, s).unwrap();
+    let w = format!("trace:{}", p.display());
+    for k in ["nan", "1e300", "-2"] {
+        let (code, err) = stderr_of(&["run", "--workload", &w, "--loop-until", k]);
+        assert_eq!(code, 2, "{k}: {err}");
+        assert!(
+            err.contains("--loop-until") && err.contains("(0, 1e6]"),
+            "{k}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
