@@ -59,6 +59,21 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             .collect()
     };
     let actions = split_list(&base.run.gc_action);
+    // An empty list (`--placement ''`, `--victim ,`) would run nothing and print "no
+    // configurations" with exit code 0.
+    for (field, list) in [
+        ("run.placement", &base.run.placement),
+        ("run.victim", &base.run.victim),
+        ("run.gc_action", &base.run.gc_action),
+    ] {
+        if split_list(list).is_empty() && !(a.scheme.is_some() && field != "run.gc_action") {
+            return Err(flashgc_core::Error::config(
+                field,
+                format!("`{list}`: give at least one name (see `flashgc policies`)"),
+            )
+            .into());
+        }
+    }
     let jobs_hint = a
         .jobs
         .unwrap_or_else(|| {

@@ -210,6 +210,16 @@ fn schemes(a: &DedupArgs) -> Result<Vec<Scheme>, Fail> {
         };
         out.push(scheme);
     }
+    if out.is_empty() {
+        // An empty list would run nothing and print only the notes.
+        return Err(Fail(
+            2,
+            format!(
+                "--scheme `{}`: give at least one scheme: greedy, cagc, dagc, splitgc, all, bounds",
+                a.scheme
+            ),
+        ));
+    }
     Ok(out)
 }
 

@@ -167,6 +167,21 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
     cfg.layout()?;
     crate::output::check_output(a.output.as_deref())?;
     crate::prepare_trace(&mut cfg, &a.trace)?;
+    // `run --timing --device noc`'s own options would be overridden here, silently.
+    for (flag, given) in [
+        ("--device", a.timing.device.is_some()),
+        ("--noc-path", a.timing.noc_path.is_some()),
+    ] {
+        if given {
+            return Err(Fail(
+                2,
+                format!(
+                    "{flag} does not apply to `flashgc noc`, which always simulates the NoC device; \
+                     choose its GC paths with --path conventional|selective|both"
+                ),
+            ));
+        }
+    }
     let paths: Vec<&str> = match a.path.trim() {
         "both" => vec!["conventional", "selective"],
         s @ ("conventional" | "selective") => vec![s],

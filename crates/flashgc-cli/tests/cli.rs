@@ -285,6 +285,12 @@ fn bad_input_exits_2_with_the_field_named_and_never_panics() {
         (&["run", "--timing", "--cache-mib", "-1"], "`--cache-mib`"),
         (&["run", "--timing", "--data-gb", "-1"], "`--data-gb`"),
         (&["compare", "--jobs", "-1"], "--jobs"),
+        // Empty lists ran nothing with exit code 0; `noc` silently replaced these two.
+        (&["compare", "--placement", ""], "`run.placement`"),
+        (&["compare", "--victim", ","], "`run.victim`"),
+        (&["dedup", "--scheme", ""], "--scheme"),
+        (&["noc", "--noc-path", "bogus"], "--noc-path does not apply"),
+        (&["noc", "--device", "flash"], "--device does not apply"),
     ];
     for (args, needle) in cases {
         let o = flashgc(args);
