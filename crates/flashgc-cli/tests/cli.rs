@@ -340,7 +340,9 @@ fn checked_values_of_the_config_file_name_its_line() {
     // only the field. A value a flag overrides is not the file's.
     let dir = std::env::temp_dir().join(format!("flashgc-cfg-lines-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let cases: [(&str, &str, &[&str], Option<&str>, &str); 6] = [
+    // (file, text, flags, the line named (None: not the file's value), field)
+    type Case<'a> = (&'a str, &'a str, &'a [&'a str], Option<&'a str>, &'a str);
+    let cases: [Case; 6] = [
         (
             "ch.toml",
             "[device]\nchannels = 0\n",
