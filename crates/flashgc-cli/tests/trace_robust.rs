@@ -338,3 +338,45 @@ fn loop_until_out_of_range_is_named() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A time scale or a loop count that takes request times past the simulator's clock is
+/// refused, naming the option, the file and (for the scale) the line: it used to run with
+/// every later request at the clock's end and report near-zero latencies, exit code 0.
+#[test]
+fn replay_times_beyond_the_clock_are_refused() {
+    let d = tmpdir("clock");
+    // Three MSR writes 10 s apart (MSR ticks are 100 ns).
+    let trace: String = (0..3u64)
+        .map(|i| {
+            format!(
+                "{},hm,0,Write,{},4096,100\n",
+                128_166_385_295_514_663 + i * 100_000_000,
+                i * 4096
+            )
+        })
+        .collect();
+    let p = d.join("t.csv");
+    std::fs::write(&p, trace).unwrap();
+    let w = format!("trace:{}", p.display());
+    let base = ["run", "--timing", "--workload", &w, "--capacity", "auto"];
+    let (code, err) = stderr_of(&[&base[..], &["--time-scale", "1e9"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--time-scale")
+            && err.contains("t.csv: line 2")
+            && err.contains("beyond the simulation clock"),
+        "{err}"
+    );
+    let (code, err) =
+        stderr_of(&[&base[..], &["--time-scale", "1e8", "--loop-times", "100"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--loop-times") && err.contains("pass "),
+        "{err}"
+    );
+    // Within the clock: runs.
+    let (code, err) =
+        stderr_of(&[&base[..], &["--time-scale", "1e6", "--loop-times", "100"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -15,6 +15,11 @@ use flashgc_core::workload::{Op, Request, Workload};
 use std::collections::HashSet;
 use std::path::Path;
 
+/// The latest request time a replay may reach, ns (2^62, 146 years): scaled or looped
+/// times beyond it would saturate the simulator's nanosecond clock once latencies are
+/// added, leaving every later request at the same instant with meaningless latencies.
+pub const MAX_TIME_NS: u64 = 1 << 62;
+
 /// A trace replayed as a [`Workload`].
 ///
 /// Looping: with `loop_times = N` the filtered trace is replayed N times; loop `i` is
@@ -222,7 +227,19 @@ impl TraceWorkload {
         let t = if self.scale == 1.0 {
             rel
         } else {
-            (rel as f64 * self.scale) as u64
+            let t = rel as f64 * self.scale;
+            if t >= MAX_TIME_NS as f64 {
+                return Err(TraceError::Option {
+                    option: "--time-scale",
+                    message: format!(
+                        "{}: line {}: {rel} ns after the first request, times {}, is {t:.3e} ns: beyond the simulation clock ({MAX_TIME_NS} ns, 146 years); use a smaller factor",
+                        self.src.file(),
+                        r.line,
+                        self.scale
+                    ),
+                });
+            }
+            t as u64
         };
         if self.loop_idx == 0 {
             self.first_emit.get_or_insert(t);
@@ -258,6 +275,27 @@ impl TraceWorkload {
         if self.loop_idx + 1 >= self.loops {
             self.done = true;
             return Ok(());
+        }
+        // The next pass's times are its shift plus at most pass 0's span (checked here, once
+        // per pass, instead of per request).
+        let span = self.last_emit - self.first_emit.unwrap_or(0);
+        let end = (self.loop_idx as u64 + 1)
+            .checked_mul(self.period)
+            .and_then(|s| s.checked_add(span));
+        if end.is_none_or(|e| e >= MAX_TIME_NS) {
+            return Err(TraceError::Option {
+                option: if self.until_pages.is_some() {
+                    "--loop-until"
+                } else {
+                    "--loop-times"
+                },
+                message: format!(
+                    "{}: pass {} of the trace ({} ns each) would end beyond the simulation clock ({MAX_TIME_NS} ns, 146 years); loop fewer times or use a smaller --time-scale",
+                    self.src.file(),
+                    self.loop_idx + 2,
+                    self.period
+                ),
+            });
         }
         self.loop_idx += 1;
         self.written_this_pass = 0;
