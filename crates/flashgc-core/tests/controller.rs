@@ -201,3 +201,51 @@ fn streaming_under_deferred_commit_equals_the_open_loop_run() {
     assert_eq!(t.requests, 3000);
     assert!(t.flash.as_ref().unwrap().suspensions.unwrap() > 0);
 }
+
+/// A run that ends with a long queue under deferred commit (open loop faster than the
+/// device, read-first) completes every request in flight at once when it finishes. That
+/// final pass once scanned the requests in flight per completion, O(n²): 200 000 queued
+/// writes took 20 s (minutes with more), during which Ctrl-C waited. It is O(n log n)
+/// now, in the same order: the result equals fcfs's counters and is the same
+/// on every run.
+#[test]
+fn finishing_with_a_long_deferred_queue_is_quick() {
+    let mut c = one_die();
+    c.device.blocks_per_plane = 512;
+    c.device.pages_per_block = 64;
+    c.ftl.op = Some(0.25);
+    // 200 000 writes 1 us apart: the die programs one every 500 us, so nearly all of them
+    // are still queued when the last arrives.
+    let reqs: Vec<Request> = (0..200_000u64)
+        .map(|i| rq(i, Op::Write, (i * 7919) % 20_000))
+        .collect();
+    let run = |scheduler| {
+        let p = TimingParams {
+            host: Host::OpenLoop { time_scale: 1.0 },
+            controller: ControllerParams {
+                scheduler,
+                ..Default::default()
+            },
+            ..TimingParams::default()
+        };
+        let mut ts = TimedSim::new(&c, p).unwrap();
+        ts.run(&mut Requests::new(reqs.clone()), &mut |_| {})
+            .unwrap()
+    };
+    let t0 = std::time::Instant::now();
+    let r = run(Scheduler::ReadFirst);
+    let secs = t0.elapsed().as_secs_f64();
+    assert!(secs < 5.0, "finishing took {secs:.1} s");
+    let t = r.timing.as_ref().unwrap();
+    assert_eq!(t.requests, 200_000);
+    // Writes only: read-first orders them as fcfs does.
+    let fcfs = run(Scheduler::Fcfs);
+    let json = |r: &RunResult| {
+        (
+            serde_json::to_string(&r.timing).unwrap(),
+            serde_json::to_string(&r.total).unwrap(),
+        )
+    };
+    assert_eq!(json(&r).1, json(&fcfs).1);
+    assert_eq!(json(&r), json(&run(Scheduler::ReadFirst)));
+}

@@ -81,6 +81,10 @@ enum Synced {
 
 const NO_FLOW: u32 = u32::MAX;
 
+/// Completions one pass of [`Core::complete_until`] orders by a linear scan per request;
+/// more go through [`Core::complete_many`]'s heap (the same order).
+const MANY_DONE: usize = 64;
+
 /// A `soonest` entry: completion `e` of `slot`, ordered as the pair (one integer compare
 /// where a pair takes two).
 #[inline(always)]
@@ -212,6 +216,11 @@ impl<D: DeviceModel> Core<D> {
         while let Some(x) = d.take_current(t) {
             done.push(x);
         }
+        if done.len() > MANY_DONE {
+            self.complete_many(&mut done);
+            self.deferred.as_mut().expect("deferred mode").done = done;
+            return;
+        }
         // In the order of a scan of the requests in flight from the first, each completion
         // moving the last request into its place: always the one at the lowest position.
         while !done.is_empty() {
@@ -226,6 +235,45 @@ impl<D: DeviceModel> Core<D> {
             self.complete(i, c);
         }
         self.deferred.as_mut().expect("deferred mode").done = done;
+    }
+
+    /// Completes the (slot, completion) pairs of `done` (emptied) in the order of
+    /// [`Core::complete_until`]'s scan, the lowest position first, in O(n log n) rather
+    /// than its O(n²): draining a run that ends with a long queue (an open-loop flow faster
+    /// than the device) completes every request in flight at once, and the quadratic scan
+    /// took minutes there, during which a Ctrl-C waited.
+    ///
+    /// The order is the same because positions change only for the last request in flight,
+    /// which a completion moves into the completed request's place: that place was the
+    /// lowest of the pairs left, so the moved request, if it is one of them, comes next;
+    /// every other pair keeps the position it had when it was queued.
+    #[cold]
+    fn complete_many(&mut self, done: &mut Vec<(u32, u64)>) {
+        let d = self.deferred.as_ref().expect("deferred mode");
+        // Per slot: its completion while it is one of `done` and not completed yet.
+        let mut when: Vec<Option<u64>> = vec![None; d.pos.len()];
+        // (position, slot) packed, the lowest position on top.
+        let mut order: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(done.len());
+        for &(slot, c) in done.iter() {
+            when[slot as usize] = Some(c);
+            order.push(Reverse(((d.pos[slot as usize] as u64) << 32) | slot as u64));
+        }
+        done.clear();
+        while let Some(Reverse(k)) = order.pop() {
+            let (i, slot) = ((k >> 32) as usize, k as u32);
+            // Taken already: it was moved into a completed request's place (below).
+            let Some(mut c) = when[slot as usize].take() else {
+                continue;
+            };
+            loop {
+                self.complete(i, c);
+                let d = self.deferred.as_ref().expect("deferred mode");
+                match d.inflight.get(i).and_then(|m| when[m.slot as usize].take()) {
+                    Some(next) => c = next,
+                    None => break,
+                }
+            }
+        }
     }
 
     /// Advances the device through every decision before `t` and completes what is final.
