@@ -298,8 +298,8 @@ pub fn open_workload(
 static BAR: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
 
 /// Lets looped trace replays move `bar` (pages written of the target) between the
-/// simulation's own updates, which come every 1 Mi pages: a trace that writes little per
-/// pass (reads, other volumes) would otherwise show no progress for minutes.
+/// simulation's own updates, which come after each batch of 4096 requests: a trace that
+/// writes little per pass (reads, other volumes) would otherwise move it rarely.
 pub fn attach_bar(bar: &indicatif::ProgressBar) {
     let _ = BAR.set(bar.clone());
 }

@@ -54,6 +54,27 @@ fn sup_gc_beats_single_greedy_on_skewed_workloads() {
     }
 }
 
+/// Progress reaches the caller (the CLI's bar) all through a run, not only every 1 Mi
+/// user pages (4 GiB): a run of 0.25 GiB x 12 (0.8 M pages) never reported it, so its bar
+/// stood at 0 to the end, however long a timed run took.
+#[test]
+fn progress_is_reported_all_through_a_small_run() {
+    let mut c = small("zipf:1.0", "sup-gc", 0.07);
+    c.ftl.logical_gib = Some(0.0625);
+    c.run.write_volume = 2.0;
+    c.run.warmup = Some(1.0);
+    let mut seen: Vec<(u64, Option<u64>)> = Vec::new();
+    let r =
+        Simulation::run_synthetic(&c, &mut |p| seen.push((p.user_pages, p.target_pages))).unwrap();
+    let target = r.steady_state.user_writes * 2;
+    // One per batch of 4096 requests: 32 Ki pages give 8.
+    assert!(seen.len() >= 5, "{} progress reports", seen.len());
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
+    assert!(seen.iter().all(|&(_, t)| t == Some(target)), "{seen:?}");
+    // Before the end: the first report comes after one batch of requests.
+    assert!(seen[0].0 < target / 4, "first report at {}", seen[0].0);
+}
+
 #[test]
 fn uniform_writes_have_nothing_to_separate() {
     let base = Simulation::run_synthetic(&small("uniform", "single", 0.07), &mut |_| {}).unwrap();

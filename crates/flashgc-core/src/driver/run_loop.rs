@@ -112,7 +112,6 @@ pub(super) fn run<D: DeviceModel>(
     let next_after = |w: u64| every.map(|e| (w / e + 1) * e);
     let mut next_ckpt = next_after(rec.written());
     let mut buf: Vec<Request> = Vec::with_capacity(SAFE_POINT_REQUESTS);
-    let mut next_progress: u64 = rec.written() + (1 << 20);
     let mut ended_by = "workload_end";
     'outer: loop {
         // Safe point: every request handed out so far has been served completely.
@@ -238,10 +237,7 @@ pub(super) fn run<D: DeviceModel>(
                     break 'outer;
                 }
             }
-            if rec.written() >= next_progress {
-                next_progress = rec.written() + (1 << 20);
-                progress(&rec.progress(&sim.ftl().counters));
-            }
+            progress(&rec.progress(&sim.ftl().counters));
             continue;
         }
         wl.fill(&mut buf, want)?;
@@ -306,10 +302,10 @@ pub(super) fn run<D: DeviceModel>(
         if let Some(e) = sim.ftl().content_error() {
             return Err(Error::Workload(e.to_string()));
         }
-        if rec.written() >= next_progress {
-            next_progress = rec.written() + (1 << 20);
-            progress(&rec.progress(&sim.ftl().counters));
-        }
+        // Progress after every batch, whatever the device's size: a fixed step of pages
+        // (it was 1 Mi) left the bar of a small or slow run at 0 until the end. A batch
+        // takes milliseconds at most, and the callback is cheap.
+        progress(&rec.progress(&sim.ftl().counters));
     }
     if let Some(e) = sim.ftl().content_error() {
         return Err(Error::Workload(e.to_string()));
