@@ -242,9 +242,25 @@ pub fn caller_now() -> serde_json::Value {
     serde_json::json!({ "args": args, "cwd": cwd })
 }
 
-/// Opens a checkpoint for `flashgc resume`: its file (absolute), the original command line
-/// and the reader (relative trace paths made absolute against the original directory).
-pub fn open_for_resume(path: &str) -> Result<(CheckpointReader, PathBuf, Vec<String>), Fail> {
+/// The key of the stored command line (`caller`) under which a resumed run keeps the
+/// trace path as the original run gave it (see [`ToResume::trace_as_given`]).
+pub const TRACE_AS_GIVEN: &str = "trace_as_given";
+
+/// A checkpoint opened for `flashgc resume`.
+pub struct ToResume {
+    /// The reader (a relative trace path made absolute against the original directory).
+    pub reader: CheckpointReader,
+    /// The checkpoint file, absolute.
+    pub path: PathBuf,
+    /// The original command line.
+    pub args: Vec<String>,
+    /// The trace path as the original run gave it, when it was made absolute: the name
+    /// the result keeps.
+    pub trace_as_given: Option<String>,
+}
+
+/// Opens a checkpoint for `flashgc resume`.
+pub fn open_for_resume(path: &str) -> Result<ToResume, Fail> {
     let p = Path::new(path);
     let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let r = CheckpointReader::open(&abs)?;
@@ -264,6 +280,8 @@ pub fn open_for_resume(path: &str) -> Result<(CheckpointReader, PathBuf, Vec<Str
     // checkpoint says. Relative input paths (the trace) are read from the original run's
     // directory, where they were given.
     let cwd = caller["cwd"].as_str().unwrap_or("").to_string();
+    // A resumed run's checkpoints hold the absolute path, and the name as given here.
+    let mut trace_as_given = caller[TRACE_AS_GIVEN].as_str().map(str::to_string);
     let mut r = r;
     // The stored memory limit was the original machine's: apply this one's too (a
     // checkpoint may describe any device).
@@ -276,6 +294,7 @@ pub fn open_for_resume(path: &str) -> Result<(CheckpointReader, PathBuf, Vec<Str
         let w = &mut r.meta.config.run.workload;
         if let Some(p) = w.strip_prefix("trace:") {
             if Path::new(p).is_relative() && cwd.join(p).exists() {
+                trace_as_given = Some(p.to_string());
                 *w = format!("trace:{}", cwd.join(p).display());
                 if let Some(t) = r.meta.trace.as_mut() {
                     t.path = cwd.join(&t.path).display().to_string();
@@ -283,5 +302,10 @@ pub fn open_for_resume(path: &str) -> Result<(CheckpointReader, PathBuf, Vec<Str
             }
         }
     }
-    Ok((r, abs, args))
+    Ok(ToResume {
+        reader: r,
+        path: abs,
+        args,
+        trace_as_given,
+    })
 }

@@ -193,8 +193,17 @@ pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
 /// `flashgc resume CHECKPOINT [-o FILE]`: the original command line and the saved state;
 /// the output goes to the current directory (or `-o`), never where the checkpoint says.
 pub(crate) fn cmd_resume(path: &str, output: Option<String>) -> Result<(), Fail> {
-    let (reader, abs, args) = cmd_checkpoint::open_for_resume(path)?;
-    let caller = reader.meta.caller.clone();
+    let cmd_checkpoint::ToResume {
+        reader,
+        path: abs,
+        args,
+        trace_as_given,
+    } = cmd_checkpoint::open_for_resume(path)?;
+    let mut caller = reader.meta.caller.clone();
+    if let Some(t) = &trace_as_given {
+        // For the checkpoints this run writes, which hold the absolute path.
+        caller[cmd_checkpoint::TRACE_AS_GIVEN] = t.clone().into();
+    }
     let mut a = match <crate::Cli as clap::Parser>::try_parse_from(&args) {
         Ok(crate::Cli {
             cmd: crate::Cmd::Run(a),
@@ -209,6 +218,7 @@ pub(crate) fn cmd_resume(path: &str, output: Option<String>) -> Result<(), Fail>
             ))
         }
     };
+    a.trace.shown_as = trace_as_given;
     cmd_checkpoint::redirect_output(&mut a, output);
     cmd_checkpoint::check_output(&a)?;
     crate::outfile::remove_stale_temps(&abs);

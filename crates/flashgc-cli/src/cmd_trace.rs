@@ -57,6 +57,11 @@ pub struct TraceFlags {
     /// when the machine has two cores; the results are identical either way).
     #[arg(long)]
     pub no_pipeline: bool,
+    /// A resumed run's trace path as the original run gave it (relative to the original
+    /// run's directory): the trace is opened by its absolute path and named by this one in
+    /// the result, which then equals the uninterrupted run's. Not a flag.
+    #[arg(skip)]
+    pub shown_as: Option<String>,
 }
 
 impl ReadFlags {
@@ -280,8 +285,12 @@ pub fn open_workload(
     logical_pages: u64,
 ) -> Result<Box<dyn Workload>, String> {
     let opts = flags.options().map_err(|e| e.to_string())?;
-    let wl = flashgc_trace::TraceWorkload::open(Path::new(path), &opts, lpn_size, logical_pages)
-        .map_err(|e| e.to_string())?;
+    let mut wl =
+        flashgc_trace::TraceWorkload::open(Path::new(path), &opts, lpn_size, logical_pages)
+            .map_err(|e| e.to_string())?;
+    if let Some(name) = &flags.shown_as {
+        wl.set_name(name);
+    }
     match (opts.loop_until, BAR.get()) {
         (Some(k), Some(bar)) => Ok(Box::new(Ticking {
             target: ((k * logical_pages as f64).round() as u64).max(1),

@@ -130,6 +130,120 @@ fn sigint_then_resume(name: &str, run: &[&str]) {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Sends SIGINT to `child` once `ckpt` has been (re)written after `since`, and waits for
+/// it: exit code 130.
+#[cfg(unix)]
+fn interrupt_after_checkpoint(
+    child: std::process::Child,
+    ckpt: &Path,
+    since: Option<std::time::SystemTime>,
+) -> std::process::Output {
+    let t0 = Instant::now();
+    while std::fs::metadata(ckpt)
+        .and_then(|m| m.modified())
+        .map_or(true, |m| Some(m) == since)
+    {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no new checkpoint");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: sends SIGINT to the child we spawned.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "stderr: {err}");
+    o
+}
+
+/// A trace given by a relative path: `flashgc resume` reads it from the original run's
+/// directory through its absolute path, yet the result names it as given (the `workload`
+/// line), also after a resumed run was interrupted and resumed again from its own
+/// checkpoint, so the output equals the uninterrupted run's.
+#[cfg(unix)]
+#[test]
+fn a_relative_trace_path_resumes_to_the_uninterrupted_output() {
+    let d = dir("relative-trace");
+    // An MSR Cambridge trace: 600 writes of 4 KiB over 300 pages, 1 ms apart.
+    let trace: String = (0..600u64)
+        .map(|i| {
+            let t = 128_166_385_295_514_663 + i * 10_000;
+            format!("{t},hm,0,Write,{},4096,100\n", (i * 7 % 300) * 4096)
+        })
+        .collect();
+    std::fs::write(d.join("t.csv"), trace).unwrap();
+    let run = [
+        "run",
+        "--workload",
+        "trace:t.csv",
+        "--remap",
+        "compact",
+        "--capacity",
+        "auto",
+        "--op",
+        "0.1",
+        "--loop-until",
+        "60",
+        "--timing",
+        "--json",
+    ];
+    let st = bin()
+        .args(run)
+        .args(["-o", "full.json"])
+        .current_dir(&d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let want = std::fs::read(d.join("full.json")).unwrap();
+    assert!(String::from_utf8_lossy(&want).contains("\"trace t.csv (format msr"));
+
+    let ckpt = d.join("run.ckpt");
+    let spawn = |c: &mut Command| {
+        c.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let child = spawn(
+        bin()
+            .args(run)
+            .args(["-o", "part.json", "--checkpoint-every", "0.5x"])
+            .arg("--checkpoint")
+            .arg(&ckpt)
+            .current_dir(&d),
+    );
+    interrupt_after_checkpoint(child, &ckpt, None);
+    // Resumed from another directory, interrupted at its own next checkpoint, resumed
+    // again.
+    let other = d.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let first = std::fs::metadata(&ckpt).unwrap().modified().unwrap();
+    let child = spawn(bin().arg("resume").arg(&ckpt).current_dir(&other));
+    interrupt_after_checkpoint(child, &ckpt, Some(first));
+    let r = bin()
+        .arg("resume")
+        .arg(&ckpt)
+        .current_dir(&other)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let got = std::fs::read(other.join("part.json")).unwrap();
+    assert!(
+        want == got,
+        "resumed output differs from the uninterrupted run:\n{}",
+        String::from_utf8_lossy(&got)
+            .lines()
+            .zip(String::from_utf8_lossy(&want).lines())
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| format!("{a}\n  vs {b}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 fn refused(args: &[&str], cwd: &Path, needle: &str) {
     let o = bin().args(args).current_dir(cwd).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);

@@ -62,6 +62,8 @@ pub struct TraceWorkload {
     hash_dropped: u64,
     requests_out: u64,
     opts: TraceOptions,
+    /// The name [`Workload::describe`] gives the trace, when not the path it was opened by.
+    name: Option<String>,
 }
 
 impl TraceWorkload {
@@ -74,6 +76,13 @@ impl TraceWorkload {
         logical_pages: u64,
     ) -> Result<TraceWorkload, TraceError> {
         Self::open_input(&TraceInput::from(path), opts, lpn_size, logical_pages)
+    }
+
+    /// Names the trace `name` in [`Workload::describe`] (and so in a run's result) instead
+    /// of the path it was opened by: a resumed run opens a trace given by a relative path
+    /// through its absolute path, and its result must name it as the original run did.
+    pub fn set_name(&mut self, name: &str) {
+        self.name = Some(name.to_string());
     }
 
     /// [`Self::open`] for a file or a buffer in memory.
@@ -141,6 +150,7 @@ impl TraceWorkload {
             hash_dropped: 0,
             requests_out: 0,
             opts: opts.clone(),
+            name: None,
         };
         // Read ahead to the first request so an empty trace is reported before a run starts.
         let mut first = Vec::new();
@@ -468,7 +478,7 @@ impl Workload for TraceWorkload {
     fn describe(&self) -> String {
         let mut s = format!(
             "trace {} (format {}",
-            self.src.file(),
+            self.name.as_deref().unwrap_or(self.src.file()),
             self.src.format().name()
         );
         if let Some(v) = &self.opts.volume {
