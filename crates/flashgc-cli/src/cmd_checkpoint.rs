@@ -99,6 +99,26 @@ pub fn check_output(a: &RunArgs) -> Result<(), Fail> {
     crate::output::check_output(a.output.as_deref())
 }
 
+/// Refuses, before a run, a checkpoint file that cannot be written when checkpoints were
+/// asked for (`--checkpoint`, `--checkpoint-every`): exit code 2 at once rather than a
+/// failed run at its first checkpoint. (The default file, for Ctrl-C only, is not checked:
+/// a run in a read-only directory without -o still runs; an interrupted one then reports
+/// that no checkpoint could be written, with its partial result.)
+pub fn check_checkpoint(a: &RunArgs) -> Result<(), Fail> {
+    if a.checkpoint.is_none() && a.checkpoint_every.is_none() {
+        return Ok(());
+    }
+    let path = checkpoint_path(a);
+    let flag = if a.checkpoint.is_some() {
+        "--checkpoint"
+    } else {
+        "--checkpoint-every: the checkpoint"
+    };
+    crate::outfile::check_writable(flag, &path.to_string_lossy())
+        .map(drop)
+        .map_err(|e| Fail(2, e))
+}
+
 /// `flashgc resume`: results go to `-o` if given, else to the original file name in the
 /// current directory (a checkpoint's stored paths may be someone else's); says so.
 pub fn redirect_output(a: &mut RunArgs, given: Option<String>) {

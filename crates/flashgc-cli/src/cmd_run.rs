@@ -177,6 +177,7 @@ pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     cfg.layout()?;
     output::warn_advisories(&cfg);
     cmd_checkpoint::check_output(&a)?;
+    cmd_checkpoint::check_checkpoint(&a)?;
     let bar = progress_bar(0, "pages");
     let t0 = std::time::Instant::now();
     // WAF-only and timed runs alike: checkpoints, Ctrl-C and resume.

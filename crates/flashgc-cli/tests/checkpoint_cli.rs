@@ -130,6 +130,48 @@ fn sigint_then_resume(name: &str, run: &[&str]) {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// A run stopped by SIGINT whose checkpoint cannot be written (here its default file,
+/// `OUTPUT.ckpt`, is a directory) still prints and saves its partial result, and says why
+/// it cannot be resumed; it used to end with the write error alone and lose the result.
+#[cfg(unix)]
+#[test]
+fn a_checkpoint_that_cannot_be_written_keeps_the_partial_result() {
+    let d = dir("unwritable");
+    std::fs::create_dir_all(d.join("part.json.ckpt")).unwrap();
+    // RUN five times as long (its write volume, 12, is the only "12").
+    let mut args: Vec<&str> = RUN
+        .iter()
+        .map(|&a| if a == "12" { "60" } else { a })
+        .collect();
+    args.extend(["-o", "part.json"]);
+    let child = bin()
+        .args(&args)
+        .current_dir(&d)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Under way (the run takes seconds; the handler is installed in milliseconds).
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: sends SIGINT to the child we spawned.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "stderr: {err}");
+    assert!(err.contains("no checkpoint could be written"), "{err}");
+    let partial: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(partial["ended_by"], "interrupted");
+    let notes = partial["notes"].to_string();
+    assert!(notes.contains("no checkpoint could be written"), "{notes}");
+    assert_eq!(
+        std::fs::read(d.join("part.json")).unwrap(),
+        o.stdout.trim_ascii_end()
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// Sends SIGINT to `child` once `ckpt` has been (re)written after `since`, and waits for
 /// it: exit code 130.
 #[cfg(unix)]
@@ -316,6 +358,18 @@ fn bad_checkpoints_and_unsupported_modes_are_refused() {
         ],
         &d,
         "--checkpoint-every `lots`",
+    );
+    // A checkpoint file that cannot be written is refused before the run, as -o is.
+    refused(
+        &[
+            "run",
+            "--logical-gib",
+            "0.0625",
+            "--checkpoint",
+            "/nonexistent/c.ckpt",
+        ],
+        &d,
+        "--checkpoint /nonexistent/c.ckpt",
     );
     let _ = std::fs::remove_dir_all(&d);
 }

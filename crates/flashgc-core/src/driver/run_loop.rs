@@ -130,21 +130,21 @@ pub(super) fn run<D: DeviceModel>(
             .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
             || ctl.stop_after_requests.is_some_and(|n| request_index >= n);
         if stop {
+            // A checkpoint that cannot be written (a full disk, a removed directory) does
+            // not lose the partial result, which may be all a long run has to show: it is
+            // returned without a checkpoint, and its notes say why.
+            let mut unsaved = None;
             let info = match &ctl.checkpoint {
                 Some(path) => {
-                    let drv = core.checkpoint_state()?;
                     let st = RunState {
                         rec: rec.clone(),
                         requests: request_index,
                         target,
                     };
-                    Some(sim.write_checkpoint(
-                        path,
-                        &ctl.caller,
-                        &st,
-                        wl,
-                        drv.map(|s| (&core.p, s)),
-                    )?)
+                    let written = core.checkpoint_state().and_then(|drv| {
+                        sim.write_checkpoint(path, &ctl.caller, &st, wl, drv.map(|s| (&core.p, s)))
+                    });
+                    written.map_err(|e| unsaved = Some(e)).ok()
                 }
                 None => None,
             };
@@ -160,10 +160,14 @@ pub(super) fn run<D: DeviceModel>(
             let mut partial = core.finish_with(sim, wl.describe(), &rec, INTERRUPTED)?;
             attach_flows(&mut partial, core, wl);
             let end = &sim.ftl().counters;
+            let resume = match (&info, &unsaved) {
+                (Some(_), _) => "; `flashgc resume CHECKPOINT` finishes it".to_string(),
+                (None, Some(e)) => format!("; no checkpoint could be written: {e}"),
+                (None, None) => String::new(),
+            };
             partial.notes.push(format!(
-                "PARTIAL result: the run was stopped after {} user pages ({request_index} requests){}",
+                "PARTIAL result: the run was stopped after {} user pages ({request_index} requests){resume}",
                 end.user_writes - pre_writes,
-                if info.is_some() { "; `flashgc resume CHECKPOINT` finishes it" } else { "" }
             ));
             return Ok(RunEnd::Stopped {
                 partial,
