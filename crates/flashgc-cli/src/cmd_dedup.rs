@@ -266,14 +266,16 @@ fn run_one(a: &DedupArgs, cfg: &Config, scheme: &Scheme) -> Result<(RunResult, f
         &|k| format!("--{}", k.replace('_', "-")),
     )?;
     let t = std::time::Instant::now();
-    let r = match flashgc_core::driver::run(
-        &cfg,
-        Some(p),
-        wl.as_mut(),
-        None,
-        &mut |_| {},
-        &mut RunControl::default(),
-    )? {
+    let r = match crate::cmd_run::with_bar(|progress| {
+        flashgc_core::driver::run(
+            &cfg,
+            Some(p),
+            wl.as_mut(),
+            None,
+            progress,
+            &mut RunControl::default(),
+        )
+    })? {
         flashgc_core::sim::RunEnd::Finished(r) => r,
         flashgc_core::sim::RunEnd::Stopped { partial, .. } => partial,
     };

@@ -163,7 +163,10 @@ pub fn run(plan: &Plan, flags: &TimingFlags, cfg: &Config) -> Result<RunResult, 
             let mut p = flags.params(cfg, true)?;
             p.data_volume_bytes = Some(*data_bytes);
             let mut fs = FlowSet::new(specs.clone(), l.logical_pages, l.lpn_size)?;
-            return Ok(TimedSim::new(cfg, p)?.run(&mut fs, &mut |_| {})?);
+            let mut sim = TimedSim::new(cfg, p)?;
+            return Ok(crate::cmd_run::with_bar(|progress| {
+                sim.run(&mut fs, progress)
+            })?);
         }
     };
     let mut job = m.job.clone();
@@ -180,9 +183,13 @@ pub fn run(plan: &Plan, flags: &TimingFlags, cfg: &Config) -> Result<RunResult, 
             // As the fio flags: each clone is a host flow of its own.
             let specs = FlowSpec::from_fio("job", &job, 0, l.logical_bytes());
             let mut fs = FlowSet::new(specs, l.logical_pages, l.lpn_size)?;
-            return Ok(ts.run(&mut fs, &mut |_| {})?);
+            return Ok(crate::cmd_run::with_bar(|progress| {
+                ts.run(&mut fs, progress)
+            })?);
         }
-        return Ok(ts.run(&mut wl, &mut |_| {})?);
+        return Ok(crate::cmd_run::with_bar(|progress| {
+            ts.run(&mut wl, progress)
+        })?);
     }
     flashgc_serve::closed::run_closed(
         cfg,

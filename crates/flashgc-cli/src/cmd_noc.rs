@@ -102,14 +102,16 @@ fn run_path(a: &NocArgs, cfg: &Config, path: &str) -> Result<RunResult, Fail> {
         flags.requests = Some(DEFAULT_REQUESTS);
     }
     let p = flags.params(&cfg, false)?;
-    let end = flashgc_core::driver::run(
-        &cfg,
-        Some(p),
-        wl.as_mut(),
-        None,
-        &mut |_| {},
-        &mut RunControl::default(),
-    )?;
+    let end = crate::cmd_run::with_bar(|progress| {
+        flashgc_core::driver::run(
+            &cfg,
+            Some(p),
+            wl.as_mut(),
+            None,
+            progress,
+            &mut RunControl::default(),
+        )
+    })?;
     Ok(match end {
         RunEnd::Finished(r) => r,
         RunEnd::Stopped { partial, .. } => partial,

@@ -115,10 +115,16 @@ pub(crate) fn prepare_trace(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> 
 pub(crate) fn bar_progress(
     bar: Option<&indicatif::ProgressBar>,
 ) -> impl FnMut(&flashgc_core::sim::Progress) + '_ {
+    let mut open_ended = false;
     move |p| {
         if let Some(b) = bar {
-            if let Some(t) = p.target_pages {
-                b.set_length(t);
+            match p.target_pages {
+                Some(t) => b.set_length(t),
+                None if !open_ended => {
+                    open_ended = true;
+                    b.set_style(output::open_ended_style("pages"));
+                }
+                None => {}
             }
             b.set_position(p.user_pages);
             b.set_message(format!("WAF {:.3}", p.waf));
@@ -153,6 +159,18 @@ pub(crate) fn run_one(
     }
     sim.ftl_mut().set_check_after_gc(a.check);
     Ok(sim.run(wl.as_mut(), &mut progress)?)
+}
+
+/// Runs `f` with a progress callback that drives a terminal progress bar of its own
+/// (pages written; none when stderr is not a terminal), cleared when `f` returns: the
+/// simulations of `fio`, `noc` and `dedup`, which showed no progress at all.
+pub(crate) fn with_bar<T>(f: impl FnOnce(&mut dyn FnMut(&flashgc_core::sim::Progress)) -> T) -> T {
+    let bar = output::new_bar(0, "pages");
+    let r = f(&mut bar_progress(bar.as_ref()));
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    r
 }
 
 /// A progress bar on a terminal (see [`output::progress_bar`]: integer rates).

@@ -642,14 +642,16 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             }
             let params = flags.params(&c, true)?;
             let mut wl = fio_job_workload(&flags, &c)?;
-            let r = match flashgc_core::driver::run(
-                &c,
-                Some(params),
-                wl.as_mut(),
-                None,
-                &mut |_| {},
-                &mut RunControl::default(),
-            )? {
+            let r = match crate::cmd_run::with_bar(|progress| {
+                flashgc_core::driver::run(
+                    &c,
+                    Some(params),
+                    wl.as_mut(),
+                    None,
+                    progress,
+                    &mut RunControl::default(),
+                )
+            })? {
                 RunEnd::Finished(r) => r,
                 RunEnd::Stopped { partial, .. } => partial,
             };

@@ -76,27 +76,46 @@ pub fn format_rate(per_sec: f64) -> String {
 
 /// A progress bar on a terminal (None otherwise): position, rate and ETA in `unit`s.
 pub fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let b = indicatif::ProgressBar::new(len);
-    let style = indicatif::ProgressStyle::with_template(&format!(
-        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} {unit} {{rate}} ETA {{eta}} {{msg}}"
-    ))
-    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-    .with_key(
-        "rate",
-        |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-            let _ = w.write_str(&format_rate(s.per_sec()));
-        },
-    );
-    b.set_style(style);
+    let b = new_bar(len, unit)?;
     if unit == "pages" {
         // A looped trace replay ticks the bar while it reads (see cmd_trace::attach_bar).
         crate::cmd_trace::attach_bar(&b);
     }
     Some(b)
+}
+
+/// [`progress_bar`] without the trace replay's ticks (for commands that run several
+/// simulations one after another, each with a bar of its own).
+pub fn new_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let b = indicatif::ProgressBar::new(len);
+    b.set_style(bar_style(&format!(
+        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} {unit} {{rate}} ETA {{eta}} {{msg}}"
+    )));
+    Some(b)
+}
+
+/// The style of a bar whose length is unknown (a run to a trace's end, a data volume or a
+/// request count): position and rate, without a bar or an ETA that would mean nothing.
+pub fn open_ended_style(unit: &str) -> indicatif::ProgressStyle {
+    bar_style(&format!(
+        "{{spinner}} [{{elapsed_precise}}] {{human_pos}} {unit} {{rate}} {{msg}}"
+    ))
+}
+
+/// `template` with the integer rate key (see [`format_rate`]).
+fn bar_style(template: &str) -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .with_key(
+            "rate",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&format_rate(s.per_sec()));
+            },
+        )
 }
 
 fn gib(pages: u64, page_bytes: u32) -> f64 {

@@ -610,3 +610,48 @@ fn results_and_tables_say_which_variant_ran() {
         "{s}"
     );
 }
+
+/// `fio`, `noc` and `dedup` show a progress bar (pages, rate) on a terminal, as `run`
+/// does; they showed none. Off a terminal stderr stays empty. The terminal is the
+/// pseudo-terminal of util-linux's `script`; without it the first half is skipped.
+#[cfg(unix)]
+#[test]
+fn fio_noc_and_dedup_show_progress_on_a_terminal_only() {
+    let runs: [&[&str]; 3] = [
+        &["fio", "--logical-gib", "0.0625", "--data-gb", "0.5"],
+        &["noc", "--requests", "50000"],
+        &[
+            "dedup",
+            "--small",
+            "--workload",
+            "uniform",
+            "--scheme",
+            "greedy",
+        ],
+    ];
+    let script = Command::new("script").arg("--version").output();
+    for args in runs {
+        let quiet = flashgc(args);
+        assert!(quiet.status.success(), "{args:?}: {}", stderr(&quiet));
+        assert_eq!(stderr(&quiet), "", "{args:?}: stderr off a terminal");
+        if script.is_err() {
+            eprintln!("skipped the terminal half: no `script` command");
+            continue;
+        }
+        let cmd = format!(
+            "{} {} > /dev/null",
+            env!("CARGO_BIN_EXE_flashgc"),
+            args.join(" ")
+        );
+        let o = Command::new("script")
+            .args(["-qfec", &cmd, "/dev/null"])
+            .output()
+            .unwrap();
+        let tty = stdout(&o);
+        assert!(o.status.success(), "{args:?}: {tty}");
+        assert!(
+            tty.contains(" pages ") && tty.contains("/s"),
+            "{args:?}: no progress bar on the terminal: {tty:?}"
+        );
+    }
+}
