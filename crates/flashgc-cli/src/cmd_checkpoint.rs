@@ -109,6 +109,7 @@ pub fn check_checkpoint(a: &RunArgs) -> Result<(), Fail> {
         return Ok(());
     }
     let path = checkpoint_path(a);
+    not_the_output(a, &path)?;
     let flag = if a.checkpoint.is_some() {
         "--checkpoint"
     } else {
@@ -117,6 +118,30 @@ pub fn check_checkpoint(a: &RunArgs) -> Result<(), Fail> {
     crate::outfile::check_writable(flag, &path.to_string_lossy())
         .map(drop)
         .map_err(|e| Fail(2, e))
+}
+
+/// Refuses an output file (`-o`) that is the checkpoint file `ckpt` (after symlinks): the
+/// partial result of a stopped run would replace the checkpoint it was just told to
+/// resume from, and the work since the start would be lost.
+pub fn not_the_output(a: &RunArgs, ckpt: &Path) -> Result<(), Fail> {
+    let Some(o) = &a.output else {
+        return Ok(());
+    };
+    let full = |p: &Path| {
+        let p = crate::outfile::resolve(p).unwrap_or_else(|_| p.to_path_buf());
+        std::path::absolute(&p).unwrap_or(p)
+    };
+    if full(Path::new(o)) == full(ckpt) {
+        return Err(Fail(
+            2,
+            format!(
+                "-o {o} is the checkpoint file {}: a stopped run's partial result would replace \
+                 its checkpoint; choose another file for one of them",
+                ckpt.display()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `flashgc resume`: results go to `-o` if given, else to the original file name in the

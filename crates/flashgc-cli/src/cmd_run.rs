@@ -240,6 +240,7 @@ pub(crate) fn cmd_resume(path: &str, output: Option<String>) -> Result<(), Fail>
     a.trace.shown_as = trace_as_given;
     cmd_checkpoint::redirect_output(&mut a, output);
     cmd_checkpoint::check_output(&a)?;
+    cmd_checkpoint::not_the_output(&a, &abs)?;
     crate::outfile::remove_stale_temps(&abs);
     let cfg = reader.meta.config.clone();
     eprintln!(

@@ -371,6 +371,23 @@ fn bad_checkpoints_and_unsupported_modes_are_refused() {
         &d,
         "--checkpoint /nonexistent/c.ckpt",
     );
+    // The output file as the checkpoint: a stopped run's partial result replaced the
+    // checkpoint it told to resume from (and `flashgc resume` then found no checkpoint).
+    refused(
+        &[
+            "run",
+            "--logical-gib",
+            "0.0625",
+            "-o",
+            "r.json",
+            "--checkpoint",
+            "./r.json",
+        ],
+        &d,
+        "is the checkpoint file",
+    );
+    let c = ckpt.to_str().unwrap();
+    refused(&["resume", c, "-o", c], &d, "is the checkpoint file");
     let _ = std::fs::remove_dir_all(&d);
 }
 
