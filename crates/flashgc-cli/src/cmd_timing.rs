@@ -620,6 +620,7 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     let base = crate::build_config(&args.common)?;
     base.layout()?;
     crate::output::check_output(args.output.as_deref())?;
+    crate::output::not_the_trace("-o", args.output.as_deref(), &base)?;
     let mut flags = args.timing.clone();
     flags.timing = true;
     let jobfile = match &args.job {

@@ -27,6 +27,46 @@ pub fn save_result(path: &str, bytes: &[u8], printed: bool) -> Result<(), crate:
     })
 }
 
+/// Refuses, before a run, a file to write (`flag`: `-o`, `--checkpoint`) that is the
+/// trace the run reads (the same file, through symlinks or hard links): the result would
+/// replace its own input, which was lost without a word.
+pub fn not_the_trace(
+    flag: &str,
+    out: Option<&str>,
+    cfg: &flashgc_core::Config,
+) -> Result<(), crate::Fail> {
+    use flashgc_core::workload::WorkloadSpec;
+    let (Some(o), Ok(WorkloadSpec::Trace(t))) =
+        (out, WorkloadSpec::parse("--workload", &cfg.run.workload))
+    else {
+        return Ok(());
+    };
+    if same_file(std::path::Path::new(o), std::path::Path::new(&t)) {
+        return Err(crate::Fail(
+            2,
+            format!("{flag} {o} is the trace the run reads ({t}): writing it would replace the trace; choose another file"),
+        ));
+    }
+    Ok(())
+}
+
+/// True when `a` and `b` both exist and are one file.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    }
+}
+
 /// Refuses, before a run, an `-o` that cannot take the result (missing directory, not a
 /// regular file, no permission): exit code 2 instead of a lost result at the end; removes
 /// the temporary files a killed run left beside it.

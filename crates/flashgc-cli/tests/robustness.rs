@@ -262,6 +262,57 @@ fn an_unwritable_output_is_refused_before_the_run_with_exit_code_2() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// An `-o` (or `--checkpoint`) that is the trace the run reads, by its name or through a
+/// symlink, is refused before the run: the result silently replaced the trace.
+#[test]
+fn the_trace_read_is_never_the_output() {
+    let d = dir("trace-as-output");
+    let trace: String = (0..200u64)
+        .map(|i| {
+            format!(
+                "{},hm,0,Write,{},4096,100\n",
+                1_000_000 + i,
+                (i % 50) * 4096
+            )
+        })
+        .collect();
+    std::fs::write(d.join("t.csv"), &trace).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("t.csv", d.join("link.csv")).unwrap();
+    let t = d.join("t.csv");
+    let w = format!("trace:{}", t.display());
+    let link = d.join("link.csv");
+    let mut cases: Vec<Vec<&str>> = vec![
+        vec!["run", "-o", t.to_str().unwrap()],
+        vec!["run", "--checkpoint", t.to_str().unwrap()],
+        vec![
+            "compare",
+            "--placement",
+            "single",
+            "-o",
+            t.to_str().unwrap(),
+        ],
+        vec!["fio", "-o", t.to_str().unwrap()],
+        vec!["noc", "-o", t.to_str().unwrap()],
+    ];
+    if cfg!(unix) {
+        cases.push(vec!["run", "-o", link.to_str().unwrap()]);
+    }
+    for c in cases {
+        let mut a = c.clone();
+        a.extend(["--workload", &w]);
+        if c[0] != "fio" {
+            a.extend(["--remap", "compact", "--capacity", "auto"]);
+        }
+        let o = flashgc(&a);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{c:?}: {err}");
+        assert!(err.contains("is the trace the run reads"), "{c:?}: {err}");
+        assert_eq!(std::fs::read_to_string(&t).unwrap(), trace, "{c:?}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// fio, noc and dedup print their result first and say when `-o` could not take it (a
 /// full disk), like run and compare.
 #[cfg(unix)]
