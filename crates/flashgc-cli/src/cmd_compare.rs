@@ -21,7 +21,7 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     cmd_checkpoint::refuse(&a, "`compare`")?;
     cmd_checkpoint::check_output(&a)?;
     let mut base = build_config(&a.common)?;
-    output::not_the_trace("-o", a.output.as_deref(), &base)?;
+    output::not_an_input("-o", a.output.as_deref(), &base, a.common.config.as_deref())?;
     // Pairs to run: --scheme as given; else, with neither placement nor victim chosen
     // (flags or config file), every registered scheme with its paper's victim policy;
     // else the cross product of the placement and victim lists.

@@ -346,7 +346,7 @@ pub fn dedup(a: &DedupArgs) -> Result<(), Fail> {
     }
     let mut cfg = crate::build_config(&common)?;
     crate::output::check_output(a.output.as_deref())?;
-    crate::output::not_the_trace("-o", a.output.as_deref(), &cfg)?;
+    crate::output::not_an_input("-o", a.output.as_deref(), &cfg, common.config.as_deref())?;
     if a.small {
         if common.blocks_per_plane.is_some() || common.pages_per_block.is_some() {
             return Err(Fail(

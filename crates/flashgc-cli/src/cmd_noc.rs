@@ -168,7 +168,7 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
     let mut cfg = crate::build_config(&common)?;
     cfg.layout()?;
     crate::output::check_output(a.output.as_deref())?;
-    crate::output::not_the_trace("-o", a.output.as_deref(), &cfg)?;
+    crate::output::not_an_input("-o", a.output.as_deref(), &cfg, common.config.as_deref())?;
     crate::prepare_trace(&mut cfg, &a.trace)?;
     // `run --timing --device noc`'s own options would be overridden here, silently.
     for (flag, given) in [

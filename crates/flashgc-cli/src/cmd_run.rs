@@ -196,8 +196,13 @@ pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     output::warn_advisories(&cfg);
     cmd_checkpoint::check_output(&a)?;
     cmd_checkpoint::check_checkpoint(&a)?;
-    output::not_the_trace("-o", a.output.as_deref(), &cfg)?;
-    output::not_the_trace("--checkpoint", a.checkpoint.as_deref(), &cfg)?;
+    output::not_an_input("-o", a.output.as_deref(), &cfg, a.common.config.as_deref())?;
+    output::not_an_input(
+        "--checkpoint",
+        a.checkpoint.as_deref(),
+        &cfg,
+        a.common.config.as_deref(),
+    )?;
     let bar = progress_bar(0, "pages");
     let t0 = std::time::Instant::now();
     // WAF-only and timed runs alike: checkpoints, Ctrl-C and resume.
@@ -243,7 +248,8 @@ pub(crate) fn cmd_resume(path: &str, output: Option<String>) -> Result<(), Fail>
     cmd_checkpoint::redirect_output(&mut a, output);
     cmd_checkpoint::check_output(&a)?;
     cmd_checkpoint::not_the_output(&a, &abs)?;
-    output::not_the_trace("-o", a.output.as_deref(), &reader.meta.config)?;
+    // (The configuration comes from the checkpoint: its file is not read again.)
+    output::not_an_input("-o", a.output.as_deref(), &reader.meta.config, None)?;
     crate::outfile::remove_stale_temps(&abs);
     let cfg = reader.meta.config.clone();
     eprintln!(

@@ -620,7 +620,12 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     let base = crate::build_config(&args.common)?;
     base.layout()?;
     crate::output::check_output(args.output.as_deref())?;
-    crate::output::not_the_trace("-o", args.output.as_deref(), &base)?;
+    crate::output::not_an_input(
+        "-o",
+        args.output.as_deref(),
+        &base,
+        args.common.config.as_deref(),
+    )?;
     let mut flags = args.timing.clone();
     flags.timing = true;
     let jobfile = match &args.job {

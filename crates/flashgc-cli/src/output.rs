@@ -2,6 +2,7 @@
 
 use flashgc_core::RunResult;
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// Writes `bytes` to `path` atomically, through symlinks, regular files only (see
 /// [`crate::outfile`]).
@@ -27,31 +28,41 @@ pub fn save_result(path: &str, bytes: &[u8], printed: bool) -> Result<(), crate:
     })
 }
 
-/// Refuses, before a run, a file to write (`flag`: `-o`, `--checkpoint`) that is the
-/// trace the run reads (the same file, through symlinks or hard links): the result would
-/// replace its own input, which was lost without a word.
-pub fn not_the_trace(
+/// Refuses, before a run, a file to write (`flag`: `-o`, `--checkpoint`) that is one the
+/// run reads: its trace or its configuration file (`--config`; the same file, through
+/// symlinks or hard links). The result would replace its own input, which was lost
+/// without a word.
+pub fn not_an_input(
     flag: &str,
     out: Option<&str>,
     cfg: &flashgc_core::Config,
+    config_file: Option<&str>,
 ) -> Result<(), crate::Fail> {
     use flashgc_core::workload::WorkloadSpec;
-    let (Some(o), Ok(WorkloadSpec::Trace(t))) =
-        (out, WorkloadSpec::parse("--workload", &cfg.run.workload))
-    else {
+    let Some(o) = out else {
         return Ok(());
     };
-    if same_file(std::path::Path::new(o), std::path::Path::new(&t)) {
-        return Err(crate::Fail(
-            2,
-            format!("{flag} {o} is the trace the run reads ({t}): writing it would replace the trace; choose another file"),
-        ));
+    let trace = match WorkloadSpec::parse("--workload", &cfg.run.workload) {
+        Ok(WorkloadSpec::Trace(t)) => Some(t),
+        _ => None,
+    };
+    let inputs = [
+        ("trace", trace.as_deref()),
+        ("configuration file", config_file),
+    ];
+    for (what, input) in inputs {
+        if let Some(i) = input.filter(|i| same_file(Path::new(o), Path::new(i))) {
+            return Err(crate::Fail(
+                2,
+                format!("{flag} {o} is the {what} the run reads ({i}): writing it would replace the {what}; choose another file"),
+            ));
+        }
     }
     Ok(())
 }
 
 /// True when `a` and `b` both exist and are one file.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+fn same_file(a: &Path, b: &Path) -> bool {
     let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
         return false;
     };

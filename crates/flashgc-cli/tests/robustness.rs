@@ -263,9 +263,10 @@ fn an_unwritable_output_is_refused_before_the_run_with_exit_code_2() {
 }
 
 /// An `-o` (or `--checkpoint`) that is the trace the run reads, by its name or through a
-/// symlink, is refused before the run: the result silently replaced the trace.
+/// symlink, or its `--config` file, is refused before the run: the result silently
+/// replaced the input.
 #[test]
-fn the_trace_read_is_never_the_output() {
+fn an_input_is_never_the_output() {
     let d = dir("trace-as-output");
     let trace: String = (0..200u64)
         .map(|i| {
@@ -309,6 +310,35 @@ fn the_trace_read_is_never_the_output() {
         assert_eq!(o.status.code(), Some(2), "{c:?}: {err}");
         assert!(err.contains("is the trace the run reads"), "{c:?}: {err}");
         assert_eq!(std::fs::read_to_string(&t).unwrap(), trace, "{c:?}");
+    }
+    let toml = "[ftl]\nlogical_gib = 0.0625\n";
+    let cfg = d.join("c.toml");
+    std::fs::write(&cfg, toml).unwrap();
+    let cfg = cfg.to_str().unwrap();
+    for c in [
+        vec!["run", "--config", cfg, "-o", cfg],
+        vec!["run", "--config", cfg, "--checkpoint", cfg],
+        vec![
+            "compare",
+            "--config",
+            cfg,
+            "--placement",
+            "single",
+            "-o",
+            cfg,
+        ],
+        vec!["fio", "--config", cfg, "-o", cfg],
+        vec!["noc", "--config", cfg, "-o", cfg],
+        vec!["dedup", "--config", cfg, "-o", cfg],
+    ] {
+        let o = flashgc(&c);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{c:?}: {err}");
+        assert!(
+            err.contains("is the configuration file the run reads"),
+            "{c:?}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(cfg).unwrap(), toml, "{c:?}");
     }
     let _ = std::fs::remove_dir_all(&d);
 }
