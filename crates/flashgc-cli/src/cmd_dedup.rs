@@ -4,7 +4,6 @@
 //! with idle-time background work (docs/splitgc.md).
 
 use crate::{cmd_trace, split_list, CommonArgs, Fail};
-use flashgc_core::sim::RunControl;
 use flashgc_core::timing::{Host, TimingParams};
 use flashgc_core::workload::{PoissonArrivals, WorkloadSpec};
 use flashgc_core::{Config, RunResult};
@@ -266,19 +265,7 @@ fn run_one(a: &DedupArgs, cfg: &Config, scheme: &Scheme) -> Result<(RunResult, f
         &|k| format!("--{}", k.replace('_', "-")),
     )?;
     let t = std::time::Instant::now();
-    let r = match crate::cmd_run::with_bar(|progress| {
-        flashgc_core::driver::run(
-            &cfg,
-            Some(p),
-            wl.as_mut(),
-            None,
-            progress,
-            &mut RunControl::default(),
-        )
-    })? {
-        flashgc_core::sim::RunEnd::Finished(r) => r,
-        flashgc_core::sim::RunEnd::Stopped { partial, .. } => partial,
-    };
+    let r = crate::cmd_run::run_with_bar(&cfg, Some(p), wl.as_mut())?;
     Ok((r, t.elapsed().as_secs_f64()))
 }
 

@@ -8,7 +8,6 @@
 use crate::cmd_timing::TimingFlags;
 use crate::{cmd_trace, CommonArgs, Fail};
 use flashgc_core::device::noc::NocComparison;
-use flashgc_core::sim::{RunControl, RunEnd};
 use flashgc_core::workload::profiles::{Arrival, NocProfile, NocSynthetic};
 use flashgc_core::workload::{Workload, WorkloadSpec};
 use flashgc_core::{Config, RunResult};
@@ -102,20 +101,7 @@ fn run_path(a: &NocArgs, cfg: &Config, path: &str) -> Result<RunResult, Fail> {
         flags.requests = Some(DEFAULT_REQUESTS);
     }
     let p = flags.params(&cfg, false)?;
-    let end = crate::cmd_run::with_bar(|progress| {
-        flashgc_core::driver::run(
-            &cfg,
-            Some(p),
-            wl.as_mut(),
-            None,
-            progress,
-            &mut RunControl::default(),
-        )
-    })?;
-    Ok(match end {
-        RunEnd::Finished(r) => r,
-        RunEnd::Stopped { partial, .. } => partial,
-    })
+    Ok(crate::cmd_run::run_with_bar(&cfg, Some(p), wl.as_mut())?)
 }
 
 fn human(r: &RunResult) -> String {

@@ -173,6 +173,24 @@ pub(crate) fn with_bar<T>(f: impl FnOnce(&mut dyn FnMut(&flashgc_core::sim::Prog
     r
 }
 
+/// Runs `wl` on `cfg` (timed by `p`, WAF-only when None) to its end under [`with_bar`]:
+/// the result, or the partial one of a stopped run (`fio`, `noc` and `dedup` take no
+/// checkpoint or stop control).
+pub(crate) fn run_with_bar(
+    cfg: &Config,
+    p: Option<flashgc_core::timing::TimingParams>,
+    wl: &mut dyn Workload,
+) -> flashgc_core::Result<RunResult> {
+    use flashgc_core::sim::{RunControl, RunEnd};
+    let end = with_bar(|progress| {
+        flashgc_core::driver::run(cfg, p, wl, None, progress, &mut RunControl::default())
+    })?;
+    Ok(match end {
+        RunEnd::Finished(r) => r,
+        RunEnd::Stopped { partial, .. } => partial,
+    })
+}
+
 /// A progress bar on a terminal (see [`output::progress_bar`]: integer rates).
 pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
     output::progress_bar(len, unit)

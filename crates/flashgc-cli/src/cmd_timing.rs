@@ -648,19 +648,7 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             }
             let params = flags.params(&c, true)?;
             let mut wl = fio_job_workload(&flags, &c)?;
-            let r = match crate::cmd_run::with_bar(|progress| {
-                flashgc_core::driver::run(
-                    &c,
-                    Some(params),
-                    wl.as_mut(),
-                    None,
-                    progress,
-                    &mut RunControl::default(),
-                )
-            })? {
-                RunEnd::Finished(r) => r,
-                RunEnd::Stopped { partial, .. } => partial,
-            };
+            let r = crate::cmd_run::run_with_bar(&c, Some(params), wl.as_mut())?;
             results.push((format!("{p}+{v}"), r));
         }
     }
