@@ -241,6 +241,50 @@ requests = 4000
     assert!(active_end as f64 <= last_arrival as f64 + rl.max_us * 1e3 + 1.0);
 }
 
+/// WAF-only, completions are instantaneous: a closed-loop flow without a request count
+/// issues requests at its start without end, so a rate flow or a later closed-loop flow of
+/// its group is refused (naming the starved flow and --timing) instead of getting none.
+#[test]
+fn waf_only_refuses_a_mix_that_would_starve_a_flow() {
+    let waf = |flows: &str| {
+        let c = config(flows);
+        Simulation::new(&c)
+            .unwrap()
+            .run(flow_set(&c).as_mut(), &mut |_| {})
+    };
+    let closed = "[[flow]]\nname = \"closed\"\niodepth = 4\n";
+    for (other, field) in [
+        (
+            "name = \"paced\"\nrate_iops = 2000.0",
+            "flow `paced`.rate_iops",
+        ),
+        (
+            "name = \"paced\"\nrate_iops = 2000.0\nstart_ms = 5.0",
+            "flow `paced`.rate_iops",
+        ),
+        (
+            "name = \"late\"\niodepth = 1\nstart_ms = 5.0",
+            "flow `late`.start_ms",
+        ),
+    ] {
+        let e = waf(&format!("{closed}[[flow]]\n{other}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(field) && e.contains("--timing"), "{e}");
+    }
+    // With a request count, the closed-loop flow's requests come first; rate flows then
+    // interleave by their rates (2:1).
+    let r = waf(
+        "[[flow]]\nname = \"closed\"\niodepth = 4\nrequests = 5000\n\
+         [[flow]]\nname = \"paced\"\nrate_iops = 2000.0\n\
+         [[flow]]\nname = \"half\"\nrate_iops = 1000.0\n",
+    )
+    .unwrap();
+    let n: Vec<u64> = r.flows.unwrap().iter().map(|x| x.requests).collect();
+    assert_eq!(n[0], 5000);
+    assert!(n[2] > 1000 && n[1].abs_diff(2 * n[2]) <= 2, "{n:?}");
+}
+
 #[test]
 fn fio_numjobs_are_flows_of_their_own() {
     let job = FioJob {

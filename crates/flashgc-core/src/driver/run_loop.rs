@@ -45,6 +45,12 @@ fn begin<D: DeviceModel>(
     if let Some(st) = sim.paused.take() {
         return Ok(st);
     }
+    if !D::TIMED {
+        // Before the precondition fill, which can take long; a resumed run too.
+        if let Some(fs) = wl.as_flows() {
+            fs.check_untimed()?;
+        }
+    }
     if let Some(st) = sim.resumed.take() {
         // A timed driver's own state was restored with the simulation's.
         match &st.workload {

@@ -10,7 +10,8 @@
 //! requests issued, then the lower index) and reports each completion back
 //! ([`FlowSet::completed`]), which frees a closed-loop slot of that flow. Without a timed
 //! device (WAF-only) completions are instantaneous, so closed-loop flows take turns and
-//! rate flows interleave by their rates.
+//! rate flows interleave by their rates; a mix that would starve a flow is refused
+//! ([`FlowSet::check_untimed`]).
 
 pub use crate::config::{ByteSize, FlowConfig};
 use crate::error::{Error, Result};
@@ -314,6 +315,49 @@ impl FlowSet {
             )),
             _ => Ok(()),
         }
+    }
+
+    /// Refuses flows that a run without a timed device (WAF-only) would starve. Its
+    /// completions are instantaneous, so a closed-loop flow without a request count issues
+    /// requests at its start time without end: a rate flow of its group (whose arrivals
+    /// are spaced in time) or a closed-loop flow of its group that starts later would get
+    /// none (or one) of them, silently.
+    pub fn check_untimed(&self) -> Result<()> {
+        for (k, c) in self.specs.iter().enumerate() {
+            if c.requests.is_some() || !matches!(c.arrival, FlowArrival::Closed { .. }) {
+                continue;
+            }
+            for (j, f) in self.specs.iter().enumerate() {
+                let (field, what) = match f.arrival {
+                    _ if j == k || f.group != c.group => continue,
+                    FlowArrival::Rate { .. } => ("rate_iops", "a rate flow".to_string()),
+                    FlowArrival::Closed { .. } if f.start_ns > c.start_ns => (
+                        "start_ms",
+                        format!(
+                            "a closed-loop flow that starts later ({} ms)",
+                            ms(f.start_ns)
+                        ),
+                    ),
+                    FlowArrival::Closed { .. } => continue,
+                };
+                return Err(Error::config(
+                    format!("flow `{}`.{field}", f.name),
+                    format!(
+                        "without --timing (WAF-only) completions are instantaneous, so the \
+                         closed-loop flow `{c}` without a request count issues requests at \
+                         its start ({} ms) without end, and `{}`, {what}, would starve: run \
+                         with --timing (the flows then share the device in time), give `{c}` \
+                         a request count (its requests then come first), or make the flows \
+                         of the group all rate flows (interleaved by their rates) or all \
+                         closed-loop flows with one start (taking turns)",
+                        ms(c.start_ns),
+                        f.name,
+                        c = c.name,
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Whether flow `i` has issued all its requests.
@@ -699,6 +743,11 @@ impl FlowConfig {
         }
         Ok(v)
     }
+}
+
+/// `ns` in milliseconds, for messages.
+fn ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
 }
 
 /// A check of a flow's fio job (naming `fio.KEY`) as an error of the flow's own field
