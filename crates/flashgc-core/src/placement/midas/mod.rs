@@ -160,7 +160,8 @@ pub struct Midas {
     ep_victims: Vec<u64>,
     ep_reloc: Vec<u64>,
     /// GC episode bookkeeping (an episode runs within one user write): victims picked and
-    /// pages relocated, to detect picks that free nothing.
+    /// pages relocated since the episode began or last freed a segment's worth of pages, to
+    /// detect picks that free nothing.
     gc_now: u64,
     gc_picks: u64,
     gc_reloc: u64,
@@ -617,19 +618,29 @@ impl Placement for Midas {
             .map(|u| u.count.max(0) as u64)
             .sum::<u64>();
         self.budget_n += 1;
-        if self.gc_now != self.now {
+        // Pages the picks of the window have freed (all of them relocated by now).
+        let pps = self.pps as u64;
+        let freed = self.gc_picks * pps - self.gc_reloc;
+        // The window restarts with each GC episode and whenever it has freed a segment's
+        // worth of pages: an episode that made some progress and then stalls must still
+        // trip the net below.
+        if self.gc_now != self.now || freed >= pps {
             self.gc_now = self.now;
             self.gc_picks = 0;
             self.gc_reloc = 0;
         }
-        self.gc_picks += 1;
         // Safety net: group sizes are enforced by moving the oldest segments of groups over
-        // their size down the chain; if those are all valid (e.g. right after a
-        // reconfiguration shrank groups full of never-overwritten data) such picks free
-        // nothing. After 2 x streams picks of this GC episode that freed less than one
-        // segment, let the victim policy choose over all groups.
-        let pps = self.pps as u64;
-        if self.gc_picks > 2 * self.streams() as u64 && self.gc_picks * pps - self.gc_reloc < pps {
+        // their size down the chain, and GN relocates into itself; if those victims are all
+        // valid (e.g. right after a reconfiguration shrank groups full of never-overwritten
+        // data, or when a greedy MiDA phase left GN only full segments and the garbage sits
+        // in groups below their size) such picks free nothing. After 2 x streams picks that
+        // freed less than one segment, let the victim policy choose over all groups. The
+        // test counts completed picks only: counting this one, not yet relocated, as fully
+        // freed meant the net never fired, and GC ended in "device full".
+        let stalled =
+            self.gc_picks >= 2 * self.streams() as u64 && self.gc_picks * pps - self.gc_reloc < pps;
+        self.gc_picks += 1;
+        if stalled {
             self.stalls += 1;
             self.pending_rescan = true;
             return VictimScope::All;
