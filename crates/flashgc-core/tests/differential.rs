@@ -80,9 +80,12 @@ const MIDAS_EARLIER_RULES: &str =
 /// With non-FIFO victims HOT's segments can be reclaimed out of their opening order; the
 /// earlier code then paired a victim with another segment's open time (the threshold bug
 /// docs/midas.md describes, fixed in issue 17). Those golden cases cannot be reproduced
-/// and are not compared; FIFO victims, where the order holds, are.
-fn midas_case_comparable(victim: &str) -> bool {
-    victim == "fifo"
+/// and are not compared. Neither can FIFO's since MiDAS's GC stall safety net fires (it
+/// never did before; docs/midas.md, Validation 5): on this device it takes one pick of
+/// the `midas+fifo` run (total WAF 3.4679 -> 3.4683). MiDAS's behaviour is pinned by
+/// `tests/midas.rs` instead.
+fn midas_case_comparable(_victim: &str) -> bool {
+    false
 }
 
 /// 8 planes x 64 blocks x 32 pages of 4 KiB (512 segments), op 0.25, zipf 0.9, 4x written.
