@@ -2,6 +2,8 @@
 //! (WAF-only or timed) stopped by SIGINT and resumed writes the same JSON as an
 //! uninterrupted run; damaged checkpoints and unsupported modes are refused with exit code 2.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -94,11 +96,7 @@ fn sigint_then_resume(name: &str, run: &[&str]) {
         );
         std::thread::sleep(Duration::from_millis(5));
     }
-    // SAFETY: sends SIGINT to the child we spawned.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
-    let o = child.wait_with_output().unwrap();
+    let o = common::interrupt(child);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "stderr: {err}");
     assert!(err.contains("flashgc resume"), "{err}");
@@ -153,11 +151,7 @@ fn a_checkpoint_that_cannot_be_written_keeps_the_partial_result() {
         .unwrap();
     // Under way (the run takes seconds; the handler is installed in milliseconds).
     std::thread::sleep(Duration::from_millis(500));
-    // SAFETY: sends SIGINT to the child we spawned.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
-    let o = child.wait_with_output().unwrap();
+    let o = common::interrupt(child);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "stderr: {err}");
     assert!(err.contains("no checkpoint could be written"), "{err}");
@@ -188,11 +182,7 @@ fn interrupt_after_checkpoint(
         assert!(t0.elapsed() < Duration::from_secs(60), "no new checkpoint");
         std::thread::sleep(Duration::from_millis(5));
     }
-    // SAFETY: sends SIGINT to the child we spawned.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
-    let o = child.wait_with_output().unwrap();
+    let o = common::interrupt(child);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "stderr: {err}");
     o
@@ -465,28 +455,12 @@ fn edited_checkpoints_name_the_file_and_never_hang() {
     ];
     for (edit, needle) in cases {
         std::fs::write(&bad, edit_meta(&good, edit)).unwrap();
-        let mut child = bin()
-            .current_dir(&d)
-            .args(["resume", "edited.ckpt", "-o", "r.json"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let t0 = Instant::now();
-        let status = loop {
-            if let Some(s) = child.try_wait().unwrap() {
-                break s;
-            }
-            if t0.elapsed() > Duration::from_secs(30) {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("{needle}: the resumed run does not end");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut err = String::new();
-        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-        assert_eq!(status.code(), Some(2), "{needle}: {err}");
+        let mut c = bin();
+        c.current_dir(&d)
+            .args(["resume", "edited.ckpt", "-o", "r.json"]);
+        let o = common::output_within(c, Duration::from_secs(30), needle);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{needle}: {err}");
         // The error line itself names the file (not only the "resuming ..." line).
         let line = err.lines().find(|l| l.starts_with("flashgc: error:"));
         assert!(

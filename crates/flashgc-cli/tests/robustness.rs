@@ -3,6 +3,8 @@
 //! a checkpoint, exit codes and messages that must be consistent, and output bytes that
 //! must not depend on the machine.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -38,44 +40,6 @@ fn temp_files(d: &Path) -> Vec<String> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.contains(".tmp"))
         .collect()
-}
-
-/// Runs `cmd` and kills it if it has not finished within `limit` (a hang fails the test
-/// instead of stalling the suite).
-fn output_within(mut cmd: Command, limit: Duration) -> Output {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Drained while it runs: a result larger than the pipe buffer must not block it.
-    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut v = Vec::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_end(&mut v);
-            }
-            v
-        })
-    };
-    let out = drain(child.stdout.take().map(|r| Box::new(r) as _));
-    let err = drain(child.stderr.take().map(|r| Box::new(r) as _));
-    let t0 = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return Output {
-                status,
-                stdout: out.join().unwrap(),
-                stderr: err.join().unwrap(),
-            };
-        }
-        if t0.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("still running after {limit:?}: it hangs");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 const SMALL: &[&str] = &[
@@ -119,7 +83,7 @@ fn zero_write_volume_finishes_at_once() {
                 "single",
                 "--json",
             ]);
-            let o = output_within(c, Duration::from_secs(30));
+            let o = common::output_within(c, Duration::from_secs(30), &format!("{cmd:?} {vol}"));
             assert!(o.status.success(), "{cmd:?} {vol}: {}", stderr(&o));
             let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
             let r = if v.is_array() { &v[0] } else { &v };
@@ -158,7 +122,7 @@ fn flows_that_never_reach_the_write_volume_are_refused() {
             .args(["run", "--config", cfg.to_str().unwrap()])
             .args(["--logical-gib", "0.0625", "--write-volume", "0.5"])
             .args(extra);
-        let o = output_within(c, Duration::from_secs(30));
+        let o = common::output_within(c, Duration::from_secs(30), &format!("{cfg:?} {extra:?}"));
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{cfg:?} {extra:?}: {e}");
         assert!(
@@ -176,7 +140,7 @@ fn flows_that_never_reach_the_write_volume_are_refused() {
             .args(["run", "--config", only.to_str().unwrap()])
             .args(["--logical-gib", "0.0625", "--fill", "0"])
             .args(extra);
-        let o = output_within(c, Duration::from_secs(30));
+        let o = common::output_within(c, Duration::from_secs(30), &format!("{extra:?}"));
         assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
     }
     let _ = std::fs::remove_dir_all(&d);
@@ -211,7 +175,11 @@ fn a_full_disk_prints_the_result_anyway_and_leaves_no_temp_file() {
     let out = d.join("r.json");
     let mut c = bin();
     c.arg("run").args(SMALL).arg("--json").arg("-o").arg(&out);
-    let o = output_within(with_file_limit(c, 1000), Duration::from_secs(60));
+    let o = common::output_within(
+        with_file_limit(c, 1000),
+        Duration::from_secs(60),
+        "run with a full disk",
+    );
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     // The result is on stdout, whole.
@@ -356,7 +324,11 @@ fn other_commands_print_the_result_when_the_disk_is_full() {
     ] {
         let mut c = bin();
         c.args(cmd).arg("--json").arg("-o").arg(&out);
-        let o = output_within(with_file_limit(c, 1000), Duration::from_secs(60));
+        let o = common::output_within(
+            with_file_limit(c, 1000),
+            Duration::from_secs(60),
+            &format!("{cmd:?} with a full disk"),
+        );
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{cmd:?}: {err}");
         let v: serde_json::Value =

@@ -7,6 +7,8 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -515,34 +517,12 @@ fn bad_record_and_socket_paths_are_refused_before_serving() {
         (vec!["--socket", sock, "--record", inside], "--record"),
         (vec!["--socket", ""], "--socket"),
     ] {
-        let mut child = bin()
-            .arg("serve")
-            .args(DEVICE)
-            .args(&args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let t0 = Instant::now();
-        let status = loop {
-            if let Some(s) = child.try_wait().unwrap() {
-                break s;
-            }
-            if t0.elapsed() > Duration::from_secs(20) {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("{args:?}: still serving, not refused");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut err)
-            .unwrap();
-        assert_eq!(status.code(), Some(2), "{args:?}: {err}");
+        let mut c = bin();
+        c.arg("serve").args(DEVICE).args(&args);
+        let what = format!("{args:?}: serving, not refused");
+        let o = common::output_within(c, Duration::from_secs(20), &what);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
     assert!(!Path::new(&format!("{here}.partial")).exists());
