@@ -675,9 +675,6 @@ impl Placement for Midas {
         self.units[i].count -= 1;
         let (lo, hi) = (self.units[i].lo, self.units[i].hi);
         if lo == hi {
-            self.win_victims[lo as usize] += 1;
-            self.total_victims[lo as usize] += 1;
-            self.ep_victims[lo as usize] += 1;
             // Groups with a designated size are FIFO queues (the paper, its simulator and
             // MCAM); the run's victim policy chooses only in the last group.
             if self.p.sized_victims_fifo && i != last {
@@ -704,6 +701,19 @@ impl Placement for Midas {
 
     fn on_victim(&mut self, seg: SegmentId, view: &SegmentView) {
         let s = view.stream(seg);
+        // Per-group victim counts where `gc_stream` counts the relocations (units of one
+        // stream), for every victim however it was chosen: counted in `victim_scope`, the
+        // safety net's picks (`VictimScope::All`) added their relocated pages but not
+        // themselves, and inflated the measured valid ratios the irregularity check uses.
+        let si = s as usize;
+        if si < self.unit_of.len() {
+            let u = &self.units[self.unit_of[si] as usize];
+            if u.lo == u.hi {
+                self.win_victims[si] += 1;
+                self.total_victims[si] += 1;
+                self.ep_victims[si] += 1;
+            }
+        }
         if let Some(q) = self.sealed_q.get_mut(s as usize) {
             // Popped already when MiDAS named it; else the policy chose it: drop it here.
             if q.front() == Some(&seg) {
