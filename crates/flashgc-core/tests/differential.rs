@@ -69,13 +69,16 @@ const ADDED: &[&str] = &[
     "write_histogram",
     "placement_spec",
     "victim_spec",
+    "relabel",
+    "relabelled_segments",
 ];
 
 /// MiDAS's defaults changed deliberately (issue 17: UID warm-up, adoption against the
-/// measured WAF, HOT in MiDA phases, FIFO sized groups; docs/midas.md, pinned by
+/// measured WAF, HOT in MiDA phases, FIFO sized groups; later relabelling on a
+/// configuration change; docs/midas.md, pinned by
 /// `tests/midas.rs`): the goldens are compared with the earlier rules spelled out.
 const MIDAS_EARLIER_RULES: &str =
-    "midas:adopt=predicted,uid_skip=0,mida_hot=none,sized_victims=policy";
+    "midas:adopt=predicted,uid_skip=0,mida_hot=none,sized_victims=policy,relabel=off";
 
 /// With non-FIFO victims HOT's segments can be reclaimed out of their opening order; the
 /// earlier code then paired a victim with another segment's open time (the threshold bug

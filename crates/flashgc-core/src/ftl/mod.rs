@@ -556,6 +556,7 @@ impl Ftl {
 
     /// Reclaims one victim. Returns the victim's segment id.
     pub(crate) fn collect_one(&mut self) -> Result<SegmentId> {
+        self.apply_relabels()?;
         let view = SegmentView::new(&self.segs, self.clock);
         let mut scope = self.placement.victim_scope(&view);
         if self.cmt.is_some() {
@@ -573,6 +574,7 @@ impl Ftl {
 
     /// Reclaims one victim if the victim policy offers one.
     fn collect_one_or_none(&mut self) -> Result<Option<SegmentId>> {
+        self.apply_relabels()?;
         let view = SegmentView::new(&self.segs, self.clock);
         let mut scope = self.placement.victim_scope(&view);
         if self.cmt.is_some() {
@@ -582,6 +584,53 @@ impl Ftl {
             Some(v) => self.reclaim(v).map(|_| Some(v)),
             None => Ok(None),
         }
+    }
+
+    /// Moves the sealed segments the placement relabels into their new groups (see
+    /// [`Placement::relabels`]): no data moves, the victim policy forgets each one under
+    /// its old group and registers it under the new.
+    fn apply_relabels(&mut self) -> Result<()> {
+        let moves = self
+            .placement
+            .relabels(&SegmentView::new(&self.segs, self.clock));
+        let streams = self.placement.streams();
+        for (seg, to) in moves {
+            let s = seg as usize;
+            let ok = s < self.segs.len()
+                && self.segs.state[s] == SegState::Sealed
+                && (self.segs.stream[s] as usize) < streams
+                && (to as usize) < streams;
+            if !ok {
+                // A scheme's bug, not the user's input: refuse rather than corrupt the table.
+                return Err(Error::config(
+                    "placement",
+                    format!(
+                        "`{}` relabelled segment {seg} to stream {to}, which is not a sealed \
+                         segment of its own streams moving to one of them",
+                        self.placement.name()
+                    ),
+                ));
+            }
+            if !self
+                .victim
+                .remove(seg, &SegmentView::new(&self.segs, self.clock))
+            {
+                return Err(Error::config(
+                    "victim",
+                    format!(
+                        "`{}` cannot forget a segment it did not choose \
+                         (`VictimPolicy::remove`), which `{}` needs to move segments between \
+                         groups; use another victim policy, or the placement's relabel=off",
+                        self.victim.name(),
+                        self.placement.name()
+                    ),
+                ));
+            }
+            self.segs.stream[s] = to;
+            self.victim
+                .on_seal(seg, &SegmentView::new(&self.segs, self.clock));
+        }
+        Ok(())
     }
 
     /// The victim in `scope`: the victim policy's choice, or the segment the placement

@@ -78,6 +78,16 @@ pub trait Placement: Send {
     fn victim_scope(&mut self, _view: &SegmentView) -> VictimScope {
         VictimScope::All
     }
+    /// Sealed segments the scheme moves to another group without moving their data, as
+    /// `(segment, new stream)` pairs: MiDAS's configuration change relabels a shrunk
+    /// group's surplus into the last group ("only pointers ... are moved", papers/midas.txt
+    /// §5.1). The FTL asks before every [`Placement::victim_scope`] and applies each move:
+    /// the segment's stream becomes the new one and the victim policy re-registers it (as
+    /// the youngest of its new group). Only sealed segments of the scheme's own streams may
+    /// move. Default: none (no allocation).
+    fn relabels(&mut self, _view: &SegmentView) -> Vec<(SegmentId, StreamId)> {
+        Vec::new()
+    }
     /// Segment `seg` of stream `view.stream(seg)` was sealed (became a GC candidate).
     fn on_seal(&mut self, _seg: SegmentId, _view: &SegmentView) {}
     /// GC took `seg` as its victim; called before its valid pages are relocated, so

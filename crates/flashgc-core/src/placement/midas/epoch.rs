@@ -182,6 +182,7 @@ impl Midas {
             self.mode = Mode::Configured;
             self.adoptions += 1;
             self.apply_layout();
+            self.relabel_pending = self.p.relabel;
             self.arm_checks();
             ev
         } else if self.mode == Mode::Configured {

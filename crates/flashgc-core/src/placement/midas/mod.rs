@@ -52,6 +52,7 @@ pub mod hot;
 pub mod mcam;
 mod offline;
 mod params;
+mod relabel;
 pub mod uid;
 
 pub use offline::{model, uid_from_workload, ModelReport, UidOptions, UidSummary};
@@ -111,6 +112,10 @@ pub struct Midas {
     next_stream: Vec<StreamId>,
     stream_pages: Vec<u64>,
     pending_rescan: bool,
+    /// A configuration was adopted and its relabelling (`relabel=on`) has not run yet.
+    relabel_pending: bool,
+    /// Segments relabelled into the last group over the run.
+    relabelled: u64,
     // HOT filter and threshold.
     #[serde(with = "crate::checkpoint::raw")]
     ts: Vec<u32>,
@@ -204,6 +209,8 @@ impl Midas {
             next_stream: vec![0; streams],
             stream_pages: vec![0; streams],
             pending_rescan: false,
+            relabel_pending: false,
+            relabelled: 0,
             ts: vec![NEVER; logical as usize],
             hot_ctr: vec![0; (logical as usize).div_ceil(4)],
             live_pages: 0,
@@ -688,6 +695,10 @@ impl Placement for Midas {
         }
     }
 
+    fn relabels(&mut self, view: &SegmentView) -> Vec<(SegmentId, StreamId)> {
+        self.take_relabels(view)
+    }
+
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
         let s = view.stream(seg);
         if let Some(q) = self.sealed_q.get_mut(s as usize) {
@@ -776,6 +787,7 @@ impl Placement for Midas {
             "adoptions": self.adoptions,
             "fallbacks": self.fallbacks,
             "stalled_gc_picks": self.stalls,
+            "relabelled_segments": self.relabelled,
             "victims_per_stream": self.total_victims,
             "measured_valid_ratio_per_stream": measured_v,
             "history": self.history,

@@ -59,6 +59,13 @@ pub struct MidasParams {
     /// segments whatever the run's victim policy (`sized_victims=fifo`, default: MiDAS's
     /// simulator and MCAM); `policy`: the run's victim policy inside those groups too.
     pub sized_victims_fifo: bool,
+    /// A configuration change relabels segments instead of copying them down the chain
+    /// (`relabel=on`, default): each group left over its new size gives its oldest sealed
+    /// segments to the last group, and groups past the new last are merged into it, as
+    /// MiDAS's simulator does (`change_config_2`, `move_margin_seg`, `merge_group`; the
+    /// paper: "only pointers ... are moved", §5.1). `off`: flashgc's earlier rule, the
+    /// surplus is reclaimed one group per GC (the reconfiguration transient, docs/midas.md).
+    pub relabel: bool,
     /// Fig. 12 breakdown switches: the HOT group (+HotSep), the group configuration by
     /// UID + MCAM + GCS (+GrpConf), the irregularity fallback (+IrrHand).
     pub hot: bool,
@@ -111,6 +118,7 @@ impl MidasParams {
             adopt: Adopt::Measured,
             uid_skip: 2.0,
             sized_victims_fifo: true,
+            relabel: true,
             hot: true,
             grpconf: true,
             irrhand: true,
@@ -193,6 +201,7 @@ impl MidasParams {
             uid_skip: spec.num::<f64>("uid_skip", d.uid_skip, 0.0, 1000.0)?,
             sized_victims_fifo: spec.choice("sized_victims", "fifo", &["fifo", "policy"])?
                 == "fifo",
+            relabel: on("relabel")?,
             hot,
             grpconf: on("grpconf")?,
             irrhand: on("irrhand")?,
