@@ -593,6 +593,10 @@ impl Ftl {
         let moves = self
             .placement
             .relabels(&SegmentView::new(&self.segs, self.clock));
+        if moves.is_empty() {
+            // Every victim of every run asks; only a configuration change answers.
+            return Ok(());
+        }
         let streams = self.placement.streams();
         for (seg, to) in moves {
             let s = seg as usize;
