@@ -67,7 +67,7 @@ pub(crate) struct CommonArgs {
     /// Random seed.
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) seed: Option<u64>,
-    /// WAF time-series window, GiB of user writes.
+    /// WAF time-series window, GiB of user writes (at least 1/1024: 1 MiB).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) window_gib: Option<f64>,
     /// Placement scheme (`compare`: comma-separated list).

@@ -16,9 +16,15 @@ use std::sync::Arc;
 /// gives 143 (128 + 15).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
+/// Least `--checkpoint-every`, bytes of user writes: every checkpoint writes the whole
+/// state (the mapping table at least), so one per page or per request would turn the run
+/// into checkpoint writing.
+pub const MIN_EVERY_BYTES: u64 = 1 << 20;
+
 /// `--checkpoint-every SIZE` in user pages: bytes with a unit (`64GiB`, `1TiB`, `512m`) or
-/// `Nx` times the logical capacity (`2x`, `0.5x`).
-pub fn every_pages(s: &str, layout: &Layout) -> Result<u64, Fail> {
+/// `Nx` times the logical capacity (`2x`, `0.5x`); at least [`MIN_EVERY_BYTES`] with `floor`
+/// (a resumed run keeps what an older version accepted).
+pub fn every_pages(s: &str, layout: &Layout, floor: bool) -> Result<u64, Fail> {
     let t = s.trim();
     let pages = if let Some(n) = t.strip_suffix(['x', 'X']) {
         let k: f64 = n.trim().parse().map_err(|_| bad_every(s))?;
@@ -31,6 +37,19 @@ pub fn every_pages(s: &str, layout: &Layout) -> Result<u64, Fail> {
             crate::cmd_timing::parse_bytes("--checkpoint-every", t).map_err(|_| bad_every(s))?;
         (b as f64 / layout.lpn_size as f64).ceil()
     };
+    let lpn = layout.lpn_size as u64;
+    let least = MIN_EVERY_BYTES.div_ceil(lpn);
+    if floor && (pages as u64) < least {
+        return Err(Fail(
+            2,
+            format!(
+                "--checkpoint-every `{s}`: must be at least 1 MiB of user writes (1MiB, or {}x \
+                 of this device's logical capacity)",
+                // Rounded up to a readable multiple that passes.
+                (least as f64 / layout.logical_pages as f64 * 1e6).ceil() / 1e6
+            ),
+        ));
+    }
     Ok((pages as u64).max(1))
 }
 
@@ -180,6 +199,13 @@ pub fn run_waf(
     } else if let Some((r, _)) = &resume {
         cfg = r.meta.config.clone();
     }
+    // Checked before the workload is opened or the device filled. A resumed run keeps the
+    // interval it was started with, even one below today's floor.
+    let every = a
+        .checkpoint_every
+        .as_deref()
+        .map(|s| every_pages(s, &cfg.layout()?, resume.is_none()))
+        .transpose()?;
     // The workload: the configuration's, or a fio job from the timing flags.
     let open = |cfg: &mut Config| -> Result<Box<dyn flashgc_core::workload::Workload>, Fail> {
         match crate::cmd_timing::fio_workload(&a.timing, cfg)? {
@@ -207,11 +233,6 @@ pub fn run_waf(
         .simulation_mut()
         .ftl_mut()
         .set_check_after_gc(a.check);
-    let every = a
-        .checkpoint_every
-        .as_deref()
-        .map(|s| every_pages(s, engine.simulation().layout()))
-        .transpose()?;
     // Ctrl-C sets the flag; the run stops at its next safe point. A second Ctrl-C (flag
     // already set) gets the default action and ends the process at once.
     // SIGTERM (what job schedulers send before a kill) is handled the same way.

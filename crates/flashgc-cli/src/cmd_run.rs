@@ -37,7 +37,8 @@ pub(crate) struct RunArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) jobs: Option<usize>,
     /// Write a checkpoint every SIZE of user writes: a size (64GiB, 1TiB) or a multiple of
-    /// the logical capacity (2x). Ctrl-C always writes one. `flashgc resume FILE` continues.
+    /// the logical capacity (2x); at least 1 MiB. Ctrl-C always writes one. `flashgc resume
+    /// FILE` continues.
     #[arg(long, value_name = "SIZE")]
     pub(crate) checkpoint_every: Option<String>,
     /// Checkpoint file (default: OUTPUT.ckpt next to --output, else ./flashgc-run.ckpt).

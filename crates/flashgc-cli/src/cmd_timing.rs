@@ -5,7 +5,7 @@
 use flashgc_core::metrics::latency::LatencySummary;
 use flashgc_core::metrics::result::TimingReport;
 use flashgc_core::sim::{Progress, RunControl, RunEnd};
-use flashgc_core::timing::{OptValue, TimingOptions, TimingParams};
+use flashgc_core::timing::{OptValue, TimingOptions, TimingParams, MIN_CHECKPOINT_BYTES};
 use flashgc_core::workload::fio::{Dist, FioJob, PaperSeries, Rw};
 use flashgc_core::workload::Workload;
 use flashgc_core::{Config, Error, Result, RunResult};
@@ -53,7 +53,8 @@ pub struct TimingFlags {
     /// Host data to transfer (reads + writes), decimal GB; paper-equivalent GB with --paper.
     #[arg(long, allow_negative_numbers = true)]
     pub data_gb: Option<f64>,
-    /// Report a series point every this many GB of host data (paper-equivalent with --paper).
+    /// Report a series point every this many GB of host data (paper-equivalent with --paper);
+    /// at least 1 MiB of host data (0.001048576 GB).
     #[arg(long, allow_negative_numbers = true)]
     pub checkpoint_gb: Option<f64>,
     /// DRAM write cache, MiB (0 = none).
@@ -343,8 +344,30 @@ impl TimingFlags {
             (None, None, None) => None,
         };
         let checkpoint = match (self.checkpoint_gb, paper) {
-            (Some(v), _) => Some(gb("--checkpoint-gb", v)?),
-            (None, Some(s)) => Some((s.checkpoint_bytes as f64 * scale).round().max(1.0) as u64),
+            (Some(v), _) => {
+                // The floor in the option's unit: paper-equivalent GB with --paper.
+                let least = MIN_CHECKPOINT_BYTES as f64 / (1e9 * scale);
+                if !(v.is_finite() && v >= least) {
+                    let unit = if paper.is_some() {
+                        "paper-equivalent GB"
+                    } else {
+                        "GB"
+                    };
+                    return Err(Error::config(
+                        "--checkpoint-gb",
+                        format!(
+                            "{v:?} must be a number of {unit} >= {least} (1 MiB of host data \
+                             between two series points)"
+                        ),
+                    ));
+                }
+                Some(gb("--checkpoint-gb", v)?)
+            }
+            // The paper's 100 or 300 GB, scaled to this device; never below the floor (a
+            // device under ~11 MB would get points closer than 1 MiB).
+            (None, Some(s)) => {
+                Some(((s.checkpoint_bytes as f64 * scale).round() as u64).max(MIN_CHECKPOINT_BYTES))
+            }
             (None, None) => None,
         };
         let text = |o: &Option<String>| o.as_ref().map(|v| OptValue::Text(v.clone()));

@@ -309,6 +309,91 @@ fn bad_input_exits_2_with_the_field_named_and_never_panics() {
     }
 }
 
+/// A series window or checkpoint interval of one page (`1e-300` was rounded up to it) put
+/// a series point or a checkpoint in every page written; the floor is 1 MiB, and the
+/// message names the option and the least value. Exactly 1 MiB runs.
+#[test]
+fn series_windows_and_checkpoint_intervals_have_a_1_mib_floor() {
+    let tiny = ["--logical-gib", "0.0625", "--write-volume", "0.05"];
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["--window-gib", "1e-300"], "run.window_gib", ">= 1/1024"),
+        (&["--window-gib", "0.0009"], "run.window_gib", ">= 1/1024"),
+        (&["--window-gib", "NaN"], "run.window_gib", ">= 1/1024"),
+        (&["--window-gib", "inf"], "run.window_gib", ">= 1/1024"),
+        (
+            &["--timing", "--checkpoint-gb", "1e-300"],
+            "--checkpoint-gb",
+            ">= 0.001048576",
+        ),
+        (
+            &["--timing", "--checkpoint-gb", "0.001"],
+            "--checkpoint-gb",
+            ">= 0.001048576",
+        ),
+        (
+            &["--timing", "--checkpoint-gb", "inf"],
+            "--checkpoint-gb",
+            ">= 0.001048576",
+        ),
+        (
+            &["--checkpoint-every", "4k"],
+            "--checkpoint-every",
+            "at least 1 MiB",
+        ),
+        (
+            &["--checkpoint-every", "1e-300x"],
+            "--checkpoint-every",
+            "at least 1 MiB",
+        ),
+    ];
+    let d = std::env::temp_dir().join(format!("flashgc-cli-floor-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let ckpt = d.join("run.ckpt");
+    let ckpt = ckpt.to_str().unwrap();
+    for (args, field, range) in cases {
+        let mut all = vec!["run"];
+        all.extend(tiny);
+        all.extend(*args);
+        all.extend(["--checkpoint", ckpt]);
+        let o = flashgc(&all);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(field) && err.contains(range),
+            "{args:?}: {err}"
+        );
+        assert!(!std::path::Path::new(ckpt).exists(), "{args:?}: ran");
+    }
+    // 0.05 x 64 MiB of writes: about 3 windows or series points of 1 MiB. Checkpoints are
+    // taken at safe points (every 4096 requests, 16 MiB here): 8 in 2 x 64 MiB.
+    for (args, volume, least) in [
+        (&["--window-gib", "0.0009765625"][..], "0.05", 2),
+        (
+            &["--timing", "--checkpoint-gb", "0.001048576"][..],
+            "0.05",
+            2,
+        ),
+        (&["--checkpoint-every", "1MiB"][..], "2", 4),
+    ] {
+        let mut all = vec!["run", "--logical-gib", "0.0625", "--write-volume", volume];
+        all.extend(args);
+        all.extend(["--checkpoint", ckpt, "--json"]);
+        let o = flashgc(&all);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let n = match args[0] {
+            "--timing" => v["timing"]["series"].as_array().map_or(0, |a| a.len()),
+            "--window-gib" => v["series"].as_array().map_or(0, |a| a.len()),
+            _ => stderr(&o).matches("checkpoint: ").count(),
+        };
+        assert!(
+            (least..=least * 2).contains(&n),
+            "{args:?}: {n} points or checkpoints"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn config_file_errors_name_file_line_and_field() {
     let dir = std::env::temp_dir().join(format!("flashgc-cfg-test-{}", std::process::id()));

@@ -14,6 +14,10 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 
+/// Least host data between two timed series points (`checkpoint_bytes`, `--checkpoint-gb`)
+/// other than 0 (no series): 1 MiB.
+pub const MIN_CHECKPOINT_BYTES: u64 = 1 << 20;
+
 /// When GC's flash operations run relative to host I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -350,7 +354,8 @@ pub struct TimingOptions {
     pub open_loop_time_scale: Option<f64>,
     /// Open loop at this fixed rate, requests/s.
     pub rate_iops: Option<f64>,
-    /// Series point every this many bytes of host data.
+    /// Series point every this many bytes of host data: 0 (none) or at least
+    /// [`MIN_CHECKPOINT_BYTES`].
     pub checkpoint_bytes: Option<u64>,
     /// Stop after this many bytes of host data.
     pub data_volume_bytes: Option<u64>,
@@ -588,6 +593,16 @@ impl TimingOptions {
             p.host = Host::Rate { iops: r };
         }
         if let Some(v) = self.checkpoint_bytes {
+            // A floor: one point per request (a few KiB) floods the result with points.
+            if v != 0 && v < MIN_CHECKPOINT_BYTES {
+                return Err(Error::config(
+                    name("checkpoint_bytes"),
+                    format!(
+                        "{v} bytes: must be 0 (no series) or at least {MIN_CHECKPOINT_BYTES} \
+                         (1 MiB of host data)"
+                    ),
+                ));
+            }
             p.checkpoint_bytes = v;
         }
         if let Some(v) = self.data_volume_bytes {

@@ -5,7 +5,7 @@ mod common;
 
 use flashgc_core::config::DeviceConfig;
 use flashgc_core::driver::TimedSim;
-use flashgc_core::timing::{GcMode, Host, TimingParams};
+use flashgc_core::timing::{GcMode, Host, TimingOptions, TimingParams, MIN_CHECKPOINT_BYTES};
 use flashgc_core::workload::{Op, Request};
 use flashgc_core::{Config, Simulation};
 
@@ -586,4 +586,27 @@ fn repeated_erases_of_a_segment_queued_under_nonblocking_gc() {
             t.write_latency.max_us
         );
     }
+}
+
+/// The Python binding's `checkpoint_bytes` has the CLI's floor: a point per request flooded
+/// the result. 0 (no series) and exactly 1 MiB are taken.
+#[test]
+fn checkpoint_bytes_below_1_mib_are_refused() {
+    let c = tiny();
+    let apply = |v: u64| {
+        let o = TimingOptions::from_json(&format!(r#"{{"checkpoint_bytes": {v}}}"#)).unwrap();
+        let mut p = TimingParams::default();
+        o.apply(&c, &mut p, &|k| format!("timing.{k}"))
+            .map(|()| p.checkpoint_bytes)
+            .map_err(|e| e.to_string())
+    };
+    for v in [1, 4096, MIN_CHECKPOINT_BYTES - 1] {
+        let e = apply(v).unwrap_err();
+        assert!(
+            e.contains("timing.checkpoint_bytes") && e.contains("at least 1048576"),
+            "{v}: {e}"
+        );
+    }
+    assert_eq!(apply(0), Ok(0));
+    assert_eq!(apply(MIN_CHECKPOINT_BYTES), Ok(MIN_CHECKPOINT_BYTES));
 }

@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize};
 /// transfer) a configuration may give, us: one second.
 pub const MAX_OP_US: f64 = 1e6;
 
+/// Narrowest WAF time-series window (`run.window_gib`), GiB: 1 MiB of user writes.
+pub const MIN_WINDOW_GIB: f64 = 1.0 / 1024.0;
+
 /// Names and TOML text of the embedded presets.
 pub const PRESETS: &[(&str, &str)] = &[
     ("default", include_str!("../../presets/default.toml")),
@@ -146,7 +149,8 @@ pub struct RunConfig {
     pub request_pages: u32,
     /// Random seed; the same config and seed give the same results bit for bit.
     pub seed: u64,
-    /// Width of one WAF time-series window, GiB of user writes; default: logical capacity / 4.
+    /// Width of one WAF time-series window, GiB of user writes, at least
+    /// [`MIN_WINDOW_GIB`] (1 MiB); default: logical capacity / 4.
     pub window_gib: Option<f64>,
     /// Refuse to start when the estimated memory of the run exceeds this many GiB
     /// (the CLI defaults it to the memory the machine has available).
@@ -567,8 +571,15 @@ impl Config {
             return Err(Error::config("run.request_pages", "must be in 1..=65536"));
         }
         if let Some(w) = r.window_gib {
-            if !(w.is_finite() && w > 0.0) {
-                return Err(Error::config("run.window_gib", "must be > 0"));
+            // A floor: a window of one page (1e-300 rounds up to it) gives the result one
+            // series point per page written, millions of them.
+            if !(w.is_finite() && w >= MIN_WINDOW_GIB) {
+                return Err(Error::config(
+                    "run.window_gib",
+                    format!(
+                        "{w:?} must be a finite number of GiB >= 1/1024 (1 MiB of user writes)"
+                    ),
+                ));
             }
         }
         Ok(Layout {
