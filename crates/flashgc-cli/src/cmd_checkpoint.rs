@@ -193,8 +193,27 @@ pub fn run_waf(
     resume: Option<(CheckpointReader, PathBuf)>,
     caller: serde_json::Value,
 ) -> Result<Outcome, Fail> {
+    // Ctrl-C sets the flag; the run stops at its next safe point. A second Ctrl-C (flag
+    // already set) gets the default action and ends the process at once.
+    // SIGTERM (what job schedulers send before a kill) is handled the same way.
+    // Installed first: until the run loop starts, `startup` ends the process instead.
+    let stop = Arc::new(AtomicBool::new(false));
+    let which = Arc::new(AtomicUsize::new(0));
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        use signal_hook::flag;
+        for sig in [SIGINT, SIGTERM] {
+            flag::register_conditional_default(sig, Arc::clone(&stop))
+                .and_then(|_| flag::register_usize(sig, Arc::clone(&which), sig as usize))
+                .and_then(|_| flag::register(sig, Arc::clone(&stop)))
+                .map_err(|e| Fail(1, format!("cannot install the signal handler: {e}")))?;
+        }
+    }
+    let mut startup = crate::startup::Startup::begin(bar)?;
     let mut cfg = cfg.clone();
     if resume.is_none() {
+        startup.phase("reading the trace");
         prepare_trace(&mut cfg, &a.trace)?;
     } else if let Some((r, _)) = &resume {
         cfg = r.meta.config.clone();
@@ -213,7 +232,13 @@ pub fn run_waf(
             None => open_workload(cfg, &a.trace),
         }
     };
+    startup.phase("opening the workload");
     let mut wl = open(&mut cfg)?;
+    startup.phase(if resume.is_some() {
+        "restoring the checkpoint"
+    } else {
+        "building the device"
+    });
     let (mut engine, path) = match resume {
         Some((r, path)) => (Engine::from_checkpoint(r)?, path),
         None => {
@@ -226,6 +251,7 @@ pub fn run_waf(
     if engine.simulation().needs_future() {
         // A future-knowledge placement (the oracle) gets a pre-pass over an identical
         // second instance of the workload (a resumed one recomputes it the same way).
+        startup.phase("the oracle's pre-pass over the workload");
         let mut future = open(&mut cfg)?;
         engine.simulation_mut().prepare_future(future.as_mut())?;
     }
@@ -233,22 +259,6 @@ pub fn run_waf(
         .simulation_mut()
         .ftl_mut()
         .set_check_after_gc(a.check);
-    // Ctrl-C sets the flag; the run stops at its next safe point. A second Ctrl-C (flag
-    // already set) gets the default action and ends the process at once.
-    // SIGTERM (what job schedulers send before a kill) is handled the same way.
-    let stop = Arc::new(AtomicBool::new(false));
-    let which = Arc::new(AtomicUsize::new(0));
-    #[cfg(unix)]
-    {
-        use signal_hook::consts::{SIGINT, SIGTERM};
-        use signal_hook::flag;
-        for sig in [SIGINT, SIGTERM] {
-            flag::register_conditional_default(sig, Arc::clone(&stop))
-                .and_then(|_| flag::register_usize(sig, Arc::clone(&which), sig as usize))
-                .and_then(|_| flag::register(sig, Arc::clone(&stop)))
-                .map_err(|e| Fail(1, format!("cannot install the signal handler: {e}")))?;
-        }
-    }
     let mut progress = crate::bar_progress(bar);
     let mut on_ckpt = |i: &CheckpointInfo| {
         let msg = format!(
@@ -272,6 +282,7 @@ pub fn run_waf(
         on_checkpoint: Some(&mut on_ckpt),
     };
     let estimate = engine.memory_estimate();
+    startup.end();
     let end = engine.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
     let signal = match which.load(Ordering::Relaxed) {
         0 => None,

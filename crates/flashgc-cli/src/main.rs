@@ -19,6 +19,7 @@ mod cmd_timing;
 mod cmd_trace;
 mod outfile;
 mod output;
+mod startup;
 
 pub(crate) use args::{build_config, CommonArgs};
 use clap::{Parser, Subcommand};

@@ -471,3 +471,137 @@ fn edited_checkpoints_name_the_file_and_never_hang() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// How many of `pid`'s open files are `path` (Linux: /proc/PID/fd).
+#[cfg(target_os = "linux")]
+fn opened(pid: u32, path: &Path) -> usize {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return 0;
+    };
+    fds.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|t| t == path)
+        .count()
+}
+
+/// Waits until `child` has `path` open `times` times (the phase that reads it is under
+/// way), interrupts it with `signal`, and checks that it ends at once with the exit code of
+/// an interrupted run, a one-line message naming the phase, and no output or checkpoint.
+#[cfg(target_os = "linux")]
+fn interrupted_at_startup(
+    mut child: std::process::Child,
+    d: &Path,
+    path: &Path,
+    times: usize,
+    signal: libc::c_int,
+    phase: &str,
+) {
+    let t0 = Instant::now();
+    while opened(child.id(), path) < times {
+        if t0.elapsed() > Duration::from_secs(60) || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            panic!("{phase}: never reached");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let sent = Instant::now();
+    // SAFETY: sends a signal to a child process this test spawned.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, signal);
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        sent.elapsed() < Duration::from_secs(5),
+        "{phase}: not prompt"
+    );
+    assert_eq!(o.status.code(), Some(128 + signal), "{phase}: {err}");
+    let msg = format!("flashgc: interrupted before the run started ({phase}): nothing was written");
+    assert_eq!(err.lines().last(), Some(msg.as_str()), "{err}");
+    assert!(o.stdout.is_empty());
+    let left: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("out") || n.contains("ckpt"))
+        .collect();
+    assert!(left.is_empty(), "{phase}: {left:?} written");
+}
+
+/// Ctrl-C or SIGTERM during the oracle's pre-pass over a trace, or the `--capacity auto`
+/// scan of one, ended the process silently (the handlers were installed after them); it
+/// now says so, with exit code 130 or 143, and leaves nothing behind.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_before_the_run_starts_ends_it_with_a_message() {
+    let d = dir("startup");
+    // 20 000 writes over 10 000 pages; looped, the oracle's pre-pass takes minutes.
+    let trace: String = (0..20_000u64)
+        .map(|i| {
+            let t = 128_166_385_295_514_663 + i * 10_000;
+            format!("{t},hm,0,Write,{},4096,100\n", (i * 7 % 10_000) * 4096)
+        })
+        .collect();
+    let t = d.join("t.csv");
+    std::fs::write(&t, trace).unwrap();
+    let spawn = |args: &[&str]| {
+        bin()
+            .args(args)
+            .args(["-o", "out.json"])
+            .current_dir(&d)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let oracle = [
+        "run",
+        "--workload",
+        "trace:t.csv",
+        "--remap",
+        "compact",
+        "--logical-gib",
+        "0.0625",
+        "--pages-per-block",
+        "64",
+        "--op",
+        "0.3",
+        "--loop-until",
+        "100000",
+        "--placement",
+        "oracle",
+    ];
+    // The pre-pass reads a second instance of the trace.
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        let phase = "the oracle's pre-pass over the workload";
+        interrupted_at_startup(spawn(&oracle), &d, &t, 2, sig, phase);
+    }
+    // A FIFO that never delivers: the scan waits in it.
+    let fifo = d.join("p.csv");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    // Open for reading and writing: does not block, and keeps the FIFO without EOF.
+    let _writer = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .unwrap();
+    let capacity = [
+        "run",
+        "--workload",
+        "trace:p.csv",
+        "--format",
+        "msr",
+        "--capacity",
+        "auto",
+    ];
+    interrupted_at_startup(
+        spawn(&capacity),
+        &d,
+        &fifo,
+        1,
+        libc::SIGINT,
+        "reading the trace",
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
