@@ -491,6 +491,20 @@ impl FgtSource {
         &self.keys
     }
 
+    /// Records read so far (where a resumed replay continues).
+    pub(crate) fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// Continues at record `pos` (a resumed replay); false when the file has fewer.
+    pub(crate) fn seek(&mut self, pos: u64) -> bool {
+        if pos > self.count {
+            return false;
+        }
+        self.pos = pos;
+        true
+    }
+
     /// Marks `n` records as read.
     pub(crate) fn advance(&mut self, n: usize) {
         self.pos = (self.pos + n as u64).min(self.count);

@@ -78,6 +78,19 @@ impl Filter {
         })
     }
 
+    /// The state reading changes: the first record's time, and what the message for an
+    /// absent `--volume` lists (saved for a resumed replay).
+    pub fn state(&self) -> (Option<u64>, bool, Vec<u64>) {
+        (self.first_time, self.volume_seen, self.others.clone())
+    }
+
+    /// Restores what [`Self::state`] returned.
+    pub fn set_state(&mut self, (first_time, seen, others): (Option<u64>, bool, Vec<u64>)) {
+        self.first_time = first_time;
+        self.volume_seen = seen;
+        self.others = others;
+    }
+
     /// Relative time of `r` if it passes the filter.
     #[inline]
     pub fn keep(&mut self, r: &Record) -> Option<u64> {

@@ -182,6 +182,24 @@ pub(crate) fn open_lines(input: &TraceInput, c: Compression) -> Result<LineReade
     Ok(LineReader::with_capacity(src, cap))
 }
 
+/// Opens an uncompressed `input` as a byte stream positioned `offset` bytes in.
+pub(crate) fn open_at(input: &TraceInput, offset: u64) -> Result<Box<dyn Read + Send>, TraceError> {
+    use std::io::Seek;
+    Ok(match input {
+        TraceInput::File(path) => {
+            let mut f = File::open(path).map_err(|e| io_err(&input.name(), 0, &e))?;
+            f.seek(io::SeekFrom::Start(offset))
+                .map_err(|e| io_err(&input.name(), 0, &e))?;
+            Box::new(f)
+        }
+        TraceInput::Memory { data, .. } => {
+            let mut cur = io::Cursor::new(SharedBytes(data.clone()));
+            cur.set_position(offset);
+            Box::new(cur)
+        }
+    })
+}
+
 /// Opens `input` as a byte stream, decompressing transparently, with the line buffer size
 /// that suits it.
 pub(crate) fn open_stream(
@@ -232,6 +250,9 @@ pub(crate) struct LineReader {
     eof: bool,
     /// Number of the line returned last (1-based).
     pub line_no: u64,
+    /// Bytes of the stream up to the end of the line returned last, terminator included
+    /// (where a resumed replay of an uncompressed trace starts reading again).
+    pub consumed: u64,
 }
 
 impl LineReader {
@@ -246,17 +267,25 @@ impl LineReader {
             end: 0,
             eof: false,
             line_no: 0,
+            consumed: 0,
         }
     }
 
     /// Starts over on `src` (a reopened stream), keeping the buffer: looping a short
     /// trace many times then costs no allocation per pass.
     pub fn restart(&mut self, src: Box<dyn Read + Send>) {
+        self.restart_at(src, 0, 0);
+    }
+
+    /// Starts over on `src`, a stream positioned `consumed` bytes in, just after line
+    /// `line_no` (a resumed replay).
+    pub fn restart_at(&mut self, src: Box<dyn Read + Send>, consumed: u64, line_no: u64) {
         self.src = src;
         self.pos = 0;
         self.end = 0;
         self.eof = false;
-        self.line_no = 0;
+        self.line_no = line_no;
+        self.consumed = consumed;
     }
 
     /// The next line without its terminator, or `None` at the end.
@@ -309,6 +338,7 @@ impl LineReader {
             }
         };
         self.line_no += 1;
+        self.consumed += (self.pos - s) as u64;
         let e = if e > s && self.buf[e - 1] == b'\r' {
             e - 1
         } else {

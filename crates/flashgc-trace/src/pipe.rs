@@ -17,7 +17,7 @@
 
 use crate::error::TraceError;
 use crate::format::{Format, VolumeKind};
-use crate::record::{Diagnostics, Record, RecordSource};
+use crate::record::{Diagnostics, Record, RecordSource, TextPos};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -55,6 +55,9 @@ struct Batch {
     changes: Vec<(usize, Diagnostics)>,
     /// Text volume names first seen in this batch.
     names: Vec<(u64, String)>,
+    /// For each record, the reader's [`RecordSource::consumed`] after it (`u64::MAX`:
+    /// none), so that the replay knows where it stands for a checkpoint.
+    ends: Vec<u64>,
 }
 
 /// A record source read on its own thread (see the module documentation).
@@ -66,6 +69,10 @@ pub struct PipedSource {
     thread: Option<JoinHandle<()>>,
     cur: Vec<Record>,
     pos: usize,
+    ends: Vec<u64>,
+    /// Bytes up to the end of the record taken last (`u64::MAX`: not known), and its time.
+    last_end: u64,
+    last_time: Option<u64>,
     changes: Vec<(usize, Diagnostics)>,
     next_change: usize,
     diag: Diagnostics,
@@ -111,6 +118,9 @@ impl PipedSource {
             thread,
             cur: Vec::new(),
             pos: 0,
+            ends: Vec::new(),
+            last_end: 0,
+            last_time: None,
             changes: Vec::new(),
             next_change: 0,
             diag: Diagnostics::default(),
@@ -143,6 +153,7 @@ impl PipedSource {
                     let _ = self.recycle.try_send(old);
                 }
                 self.pos = 0;
+                self.ends = b.ends;
                 self.changes = b.changes;
                 self.next_change = 0;
                 for (k, n) in b.names {
@@ -189,6 +200,39 @@ impl PipedSource {
         }
         self.diag.lines = r.line;
         self.diag.requests += 1;
+        self.last_end = self.ends.get(i).copied().unwrap_or(u64::MAX);
+        self.last_time = Some(r.rec.time_ns);
+    }
+
+    /// Where the reader stood just after the record taken last (see
+    /// [`crate::text::TextSource::position`]): None when that is not known (a compressed
+    /// trace, a later pass, a pass that ended or failed).
+    pub(crate) fn position(&self) -> Option<TextPos> {
+        if self.last_end == u64::MAX
+            || self.first_pass.is_some()
+            || self.at_end
+            || self.failed.is_some()
+        {
+            return None;
+        }
+        let mut names: Vec<(u64, String)> =
+            self.names.iter().map(|(k, v)| (*k, v.clone())).collect();
+        names.sort_unstable();
+        Some(TextPos {
+            offset: self.last_end,
+            line: self.diag.lines,
+            last_time: self.last_time,
+            diag: self.diag.clone(),
+            names,
+        })
+    }
+
+    /// Takes `p`'s diagnostics and names as its own: a reader seeked to `p` was spawned.
+    pub(crate) fn resumed_at(&mut self, p: &TextPos) {
+        self.diag = p.diag.clone();
+        self.names = p.names.iter().cloned().collect();
+        self.last_end = p.offset;
+        self.last_time = p.last_time;
     }
 }
 
@@ -316,6 +360,7 @@ fn read_loop<S: RecordSource>(
                         }
                     }
                     batch.records.push(r);
+                    batch.ends.push(src.consumed().unwrap_or(u64::MAX));
                     if batch.records.len() >= BATCH {
                         let next = Batch {
                             records: back

@@ -4,7 +4,7 @@
 
 use crate::error::TraceError;
 use crate::format::{Format, Rec, VolumeKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One request read from a trace, in common units (see [`Rec`]), with its line number
 /// (record number for `.fgt` files).
@@ -18,7 +18,7 @@ pub struct Record {
 
 /// Problems found while reading, and what was skipped. Which problems are errors and
 /// which are counted warnings is listed in `docs/traces.md`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostics {
     /// Lines read (text) or records read (binary).
     pub lines: u64,
@@ -86,4 +86,25 @@ pub trait RecordSource: Send {
     fn diagnostics(&self) -> &Diagnostics;
     /// The trace file as given (path, or the name of a buffer in memory), for messages.
     fn file(&self) -> &str;
+    /// Bytes of the stream up to the end of the record returned last, for a reader that can
+    /// seek there (uncompressed text); None for the others.
+    fn consumed(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// Where a text reader stands just after a record: what a resumed replay of an
+/// uncompressed text trace seeks to instead of re-reading the requests served before.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextPos {
+    /// Bytes up to the end of the record's line.
+    pub offset: u64,
+    /// The record's line number.
+    pub line: u64,
+    /// The record's time (the reader's clamp reference; fio v2's clock).
+    pub last_time: Option<u64>,
+    /// The reader's diagnostics after the record.
+    pub diag: Diagnostics,
+    /// Text volume names seen so far.
+    pub names: Vec<(u64, String)>,
 }

@@ -4,8 +4,8 @@
 
 use crate::error::TraceError;
 use crate::format::{Format, LineParser, Parsed, VolumeKind};
-use crate::input::{io_err, open_lines, open_stream, Compression, LineReader, TraceInput};
-use crate::record::{Diagnostics, Record, RecordSource};
+use crate::input::{io_err, open_at, open_lines, open_stream, Compression, LineReader, TraceInput};
+use crate::record::{Diagnostics, Record, RecordSource, TextPos};
 use std::collections::HashMap;
 
 /// A text trace, parsed line by line in constant memory.
@@ -49,7 +49,51 @@ impl TextSource {
     }
 }
 
+impl TextSource {
+    /// Where this reader stands, for a resumed replay to seek to: None for a compressed
+    /// trace (no seeking) or after a rewind (looped replay re-reads instead).
+    pub(crate) fn position(&self) -> Option<TextPos> {
+        if self.compression != Compression::None || self.first_pass.is_some() {
+            return None;
+        }
+        let mut names: Vec<(u64, String)> =
+            self.names.iter().map(|(k, v)| (*k, v.clone())).collect();
+        names.sort_unstable();
+        Some(TextPos {
+            offset: self.lines.consumed,
+            line: self.lines.line_no,
+            last_time: self.last_time,
+            diag: self.diag.clone(),
+            names,
+        })
+    }
+
+    /// Continues reading at `p` (from [`Self::position`] on the same file).
+    pub(crate) fn seek(&mut self, p: &TextPos) -> Result<(), TraceError> {
+        if self.compression != Compression::None {
+            return Err(TraceError::Io {
+                file: self.file.clone(),
+                line: p.line,
+                message: "a compressed trace cannot be resumed at a byte offset".into(),
+            });
+        }
+        let src = open_at(&self.input, p.offset)?;
+        self.lines.restart_at(src, p.offset, p.line);
+        self.parser.resume_at(p.line, p.last_time);
+        self.diag = p.diag.clone();
+        self.first_pass = None;
+        self.last_time = p.last_time;
+        self.names = p.names.iter().cloned().collect();
+        self.last_vol = None;
+        Ok(())
+    }
+}
+
 impl RecordSource for TextSource {
+    fn consumed(&self) -> Option<u64> {
+        (self.compression == Compression::None).then_some(self.lines.consumed)
+    }
+
     fn next_record(&mut self) -> Result<Option<Record>, TraceError> {
         loop {
             let (line_no, line) = match self.lines.next_line() {

@@ -125,6 +125,15 @@ impl LineParser {
         }
     }
 
+    /// The state after line `lines` whose record had time `last_time` (a resumed replay):
+    /// fio v2's clock is the last request's time, as it was when that line was parsed.
+    pub fn resume_at(&mut self, lines: u64, last_time: Option<u64>) {
+        self.lines = lines;
+        if self.format == Format::Fio2 {
+            self.fio_clock = last_time.unwrap_or(0);
+        }
+    }
+
     /// Resets per-pass state (before a replay loop starts over).
     pub fn reset(&mut self) {
         self.fio_clock = 0;

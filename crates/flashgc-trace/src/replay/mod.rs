@@ -3,6 +3,7 @@
 //! `options.rs`; the `.fgt` hot loop in `fgt_fast.rs`.
 
 mod fgt_fast;
+mod resume;
 
 use crate::error::TraceError;
 use crate::filter::{Filter, PageMap};
@@ -64,6 +65,8 @@ pub struct TraceWorkload {
     opts: TraceOptions,
     /// The name [`Workload::describe`] gives the trace, when not the path it was opened by.
     name: Option<String>,
+    /// What was opened (a resumed replay reopens it at its position).
+    input: TraceInput,
 }
 
 impl TraceWorkload {
@@ -151,6 +154,7 @@ impl TraceWorkload {
             requests_out: 0,
             opts: opts.clone(),
             name: None,
+            input: input.clone(),
         };
         // Read ahead to the first request so an empty trace is reported before a run starts.
         let mut first = Vec::new();
@@ -519,5 +523,13 @@ impl Workload for TraceWorkload {
 
     fn is_infinite(&self) -> bool {
         self.until_pages.is_some()
+    }
+
+    fn save_position(&self) -> Option<Vec<u8>> {
+        self.position()
+    }
+
+    fn load_position(&mut self, state: &[u8]) -> flashgc_core::Result<()> {
+        self.seek_to(state).map_err(Into::into)
     }
 }
