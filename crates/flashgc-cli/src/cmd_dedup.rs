@@ -410,6 +410,9 @@ pub fn dedup(a: &DedupArgs) -> Result<(), Fail> {
             scheme: s.clone(),
             result: r,
         });
+        if crate::interrupt::exit_code().is_some() {
+            break;
+        }
     }
     let json = serde_json::to_string_pretty(&reports).map_err(|e| Fail(1, e.to_string()))?;
     // Printed first, then written: a result that cannot be saved is still shown.
@@ -419,5 +422,6 @@ pub fn dedup(a: &DedupArgs) -> Result<(), Fail> {
         print!("{text}");
         println!("  {NOTE}");
     }
-    crate::output::save_printed(a.output.as_deref(), json.as_bytes())
+    crate::output::save_printed(a.output.as_deref(), json.as_bytes())?;
+    crate::interrupt::finish()
 }

@@ -101,7 +101,7 @@ fn run_path(a: &NocArgs, cfg: &Config, path: &str) -> Result<RunResult, Fail> {
         flags.requests = Some(DEFAULT_REQUESTS);
     }
     let p = flags.params(&cfg, false)?;
-    Ok(crate::cmd_run::run_with_bar(&cfg, Some(p), wl.as_mut())?)
+    crate::cmd_run::run_with_bar(&cfg, Some(p), wl.as_mut())
 }
 
 fn human(r: &RunResult) -> String {
@@ -184,12 +184,16 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
     let mut results = Vec::new();
     for p in &paths {
         results.push(run_path(a, &cfg, p)?);
+        if crate::interrupt::exit_code().is_some() {
+            break;
+        }
     }
     let json = serde_json::to_string_pretty(&results).map_err(|e| Fail(1, e.to_string()))?;
     // Printed first, then written: a result that cannot be saved is still shown.
     if a.json {
         println!("{json}");
-        return crate::output::save_printed(a.output.as_deref(), json.as_bytes());
+        crate::output::save_printed(a.output.as_deref(), json.as_bytes())?;
+        return crate::interrupt::finish();
     }
     let first = &results[0];
     let n = first.noc.as_ref().expect("noc section");
@@ -223,5 +227,6 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
         "  approximations: {}",
         flashgc_core::device::noc::NOTES.join("; ")
     );
-    crate::output::save_printed(a.output.as_deref(), json.as_bytes())
+    crate::output::save_printed(a.output.as_deref(), json.as_bytes())?;
+    crate::interrupt::finish()
 }

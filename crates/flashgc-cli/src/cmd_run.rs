@@ -175,16 +175,22 @@ pub(crate) fn with_bar<T>(f: impl FnOnce(&mut dyn FnMut(&flashgc_core::sim::Prog
 }
 
 /// Runs `wl` on `cfg` (timed by `p`, WAF-only when None) to its end under [`with_bar`]:
-/// the result, or the partial one of a stopped run (`fio`, `noc` and `dedup` take no
-/// checkpoint or stop control).
+/// the result, or the partial one of a run a signal stopped (`fio`, `noc` and `dedup` take
+/// no checkpoint; see [`crate::interrupt`]: the caller stops its loop when
+/// `interrupt::exit_code` says so and ends with `interrupt::finish`).
 pub(crate) fn run_with_bar(
     cfg: &Config,
     p: Option<flashgc_core::timing::TimingParams>,
     wl: &mut dyn Workload,
-) -> flashgc_core::Result<RunResult> {
+) -> Result<RunResult, Fail> {
     use flashgc_core::sim::{RunControl, RunEnd};
+    let stop = &crate::interrupt::handlers()?.stop;
     let end = with_bar(|progress| {
-        flashgc_core::driver::run(cfg, p, wl, None, progress, &mut RunControl::default())
+        let mut ctl = RunControl {
+            stop: Some(stop),
+            ..RunControl::default()
+        };
+        flashgc_core::driver::run(cfg, p, wl, None, progress, &mut ctl)
     })?;
     Ok(match end {
         RunEnd::Finished(r) => r,

@@ -659,7 +659,7 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
         flags.rw = Some("randwrite".into());
     }
     let mut results = Vec::new();
-    for p in crate::split_list(&base.run.placement) {
+    'pairs: for p in crate::split_list(&base.run.placement) {
         for v in crate::split_list(&base.run.victim) {
             let mut c = base.clone();
             c.run.placement = p.clone();
@@ -673,6 +673,9 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             let mut wl = fio_job_workload(&flags, &c)?;
             let r = crate::cmd_run::run_with_bar(&c, Some(params), wl.as_mut())?;
             results.push((format!("{p}+{v}"), r));
+            if crate::interrupt::exit_code().is_some() {
+                break 'pairs;
+            }
         }
     }
     let rs: Vec<&RunResult> = results.iter().map(|r| &r.1).collect();
@@ -680,7 +683,8 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     // Printed first, then written: a result that cannot be saved is still shown.
     if args.json {
         println!("{json}");
-        return crate::output::save_printed(args.output.as_deref(), json.as_bytes());
+        crate::output::save_printed(args.output.as_deref(), json.as_bytes())?;
+        return crate::interrupt::finish();
     }
     let first = &results[0].1;
     println!(
@@ -708,5 +712,6 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     for n in &first.notes {
         println!("note: {n}");
     }
-    crate::output::save_printed(args.output.as_deref(), json.as_bytes())
+    crate::output::save_printed(args.output.as_deref(), json.as_bytes())?;
+    crate::interrupt::finish()
 }

@@ -17,6 +17,7 @@ mod cmd_run;
 mod cmd_serve;
 mod cmd_timing;
 mod cmd_trace;
+mod interrupt;
 mod outfile;
 mod output;
 mod startup;
