@@ -9,8 +9,6 @@ use flashgc_core::driver::Engine;
 use flashgc_core::sim::{CheckpointInfo, RunControl, RunEnd};
 use flashgc_core::{Config, RunResult};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
 
 /// Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it); SIGTERM
 /// gives 143 (128 + 15).
@@ -193,23 +191,10 @@ pub fn run_waf(
     resume: Option<(CheckpointReader, PathBuf)>,
     caller: serde_json::Value,
 ) -> Result<Outcome, Fail> {
-    // Ctrl-C sets the flag; the run stops at its next safe point. A second Ctrl-C (flag
-    // already set) gets the default action and ends the process at once.
-    // SIGTERM (what job schedulers send before a kill) is handled the same way.
-    // Installed first: until the run loop starts, `startup` ends the process instead.
-    let stop = Arc::new(AtomicBool::new(false));
-    let which = Arc::new(AtomicUsize::new(0));
-    #[cfg(unix)]
-    {
-        use signal_hook::consts::{SIGINT, SIGTERM};
-        use signal_hook::flag;
-        for sig in [SIGINT, SIGTERM] {
-            flag::register_conditional_default(sig, Arc::clone(&stop))
-                .and_then(|_| flag::register_usize(sig, Arc::clone(&which), sig as usize))
-                .and_then(|_| flag::register(sig, Arc::clone(&stop)))
-                .map_err(|e| Fail(1, format!("cannot install the signal handler: {e}")))?;
-        }
-    }
+    // Ctrl-C or SIGTERM sets the flag; the run stops at its next safe point, and a second
+    // signal ends the process (crate::interrupt). Installed first: until the run loop
+    // starts, `startup` ends the process instead.
+    let signals = crate::interrupt::handlers()?;
     let mut startup = crate::startup::Startup::begin(bar)?;
     let mut cfg = cfg.clone();
     if resume.is_none() {
@@ -277,17 +262,14 @@ pub fn run_waf(
         checkpoint: Some(path.clone()),
         caller,
         every_user_pages: every,
-        stop: Some(&stop),
+        stop: Some(&signals.stop),
         stop_after_requests: None,
         on_checkpoint: Some(&mut on_ckpt),
     };
     let estimate = engine.memory_estimate();
     startup.end();
     let end = engine.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
-    let signal = match which.load(Ordering::Relaxed) {
-        0 => None,
-        s => Some(s as i32),
-    };
+    let signal = signals.signal();
     Ok(match end {
         RunEnd::Finished(result) => Outcome {
             result,

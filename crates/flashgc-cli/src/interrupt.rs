@@ -1,7 +1,8 @@
-//! Ctrl-C and SIGTERM for the commands whose runs take no checkpoint (`fio`, `noc`,
-//! `dedup`): the first signal stops the run under way at its next safe point, its partial
-//! result (`ended_by` = "interrupted") is shown and saved with those already finished, and
-//! the command ends with 128 + the signal; a second signal ends the process at once.
+//! Ctrl-C and SIGTERM: the first signal sets the stop flag the runs poll, a second ends
+//! the process at once. `run` and `resume` then write a checkpoint (`cmd_checkpoint`); the
+//! commands whose runs take no checkpoint (`fio`, `noc`, `dedup`) show and save the partial
+//! result (`ended_by` = "interrupted") with those already finished, and end with 128 + the
+//! signal.
 
 use crate::Fail;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -40,6 +41,16 @@ pub(crate) fn handlers() -> Result<&'static Interrupt, Fail> {
         }
     }
     Ok(INTERRUPT.get_or_init(|| i))
+}
+
+impl Interrupt {
+    /// The signal that set the flag (SIGINT or SIGTERM), if one did.
+    pub fn signal(&self) -> Option<i32> {
+        match self.which.load(Ordering::Relaxed) {
+            0 => None,
+            s => Some(s as i32),
+        }
+    }
 }
 
 /// The exit code of a command a signal stopped (130 for Ctrl-C, 143 for SIGTERM), None
