@@ -196,11 +196,14 @@ fn interrupt_after_checkpoint(
 #[test]
 fn a_relative_trace_path_resumes_to_the_uninterrupted_output() {
     let d = dir("relative-trace");
-    // An MSR Cambridge trace: 600 writes of 4 KiB over 300 pages, 1 ms apart.
+    // An MSR Cambridge trace: 600 writes of 4 KiB over 300 pages, 1 ms apart, and a
+    // malformed line skipped (`--skip-bad-lines`), which the result's warning names by
+    // file and line.
     let trace: String = (0..600u64)
         .map(|i| {
             let t = 128_166_385_295_514_663 + i * 10_000;
-            format!("{t},hm,0,Write,{},4096,100\n", (i * 7 % 300) * 4096)
+            let bad = if i == 400 { "not,a,request\n" } else { "" };
+            format!("{bad}{t},hm,0,Write,{},4096,100\n", (i * 7 % 300) * 4096)
         })
         .collect();
     std::fs::write(d.join("t.csv"), trace).unwrap();
@@ -216,6 +219,7 @@ fn a_relative_trace_path_resumes_to_the_uninterrupted_output() {
         "0.1",
         "--loop-until",
         "60",
+        "--skip-bad-lines",
         "--timing",
         "--json",
     ];
@@ -230,6 +234,7 @@ fn a_relative_trace_path_resumes_to_the_uninterrupted_output() {
     assert!(st.success());
     let want = std::fs::read(d.join("full.json")).unwrap();
     assert!(String::from_utf8_lossy(&want).contains("\"trace t.csv (format msr"));
+    assert!(String::from_utf8_lossy(&want).contains("first: t.csv:401:"));
 
     let ckpt = d.join("run.ckpt");
     let spawn = |c: &mut Command| {

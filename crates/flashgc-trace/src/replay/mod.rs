@@ -183,6 +183,14 @@ impl TraceWorkload {
     /// Warnings of this replay (reader diagnostics plus replay-level ones).
     pub fn warnings(&self) -> Vec<String> {
         let mut w = self.src.diagnostics().warnings();
+        if let Some(name) = self.name.as_deref().filter(|&n| n != self.src.file()) {
+            // The reader names lines by the path it opened (a resumed run's absolute one);
+            // the result names them as the trace was given, as the uninterrupted run does.
+            let (opened, given) = (format!("{}:", self.src.file()), format!("{name}:"));
+            for s in &mut w {
+                *s = s.replace(&opened, &given);
+            }
+        }
         if self.filter.volume.is_none() && self.volumes.len() > 1 && self.remap != Remap::Compact {
             w.push(format!(
                 "{}{} volumes share one address space; pass --volume to replay one, or --remap compact to keep them apart",
