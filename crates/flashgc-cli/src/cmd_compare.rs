@@ -112,18 +112,25 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
                 .unwrap_or(1)
         })
         .clamp(1, combos.len().max(1));
+    // Ctrl-C or SIGTERM stops every run in progress at its next safe point with its partial
+    // result, and the runs not started yet do not start (crate::interrupt).
+    let stop = &crate::interrupt::handlers()?.stop;
     let bar = progress_bar(combos.len() as u64, "runs");
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<RunSlot> = combos.iter().map(|_| std::sync::Mutex::new(None)).collect();
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if i >= combos.len() {
                     break;
                 }
                 let t0 = std::time::Instant::now();
-                let r = run_one(&combos[i], &a, None).map(|r| (r, t0.elapsed().as_secs_f64()));
+                let r =
+                    run_one(&combos[i], &a, None, stop).map(|r| (r, t0.elapsed().as_secs_f64()));
                 *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
                 if let Some(b) = &bar {
                     b.inc(1);
@@ -134,6 +141,7 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    let interrupted = crate::interrupt::exit_code().is_some();
     let mut done = Vec::new();
     for (i, m) in results.into_iter().enumerate() {
         match m.into_inner().unwrap_or_else(|e| e.into_inner()) {
@@ -153,6 +161,8 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
                     ),
                 ))
             }
+            // Not started: a signal came first.
+            None if interrupted => {}
             None => return Err(Fail(1, "a simulation thread died".into())),
         }
     }
@@ -192,8 +202,14 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         print!("{}", output::compare_table(&done, &costs, header));
     }
     // Written after printing: a result that cannot be saved is still shown.
-    match &a.output {
-        Some(path) => output::save_result(path, json.as_bytes(), true),
-        None => Ok(()),
-    }
+    output::save_printed(a.output.as_deref(), json.as_bytes())?;
+    let partial = rs.iter().filter(|r| r.ended_by == "interrupted").count();
+    crate::interrupt::finish_with(&format!(
+        "{partial} of the {} runs {} partial (`ended_by` = \"interrupted\": stopped in \
+         progress), {} finished and {} did not start",
+        combos.len(),
+        if partial == 1 { "is" } else { "are" },
+        rs.len() - partial,
+        combos.len() - rs.len()
+    ))
 }

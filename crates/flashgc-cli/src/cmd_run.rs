@@ -111,7 +111,6 @@ pub(crate) fn prepare_trace(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> 
     Ok(())
 }
 
-/// Runs one configuration with a progress bar on a terminal.
 /// The run loop's progress callback: drives the terminal progress bar, if there is one.
 pub(crate) fn bar_progress(
     bar: Option<&indicatif::ProgressBar>,
@@ -133,21 +132,30 @@ pub(crate) fn bar_progress(
     }
 }
 
+/// Runs one configuration of `compare`, WAF-only or timed, to its end, or until `stop` is
+/// set: then its partial result (`ended_by` = "interrupted"; see [`crate::interrupt`]).
 pub(crate) fn run_one(
     cfg: &Config,
     a: &RunArgs,
     bar: Option<&indicatif::ProgressBar>,
+    stop: &std::sync::atomic::AtomicBool,
 ) -> Result<RunResult, Fail> {
+    use flashgc_core::sim::{RunControl, RunEnd};
     let mut cfg = cfg.clone();
     prepare_trace(&mut cfg, &a.trace)?;
     let mut wl = open_workload(&mut cfg, &a.trace)?;
     let mut progress = bar_progress(bar);
+    let mut ctl = RunControl {
+        stop: Some(stop),
+        ..RunControl::default()
+    };
     if a.timing.timing || a.timing.any_timing_flag() {
         return Ok(cmd_timing::run(
             &a.timing,
             &cfg,
             wl.as_mut(),
             &mut progress,
+            &mut ctl,
         )?);
     }
     // WAF-only: one simulation (its tables are the run's memory; never build two).
@@ -159,7 +167,10 @@ pub(crate) fn run_one(
         sim.prepare_future(future.as_mut())?;
     }
     sim.ftl_mut().set_check_after_gc(a.check);
-    Ok(sim.run(wl.as_mut(), &mut progress)?)
+    Ok(match sim.run_with(wl.as_mut(), &mut progress, &mut ctl)? {
+        RunEnd::Finished(r) => r,
+        RunEnd::Stopped { partial, .. } => partial,
+    })
 }
 
 /// Runs `f` with a progress callback that drives a terminal progress bar of its own

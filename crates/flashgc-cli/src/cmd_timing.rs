@@ -464,12 +464,14 @@ fn fio_job_workload(flags: &TimingFlags, cfg: &Config) -> Result<Box<dyn Workloa
     Ok(Box::new(job.workload(l.logical_pages, l.lpn_size)?))
 }
 
-/// Runs one configuration, timed or WAF-only according to `flags`.
+/// Runs one configuration, timed or WAF-only according to `flags`; `ctl` may stop it
+/// early (a partial result, `ended_by` = "interrupted").
 pub fn run(
     flags: &TimingFlags,
     cfg: &Config,
     workload: &mut dyn Workload,
     progress: &mut dyn FnMut(&Progress),
+    ctl: &mut RunControl<'_>,
 ) -> Result<RunResult> {
     if !flags.timing {
         if flags.wants_fio() {
@@ -489,16 +491,9 @@ pub fn run(
     };
     let end = if flags.wants_fio() {
         let mut wl = fio_job_workload(flags, cfg)?;
-        flashgc_core::driver::run(
-            cfg,
-            p,
-            wl.as_mut(),
-            None,
-            progress,
-            &mut RunControl::default(),
-        )?
+        flashgc_core::driver::run(cfg, p, wl.as_mut(), None, progress, ctl)?
     } else {
-        flashgc_core::driver::run(cfg, p, workload, None, progress, &mut RunControl::default())?
+        flashgc_core::driver::run(cfg, p, workload, None, progress, ctl)?
     };
     Ok(match end {
         RunEnd::Finished(r) => r,

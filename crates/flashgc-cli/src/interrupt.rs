@@ -1,8 +1,8 @@
 //! Ctrl-C and SIGTERM: the first signal sets the stop flag the runs poll, a second ends
 //! the process at once. `run` and `resume` then write a checkpoint (`cmd_checkpoint`); the
-//! commands whose runs take no checkpoint (`fio`, `noc`, `dedup`) show and save the partial
-//! result (`ended_by` = "interrupted") with those already finished, and end with 128 + the
-//! signal.
+//! commands whose runs take no checkpoint (`fio`, `noc`, `dedup`, and `compare`, whose
+//! parallel runs all stop) show and save the partial results (`ended_by` = "interrupted")
+//! with those already finished, start no further run, and end with 128 + the signal.
 
 use crate::Fail;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -66,17 +66,25 @@ pub(crate) fn exit_code() -> Option<u8> {
     })
 }
 
-/// Ends a command after its output: the interrupted exit code and a message when a signal
-/// stopped it, else success.
+/// Ends a command that runs its configurations one after another, once its output is
+/// written: the interrupted exit code and a message when a signal stopped it, else success.
 pub(crate) fn finish() -> Result<(), Fail> {
+    finish_with(
+        "the last run's result is partial (`ended_by` = \"interrupted\") and the runs after \
+         it did not start",
+    )
+}
+
+/// [`finish`], saying `what` the signal left partial or not started.
+pub(crate) fn finish_with(what: &str) -> Result<(), Fail> {
     match exit_code() {
         None => Ok(()),
         Some(code) => Err(Fail(
             code,
-            "interrupted: the last run's result is partial (`ended_by` = \"interrupted\") and \
-             the runs after it did not start; this command takes no checkpoint, so run it \
-             again to complete it"
-                .into(),
+            format!(
+                "interrupted: {what}; this command takes no checkpoint, so run it again to \
+                 complete it"
+            ),
         )),
     }
 }

@@ -408,7 +408,9 @@ pub fn compare_table(
     pairing: Option<&str>,
 ) -> String {
     let mut s = String::new();
-    let Some((first, _)) = rs.first() else {
+    let partial = |r: &RunResult| r.ended_by == "interrupted";
+    // The header's volume written: a finished run's, when there is one.
+    let Some((first, _)) = rs.iter().find(|r| !partial(&r.0)).or(rs.first()) else {
         return "no configurations\n".into();
     };
     let l = &first.device.layout;
@@ -473,7 +475,7 @@ pub fn compare_table(
             .unwrap_or_else(|| "-".into());
         let _ = writeln!(
             s,
-            "{:<wp$} {:<wv$} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}",
+            "{:<wp$} {:<wv$} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}{}",
             r.placement,
             match &r.dedup {
                 Some(_) => format!("{} +{}", r.victim, action_name(r)),
@@ -486,7 +488,15 @@ pub fn compare_table(
             r.memory_bytes_per_lpn,
             cost,
             model,
-            secs
+            secs,
+            if partial(r) {
+                format!(
+                    "  PARTIAL ({:.2} x capacity)",
+                    r.total.user_writes as f64 / r.device.layout.logical_pages as f64
+                )
+            } else {
+                String::new()
+            }
         );
     }
     let _ = writeln!(
@@ -506,6 +516,13 @@ pub fn compare_table(
          cls ns/w = classifier CPU time per user write (wall-clock micro-benchmark on this machine, not part of the results); secs = wall clock.",
         l.lpn_size
     );
+    if rs.iter().any(|r| partial(&r.0)) {
+        let _ = writeln!(
+            s,
+            "PARTIAL = stopped by Ctrl-C or SIGTERM (`ended_by` = \"interrupted\"): its figures \
+             cover only the user writes it made (x capacity), not the whole run."
+        );
+    }
     // Which variant of each content-aware GC action ran (bounded or upper bound).
     let mut seen: Vec<&str> = Vec::new();
     for (r, _) in rs {

@@ -1,6 +1,6 @@
-//! Ctrl-C and SIGTERM in the commands that take no checkpoint (`fio`, `noc`, `dedup`): the
-//! run under way stops with its partial result, which is printed and saved with the runs
-//! already finished, and the command ends with 128 + the signal.
+//! Ctrl-C and SIGTERM in the commands that take no checkpoint (`fio`, `noc`, `dedup`,
+//! `compare`): the runs under way stop with their partial results, which are printed and
+//! saved with the runs already finished, and the command ends with 128 + the signal.
 //!
 //! `cargo test --release -p flashgc-cli --test interrupt_cli` (a few seconds).
 #![cfg(target_os = "linux")]
@@ -30,12 +30,44 @@ fn wait_for_handler(pid: u32, sig: i32) {
     }
 }
 
-/// Runs `args` (a run of minutes), sends `sig` once it is caught, and checks the exit code,
-/// the message, and that stdout and `-o` hold the same JSON: `runs` results, the last one
-/// partial.
-fn interrupted(args: &[&str], sig: i32, code: i32, runs: usize) {
+/// Waits until a thread of process `pid` other than its main thread has run for a clock
+/// tick (utime + stime in /proc/PID/task/TID/stat): a `compare` worker has taken its first
+/// combination, so a signal now stops a run instead of preventing all of them.
+fn wait_for_a_busy_worker(pid: u32) {
+    let t0 = Instant::now();
+    loop {
+        let busy = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|t| t.file_name().to_str() != Some(&pid.to_string()))
+            .any(|t| {
+                let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+                // The fields after the command name (in parentheses): utime and stime are
+                // the 14th and 15th of the line, the 12th and 13th after it.
+                let f: Vec<&str> = stat
+                    .rsplit_once(')')
+                    .map_or(vec![], |(_, r)| r.split_whitespace().collect());
+                let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+                ticks(11) + ticks(12) > 0
+            });
+        if busy {
+            return;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "no worker thread ran"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Runs `args` (a run of minutes) with `-o FILE`, sends `sig` once it is caught (and
+/// `ready` has returned), and checks the exit code and that nothing panicked; returns
+/// stdout, stderr and the `-o` file (valid JSON: the results).
+fn stop(args: &[&str], sig: i32, code: i32, ready: fn(u32)) -> (Vec<u8>, String, Vec<u8>) {
     let d = std::env::temp_dir().join(format!(
-        "flashgc-interrupt-{}-{}",
+        "flashgc-interrupt-{}-{}-{sig}",
         std::process::id(),
         args[0]
     ));
@@ -43,36 +75,70 @@ fn interrupted(args: &[&str], sig: i32, code: i32, runs: usize) {
     let out = d.join("out.json");
     let child = Command::new(env!("CARGO_BIN_EXE_flashgc"))
         .args(args)
-        .arg("--json")
         .arg("-o")
         .arg(&out)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // A run of minutes must not outlive a failed test: killed unless it ended.
+    struct Reap(u32);
+    impl Drop for Reap {
+        fn drop(&mut self) {
+            // SAFETY: kills the child process this test spawned, not yet waited for.
+            unsafe {
+                libc::kill(self.0 as libc::pid_t, libc::SIGKILL);
+            }
+        }
+    }
+    let reap = Reap(child.id());
     wait_for_handler(child.id(), sig);
+    ready(child.id());
     let t0 = Instant::now();
     // SAFETY: sends a signal to a child process this test spawned.
     unsafe {
         libc::kill(child.id() as libc::pid_t, sig);
     }
+    std::mem::forget(reap);
     let o = child.wait_with_output().unwrap();
     assert!(t0.elapsed() < Duration::from_secs(20), "slow to stop");
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(code), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let saved = std::fs::read(&out).unwrap();
+    serde_json::from_slice::<serde_json::Value>(&saved).expect("-o holds JSON");
+    let _ = std::fs::remove_dir_all(&d);
+    (o.stdout, err, saved)
+}
+
+/// The `ended_by` of each result in a JSON array of results.
+fn ended_by(json: &[u8]) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_slice(json).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r.get("result").unwrap_or(r)["ended_by"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// [`stop`] with `--json`: stdout and `-o` hold the same JSON, `runs` results, the last one
+/// partial.
+fn interrupted(args: &[&str], sig: i32, code: i32, runs: usize) {
+    let args = [args, &["--json"]].concat();
+    let (stdout, err, saved) = stop(&args, sig, code, |_| {});
     assert!(
         err.contains("interrupted: the last run's result is partial"),
         "{err}"
     );
-    assert!(!err.contains("panicked"), "{err}");
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let rs = v.as_array().unwrap();
-    assert_eq!(rs.len(), runs, "{args:?}");
-    let last = &rs[runs - 1];
-    let last = last.get("result").unwrap_or(last);
-    assert_eq!(last["ended_by"], "interrupted");
-    assert_eq!(std::fs::read(&out).unwrap(), o.stdout.trim_ascii_end());
-    let _ = std::fs::remove_dir_all(&d);
+    let ends = ended_by(&stdout);
+    assert_eq!(ends.len(), runs, "{args:?}");
+    assert_eq!(ends[runs - 1], "interrupted");
+    assert_eq!(saved, stdout.trim_ascii_end());
 }
 
 #[test]
@@ -97,4 +163,37 @@ fn noc_stops_with_a_partial_result_on_ctrl_c() {
         130,
         1,
     );
+}
+
+/// `compare` of three pairs, each a run of minutes, two at a time.
+const COMPARE: &str = "compare --logical-gib 1 --write-volume 1000 --placement single,sup-gc,sepbit --victim greedy --jobs 2";
+
+#[test]
+fn compare_stops_its_runs_with_partial_results_on_ctrl_c() {
+    let args: Vec<&str> = COMPARE.split(' ').chain(["--json"]).collect();
+    let (stdout, err, saved) = stop(&args, libc::SIGINT, 130, wait_for_a_busy_worker);
+    assert!(
+        err.contains("interrupted: ") && err.contains("of the 3 runs"),
+        "{err}"
+    );
+    // The runs in progress are partial; the third did not start.
+    let ends = ended_by(&stdout);
+    assert!((1..3).contains(&ends.len()), "{ends:?}");
+    assert!(ends.iter().all(|e| e == "interrupted"), "{ends:?}");
+    assert_eq!(saved, stdout.trim_ascii_end());
+}
+
+#[test]
+fn compare_shows_partial_runs_on_sigterm() {
+    // The human table marks the partial runs; -o saves the same runs as JSON.
+    let args: Vec<&str> = COMPARE.split(' ').collect();
+    let (stdout, err, saved) = stop(&args, libc::SIGTERM, 143, wait_for_a_busy_worker);
+    assert!(err.contains("did not start"), "{err}");
+    let table = String::from_utf8(stdout).unwrap();
+    let ends = ended_by(&saved);
+    assert!((1..3).contains(&ends.len()), "{ends:?}");
+    let partial = ends.iter().filter(|e| *e == "interrupted").count();
+    assert!(partial >= 1, "{ends:?}");
+    let marked = table.lines().filter(|l| l.contains("  PARTIAL (")).count();
+    assert_eq!(marked, partial, "{table}");
 }
