@@ -1,16 +1,14 @@
 //! `flashgc fio --job FILE.fio`: a fio job file mapped onto the closed-loop fio model
 //! (`flashgc_core::workload::fio::jobfile`). Jobs that differ only in `numjobs` and volume are
-//! merged; a run with `runtime` or `ramp_time` goes through the streaming closed-loop host
-//! (`flashgc_serve::closed`), every other one through the same driver as the fio flags, so
-//! a job file and its equivalent flags give the same result. Jobs of one group that differ
-//! in pattern, block size, depth, distribution or region, and jobs in several groups
-//! (`stonewall`/`new_group`: a group starts when the one before it has ended), run as host
-//! flows, one per job section (its clones `NAME.j`), each with its own statistics in
-//! `flows` (docs/flows.md).
+//! merged and run through the same driver as the fio flags, so a job file and its
+//! equivalent flags give the same result. Jobs of one group that differ in pattern, block
+//! size, depth, distribution or region, jobs in several groups (`stonewall`/`new_group`: a
+//! group starts when the one before it has ended), and jobs with a `runtime` or a
+//! `ramp_time` (each job's clock: `time_based` too) run as host flows, one per job section
+//! (its clones `NAME.j`), each with its own statistics in `flows` (docs/flows.md).
 
 use crate::cmd_timing::TimingFlags;
 use crate::Fail;
-use flashgc_core::driver::TimedSim;
 use flashgc_core::timing::Host;
 use flashgc_core::workload::fio::jobfile::{self, JobFile, MergedJob};
 use flashgc_core::workload::fio::FioJob;
@@ -32,12 +30,12 @@ pub enum Plan {
     },
 }
 
-/// Whether the jobs of `jf` can run as host flows: no `runtime`/`ramp_time` (those run on
-/// the streaming closed loop, which serves one merged stream).
-fn flows_fit(jf: &JobFile) -> bool {
+/// Whether a job of `jf` has a run time or a ramp (`runtime`, `ramp_time`): those run as
+/// host flows, which end and measure each job by its own clock.
+fn timed_jobs(jf: &JobFile) -> bool {
     jf.jobs
         .iter()
-        .all(|j| j.runtime_ns.is_none() && j.ramp_ns.is_none())
+        .any(|j| j.runtime_ns.is_some() || j.ramp_ns.is_some())
 }
 
 /// One flow per job section and clone: its pattern, region, depth, group, and as many
@@ -66,12 +64,19 @@ fn flows(jf: &JobFile, capacity: u64, seed: u64) -> (Vec<FlowSpec>, u64) {
         };
         let requests = per.div_ceil(j.bs.max(1)).max(1);
         for mut f in FlowSpec::from_fio(&j.name, &job, offset, capacity) {
-            f.requests = Some(requests);
+            // `time_based`: the run time alone ends the job.
+            f.requests = (!j.time_based).then_some(requests);
             // `stonewall`/`new_group`: the group starts when the groups before it end.
             f.group = j.group;
+            f.runtime_ns = j.runtime_ns;
+            f.ramp_ns = j.ramp_ns.unwrap_or(0);
             specs.push(f);
         }
-        data = data.saturating_add(per.saturating_mul(j.numjobs as u64));
+        data = if j.time_based {
+            u64::MAX
+        } else {
+            data.saturating_add(per.saturating_mul(j.numjobs as u64))
+        };
     }
     (specs, data)
 }
@@ -102,19 +107,18 @@ pub fn load(path: &str, flags: &TimingFlags, cfg: &Config) -> Result<Plan, Fail>
     let l = cfg.layout()?;
     // Checked now (regions, sizes), so that a bad job fails before any run, at its line.
     match jf.merge(l.logical_bytes(), cfg.run.seed) {
-        Ok(m) => {
+        Ok(m) if !timed_jobs(&jf) => {
             m.job
                 .workload(l.logical_pages, l.lpn_size)
                 .map_err(|e| at_line(&jf, e))?;
             Ok(Plan::Merged(m))
         }
-        Err(_) if flows_fit(&jf) => {
+        _ => {
             let (specs, data_bytes) = flows(&jf, l.logical_bytes(), cfg.run.seed);
             FlowSet::new(specs.clone(), l.logical_pages, l.lpn_size)
                 .map_err(|e| at_line(&jf, e))?;
             Ok(Plan::Flows { specs, data_bytes })
         }
-        Err(e) => Err(e.into()),
     }
 }
 
@@ -154,53 +158,31 @@ fn at_line(jf: &JobFile, e: flashgc_core::Error) -> Fail {
     }
 }
 
-/// Runs the planned job file on `cfg`.
+/// Runs the planned job file on `cfg` through the one driver (`run_with_bar`: a Ctrl-C or
+/// SIGTERM stops it with its partial result).
 pub fn run(plan: &Plan, flags: &TimingFlags, cfg: &Config) -> Result<RunResult, Fail> {
     let l = cfg.layout()?;
+    let mut p = flags.params(cfg, true)?;
     let m = match plan {
         Plan::Merged(m) => m,
         Plan::Flows { specs, data_bytes } => {
-            let mut p = flags.params(cfg, true)?;
             p.data_volume_bytes = Some(*data_bytes);
             let mut fs = FlowSet::new(specs.clone(), l.logical_pages, l.lpn_size)?;
-            let mut sim = TimedSim::new(cfg, p)?;
-            return Ok(crate::cmd_run::with_bar(|progress| {
-                sim.run(&mut fs, progress)
-            })?);
+            return crate::cmd_run::run_with_bar(cfg, Some(p), &mut fs);
         }
     };
     let mut job = m.job.clone();
     job.seed = cfg.run.seed;
-    let mut p = flags.params(cfg, true)?;
     p.host = Host::ClosedLoop {
         queue_depth: job.queue_depth(),
     };
     p.data_volume_bytes = Some(m.data_bytes);
-    let mut wl = job.workload(l.logical_pages, l.lpn_size)?;
-    if m.runtime_ns.is_none() && m.ramp_ns.is_none() {
-        let mut ts = TimedSim::new(cfg, p)?;
-        if job.numjobs > 1 {
-            // As the fio flags: each clone is a host flow of its own.
-            let specs = FlowSpec::from_fio("job", &job, 0, l.logical_bytes());
-            let mut fs = FlowSet::new(specs, l.logical_pages, l.lpn_size)?;
-            return Ok(crate::cmd_run::with_bar(|progress| {
-                ts.run(&mut fs, progress)
-            })?);
-        }
-        return Ok(crate::cmd_run::with_bar(|progress| {
-            ts.run(&mut wl, progress)
-        })?);
+    if job.numjobs > 1 {
+        // As the fio flags: each clone is a host flow of its own.
+        let specs = FlowSpec::from_fio("job", &job, 0, l.logical_bytes());
+        let mut fs = FlowSet::new(specs, l.logical_pages, l.lpn_size)?;
+        return crate::cmd_run::run_with_bar(cfg, Some(p), &mut fs);
     }
-    flashgc_serve::closed::run_closed(
-        cfg,
-        &p,
-        &mut wl,
-        flashgc_serve::closed::Limits {
-            queue_depth: job.queue_depth(),
-            data_bytes: m.data_bytes,
-            runtime_ns: m.runtime_ns,
-            ramp_ns: m.ramp_ns,
-        },
-    )
-    .map_err(|e| Fail(1, e))
+    let mut wl = job.workload(l.logical_pages, l.lpn_size)?;
+    crate::cmd_run::run_with_bar(cfg, Some(p), &mut wl)
 }

@@ -659,14 +659,14 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
             let mut c = base.clone();
             c.run.placement = p.clone();
             c.run.victim = v.clone();
-            if let Some(m) = &jobfile {
-                let r = crate::cmd_fiojob::run(m, &flags, &c)?;
-                results.push((format!("{p}+{v}"), r));
-                continue;
-            }
-            let params = flags.params(&c, true)?;
-            let mut wl = fio_job_workload(&flags, &c)?;
-            let r = crate::cmd_run::run_with_bar(&c, Some(params), wl.as_mut())?;
+            let r = match &jobfile {
+                Some(m) => crate::cmd_fiojob::run(m, &flags, &c)?,
+                None => {
+                    let params = flags.params(&c, true)?;
+                    let mut wl = fio_job_workload(&flags, &c)?;
+                    crate::cmd_run::run_with_bar(&c, Some(params), wl.as_mut())?
+                }
+            };
             results.push((format!("{p}+{v}"), r));
             if crate::interrupt::exit_code().is_some() {
                 break 'pairs;

@@ -646,13 +646,19 @@ fn csv_plain(rs: &[RunResult]) -> String {
 
 /// The per-flow table of a run of several host flows.
 pub fn human_flows(flows: &[flashgc_core::metrics::result::FlowReport]) -> String {
-    let mut s = String::from(
-        "\nflows (rates over the run's simulated time; they add up to the totals above)\n",
-    );
+    let mut s = String::from(if flows.iter().any(|f| f.ramp_requests.is_some()) {
+        "\nflows (rates over the run's simulated time, or for a flow with a ramp over its time \
+         after the ramp; latency and rates leave the ramp's requests out)\n"
+    } else {
+        "\nflows (rates over the run's simulated time; they add up to the totals above)\n"
+    });
     for f in flows {
+        let ramp = f
+            .ramp_requests
+            .map_or(String::new(), |n| format!(", {n} in the ramp"));
         let _ = writeln!(
             s,
-            "  {:12} {} requests ({} reads, {} writes) | {:.0} IOPS | {:.1} MB/s | {} | {}",
+            "  {:12} {} requests ({} reads, {} writes{ramp}) | {:.0} IOPS | {:.1} MB/s | {} | {}",
             f.name,
             f.requests,
             f.read_requests,

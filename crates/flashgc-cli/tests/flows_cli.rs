@@ -190,21 +190,61 @@ fn job_file_sections_with_different_patterns_run_as_flows() {
         b_start > 0 && b_start >= a_end,
         "b starts at {b_start}, a ends at {a_end}"
     );
-    // Different patterns with runtime (the streaming closed loop) are refused, naming the
-    // file, the line and the option.
+    // `runtime`, `ramp_time` and `time_based` per job, under fcfs and read-first: the
+    // time-based writer runs 5 ms (its volume would take far longer) with a 1 ms ramp, the
+    // reader ends at its request count, and the stonewalled time-based sequential writer
+    // starts when both have completed and runs its 3 ms.
     let rt = dir.join("runtime.fio");
     std::fs::write(
         &rt,
-        "[a]\nrw=randwrite\nruntime=1s\n[b]\nrw=randread\nbs=8k\n",
+        "[a]\nrw=randwrite\niodepth=4\nruntime=5ms\nramp_time=1ms\ntime_based\n\
+         [b]\nrw=randread\nbs=8k\nnumber_ios=200\n\
+         [c]\nstonewall\nrw=write\nruntime=3ms\ntime_based\n",
     )
     .unwrap();
     let t = rt.display().to_string();
+    for sched in ["fcfs", "read-first"] {
+        let mut a = vec!["fio"];
+        a.extend(args(&["--job", &t, "--json", "--scheduler", sched]));
+        let r = &json(&flashgc(&a))[0];
+        assert_eq!(r["ended_by"], "runtime", "{sched}");
+        let f = r["flows"].as_array().expect("flows");
+        let n = |f: &serde_json::Value, k: &str| f[k].as_u64().unwrap();
+        let (fa, fb, fc) = (&f[0], &f[1], &f[2]);
+        // a: issued until 6 ms (ramp + run time), its last requests completing after.
+        let a_end = n(fa, "start_ns") + n(fa, "active_ns");
+        assert!((6_000_000..9_000_000).contains(&a_end), "{sched}: {fa}");
+        let ramp = n(fa, "ramp_requests");
+        assert!(ramp > 0 && ramp < n(fa, "requests"), "{sched}: {fa}");
+        assert_eq!(
+            n(fa, "requests") - ramp,
+            fa["write_latency"]["count"].as_u64().unwrap(),
+            "{sched}: the ramp's requests are left out of the latency"
+        );
+        assert_eq!(n(fb, "read_requests"), 200, "{sched}");
+        assert!(
+            fb.get("ramp_requests").is_none(),
+            "{sched}: no ramp, no field"
+        );
+        let first_end = a_end.max(n(fb, "start_ns") + n(fb, "active_ns"));
+        assert_eq!(
+            n(fc, "start_ns"),
+            first_end,
+            "{sched}: c starts after a and b"
+        );
+        let c_active = n(fc, "active_ns");
+        assert!((3_000_000..4_000_000).contains(&c_active), "{sched}: {fc}");
+    }
+    // time_based without a runtime is refused at its line.
+    let bad = dir.join("bad.fio");
+    std::fs::write(&bad, "[a]\nrw=randwrite\ntime_based\n").unwrap();
+    let b = bad.display().to_string();
     let mut a = vec!["fio"];
-    a.extend(args(&["--job", &t]));
+    a.extend(args(&["--job", &b]));
     let o = flashgc(&a);
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains("runtime.fio:"), "{e}");
+    assert!(e.contains("bad.fio:3: option `time_based`"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

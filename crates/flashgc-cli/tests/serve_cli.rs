@@ -573,40 +573,19 @@ fn a_job_file_with_two_sections_equals_the_flags() {
     ]);
     assert_eq!(from_file, from_flags);
     assert!(from_file["total"]["gc_writes"].as_u64().unwrap() > 0);
-    // The streaming closed loop (taken for runtime / ramp_time) gives the same run: with
-    // ramp_time=0 nothing is left out.
+    // runtime=0 and ramp_time=0 are no limit and no ramp (as in fio): the same run.
     let ramp0 = d.join("ramp0.fio");
     std::fs::write(
         &ramp0,
-        "[global]\nrw=randrw\nrwmixwrite=70\nbs=4k\niodepth=8\nsize=64m\nramp_time=0\n[a]\n[b]\n",
+        "[global]\nrw=randrw\nrwmixwrite=70\nbs=4k\niodepth=8\nsize=64m\nramp_time=0\nruntime=0\n[a]\n[b]\n",
     )
     .unwrap();
-    let r = fio_json(&["--job", &ramp0.display().to_string()]);
-    // The streaming closed loop merges the clones into one queue of depth 16.
-    let merged = fio_json(&[
-        "--rw",
-        "randrw",
-        "--rwmixwrite",
-        "70",
-        "--bs",
-        "4k",
-        "--iodepth",
-        "16",
-        "--size",
-        "64m",
-        "--data-gb",
-        "0.134217728",
-    ]);
-    assert_eq!(r["total"], merged["total"]);
     assert_eq!(
-        r["timing"]["write_latency"],
-        merged["timing"]["write_latency"]
+        fio_json(&["--job", &ramp0.display().to_string()]),
+        from_flags
     );
-    assert_eq!(
-        r["timing"]["read_latency"],
-        merged["timing"]["read_latency"]
-    );
-    // runtime stops at the simulated clock.
+    // runtime stops at the simulated clock, counted after the ramp (fio's ramp_time is
+    // lead-in time); each clone is a flow with its own ramp.
     let rt = d.join("runtime.fio");
     std::fs::write(
         &rt,
@@ -616,20 +595,19 @@ fn a_job_file_with_two_sections_equals_the_flags() {
     let r = fio_json(&["--job", &rt.display().to_string()]);
     assert_eq!(r["ended_by"], "runtime");
     let sim_ns = r["timing"]["simulated_ns"].as_u64().unwrap();
-    assert!((20_000_000..40_000_000).contains(&sim_ns), "{sim_ns}");
+    assert!((25_000_000..45_000_000).contains(&sim_ns), "{sim_ns}");
     assert!(r["notes"].to_string().contains("ramp_time"));
-    // Unsupported options, and jobs of different patterns on the streaming closed loop
-    // (runtime/ramp_time), are errors naming the file, line and option. (Without those,
-    // different jobs and groups run as host flows: flows_cli.rs.)
+    for f in r["flows"].as_array().expect("a flow per clone") {
+        assert!(f["ramp_requests"].as_u64().unwrap() > 0, "{f}");
+    }
+    // Unsupported options and a time-based job without a run time are errors naming the
+    // file, line and option. (Different jobs, groups and run times run as host flows:
+    // flows_cli.rs.)
     for (text, want) in [
         ("[a]\nrw=randwrite\nverify=crc32c\n", ":3: option `verify`"),
         (
-            "[a]\nrw=randwrite\nruntime=1s\n[b]\nrw=randwrite\nbs=8k\n",
-            ":6: option `bs`",
-        ),
-        (
-            "[a]\nrw=write\nramp_time=1s\n[b]\nnew_group\n",
-            ":5: option `stonewall`",
+            "[a]\nrw=randwrite\nruntime=1s\n[b]\nrw=randwrite\ntime_based\n",
+            ":6: option `time_based`",
         ),
     ] {
         let f = d.join("bad.fio");

@@ -19,7 +19,6 @@
 
 #![deny(missing_docs)]
 
-pub mod closed;
 pub mod conn;
 pub mod engine;
 pub mod live;

@@ -87,6 +87,15 @@ pub struct FlowConfig {
     /// Requests the flow issues (default: unbounded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<u64>,
+    /// fio's `runtime`: no request is issued at or after the flow's start + `ramp_ms` +
+    /// this, simulated milliseconds (default 0: no limit; timed runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_ms: Option<f64>,
+    /// fio's `ramp_time`: the flow's requests issued in its first `ramp_ms` simulated
+    /// milliseconds are left out of its latency, IOPS and bandwidth (default 0; timed runs
+    /// only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp_ms: Option<f64>,
     /// Copies of the flow, named `NAME.j` (fio's numjobs; default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub numjobs: Option<u32>,

@@ -321,6 +321,9 @@ pub(super) fn run<D: DeviceModel>(
         return Err(Error::Workload(e.to_string()));
     }
     sim.ftl().check_all_content()?;
+    if ended_by == "workload_end" && wl.as_flows().is_some_and(|fs| fs.ended_by_runtime()) {
+        ended_by = "runtime";
+    }
     let mut r = core.finish_with(sim, wl.describe(), &rec, ended_by)?;
     attach_flows(&mut r, core, wl);
     Ok(RunEnd::Finished(r))
@@ -369,6 +372,11 @@ fn attach_flows<D: DeviceModel>(r: &mut RunResult, core: &mut Core<D>, wl: &mut 
             r.notes.push(
                 "several host flows: each flow has its own arrival process (the timing section's host model is not used); per-flow statistics in `flows`".into(),
             );
+            if fs.specs().iter().any(|s| s.ramp_ns > 0) {
+                r.notes.push(
+                    "ramp_time: a flow's latency, IOPS and bandwidth in `flows` leave out the requests it issued in its ramp; the timing section, WAF, erases and the series count the whole run".into(),
+                );
+            }
         }
     }
 }

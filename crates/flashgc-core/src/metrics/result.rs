@@ -266,6 +266,11 @@ pub struct FlowReport {
     pub bandwidth_mb_s: f64,
     /// From the flow's first arrival to its last completion, ns.
     pub active_ns: u64,
+    /// With a ramp (fio's `ramp_time`): the requests issued in it, which latency, `iops`
+    /// and `bandwidth_mb_s` leave out (those two are then over the flow's time from the
+    /// ramp's end to its last completion); absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp_requests: Option<u64>,
     /// Read latency (timed runs).
     pub read_latency: Option<LatencySummary>,
     /// Write latency (timed runs).

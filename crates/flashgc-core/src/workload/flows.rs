@@ -70,8 +70,17 @@ pub struct FlowSpec {
     pub requests: Option<u64>,
     /// Group (fio's `stonewall`/`new_group`): a flow of group g > 0 starts when every flow
     /// of the groups before it has issued all its requests and they have completed (such
-    /// flows need a request count). 0 for flows that start at `start_ns` regardless.
+    /// flows need a request count or a run time). 0 for flows that start at `start_ns`
+    /// regardless.
     pub group: u32,
+    /// fio's `runtime`: the flow issues no request at or after its start + `ramp_ns` +
+    /// this, simulated ns (None: no time limit; its requests or the run's volume end it).
+    /// Requests in flight then complete.
+    pub runtime_ns: Option<u64>,
+    /// fio's `ramp_time`: requests the flow issues in its first `ramp_ns` ns are served
+    /// but left out of its latency, IOPS and bandwidth (0: none). As in fio, a run time
+    /// counts from the ramp's end.
+    pub ramp_ns: u64,
 }
 
 impl FlowSpec {
@@ -167,6 +176,8 @@ impl FlowSpec {
                     start_ns: 0,
                     requests: None,
                     group: 0,
+                    runtime_ns: None,
+                    ramp_ns: 0,
                 }
             })
             .collect()
@@ -187,6 +198,11 @@ struct FlowState {
     bytes: u64,
     first_arrival: Option<u64>,
     last_done: u64,
+    /// Requests issued in the ramp (`ramp_ns`), left out of the statistics above but
+    /// counted in `issued`, `reads`/`writes`/`trims` and `bytes`.
+    ramp_requests: u64,
+    /// Their bytes.
+    ramp_bytes: u64,
 }
 
 /// Several flows as one workload (see the module docs).
@@ -218,12 +234,12 @@ impl FlowSet {
         for s in specs.iter().filter(|s| s.group > 0) {
             if let Some(u) = specs
                 .iter()
-                .find(|u| u.group < s.group && u.requests.is_none())
+                .find(|u| u.group < s.group && u.requests.is_none() && u.runtime_ns.is_none())
             {
                 return Err(Error::config(
                     format!("flow `{}`.group", s.name),
                     format!(
-                        "starts after the flows of earlier groups end, but flow `{}` of group {} has no request count (it would never end)",
+                        "starts after the flows of earlier groups end, but flow `{}` of group {} has no request count or run time (it would never end)",
                         u.name, u.group
                     ),
                 ));
@@ -259,6 +275,8 @@ impl FlowSet {
                 bytes: 0,
                 first_arrival: None,
                 last_done: 0,
+                ramp_requests: 0,
+                ramp_bytes: 0,
             });
         }
         Ok(FlowSet {
@@ -323,6 +341,23 @@ impl FlowSet {
     /// are spaced in time) or a closed-loop flow of its group that starts later would get
     /// none (or one) of them, silently.
     pub fn check_untimed(&self) -> Result<()> {
+        // Without a clock a run time never passes (closed loops complete instantly).
+        if let Some(f) = self
+            .specs
+            .iter()
+            .find(|f| f.runtime_ns.is_some() || f.ramp_ns > 0)
+        {
+            let field = if f.runtime_ns.is_some() {
+                "runtime_ms"
+            } else {
+                "ramp_ms"
+            };
+            return Err(Error::config(
+                format!("flow `{}`.{field}", f.name),
+                "a run time or a ramp is simulated time, which a WAF-only run does not have: \
+                 run with --timing",
+            ));
+        }
         for (k, c) in self.specs.iter().enumerate() {
             if c.requests.is_some() || !matches!(c.arrival, FlowArrival::Closed { .. }) {
                 continue;
@@ -367,13 +402,39 @@ impl FlowSet {
             .is_some_and(|n| self.state[i].issued >= n)
     }
 
+    /// The end of flow `i`'s ramp (`ramp_ns` after its first arrival; None before it).
+    fn ramp_end(&self, i: usize) -> Option<u64> {
+        let f = self.state[i].first_arrival?;
+        Some(f.saturating_add(self.specs[i].ramp_ns))
+    }
+
+    /// When flow `i` stops issuing by its run time (None: no run time, or not started).
+    fn deadline(&self, i: usize) -> Option<u64> {
+        let r = self.specs[i].runtime_ns?;
+        Some(self.ramp_end(i)?.saturating_add(r))
+    }
+
+    /// Whether flow `i` will issue nothing more: all its requests issued, or its next
+    /// arrival at or after its run time's end.
+    fn finished(&self, i: usize) -> bool {
+        self.exhausted(i)
+            || self
+                .deadline(i)
+                .is_some_and(|d| self.arrival_after_start(i).is_some_and(|t| t >= d))
+    }
+
+    /// Whether a flow ended by its run time (`ended_by` = "runtime").
+    pub fn ended_by_runtime(&self) -> bool {
+        (0..self.specs.len()).any(|i| !self.exhausted(i) && self.finished(i))
+    }
+
     /// When the groups before `group` have ended (the last completion of their flows), or
     /// None while one of their flows still has requests to issue.
     fn barrier(&self, group: u32) -> Option<u64> {
         let mut end = 0;
         for (j, s) in self.specs.iter().enumerate() {
             if s.group < group {
-                if !self.exhausted(j) || self.inflight[j] > 0 {
+                if !self.finished(j) || self.inflight[j] > 0 {
                     return None;
                 }
                 end = end.max(self.state[j].last_done);
@@ -382,13 +443,22 @@ impl FlowSet {
         Some(end)
     }
 
-    /// Next arrival time of flow `i` (None when it has issued all its requests, or its
-    /// group has not started yet).
+    /// Next arrival time of flow `i` (None when it has issued all its requests or reached
+    /// its run time's end, or its group has not started yet).
     fn next_arrival(&self, i: usize) -> Option<u64> {
-        let (s, st) = (&self.specs[i], &self.state[i]);
         if self.exhausted(i) {
             return None;
         }
+        let t = self.arrival_after_start(i)?;
+        match self.deadline(i) {
+            Some(d) if t >= d => None,
+            _ => Some(t),
+        }
+    }
+
+    /// [`FlowSet::next_arrival`] without the run time's end.
+    fn arrival_after_start(&self, i: usize) -> Option<u64> {
+        let (s, st) = (&self.specs[i], &self.state[i]);
         let start = if s.group > 0 {
             self.barrier(s.group)?.max(s.start_ns)
         } else {
@@ -495,20 +565,26 @@ impl FlowSet {
     }
 
     fn record(&mut self, i: usize, req: &Request, t: u64, done: u64, timed: bool) {
+        let ramp = timed && self.ramp_end(i).is_some_and(|e| t < e);
         let st = &mut self.state[i];
         st.last_done = st.last_done.max(done);
-        st.bytes += req.pages as u64 * self.lpn_size as u64;
+        let bytes = req.pages as u64 * self.lpn_size as u64;
+        st.bytes += bytes;
+        if ramp {
+            st.ramp_requests += 1;
+            st.ramp_bytes += bytes;
+        }
         let lat = done - t;
         match req.op {
             Op::Read => {
                 st.reads += 1;
-                if timed {
+                if timed && !ramp {
                     st.rd.record(lat);
                 }
             }
             Op::Write => {
                 st.writes += 1;
-                if timed {
+                if timed && !ramp {
                     st.wr.record(lat);
                 }
             }
@@ -520,32 +596,47 @@ impl FlowSet {
     /// (rates over the run's span, so that the flows' rates add up to the run's).
     pub fn report(&self, span_ns: u64, timed: bool) -> Vec<FlowReport> {
         let secs = span_ns as f64 / 1e9;
-        let rate = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         self.specs
             .iter()
             .zip(&self.state)
             .zip(&self.regions)
-            .map(|((s, st), &(off, region))| FlowReport {
-                name: s.name.clone(),
-                pattern: s.job.describe(),
-                arrival: s.arrival.describe(),
-                start_ns: st.first_arrival.unwrap_or(s.start_ns),
-                offset_bytes: off * self.lpn_size as u64,
-                size_bytes: region * self.lpn_size as u64,
-                requests: st.issued,
-                read_requests: st.reads,
-                write_requests: st.writes,
-                trim_requests: st.trims,
-                bytes: st.bytes,
-                iops: rate(st.issued as f64),
-                bandwidth_mb_s: rate(st.bytes as f64 / 1e6),
-                active_ns: st
-                    .first_arrival
-                    .map_or(0, |f| st.last_done.saturating_sub(f)),
-                read_latency: timed.then(|| st.rd.summary()),
-                write_latency: timed.then(|| st.wr.summary()),
-                read_histogram: timed.then(|| st.rd.log_histogram()),
-                write_histogram: timed.then(|| st.wr.log_histogram()),
+            .enumerate()
+            .map(|(i, ((s, st), &(off, region)))| {
+                // With a ramp: the requests issued after it, over the flow's own time from
+                // the ramp's end to its last completion (fio's figures after ramp_time).
+                let ramp_end = self.ramp_end(i).filter(|_| timed && s.ramp_ns > 0);
+                let (n, bytes, secs) = match ramp_end {
+                    Some(e) => (
+                        st.issued - st.ramp_requests,
+                        st.bytes - st.ramp_bytes,
+                        st.last_done.saturating_sub(e) as f64 / 1e9,
+                    ),
+                    None => (st.issued, st.bytes, secs),
+                };
+                let rate = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+                FlowReport {
+                    name: s.name.clone(),
+                    pattern: s.job.describe(),
+                    arrival: s.arrival.describe(),
+                    start_ns: st.first_arrival.unwrap_or(s.start_ns),
+                    offset_bytes: off * self.lpn_size as u64,
+                    size_bytes: region * self.lpn_size as u64,
+                    requests: st.issued,
+                    read_requests: st.reads,
+                    write_requests: st.writes,
+                    trim_requests: st.trims,
+                    bytes: st.bytes,
+                    iops: rate(n as f64),
+                    bandwidth_mb_s: rate(bytes as f64 / 1e6),
+                    active_ns: st
+                        .first_arrival
+                        .map_or(0, |f| st.last_done.saturating_sub(f)),
+                    ramp_requests: ramp_end.map(|_| st.ramp_requests),
+                    read_latency: timed.then(|| st.rd.summary()),
+                    write_latency: timed.then(|| st.wr.summary()),
+                    read_histogram: timed.then(|| st.rd.log_histogram()),
+                    write_histogram: timed.then(|| st.wr.log_histogram()),
+                }
             })
             .collect()
     }
@@ -735,11 +826,21 @@ impl FlowConfig {
                 .seed
                 .unwrap_or(run_seed.wrapping_add(1000 * index as u64)),
         };
+        let runtime_ms = self.runtime_ms.unwrap_or(0.0);
+        let ramp_ms = self.ramp_ms.unwrap_or(0.0);
+        for (k, v) in [("runtime_ms", runtime_ms), ("ramp_ms", ramp_ms)] {
+            if !(v.is_finite() && (0.0..1e12).contains(&v)) {
+                return Err(Error::config(f(k), format!("{v} must be in [0, 1e12)")));
+            }
+        }
         let mut v = FlowSpec::from_fio(&name, &job, offset, logical_bytes);
         for s in &mut v {
             s.arrival = arrival;
             s.start_ns = (start_ms * 1e6).round() as u64;
             s.requests = self.requests;
+            // 0 is no limit, as fio's runtime=0.
+            s.runtime_ns = Some((runtime_ms * 1e6).round() as u64).filter(|&r| r > 0);
+            s.ramp_ns = (ramp_ms * 1e6).round() as u64;
         }
         Ok(v)
     }

@@ -36,7 +36,7 @@ pub(crate) struct Deferred {
     /// arrival, completion).
     flow_done: Vec<(u32, Request, u64, u64)>,
     /// Per request slot: the completion of the request's parts that need no flash (the
-    /// same as its `Inflight::base`; kept in the checkpoint format, version 3, and checked
+    /// same as its `Inflight::base`; kept in the checkpoint format since version 3, and checked
     /// on restore).
     base_of: Vec<u64>,
     /// Requests come through the streaming API (no closed-loop slots to refill).

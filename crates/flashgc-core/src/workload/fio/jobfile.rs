@@ -61,6 +61,9 @@ pub struct JobSpec {
     pub runtime_ns: Option<u64>,
     /// Time excluded from the statistics at the start, simulated ns (`ramp_time`).
     pub ramp_ns: Option<u64>,
+    /// `time_based`: the job runs for its `runtime` however much data that takes (its
+    /// volume does not end it).
+    pub time_based: bool,
     /// `stonewall` / `new_group`: this job starts a new group.
     pub barrier: bool,
     /// Lines where options were set (option name -> line), for error messages.
@@ -253,6 +256,7 @@ impl JobSpec {
             number_ios: None,
             runtime_ns: None,
             ramp_ns: None,
+            time_based: false,
             barrier: false,
             lines: Vec::new(),
         }
@@ -337,16 +341,7 @@ impl JobSpec {
             }
             "runtime" | "timeout" => self.runtime_ns = Some(time_ns(file, line, option, need()?)?),
             "ramp_time" => self.ramp_ns = Some(time_ns(file, line, option, need()?)?),
-            "time_based" => {
-                if boolean(file, line, option, value)? {
-                    return Err(err(
-                        file,
-                        line,
-                        option,
-                        "is not supported: jobs end at their volume (io_size, number_ios or size) or their runtime, whichever comes first",
-                    ));
-                }
-            }
+            "time_based" => self.time_based = boolean(file, line, option, value)?,
             "stonewall" | "wait_for_previous" | "new_group" => {
                 return boolean(file, line, option, value)
             }
@@ -440,6 +435,20 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
     }
     let mut g = 0;
     for (k, j) in jobs.iter_mut().enumerate() {
+        // As fio: a run time of 0 is no limit.
+        j.runtime_ns = j.runtime_ns.filter(|&r| r > 0);
+        j.ramp_ns = j.ramp_ns.filter(|&r| r > 0);
+        if j.time_based && j.runtime_ns.is_none() {
+            return Err(err(
+                file,
+                j.line_of("time_based"),
+                "time_based",
+                format!(
+                    "job `{}` has no runtime: a time-based job runs until its runtime ends (give runtime=TIME)",
+                    j.name
+                ),
+            ));
+        }
         if j.barrier && k > 0 {
             g += 1;
         }
