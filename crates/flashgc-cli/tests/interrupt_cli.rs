@@ -150,6 +150,28 @@ fn fio_stops_with_a_partial_result_on_ctrl_c() {
 }
 
 #[test]
+fn a_fio_job_file_stops_with_a_partial_result_on_sigterm() {
+    // A time-based job of an hour of simulated time; it ran to its end before, whatever the
+    // signal said.
+    let d = std::env::temp_dir().join(format!("flashgc-interrupt-job-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let job = d.join("long.fio");
+    std::fs::write(
+        &job,
+        "[a]\nrw=randwrite\niodepth=8\nruntime=1h\ntime_based\n",
+    )
+    .unwrap();
+    let j = job.display().to_string();
+    interrupted(
+        &["fio", "--job", &j, "--scheduler", "read-first"],
+        libc::SIGTERM,
+        143,
+        1,
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn dedup_stops_with_a_partial_result_on_sigterm() {
     interrupted(&["dedup", "--requests", "100000000"], libc::SIGTERM, 143, 1);
 }
