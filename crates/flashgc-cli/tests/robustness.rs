@@ -755,3 +755,44 @@ fn the_speed_line_counts_the_fill_it_times() {
         + v["precondition"]["flash_programs"].as_u64().unwrap();
     assert_eq!(n, all, "{line}");
 }
+
+// ---- docs sweep: combinations a new user tries ----
+
+#[test]
+fn midas_with_cagc_relocates_victims_of_the_actions_cold_stream() {
+    // CAGC keeps shared copies in a cold stream of its own, beyond the placement's streams;
+    // with FIFO victims MiDAS's MiDA phase takes such a segment as a victim, and its
+    // `gc_stream` indexed its per-stream tables with that stream (index out of bounds).
+    // A random permutation of 12800 distinct pages (FIU lines with an MD5 each).
+    let d = dir("midas-cagc");
+    let trace = d.join("perm.fiu");
+    let n = 12800u64;
+    let mut text = String::new();
+    for i in 1..=n {
+        let lba = (i * 7919) % n * 8;
+        text.push_str(&format!("{i} 1 fio {lba} 8 W 8 0 {i:016x}{:016x}\n", 0));
+    }
+    std::fs::write(&trace, text).unwrap();
+    let w = format!("trace:{}", trace.display());
+    let o = flashgc(&[
+        "run",
+        "--logical-gib",
+        "0.0625",
+        "--pages-per-block",
+        "64",
+        "--workload",
+        &w,
+        "--format",
+        "fiu",
+        "--gc-action",
+        "cagc",
+        "--placement",
+        "midas",
+        "--victim",
+        "fifo",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("WAF whole run"), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -600,16 +600,23 @@ impl Placement for Midas {
     fn gc_stream(&mut self, _lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId {
         self.gc_reloc += 1;
         let src = view.stream(victim) as usize;
-        let u = &self.units[self.unit_of[src] as usize];
-        if u.lo == u.hi {
-            // Per-group statistics only where victims are counted per group.
-            self.win_reloc[src] += 1;
-            self.total_reloc[src] += 1;
-            self.ep_reloc[src] += 1;
-        }
+        let d = match self.unit_of.get(src) {
+            Some(&ui) => {
+                let u = &self.units[ui as usize];
+                if u.lo == u.hi {
+                    // Per-group statistics only where victims are counted per group.
+                    self.win_reloc[src] += 1;
+                    self.total_reloc[src] += 1;
+                    self.ep_reloc[src] += 1;
+                }
+                self.next_stream[src]
+            }
+            // A GC action's own stream (CAGC's cold region), none of MiDAS's groups (as in
+            // `on_victim` and `rescan`): its pages go where the chain ends.
+            None => *self.next_stream.last().expect("MiDAS has streams"),
+        };
         self.ep_gc += 1;
         self.cap_gc += 1;
-        let d = self.next_stream[src];
         self.note_write(d);
         d
     }
