@@ -266,7 +266,9 @@ pub(crate) fn cmd_resume(path: &str, output: Option<String>) -> Result<(), Fail>
         // For the checkpoints this run writes, which hold the absolute path.
         caller[cmd_checkpoint::TRACE_AS_GIVEN] = t.clone().into();
     }
-    let mut a = match <crate::Cli as clap::Parser>::try_parse_from(&args) {
+    let mut a = match <crate::Cli as clap::Parser>::try_parse_from(crate::negative_values_attached(
+        &args,
+    )) {
         Ok(crate::Cli {
             cmd: crate::Cmd::Run(a),
         }) => a,

@@ -100,6 +100,61 @@ enum Cmd {
     },
 }
 
+/// The command line with every value that looks like a negative number (`-` then a digit
+/// or `.`: `--gc-low -2`, `--bs -4k`, `-n -1`) attached to the flag before it when that
+/// flag takes a value (`--gc-low=-2`, `-n-1`). clap otherwise reads such a value as an
+/// unknown short flag ("unexpected argument '-4' found", naming neither the flag nor the
+/// value) unless the flag allows negative numbers and the value is a plain number; attached,
+/// it reaches the flag's own check, which names the flag and the allowed values. No flag of
+/// this command line starts with a digit, so nothing else changes.
+pub(crate) fn negative_values_attached<T: Into<std::ffi::OsString>>(
+    args: impl IntoIterator<Item = T>,
+) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut it = args.into_iter().map(Into::into).peekable();
+    let mut out: Vec<std::ffi::OsString> = it.next().into_iter().collect();
+    while let Some(a) = it.next() {
+        let s = a.to_str().unwrap_or_default();
+        if let Some(sub) = cmd.find_subcommand(s) {
+            cmd = sub.clone();
+            out.push(a);
+            continue;
+        }
+        let takes_value = |arg: &clap::Arg| arg.get_action().takes_values();
+        let (flag_takes_value, short) = match (s.strip_prefix("--"), s.strip_prefix('-')) {
+            (Some(long), _) => (
+                cmd.get_arguments()
+                    .any(|x| x.get_long() == Some(long) && takes_value(x)),
+                false,
+            ),
+            (None, Some(c)) if c.chars().count() == 1 => (
+                cmd.get_arguments().any(|x| {
+                    x.get_short().map(String::from).as_deref() == Some(c) && takes_value(x)
+                }),
+                true,
+            ),
+            _ => (false, false),
+        };
+        let negative = |v: &std::ffi::OsString| {
+            let b = v.as_encoded_bytes();
+            b.len() >= 2 && b[0] == b'-' && (b[1].is_ascii_digit() || b[1] == b'.')
+        };
+        if flag_takes_value && it.peek().is_some_and(negative) {
+            let v = it.next().expect("peeked");
+            let mut joined = a;
+            if !short {
+                joined.push("=");
+            }
+            joined.push(v);
+            out.push(joined);
+        } else {
+            out.push(a);
+        }
+    }
+    out
+}
+
 /// A failure with the exit code it maps to: 2 for bad input, 1 for run-time failures.
 pub(crate) struct Fail(pub(crate) u8, pub(crate) String);
 
@@ -130,7 +185,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(negative_values_attached(std::env::args_os())) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
