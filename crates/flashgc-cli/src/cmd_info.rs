@@ -46,6 +46,25 @@ pub(crate) fn cmd_policies() {
 
 pub(crate) fn forward_python(sub: &str, args: &[String]) -> Result<(), Fail> {
     let py = std::env::var("FLASHGC_PYTHON").unwrap_or_else(|_| "python3".into());
+    // A Python without the package would only say "No module named flashgc" (exit 1).
+    let probe = std::process::Command::new(&py)
+        .args([
+            "-c",
+            "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('flashgc') else 3)",
+        ])
+        .status();
+    if let Ok(s) = probe {
+        if s.code() == Some(3) {
+            return Err(Fail(
+                2,
+                format!(
+                    "`flashgc {sub}` runs in Python, and {py} has no `flashgc` package: install it \
+                     (pip install ./py-flashgc, or bash scripts/test-python.sh for a .venv; \
+                     docs/python.md) or set FLASHGC_PYTHON to a Python that has it"
+                ),
+            ));
+        }
+    }
     let mut cmd = std::process::Command::new(&py);
     // `reproduce` runs this very binary for its cases.
     if let Ok(exe) = std::env::current_exe() {

@@ -823,5 +823,35 @@ fn negative_values_are_refused_naming_the_flag() {
     // A flag whose value is missing still says so (the next flag is not taken as its value).
     let o = flashgc(&["run", "--gc-low", "--op", "0.1"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("a value is required for '--gc-low"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a value is required for '--gc-low"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn sweep_without_the_python_package_says_how_to_install_it() {
+    // `flashgc sweep|report|reproduce` run `python3 -m flashgc`; a Python without the
+    // package printed only Python's "No module named flashgc" and exited 1.
+    let d = dir("no-python-package");
+    let py = d.join("python-without-site");
+    std::fs::write(&py, "#!/bin/sh\nexec python3 -S \"$@\"\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&py, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    for sub in ["sweep", "report", "reproduce"] {
+        let o = bin()
+            .args([sub, "anything"])
+            .env("FLASHGC_PYTHON", &py)
+            .output()
+            .expect("binary runs");
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{sub}: {e}");
+        assert!(e.contains("has no `flashgc` package"), "{sub}: {e}");
+        assert!(e.contains("FLASHGC_PYTHON"), "{sub}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
 }
