@@ -57,7 +57,12 @@ pub struct ServeArgs {
 
 fn backend(a: &ServeArgs, cfg: &flashgc_core::Config) -> Result<Backend, Fail> {
     let t = &a.timing;
-    if t.wants_fio() || t.paper.is_some() || t.data_gb.is_some() || t.checkpoint_gb.is_some() {
+    if t.wants_fio()
+        || t.size.is_some()
+        || t.paper.is_some()
+        || t.data_gb.is_some()
+        || t.checkpoint_gb.is_some()
+    {
         return Err(Fail(
             2,
             "fio flags (--rw, --rwmixwrite, --bs, --size, --distribution, --paper, --data-gb, --checkpoint-gb) \

@@ -855,3 +855,29 @@ fn sweep_without_the_python_package_says_how_to_install_it() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn serve_refuses_every_fio_flag_it_names() {
+    // The refusal lists --size among the fio flags that do not apply to `serve`, but
+    // `serve --size 1g` was accepted and silently ignored (the export stays the logical
+    // capacity): the server started. Each flag of the list must be refused before serving.
+    let d = dir("serve-fio-flags");
+    let sock = d.join("s.sock");
+    let sock = sock.to_str().unwrap();
+    let flags: [&[&str]; 4] = [
+        &["--size", "1g"],
+        &["--bs", "64k"],
+        &["--data-gb", "1"],
+        &["--rw", "randwrite"],
+    ];
+    for f in flags {
+        let mut c = bin();
+        c.args(["serve", "--logical-gib", "0.0625", "--socket", sock])
+            .args(f);
+        let o = common::output_within(c, Duration::from_secs(20), "serve with a fio flag");
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{f:?}: {e}");
+        assert!(e.contains("do not apply to `serve`"), "{f:?}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
