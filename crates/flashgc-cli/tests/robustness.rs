@@ -619,6 +619,7 @@ fn every_command_prefixes_its_errors_the_same_way() {
             "0.0625",
         ],
         vec!["presets", "nosuch"],
+        vec!["model", "midas", "--op", "0"],
     ] {
         let o = flashgc(&args);
         let err = stderr(&o);
