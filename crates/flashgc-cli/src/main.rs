@@ -189,7 +189,14 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
+            let text = e.render().to_string();
+            if text.starts_with("error:") {
+                // The parser's errors carry the prefix of every other error (README).
+                eprint!("flashgc: {text}");
+            } else {
+                // --help, --version, or the help shown for a missing subcommand.
+                let _ = e.print();
+            }
             return ExitCode::from(code);
         }
     };

@@ -620,6 +620,10 @@ fn every_command_prefixes_its_errors_the_same_way() {
         ],
         vec!["presets", "nosuch"],
         vec!["model", "midas", "--op", "0"],
+        // The argument parser's own errors.
+        vec!["run", "--no-such-flag"],
+        vec!["run", "--seed", "-1"],
+        vec!["run", "--json", "--csv"],
     ] {
         let o = flashgc(&args);
         let err = stderr(&o);
