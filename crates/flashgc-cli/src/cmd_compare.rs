@@ -75,7 +75,14 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             .into());
         }
     }
-    let jobs_hint = a
+    if a.jobs == Some(0) {
+        return Err(Fail(
+            2,
+            "--jobs 0: give at least 1 parallel simulation (default: the number of cores)".into(),
+        ));
+    }
+    // Every combination runs, so the pairs x GC actions bound the parallel simulations.
+    let jobs = a
         .jobs
         .unwrap_or_else(|| {
             std::thread::available_parallelism()
@@ -90,7 +97,7 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             c.run.placement = p.clone();
             c.run.victim = v.clone();
             c.run.gc_action = g.clone();
-            c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs_hint as f64);
+            c.run.max_memory_gib = base.run.max_memory_gib.map(|m| m / jobs as f64);
             // Validate every combination before running any; say which one fails.
             flashgc_core::Simulation::new(&c).map_err(|e| {
                 let Fail(code, msg) = Fail::from(e);
@@ -104,14 +111,6 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             combos.push(c);
         }
     }
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
-        .clamp(1, combos.len().max(1));
     // Ctrl-C or SIGTERM stops every run in progress at its next safe point with its partial
     // result, and the runs not started yet do not start (crate::interrupt).
     let stop = &crate::interrupt::handlers()?.stop;

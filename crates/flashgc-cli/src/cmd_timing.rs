@@ -440,7 +440,22 @@ pub fn timing_params(
         }
         return Ok(None);
     }
+    size_needs_fio(flags)?;
     Ok(Some(flags.params(cfg, infinite || flags.wants_fio())?))
+}
+
+/// `--size` bounds a fio job's region: without a fio pattern there is no job, and the flag
+/// would be ignored.
+fn size_needs_fio(flags: &TimingFlags) -> Result<()> {
+    if flags.size.is_some() && !flags.wants_fio() {
+        return Err(Error::config(
+            "--size",
+            "bounds the region of a fio job, and there is none: give a fio pattern (--rw, \
+             --rwmixwrite, --bs, --distribution) or use `flashgc fio` (--workload addresses \
+             the whole device)",
+        ));
+    }
+    Ok(())
 }
 
 /// The fio job the flags describe, as a workload (None without fio flags). With
@@ -484,6 +499,7 @@ pub fn run(
             ));
         }
     }
+    size_needs_fio(flags)?;
     let p = if flags.timing {
         Some(flags.params(cfg, workload.is_infinite())?)
     } else {

@@ -383,12 +383,19 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
     }
     // The wall-clock time covers the precondition fill too, so its programs count.
     let programs = t.flash_programs + r.precondition.flash_programs;
+    // A rate over less than a millisecond (a server that served nothing) means nothing.
+    let rate = if secs >= 1e-3 {
+        format!(
+            " ({:.1} M programs/s wall clock)",
+            programs as f64 / secs / 1e6
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
-        "\nsimulated {programs} flash programs ({} of the precondition fill) in {:.2} s ({:.1} M programs/s wall clock)",
-        r.precondition.flash_programs,
-        secs,
-        programs as f64 / secs.max(1e-9) / 1e6
+        "\nsimulated {programs} flash programs ({} of the precondition fill) in {:.2} s{rate}",
+        r.precondition.flash_programs, secs,
     );
     s
 }

@@ -886,3 +886,38 @@ fn serve_refuses_every_fio_flag_it_names() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn flags_that_would_be_ignored_are_refused() {
+    // `--size` without a fio pattern bounded nothing (the run's --workload addresses the
+    // whole device) and `compare --jobs 0` ran one job: both were accepted silently.
+    for (args, want) in [
+        (
+            &["run", "--timing", "--size", "1g"][..],
+            "`--size`: bounds the region of a fio job",
+        ),
+        (
+            &[
+                "compare",
+                "--timing",
+                "--size",
+                "1g",
+                "--placement",
+                "single",
+            ],
+            "`--size`: bounds the region of a fio job",
+        ),
+        (&["compare", "--jobs", "0"], "--jobs 0"),
+    ] {
+        let mut a = args.to_vec();
+        a.extend(SMALL);
+        let o = flashgc(&a);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+    // With a fio pattern the region applies.
+    let mut a = vec!["run", "--timing", "--rw", "randwrite", "--size", "8m"];
+    a.extend(SMALL);
+    assert!(flashgc(&a).status.success());
+}
