@@ -21,6 +21,7 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     cmd_checkpoint::refuse(&a, "`compare`")?;
     cmd_checkpoint::check_output(&a)?;
     let mut base = build_config(&a.common)?;
+    crate::cmd_mqsim::apply(&a.mqsim, &mut base)?;
     output::not_an_input("-o", a.output.as_deref(), &base, a.common.config.as_deref())?;
     // Pairs to run: --scheme as given; else, with neither placement nor victim chosen
     // (flags or config file), every registered scheme with its paper's victim policy;

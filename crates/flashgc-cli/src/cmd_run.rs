@@ -17,6 +17,8 @@ pub(crate) struct RunArgs {
     pub(crate) trace: cmd_trace::TraceFlags,
     #[command(flatten)]
     pub(crate) timing: cmd_timing::TimingFlags,
+    #[command(flatten)]
+    pub(crate) mqsim: crate::cmd_mqsim::MqsimFlags,
     /// Placement/victim pairs, e.g. `midas/fifo,sepbit/cost-benefit:sqrt` (`compare` runs
     /// exactly these pairs instead of crossing --placement and --victim; `run`: one pair).
     #[arg(long, conflicts_with_all = ["placement", "victim"])]
@@ -216,6 +218,7 @@ pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBa
 
 pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     let mut cfg = build_config(&a.common)?;
+    crate::cmd_mqsim::apply(&a.mqsim, &mut cfg)?;
     if let Some(s) = &a.scheme {
         let pairs = flashgc_core::scheme::parse_pairs("--scheme", s)?;
         let [p] = pairs.as_slice() else {

@@ -12,6 +12,7 @@ mod cmd_fiojob;
 mod cmd_info;
 mod cmd_midas;
 mod cmd_model;
+mod cmd_mqsim;
 mod cmd_noc;
 mod cmd_run;
 mod cmd_serve;
@@ -62,8 +63,9 @@ enum Cmd {
     },
     /// List the registered placement schemes and victim policies.
     Policies,
-    /// Print the effective configuration (preset + file + flags) as TOML.
-    Config(CommonArgs),
+    /// Print the effective configuration (preset + file + flags) as TOML; with
+    /// --mqsim-workload, an MQSim IO scenario as `[[flow]]` sections.
+    Config(ConfigArgs),
     /// fio-like timed jobs (randrw, rwmixwrite, bs, numjobs, iodepth); `--paper sup-gc|bf-gc` runs a paper's write-ratio series.
     Fio(Box<cmd_timing::FioArgs>),
     /// NoC SSD controller: conventional vs selective copy-back GC (papers/noc-copyback-gc.txt).
@@ -155,6 +157,15 @@ pub(crate) fn negative_values_attached<T: Into<std::ffi::OsString>>(
     out
 }
 
+/// Flags of `flashgc config`.
+#[derive(clap::Args, Debug)]
+struct ConfigArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    mqsim: cmd_mqsim::MqsimFlags,
+}
+
 /// A failure with the exit code it maps to: 2 for bad input, 1 for run-time failures.
 pub(crate) struct Fail(pub(crate) u8, pub(crate) String);
 
@@ -210,7 +221,8 @@ fn main() -> ExitCode {
             cmd_info::cmd_policies();
             Ok(())
         }
-        Cmd::Config(a) => build_config(&a).and_then(|c| {
+        Cmd::Config(a) => build_config(&a.common).and_then(|mut c| {
+            cmd_mqsim::apply(&a.mqsim, &mut c)?;
             c.layout()?;
             print!("{}", c.to_toml());
             Ok(())

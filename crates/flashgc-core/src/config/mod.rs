@@ -185,6 +185,11 @@ impl Default for RunConfig {
 pub struct Config {
     /// Name of the preset the configuration started from.
     pub preset: Option<String>,
+    /// Lines that runs of this configuration add to their result's notes, and that the CLI
+    /// prints as warnings: what an importer approximated or ignored (an MQSim workload
+    /// file's fields flashgc does not model, `workload::mqsim`; docs/flows.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Device geometry and timing.
     pub device: DeviceConfig,
     /// FTL parameters.
@@ -602,7 +607,8 @@ impl Config {
     }
 
     /// Advisories about a valid but unusual configuration, for the reader of a result
-    /// (the CLI prints them as warnings; runs add them to their notes): a realised logical
+    /// (the CLI prints them as warnings; runs add them to their notes): the configuration's
+    /// own `notes` (an importer's), then a realised logical
     /// capacity far from `ftl.logical_gib`, segments too small for GC to mean much, block
     /// sizes no NAND has. Empty for an invalid configuration (`layout` says why).
     pub fn advisories(&self) -> Vec<String> {
@@ -610,7 +616,7 @@ impl Config {
             return Vec::new();
         };
         let d = &self.device;
-        let mut out = Vec::new();
+        let mut out = self.notes.clone();
         if let Some(g) = self.ftl.logical_gib {
             let got = l.logical_bytes() as f64 / (1u64 << 30) as f64;
             if (got - g).abs() > 0.1 * g {

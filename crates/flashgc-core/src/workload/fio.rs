@@ -53,6 +53,15 @@ pub enum Dist {
     Uniform,
     /// Zipf with exponent theta (fio's `random_distribution=zipf:THETA`).
     Zipf(f64),
+    /// Hot/cold (`hotcold:W/S`, host flows only; not fio's): `write_share` of the requests
+    /// go uniformly to the first `space_share` of the region, the rest uniformly to the
+    /// others (MQSim's RANDOM_HOTCOLD; `SyntheticKind::HotCold`).
+    HotCold {
+        /// Fraction of the requests that go to the hot part.
+        write_share: f64,
+        /// Fraction of the region that is hot.
+        space_share: f64,
+    },
 }
 
 impl Dist {
@@ -131,6 +140,10 @@ impl FioJob {
         let d = match self.dist {
             Dist::Uniform => "uniform".to_string(),
             Dist::Zipf(t) => format!("zipf:{t}"),
+            Dist::HotCold {
+                write_share,
+                space_share,
+            } => format!("hotcold:{}/{}", write_share * 100.0, space_share * 100.0),
         };
         let rw = serde_json::to_value(self.rw)
             .ok()
@@ -198,6 +211,13 @@ impl FioJob {
         let kind = match self.dist {
             Dist::Uniform => SyntheticKind::Uniform,
             Dist::Zipf(theta) => SyntheticKind::Zipf { theta },
+            Dist::HotCold {
+                write_share,
+                space_share,
+            } => SyntheticKind::HotCold {
+                write_share,
+                space_share,
+            },
         };
         let inner = match self.rw {
             Rw::RandRw | Rw::RandRead | Rw::RandWrite => Inner::Random(Synthetic::new(

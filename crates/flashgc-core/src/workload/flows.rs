@@ -308,6 +308,10 @@ impl FlowSet {
         let mut most: u64 = 0;
         let mut endless = None;
         for s in &self.specs {
+            if s.requests.is_none() && s.runtime_ns.is_some() && !writes(s) {
+                // Its run time ends it.
+                continue;
+            }
             match (s.requests, writes(s)) {
                 // A flow without a request count that writes reaches any volume.
                 (None, true) => return Ok(()),
@@ -765,9 +769,10 @@ impl FlowConfig {
         let name = self.name.clone().unwrap_or_else(|| format!("flow{index}"));
         let rw = Rw::parse(self.rw.as_deref().unwrap_or("randwrite"))
             .map_err(|e| flow_error(e, |_| f("rw")))?;
-        let dist =
-            crate::workload::fio::Dist::parse(self.distribution.as_deref().unwrap_or("uniform"))
-                .map_err(|e| flow_error(e, |_| f("distribution")))?;
+        let dist = flow_dist(
+            self.distribution.as_deref().unwrap_or("uniform"),
+            &f("distribution"),
+        )?;
         let bs = self
             .bs
             .as_ref()
@@ -843,6 +848,33 @@ impl FlowConfig {
             s.ramp_ns = (ramp_ms * 1e6).round() as u64;
         }
         Ok(v)
+    }
+}
+
+/// A flow's `distribution`: fio's (`uniform`, `zipf:THETA`) or `hotcold:W/S` (W % of the
+/// requests to the first S % of the region, as `--workload hotcold:W/S`; MQSim's
+/// RANDOM_HOTCOLD).
+fn flow_dist(s: &str, field: &str) -> Result<crate::workload::fio::Dist> {
+    use crate::workload::fio::Dist;
+    use crate::workload::{SyntheticKind, WorkloadSpec};
+    if !s.trim().to_ascii_lowercase().starts_with("hotcold") {
+        return Dist::parse(s).map_err(|e| match e {
+            Error::Config { message, .. } => Error::config(
+                field,
+                message.replace("zipf:THETA", "zipf:THETA, hotcold:W/S"),
+            ),
+            e => e,
+        });
+    }
+    match WorkloadSpec::parse(field, s)? {
+        WorkloadSpec::Synthetic(SyntheticKind::HotCold {
+            write_share,
+            space_share,
+        }) => Ok(Dist::HotCold {
+            write_share,
+            space_share,
+        }),
+        _ => Err(Error::config(field, format!("`{s}`: expected hotcold:W/S"))),
     }
 }
 

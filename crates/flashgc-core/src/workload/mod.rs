@@ -7,6 +7,7 @@
 pub mod arrivals;
 pub mod fio;
 pub mod flows;
+pub mod mqsim;
 pub mod phased;
 pub mod profiles;
 pub mod synthetic;
