@@ -284,3 +284,142 @@ fn job_file_values_the_device_cannot_take_name_their_line() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `cmd`, the small device's flags, then `extra`.
+fn small<'a>(cmd: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![cmd];
+    v.extend_from_slice(SMALL);
+    v.extend_from_slice(extra);
+    v
+}
+
+/// Two QUEUE_DEPTH flows in MQSim's format (its example's fields, Stop_Time 400 ms): a
+/// writer at QD 8 and a 70 %-read mix at QD 2, with an element MQSim does not read.
+fn mqsim_file(dir: &std::path::Path) -> std::path::PathBuf {
+    let flow = |rd: u32, qd: u32, seed: u32| {
+        format!(
+            "<IO_Flow_Parameter_Set_Synthetic>\n<Priority_Class>HIGH</Priority_Class>\n\
+             <Channel_IDs>0,1,2,3</Channel_IDs>\n<Chip_IDs>0,1</Chip_IDs>\n<Die_IDs>0</Die_IDs>\n\
+             <Plane_IDs>0</Plane_IDs>\n<Working_Set_Percentage>80</Working_Set_Percentage>\n\
+             <Synthetic_Generator_Type>QUEUE_DEPTH</Synthetic_Generator_Type>\n\
+             <Read_Percentage>{rd}</Read_Percentage>\n\
+             <Address_Distribution>RANDOM_UNIFORM</Address_Distribution>\n\
+             <Generated_Aligned_Addresses>true</Generated_Aligned_Addresses>\n\
+             <Address_Alignment_Unit>8</Address_Alignment_Unit>\n\
+             <Request_Size_Distribution>FIXED</Request_Size_Distribution>\n\
+             <Average_Request_Size>8</Average_Request_Size>\n<Seed>{seed}</Seed>\n\
+             <Intensity>32768</Intensity>\n\
+             <Average_No_of_Reqs_in_Queue>{qd}</Average_No_of_Reqs_in_Queue>\n\
+             <Stop_Time>400000000</Stop_Time>\n\
+             <Total_Requests_To_Generate>0</Total_Requests_To_Generate>\n\
+             </IO_Flow_Parameter_Set_Synthetic>\n"
+        )
+    };
+    let p = dir.join("workload.xml");
+    std::fs::write(
+        &p,
+        format!(
+            "<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n<MQSim_IO_Scenarios>\n<IO_Scenario>\n{}{}</IO_Scenario>\n</MQSim_IO_Scenarios>\n",
+            flow(0, 8, 798),
+            flow(70, 2, 6533)
+        ),
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn mqsim_workload_runs_as_flows_and_equals_its_converted_config() {
+    let dir = std::env::temp_dir().join(format!("flashgc-mqsim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let xml = mqsim_file(&dir);
+    let x = xml.to_str().unwrap();
+    // The converter: the effective configuration with the scenario's [[flow]] sections.
+    let o = flashgc(&small(
+        "config",
+        &["--mqsim-workload", x, "--scenario", "1"],
+    ));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let toml = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(toml.matches("[[flow]]").count(), 2, "{toml}");
+    assert!(toml.contains("rwmixwrite = 30.0"), "{toml}");
+    assert!(toml.contains("runtime_ms = 400.0"), "{toml}");
+    let cfg = dir.join("converted.toml");
+    std::fs::write(&cfg, &toml).unwrap();
+    // The direct run and the converted configuration's run: the same bytes.
+    let direct = flashgc(&small(
+        "run",
+        &["--timing", "--json", "--mqsim-workload", x],
+    ));
+    let converted = flashgc(&[
+        "run",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--timing",
+        "--json",
+    ]);
+    let r = json(&direct);
+    json(&converted);
+    assert_eq!(
+        String::from_utf8_lossy(&direct.stdout),
+        String::from_utf8_lossy(&converted.stdout)
+    );
+    // Per-flow statistics: the writer only writes, the mix reads about 70 %.
+    let f = r["flows"].as_array().unwrap();
+    assert_eq!(f.len(), 2);
+    assert_eq!(f[0]["name"], "flow0");
+    assert_eq!(f[0]["read_requests"], 0);
+    let (rd, n) = (
+        f[1]["read_requests"].as_u64().unwrap() as f64,
+        f[1]["requests"].as_u64().unwrap() as f64,
+    );
+    assert!(n > 200.0 && (rd / n - 0.7).abs() < 0.1, "{rd}/{n}");
+    assert!(f[0]["requests"].as_u64().unwrap() > 200);
+    assert_eq!(r["ended_by"], "runtime");
+    let notes = r["notes"].to_string();
+    // What is approximated or ignored is in the result's notes (here: an element MQSim
+    // does not read).
+    assert!(
+        notes.contains("scenario 1, flow0, flow1: <Intensity> ignored"),
+        "{notes}"
+    );
+    // Bad input: exit 2, the file, line and element named.
+    let bad = dir.join("bad.xml");
+    std::fs::write(
+        &bad,
+        std::fs::read_to_string(&xml)
+            .unwrap()
+            .replacen("QUEUE_DEPTH", "CLOSED_LOOP", 1),
+    )
+    .unwrap();
+    let b = bad.to_str().unwrap();
+    for cmd in ["run", "config"] {
+        let o = flashgc(&small(cmd, &["--mqsim-workload", b]));
+        assert_eq!(o.status.code(), Some(2));
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.contains(&format!(
+                "{b}:11: <Synthetic_Generator_Type>: `CLOSED_LOOP` is not one of"
+            )),
+            "{e}"
+        );
+    }
+    // A scenario that does not exist; a config with flows of its own; --workload too.
+    let o = flashgc(&small("run", &["--mqsim-workload", x, "--scenario", "2"]));
+    assert_eq!(o.status.code(), Some(2));
+    let o = flashgc(&small(
+        "run",
+        &["--mqsim-workload", x, "--workload", "uniform"],
+    ));
+    assert_eq!(o.status.code(), Some(2));
+    let o = flashgc(&[
+        "run",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--mqsim-workload",
+        x,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("already has [[flow]] sections"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
