@@ -165,6 +165,11 @@ impl Ctx<'_> {
         Error::Input(format!("{}:{line}: <{element}>: {msg}", self.file))
     }
 
+    /// An error about element `n` itself.
+    fn at(&self, n: roxmltree::Node, msg: impl std::fmt::Display) -> Error {
+        self.err(self.line(n), n.tag_name().name(), msg)
+    }
+
     /// A whole number of MQSim type `ty` in `[lo, hi]`.
     fn number(&self, n: roxmltree::Node, lo: u64, hi: u64, ty: &str) -> Result<At<u64>> {
         let line = self.line(n);
@@ -245,20 +250,15 @@ impl MqsimWorkload {
         let cx = Ctx { file, doc: &doc };
         let root = doc.root_element();
         if root.tag_name().name() != "MQSim_IO_Scenarios" {
-            return Err(cx.err(
-                cx.line(root),
-                root.tag_name().name(),
+            return Err(cx.at(
+                root,
                 "the root element of an MQSim workload file is <MQSim_IO_Scenarios>",
             ));
         }
         let mut scenarios = Vec::new();
         for s in root.children().filter(|n| n.is_element()) {
             if s.tag_name().name() != "IO_Scenario" {
-                return Err(cx.err(
-                    cx.line(s),
-                    s.tag_name().name(),
-                    "<MQSim_IO_Scenarios> holds <IO_Scenario> elements only",
-                ));
+                return Err(cx.at(s, "<MQSim_IO_Scenarios> holds <IO_Scenario> elements only"));
             }
             let mut flows = Vec::new();
             for f in s.children().filter(|n| n.is_element()) {
@@ -267,10 +267,9 @@ impl MqsimWorkload {
                         FlowDef::Synthetic(Box::new(cx.synthetic(f)?))
                     }
                     "IO_Flow_Parameter_Set_Trace_Based" => FlowDef::TraceBased(cx.line(f)),
-                    other => {
-                        return Err(cx.err(
-                            cx.line(f),
-                            other,
+                    _ => {
+                        return Err(cx.at(
+                            f,
                             "not an MQSim flow: an <IO_Scenario> holds \
                              <IO_Flow_Parameter_Set_Synthetic> and \
                              <IO_Flow_Parameter_Set_Trace_Based> elements",
