@@ -207,6 +207,16 @@ fn mqsim_example_scenarios_field_by_field() {
         "Priority_Class ignored: the flows' classes differ (URGENT, HIGH)"
     ));
     assert!(!has(&s1.notes, "Priority_Class"));
+    // Scenario 2 only reads, with no request count: its flows' run times end it, so a run
+    // bounded only by a write volume is not refused as endless.
+    let specs: Vec<_> = s2
+        .flows
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.specs(i, 1, PAGES * 4096).unwrap())
+        .collect();
+    let fs = flashgc_core::workload::flows::FlowSet::new(specs, PAGES, 4096).unwrap();
+    fs.check_reaches(10 * PAGES).unwrap();
     // Scenario 3 is trace-based.
     let e = w.import(Some(3), PAGES, 4096).unwrap_err().to_string();
     assert!(
