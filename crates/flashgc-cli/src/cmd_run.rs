@@ -242,6 +242,12 @@ pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
         &cfg,
         a.common.config.as_deref(),
     )?;
+    for (flag, out) in [("-o", &a.output), ("--checkpoint", &a.checkpoint)] {
+        if let Some(o) = out {
+            let x = a.mqsim.mqsim_workload.as_deref();
+            output::not_the_input(flag, o, "MQSim workload file", x)?;
+        }
+    }
     let bar = progress_bar(0, "pages");
     let t0 = std::time::Instant::now();
     // WAF-only and timed runs alike: checkpoints, Ctrl-C and resume.

@@ -51,14 +51,25 @@ pub fn not_an_input(
         ("configuration file", config_file),
     ];
     for (what, input) in inputs {
-        if let Some(i) = input.filter(|i| same_file(Path::new(o), Path::new(i))) {
-            return Err(crate::Fail(
-                2,
-                format!("{flag} {o} is the {what} the run reads ({i}): writing it would replace the {what}; choose another file"),
-            ));
-        }
+        not_the_input(flag, o, what, input)?;
     }
     Ok(())
+}
+
+/// Refuses an output file `o` (of `flag`) that is the input `input` (a `what`) the run reads.
+pub fn not_the_input(
+    flag: &str,
+    o: &str,
+    what: &str,
+    input: Option<&str>,
+) -> Result<(), crate::Fail> {
+    match input.filter(|i| same_file(Path::new(o), Path::new(i))) {
+        Some(i) => Err(crate::Fail(
+            2,
+            format!("{flag} {o} is the {what} the run reads ({i}): writing it would replace the {what}; choose another file"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// True when `a` and `b` both exist and are one file.

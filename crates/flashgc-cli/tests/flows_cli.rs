@@ -412,6 +412,13 @@ fn mqsim_workload_runs_as_flows_and_equals_its_converted_config() {
         &["--mqsim-workload", x, "--workload", "uniform"],
     ));
     assert_eq!(o.status.code(), Some(2));
+    let o = flashgc(&small("run", &["--timing", "--mqsim-workload", x, "-o", x]));
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("is the MQSim workload file the run reads"),
+        "{e}"
+    );
     let o = flashgc(&[
         "run",
         "--config",
