@@ -157,15 +157,6 @@ pub(crate) fn negative_values_attached<T: Into<std::ffi::OsString>>(
     out
 }
 
-/// Flags of `flashgc config`.
-#[derive(clap::Args, Debug)]
-struct ConfigArgs {
-    #[command(flatten)]
-    common: CommonArgs,
-    #[command(flatten)]
-    mqsim: cmd_mqsim::MqsimFlags,
-}
-
 /// A failure with the exit code it maps to: 2 for bad input, 1 for run-time failures.
 pub(crate) struct Fail(pub(crate) u8, pub(crate) String);
 
@@ -255,4 +246,13 @@ fn main() -> ExitCode {
             ExitCode::from(code)
         }
     }
+}
+
+/// Flags of `flashgc config`.
+#[derive(clap::Args, Debug)]
+struct ConfigArgs {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(flatten)]
+    mqsim: cmd_mqsim::MqsimFlags,
 }
