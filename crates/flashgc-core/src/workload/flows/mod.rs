@@ -14,6 +14,9 @@
 //! ([`FlowSet::check_untimed`]).
 
 pub use crate::config::{ByteSize, FlowConfig};
+pub use sections::from_config;
+
+mod sections;
 use crate::error::{Error, Result};
 use crate::metrics::latency::Latencies;
 use crate::metrics::result::FlowReport;
@@ -762,122 +765,6 @@ impl Workload for FlowSet {
     }
 }
 
-impl FlowConfig {
-    /// The flows of section `index` (errors name `flow[index].FIELD`).
-    pub fn specs(&self, index: usize, run_seed: u64, logical_bytes: u64) -> Result<Vec<FlowSpec>> {
-        let f = |x: &str| format!("flow[{index}].{x}");
-        let name = self.name.clone().unwrap_or_else(|| format!("flow{index}"));
-        let rw = Rw::parse(self.rw.as_deref().unwrap_or("randwrite"))
-            .map_err(|e| flow_error(e, |_| f("rw")))?;
-        let dist = flow_dist(
-            self.distribution.as_deref().unwrap_or("uniform"),
-            &f("distribution"),
-        )?;
-        let bs = self
-            .bs
-            .as_ref()
-            .map(|b| b.bytes(&f("bs")))
-            .transpose()?
-            .unwrap_or(4096);
-        let offset = self
-            .offset
-            .as_ref()
-            .map(|b| b.bytes(&f("offset")))
-            .transpose()?
-            .unwrap_or(0);
-        let size = self
-            .size
-            .as_ref()
-            .map(|b| b.bytes(&f("size")))
-            .transpose()?;
-        let arrival = match (self.iodepth, self.rate_iops) {
-            (Some(_), Some(_)) => {
-                return Err(Error::config(
-                    f("rate_iops"),
-                    "give iodepth (closed loop) or rate_iops (open loop), not both",
-                ))
-            }
-            (_, Some(iops)) => FlowArrival::Rate { iops },
-            (d, None) => FlowArrival::Closed {
-                queue_depth: d.unwrap_or(1),
-            },
-        };
-        let start_ms = self.start_ms.unwrap_or(0.0);
-        if !(start_ms.is_finite() && (0.0..1e12).contains(&start_ms)) {
-            return Err(Error::config(
-                f("start_ms"),
-                format!("{start_ms} must be in [0, 1e12)"),
-            ));
-        }
-        let numjobs = self.numjobs.unwrap_or(1);
-        if numjobs == 0 || numjobs > 1024 {
-            return Err(Error::config(
-                f("numjobs"),
-                format!("{numjobs} must be in [1, 1024]"),
-            ));
-        }
-        let job = FioJob {
-            rw,
-            rwmixwrite: self.rwmixwrite.unwrap_or(50.0),
-            bs,
-            size,
-            numjobs,
-            iodepth: match arrival {
-                FlowArrival::Closed { queue_depth } => queue_depth,
-                FlowArrival::Rate { .. } => 1,
-            },
-            dist,
-            seed: self
-                .seed
-                .unwrap_or(run_seed.wrapping_add(1000 * index as u64)),
-        };
-        let runtime_ms = self.runtime_ms.unwrap_or(0.0);
-        let ramp_ms = self.ramp_ms.unwrap_or(0.0);
-        for (k, v) in [("runtime_ms", runtime_ms), ("ramp_ms", ramp_ms)] {
-            if !(v.is_finite() && (0.0..1e12).contains(&v)) {
-                return Err(Error::config(f(k), format!("{v} must be in [0, 1e12)")));
-            }
-        }
-        let mut v = FlowSpec::from_fio(&name, &job, offset, logical_bytes);
-        for s in &mut v {
-            s.arrival = arrival;
-            s.start_ns = (start_ms * 1e6).round() as u64;
-            s.requests = self.requests;
-            // 0 is no limit, as fio's runtime=0.
-            s.runtime_ns = Some((runtime_ms * 1e6).round() as u64).filter(|&r| r > 0);
-            s.ramp_ns = (ramp_ms * 1e6).round() as u64;
-        }
-        Ok(v)
-    }
-}
-
-/// A flow's `distribution`: fio's (`uniform`, `zipf:THETA`) or `hotcold:W/S` (W % of the
-/// requests to the first S % of the region, as `--workload hotcold:W/S`; MQSim's
-/// RANDOM_HOTCOLD).
-fn flow_dist(s: &str, field: &str) -> Result<crate::workload::fio::Dist> {
-    use crate::workload::fio::Dist;
-    use crate::workload::{SyntheticKind, WorkloadSpec};
-    if !s.trim().to_ascii_lowercase().starts_with("hotcold") {
-        return Dist::parse(s).map_err(|e| match e {
-            Error::Config { message, .. } => Error::config(
-                field,
-                message.replace("zipf:THETA", "zipf:THETA, hotcold:W/S"),
-            ),
-            e => e,
-        });
-    }
-    match WorkloadSpec::parse(field, s)? {
-        WorkloadSpec::Synthetic(SyntheticKind::HotCold {
-            write_share,
-            space_share,
-        }) => Ok(Dist::HotCold {
-            write_share,
-            space_share,
-        }),
-        _ => Err(Error::config(field, format!("`{s}`: expected hotcold:W/S"))),
-    }
-}
-
 /// `ns` in milliseconds, for messages.
 fn ms(ns: u64) -> f64 {
     ns as f64 / 1e6
@@ -892,25 +779,4 @@ fn flow_error(e: Error, field: impl Fn(&str) -> String) -> Error {
         }
         e => e,
     }
-}
-
-/// The flows of a configuration's `[[flow]]` sections (None without any).
-pub fn from_config(cfg: &crate::Config, layout: &crate::config::Layout) -> Result<Option<FlowSet>> {
-    if cfg.flow.is_empty() {
-        return Ok(None);
-    }
-    let mut specs = Vec::new();
-    for (i, f) in cfg.flow.iter().enumerate() {
-        specs.extend(f.specs(i, cfg.run.seed, layout.logical_bytes())?);
-    }
-    let mut seen = std::collections::BTreeSet::new();
-    for s in &specs {
-        if !seen.insert(s.name.clone()) {
-            return Err(Error::config(
-                "flow.name",
-                format!("`{}` names two flows", s.name),
-            ));
-        }
-    }
-    FlowSet::new(specs, layout.logical_pages, layout.lpn_size).map(Some)
 }

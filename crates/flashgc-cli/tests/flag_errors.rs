@@ -1,0 +1,158 @@
+//! Flags and commands whose bad values must be the flag's own error (exit 2, naming it),
+//! never silently ignored or misread: negative values, flags that would be ignored,
+//! `serve`'s fio flags, the Python commands without the package. (Split from
+//! robustness.rs, which it follows.)
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_flashgc"))
+}
+
+fn flashgc(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flashgc-flags-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const SMALL: &[&str] = &[
+    "--logical-gib",
+    "0.0625",
+    "--pages-per-block",
+    "64",
+    "--write-volume",
+    "2",
+];
+
+#[test]
+fn negative_values_are_refused_naming_the_flag() {
+    // A negative size after a flag that takes a value reached clap as an unknown short flag
+    // ("unexpected argument '-6' found"), naming neither the flag nor the value; `model
+    // midas` refused even `--op -1` so. Each must be the flag's own error, exit code 2.
+    let cases: [(&[&str], &str); 9] = [
+        (&["run", "--gc-low", "-2"], "--gc-low"),
+        (&["run", "--gc-high", "-5%"], "--gc-high"),
+        (&["run", "--mapping-cache", "-64k"], "--mapping-cache"),
+        (&["run", "--checkpoint-every", "-1x"], "--checkpoint-every"),
+        (&["fio", "--bs", "-4k"], "--bs"),
+        (&["fio", "--size", "-1g"], "--size"),
+        (&["model", "midas", "--op", "-1"], "ftl.op"),
+        (&["model", "midas", "--volume", "-1"], "--volume"),
+        (&["noc", "--burst-len", "-1"], "--burst-len"),
+    ];
+    for (args, flag) in cases {
+        let o = flashgc(args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(flag), "{args:?}: {e}");
+        assert!(!e.contains("unexpected argument"), "{args:?}: {e}");
+    }
+    // A flag whose value is missing still says so (the next flag is not taken as its value).
+    let o = flashgc(&["run", "--gc-low", "--op", "0.1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("a value is required for '--gc-low"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn sweep_without_the_python_package_says_how_to_install_it() {
+    // `flashgc sweep|report|reproduce` run `python3 -m flashgc`; a Python without the
+    // package printed only Python's "No module named flashgc" and exited 1.
+    let d = dir("no-python-package");
+    let py = d.join("python-without-site");
+    std::fs::write(&py, "#!/bin/sh\nexec python3 -S \"$@\"\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&py, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    for sub in ["sweep", "report", "reproduce"] {
+        let o = bin()
+            .args([sub, "anything"])
+            .env("FLASHGC_PYTHON", &py)
+            .output()
+            .expect("binary runs");
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{sub}: {e}");
+        assert!(e.contains("has no `flashgc` package"), "{sub}: {e}");
+        assert!(e.contains("FLASHGC_PYTHON"), "{sub}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn serve_refuses_every_fio_flag_it_names() {
+    // The refusal lists --size among the fio flags that do not apply to `serve`, but
+    // `serve --size 1g` was accepted and silently ignored (the export stays the logical
+    // capacity): the server started. Each flag of the list must be refused before serving.
+    let d = dir("serve-fio-flags");
+    let sock = d.join("s.sock");
+    let sock = sock.to_str().unwrap();
+    let flags: [&[&str]; 4] = [
+        &["--size", "1g"],
+        &["--bs", "64k"],
+        &["--data-gb", "1"],
+        &["--rw", "randwrite"],
+    ];
+    for f in flags {
+        let mut c = bin();
+        c.args(["serve", "--logical-gib", "0.0625", "--socket", sock])
+            .args(f);
+        let o = common::output_within(c, Duration::from_secs(20), "serve with a fio flag");
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{f:?}: {e}");
+        assert!(e.contains("do not apply to `serve`"), "{f:?}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn flags_that_would_be_ignored_are_refused() {
+    // `--size` without a fio pattern bounded nothing (the run's --workload addresses the
+    // whole device) and `compare --jobs 0` ran one job: both were accepted silently.
+    for (args, want) in [
+        (
+            &["run", "--timing", "--size", "1g"][..],
+            "`--size`: bounds the region of a fio job",
+        ),
+        (
+            &[
+                "compare",
+                "--timing",
+                "--size",
+                "1g",
+                "--placement",
+                "single",
+            ],
+            "`--size`: bounds the region of a fio job",
+        ),
+        (&["compare", "--jobs", "0"], "--jobs 0"),
+    ] {
+        let mut a = args.to_vec();
+        a.extend(SMALL);
+        let o = flashgc(&a);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+    // With a fio pattern the region applies.
+    let mut a = vec!["run", "--timing", "--rw", "randwrite", "--size", "8m"];
+    a.extend(SMALL);
+    assert!(flashgc(&a).status.success());
+}
