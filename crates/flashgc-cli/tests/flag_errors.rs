@@ -5,37 +5,14 @@
 
 mod common;
 
+use common::{bin, flashgc, stderr, SMALL};
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
 use std::time::Duration;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_flashgc"))
-}
-
-fn flashgc(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flashgc-flags-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::temp_dir("flags", name)
 }
-
-const SMALL: &[&str] = &[
-    "--logical-gib",
-    "0.0625",
-    "--pages-per-block",
-    "64",
-    "--write-volume",
-    "2",
-];
 
 #[test]
 fn negative_values_are_refused_naming_the_flag() {

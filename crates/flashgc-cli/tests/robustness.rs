@@ -5,31 +5,14 @@
 
 mod common;
 
+use common::{bin, flashgc, stderr, stdout, SMALL};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_flashgc"))
-}
-
-fn flashgc(args: &[&str]) -> Output {
-    bin().args(args).output().expect("binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flashgc-robust-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::temp_dir("robust", name)
 }
 
 /// Files in `d` whose name contains `.tmp` (temporary files left behind).
@@ -41,15 +24,6 @@ fn temp_files(d: &Path) -> Vec<String> {
         .filter(|n| n.contains(".tmp"))
         .collect()
 }
-
-const SMALL: &[&str] = &[
-    "--logical-gib",
-    "0.0625",
-    "--pages-per-block",
-    "64",
-    "--write-volume",
-    "2",
-];
 
 // ---- item 1: a write volume of 0 pages ends at once ----
 

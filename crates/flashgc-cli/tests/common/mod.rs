@@ -1,6 +1,7 @@
 //! Helpers shared by the command-line tests (each test file uses a part of them).
 #![allow(dead_code)]
 
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -51,3 +52,42 @@ pub fn interrupt(child: std::process::Child) -> Output {
     }
     child.wait_with_output().unwrap()
 }
+
+/// The `flashgc` binary under test, as a command to add arguments to.
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_flashgc"))
+}
+
+/// Runs `flashgc` with `args` to the end and returns its output.
+pub fn flashgc(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+/// The standard output as text (lossy: a test's output is UTF-8).
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh, empty directory under the system's temporary directory, unique to this test
+/// process, the test file (`suite`) and `name`.
+pub fn temp_dir(suite: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flashgc-{suite}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A 64 MiB device of 64-page blocks and 2 capacities of writes: runs that end in moments.
+pub const SMALL: &[&str] = &[
+    "--logical-gib",
+    "0.0625",
+    "--pages-per-block",
+    "64",
+    "--write-volume",
+    "2",
+];
