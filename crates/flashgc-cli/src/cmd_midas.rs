@@ -205,16 +205,90 @@ fn run(a: &MidasModelArgs) -> Result<(), (i32, String)> {
         ..GcsParams::default()
     };
     let rep = midas::model(&uid, given.as_ref(), budget, pps, &gp);
+    let fit = Fit {
+        logical,
+        segments: layout.segments,
+        reserve,
+    };
+    let infeasible = (!rep.gcs.prediction.waf.is_finite()).then(|| fit.reason(a, &rep));
     if a.json {
-        let v = serde_json::to_string_pretty(&rep).map_err(|e| (1, e.to_string()))?;
+        let out = JsonOut {
+            report: &rep,
+            logical_pages: logical,
+            feasible: infeasible.is_none(),
+            infeasible_reason: infeasible.as_deref(),
+        };
+        let v = serde_json::to_string_pretty(&out).map_err(|e| (1, e.to_string()))?;
         println!("{v}");
     } else {
-        print_text(a, &layout, &rep);
+        print_text(a, &layout, &rep, infeasible.as_deref());
     }
     Ok(())
 }
 
-fn print_text(a: &MidasModelArgs, l: &flashgc_core::config::Layout, r: &ModelReport) {
+/// `flashgc model midas --json`: the report, then whether any configuration fits. JSON has
+/// no infinity (serde writes an infinite WAF as null): `feasible` and `infeasible_reason`
+/// say so explicitly.
+#[derive(serde::Serialize)]
+struct JsonOut<'a> {
+    #[serde(flatten)]
+    report: &'a ModelReport,
+    logical_pages: u64,
+    feasible: bool,
+    infeasible_reason: Option<&'a str>,
+}
+
+/// What decides whether any configuration fits: the device's size and the groups' reserve.
+struct Fit {
+    logical: u64,
+    segments: u32,
+    /// Segments kept out of the groups' default budget (the FTL's free reserve and the open
+    /// streams).
+    reserve: u32,
+}
+
+impl Fit {
+    /// Why GCS found no configuration with a finite WAF (every configuration's last group
+    /// overflows even with every victim full).
+    fn reason(&self, a: &MidasModelArgs, r: &ModelReport) -> String {
+        let budget = r.budget_segments;
+        let pages = budget as u64 * r.pages_per_segment as u64;
+        if pages < self.logical {
+            let head = format!(
+                "no configuration fits: the groups' budget of {budget} segments ({pages} pages) \
+                 is below the logical space of {} pages",
+                self.logical
+            );
+            if a.budget.is_some() {
+                return format!(
+                    "{head}; raise --budget (at most the device's {} segments)",
+                    self.segments
+                );
+            }
+            return format!(
+                "{head}; the device has too few segments for its reserve ({} of its {} \
+                 segments: the FTL's free reserve and 1 + --max-groups {} open streams) — use \
+                 smaller segments (--segment-blocks/--pages-per-block), more OP (--op), fewer \
+                 --max-groups or a larger --budget",
+                self.reserve, self.segments, a.max_groups
+            );
+        }
+        format!(
+            "no configuration fits: in every configuration GCS tried ({} MCAM evaluations) the \
+             last group cannot hold the data entering it, even with every victim full (budget \
+             {pages} pages; the UID's mean interval, about the live pages, is {:.0}); raise \
+             --budget or --op",
+            r.gcs.evaluations, r.uid.mean
+        )
+    }
+}
+
+fn print_text(
+    a: &MidasModelArgs,
+    l: &flashgc_core::config::Layout,
+    r: &ModelReport,
+    infeasible: Option<&str>,
+) {
     println!("MiDAS models (papers/midas.txt): UID -> MCAM -> GCS");
     println!(
         "device: {} logical pages, {} segments x {} pages, budget {} segments for the groups",
@@ -231,12 +305,22 @@ fn print_text(a: &MidasModelArgs, l: &flashgc_core::config::Layout, r: &ModelRep
         println!("given configuration HOT/G1/../GN = {c}");
         print_prediction(p);
     }
-    println!(
-        "GCS: {} groups, HOT/G1/../GN = {} ({} MCAM evaluations)",
-        r.gcs.config.groups(),
-        r.gcs.config,
-        r.gcs.evaluations
-    );
+    match infeasible {
+        None => println!(
+            "GCS: {} groups, HOT/G1/../GN = {} ({} MCAM evaluations)",
+            r.gcs.config.groups(),
+            r.gcs.config,
+            r.gcs.evaluations
+        ),
+        Some(why) => {
+            println!(
+                "GCS: no configuration has a finite WAF ({} MCAM evaluations; the last \
+                 tried, HOT/G1/../GN = {}, below)",
+                r.gcs.evaluations, r.gcs.config
+            );
+            println!("  {why}");
+        }
+    }
     print_prediction(&r.gcs.prediction);
     println!(
         "note: MCAM's HOT model is `{}`; predictions assume a stationary workload and FIFO victims",
@@ -246,8 +330,14 @@ fn print_text(a: &MidasModelArgs, l: &flashgc_core::config::Layout, r: &ModelRep
 
 fn print_prediction(p: &midas::mcam::Prediction) {
     println!(
-        "  MCAM predicted WAF {:.4} (closed form {:.4})",
-        p.waf, p.waf_closed_form
+        "  MCAM predicted WAF {:.4} (closed form {:.4}){}",
+        p.waf,
+        p.waf_closed_form,
+        if p.waf.is_finite() {
+            ""
+        } else {
+            ": the last group cannot hold the data entering it, even with every victim full"
+        }
     );
     println!(
         "  HOT threshold {:.0} page writes, share of user writes to HOT {:.4}",

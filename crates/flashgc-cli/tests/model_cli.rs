@@ -1,0 +1,101 @@
+//! `flashgc model` end to end: what the analytic models print when no answer is finite.
+
+use std::process::{Command, Output};
+
+fn flashgc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flashgc"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// `model midas` on a 4 GiB device of the midas-128g preset: 70 segments of 64 MiB, 11 of
+/// them kept for the FTL's reserve and 9 open streams, so the groups' 59 segments cannot
+/// hold the logical space; with one-block segments they can.
+fn midas(extra: &[&str]) -> Output {
+    let mut a = vec![
+        "model",
+        "midas",
+        "--logical-gib",
+        "4",
+        "--workload",
+        "uniform",
+        "--volume",
+        "1",
+    ];
+    a.extend_from_slice(extra);
+    let o = flashgc(&a);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{a:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+#[test]
+fn model_midas_says_why_no_configuration_fits() {
+    // It printed "GCS: 1 groups ... MCAM predicted WAF inf (closed form inf)", and in JSON a
+    // silent `"waf": null`, without saying that the groups' budget is below the logical space.
+    let s = stdout(&midas(&[]));
+    assert!(s.contains("GCS: no configuration has a finite WAF"), "{s}");
+    assert!(
+        s.contains(
+            "no configuration fits: the groups' budget of 59 segments (966656 pages) is below \
+             the logical space of 1068853 pages"
+        ),
+        "{s}"
+    );
+    assert!(s.contains("--segment-blocks"), "{s}");
+    // An explicit --budget is the one to raise.
+    let s = stdout(&midas(&["--budget", "40"]));
+    assert!(s.contains("budget of 40 segments"), "{s}");
+    assert!(
+        s.contains("raise --budget (at most the device's 70 segments)"),
+        "{s}"
+    );
+
+    let v: serde_json::Value = serde_json::from_slice(&midas(&["--json"]).stdout).unwrap();
+    assert_eq!(v["feasible"], false, "{v}");
+    assert_eq!(v["logical_pages"], 1068853, "{v}");
+    assert_eq!(v["budget_segments"], 59, "{v}");
+    let why = v["infeasible_reason"].as_str().unwrap_or_default();
+    assert!(why.contains("is below the logical space"), "{why}");
+    // The infinite WAF itself is null (JSON has no infinity); `feasible` is what says it.
+    assert!(v["gcs"]["prediction"]["waf"].is_null(), "{v}");
+
+    // With one-block segments the reserve is small and GCS finds a finite configuration.
+    let s = stdout(&midas(&["--segment-blocks", "1"]));
+    assert!(!s.contains("no configuration"), "{s}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&midas(&["--segment-blocks", "1", "--json"]).stdout).unwrap();
+    assert_eq!(v["feasible"], true, "{v}");
+    assert!(v["infeasible_reason"].is_null(), "{v}");
+    assert!(
+        v["gcs"]["prediction"]["waf"]
+            .as_f64()
+            .is_some_and(|w| w >= 1.0),
+        "{v}"
+    );
+
+    // A run of MiDAS on the same device refuses it up front, naming the cause.
+    let o = flashgc(&[
+        "run",
+        "--preset",
+        "midas-128g",
+        "--logical-gib",
+        "4",
+        "--placement",
+        "midas",
+        "--victim",
+        "fifo",
+    ]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("placement `midas` needs 9 open streams"), "{e}");
+}
