@@ -13,7 +13,7 @@ pub(crate) struct ModelArgs {
     /// Pages per segment.
     #[arg(long, default_value_t = 256)]
     pages_per_segment: u32,
-    /// Hot/cold split W/S as fractions or percents (e.g. 0.8/0.2 or 80/20).
+    /// Hot/cold split W/S, both as fractions or both as percents (e.g. 0.8/0.2 or 80/20).
     #[arg(long)]
     hot: Option<String>,
     /// Print JSON.
@@ -37,7 +37,18 @@ fn parse_hot(s: &str) -> Result<(f64, f64), Fail> {
     let (w, f) = s.split_once('/').ok_or_else(bad)?;
     let mut w: f64 = w.trim().parse().map_err(|_| bad())?;
     let mut f: f64 = f.trim().parse().map_err(|_| bad())?;
-    if w > 1.0 || f > 1.0 {
+    // A share above 1 is a percent; a pair with one share above 1 and the other at most 1
+    // (1.2/0.2: 1.2 % and 0.2 %, or a typo for 0.8/0.2?) has no single reading.
+    if (w > 1.0) != (f > 1.0) {
+        return Err(Fail(
+            2,
+            format!(
+                "--hot `{s}`: one share is above 1 (a percent) and the other at most 1 (a \
+                 fraction); give both as fractions, e.g. 0.8/0.2, or both as percents, e.g. 80/20"
+            ),
+        ));
+    }
+    if w > 1.0 {
         w /= 100.0;
         f /= 100.0;
     }

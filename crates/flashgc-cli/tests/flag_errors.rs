@@ -133,3 +133,23 @@ fn flags_that_would_be_ignored_are_refused() {
     a.extend(SMALL);
     assert!(flashgc(&a).status.success());
 }
+
+#[test]
+fn model_hot_refuses_a_fraction_mixed_with_a_percent() {
+    // `--hot 1.2/0.2` was read as percents (1.2 % of the writes to 0.2 % of the space)
+    // because one share is above 1: a typo for 0.8/0.2 gave a silently different model.
+    for hot in ["1.2/0.2", "80/0.5", "0.5/50", "50/1"] {
+        let o = flashgc(&["model", "--hot", hot]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{hot}: {e}");
+        assert!(e.contains(&format!("--hot `{hot}`")), "{hot}: {e}");
+        assert!(e.contains("0.8/0.2") && e.contains("80/20"), "{hot}: {e}");
+    }
+    // Both forms still work, and mean the same split.
+    let out = |hot: &str| {
+        let o = flashgc(&["model", "--hot", hot, "--json"]);
+        assert!(o.status.success(), "{hot}: {}", stderr(&o));
+        o.stdout
+    };
+    assert_eq!(out("0.8/0.2"), out("80/20"));
+}
