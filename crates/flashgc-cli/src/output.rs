@@ -626,13 +626,13 @@ fn csv_plain(rs: &[RunResult]) -> String {
         "placement,victim,workload,seed,logical_pages,op,pages_per_segment,user_writes,gc_writes,erases,waf,steady_state_waf,effective_alpha,model_waf,memory_bytes_per_lpn,\
          device_model,iops,bandwidth_mb_s,read_mean_us,read_p99_us,read_p999_us,read_p9999_us,read_max_us,\
          write_mean_us,write_p99_us,write_p999_us,write_p9999_us,write_max_us,noc_path,copybacks,error_pages,\
-         placement_spec,victim_spec\n",
+         placement_spec,victim_spec,ended_by\n",
     );
     for r in rs {
         let l = &r.device.layout;
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.placement),
             csv_field(&r.victim),
             csv_field(&r.workload),
@@ -656,7 +656,10 @@ fn csv_plain(rs: &[RunResult]) -> String {
             r.memory_bytes_per_lpn,
             csv_timing(r),
             csv_field(&r.placement_spec),
-            csv_field(&r.victim_spec)
+            csv_field(&r.victim_spec),
+            // What ended the run, as in the JSON: `interrupted` marks a partial result
+            // (Ctrl-C or SIGTERM; the human table's PARTIAL).
+            csv_field(&r.ended_by)
         );
     }
     s

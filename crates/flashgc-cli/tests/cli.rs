@@ -687,7 +687,12 @@ fn results_and_tables_say_which_variant_ran() {
         s.lines()
             .next()
             .unwrap()
-            .ends_with(",placement_spec,victim_spec"),
+            .ends_with(",placement_spec,victim_spec,ended_by"),
+        "{s}"
+    );
+    // A run that wrote its volume is no partial result.
+    assert!(
+        s.lines().skip(1).all(|l| l.ends_with(",write_volume")),
         "{s}"
     );
     assert!(

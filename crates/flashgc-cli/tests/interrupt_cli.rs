@@ -219,3 +219,20 @@ fn compare_shows_partial_runs_on_sigterm() {
     let marked = table.lines().filter(|l| l.contains("  PARTIAL (")).count();
     assert_eq!(marked, partial, "{table}");
 }
+
+#[test]
+fn compare_csv_marks_partial_runs() {
+    // The CSV had no mark of a partial run: its rows looked like finished ones. Its
+    // `ended_by` column says `interrupted`, as the JSON's field does.
+    let args: Vec<&str> = COMPARE.split(' ').chain(["--csv"]).collect();
+    let (stdout, err, saved) = stop(&args, libc::SIGINT, 130, wait_for_a_busy_worker);
+    assert!(err.contains("did not start"), "{err}");
+    let csv = String::from_utf8(stdout).unwrap();
+    let mut lines = csv.lines();
+    // The last column (a quoted scheme spec before it may hold commas).
+    let last = |l: &str| l.rsplit(',').next().unwrap_or("").to_string();
+    assert_eq!(last(lines.next().unwrap_or_default()), "ended_by", "{csv}");
+    let marks: Vec<String> = lines.map(last).collect();
+    assert_eq!(marks, ended_by(&saved), "{csv}");
+    assert!(marks.iter().any(|m| m == "interrupted"), "{csv}");
+}
