@@ -496,3 +496,47 @@ fn mqsim_workload_runs_as_flows_and_equals_its_converted_config() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("already has [[flow]] sections"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn compare_runs_an_mqsim_workload_per_scheme() {
+    // `compare --mqsim-workload` had no test: each scheme must run the scenario's flows and
+    // carry their statistics, exactly as `run` does for that scheme.
+    let dir = std::env::temp_dir().join(format!("flashgc-mqsim-cmp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let xml = mqsim_file(&dir);
+    let x = xml.to_str().unwrap();
+    let mq = [
+        "--timing",
+        "--json",
+        "--mqsim-workload",
+        x,
+        "--victim",
+        "greedy",
+    ];
+    let mut a = mq.to_vec();
+    a.extend(["--placement", "single,sup-gc"]);
+    let rs = json(&flashgc(&small("compare", &a)));
+    let rs = rs.as_array().unwrap();
+    let schemes: Vec<&str> = rs
+        .iter()
+        .map(|r| r["placement"].as_str().unwrap())
+        .collect();
+    assert_eq!(schemes, ["single", "sup-gc"]);
+    for r in rs {
+        let f = r["flows"].as_array().unwrap();
+        let names: Vec<&str> = f.iter().map(|x| x["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["flow0", "flow1"], "{}", r["placement"]);
+        assert_eq!(f[0]["read_requests"], 0);
+        assert!(f[0]["write_requests"].as_u64().unwrap() > 200, "{f:?}");
+        assert!(f[1]["read_requests"].as_u64().unwrap() > 100, "{f:?}");
+        assert_eq!(r["ended_by"], "runtime");
+        assert!(r["notes"]
+            .to_string()
+            .contains("scenario 1, flow0, flow1: <Intensity> ignored"));
+    }
+    // Each scheme's result is the one `run` gives for it.
+    let mut a = mq.to_vec();
+    a.extend(["--placement", "sup-gc"]);
+    assert_eq!(json(&flashgc(&small("run", &a))), rs[1]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
