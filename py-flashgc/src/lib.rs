@@ -203,6 +203,31 @@ fn layout(config_toml: &str) -> PyResult<String> {
     serde_json::to_string(&l).map_err(|e| input_err(e.to_string()))
 }
 
+/// Puts one IO scenario of an MQSim workload file (`path`; `scenario` from 1, default the
+/// file's only one) into a complete configuration as its `[[flow]]` sections and notes, as
+/// the CLI's `--mqsim-workload FILE --scenario N` does (`flashgc_core::workload::mqsim`);
+/// returns `(toml, json)` as `resolve_config` does. A configuration with flows of its own
+/// is refused.
+#[pyfunction]
+#[pyo3(signature = (config_toml, path, scenario=None))]
+fn mqsim_config(
+    config_toml: &str,
+    path: &str,
+    scenario: Option<usize>,
+) -> PyResult<(String, String)> {
+    let mut cfg = config_from_toml(config_toml)?;
+    if !cfg.flow.is_empty() {
+        return Err(input_err(format!(
+            "mqsim_workload `{path}`: the configuration already has [[flow]] sections; \
+             give the flows one way"
+        )));
+    }
+    flashgc_core::workload::mqsim::MqsimWorkload::apply(&mut cfg, path, scenario)
+        .map_err(py_err)?;
+    let json = serde_json::to_string(&cfg).map_err(|e| input_err(e.to_string()))?;
+    Ok((cfg.to_toml(), json))
+}
+
 /// Validates a configuration as a run would before it starts (layout, workload spec,
 /// placement and victim specs, the segment reserve of their streams), without running it;
 /// returns the layout as JSON.
@@ -564,6 +589,7 @@ fn _flashgc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(layout, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(mqsim_config, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset_text, m)?)?;
     m.add_function(wrap_pyfunction!(placements, m)?)?;

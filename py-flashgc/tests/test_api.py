@@ -399,3 +399,60 @@ def test_layout_and_channel_options_through_the_shared_timing_options(tiny):
         flashgc.run("default", "uniform", timing={"channel": "lifo"}, **tiny)
     with pytest.raises(FlashgcError, match="timing.alloc"):
         flashgc.run("default", "uniform", timing={"alloc": "diagonal"}, **tiny)
+
+
+def _mqsim_flow(read_percentage, queue_depth, seed):
+    return (
+        "<IO_Flow_Parameter_Set_Synthetic>\n<Priority_Class>HIGH</Priority_Class>\n"
+        "<Channel_IDs>0,1,2,3</Channel_IDs>\n<Chip_IDs>0,1</Chip_IDs>\n<Die_IDs>0</Die_IDs>\n"
+        "<Plane_IDs>0</Plane_IDs>\n<Working_Set_Percentage>80</Working_Set_Percentage>\n"
+        "<Synthetic_Generator_Type>QUEUE_DEPTH</Synthetic_Generator_Type>\n"
+        f"<Read_Percentage>{read_percentage}</Read_Percentage>\n"
+        "<Address_Distribution>RANDOM_UNIFORM</Address_Distribution>\n"
+        "<Generated_Aligned_Addresses>true</Generated_Aligned_Addresses>\n"
+        "<Address_Alignment_Unit>8</Address_Alignment_Unit>\n"
+        "<Request_Size_Distribution>FIXED</Request_Size_Distribution>\n"
+        f"<Average_Request_Size>8</Average_Request_Size>\n<Seed>{seed}</Seed>\n<Intensity>32768</Intensity>\n"
+        f"<Average_No_of_Reqs_in_Queue>{queue_depth}</Average_No_of_Reqs_in_Queue>\n"
+        "<Stop_Time>400000000</Stop_Time>\n<Total_Requests_To_Generate>0</Total_Requests_To_Generate>\n"
+        "</IO_Flow_Parameter_Set_Synthetic>\n"
+    )
+
+
+def test_mqsim_workload_runs_its_scenario_as_flows(tmp_path):
+    # MQSim's workload.xml, as the CLI's --mqsim-workload FILE --scenario N reads it: a
+    # writer at queue depth 8 and a 70 %-read mix at queue depth 2, for 400 ms.
+    xml = tmp_path / "workload.xml"
+    xml.write_text(
+        '<?xml version="1.0" encoding="us-ascii"?>\n<MQSim_IO_Scenarios>\n<IO_Scenario>\n'
+        + _mqsim_flow(0, 8, 798)
+        + _mqsim_flow(70, 2, 6533)
+        + "</IO_Scenario>\n</MQSim_IO_Scenarios>\n"
+    )
+    dev = {"logical_gib": 0.0625, "pages_per_block": 32, "op": 0.15}
+    r = flashgc.run(None, mqsim_workload=xml, scenario=1, timing={}, **dev)
+    # MQSim's fields as flows: Read_Percentage 70 -> 30 % writes; Stop_Time (ns) -> runtime.
+    flows = r.config.data["flow"]
+    assert [(f["name"], f["iodepth"], f["runtime_ms"]) for f in flows] == [("flow0", 8, 400.0), ("flow1", 2, 400.0)]
+    assert flows[1]["rwmixwrite"] == 30.0
+    f = r.raw["flows"]
+    assert [x["name"] for x in f] == ["flow0", "flow1"]
+    assert f[0]["read_requests"] == 0 and f[0]["write_requests"] > 200
+    assert f[1]["read_requests"] / f[1]["requests"] == pytest.approx(0.7, abs=0.1)
+    assert r.raw["ended_by"] == "runtime"
+    assert any("<Intensity> ignored" in n for n in r.raw["notes"])
+    # compare: every scheme runs the scenario; the same scheme gives the same result.
+    df = flashgc.compare(None, mqsim_workload=str(xml), timing={}, placements=["single", "sup-gc"], **dev)
+    assert list(df["placement"]) == ["single", "sup-gc"] and (df["ended_by"] == "runtime").all()
+    pd.testing.assert_frame_equal(df.iloc[[0]], pd.DataFrame([r.summary()]), check_dtype=False)
+    # Bad input names the option or the file.
+    with pytest.raises(FlashgcError, match="scenario 2 does not exist"):
+        flashgc.run(None, mqsim_workload=xml, scenario=2, timing={}, **dev)
+    with pytest.raises(FlashgcError, match="mqsim_workload"):
+        flashgc.run(None, "uniform", mqsim_workload=xml, timing={}, **dev)
+    with pytest.raises(FlashgcError, match="scenario"):
+        flashgc.run(None, scenario=1, timing={}, **dev)
+    with pytest.raises(FlashgcError, match="nonexistent.xml: cannot read the MQSim workload"):
+        flashgc.run(None, mqsim_workload=tmp_path / "nonexistent.xml", timing={}, **dev)
+    with pytest.raises(FlashgcError, match="already has \\[\\[flow\\]\\] sections"):
+        flashgc.run(r.config, mqsim_workload=xml, timing={})

@@ -36,9 +36,6 @@ pub(crate) fn apply(m: &MqsimFlags, cfg: &mut Config) -> Result<(), Fail> {
             ),
         ));
     }
-    let l = cfg.layout()?;
-    let imported = MqsimWorkload::load(path)?.import(m.scenario, l.logical_pages, l.lpn_size)?;
-    cfg.flow = imported.flows;
-    cfg.notes.extend(imported.notes);
+    MqsimWorkload::apply(cfg, path, m.scenario)?;
     Ok(())
 }

@@ -23,6 +23,10 @@ def validate(config_toml: str) -> str:
     """Validates a configuration as a run would before starting (layout, workload, policies,
     stream reserve); returns the layout as JSON."""
 
+def mqsim_config(config_toml: str, path: str, scenario: Optional[int] = None) -> tuple[str, str]:
+    """One IO scenario of an MQSim workload file as the configuration's [[flow]] sections
+    and notes; returns (toml, json) of the effective config."""
+
 def run(
     config_toml: str,
     workload: Optional[str] = None,

@@ -613,11 +613,32 @@ def summary_row(raw: Mapping[str, Any]) -> dict:
 # --- running -------------------------------------------------------------------------
 
 
+def _with_mqsim(cfg: Config, workload: Any, path: Any, scenario: Optional[int]) -> Config:
+    """``cfg`` with the MQSim workload file's scenario as its ``[[flow]]`` sections (``cfg``
+    itself without ``path``)."""
+    if path is None:
+        if scenario is not None:
+            raise FlashgcError("scenario: selects an IO scenario of mqsim_workload, which is not given")
+        return cfg
+    if workload is not None:
+        raise FlashgcError("mqsim_workload: the flows are the workload; give it or workload, not both")
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"mqsim_workload must be a path, not {type(path).__name__}")
+    if scenario is not None and (isinstance(scenario, bool) or not isinstance(scenario, (int, np.integer))):
+        raise TypeError(f"scenario must be an integer (from 1), not {type(scenario).__name__}")
+    if scenario is not None and scenario < 1:
+        raise FlashgcError(f"scenario {scenario}: IO scenarios are numbered from 1")
+    toml_text, data = _flashgc.mqsim_config(cfg.toml, os.fspath(path), None if scenario is None else int(scenario))
+    return Config(toml_text, json.loads(data))
+
+
 def run(
     config: ConfigLike = None,
     workload: Any = None,
     trace_options: Optional[Mapping[str, Any]] = None,
     timing: Optional[Mapping[str, Any]] = None,
+    mqsim_workload: Union[None, str, os.PathLike[str]] = None,
+    scenario: Optional[int] = None,
     **overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
@@ -641,11 +662,17 @@ def run(
     defaults; e.g. ``{"queue_depth": 32, "gc_mode": "preemptible", "checkpoint_bytes":
     2**28}`` (see docs/python.md). The result's ``timing`` record is then filled.
 
+    ``mqsim_workload`` (a path to an MQSim ``workload.xml``) runs one of its IO scenarios
+    (``scenario``, numbered from 1 as MQSim does; default the file's only one) as the run's
+    host flows, as the CLI's ``--mqsim-workload FILE --scenario N`` does; use it with
+    ``timing`` and without ``workload``. The result's ``raw["flows"]`` holds each flow's
+    statistics, ``raw["notes"]`` what the import approximates (docs/flows.md).
+
     A request table is replayed to its end (``run.write_volume`` applies to synthetic
     workloads only). The GIL is released while the core simulates, so runs in threads
     proceed in parallel. Errors of the core raise :class:`FlashgcError`.
     """
-    cfg = load_config(config, **overrides)
+    cfg = _with_mqsim(load_config(config, **overrides), workload, mqsim_workload, scenario)
     reqs = _requests(workload)
     topts = None if trace_options is None else _to_json(trace_options, "trace_options")
     tjson = None if timing is None else _to_json(timing, "timing")
@@ -666,6 +693,8 @@ def compare(
     trace_options: Optional[Mapping[str, Any]] = None,
     timing: Optional[Mapping[str, Any]] = None,
     schemes: Union[None, str, Iterable[SchemeLike]] = None,
+    mqsim_workload: Union[None, str, os.PathLike[str]] = None,
+    scenario: Optional[int] = None,
     **overrides: Any,
 ) -> pd.DataFrame:
     """Runs placement/victim combinations (x seeds) on the same configuration and workload.
@@ -676,7 +705,8 @@ def compare(
     default), or the cross product of ``placements`` x ``victims`` (defaults ``["single"]``
     and ``["greedy"]``); not both. Returns one :func:`summary_row` per run as a DataFrame,
     in order. ``jobs`` > 1 runs that many simulations at once in threads (the core releases
-    the GIL); results do not depend on ``jobs``.
+    the GIL); results do not depend on ``jobs``. ``mqsim_workload`` and ``scenario``: as
+    for :func:`run`, every combination runs the scenario's flows.
     """
     seed_list = list(seeds) if seeds is not None else [None]
     if schemes is not None:
@@ -698,7 +728,15 @@ def compare(
         kw = dict(overrides, placement=placement, victim=victim)
         if seed is not None:
             kw["seed"] = seed
-        return run(config, workload, trace_options=trace_options, timing=timing, **kw).summary()
+        return run(
+            config,
+            workload,
+            trace_options=trace_options,
+            timing=timing,
+            mqsim_workload=mqsim_workload,
+            scenario=scenario,
+            **kw,
+        ).summary()
 
     if jobs > 1:
         with ThreadPoolExecutor(max_workers=jobs) as ex:

@@ -11,7 +11,7 @@
 //! (replay the trace as the run's workload instead). Errors name the file, the line and
 //! the element.
 
-use crate::config::FlowConfig;
+use crate::config::{Config, FlowConfig};
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
@@ -240,6 +240,18 @@ impl MqsimWorkload {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Input(format!("{path}: cannot read the MQSim workload: {e}")))?;
         MqsimWorkload::parse(path, &text)
+    }
+
+    /// Reads the file at `path` and puts scenario `scenario`'s flows and notes into `cfg`,
+    /// sized to its layout: what the CLI's `--mqsim-workload FILE --scenario N` and the
+    /// Python package's `mqsim_workload=` / `scenario=` do. Callers refuse a `cfg` that
+    /// already has `[[flow]]` sections first, naming their own option.
+    pub fn apply(cfg: &mut Config, path: &str, scenario: Option<usize>) -> Result<()> {
+        let l = cfg.layout()?;
+        let imported = MqsimWorkload::load(path)?.import(scenario, l.logical_pages, l.lpn_size)?;
+        cfg.flow = imported.flows;
+        cfg.notes.extend(imported.notes);
+        Ok(())
     }
 
     /// Parses a workload file's text (`file` names it in errors).
