@@ -30,12 +30,13 @@ pub enum Plan {
     },
 }
 
-/// Whether a job of `jf` has a run time or a ramp (`runtime`, `ramp_time`): those run as
-/// host flows, which end and measure each job by its own clock.
+/// Whether a job of `jf` has a run time or a ramp (`runtime`, `ramp_time`), a start
+/// delay, a rate cap or a think time: those run as host flows, which pace, end and measure
+/// each job by its own clock.
 fn timed_jobs(jf: &JobFile) -> bool {
     jf.jobs
         .iter()
-        .any(|j| j.runtime_ns.is_some() || j.ramp_ns.is_some())
+        .any(|j| j.runtime_ns.is_some() || j.ramp_ns.is_some() || j.paced())
 }
 
 /// One flow per job section and clone: its pattern, region, depth, group, and as many
@@ -70,6 +71,9 @@ fn flows(jf: &JobFile, capacity: u64, seed: u64) -> (Vec<FlowSpec>, u64) {
             f.group = j.group;
             f.runtime_ns = j.runtime_ns;
             f.ramp_ns = j.ramp_ns.unwrap_or(0);
+            f.start_ns = j.startdelay_ns;
+            f.rate_cap_iops = j.rate_cap_iops;
+            f.thinktime_ns = j.thinktime_ns;
             specs.push(f);
         }
         data = if j.time_based {

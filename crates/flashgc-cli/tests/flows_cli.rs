@@ -317,6 +317,50 @@ fn job_file_sections_with_different_patterns_run_as_flows() {
 /// Values a job file parses but the device cannot take (a size below one block, a block
 /// beyond 65536 LPNs, an offset past the end) named `fio.size` or `flow `b`.offset`
 /// without the file or line; now they read as the parser's own errors: FILE:LINE: option.
+/// fio's pacing options from a job file: a reader capped at 1000 IOPS that starts 2 ms in,
+/// and a writer that thinks 100 us after each completion (docs/flows.md, "Pacing a closed
+/// loop"); a cap on a mixed job is refused at its line.
+#[test]
+fn job_file_pacing_options_pace_their_flows() {
+    let dir = std::env::temp_dir().join(format!("flashgc-flows-pace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = dir.join("paced.fio");
+    std::fs::write(
+        &job,
+        "[reader]\nrw=randread\niodepth=2\nrate_iops=1000\nstartdelay=2ms\nnumber_ios=50\n\
+         [writer]\nrw=randwrite\nthinktime=100\nnumber_ios=200\n",
+    )
+    .unwrap();
+    let j = job.display().to_string();
+    let mut a = vec!["fio"];
+    a.extend(args(&["--job", &j, "--json"]));
+    let r = json(&flashgc(&a));
+    let f = r[0]["flows"].as_array().expect("flows");
+    let (rd, wr) = (&f[0], &f[1]);
+    assert_eq!(rd["start_ns"], 2_000_000);
+    assert_eq!(rd["read_requests"], 50);
+    assert!(rd["arrival"]
+        .as_str()
+        .unwrap()
+        .contains("at most 1000 IOPS"));
+    // 50 requests 1 ms apart: the last arrives 49 ms after the first.
+    assert!(rd["active_ns"].as_u64().unwrap() >= 49_000_000, "{rd}");
+    assert_eq!(wr["write_requests"], 200);
+    assert!(wr["arrival"]
+        .as_str()
+        .unwrap()
+        .contains("think time 100 us"));
+    // 199 think times of 100 us between the writer's 200 requests.
+    assert!(wr["active_ns"].as_u64().unwrap() >= 19_900_000, "{wr}");
+    let bad = dir.join("bad.fio");
+    std::fs::write(&bad, "[m]\nrw=randrw\n\nrate_iops=100\n").unwrap();
+    let b = bad.display().to_string();
+    let o = flashgc(&["fio", "--job", &b]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains(&format!("{b}:4: option `rate_iops`")), "{e}");
+}
+
 #[test]
 fn job_file_values_the_device_cannot_take_name_their_line() {
     let dir = std::env::temp_dir().join(format!("flashgc-flows-jobs-{}", std::process::id()));

@@ -495,13 +495,17 @@ impl Simulation {
         // target would make the run stop early or never; a wrong counter snapshot would
         // underflow in the results.
         let logical = sim.layout.logical_pages;
-        let synthetic = matches!(
-            WorkloadSpec::parse("run.workload", &cfg.run.workload),
-            Ok(WorkloadSpec::Synthetic(_))
-        );
+        // `[[flow]]` sections replace `run.workload`, and flows that all have a request
+        // count are finite.
+        let synthetic = cfg.flow.is_empty()
+            && matches!(
+                WorkloadSpec::parse("run.workload", &cfg.run.workload),
+                Ok(WorkloadSpec::Synthetic(_))
+            );
         // The run loop's target: the configured volume for an endless workload (synthetic,
-        // looped trace, fio job), none for a trace read to its end or a timed run bounded
-        // by its data volume.
+        // looped trace, fio job, flows without a request count), none for a trace read to
+        // its end, flows that all have a request count, or a timed run bounded by its data
+        // volume.
         let volume = (cfg.run.write_volume * logical as f64).round() as u64;
         let by_data = r
             .meta

@@ -418,9 +418,11 @@ fn resumes_byte_for_byte(c: &Config, p: &TimingParams) {
 #[test]
 fn bad_flow_sections_name_the_field() {
     for (toml, field) in [
+        // With iodepth, rate_iops caps the closed loop: at least one request per second.
+        ("[[flow]]\niodepth = 2\nrate_iops = 0.5\n", "rate_iops"),
         (
-            "[[flow]]\niodepth = 2\nrate_iops = 10.0\n",
-            "flow[0].rate_iops",
+            "[[flow]]\niodepth = 2\nthinktime_us = 5\n",
+            "flow[0].thinktime_us",
         ),
         ("[[flow]]\nrw = \"randsomething\"\n", "flow[0].rw"),
         ("[[flow]]\n[[flow]]\nbs = \"4q\"\n", "flow[1].bs"),

@@ -147,6 +147,7 @@ fn expected(name: &str, rw: &str, offset: u64, iodepth: u32, seed: u64) -> FlowC
         distribution: Some("uniform".into()),
         iodepth: Some(iodepth),
         rate_iops: None,
+        thinktime_us: None,
         // QUEUE_DEPTH flows submit their first requests at 1 ns (IO_Flow_Synthetic.cpp:211).
         start_ms: Some(1e-6),
         requests: None,

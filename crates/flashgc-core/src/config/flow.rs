@@ -78,9 +78,15 @@ pub struct FlowConfig {
     /// Closed loop with this many outstanding requests (default 1 unless `rate_iops`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iodepth: Option<u32>,
-    /// Open loop at this many requests per simulated second.
+    /// Alone: open loop at this many requests per simulated second. With `iodepth`: the
+    /// closed loop issues at most this many requests per simulated second (fio's
+    /// `rate_iops` on a job with an iodepth).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<f64>,
+    /// fio's `thinktime`: a depth-1 closed loop issues each request this many simulated
+    /// microseconds after the one before it completed (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_us: Option<f64>,
     /// First arrival, simulated milliseconds (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_ms: Option<f64>,

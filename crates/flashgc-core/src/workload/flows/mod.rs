@@ -66,8 +66,7 @@ pub struct FlowSpec {
     pub offset: u64,
     /// Arrival process.
     pub arrival: FlowArrival,
-    /// Simulated time of the first arrival, ns (fio's `startdelay`; MQSim's
-    /// `Initial_Delay`).
+    /// Simulated time of the first arrival, ns (fio's `startdelay`).
     pub start_ns: u64,
     /// Requests the flow issues (None: unbounded; the run's volume ends it).
     pub requests: Option<u64>,
@@ -84,9 +83,32 @@ pub struct FlowSpec {
     /// but left out of its latency, IOPS and bandwidth (0: none). As in fio, a run time
     /// counts from the ramp's end.
     pub ramp_ns: u64,
+    /// fio's `rate_iops` on a closed loop (closed-loop flows only): the k-th request
+    /// (from 0) arrives no earlier than the flow's start + k / rate, and no earlier than a
+    /// slot frees (fio's default `rate_process=linear`: a job ahead of its rate waits, one
+    /// behind it issues as its queue allows). None: no cap.
+    pub rate_cap_iops: Option<f64>,
+    /// fio's `thinktime` (closed-loop flows of depth 1 only): a request arrives this many
+    /// ns after the one before it completed (0: at once).
+    pub thinktime_ns: u64,
 }
 
 impl FlowSpec {
+    /// The arrival process in words, with its rate cap and think time.
+    fn describe_arrival(&self) -> String {
+        let mut d = self.arrival.describe();
+        if let Some(iops) = self.rate_cap_iops {
+            d.push_str(&format!(", at most {iops} IOPS"));
+        }
+        if self.thinktime_ns > 0 {
+            d.push_str(&format!(
+                ", think time {} us",
+                self.thinktime_ns as f64 / 1e3
+            ));
+        }
+        d
+    }
+
     fn validate(&self, logical_pages: u64, lpn_size: u32) -> Result<(u64, u64)> {
         let field = |f: &str| format!("flow `{}`.{f}", self.name);
         let lpn = lpn_size as u64;
@@ -138,6 +160,41 @@ impl FlowSpec {
             }
             _ => {}
         }
+        match (self.arrival, self.rate_cap_iops, self.thinktime_ns) {
+            (FlowArrival::Rate { .. }, Some(_), _) => {
+                return Err(Error::config(
+                    field("rate_iops"),
+                    "caps a closed loop; an open-loop flow has its rate already",
+                ))
+            }
+            (_, Some(iops), _) if !(iops.is_finite() && iops >= 1.0) => {
+                return Err(Error::config(
+                    field("rate_iops"),
+                    format!("{iops} must be a number of requests/s >= 1"),
+                ))
+            }
+            (FlowArrival::Closed { queue_depth }, _, t) if t > 0 && queue_depth != 1 => {
+                return Err(Error::config(
+                    field("thinktime"),
+                    format!(
+                        "needs a queue depth of 1 (fio stalls the whole job after a completion; with {queue_depth} requests in flight that is not modelled)"
+                    ),
+                ))
+            }
+            (FlowArrival::Rate { .. }, _, t) if t > 0 => {
+                return Err(Error::config(
+                    field("thinktime"),
+                    "applies to a closed loop: an open-loop flow does not wait for completions",
+                ))
+            }
+            (_, _, t) if t > MAX_THINKTIME_NS => {
+                return Err(Error::config(
+                    field("thinktime"),
+                    format!("{t} ns must be at most {MAX_THINKTIME_NS} ns (1000 s)"),
+                ))
+            }
+            _ => {}
+        }
         if self.requests == Some(0) {
             return Err(Error::config(field("requests"), "must be at least 1"));
         }
@@ -181,6 +238,8 @@ impl FlowSpec {
                     group: 0,
                     runtime_ns: None,
                     ramp_ns: 0,
+                    rate_cap_iops: None,
+                    thinktime_ns: 0,
                 }
             })
             .collect()
@@ -224,6 +283,10 @@ pub struct FlowSet {
 
 /// A closed-loop slot whose request is in flight with its completion not known yet.
 const PENDING: u64 = u64::MAX;
+
+/// The longest `thinktime`: 1000 s, far beyond fio's use, so that a completion plus it
+/// stays far from the clock's end.
+const MAX_THINKTIME_NS: u64 = 1_000_000_000_000;
 
 impl FlowSet {
     /// The flows of `specs` on a device of `logical_pages` LPNs of `lpn_size` bytes.
@@ -478,7 +541,10 @@ impl FlowSet {
                     // Every slot waits for a completion.
                     return None;
                 }
-                free.max(start)
+                let due = s.rate_cap_iops.map_or(start, |iops| {
+                    start + libm::round(st.issued as f64 * 1e9 / iops) as u64
+                });
+                free.max(start).max(due)
             }
             FlowArrival::Rate { iops } => start + libm::round(st.issued as f64 * 1e9 / iops) as u64,
         })
@@ -536,9 +602,11 @@ impl FlowSet {
     pub fn completed(&mut self, i: usize, req: &Request, t: u64, done: u64, timed: bool) {
         let st = &mut self.state[i];
         if let FlowArrival::Closed { .. } = self.specs[i].arrival {
-            // The slot that issued this request is the earliest one (its arrival).
+            // The slot that issued this request is the earliest one (its arrival); it frees
+            // after the think time.
+            let think = self.specs[i].thinktime_ns;
             if let Some(s) = st.slots.iter_mut().filter(|s| **s == t).min() {
-                *s = done;
+                *s = done + think;
             }
         }
         self.record(i, req, t, done, timed);
@@ -564,8 +632,9 @@ impl FlowSet {
         self.inflight[i] = self.inflight[i].saturating_sub(1);
         let st = &mut self.state[i];
         if let FlowArrival::Closed { .. } = self.specs[i].arrival {
+            let think = self.specs[i].thinktime_ns;
             if let Some(s) = st.slots.iter_mut().find(|s| **s == PENDING) {
-                *s = done;
+                *s = done + think;
             }
         }
         self.record(i, req, t, done, true);
@@ -624,7 +693,7 @@ impl FlowSet {
                 FlowReport {
                     name: s.name.clone(),
                     pattern: s.job.describe(),
-                    arrival: s.arrival.describe(),
+                    arrival: s.describe_arrival(),
                     start_ns: st.first_arrival.unwrap_or(s.start_ns),
                     offset_bytes: off * self.lpn_size as u64,
                     size_bytes: region * self.lpn_size as u64,
@@ -658,7 +727,7 @@ impl FlowSet {
                     s.name,
                     s.job.describe(),
                     s.offset,
-                    s.arrival.describe()
+                    s.describe_arrival()
                 )
             })
             .collect::<Vec<_>>()

@@ -34,18 +34,27 @@ impl FlowConfig {
             .as_ref()
             .map(|b| b.bytes(&f("size")))
             .transpose()?;
-        let arrival = match (self.iodepth, self.rate_iops) {
-            (Some(_), Some(_)) => {
-                return Err(Error::config(
-                    f("rate_iops"),
-                    "give iodepth (closed loop) or rate_iops (open loop), not both",
-                ))
-            }
-            (_, Some(iops)) => FlowArrival::Rate { iops },
-            (d, None) => FlowArrival::Closed {
-                queue_depth: d.unwrap_or(1),
-            },
+        // `rate_iops` alone is an open loop; with `iodepth` it caps the closed loop, as
+        // fio's `rate_iops` does.
+        let (arrival, rate_cap_iops) = match (self.iodepth, self.rate_iops) {
+            (Some(d), cap) => (FlowArrival::Closed { queue_depth: d }, cap),
+            (None, Some(iops)) => (FlowArrival::Rate { iops }, None),
+            (None, None) => (FlowArrival::Closed { queue_depth: 1 }, None),
         };
+        let thinktime_us = self.thinktime_us.unwrap_or(0.0);
+        if !(thinktime_us.is_finite() && (0.0..=1e9).contains(&thinktime_us)) {
+            return Err(Error::config(
+                f("thinktime_us"),
+                format!("{thinktime_us} must be in [0, 1e9]"),
+            ));
+        }
+        if thinktime_us > 0.0 && arrival != (FlowArrival::Closed { queue_depth: 1 }) {
+            return Err(Error::config(
+                f("thinktime_us"),
+                "needs a closed loop of depth 1 (iodepth = 1, no rate_iops alone): fio stalls the \
+                 whole job after a completion, which deeper queues do not model",
+            ));
+        }
         let start_ms = self.start_ms.unwrap_or(0.0);
         if !(start_ms.is_finite() && (0.0..1e12).contains(&start_ms)) {
             return Err(Error::config(
@@ -90,6 +99,8 @@ impl FlowConfig {
             // 0 is no limit, as fio's runtime=0.
             s.runtime_ns = Some((runtime_ms * 1e6).round() as u64).filter(|&r| r > 0);
             s.ramp_ns = (ramp_ms * 1e6).round() as u64;
+            s.rate_cap_iops = rate_cap_iops;
+            s.thinktime_ns = (thinktime_us * 1e3).round() as u64;
         }
         Ok(v)
     }

@@ -453,6 +453,7 @@ impl MqsimWorkload {
             distribution,
             iodepth,
             rate_iops,
+            thinktime_us: None,
             start_ms: Some(start_ns as f64 / 1e6),
             requests,
             runtime_ms: runtime_ns.map(|r| r as f64 / 1e6),

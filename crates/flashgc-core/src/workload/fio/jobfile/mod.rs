@@ -66,11 +66,91 @@ pub struct JobSpec {
     pub time_based: bool,
     /// `stonewall` / `new_group`: this job starts a new group.
     pub barrier: bool,
+    /// Delay of the job's first request, simulated ns (`startdelay`; 0: none).
+    pub startdelay_ns: u64,
+    /// The job's rate cap, requests per simulated second (`rate_iops`, or `rate` / `bs`;
+    /// None: no cap), resolved for its direction when the file is parsed.
+    pub rate_cap_iops: Option<f64>,
+    /// Pause between a completion and the next request, simulated ns (`thinktime`).
+    pub thinktime_ns: u64,
+    /// `rate_iops` as given: (reads, writes), fio's comma form.
+    rate_iops_rw: (Option<f64>, Option<f64>),
+    /// `rate` as given, bytes per second: (reads, writes).
+    rate_bytes_rw: (Option<u64>, Option<u64>),
     /// Lines where options were set (option name -> line), for error messages.
     pub lines: Vec<(String, usize)>,
 }
 
 impl JobSpec {
+    /// Turns `rate`/`rate_iops` into one cap for the job's direction and checks the think
+    /// time against the queue depth.
+    fn resolve_pacing(&mut self, file: &str) -> Result<()> {
+        let (iops, bytes) = (self.rate_iops_rw, self.rate_bytes_rw);
+        let given = |x: (Option<f64>, Option<f64>)| x.0.is_some() || x.1.is_some();
+        let bytes_iops = (
+            bytes.0.map(|b| b as f64 / self.bs as f64),
+            bytes.1.map(|b| b as f64 / self.bs as f64),
+        );
+        let (option, rw) = match (given(iops), given(bytes_iops)) {
+            (true, true) => {
+                return Err(err(
+                    file,
+                    self.line_of("rate"),
+                    "rate",
+                    "give rate or rate_iops, not both",
+                ))
+            }
+            (true, false) => ("rate_iops", iops),
+            (false, true) => ("rate", bytes_iops),
+            (false, false) => ("rate_iops", (None, None)),
+        };
+        let line = self.line_of(option);
+        self.rate_cap_iops = match self.rw {
+            Rw::Read | Rw::RandRead => rw.0,
+            Rw::Write | Rw::RandWrite => rw.1,
+            Rw::RandRw if given(rw) => {
+                return Err(err(
+                    file,
+                    line,
+                    option,
+                    format!(
+                        "job `{}` mixes reads and writes, which fio caps each at its own rate; flashgc's flows take \
+                         one rate per job: split it into a read job and a write job",
+                        self.name
+                    ),
+                ))
+            }
+            Rw::RandRw => None,
+        };
+        if let Some(c) = self.rate_cap_iops.filter(|&c| c < 1.0) {
+            return Err(err(
+                file,
+                line,
+                option,
+                format!("{c} requests/s: the cap must allow at least one request of {} bytes per second", self.bs),
+            ));
+        }
+        if self.thinktime_ns > 0 && self.iodepth > 1 {
+            return Err(err(
+                file,
+                self.line_of("thinktime"),
+                "thinktime",
+                format!(
+                    "job `{}` has iodepth {}: fio stalls the whole job after a completion, which flashgc models at \
+                     iodepth=1 only",
+                    self.name, self.iodepth
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the job has its own clock for its requests: a start delay, a rate cap or a
+    /// think time (such jobs run as host flows).
+    pub fn paced(&self) -> bool {
+        self.startdelay_ns > 0 || self.rate_cap_iops.is_some() || self.thinktime_ns > 0
+    }
+
     /// The line an option was set on (the section line if it came from a default).
     pub fn line_of(&self, option: &str) -> usize {
         self.lines
@@ -131,6 +211,8 @@ const IGNORED: &[&str] = &[
     "randseed",
     "ioscheduler",
     "cpus_allowed",
+    // How fio spends the think time (spinning or sleeping), not how long it is.
+    "thinktime_spin",
 ];
 
 fn err(file: &str, line: usize, option: &str, msg: impl std::fmt::Display) -> Error {
@@ -180,6 +262,12 @@ fn size(file: &str, line: usize, option: &str, v: &str) -> Result<SizeSpec> {
 
 /// fio's time syntax: seconds by default; suffixes us, ms, s, m, h, d.
 fn time_ns(file: &str, line: usize, option: &str, v: &str) -> Result<u64> {
+    time_in(file, line, option, v, 1e9)
+}
+
+/// fio's time syntax with `unit` ns for a number without a suffix (fio's `thinktime` is
+/// in microseconds).
+fn time_in(file: &str, line: usize, option: &str, v: &str, unit: f64) -> Result<u64> {
     let t = v.trim().to_ascii_lowercase();
     let (num, mult) = if let Some(n) = t.strip_suffix("us") {
         (n, 1e3)
@@ -194,7 +282,7 @@ fn time_ns(file: &str, line: usize, option: &str, v: &str) -> Result<u64> {
     } else if let Some(n) = t.strip_suffix('d') {
         (n, 86400e9)
     } else {
-        (t.as_str(), 1e9)
+        (t.as_str(), unit)
     };
     let x: f64 = num.trim().parse().map_err(|_| {
         err(
@@ -208,6 +296,27 @@ fn time_ns(file: &str, line: usize, option: &str, v: &str) -> Result<u64> {
         return Err(err(file, line, option, format!("`{v}` is out of range")));
     }
     Ok((x * mult).round() as u64)
+}
+
+/// fio's per-direction form `READS,WRITES[,TRIMS]` (a single value applies to both; an
+/// empty part leaves that direction uncapped; trims are not simulated from job files).
+fn per_direction<T>(
+    v: &str,
+    mut one: impl FnMut(&str) -> Result<T>,
+) -> Result<(Option<T>, Option<T>)>
+where
+    T: Clone,
+{
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    let mut get = |k: usize| match parts.get(k) {
+        Some(p) if !p.is_empty() => one(p).map(Some),
+        _ => Ok(None),
+    };
+    if parts.len() == 1 {
+        let x = get(0)?;
+        return Ok((x.clone(), x));
+    }
+    Ok((get(0)?, get(1)?))
 }
 
 fn int(file: &str, line: usize, option: &str, v: &str, lo: u64, hi: u64) -> Result<u64> {
@@ -258,6 +367,11 @@ impl JobSpec {
             ramp_ns: None,
             time_based: false,
             barrier: false,
+            startdelay_ns: 0,
+            rate_cap_iops: None,
+            thinktime_ns: 0,
+            rate_iops_rw: (None, None),
+            rate_bytes_rw: (None, None),
             lines: Vec::new(),
         }
     }
@@ -342,6 +456,33 @@ impl JobSpec {
             "runtime" | "timeout" => self.runtime_ns = Some(time_ns(file, line, option, need()?)?),
             "ramp_time" => self.ramp_ns = Some(time_ns(file, line, option, need()?)?),
             "time_based" => self.time_based = boolean(file, line, option, value)?,
+            "startdelay" => self.startdelay_ns = time_ns(file, line, option, need()?)?,
+            "thinktime" => self.thinktime_ns = time_in(file, line, option, need()?, 1e3)?,
+            "thinktime_blocks" => {
+                int(file, line, option, need()?, 1, 1)?;
+            }
+            "rate_iops" => {
+                self.rate_iops_rw = per_direction(need()?, |p| {
+                    p.parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite() && *x > 0.0)
+                        .ok_or_else(|| {
+                            err(file, line, option, format!("`{p}` is not a positive number of IOPS"))
+                        })
+                })?
+            }
+            "rate" => {
+                self.rate_bytes_rw = per_direction(need()?, |p| match size(file, line, option, p)? {
+                    SizeSpec::Bytes(b) if b > 0 => Ok(b),
+                    _ => Err(err(file, line, option, format!("`{p}` is not a positive rate in bytes/s (e.g. 1m)"))),
+                })?
+            }
+            "rate_process" => {
+                let v = need()?;
+                if !v.trim().eq_ignore_ascii_case("linear") {
+                    return Err(err(file, line, option, format!("`{v}`: only `linear` (fio's default) is modelled")));
+                }
+            }
             "stonewall" | "wait_for_previous" | "new_group" => {
                 return boolean(file, line, option, value)
             }
@@ -352,7 +493,8 @@ impl JobSpec {
                     line,
                     o,
                     "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, size, offset, numjobs, iodepth, \
-                     random_distribution, io_size, number_ios, runtime, ramp_time, stonewall, new_group; engine and \
+                     random_distribution, io_size, number_ios, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
+                     thinktime, stonewall, new_group; engine and \
                      reporting options are ignored)",
                 ))
             }
@@ -449,6 +591,7 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
                 ),
             ));
         }
+        j.resolve_pacing(file)?;
         if j.barrier && k > 0 {
             g += 1;
         }
@@ -490,6 +633,21 @@ impl JobFile {
                 format!(
                     "job `{}` starts a second group; groups run one after another, which needs per-flow host models \
                      (today's model runs one group of jobs)",
+                    j.name
+                ),
+            ));
+        }
+        if let Some(j) = self.jobs.iter().find(|j| j.paced()) {
+            let o = ["startdelay", "rate", "rate_iops", "thinktime"]
+                .into_iter()
+                .max_by_key(|o| j.lines.iter().any(|(x, _)| x == o) as usize * j.line_of(o))
+                .unwrap_or("rate");
+            return Err(err(
+                f,
+                j.line_of(o),
+                o,
+                format!(
+                    "job `{}` is paced by its own clock, which needs per-flow host models",
                     j.name
                 ),
             ));
@@ -557,94 +715,4 @@ impl JobFile {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn global_defaults_sections_and_groups() {
-        let t = "; comment\n[global]\nioengine=libaio\nrw=randwrite\nbs=4k\niodepth=16\nsize=1g\n\n[a]\nnumjobs=2\n\n[b]\nrwmixread=30\nrw=randrw\nruntime=2s\nramp_time=500ms\nstonewall\n";
-        let f = parse("x.fio", t).unwrap();
-        assert_eq!(f.jobs.len(), 2);
-        let a = &f.jobs[0];
-        assert_eq!(
-            (a.rw, a.bs, a.iodepth, a.numjobs, a.group),
-            (Rw::RandWrite, 4096, 16, 2, 0)
-        );
-        assert_eq!(a.size, Some(SizeSpec::Bytes(1 << 30)));
-        let b = &f.jobs[1];
-        assert_eq!((b.rw, b.rwmixwrite, b.group), (Rw::RandRw, 70.0, 1));
-        assert_eq!(b.runtime_ns, Some(2_000_000_000));
-        assert_eq!(b.ramp_ns, Some(500_000_000));
-        assert_eq!(b.line, 12);
-        assert_eq!(b.line_of("rw"), 14);
-    }
-
-    #[test]
-    fn errors_name_file_line_and_option() {
-        let e = parse("j.fio", "[a]\nrw=randwrite\nverify=crc32c\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("j.fio:3: option `verify`"), "{e}");
-        let e = parse("j.fio", "[a]\nbs=4k,8k\n").unwrap_err().to_string();
-        assert!(e.contains("j.fio:2: option `bs`"), "{e}");
-        let e = parse("j.fio", "[a]\nrw=trimwrite\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("j.fio:2: option `rw`"), "{e}");
-        let e = parse("j.fio", "rw=read\n").unwrap_err().to_string();
-        assert!(e.contains("j.fio:1"), "{e}");
-        let e = parse("j.fio", "[global]\nbs=4k\n").unwrap_err().to_string();
-        assert!(e.contains("no job section"), "{e}");
-        let e = parse("j.fio", "[a]\niodepth=0\n").unwrap_err().to_string();
-        assert!(e.contains("j.fio:2: option `iodepth`"), "{e}");
-    }
-
-    #[test]
-    fn merge_sums_clones_and_volumes_and_refuses_what_it_cannot_model() {
-        let t =
-            "[global]\nrw=randwrite\nbs=8k\niodepth=4\nsize=1m\n[a]\nnumjobs=2\n[b]\nio_size=3m\n";
-        let m = parse("m.fio", t).unwrap().merge(64 << 20, 7).unwrap();
-        assert_eq!(
-            (m.job.numjobs, m.job.iodepth, m.job.bs, m.job.size),
-            (3, 4, 8192, Some(1 << 20))
-        );
-        assert_eq!(m.data_bytes, 2 * (1 << 20) + (3 << 20));
-        let e = parse("m.fio", "[a]\nrw=randwrite\n[b]\nrw=randwrite\nbs=8k\n")
-            .unwrap()
-            .merge(64 << 20, 1)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("m.fio:5: option `bs`"), "{e}");
-        let e = parse("m.fio", "[a]\nrw=write\n[b]\nstonewall\nrw=write\n")
-            .unwrap()
-            .merge(64 << 20, 1)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("m.fio:4: option `stonewall`"), "{e}");
-        let e = parse("m.fio", "[a]\noffset=1m\n")
-            .unwrap()
-            .merge(64 << 20, 1)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("m.fio:2: option `offset`"), "{e}");
-    }
-
-    #[test]
-    fn sizes_and_times() {
-        assert_eq!(
-            size("f", 1, "size", "50%").unwrap(),
-            SizeSpec::Percent(50.0)
-        );
-        assert_eq!(
-            size("f", 1, "size", "16KiB").unwrap(),
-            SizeSpec::Bytes(16384)
-        );
-        assert_eq!(
-            size("f", 1, "size", "2m").unwrap(),
-            SizeSpec::Bytes(2 << 20)
-        );
-        assert_eq!(time_ns("f", 1, "runtime", "90").unwrap(), 90_000_000_000);
-        assert_eq!(time_ns("f", 1, "runtime", "250us").unwrap(), 250_000);
-        assert_eq!(time_ns("f", 1, "runtime", "2m").unwrap(), 120_000_000_000);
-    }
-}
+mod tests;

@@ -1,0 +1,196 @@
+//! Unit tests of the job-file parser: options, defaults, groups, pacing and errors.
+
+use super::*;
+
+#[test]
+fn global_defaults_sections_and_groups() {
+    let t = "; comment\n[global]\nioengine=libaio\nrw=randwrite\nbs=4k\niodepth=16\nsize=1g\n\n[a]\nnumjobs=2\n\n[b]\nrwmixread=30\nrw=randrw\nruntime=2s\nramp_time=500ms\nstonewall\n";
+    let f = parse("x.fio", t).unwrap();
+    assert_eq!(f.jobs.len(), 2);
+    let a = &f.jobs[0];
+    assert_eq!(
+        (a.rw, a.bs, a.iodepth, a.numjobs, a.group),
+        (Rw::RandWrite, 4096, 16, 2, 0)
+    );
+    assert_eq!(a.size, Some(SizeSpec::Bytes(1 << 30)));
+    let b = &f.jobs[1];
+    assert_eq!((b.rw, b.rwmixwrite, b.group), (Rw::RandRw, 70.0, 1));
+    assert_eq!(b.runtime_ns, Some(2_000_000_000));
+    assert_eq!(b.ramp_ns, Some(500_000_000));
+    assert_eq!(b.line, 12);
+    assert_eq!(b.line_of("rw"), 14);
+}
+
+#[test]
+fn errors_name_file_line_and_option() {
+    let e = parse("j.fio", "[a]\nrw=randwrite\nverify=crc32c\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("j.fio:3: option `verify`"), "{e}");
+    let e = parse("j.fio", "[a]\nbs=4k,8k\n").unwrap_err().to_string();
+    assert!(e.contains("j.fio:2: option `bs`"), "{e}");
+    let e = parse("j.fio", "[a]\nrw=trimwrite\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("j.fio:2: option `rw`"), "{e}");
+    let e = parse("j.fio", "rw=read\n").unwrap_err().to_string();
+    assert!(e.contains("j.fio:1"), "{e}");
+    let e = parse("j.fio", "[global]\nbs=4k\n").unwrap_err().to_string();
+    assert!(e.contains("no job section"), "{e}");
+    let e = parse("j.fio", "[a]\niodepth=0\n").unwrap_err().to_string();
+    assert!(e.contains("j.fio:2: option `iodepth`"), "{e}");
+}
+
+#[test]
+fn merge_sums_clones_and_volumes_and_refuses_what_it_cannot_model() {
+    let t = "[global]\nrw=randwrite\nbs=8k\niodepth=4\nsize=1m\n[a]\nnumjobs=2\n[b]\nio_size=3m\n";
+    let m = parse("m.fio", t).unwrap().merge(64 << 20, 7).unwrap();
+    assert_eq!(
+        (m.job.numjobs, m.job.iodepth, m.job.bs, m.job.size),
+        (3, 4, 8192, Some(1 << 20))
+    );
+    assert_eq!(m.data_bytes, 2 * (1 << 20) + (3 << 20));
+    let e = parse("m.fio", "[a]\nrw=randwrite\n[b]\nrw=randwrite\nbs=8k\n")
+        .unwrap()
+        .merge(64 << 20, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("m.fio:5: option `bs`"), "{e}");
+    let e = parse("m.fio", "[a]\nrw=write\n[b]\nstonewall\nrw=write\n")
+        .unwrap()
+        .merge(64 << 20, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("m.fio:4: option `stonewall`"), "{e}");
+    let e = parse("m.fio", "[a]\noffset=1m\n")
+        .unwrap()
+        .merge(64 << 20, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("m.fio:2: option `offset`"), "{e}");
+}
+
+#[test]
+fn sizes_and_times() {
+    assert_eq!(
+        size("f", 1, "size", "50%").unwrap(),
+        SizeSpec::Percent(50.0)
+    );
+    assert_eq!(
+        size("f", 1, "size", "16KiB").unwrap(),
+        SizeSpec::Bytes(16384)
+    );
+    assert_eq!(
+        size("f", 1, "size", "2m").unwrap(),
+        SizeSpec::Bytes(2 << 20)
+    );
+    assert_eq!(time_ns("f", 1, "runtime", "90").unwrap(), 90_000_000_000);
+    assert_eq!(time_ns("f", 1, "runtime", "250us").unwrap(), 250_000);
+    assert_eq!(time_ns("f", 1, "runtime", "2m").unwrap(), 120_000_000_000);
+}
+
+/// One job's section text parsed.
+fn job(t: &str) -> Result<JobSpec> {
+    parse("p.fio", t).map(|f| f.jobs[0].clone())
+}
+
+fn err_of(t: &str) -> String {
+    job(t).unwrap_err().to_string()
+}
+
+#[test]
+fn pacing_options_resolve_to_one_cap_per_job() {
+    // A single value applies to reads and writes; `R,W` per direction; `rate` / `bs`.
+    let j = job("[a]\nrw=randwrite\nrate_iops=500\nstartdelay=250ms\n").unwrap();
+    assert_eq!(
+        (j.rate_cap_iops, j.startdelay_ns),
+        (Some(500.0), 250_000_000)
+    );
+    assert!(j.paced());
+    let j = job("[a]\nrw=randwrite\nrate_iops=100,300\n").unwrap();
+    assert_eq!(j.rate_cap_iops, Some(300.0));
+    let j = job("[a]\nrw=read\nrate_iops=100,300\n").unwrap();
+    assert_eq!(j.rate_cap_iops, Some(100.0));
+    let j = job("[a]\nrw=randread\nrate_iops=,300\n").unwrap();
+    assert_eq!(j.rate_cap_iops, None);
+    let j = job("[a]\nrw=randwrite\nbs=8k\nrate=,1m\n").unwrap();
+    assert_eq!(j.rate_cap_iops, Some(128.0));
+    // fio's thinktime is in microseconds without a unit.
+    let j =
+        job("[a]\nrw=randread\nthinktime=150\nthinktime_blocks=1\nthinktime_spin=50\n").unwrap();
+    assert_eq!(j.thinktime_ns, 150_000);
+    let j = job("[a]\nrw=randread\nthinktime=2ms\nrate_process=linear\n").unwrap();
+    assert_eq!(j.thinktime_ns, 2_000_000);
+    assert!(!job("[a]\nrw=randread\n").unwrap().paced());
+    // Paced jobs are not merged into one stream.
+    let e = parse(
+        "p.fio",
+        "[a]\nrw=randwrite\n[b]\nrw=randwrite\nthinktime=5\n",
+    )
+    .unwrap()
+    .merge(64 << 20, 1)
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("p.fio:5: option `thinktime`"), "{e}");
+}
+
+#[test]
+fn pacing_fio_would_run_differently_is_refused_at_its_line() {
+    let cases = [
+        // fio caps reads and writes of a mixed job each at its rate.
+        (
+            "[a]\nrw=randrw\nrate_iops=100\n",
+            "p.fio:3: option `rate_iops`",
+            "split it",
+        ),
+        (
+            "[a]\nrw=randrw\nrate=1m\n",
+            "p.fio:3: option `rate`",
+            "split it",
+        ),
+        (
+            "[a]\nrw=randwrite\nrate=1m\nrate_iops=5\n",
+            "p.fio:3: option `rate`",
+            "not both",
+        ),
+        (
+            "[a]\nrw=randwrite\nrate=1k\n",
+            "p.fio:3: option `rate`",
+            "at least one request",
+        ),
+        (
+            "[a]\nrw=randwrite\nrate_iops=-5\n",
+            "p.fio:3: option `rate_iops`",
+            "positive",
+        ),
+        (
+            "[a]\nrw=randwrite\nrate=10%\n",
+            "p.fio:3: option `rate`",
+            "bytes/s",
+        ),
+        (
+            "[a]\nrw=randwrite\nrate_process=poisson\n",
+            "p.fio:3: option `rate_process`",
+            "linear",
+        ),
+        (
+            "[a]\nrw=randread\niodepth=8\nthinktime=10\n",
+            "p.fio:4: option `thinktime`",
+            "iodepth 8",
+        ),
+        (
+            "[a]\nrw=randread\nthinktime_blocks=4\n",
+            "p.fio:3: option `thinktime_blocks`",
+            "",
+        ),
+        (
+            "[a]\nrw=randread\nstartdelay=1-2\n",
+            "p.fio:3: option `startdelay`",
+            "not a time",
+        ),
+    ];
+    for (t, at, why) in cases {
+        let e = err_of(t);
+        assert!(e.contains(at) && e.contains(why), "{t:?}: {e}");
+    }
+}
