@@ -6,9 +6,10 @@
 //! shifts the whole flow. Under first-come-first-served and under read-first with suspend
 //! (whose completions the driver learns later).
 
-use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
+mod common;
+
+use common::flows::read_first_with_suspend;
 use flashgc_core::metrics::result::FlowReport;
-use flashgc_core::sim::{RunControl, RunEnd};
 use flashgc_core::timing::TimingParams;
 use flashgc_core::workload::flows;
 use flashgc_core::{Config, RunResult};
@@ -24,17 +25,7 @@ fn config(keys: &str) -> Config {
 }
 
 fn run(keys: &str, p: &TimingParams) -> RunResult {
-    let c = config(keys);
-    let l = c.layout().unwrap();
-    let mut fs = flows::from_config(&c, &l).unwrap().unwrap();
-    let mut e = flashgc_core::driver::Engine::new(&c, Some(p.clone())).unwrap();
-    match e
-        .run_with(&mut fs, &mut |_| {}, &mut RunControl::default())
-        .unwrap()
-    {
-        RunEnd::Finished(r) => r,
-        RunEnd::Stopped { .. } => unreachable!(),
-    }
+    common::flows::run(&config(keys), p)
 }
 
 fn flow(r: &RunResult) -> &FlowReport {
@@ -42,21 +33,7 @@ fn flow(r: &RunResult) -> &FlowReport {
 }
 
 fn schedulers() -> [TimingParams; 2] {
-    [
-        TimingParams::default(),
-        TimingParams {
-            controller: ControllerParams {
-                scheduler: Scheduler::ReadFirst,
-                suspend: Some(Suspend {
-                    suspend_ns: 20_000,
-                    resume_ns: 20_000,
-                    max_per_op: 4,
-                }),
-                ..ControllerParams::default()
-            },
-            ..TimingParams::default()
-        },
-    ]
+    [TimingParams::default(), read_first_with_suspend()]
 }
 
 /// Everything a flow measured but its descriptions (arrival, and the pattern's iodepth).
@@ -176,37 +153,13 @@ fn a_think_time_needs_a_depth_one_closed_loop() {
 /// `[[flow]]` sections replace).
 #[test]
 fn paced_flows_resume_byte_for_byte() {
-    use flashgc_core::checkpoint::CheckpointReader;
-    use flashgc_core::driver::Engine;
     let keys = "rw = \"randrw\"\nrwmixwrite = 70\niodepth = 1\nthinktime_us = 50\nrequests = 400\n\
                 [[flow]]\nname = \"g\"\nrw = \"randwrite\"\niodepth = 4\nrate_iops = 3000\n\
                 requests = 600\nstart_ms = 1.5\n";
     let c = config(keys);
-    let json = |r: &RunResult| serde_json::to_string_pretty(r).unwrap();
     for p in schedulers() {
-        let want = json(&run(keys, &p));
-        let l = c.layout().unwrap();
-        let file = std::env::temp_dir().join(format!("flashgc-pacing-{}.ckpt", std::process::id()));
-        let mut e = Engine::new(&c, Some(p.clone())).unwrap();
-        let mut stops = [150, 500].into_iter();
-        let mut next = stops.next();
-        let got = loop {
-            let mut ctl = RunControl {
-                checkpoint: Some(file.clone()),
-                stop_after_requests: next,
-                ..RunControl::default()
-            };
-            let mut fs = flows::from_config(&c, &l).unwrap().unwrap();
-            match e.run_with(&mut fs, &mut |_| {}, &mut ctl).unwrap() {
-                RunEnd::Finished(r) => break json(&r),
-                RunEnd::Stopped { .. } => {
-                    drop(e);
-                    e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
-                    next = stops.next();
-                }
-            }
-        };
-        let _ = std::fs::remove_file(&file);
+        let want = serde_json::to_string_pretty(&run(keys, &p)).unwrap();
+        let got = common::flows::resumed_json(&c, &p, &[150, 500], "pacing");
         assert!(want.contains("think time 50 us") && want.contains("at most 3000 IOPS"));
         assert_eq!(want, got, "resumed run differs");
     }

@@ -5,9 +5,11 @@
 //! R after a ramp M then stops the flow exactly at the first arrival at or after M + R, and
 //! the ramp holds exactly the requests that arrive before M, under every scheduler.
 
-use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
+mod common;
+
+use flashgc_core::device::policy::{ControllerParams, Scheduler};
 use flashgc_core::metrics::result::FlowReport;
-use flashgc_core::sim::{RunControl, RunEnd};
+use flashgc_core::sim::RunControl;
 use flashgc_core::timing::TimingParams;
 use flashgc_core::workload::flows;
 use flashgc_core::{Config, RunResult};
@@ -23,16 +25,7 @@ fn config(extra: &str) -> Config {
 }
 
 fn run(c: &Config, p: &TimingParams) -> RunResult {
-    let l = c.layout().unwrap();
-    let mut fs = flows::from_config(c, &l).unwrap().unwrap();
-    let mut e = flashgc_core::driver::Engine::new(c, Some(p.clone())).unwrap();
-    match e
-        .run_with(&mut fs, &mut |_| {}, &mut RunControl::default())
-        .unwrap()
-    {
-        RunEnd::Finished(r) => r,
-        RunEnd::Stopped { .. } => unreachable!(),
-    }
+    common::flows::run(c, p)
 }
 
 fn flow(r: &RunResult) -> &FlowReport {
@@ -93,18 +86,7 @@ fn runtime_and_ramp_under_fcfs() {
 
 #[test]
 fn runtime_and_ramp_under_read_first_with_suspend() {
-    check(&TimingParams {
-        controller: ControllerParams {
-            scheduler: Scheduler::ReadFirst,
-            suspend: Some(Suspend {
-                suspend_ns: 20_000,
-                resume_ns: 20_000,
-                max_per_op: 4,
-            }),
-            ..ControllerParams::default()
-        },
-        ..TimingParams::default()
-    });
+    check(&common::flows::read_first_with_suspend());
 }
 
 #[test]
@@ -132,8 +114,6 @@ fn a_run_time_needs_a_clock_and_a_valid_value() {
 /// time and a ramp ends with the uninterrupted run's JSON.
 #[test]
 fn a_run_time_and_a_ramp_resume_byte_for_byte() {
-    use flashgc_core::checkpoint::CheckpointReader;
-    use flashgc_core::driver::Engine;
     let c = config("runtime_ms = 10.0\nramp_ms = 2.0\n");
     let p = TimingParams {
         controller: ControllerParams {
@@ -145,28 +125,7 @@ fn a_run_time_and_a_ramp_resume_byte_for_byte() {
     let json = |r: &RunResult| serde_json::to_string_pretty(r).unwrap();
     let want = json(&run(&c, &p));
     let first = flow(&run(&c, &p)).ramp_requests.unwrap();
-    let l = c.layout().unwrap();
-    let file = std::env::temp_dir().join(format!("flashgc-runtime-{}.ckpt", std::process::id()));
-    let mut e = Engine::new(&c, Some(p.clone())).unwrap();
-    let mut stops = [first / 2, first + 3].into_iter();
-    let mut next = stops.next();
-    let got = loop {
-        let mut ctl = RunControl {
-            checkpoint: Some(file.clone()),
-            stop_after_requests: next,
-            ..RunControl::default()
-        };
-        let mut fs = flows::from_config(&c, &l).unwrap().unwrap();
-        match e.run_with(&mut fs, &mut |_| {}, &mut ctl).unwrap() {
-            RunEnd::Finished(r) => break json(&r),
-            RunEnd::Stopped { .. } => {
-                drop(e);
-                e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
-                next = stops.next();
-            }
-        }
-    };
-    let _ = std::fs::remove_file(&file);
+    let got = common::flows::resumed_json(&c, &p, &[first / 2, first + 3], "runtime");
     assert!(want.contains("\"ramp_requests\""));
     assert_eq!(want, got, "resumed run differs");
 }

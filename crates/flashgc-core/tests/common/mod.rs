@@ -4,6 +4,7 @@
 
 pub mod configs;
 pub mod dedup;
+pub mod flows;
 pub mod golden;
 pub mod requests;
 pub mod traces;

@@ -1,0 +1,70 @@
+//! Runs of host flows (`[[flow]]` sections) on the timed engine: to the end, and stopped
+//! and resumed from a checkpoint.
+
+use flashgc_core::checkpoint::CheckpointReader;
+use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
+use flashgc_core::driver::Engine;
+use flashgc_core::sim::{RunControl, RunEnd};
+use flashgc_core::timing::TimingParams;
+use flashgc_core::workload::flows;
+use flashgc_core::{Config, RunResult};
+
+/// Runs the flows of `c` to their end under `p`.
+pub fn run(c: &Config, p: &TimingParams) -> RunResult {
+    let l = c.layout().unwrap();
+    let mut fs = flows::from_config(c, &l).unwrap().unwrap();
+    let mut e = Engine::new(c, Some(p.clone())).unwrap();
+    match e
+        .run_with(&mut fs, &mut |_| {}, &mut RunControl::default())
+        .unwrap()
+    {
+        RunEnd::Finished(r) => r,
+        RunEnd::Stopped { .. } => unreachable!(),
+    }
+}
+
+/// Read-first with program/erase suspend (20 us each way, 4 suspensions per operation):
+/// the scheduler whose completions the driver learns only later.
+pub fn read_first_with_suspend() -> TimingParams {
+    TimingParams {
+        controller: ControllerParams {
+            scheduler: Scheduler::ReadFirst,
+            suspend: Some(Suspend {
+                suspend_ns: 20_000,
+                resume_ns: 20_000,
+                max_per_op: 4,
+            }),
+            ..ControllerParams::default()
+        },
+        ..TimingParams::default()
+    }
+}
+
+/// The result's JSON of the flows of `c` under `p`, stopped after each of `stops` requests
+/// (checkpoint in the temporary directory, named after `tag`) and resumed from the
+/// checkpoint each time: it must be the uninterrupted run's.
+pub fn resumed_json(c: &Config, p: &TimingParams, stops: &[u64], tag: &str) -> String {
+    let l = c.layout().unwrap();
+    let file = std::env::temp_dir().join(format!("flashgc-{tag}-{}.ckpt", std::process::id()));
+    let mut e = Engine::new(c, Some(p.clone())).unwrap();
+    let mut stops = stops.iter().copied();
+    let mut next = stops.next();
+    let got = loop {
+        let mut ctl = RunControl {
+            checkpoint: Some(file.clone()),
+            stop_after_requests: next,
+            ..RunControl::default()
+        };
+        let mut fs = flows::from_config(c, &l).unwrap().unwrap();
+        match e.run_with(&mut fs, &mut |_| {}, &mut ctl).unwrap() {
+            RunEnd::Finished(r) => break serde_json::to_string_pretty(&r).unwrap(),
+            RunEnd::Stopped { .. } => {
+                drop(e);
+                e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
+                next = stops.next();
+            }
+        }
+    };
+    let _ = std::fs::remove_file(&file);
+    got
+}
