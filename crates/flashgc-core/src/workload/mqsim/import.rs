@@ -45,7 +45,7 @@ impl MqsimWorkload {
             None if n == 1 => 1,
             None => {
                 return Err(Error::Input(format!(
-                    "{}: holds {n} <IO_Scenario> elements (lines {}): choose one with --scenario 1..{n}",
+                    "{}: holds {n} <IO_Scenario> elements (lines {}): choose one with --scenario N (Python: scenario=N), N in 1..{n}",
                     self.file,
                     self.scenarios
                         .iter()
