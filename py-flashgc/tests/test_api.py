@@ -456,3 +456,33 @@ def test_mqsim_workload_runs_its_scenario_as_flows(tmp_path):
         flashgc.run(None, mqsim_workload=tmp_path / "nonexistent.xml", timing={}, **dev)
     with pytest.raises(FlashgcError, match="already has \\[\\[flow\\]\\] sections"):
         flashgc.run(r.config, mqsim_workload=xml, timing={})
+
+
+def test_a_sweep_runs_mqsim_scenarios_as_flows(tmp_path):
+    # Two schemes x two IO scenarios of one MQSim workload file, in-process: each point's
+    # configuration carries its scenario's flows, and each row equals flashgc.run's.
+    xml = tmp_path / "workload.xml"
+    scenario = "<IO_Scenario>\n" + _mqsim_flow(0, 4, 11) + "</IO_Scenario>\n"
+    other = "<IO_Scenario>\n" + _mqsim_flow(70, 2, 12) + "</IO_Scenario>\n"
+    xml.write_text('<?xml version="1.0"?>\n<MQSim_IO_Scenarios>\n' + scenario + other + "</MQSim_IO_Scenarios>\n")
+    dev = {"logical_gib": 0.0625, "pages_per_block": 32, "op": 0.15}
+    grid = {"placement": ["single", "sup-gc"], "mqsim_workload": xml, "scenario": [1, 2], "timing": {}, **dev}
+    df = flashgc.sweep(grid, out=tmp_path / "out", scheduler="local")
+    assert len(df) == 4 and set(df["param_scenario"]) == {1, 2}
+    assert set(df["param_mqsim_workload"]) == {str(xml)}
+    for _, row in df.iterrows():
+        raw = json.loads(row["result_json"])
+        want = flashgc.run(
+            None,
+            mqsim_workload=xml,
+            scenario=int(row["param_scenario"]),
+            timing={},
+            placement=row["param_placement"],
+            **dev,
+        )
+        assert raw["flows"] == want.raw["flows"] and raw["total"] == want.raw["total"]
+    first_flow = {int(r["param_scenario"]): json.loads(r["result_json"])["flows"][0] for _, r in df.iterrows()}
+    reads = {k: f["read_requests"] for k, f in first_flow.items()}
+    assert reads[1] == 0 and reads[2] > 0
+    with pytest.raises(FlashgcError, match="sweep point 0 .*scenario 3 does not exist"):
+        flashgc.sweep(dict(grid, scenario=3), out=tmp_path / "bad", scheduler="local")

@@ -26,7 +26,7 @@ import pandas as pd
 
 from . import _flashgc
 from ._flashgc import FlashgcError
-from .api import Config, ConfigLike, load_config, run, summary_row
+from .api import Config, ConfigLike, _with_mqsim, load_config, run, summary_row
 
 __all__ = ["sweep", "expand_grid", "run_id", "read_results", "load_sweep_file", "sweep_from_file"]
 
@@ -35,7 +35,10 @@ def expand_grid(grid: Mapping[str, Any]) -> list:
     """The product of a grid: every list-valued key is a dimension, scalars are constants.
 
     Keys are configuration fields as :func:`flashgc.run` takes them (``placement``,
-    ``victim``, ``op``, ``workload``, ``seed``, ``write_volume``, dotted paths...). A
+    ``victim``, ``op``, ``workload``, ``seed``, ``write_volume``, dotted paths...), and
+    ``trace_options``, ``timing``, ``mqsim_workload`` and ``scenario`` as :func:`flashgc.run`
+    takes them (an MQSim IO scenario's flows are copied into the point's configuration, so
+    the workers need not see the file). A
     ``scheme`` dimension may list ``{"placement": ..., "victim": ...}`` dicts (or
     ``"placement/victim"`` strings) to pair policies instead of crossing them. Order is
     deterministic: the product follows the grid's key order.
@@ -116,8 +119,10 @@ def _prepare(base: ConfigLike, points: list) -> list:
         over = dict(p)
         topts = over.pop("trace_options", None)
         timing = over.pop("timing", None)
+        mqsim = over.pop("mqsim_workload", None)
+        scenario = over.pop("scenario", None)
         try:
-            cfg = load_config(base, **over)
+            cfg = _with_mqsim(load_config(base, **over), over.get("workload"), mqsim, scenario)
             _validate(cfg, checked)
         except FlashgcError as e:
             raise FlashgcError(f"sweep point {i} {p}: {e}") from None
@@ -125,7 +130,7 @@ def _prepare(base: ConfigLike, points: list) -> list:
         if rid in seen:
             continue  # the same run listed twice (e.g. a constant spelled two ways)
         seen[rid] = i
-        params = {k: v for k, v in p.items()}
+        params = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in p.items()}
         tasks.append(
             {"run_id": rid, "config_toml": cfg.toml, "params": params, "trace_options": topts, "timing": timing}
         )
