@@ -361,6 +361,57 @@ fn job_file_pacing_options_pace_their_flows() {
     assert!(e.contains(&format!("{b}:4: option `rate_iops`")), "{e}");
 }
 
+/// The job files in examples/ run as their comments say; the reads-under-writes example
+/// shows what it is for: read-first with suspend takes the reader's p99 from a GC stall down
+/// to a flash read.
+#[test]
+fn the_example_job_files_run() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut files: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "fio"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 2, "{files:?}");
+    for f in &files {
+        let r = json(&flashgc(&[
+            "fio",
+            "--logical-gib",
+            "0.25",
+            "--job",
+            f.to_str().unwrap(),
+            "--json",
+        ]));
+        assert!(r[0]["total"]["user_writes"].as_u64().unwrap() > 0, "{f:?}");
+    }
+    let f = root.join("reads-under-writes.fio");
+    let p99 = |extra: &[&str]| {
+        let mut a = vec![
+            "fio",
+            "--logical-gib",
+            "0.25",
+            "--job",
+            f.to_str().unwrap(),
+            "--json",
+        ];
+        a.extend_from_slice(extra);
+        let r = json(&flashgc(&a));
+        assert!(r[0]["total"]["gc_writes"].as_u64().unwrap() > 0, "GC ran");
+        let reader = &r[0]["flows"][1];
+        assert_eq!(reader["name"], "reader");
+        reader["read_latency"]["p99_us"].as_f64().unwrap()
+    };
+    let (fcfs, rf) = (
+        p99(&[]),
+        p99(&["--scheduler", "read-first", "--suspend", "on"]),
+    );
+    assert!(
+        fcfs > 10_000.0 && rf < 1_000.0,
+        "read p99 {fcfs} us -> {rf} us"
+    );
+}
+
 #[test]
 fn job_file_values_the_device_cannot_take_name_their_line() {
     let dir = std::env::temp_dir().join(format!("flashgc-flows-jobs-{}", std::process::id()));
