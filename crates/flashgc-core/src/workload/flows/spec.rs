@@ -1,0 +1,233 @@
+//! One flow's definition: its arrival process ([`FlowArrival`]) and its pattern, region,
+//! start, limits and pacing ([`FlowSpec`]), with the checks a flow must pass and the
+//! expansion of a fio job's `numjobs` into flows.
+
+use crate::error::{Error, Result};
+use crate::workload::fio::{FioJob, Rw};
+use serde::{Deserialize, Serialize};
+
+/// The longest `thinktime`: 1000 s, far beyond fio's use, so that a completion plus it
+/// stays far from the clock's end.
+const MAX_THINKTIME_NS: u64 = 1_000_000_000_000;
+
+/// How a flow's requests arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum FlowArrival {
+    /// Closed loop: `queue_depth` requests outstanding (fio's iodepth; MQSim's
+    /// `Average_No_of_Reqs_in_Queue` with a queue-depth-based scenario).
+    Closed {
+        /// Outstanding requests.
+        queue_depth: u32,
+    },
+    /// Open loop at a fixed rate (fio's `rate_iops`; MQSim's bandwidth-based scenario with
+    /// a fixed interval).
+    Rate {
+        /// Requests per simulated second.
+        iops: f64,
+    },
+}
+
+impl FlowArrival {
+    fn describe(&self) -> String {
+        match self {
+            FlowArrival::Closed { queue_depth } => {
+                format!("closed loop, queue depth {queue_depth}")
+            }
+            FlowArrival::Rate { iops } => format!("open loop, {iops} IOPS"),
+        }
+    }
+}
+
+/// One flow.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlowSpec {
+    /// Name in results (fio's section name; `job.N` for numjobs copies).
+    pub name: String,
+    /// Pattern: `rw`, `rwmixwrite`, `bs`, `size` (the region's length; None = to the end
+    /// of the device), distribution and seed (`numjobs` and `iodepth` are not used: one
+    /// flow is one job; its depth is in `arrival`).
+    pub job: FioJob,
+    /// First byte of the flow's region (fio's `offset`).
+    pub offset: u64,
+    /// Arrival process.
+    pub arrival: FlowArrival,
+    /// Simulated time of the first arrival, ns (fio's `startdelay`).
+    pub start_ns: u64,
+    /// Requests the flow issues (None: unbounded; the run's volume ends it).
+    pub requests: Option<u64>,
+    /// Group (fio's `stonewall`/`new_group`): a flow of group g > 0 starts when every flow
+    /// of the groups before it has issued all its requests and they have completed (such
+    /// flows need a request count or a run time). 0 for flows that start at `start_ns`
+    /// regardless.
+    pub group: u32,
+    /// fio's `runtime`: the flow issues no request at or after its start + `ramp_ns` +
+    /// this, simulated ns (None: no time limit; its requests or the run's volume end it).
+    /// Requests in flight then complete.
+    pub runtime_ns: Option<u64>,
+    /// fio's `ramp_time`: requests the flow issues in its first `ramp_ns` ns are served
+    /// but left out of its latency, IOPS and bandwidth (0: none). As in fio, a run time
+    /// counts from the ramp's end.
+    pub ramp_ns: u64,
+    /// fio's `rate_iops` on a closed loop (closed-loop flows only): the k-th request
+    /// (from 0) arrives no earlier than the flow's start + k / rate, and no earlier than a
+    /// slot frees (fio's default `rate_process=linear`: a job ahead of its rate waits, one
+    /// behind it issues as its queue allows). None: no cap.
+    pub rate_cap_iops: Option<f64>,
+    /// fio's `thinktime` (closed-loop flows of depth 1 only): a request arrives this many
+    /// ns after the one before it completed (0: at once).
+    pub thinktime_ns: u64,
+}
+
+impl FlowSpec {
+    /// The arrival process in words, with its rate cap and think time.
+    pub(super) fn describe_arrival(&self) -> String {
+        let mut d = self.arrival.describe();
+        if let Some(iops) = self.rate_cap_iops {
+            d.push_str(&format!(", at most {iops} IOPS"));
+        }
+        if self.thinktime_ns > 0 {
+            d.push_str(&format!(
+                ", think time {} us",
+                self.thinktime_ns as f64 / 1e3
+            ));
+        }
+        d
+    }
+
+    pub(super) fn validate(&self, logical_pages: u64, lpn_size: u32) -> Result<(u64, u64)> {
+        let field = |f: &str| format!("flow `{}`.{f}", self.name);
+        let lpn = lpn_size as u64;
+        if self.offset % lpn != 0 {
+            return Err(Error::config(
+                field("offset"),
+                format!("{} must be a multiple of the LPN size {lpn}", self.offset),
+            ));
+        }
+        let off = self.offset / lpn;
+        if off >= logical_pages {
+            return Err(Error::config(
+                field("offset"),
+                format!(
+                    "{} bytes must be below the logical capacity ({} bytes)",
+                    self.offset,
+                    logical_pages * lpn
+                ),
+            ));
+        }
+        let region = match self.job.size {
+            None => logical_pages - off,
+            Some(b) => b / lpn,
+        };
+        if region == 0 || off + region > logical_pages {
+            return Err(Error::config(
+                field("size"),
+                format!(
+                    "offset + size = {} bytes must be in (offset, logical capacity = {} bytes]",
+                    (off + region) * lpn,
+                    logical_pages * lpn
+                ),
+            ));
+        }
+        match self.arrival {
+            FlowArrival::Closed { queue_depth } if queue_depth == 0 || queue_depth > 1 << 16 => {
+                return Err(Error::config(
+                    field("iodepth"),
+                    format!("{queue_depth} must be in [1, 65536]"),
+                ))
+            }
+            // At least one request per second, as `--rate`: slower arrivals would saturate
+            // the ns clock in a long run.
+            FlowArrival::Rate { iops } if !(iops.is_finite() && iops >= 1.0) => {
+                return Err(Error::config(
+                    field("rate_iops"),
+                    format!("{iops} must be a number of requests/s >= 1"),
+                ))
+            }
+            _ => {}
+        }
+        match (self.arrival, self.rate_cap_iops, self.thinktime_ns) {
+            (FlowArrival::Rate { .. }, Some(_), _) => {
+                return Err(Error::config(
+                    field("rate_iops"),
+                    "caps a closed loop; an open-loop flow has its rate already",
+                ))
+            }
+            (_, Some(iops), _) if !(iops.is_finite() && iops >= 1.0) => {
+                return Err(Error::config(
+                    field("rate_iops"),
+                    format!("{iops} must be a number of requests/s >= 1"),
+                ))
+            }
+            (FlowArrival::Closed { queue_depth }, _, t) if t > 0 && queue_depth != 1 => {
+                return Err(Error::config(
+                    field("thinktime"),
+                    format!(
+                        "needs a queue depth of 1 (fio stalls the whole job after a completion; with {queue_depth} requests in flight that is not modelled)"
+                    ),
+                ))
+            }
+            (FlowArrival::Rate { .. }, _, t) if t > 0 => {
+                return Err(Error::config(
+                    field("thinktime"),
+                    "applies to a closed loop: an open-loop flow does not wait for completions",
+                ))
+            }
+            (_, _, t) if t > MAX_THINKTIME_NS => {
+                return Err(Error::config(
+                    field("thinktime"),
+                    format!("{t} ns must be at most {MAX_THINKTIME_NS} ns (1000 s)"),
+                ))
+            }
+            _ => {}
+        }
+        if self.requests == Some(0) {
+            return Err(Error::config(field("requests"), "must be at least 1"));
+        }
+        Ok((off, region))
+    }
+
+    /// The flows of a fio job with `numjobs` jobs (fio runs them as independent jobs):
+    /// each gets the job's pattern and iodepth, its own seed (`seed + j`), and for
+    /// sequential patterns its own start in the region (fio's `offset_increment = size /
+    /// numjobs`, as the merged model did).
+    pub fn from_fio(name: &str, job: &FioJob, offset: u64, logical_bytes: u64) -> Vec<FlowSpec> {
+        let n = job.numjobs.max(1) as u64;
+        let size = job.size.unwrap_or(logical_bytes.saturating_sub(offset));
+        (0..n)
+            .map(|j| {
+                let seq = matches!(job.rw, Rw::Read | Rw::Write);
+                let (off, sz) = if seq && n > 1 {
+                    let per = (size / n) / job.bs.max(1) * job.bs.max(1);
+                    (offset + j * per, Some(per.max(job.bs)))
+                } else {
+                    (offset, job.size)
+                };
+                FlowSpec {
+                    name: if n > 1 {
+                        format!("{name}.{j}")
+                    } else {
+                        name.to_string()
+                    },
+                    job: FioJob {
+                        numjobs: 1,
+                        seed: job.seed.wrapping_add(j),
+                        size: sz,
+                        ..job.clone()
+                    },
+                    offset: off,
+                    arrival: FlowArrival::Closed {
+                        queue_depth: job.iodepth,
+                    },
+                    start_ns: 0,
+                    requests: None,
+                    group: 0,
+                    runtime_ns: None,
+                    ramp_ns: 0,
+                    rate_cap_iops: None,
+                    thinktime_ns: 0,
+                }
+            })
+            .collect()
+    }
+}
