@@ -60,7 +60,7 @@ fn flows(jf: &JobFile, capacity: u64, seed: u64) -> (Vec<FlowSpec>, u64) {
             size: j.size.map(|s| s.bytes(capacity)),
             numjobs: j.numjobs,
             iodepth: j.iodepth,
-            dist: j.dist,
+            dist: j.dist.clone(),
             seed: seed.wrapping_add(k as u64 * 1000),
         };
         let requests = per.div_ceil(j.bs.max(1)).max(1);

@@ -43,7 +43,8 @@ pub struct TimingFlags {
     /// Region the fio jobs address, bytes from offset 0 (suffixes k, m, g); default: the whole device.
     #[arg(long)]
     pub size: Option<String>,
-    /// fio offset distribution: uniform or zipf:THETA.
+    /// fio offset distribution (fio's random_distribution): uniform, zipf:THETA,
+    /// pareto:H[:CENTER], normal:DEV[:CENTER], zoned:A/S[:A/S...], zoned_abs:A/SIZE[:...].
     #[arg(long)]
     pub distribution: Option<String>,
     /// The write-ratio series of a paper: sup-gc (randrw 4k, 10 jobs, 700 GB, points every
@@ -265,7 +266,12 @@ impl TimingFlags {
             dist: self
                 .distribution
                 .as_deref()
-                .map(Dist::parse)
+                .map(|d| {
+                    Dist::parse(d).map_err(|e| match e {
+                        Error::Config { message, .. } => Error::config("--distribution", message),
+                        e => e,
+                    })
+                })
                 .transpose()?
                 .unwrap_or(Dist::Uniform),
             seed: cfg.run.seed,

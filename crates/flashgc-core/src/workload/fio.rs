@@ -1,5 +1,6 @@
 //! fio-like closed-loop jobs: `rw`, `rwmixwrite`, `bs`, `size`, `numjobs`, `iodepth`,
-//! uniform or zipf offsets; and the write-ratio series of the sup-gc and bf-gc papers.
+//! uniform, zipf, pareto, normal or zoned offsets (fio's `random_distribution`, [`dist`],
+//! [`offsets`]); and the write-ratio series of the sup-gc and bf-gc papers.
 //!
 //! The `numjobs` random streams are merged into one seeded stream (jobs are identical and
 //! independent, so the merged stream has the same distribution); the host keeps
@@ -7,7 +8,12 @@
 //! cursor starting at `job * size / numjobs` (fio's `offset_increment = size / numjobs`)
 //! and are served round robin.
 
+pub mod dist;
 pub mod jobfile;
+pub mod offsets;
+
+pub use dist::{Dist, Zone, ZoneSplit};
+pub use offsets::OffsetGenerator;
 
 use crate::error::{Error, Result};
 use crate::workload::{Op, Request, Synthetic, SyntheticKind, Workload};
@@ -42,54 +48,6 @@ impl Rw {
                 format!("`{s}`: allowed randrw, randwrite, randread, write, read"),
             )),
         }
-    }
-}
-
-/// Offset distribution of random jobs.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dist {
-    /// Uniform.
-    Uniform,
-    /// Zipf with exponent theta (fio's `random_distribution=zipf:THETA`).
-    Zipf(f64),
-    /// Hot/cold (`hotcold:W/S`, host flows only; not fio's): `write_share` of the requests
-    /// go uniformly to the first `space_share` of the region, the rest uniformly to the
-    /// others (MQSim's RANDOM_HOTCOLD; `SyntheticKind::HotCold`).
-    HotCold {
-        /// Fraction of the requests that go to the hot part.
-        write_share: f64,
-        /// Fraction of the region that is hot.
-        space_share: f64,
-    },
-}
-
-impl Dist {
-    /// Parses `uniform` or `zipf:THETA`.
-    pub fn parse(s: &str) -> Result<Dist> {
-        let t = s.trim().to_ascii_lowercase();
-        if t == "uniform" || t == "random" {
-            return Ok(Dist::Uniform);
-        }
-        if let Some(v) = t.strip_prefix("zipf:") {
-            let th: f64 = v.parse().map_err(|_| {
-                Error::config(
-                    "fio.distribution",
-                    format!("zipf theta `{v}` is not a number"),
-                )
-            })?;
-            if !(th.is_finite() && th > 0.0 && th <= 5.0) {
-                return Err(Error::config(
-                    "fio.distribution",
-                    format!("zipf theta {th} must be in (0, 5]"),
-                ));
-            }
-            return Ok(Dist::Zipf(th));
-        }
-        Err(Error::config(
-            "fio.distribution",
-            format!("`{s}`: allowed uniform, zipf:THETA"),
-        ))
     }
 }
 
@@ -137,14 +95,7 @@ impl FioJob {
 
     /// One line in fio's vocabulary.
     pub fn describe(&self) -> String {
-        let d = match self.dist {
-            Dist::Uniform => "uniform".to_string(),
-            Dist::Zipf(t) => format!("zipf:{t}"),
-            Dist::HotCold {
-                write_share,
-                space_share,
-            } => format!("hotcold:{}/{}", write_share * 100.0, space_share * 100.0),
-        };
+        let d = self.dist.describe();
         let rw = serde_json::to_value(self.rw)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
@@ -218,15 +169,33 @@ impl FioJob {
                 write_share,
                 space_share,
             },
+            // Served by `OffsetGenerator` below.
+            Dist::Zoned(_) | Dist::Pareto { .. } | Dist::Normal { .. } => SyntheticKind::Uniform,
         };
-        let inner = match self.rw {
-            Rw::RandRw | Rw::RandRead | Rw::RandWrite => Inner::Random(Synthetic::new(
-                kind,
+        let random = matches!(self.rw, Rw::RandRw | Rw::RandRead | Rw::RandWrite);
+        let shaped = if random {
+            OffsetGenerator::new(
+                &self.dist,
                 region,
                 pages as u32,
+                self.bs,
                 read_ratio,
                 self.seed,
-            )),
+            )?
+        } else {
+            None
+        };
+        let inner = match self.rw {
+            Rw::RandRw | Rw::RandRead | Rw::RandWrite => match shaped {
+                Some(g) => Inner::Shaped(g),
+                None => Inner::Random(Synthetic::new(
+                    kind,
+                    region,
+                    pages as u32,
+                    read_ratio,
+                    self.seed,
+                )),
+            },
             Rw::Write | Rw::Read => {
                 let slots = region / pages;
                 let per = (slots / self.numjobs as u64).max(1);
@@ -254,6 +223,7 @@ impl FioJob {
 
 enum Inner {
     Random(Synthetic),
+    Shaped(OffsetGenerator),
     Seq {
         op: Op,
         cursors: Vec<u64>,
@@ -273,6 +243,7 @@ impl Workload for FioWorkload {
     fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
         match &mut self.inner {
             Inner::Random(s) => s.fill(buf, max),
+            Inner::Shaped(g) => g.fill(buf, max),
             Inner::Seq {
                 op,
                 cursors,

@@ -74,6 +74,19 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     a
 }
 
+/// The multiplier `a` of the rank scatter `lpn = (a * rank + b) mod slots`: seeded, odd
+/// where possible, coprime with `slots` (so the scatter is a bijection). Draws one number.
+pub(crate) fn scatter_multiplier(rng: &mut Rng, slots: u64) -> u64 {
+    let mut a = (rng.next_u64() % slots) | 1;
+    while slots > 1 && gcd(a, slots) != 1 {
+        a = (a + 2) % slots;
+        if a == 0 {
+            a = 1;
+        }
+    }
+    a
+}
+
 impl Synthetic {
     /// A generator over `logical_pages` LPNs, requests of `request_pages` pages.
     pub fn new(
@@ -91,13 +104,7 @@ impl Synthetic {
             SyntheticKind::Zipf { theta } => Some(Zipf::new(slots, theta)),
             _ => None,
         };
-        let mut a = (rng.next_u64() % slots) | 1;
-        while slots > 1 && gcd(a, slots) != 1 {
-            a = (a + 2) % slots;
-            if a == 0 {
-                a = 1;
-            }
-        }
+        let a = scatter_multiplier(&mut rng, slots);
         let b = rng.below(slots);
         let hot_pages = match kind {
             SyntheticKind::HotCold { space_share, .. } => {

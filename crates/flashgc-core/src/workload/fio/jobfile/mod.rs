@@ -444,13 +444,9 @@ impl JobSpec {
             "iodepth" => self.iodepth = int(file, line, option, need()?, 1, 1 << 16)? as u32,
             "random_distribution" => {
                 let v = need()?;
-                self.dist = Dist::parse(v).map_err(|_| {
-                    err(
-                        file,
-                        line,
-                        option,
-                        format!("`{v}`: supported random, zipf:THETA"),
-                    )
+                self.dist = Dist::parse(v).map_err(|e| match e {
+                    Error::Config { message, .. } => err(file, line, option, message),
+                    e => e,
                 })?;
             }
             "runtime" | "timeout" => self.runtime_ns = Some(time_ns(file, line, option, need()?)?),
@@ -704,7 +700,7 @@ impl JobFile {
                 size: first.size.map(|s| s.bytes(capacity)),
                 numjobs: clones,
                 iodepth: first.iodepth,
-                dist: first.dist,
+                dist: first.dist.clone(),
                 seed,
             },
             data_bytes: data,
