@@ -149,6 +149,12 @@ fn at_line(jf: &JobFile, e: flashgc_core::Error) -> Fail {
     } else {
         return e.into();
     };
+    // The flag's and the flow's `distribution` is the job file's `random_distribution`.
+    let option = if option == "distribution" {
+        "random_distribution"
+    } else {
+        option
+    };
     match job {
         Some(j) => Fail(
             2,

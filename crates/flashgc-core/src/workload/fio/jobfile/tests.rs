@@ -194,3 +194,41 @@ fn pacing_fio_would_run_differently_is_refused_at_its_line() {
         assert!(e.contains(at) && e.contains(why), "{t:?}: {e}");
     }
 }
+
+#[test]
+fn random_distribution_takes_fios_forms_and_names_its_line() {
+    let f = parse(
+        "d.fio",
+        "[global]\nrw=randwrite\n[z]\nrandom_distribution=zoned:60/10:30/20:10/70\n\
+         [p]\nrandom_distribution=pareto:0.8\n[n]\nrandom_distribution=normal:5:0.5\n",
+    )
+    .unwrap();
+    assert_eq!(f.jobs[0].dist.describe(), "zoned:60/10:30/20:10/70");
+    assert_eq!(
+        f.jobs[1].dist,
+        Dist::Pareto {
+            h: 0.8,
+            center: None
+        }
+    );
+    assert_eq!(f.jobs[2].dist.describe(), "normal:5:0.5");
+    for (value, says) in [
+        ("zoned:60/10:30/20:20/70", "add up to 110"),
+        ("zoned:r:60/10:40/90", "not a whole percentage"),
+        ("zoned:60/10:40/90,50/50:50/50", "per-direction"),
+        ("pareto:1.5", "(0, 1)"),
+        ("normal:120", "[0, 100)"),
+        ("lognormal", "pareto:H[:CENTER]"),
+    ] {
+        let e = parse(
+            "d.fio",
+            &format!("[a]\nrw=randrw\nrandom_distribution={value}\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("d.fio:3: option `random_distribution`") && e.contains(says),
+            "{value}: {e}"
+        );
+    }
+}
