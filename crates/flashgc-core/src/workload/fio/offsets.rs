@@ -11,8 +11,9 @@
 //!   `[sum of the previous sizes / bs, (that + its size) / bs)`; sizes past the region
 //!   are an error.
 //! * `pareto:H` (lib/zipf.c `pareto_init`/`pareto_next`): rank `floor((L - 1) * u^p)`,
-//!   p = ln(H) / ln(1 - H), u uniform in [0, 1]. The hottest (1 - H) of the ranks take H
-//!   of the accesses: P(rank >= (1 - q)(L - 1)) = 1 - (1 - q)^(1/p).
+//!   p = ln(H) / ln(1 - H), u uniform in [0, 1]: P(rank < x (L - 1)) = x^(1/p), so for
+//!   H > 0.5 the hottest (1 - H) of the ranks (the top ones) take H of the accesses, for
+//!   H < 0.5 the hottest H (the bottom ones) take 1 - H.
 //! * `normal:DEV` (lib/gauss.c `gauss_init`/`gauss_next`): rank = ceil(mean of 12 draws
 //!   uniform in 0..=L); with s = min(ceil(L * DEV / 100), L / 2) > 0, plus a jitter
 //!   `floor(s * u) - s / 2`, halved (towards 0) while the rank would leave [0, L). So DEV

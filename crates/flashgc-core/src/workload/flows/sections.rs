@@ -106,7 +106,8 @@ impl FlowConfig {
     }
 }
 
-/// A flow's `distribution`: fio's (`uniform`, `zipf:THETA`) or `hotcold:W/S` (W % of the
+/// A flow's `distribution`: fio's (`uniform`, `zipf:THETA`, `pareto:H[:CENTER]`,
+/// `normal:DEV[:CENTER]`, `zoned:...`, `zoned_abs:...`; `fio::dist`) or `hotcold:W/S` (W % of the
 /// requests to the first S % of the region, as `--workload hotcold:W/S`; MQSim's
 /// RANDOM_HOTCOLD).
 fn flow_dist(s: &str, field: &str) -> Result<crate::workload::fio::Dist> {
