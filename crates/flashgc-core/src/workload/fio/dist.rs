@@ -222,10 +222,8 @@ fn zones(list: &str, absolute: bool, whole: &str) -> Result<ZoneSplit> {
         let missing = parsed.iter().filter(|z| z.1.is_none()).count() as u64;
         let share = if missing == 1 && parsed.len() == 1 {
             100
-        } else if missing > 0 {
-            (100 - given) / missing
         } else {
-            0
+            (100 - given).checked_div(missing).unwrap_or(0)
         };
         parsed
             .iter()

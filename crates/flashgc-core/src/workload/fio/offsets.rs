@@ -49,7 +49,7 @@ const GAUSS_ITERS: u64 = 12;
 enum Shape {
     /// `pick[v]` (v uniform in 0..100) is the zone; zones are (first block, blocks).
     Zoned {
-        pick: [u16; 100],
+        pick: Box<[u16; 100]>,
         zones: Vec<(u64, u64)>,
     },
     Pareto {
@@ -217,7 +217,10 @@ fn zoned(split: &ZoneSplit, blocks: u64, bs: u64) -> Result<Shape> {
         access += z.access as usize;
         size += z.size;
     }
-    Ok(Shape::Zoned { pick, zones })
+    Ok(Shape::Zoned {
+        pick: Box::new(pick),
+        zones,
+    })
 }
 
 impl Workload for OffsetGenerator {
