@@ -43,7 +43,7 @@ pub struct TimingFlags {
     /// Region the fio jobs address, bytes from offset 0 (suffixes k, m, g); default: the whole device.
     #[arg(long)]
     pub size: Option<String>,
-    /// fio offset distribution (fio's random_distribution): uniform, zipf:THETA,
+    /// fio offset distribution (fio's random_distribution): uniform, zipf:THETA[:CENTER],
     /// pareto:H[:CENTER], normal:DEV[:CENTER], zoned:A/S[:A/S...], zoned_abs:A/SIZE[:...].
     #[arg(long)]
     pub distribution: Option<String>,

@@ -131,7 +131,7 @@ fn flow_sections_and_the_flag_take_the_new_distributions() {
     std::fs::write(&cfg, "[[flow]]\ndistribution = \"weibull:2\"\n").unwrap();
     let e = fail(&["run", "--config", c, "--timing"]);
     assert!(
-        e.contains("pareto:H[:CENTER]") && e.contains("hotcold:W/S"),
+        e.contains("pareto:H[:CENTER]") && e.contains("zipf:THETA[:CENTER], hotcold:W/S,"),
         "{e}"
     );
 

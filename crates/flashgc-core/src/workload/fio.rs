@@ -170,7 +170,10 @@ impl FioJob {
                 space_share,
             },
             // Served by `OffsetGenerator` below.
-            Dist::Zoned(_) | Dist::Pareto { .. } | Dist::Normal { .. } => SyntheticKind::Uniform,
+            Dist::Zoned(_)
+            | Dist::Pareto { .. }
+            | Dist::Normal { .. }
+            | Dist::ZipfCentered { .. } => SyntheticKind::Uniform,
         };
         let random = matches!(self.rw, Rw::RandRw | Rw::RandRead | Rw::RandWrite);
         let shaped = if random {

@@ -5,7 +5,7 @@
 //! `parse_zoned_distribution`, `zone_split_ddir`, `split_parse_distr`):
 //!
 //! * `random` / `uniform`;
-//! * `zipf:THETA` (flashgc: 0 < THETA <= 5);
+//! * `zipf:THETA[:CENTER]` (flashgc: 0 < THETA <= 5);
 //! * `pareto:H[:CENTER]`, 0 < H < 1;
 //! * `normal:DEV[:CENTER]` (also `gauss:`, the spelling of fio's `file_service_type`),
 //!   0 <= DEV < 100, DEV in percent of the region;
@@ -23,9 +23,10 @@
 
 use crate::error::{Error, Result};
 
-/// The accepted forms, for messages. Keep `zipf:THETA` in it: `[[flow]]` sections add
-/// `hotcold:W/S` after it.
-pub const FORMS: &str = "uniform (random), zipf:THETA, pareto:H[:CENTER], normal:DEV[:CENTER] \
+/// The accepted forms, for messages. Keep `zipf:THETA[:CENTER]` in it: `[[flow]]` sections
+/// add `hotcold:W/S` after it.
+pub const FORMS: &str =
+    "uniform (random), zipf:THETA[:CENTER], pareto:H[:CENTER], normal:DEV[:CENTER] \
                          (gauss:), zoned:A/S[:A/S...], zoned_abs:A/SIZE[:A/SIZE...]";
 
 /// fio's `ZONESPLIT_MAX`.
@@ -80,6 +81,14 @@ pub enum Dist {
         write_share: f64,
         /// Fraction of the region that is hot.
         space_share: f64,
+    },
+    /// fio's `zipf:THETA:CENTER`: the hottest rank at `floor(CENTER x blocks)` (fio's
+    /// `rand_off`), the others scattered as `Zipf`'s.
+    ZipfCentered {
+        /// The exponent.
+        theta: f64,
+        /// Where the hottest rank lands, as a fraction of the region, in [0, 1].
+        center: f64,
     },
     /// fio's `zoned` / `zoned_abs`.
     Zoned(ZoneSplit),
@@ -261,17 +270,14 @@ impl Dist {
         };
         match name {
             "zipf" => {
-                let v = need("zipf:THETA")?;
-                if v.contains(':') {
-                    return Err(bad(format!(
-                        "`{s}`: zipf's :CENTER form is not supported (pareto and normal take one)"
-                    )));
-                }
-                let th = number("zipf theta", v)?;
+                let (th, center) = value_center("zipf", "theta", need("zipf:THETA[:CENTER]")?)?;
                 if !(th > 0.0 && th <= 5.0) {
                     return Err(bad(format!("zipf theta {th} must be in (0, 5]")));
                 }
-                Ok(Dist::Zipf(th))
+                Ok(match center {
+                    None => Dist::Zipf(th),
+                    Some(center) => Dist::ZipfCentered { theta: th, center },
+                })
             }
             "pareto" => {
                 let (h, center) = value_center("pareto", "H", need("pareto:H[:CENTER]")?)?;
@@ -313,6 +319,7 @@ impl Dist {
         match self {
             Dist::Uniform => "uniform".to_string(),
             Dist::Zipf(t) => format!("zipf:{t}"),
+            Dist::ZipfCentered { theta, center } => format!("zipf:{theta}:{center}"),
             Dist::HotCold {
                 write_share,
                 space_share,
@@ -417,7 +424,14 @@ mod tests {
         assert!(msg("normal:100").contains("[0, 100)"));
         assert!(msg("normal:-1").contains("[0, 100)"));
         assert!(msg("normal:x").contains("not a number"));
-        assert!(msg("zipf:0.9:0.5").contains("CENTER"));
+        assert!(msg("zipf:0.9:2").contains("center 2"));
+        assert_eq!(
+            Dist::parse("zipf:0.9:0.5").unwrap(),
+            Dist::ZipfCentered {
+                theta: 0.9,
+                center: 0.5
+            }
+        );
         assert!(msg("sequence:1,2").contains("not supported"));
         let m = msg("lognormal:3");
         for f in [

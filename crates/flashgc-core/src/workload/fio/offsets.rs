@@ -1,5 +1,6 @@
 //! Request streams for fio's `zoned`, `zoned_abs`, `pareto` and `normal` offset
-//! distributions ([`Dist::Zoned`], [`Dist::Pareto`], [`Dist::Normal`]).
+//! distributions ([`Dist::Zoned`], [`Dist::Pareto`], [`Dist::Normal`]) and zipf with a
+//! centre ([`Dist::ZipfCentered`]).
 //!
 //! What follows fio (the distribution), read from fio's source:
 //!
@@ -29,7 +30,9 @@
 //! `lpn = (a * rank + b) mod L`, gcd(a, L) = 1, so each page keeps exactly its rank's
 //! probability. fio's `rand_off` becomes `b`: seeded at random by default; with a CENTER,
 //! `floor(L * CENTER)` for pareto (rank 0 lands there, as in fio) and
-//! `floor(L * (CENTER - 0.5)) mod L` for normal (fio's shift). `normal`'s rank L (all 12
+//! `floor(L * (CENTER - 0.5)) mod L` for normal (fio's shift); `zipf:THETA:CENTER` puts
+//! the hottest rank at `floor(L * CENTER)` (fio's rank 0 there too), its other ranks
+//! scattered as plain `zipf:THETA`'s. `normal`'s rank L (all 12
 //! draws at L, probability (L + 1)^-12, where fio with DEV > 0 loops for ever) is folded
 //! to L - 1.
 //!
@@ -40,7 +43,7 @@
 use super::dist::{Dist, ZoneSplit};
 use crate::error::{Error, Result};
 use crate::workload::synthetic::scatter_multiplier;
-use crate::workload::{Op, Request, Rng, Workload};
+use crate::workload::{Op, Request, Rng, Workload, Zipf};
 
 /// fio's `GAUSS_ITERS`.
 const GAUSS_ITERS: u64 = 12;
@@ -55,6 +58,8 @@ enum Shape {
     Pareto {
         power: f64,
     },
+    /// `zipf:THETA:CENTER`: flashgc's exact Zipf sampler over ranks 1..=L.
+    Zipf(Zipf),
     Normal {
         /// fio's `stddev` (the jitter width, blocks; 0: none).
         width: i64,
@@ -91,6 +96,10 @@ impl OffsetGenerator {
         let mut b = rng.below(blocks);
         let shape = match dist {
             Dist::Uniform | Dist::Zipf(_) | Dist::HotCold { .. } => return Ok(None),
+            Dist::ZipfCentered { theta, center } => {
+                b = ((blocks as f64 * center) as u64).min(blocks - 1);
+                Shape::Zipf(Zipf::new(blocks, *theta))
+            }
             Dist::Zoned(split) => zoned(split, blocks, bs)?,
             Dist::Pareto { h, center } => {
                 if let Some(c) = center {
@@ -143,6 +152,10 @@ impl OffsetGenerator {
                 let u = self.rng.unit();
                 let rank = ((n - 1) as f64 * libm::pow(u, *power)) as u64;
                 self.scatter(rank.min(n - 1))
+            }
+            Shape::Zipf(zipf) => {
+                let rank = zipf.sample(&mut self.rng) - 1;
+                self.scatter(rank)
             }
             Shape::Normal { width } => {
                 let width = *width;

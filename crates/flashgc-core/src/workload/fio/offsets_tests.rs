@@ -145,6 +145,18 @@ fn pareto_center_puts_rank_zero_there() {
     assert_eq!(hottest, 50);
 }
 
+#[test]
+fn zipf_center_puts_the_hottest_rank_there() {
+    let mut g = generator("zipf:1.2:0.75", 200, 5);
+    let c = counts(&mut g, 200, 50_000);
+    let hottest = (0..200).max_by_key(|&k| c[k]).unwrap();
+    assert_eq!(hottest, 150);
+    // P(rank 1) = 1 / H(200, 1.2).
+    let h: f64 = (1..=200).map(|k| (k as f64).powf(-1.2)).sum();
+    let share = c[150] as f64 / 50_000.0;
+    assert!((share - 1.0 / h).abs() < 0.01, "{share} vs {}", 1.0 / h);
+}
+
 /// fio's gauss_next: ceil(mean of 12 uniform in 0..=L), plus a jitter
 /// floor(s u) - s / 2 halved while out of range; s = min(ceil(L DEV / 100), L / 2).
 fn normal_probs(blocks: u64, dev: f64) -> Vec<f64> {

@@ -106,7 +106,7 @@ impl FlowConfig {
     }
 }
 
-/// A flow's `distribution`: fio's (`uniform`, `zipf:THETA`, `pareto:H[:CENTER]`,
+/// A flow's `distribution`: fio's (`uniform`, `zipf:THETA[:CENTER]`, `pareto:H[:CENTER]`,
 /// `normal:DEV[:CENTER]`, `zoned:...`, `zoned_abs:...`; `fio::dist`) or `hotcold:W/S` (W % of the
 /// requests to the first S % of the region, as `--workload hotcold:W/S`; MQSim's
 /// RANDOM_HOTCOLD).
@@ -117,7 +117,7 @@ fn flow_dist(s: &str, field: &str) -> Result<crate::workload::fio::Dist> {
         return Dist::parse(s).map_err(|e| match e {
             Error::Config { message, .. } => Error::config(
                 field,
-                message.replace("zipf:THETA", "zipf:THETA, hotcold:W/S"),
+                message.replace("zipf:THETA[:CENTER]", "zipf:THETA[:CENTER], hotcold:W/S"),
             ),
             e => e,
         });
