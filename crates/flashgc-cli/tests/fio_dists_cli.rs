@@ -2,19 +2,9 @@
 //! pareto jobs in a job file, `[[flow]]` sections and `--distribution` (docs/timing.md,
 //! docs/flows.md, workload/fio/dist.rs).
 
-use std::process::{Command, Output};
+mod common;
 
-fn flashgc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flashgc"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
-}
+use common::{flashgc, json};
 
 const SMALL: &[&str] = &[
     "--logical-gib",

@@ -1,17 +1,9 @@
 //! `flashgc model` end to end: what the analytic models print when no answer is finite.
 
-use std::process::{Command, Output};
+mod common;
 
-fn flashgc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flashgc"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{flashgc, stdout};
+use std::process::Output;
 
 /// `model midas` on a 4 GiB device of the midas-128g preset: 70 segments of 64 MiB, 11 of
 /// them kept for the FTL's reserve and 9 open streams, so the groups' 59 segments cannot

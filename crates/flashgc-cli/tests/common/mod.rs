@@ -63,6 +63,13 @@ pub fn flashgc(args: &[&str]) -> Output {
     bin().args(args).output().expect("binary runs")
 }
 
+/// The standard output parsed as JSON, after checking the command succeeded (its standard
+/// error is the failure message).
+pub fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
+}
+
 /// The standard output as text (lossy: a test's output is UTF-8).
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

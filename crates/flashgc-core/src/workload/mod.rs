@@ -48,6 +48,21 @@ pub struct Request {
     pub content: u64,
 }
 
+impl Request {
+    /// An untimed request of `pages` pages at block `block` (LPN `block * pages`) without
+    /// content: what the synthetic generators emit.
+    #[inline]
+    pub fn at_block(op: Op, block: u64, pages: u32) -> Request {
+        Request {
+            time_ns: 0,
+            op,
+            lpn: block * pages as u64,
+            pages,
+            content: 0,
+        }
+    }
+}
+
 /// A source of host requests.
 pub trait Workload: Send {
     /// Appends up to `max` requests to `buf`. Appending none means the workload ended.
@@ -100,6 +115,16 @@ impl Rng {
     #[inline]
     pub fn unit(&mut self) -> f64 {
         (self.0.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+    /// A read with probability `read_ratio`, else a write; draws nothing when
+    /// `read_ratio` is 0, so write-only streams keep their sequence.
+    #[inline]
+    pub fn read_or_write(&mut self, read_ratio: f64) -> Op {
+        if read_ratio > 0.0 && self.unit() < read_ratio {
+            Op::Read
+        } else {
+            Op::Write
+        }
     }
 }
 

@@ -12,7 +12,7 @@
 //!
 //! `read_ratio` makes a share of requests reads drawn from the same distribution.
 
-use super::{Op, Request, Rng, Workload, Zipf};
+use super::{Request, Rng, Workload, Zipf};
 use crate::error::Result;
 
 /// Which synthetic distribution.
@@ -158,19 +158,9 @@ impl Synthetic {
 impl Workload for Synthetic {
     fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
         for _ in 0..max {
-            let op = if self.read_ratio > 0.0 && self.rng.unit() < self.read_ratio {
-                Op::Read
-            } else {
-                Op::Write
-            };
+            let op = self.rng.read_or_write(self.read_ratio);
             let slot = self.next_slot();
-            buf.push(Request {
-                time_ns: 0,
-                op,
-                lpn: slot * self.pages as u64,
-                pages: self.pages,
-                content: 0,
-            });
+            buf.push(Request::at_block(op, slot, self.pages));
         }
         Ok(())
     }

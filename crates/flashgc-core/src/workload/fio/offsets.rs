@@ -43,7 +43,7 @@
 use super::dist::{Dist, ZoneSplit};
 use crate::error::{Error, Result};
 use crate::workload::synthetic::scatter_multiplier;
-use crate::workload::{Op, Request, Rng, Workload, Zipf};
+use crate::workload::{Request, Rng, Workload, Zipf};
 
 /// fio's `GAUSS_ITERS`.
 const GAUSS_ITERS: u64 = 12;
@@ -239,19 +239,9 @@ fn zoned(split: &ZoneSplit, blocks: u64, bs: u64) -> Result<Shape> {
 impl Workload for OffsetGenerator {
     fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
         for _ in 0..max {
-            let op = if self.read_ratio > 0.0 && self.rng.unit() < self.read_ratio {
-                Op::Read
-            } else {
-                Op::Write
-            };
+            let op = self.rng.read_or_write(self.read_ratio);
             let block = self.next_block();
-            buf.push(Request {
-                time_ns: 0,
-                op,
-                lpn: block * self.pages as u64,
-                pages: self.pages,
-                content: 0,
-            });
+            buf.push(Request::at_block(op, block, self.pages));
         }
         Ok(())
     }

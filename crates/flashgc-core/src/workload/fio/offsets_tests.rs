@@ -1,6 +1,7 @@
 //! The generators against distributions worked out from fio's formulas (see offsets.rs).
 
 use super::*;
+use crate::workload::Op;
 
 fn generator(spec: &str, blocks: u64, seed: u64) -> OffsetGenerator {
     let dist = Dist::parse(spec).unwrap();
