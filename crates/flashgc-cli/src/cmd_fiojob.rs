@@ -39,34 +39,34 @@ fn timed_jobs(jf: &JobFile) -> bool {
         .any(|j| j.runtime_ns.is_some() || j.ramp_ns.is_some() || j.paced())
 }
 
-/// One flow per job section and clone: its pattern, region, depth, group, and as many
+/// One flow per job section and clone: its pattern, region (fio's placement of clones:
+/// `offset + j x offset_increment`, [`jobfile::CloneRegion`]), depth, group, and as many
 /// requests as its volume (`io_size`, `number_ios`, else its region) holds blocks.
-fn flows(jf: &JobFile, capacity: u64, seed: u64) -> (Vec<FlowSpec>, u64) {
+fn flows(jf: &JobFile, capacity: u64, seed: u64) -> flashgc_core::Result<(Vec<FlowSpec>, u64)> {
     let mut specs = Vec::new();
     let mut data = 0u64;
     for (k, j) in jf.jobs.iter().enumerate() {
-        let offset = j.offset.bytes(capacity);
-        let region = j
-            .size
-            .map_or(capacity.saturating_sub(offset), |s| s.bytes(capacity));
-        let mut per = j.io_size.map_or(region, |s| s.bytes(capacity));
-        if let Some(n) = j.number_ios {
-            per = per.min(n.saturating_mul(j.bs));
-        }
+        let regions = (0..j.numjobs)
+            .map(|c| j.clone_region(&jf.file, capacity, c))
+            .collect::<flashgc_core::Result<Vec<_>>>()?;
         let job = FioJob {
             rw: j.rw,
             rwmixwrite: j.rwmixwrite,
             bs: j.bs,
-            size: j.size.map(|s| s.bytes(capacity)),
+            size: None,
             numjobs: j.numjobs,
             iodepth: j.iodepth,
             dist: j.dist.clone(),
             seed: seed.wrapping_add(k as u64 * 1000),
         };
-        let requests = per.div_ceil(j.bs.max(1)).max(1);
-        for mut f in FlowSpec::from_fio(&j.name, &job, offset, capacity) {
+        let placed: Vec<(u64, Option<u64>)> =
+            regions.iter().map(|r| (r.offset, Some(r.size))).collect();
+        for (mut f, r) in FlowSpec::from_fio_clones(&j.name, &job, &placed)
+            .into_iter()
+            .zip(&regions)
+        {
             // `time_based`: the run time alone ends the job.
-            f.requests = (!j.time_based).then_some(requests);
+            f.requests = (!j.time_based).then_some(r.volume.div_ceil(j.bs.max(1)).max(1));
             // `stonewall`/`new_group`: the group starts when the groups before it end.
             f.group = j.group;
             f.runtime_ns = j.runtime_ns;
@@ -75,14 +75,15 @@ fn flows(jf: &JobFile, capacity: u64, seed: u64) -> (Vec<FlowSpec>, u64) {
             f.rate_cap_iops = j.rate_cap_iops;
             f.thinktime_ns = j.thinktime_ns;
             specs.push(f);
+            if !j.time_based {
+                data = data.saturating_add(r.volume);
+            }
         }
-        data = if j.time_based {
-            u64::MAX
-        } else {
-            data.saturating_add(per.saturating_mul(j.numjobs as u64))
-        };
+        if j.time_based {
+            data = u64::MAX;
+        }
     }
-    (specs, data)
+    Ok((specs, data))
 }
 
 /// Reads and parses a job file and plans its run (merged, or as host flows); fio flags
@@ -118,7 +119,7 @@ pub fn load(path: &str, flags: &TimingFlags, cfg: &Config) -> Result<Plan, Fail>
             Ok(Plan::Merged(m))
         }
         _ => {
-            let (specs, data_bytes) = flows(&jf, l.logical_bytes(), cfg.run.seed);
+            let (specs, data_bytes) = flows(&jf, l.logical_bytes(), cfg.run.seed)?;
             FlowSet::new(specs.clone(), l.logical_pages, l.lpn_size)
                 .map_err(|e| at_line(&jf, e))?;
             Ok(Plan::Flows { specs, data_bytes })

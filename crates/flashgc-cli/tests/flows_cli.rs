@@ -635,3 +635,50 @@ fn compare_runs_an_mqsim_workload_per_scheme() {
     assert_eq!(json(&flashgc(&small("run", &a))), rs[1]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A job file's clones (`numjobs`) as fio places them: all at the job's offset unless
+/// `offset_increment` spreads them (fio's `get_start_offset`), each over the job's size.
+#[test]
+fn job_file_clones_start_where_fio_starts_them() {
+    let dir = std::env::temp_dir().join(format!("flashgc-flows-clones-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let regions = |name: &str, text: &str| -> Vec<(u64, u64, u64)> {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        let f = p.display().to_string();
+        let mut a = vec!["fio"];
+        a.extend(args(&["--job", &f, "--json"]));
+        let r = json(&flashgc(&a));
+        r[0]["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                let n = |k: &str| x[k].as_u64().unwrap();
+                (n("offset_bytes"), n("size_bytes"), n("bytes"))
+            })
+            .collect()
+    };
+    let mib = 1u64 << 20;
+    let job = "[global]\nrw=write\nbs=64k\niodepth=2\nsize=8m\n[seq]\nnumjobs=3\n";
+    assert_eq!(regions("shared.fio", job), [(0, 8 * mib, 8 * mib); 3]);
+    let spread = format!("{job}offset=1m\noffset_increment=16m\n");
+    assert_eq!(
+        regions("spread.fio", &spread),
+        [0, 1, 2].map(|j| (mib + j * 16 * mib, 8 * mib, 8 * mib))
+    );
+    // A clone that would run past the device's end: exit 2 at the line that put it there.
+    let p = dir.join("past.fio");
+    std::fs::write(&p, format!("{job}offset_increment=30m\n")).unwrap();
+    let f = p.display().to_string();
+    let mut a = vec!["fio"];
+    a.extend(args(&["--job", &f]));
+    let o = flashgc(&a);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("past.fio:5: option `size`") && e.contains("clone 2"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -189,44 +189,61 @@ impl FlowSpec {
 
     /// The flows of a fio job with `numjobs` jobs (fio runs them as independent jobs):
     /// each gets the job's pattern and iodepth, its own seed (`seed + j`), and for
-    /// sequential patterns its own start in the region (fio's `offset_increment = size /
-    /// numjobs`, as the merged model did).
+    /// sequential patterns its own start in the region (`offset_increment = size /
+    /// numjobs` with each clone's region that long: flashgc's flags and `[[flow]]`
+    /// sections; fio job files place clones as fio does, [`FlowSpec::from_fio_clones`]).
     pub fn from_fio(name: &str, job: &FioJob, offset: u64, logical_bytes: u64) -> Vec<FlowSpec> {
         let n = job.numjobs.max(1) as u64;
         let size = job.size.unwrap_or(logical_bytes.saturating_sub(offset));
-        (0..n)
+        let seq = matches!(job.rw, Rw::Read | Rw::Write);
+        let regions: Vec<(u64, Option<u64>)> = (0..n)
             .map(|j| {
-                let seq = matches!(job.rw, Rw::Read | Rw::Write);
-                let (off, sz) = if seq && n > 1 {
+                if seq && n > 1 {
                     let per = (size / n) / job.bs.max(1) * job.bs.max(1);
                     (offset + j * per, Some(per.max(job.bs)))
                 } else {
                     (offset, job.size)
-                };
-                FlowSpec {
-                    name: if n > 1 {
-                        format!("{name}.{j}")
-                    } else {
-                        name.to_string()
-                    },
-                    job: FioJob {
-                        numjobs: 1,
-                        seed: job.seed.wrapping_add(j),
-                        size: sz,
-                        ..job.clone()
-                    },
-                    offset: off,
-                    arrival: FlowArrival::Closed {
-                        queue_depth: job.iodepth,
-                    },
-                    start_ns: 0,
-                    requests: None,
-                    group: 0,
-                    runtime_ns: None,
-                    ramp_ns: 0,
-                    rate_cap_iops: None,
-                    thinktime_ns: 0,
                 }
+            })
+            .collect();
+        Self::from_fio_clones(name, job, &regions)
+    }
+
+    /// The flows of a fio job whose clone j addresses `regions[j]`: its first byte and its
+    /// length (None: to the device's end). One flow per region, named `NAME.j` when there
+    /// are several, each with the job's pattern and iodepth and seed `seed + j`.
+    pub fn from_fio_clones(
+        name: &str,
+        job: &FioJob,
+        regions: &[(u64, Option<u64>)],
+    ) -> Vec<FlowSpec> {
+        let n = regions.len();
+        regions
+            .iter()
+            .enumerate()
+            .map(|(j, &(off, sz))| FlowSpec {
+                name: if n > 1 {
+                    format!("{name}.{j}")
+                } else {
+                    name.to_string()
+                },
+                job: FioJob {
+                    numjobs: 1,
+                    seed: job.seed.wrapping_add(j as u64),
+                    size: sz,
+                    ..job.clone()
+                },
+                offset: off,
+                arrival: FlowArrival::Closed {
+                    queue_depth: job.iodepth,
+                },
+                start_ns: 0,
+                requests: None,
+                group: 0,
+                runtime_ns: None,
+                ramp_ns: 0,
+                rate_cap_iops: None,
+                thinktime_ns: 0,
             })
             .collect()
     }

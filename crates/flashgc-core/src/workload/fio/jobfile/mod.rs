@@ -9,6 +9,9 @@
 use super::{Dist, FioJob, Rw};
 use crate::error::{Error, Result};
 
+mod region;
+pub use region::CloneRegion;
+
 /// A size that may be relative to the device (`size=50%`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub enum SizeSpec {
@@ -47,6 +50,9 @@ pub struct JobSpec {
     pub size: Option<SizeSpec>,
     /// Region start.
     pub offset: SizeSpec,
+    /// Distance between the starts of consecutive clones (`offset_increment`; fio's default
+    /// 0: every clone addresses the same region).
+    pub offset_increment: SizeSpec,
     /// Clones of this job.
     pub numjobs: u32,
     /// Outstanding requests per clone.
@@ -358,6 +364,7 @@ impl JobSpec {
             bs: 4096,
             size: None,
             offset: SizeSpec::Bytes(0),
+            offset_increment: SizeSpec::Bytes(0),
             numjobs: 1,
             iodepth: 1,
             dist: Dist::Uniform,
@@ -436,6 +443,9 @@ impl JobSpec {
             }
             "size" => self.size = Some(size(file, line, option, need()?)?),
             "offset" => self.offset = size(file, line, option, need()?)?,
+            "offset_increment" => {
+                self.offset_increment = size(file, line, option, need()?)?
+            }
             "io_size" | "io_limit" => self.io_size = Some(size(file, line, option, need()?)?),
             "number_ios" => {
                 self.number_ios = Some(int(file, line, option, need()?, 1, u64::MAX)?)
@@ -488,7 +498,8 @@ impl JobSpec {
                     file,
                     line,
                     o,
-                    "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, size, offset, numjobs, iodepth, \
+                    "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, size, offset, offset_increment, \
+                     numjobs, iodepth, \
                      random_distribution, io_size, number_ios, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
                      thinktime, stonewall, new_group; engine and \
                      reporting options are ignored)",
@@ -616,8 +627,9 @@ pub struct MergedJob {
 impl JobFile {
     /// Maps the jobs onto one [`FioJob`] on a device of `capacity` bytes. Errors (naming
     /// the file, line and option) for what the merged model cannot represent: several
-    /// groups, a non-zero offset, or jobs that differ in anything but `numjobs` and their
-    /// volume. Per-job statistics and differing jobs need per-flow host models.
+    /// groups, a non-zero offset, clones at different offsets or sequential clones (fio
+    /// runs each over the whole region), or jobs that differ in anything but `numjobs` and
+    /// their volume. Per-job statistics and differing jobs need per-flow host models.
     pub fn merge(&self, capacity: u64, seed: u64) -> Result<MergedJob> {
         let f = &self.file;
         let first = &self.jobs[0];
@@ -650,8 +662,27 @@ impl JobFile {
         }
         let mut clones = 0u32;
         let mut data = 0u64;
+        let region0 = first.clone_region(f, capacity, 0)?;
         for j in &self.jobs {
-            if j.offset.bytes(capacity) != 0 {
+            if j.clones_spread(capacity) {
+                return Err(err(
+                    f,
+                    j.line_of("offset_increment"),
+                    "offset_increment",
+                    "clones that start at different offsets need per-flow host models",
+                ));
+            }
+            if j.numjobs > 1 && matches!(j.rw, Rw::Read | Rw::Write) {
+                return Err(err(
+                    f,
+                    j.line_of("numjobs"),
+                    "numjobs",
+                    "fio's sequential clones each run over the whole region from its start (offset_increment \
+                     spreads them); that needs per-flow host models (the merged model splits the region)",
+                ));
+            }
+            let region = j.clone_region(f, capacity, 0)?;
+            if region.offset != 0 {
                 return Err(err(
                     f,
                     j.line_of("offset"),
@@ -663,10 +694,7 @@ impl JobFile {
                 ("rw", j.rw == first.rw),
                 ("rwmixwrite", j.rwmixwrite == first.rwmixwrite),
                 ("bs", j.bs == first.bs),
-                (
-                    "size",
-                    j.size.map(|s| s.bytes(capacity)) == first.size.map(|s| s.bytes(capacity)),
-                ),
+                ("size", region.size == region0.size),
                 ("iodepth", j.iodepth == first.iodepth),
                 ("random_distribution", j.dist == first.dist),
                 ("runtime", j.runtime_ns == first.runtime_ns),
@@ -684,20 +712,16 @@ impl JobFile {
                     ),
                 ));
             }
-            let region = j.size.map_or(capacity, |s| s.bytes(capacity));
-            let mut per = j.io_size.map_or(region, |s| s.bytes(capacity));
-            if let Some(n) = j.number_ios {
-                per = per.min(n.saturating_mul(j.bs));
-            }
             clones = clones.saturating_add(j.numjobs);
-            data = data.saturating_add(per.saturating_mul(j.numjobs as u64));
+            data = data.saturating_add(region.volume.saturating_mul(j.numjobs as u64));
         }
         Ok(MergedJob {
             job: FioJob {
                 rw: first.rw,
                 rwmixwrite: first.rwmixwrite,
                 bs: first.bs,
-                size: first.size.map(|s| s.bytes(capacity)),
+                // The whole device stays `None` (the merged model's default region).
+                size: first.size.map(|_| region0.size),
                 numjobs: clones,
                 iodepth: first.iodepth,
                 dist: first.dist.clone(),

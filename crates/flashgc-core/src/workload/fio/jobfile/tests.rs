@@ -232,3 +232,101 @@ fn random_distribution_takes_fios_forms_and_names_its_line() {
         );
     }
 }
+
+#[test]
+fn clones_are_placed_as_fio_places_them() {
+    let cap = 1000 * 4096 + 123; // not a multiple of the block size
+    let regions = |t: &str| -> Vec<(u64, u64, u64)> {
+        let f = parse("c.fio", t).unwrap();
+        let j = &f.jobs[0];
+        (0..j.numjobs)
+            .map(|c| {
+                let r = j.clone_region("c.fio", cap, c).unwrap();
+                (r.offset, r.size, r.volume)
+            })
+            .collect()
+    };
+    // fio's default offset_increment is 0: every clone addresses the same region.
+    assert_eq!(
+        regions("[a]\nrw=write\nbs=8k\nnumjobs=2\nsize=1m\n"),
+        [(0, 1 << 20, 1 << 20); 2]
+    );
+    // Bytes: clone j starts j increments further, with the job's size.
+    assert_eq!(
+        regions("[a]\nrw=write\nbs=8k\nnumjobs=3\noffset=4k\noffset_increment=1m\nsize=1m\nio_size=64k\n"),
+        [
+            (4096, 1 << 20, 65536),
+            (4096 + (1 << 20), 1 << 20, 65536),
+            (4096 + (2 << 20), 1 << 20, 65536)
+        ]
+    );
+    // Percentages: the start rounded up to the block size (get_start_offset's align), a
+    // percentage size clipped to what lies past the start and rounded down to the block
+    // size, a percentage io_size taken of the region (setup_files).
+    let start = |c: u64| ((cap * 30 / 100) * c).div_ceil(8192) * 8192;
+    assert_eq!(
+        regions("[a]\nrw=randwrite\nbs=8k\nnumjobs=3\noffset_increment=30%\nsize=50%\nio_size=10%\nnumber_ios=1000\n"),
+        [0, 1, 2]
+            .map(|c| {
+                let s = ((cap as f64 * 0.5) as u64).min(cap - start(c));
+                let s = s - s % 8192;
+                (start(c), s, (s as f64 * 0.1) as u64)
+            })
+            .to_vec()
+    );
+    assert!(
+        cap - start(2) < cap / 2,
+        "the third clone's region is clipped"
+    );
+    // number_ios caps the volume.
+    assert_eq!(
+        regions("[a]\nrw=randwrite\nbs=8k\nsize=1m\nnumber_ios=3\n"),
+        [(0, 1 << 20, 3 * 8192)]
+    );
+}
+
+#[test]
+fn clones_past_the_device_end_are_refused_at_their_line() {
+    let cap = 64 << 20;
+    let first_error = |t: &str| {
+        let f = parse("e.fio", t).unwrap();
+        let j = &f.jobs[0];
+        (0..j.numjobs)
+            .find_map(|c| j.clone_region("e.fio", cap, c).err())
+            .expect("an error")
+            .to_string()
+    };
+    let e = first_error("[a]\nrw=write\nnumjobs=3\noffset_increment=32m\n");
+    assert!(
+        e.contains("e.fio:4: option `offset_increment`")
+            && e.contains("clone 2 starts at byte 67108864"),
+        "{e}"
+    );
+    let e = first_error("[a]\nrw=write\nnumjobs=2\nsize=40m\noffset_increment=30m\n");
+    assert!(
+        e.contains("e.fio:4: option `size`") && e.contains("clone 1"),
+        "{e}"
+    );
+    let e = first_error("[a]\nrw=write\noffset=64m\n");
+    assert!(e.contains("e.fio:3: option `offset`"), "{e}");
+    let e = first_error("[a]\nrw=write\nbs=8k\nsize=100%\noffset=67104768\n");
+    assert!(e.contains("holds no block of 8192 bytes"), "{e}");
+    let e = parse("e.fio", "[a]\noffset_increment=lots\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("e.fio:2: option `offset_increment`"), "{e}");
+}
+
+#[test]
+fn merge_leaves_spread_and_sequential_clones_to_flows() {
+    let m = |t: &str| parse("m.fio", t).unwrap().merge(64 << 20, 1);
+    let e = m("[a]\nrw=randwrite\nnumjobs=2\noffset_increment=1m\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("m.fio:4: option `offset_increment`"), "{e}");
+    let e = m("[a]\nrw=write\nnumjobs=2\n").unwrap_err().to_string();
+    assert!(e.contains("m.fio:3: option `numjobs`"), "{e}");
+    // One clone, or random clones without an increment, still merge.
+    assert!(m("[a]\nrw=write\noffset_increment=1m\n").is_ok());
+    assert!(m("[a]\nrw=randwrite\nnumjobs=4\n").is_ok());
+}
