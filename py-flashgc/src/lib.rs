@@ -334,10 +334,14 @@ fn decode_requests(
 /// order of precedence: the request arrays (when `ops` is given; `requests_name` describes
 /// them), else `workload` (a spec such as `zipf:1.0` or `trace:PATH`), else the
 /// configuration's `run.workload`. `trace_options_json` holds trace replay options (see
-/// `trace_options`). `timing_json` turns the timing layer on (see `timing_params`). The GIL
-/// is released while the simulation runs.
+/// `trace_options`). `timing_json` turns the timing layer on (see `timing_params`).
+/// `fio_job` (a path to a fio job file) is the workload instead, planned as `flashgc fio
+/// --job` plans it (`JobPlan`), always timed: `timing_json` then holds the device's timing
+/// options, not the host's (`fio_timing`); `fio_job_text`, when given, is the file's text
+/// (a sweep's workers need not see the file; `fio_job` then only names it in errors). The
+/// GIL is released while the simulation runs.
 #[pyfunction]
-#[pyo3(signature = (config_toml, workload=None, ops=None, lpns=None, pages=None, times_ns=None, contents=None, requests_name="requests", trace_options_json=None, timing_json=None))]
+#[pyo3(signature = (config_toml, workload=None, ops=None, lpns=None, pages=None, times_ns=None, contents=None, requests_name="requests", trace_options_json=None, timing_json=None, fio_job=None, fio_job_text=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -351,8 +355,30 @@ fn run(
     requests_name: &str,
     trace_options_json: Option<&str>,
     timing_json: Option<&str>,
+    fio_job: Option<&str>,
+    fio_job_text: Option<&str>,
 ) -> PyResult<String> {
     let mut cfg = config_from_toml(config_toml)?;
+    if let Some(path) = fio_job {
+        if workload.is_some() || ops.is_some() || trace_options_json.is_some() {
+            return Err(input_err(
+                "fio_job: the job file is the workload; give it or workload (and trace_options), not both",
+            ));
+        }
+        if !cfg.flow.is_empty() {
+            return Err(input_err(format!(
+                "fio_job `{path}`: the configuration already has [[flow]] sections; \
+                 the job file's jobs would replace them (remove them or drop fio_job)"
+            )));
+        }
+        let timing = fio_timing(&cfg, timing_json).map_err(py_err)?;
+        let (path, text) = (path.to_string(), fio_job_text.map(str::to_string));
+        return py
+            .detach(move || {
+                run_fio_job(&cfg, timing, &path, text.as_deref()).map_err(|e| e.to_string())
+            })
+            .map_err(FlashgcError::new_err);
+    }
     let topts = trace_options(trace_options_json).map_err(input_err)?;
     let timing = timing_params(&cfg, timing_json).map_err(py_err)?;
     let arrays = match ops {
@@ -401,6 +427,64 @@ fn run(
         serde_json::to_string(&r).map_err(|e| e.to_string())
     });
     result.map_err(FlashgcError::new_err)
+}
+
+/// The timing parameters of a fio job file's run: `timing_json`'s device options on the
+/// defaults, as `flashgc fio --job` takes its flags. The job file sets the host (queue
+/// depths, volumes), so the host's options are refused here, as the CLI refuses `--iodepth`
+/// and `--data-gb` beside `--job`.
+fn fio_timing(cfg: &Config, json: Option<&str>) -> flashgc_core::Result<TimingParams> {
+    let o = TimingOptions::from_json(json.unwrap_or("{}"))?;
+    let host = [
+        ("queue_depth", o.queue_depth.is_some()),
+        ("data_volume_bytes", o.data_volume_bytes.is_some()),
+        ("rate_iops", o.rate_iops.is_some()),
+        ("open_loop_time_scale", o.open_loop_time_scale.is_some()),
+    ];
+    if let Some((k, _)) = host.iter().find(|h| h.1) {
+        return Err(Error::config(
+            format!("timing.{k}"),
+            "the fio job file describes the host (iodepth, size, rate); drop it or edit the file",
+        ));
+    }
+    let mut p = TimingParams::default();
+    o.apply(cfg, &mut p, &|k| format!("timing.{k}"))?;
+    Ok(p)
+}
+
+/// Runs the fio job file at `path` (or its `text`) on `cfg` with timing `p`, as `flashgc
+/// fio --job` does.
+fn run_fio_job(
+    cfg: &Config,
+    mut p: TimingParams,
+    path: &str,
+    text: Option<&str>,
+) -> flashgc_core::Result<String> {
+    use flashgc_core::workload::fio::jobfile::{self, JobFile};
+    let l = cfg.layout()?;
+    let jf = match text {
+        Some(t) => jobfile::parse(path, t)?,
+        None => JobFile::read(path)?,
+    };
+    let plan = jf.plan(l.logical_pages, l.lpn_size, cfg.run.seed)?;
+    let mut planned = plan.start(l.logical_pages, l.lpn_size, cfg.run.seed)?;
+    if let Some(queue_depth) = planned.queue_depth {
+        p.host = flashgc_core::timing::Host::ClosedLoop { queue_depth };
+    }
+    p.data_volume_bytes = Some(planned.data_bytes);
+    let end = flashgc_core::driver::run(
+        cfg,
+        Some(p),
+        planned.workload.as_mut(),
+        None,
+        &mut |_| {},
+        &mut RunControl::default(),
+    )?;
+    let r = match end {
+        RunEnd::Finished(r) => r,
+        RunEnd::Stopped { partial, .. } => partial,
+    };
+    serde_json::to_string(&r).map_err(|e| Error::Input(format!("result as JSON: {e}")))
 }
 
 /// Trace replay options from a JSON object (the fields of `flashgc_trace::TraceOptions`,

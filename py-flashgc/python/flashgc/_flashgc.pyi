@@ -36,6 +36,10 @@ def run(
     times_ns: Optional[bytes] = None,
     contents: Optional[bytes] = None,
     requests_name: str = "requests",
+    trace_options_json: Optional[str] = None,
+    timing_json: Optional[str] = None,
+    fio_job: Optional[str] = None,
+    fio_job_text: Optional[str] = None,
 ) -> str:
     """Runs one simulation (GIL released) and returns the RunResult as JSON."""
 

@@ -639,6 +639,7 @@ def run(
     timing: Optional[Mapping[str, Any]] = None,
     mqsim_workload: Union[None, str, os.PathLike[str]] = None,
     scenario: Optional[int] = None,
+    fio_job: Union[None, str, os.PathLike[str]] = None,
     **overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
@@ -668,14 +669,29 @@ def run(
     ``timing`` and without ``workload``. The result's ``raw["flows"]`` holds each flow's
     statistics, ``raw["notes"]`` what the import approximates (docs/flows.md).
 
+    ``fio_job`` (a path to a fio job file) is the workload instead, run as ``flashgc fio
+    --job FILE`` runs it (the same plan, so the same numbers): jobs that differ only in
+    ``numjobs`` and volume merged, others one host flow per job section and clone, with
+    per-job statistics in ``raw["flows"]`` (docs/serve.md, "fio job files"). It is always
+    timed; ``timing`` then gives the device's options only (the job file sets the queue
+    depths and volumes, so ``queue_depth``, ``data_volume_bytes``, ``rate_iops`` and
+    ``open_loop_time_scale`` are refused). Errors name the file, line and option.
+
     A request table is replayed to its end (``run.write_volume`` applies to synthetic
     workloads only). The GIL is released while the core simulates, so runs in threads
     proceed in parallel. Errors of the core raise :class:`FlashgcError`.
     """
     cfg = _with_mqsim(load_config(config, **overrides), workload, mqsim_workload, scenario)
-    reqs = _requests(workload)
     topts = None if trace_options is None else _to_json(trace_options, "trace_options")
     tjson = None if timing is None else _to_json(timing, "timing")
+    if fio_job is not None:
+        if not isinstance(fio_job, (str, os.PathLike)):
+            raise TypeError(f"fio_job must be a path, not {type(fio_job).__name__}")
+        if workload is not None or mqsim_workload is not None:
+            raise FlashgcError("fio_job: the job file is the workload; give it, workload or mqsim_workload, not two")
+        out = _flashgc.run(cfg.toml, None, trace_options_json=topts, timing_json=tjson, fio_job=os.fspath(fio_job))
+        return Result(json.loads(out), cfg)
+    reqs = _requests(workload)
     if reqs is not None:
         out = _flashgc.run(cfg.toml, None, timing_json=tjson, **reqs)
     else:
@@ -695,6 +711,7 @@ def compare(
     schemes: Union[None, str, Iterable[SchemeLike]] = None,
     mqsim_workload: Union[None, str, os.PathLike[str]] = None,
     scenario: Optional[int] = None,
+    fio_job: Union[None, str, os.PathLike[str]] = None,
     **overrides: Any,
 ) -> pd.DataFrame:
     """Runs placement/victim combinations (x seeds) on the same configuration and workload.
@@ -705,8 +722,9 @@ def compare(
     default), or the cross product of ``placements`` x ``victims`` (defaults ``["single"]``
     and ``["greedy"]``); not both. Returns one :func:`summary_row` per run as a DataFrame,
     in order. ``jobs`` > 1 runs that many simulations at once in threads (the core releases
-    the GIL); results do not depend on ``jobs``. ``mqsim_workload`` and ``scenario``: as
-    for :func:`run`, every combination runs the scenario's flows.
+    the GIL); results do not depend on ``jobs``. ``mqsim_workload`` and ``scenario``, or
+    ``fio_job``: as for :func:`run`, every combination runs the scenario's flows or the job
+    file.
     """
     seed_list = list(seeds) if seeds is not None else [None]
     if schemes is not None:
@@ -735,6 +753,7 @@ def compare(
             timing=timing,
             mqsim_workload=mqsim_workload,
             scenario=scenario,
+            fio_job=fio_job,
             **kw,
         ).summary()
 

@@ -26,7 +26,7 @@ import pandas as pd
 
 from . import _flashgc
 from ._flashgc import FlashgcError
-from .api import Config, ConfigLike, _with_mqsim, load_config, run, summary_row
+from .api import Config, ConfigLike, Result, _to_json, _with_mqsim, load_config, run, summary_row
 
 __all__ = ["sweep", "expand_grid", "run_id", "read_results", "load_sweep_file", "sweep_from_file"]
 
@@ -36,9 +36,10 @@ def expand_grid(grid: Mapping[str, Any]) -> list:
 
     Keys are configuration fields as :func:`flashgc.run` takes them (``placement``,
     ``victim``, ``op``, ``workload``, ``seed``, ``write_volume``, dotted paths...), and
-    ``trace_options``, ``timing``, ``mqsim_workload`` and ``scenario`` as :func:`flashgc.run`
-    takes them (an MQSim IO scenario's flows are copied into the point's configuration, so
-    the workers need not see the file). A
+    ``trace_options``, ``timing``, ``mqsim_workload``, ``scenario`` and ``fio_job`` as
+    :func:`flashgc.run` takes them (an MQSim IO scenario's flows are copied into the point's
+    configuration, and a fio job file's text into its task, so the workers need not see the
+    files; the run id hashes the job file's text). A
     ``scheme`` dimension may list ``{"placement": ..., "victim": ...}`` dicts (or
     ``"placement/victim"`` strings) to pair policies instead of crossing them. Order is
     deterministic: the product follows the grid's key order.
@@ -82,15 +83,18 @@ def run_id(
     config: Config,
     trace_options: Optional[Mapping[str, Any]] = None,
     timing: Optional[Mapping[str, Any]] = None,
+    fio_job_text: Optional[str] = None,
 ) -> str:
     """Stable 16-hex-digit identity of a run: a hash of its effective configuration (which
-    includes the workload, the policies and the seed), its trace options and its timing
-    parameters, if any."""
+    includes the workload, the policies and the seed), its trace options, its timing
+    parameters and its fio job file's text, if any."""
     data = config.to_dict()
     if trace_options:
         data["trace_options"] = dict(trace_options)
     if timing is not None:
         data["timing_params"] = dict(timing)
+    if fio_job_text is not None:
+        data["fio_job"] = fio_job_text
     return hashlib.sha256(_canonical(data).encode()).hexdigest()[:16]
 
 
@@ -121,28 +125,49 @@ def _prepare(base: ConfigLike, points: list) -> list:
         timing = over.pop("timing", None)
         mqsim = over.pop("mqsim_workload", None)
         scenario = over.pop("scenario", None)
+        fio = over.pop("fio_job", None)
+        fio_text = None
         try:
             cfg = _with_mqsim(load_config(base, **over), over.get("workload"), mqsim, scenario)
             _validate(cfg, checked)
+            if fio is not None:
+                fio = os.fspath(fio)
+                try:
+                    with open(fio, encoding="utf-8") as fh:
+                        fio_text = fh.read()
+                except (OSError, UnicodeDecodeError) as e:
+                    raise FlashgcError(f"fio_job {fio}: cannot read the job file: {e}") from None
         except FlashgcError as e:
             raise FlashgcError(f"sweep point {i} {p}: {e}") from None
-        rid = run_id(cfg, topts, timing)
+        rid = run_id(cfg, topts, timing, fio_text)
         if rid in seen:
             continue  # the same run listed twice (e.g. a constant spelled two ways)
         seen[rid] = i
         params = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in p.items()}
-        tasks.append(
-            {"run_id": rid, "config_toml": cfg.toml, "params": params, "trace_options": topts, "timing": timing}
-        )
+        task = {"run_id": rid, "config_toml": cfg.toml, "params": params, "trace_options": topts, "timing": timing}
+        if fio is not None:
+            task["fio_job"] = {"name": fio, "text": fio_text}
+        tasks.append(task)
     return tasks
 
 
 def _execute(task: dict) -> dict:
     """Runs one sweep task (on a Dask worker or in-process) and returns its row."""
     try:
-        res = run(
-            Config(task["config_toml"], {}), None, trace_options=task.get("trace_options"), timing=task.get("timing")
-        )
+        cfg = Config(task["config_toml"], {})
+        fio = task.get("fio_job")
+        if fio is not None:
+            tj = task.get("timing")
+            out = _flashgc.run(
+                cfg.toml,
+                None,
+                timing_json=None if tj is None else _to_json(tj, "timing"),
+                fio_job=fio["name"],
+                fio_job_text=fio["text"],
+            )
+            res = Result(json.loads(out), cfg)
+        else:
+            res = run(cfg, None, trace_options=task.get("trace_options"), timing=task.get("timing"))
     except FlashgcError as e:
         raise FlashgcError(f"sweep run {task['params']}: {e}") from None
     return make_row(task, res.raw)

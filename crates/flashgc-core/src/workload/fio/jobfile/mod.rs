@@ -1,15 +1,18 @@
 //! fio job files: the subset people use for SSD work, parsed into one [`JobSpec`] per job
 //! section with `[global]` defaults applied. Each job keeps its own pattern, queue depth,
-//! region, volume and time limits, and the group it runs in (`stonewall` / `new_group`),
-//! so the specs can feed per-flow host models; today's closed-loop model runs one group of
-//! identical jobs (see `flashgc fio --job`, docs/timing.md).
+//! region, volume and time limits, and the group it runs in (`stonewall` / `new_group`);
+//! [`CloneRegion`] places its clones as fio does and [`JobPlan`] maps the jobs onto the engine
+//! (merged onto the closed-loop fio model, or one host flow per section and clone) for
+//! `flashgc fio --job` and Python's `flashgc.run(fio_job=...)` alike.
 //!
 //! Parsing is pure (text in, specs out); errors name the file, the line and the option.
 
 use super::{Dist, FioJob, Rw};
 use crate::error::{Error, Result};
 
+mod plan;
 mod region;
+pub use plan::{JobPlan, PlannedRun};
 pub use region::CloneRegion;
 
 /// A size that may be relative to the device (`size=50%`).

@@ -1,0 +1,194 @@
+//! A parsed job file planned onto the engine ([`JobPlan`]): jobs that differ only in
+//! `numjobs` and volume merged onto the closed-loop fio model, everything else one host flow
+//! per job section and clone. The command line (`flashgc fio --job`) and the Python package
+//! (`flashgc.run(fio_job=...)`) both run a job file through this plan, so they agree.
+
+use super::{JobFile, MergedJob};
+use crate::error::{Error, Result};
+use crate::workload::fio::FioJob;
+use crate::workload::flows::{FlowSet, FlowSpec};
+use crate::workload::Workload;
+
+/// How a job file runs.
+#[derive(Debug, Clone)]
+pub enum JobPlan {
+    /// One group of identical jobs (clones summed), as the fio flags.
+    Merged(MergedJob),
+    /// One host flow per job section (and clone), each with its own statistics.
+    Flows {
+        /// The flows.
+        specs: Vec<FlowSpec>,
+        /// Host data the jobs transfer, bytes (the run ends there or when every flow has
+        /// issued its requests; `u64::MAX` when a job is time-based).
+        data_bytes: u64,
+    },
+}
+
+/// A planned job file ready to run: its workload and what the host model needs.
+pub struct PlannedRun {
+    /// The requests: the merged job's stream, or the flows.
+    pub workload: Box<dyn Workload>,
+    /// The closed loop's depth for a merged job (`numjobs x iodepth`); None for flows,
+    /// which keep their own.
+    pub queue_depth: Option<u32>,
+    /// Host data the run transfers, bytes.
+    pub data_bytes: u64,
+}
+
+impl JobFile {
+    /// Reads and parses the job file at `path` (errors name it).
+    pub fn read(path: &str) -> Result<JobFile> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Input(format!("{path}: cannot read the job file: {e}")))?;
+        super::parse(path, &text)
+    }
+
+    /// Whether a job has a run time or a ramp (`runtime`, `ramp_time`), a start delay, a
+    /// rate cap or a think time: those run as host flows, which pace, end and measure each
+    /// job by its own clock.
+    fn timed(&self) -> bool {
+        self.jobs
+            .iter()
+            .any(|j| j.runtime_ns.is_some() || j.ramp_ns.is_some() || j.paced())
+    }
+
+    /// Plans the jobs on a device of `logical_pages` pages of `lpn_size` bytes with the run's
+    /// `seed`, checking them there: an error names the file, the line and the option.
+    pub fn plan(&self, logical_pages: u64, lpn_size: u32, seed: u64) -> Result<JobPlan> {
+        let capacity = logical_pages.saturating_mul(lpn_size as u64);
+        match self.merge(capacity, seed) {
+            Ok(m) if !self.timed() => {
+                m.job
+                    .workload(logical_pages, lpn_size)
+                    .map_err(|e| self.at_line(e))?;
+                Ok(JobPlan::Merged(m))
+            }
+            _ => {
+                let (specs, data_bytes) = self.flows(capacity, seed)?;
+                FlowSet::new(specs.clone(), logical_pages, lpn_size)
+                    .map_err(|e| self.at_line(e))?;
+                Ok(JobPlan::Flows { specs, data_bytes })
+            }
+        }
+    }
+
+    /// One flow per job section and clone: its pattern, region (fio's placement of clones,
+    /// [`super::CloneRegion`]), depth, group, and as many requests as its volume holds
+    /// blocks.
+    fn flows(&self, capacity: u64, seed: u64) -> Result<(Vec<FlowSpec>, u64)> {
+        let mut specs = Vec::new();
+        let mut data = 0u64;
+        for (k, j) in self.jobs.iter().enumerate() {
+            let regions = (0..j.numjobs)
+                .map(|c| j.clone_region(&self.file, capacity, c))
+                .collect::<Result<Vec<_>>>()?;
+            let job = FioJob {
+                rw: j.rw,
+                rwmixwrite: j.rwmixwrite,
+                bs: j.bs,
+                size: None,
+                numjobs: j.numjobs,
+                iodepth: j.iodepth,
+                dist: j.dist.clone(),
+                seed: seed.wrapping_add(k as u64 * 1000),
+            };
+            let placed: Vec<(u64, Option<u64>)> =
+                regions.iter().map(|r| (r.offset, Some(r.size))).collect();
+            for (mut f, r) in FlowSpec::from_fio_clones(&j.name, &job, &placed)
+                .into_iter()
+                .zip(&regions)
+            {
+                // `time_based`: the run time alone ends the job.
+                f.requests = (!j.time_based).then_some(r.volume.div_ceil(j.bs.max(1)).max(1));
+                // `stonewall`/`new_group`: the group starts when the groups before it end.
+                f.group = j.group;
+                f.runtime_ns = j.runtime_ns;
+                f.ramp_ns = j.ramp_ns.unwrap_or(0);
+                f.start_ns = j.startdelay_ns;
+                f.rate_cap_iops = j.rate_cap_iops;
+                f.thinktime_ns = j.thinktime_ns;
+                specs.push(f);
+                if !j.time_based {
+                    data = data.saturating_add(r.volume);
+                }
+            }
+            if j.time_based {
+                data = u64::MAX;
+            }
+        }
+        Ok((specs, data))
+    }
+
+    /// A check of the jobs on the device (naming `fio.OPTION` for the merged job, `flow
+    /// `NAME`.OPTION` for a section run as a flow) as the parser's own errors read:
+    /// `FILE:LINE: option `OPTION`: ...`, at the line of the section that sets the option
+    /// (its header when the value is a default). Other errors pass unchanged.
+    pub fn at_line(&self, e: Error) -> Error {
+        let Error::Config { field, message } = &e else {
+            return e;
+        };
+        let (job, option) = if let Some(o) = field.strip_prefix("fio.") {
+            (self.jobs.first(), o)
+        } else if let Some((name, o)) = field
+            .strip_prefix("flow `")
+            .and_then(|r| r.split_once("`."))
+        {
+            // Clones of a section are `NAME.j`.
+            let base = match name.rsplit_once('.') {
+                Some((b, j)) if j.parse::<u32>().is_ok() => b,
+                _ => name,
+            };
+            (
+                self.jobs.iter().find(|j| j.name == name || j.name == base),
+                o,
+            )
+        } else {
+            return e;
+        };
+        // The flag's and the flow's `distribution` is the job file's `random_distribution`.
+        let option = if option == "distribution" {
+            "random_distribution"
+        } else {
+            option
+        };
+        match job {
+            Some(j) => Error::Input(format!(
+                "{}:{}: option `{option}`: {message}",
+                self.file,
+                j.line_of(option)
+            )),
+            None => e,
+        }
+    }
+}
+
+impl JobPlan {
+    /// The plan's workload on a device of `logical_pages` pages of `lpn_size` bytes; the
+    /// merged job's seed is the run's `seed` (as the fio flags'), each clone a host flow of
+    /// its own when there are several.
+    pub fn start(&self, logical_pages: u64, lpn_size: u32, seed: u64) -> Result<PlannedRun> {
+        match self {
+            JobPlan::Flows { specs, data_bytes } => Ok(PlannedRun {
+                workload: Box::new(FlowSet::new(specs.clone(), logical_pages, lpn_size)?),
+                queue_depth: None,
+                data_bytes: *data_bytes,
+            }),
+            JobPlan::Merged(m) => {
+                let mut job = m.job.clone();
+                job.seed = seed;
+                let workload: Box<dyn Workload> = if job.numjobs > 1 {
+                    // As the fio flags: each clone is a host flow of its own.
+                    let specs = FlowSpec::from_fio("job", &job, 0, logical_pages * lpn_size as u64);
+                    Box::new(FlowSet::new(specs, logical_pages, lpn_size)?)
+                } else {
+                    Box::new(job.workload(logical_pages, lpn_size)?)
+                };
+                Ok(PlannedRun {
+                    workload,
+                    queue_depth: Some(job.queue_depth()),
+                    data_bytes: m.data_bytes,
+                })
+            }
+        }
+    }
+}

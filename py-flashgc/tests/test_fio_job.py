@@ -1,0 +1,99 @@
+"""fio job files from Python: ``flashgc.run(fio_job=...)``, ``compare`` and ``sweep`` run
+them through the same plan as ``flashgc fio --job`` (docs/serve.md, "fio job files")."""
+
+import json
+import os
+import subprocess
+
+import pandas as pd
+import pytest
+
+import flashgc
+from flashgc import FlashgcError
+
+from .conftest import ROOT
+
+DEV = {"logical_gib": 0.0625, "pages_per_block": 32, "op": 0.15}
+CLI_DEV = ["--logical-gib", "0.0625", "--pages-per-block", "32", "--op", "0.15"]
+
+#: Two jobs that differ in pattern and depth (host flows, one per section and clone),
+#: the writer's two clones spread by offset_increment.
+JOBS = (
+    "[global]\nioengine=libaio\ndirect=1\nbs=4k\nsize=16m\n"
+    "[reader]\nrw=randread\niodepth=4\nnumber_ios=600\n"
+    "[writer]\nrw=randwrite\niodepth=2\nnumjobs=2\noffset_increment=24m\nio_size=2m\n"
+)
+
+
+def _rust_cli():
+    exe = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "flashgc")
+    if not os.path.exists(exe):
+        pytest.skip(f"{exe} not built")
+    return exe
+
+
+def test_a_job_file_runs_as_the_cli_runs_it(tmp_path):
+    job = tmp_path / "two.fio"
+    job.write_text(JOBS)
+    r = flashgc.run(None, fio_job=job, **DEV)
+    flows = r.raw["flows"]
+    assert [f["name"] for f in flows] == ["reader", "writer.0", "writer.1"]
+    assert [f["offset_bytes"] for f in flows] == [0, 0, 24 << 20]
+    assert flows[0]["requests"] == 600 and flows[0]["write_requests"] == 0
+    assert [f["requests"] for f in flows[1:]] == [512, 512]
+    # The same plan as the command line: the same result, figure for figure.
+    p = subprocess.run(
+        [_rust_cli(), "fio", "--job", str(job), "--json", *CLI_DEV], capture_output=True, text=True, timeout=300
+    )
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)[0] == r.raw
+    # Device timing options apply; the job file's host options are its own.
+    rf = flashgc.run(None, fio_job=job, timing={"scheduler": "read-first", "suspend": "on"}, **DEV)
+    assert rf.raw["flows"][0]["read_latency"]["p99_us"] != flows[0]["read_latency"]["p99_us"]
+    with pytest.raises(FlashgcError, match="timing.queue_depth"):
+        flashgc.run(None, fio_job=job, timing={"queue_depth": 8}, **DEV)
+
+    # A job file the merged model runs (identical random clones): the CLI's result too.
+    merged = tmp_path / "merged.fio"
+    merged.write_text("[w]\nrw=randwrite\nbs=8k\niodepth=4\nnumjobs=2\nsize=8m\n")
+    m = flashgc.run(None, fio_job=merged, **DEV)
+    assert [f["name"] for f in m.raw["flows"]] == ["job.0", "job.1"]
+    p = subprocess.run(
+        [_rust_cli(), "fio", "--job", str(merged), "--json", *CLI_DEV], capture_output=True, text=True, timeout=300
+    )
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)[0] == m.raw
+
+
+def test_compare_and_sweep_run_a_job_file_per_point(tmp_path):
+    job = tmp_path / "two.fio"
+    job.write_text(JOBS)
+    df = flashgc.compare(None, fio_job=str(job), placements=["single", "sup-gc"], **DEV)
+    assert list(df["placement"]) == ["single", "sup-gc"]
+    one = flashgc.run(None, fio_job=job, placement="sup-gc", **DEV)
+    pd.testing.assert_frame_equal(df.iloc[[1]].reset_index(drop=True), pd.DataFrame([one.summary()]), check_dtype=False)
+    # A sweep carries the file's text to its workers; its run id follows the text.
+    grid = {"placement": ["single", "sup-gc"], "fio_job": job, **DEV}
+    sw = flashgc.sweep(grid, out=tmp_path / "out", scheduler="local")
+    assert list(sw["waf"]) == list(df["waf"])
+    ids = set(sw["run_id"])
+    job.write_text(JOBS.replace("io_size=2m", "io_size=3m"))
+    sw2 = flashgc.sweep(grid, out=tmp_path / "out2", scheduler="local")
+    assert not ids & set(sw2["run_id"])
+
+
+def test_bad_job_files_name_their_line(tmp_path):
+    bad = tmp_path / "bad.fio"
+    bad.write_text("[a]\nrw=randwrite\nverify=crc32c\n")
+    with pytest.raises(FlashgcError, match="bad.fio:3: option `verify`"):
+        flashgc.run(None, fio_job=bad, **DEV)
+    past = tmp_path / "past.fio"
+    past.write_text("[a]\nrw=write\nsize=32m\nnumjobs=3\noffset_increment=24m\n")
+    with pytest.raises(FlashgcError, match="past.fio:3: option `size`.*clone 2"):
+        flashgc.run(None, fio_job=past, **DEV)
+    with pytest.raises(FlashgcError, match="cannot read the job file"):
+        flashgc.run(None, fio_job=tmp_path / "missing.fio", **DEV)
+    with pytest.raises(FlashgcError, match="fio_job"):
+        flashgc.run(None, "uniform", fio_job=bad, **DEV)
+    with pytest.raises(FlashgcError, match="cannot read the job file"):
+        flashgc.sweep({"fio_job": tmp_path / "missing.fio", **DEV}, out=tmp_path / "o", scheduler="local")
