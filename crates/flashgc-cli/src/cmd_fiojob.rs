@@ -24,6 +24,7 @@ pub fn load(path: &str, flags: &TimingFlags, cfg: &Config) -> Result<JobPlan, Fa
         ("--numjobs", flags.numjobs.is_some()),
         ("--iodepth", flags.iodepth.is_some()),
         ("--distribution", flags.distribution.is_some()),
+        ("--bssplit", flags.bssplit.is_some()),
         ("--paper", flags.paper.is_some()),
         ("--data-gb", flags.data_gb.is_some()),
     ];

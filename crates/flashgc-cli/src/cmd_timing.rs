@@ -6,7 +6,7 @@ use flashgc_core::metrics::latency::LatencySummary;
 use flashgc_core::metrics::result::TimingReport;
 use flashgc_core::sim::{Progress, RunControl, RunEnd};
 use flashgc_core::timing::{OptValue, TimingOptions, TimingParams, MIN_CHECKPOINT_BYTES};
-use flashgc_core::workload::fio::{Dist, FioJob, PaperSeries, Rw};
+use flashgc_core::workload::fio::{BlockSizeMix, Dist, FioJob, PaperSeries, Rw};
 use flashgc_core::workload::Workload;
 use flashgc_core::{Config, Error, Result, RunResult};
 use std::fmt::Write as _;
@@ -40,6 +40,10 @@ pub struct TimingFlags {
     /// fio block size, bytes (suffixes k, m, g = KiB, MiB, GiB), default 4k.
     #[arg(long)]
     pub bs: Option<String>,
+    /// fio's bssplit: request lengths with their shares, e.g. 4k/50:64k/30:256k/20, or
+    /// READS,WRITES lists (4k/100,64k/100); replaces --bs for the directions it lists.
+    #[arg(long)]
+    pub bssplit: Option<String>,
     /// Region the fio jobs address, bytes from offset 0 (suffixes k, m, g); default: the whole device.
     #[arg(long)]
     pub size: Option<String>,
@@ -196,28 +200,17 @@ pub fn flag_name(key: &str) -> String {
 
 /// Parses a byte count with an optional binary suffix (k, m, g, t; `KiB` etc. accepted).
 pub fn parse_bytes(field: &str, s: &str) -> Result<u64> {
-    let t = s.trim().to_ascii_lowercase();
-    let t = t.trim_end_matches("ib").trim_end_matches('b');
-    let (num, mult) = match t.chars().last() {
-        Some('k') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('m') => (&t[..t.len() - 1], 1 << 20),
-        Some('g') => (&t[..t.len() - 1], 1 << 30),
-        Some('t') => (&t[..t.len() - 1], 1 << 40),
-        _ => (t, 1),
-    };
-    let v: f64 = num.trim().parse().map_err(|_| {
-        Error::config(
-            field,
-            format!("`{s}` is not a size (e.g. 4096, 4k, 16KiB, 1g)"),
-        )
-    })?;
-    if !(v.is_finite() && v > 0.0 && v * (mult as f64) < 1.8e19) {
-        return Err(Error::config(
+    match flashgc_core::workload::fio::parse_size(s) {
+        Some(b) if b > 0 => Ok(b),
+        Some(_) => Err(Error::config(
             field,
             format!("`{s}` must be a positive size"),
-        ));
+        )),
+        None => Err(Error::config(
+            field,
+            format!("`{s}` is not a size (e.g. 4096, 4k, 16KiB, 1g)"),
+        )),
     }
-    Ok((v * mult as f64).round() as u64)
 }
 
 impl TimingFlags {
@@ -226,6 +219,7 @@ impl TimingFlags {
         self.rw.is_some()
             || self.rwmixwrite.is_some()
             || self.bs.is_some()
+            || self.bssplit.is_some()
             || self.paper.is_some()
             || self.distribution.is_some()
     }
@@ -247,15 +241,22 @@ impl TimingFlags {
             (None, Some(_), _) | (None, None, Some(_)) => Rw::RandRw,
             (None, None, None) => Rw::RandWrite,
         };
+        let bs = self
+            .bs
+            .as_deref()
+            .map(|b| parse_bytes("--bs", b))
+            .transpose()?
+            .unwrap_or(4096);
+        let block_sizes = self
+            .bssplit
+            .as_deref()
+            .map(|v| BlockSizeMix::parse_bssplit(v, bs).map_err(|m| Error::config("--bssplit", m)))
+            .transpose()?;
         Ok(FioJob {
             rw,
             rwmixwrite: self.rwmixwrite.unwrap_or(50.0),
-            bs: self
-                .bs
-                .as_deref()
-                .map(|b| parse_bytes("--bs", b))
-                .transpose()?
-                .unwrap_or(4096),
+            bs,
+            block_sizes,
             size: self
                 .size
                 .as_deref()
@@ -630,8 +631,8 @@ pub struct FioArgs {
     common: crate::CommonArgs,
     #[command(flatten)]
     timing: TimingFlags,
-    /// A fio job file ([global] and job sections; rw, rwmixwrite/rwmixread, bs, size,
-    /// offset, numjobs, iodepth, random_distribution, io_size, number_ios, runtime,
+    /// A fio job file ([global] and job sections; rw, rwmixwrite/rwmixread, bs (or
+    /// bs=READS,WRITES), bsrange, bssplit, size, offset, numjobs, iodepth, random_distribution, io_size, number_ios, runtime,
     /// ramp_time, stonewall/new_group) instead of the fio flags.
     #[arg(long, value_name = "FILE.fio")]
     job: Option<String>,

@@ -124,6 +124,7 @@ fn writes(placement: &str, alloc: Alloc, fill: f64, rwmixwrite: f64, volume: u64
         rw: Rw::RandRw,
         rwmixwrite,
         bs: 4096,
+        block_sizes: None,
         numjobs: 1,
         iodepth: 4,
         seed: 7,

@@ -171,6 +171,7 @@ fn one_percent(placement: &str, cache: Option<CachePolicy>, cpu: Option<CpuParam
         rw: Rw::RandRw,
         rwmixwrite: 1.0,
         bs: 16384,
+        block_sizes: None,
         numjobs: 1,
         iodepth: 10,
         seed: c.run.seed,

@@ -164,3 +164,88 @@ fn paced_flows_resume_byte_for_byte() {
         assert_eq!(want, got, "resumed run differs");
     }
 }
+
+/// The flows of `keys` with flow 0 bounded by `bytes` issued (a job file's `size` /
+/// `io_size` of a job whose lengths vary) instead of a request count.
+fn byte_bounded(c: &Config, bytes: u64) -> flows::FlowSet {
+    let l = c.layout().unwrap();
+    let mut specs = flows::from_config(c, &l).unwrap().unwrap().specs().to_vec();
+    specs[0].requests = None;
+    specs[0].bytes = Some(bytes);
+    flows::FlowSet::new(specs, l.logical_pages, l.lpn_size).unwrap()
+}
+
+/// A flow with a byte volume and a `bssplit` ends after exactly the request that reaches
+/// its volume: the flow's own requests, generated alone, say which one that is.
+#[test]
+fn a_byte_volume_ends_after_the_request_that_reaches_it() {
+    use flashgc_core::workload::Workload;
+    let keys = "rw = \"randwrite\"\niodepth = 2\nbssplit = \"4k/50:64k/30:256k/20\"\nseed = 5\n";
+    let c = config(keys);
+    let l = c.layout().unwrap();
+    let target = 1_000_000;
+    // The same stream as the flow's: its job over its region (the whole device).
+    let spec = byte_bounded(&c, target).specs()[0].clone();
+    let job = flashgc_core::workload::fio::FioJob {
+        size: Some(l.logical_pages * l.lpn_size as u64),
+        ..spec.job.clone()
+    };
+    let mut buf = Vec::new();
+    job.workload(l.logical_pages, l.lpn_size)
+        .unwrap()
+        .fill(&mut buf, 1000)
+        .unwrap();
+    let (mut n, mut sum) = (0u64, 0u64);
+    for r in &buf {
+        n += 1;
+        sum += r.pages as u64 * l.lpn_size as u64;
+        if sum >= target {
+            break;
+        }
+    }
+    let last = buf[n as usize - 1].pages as u64 * l.lpn_size as u64;
+    assert!(sum >= target && sum - last < target && buf.iter().any(|r| r.pages > 1));
+    for p in schedulers() {
+        let mut fs = byte_bounded(&c, target);
+        let mut e = flashgc_core::driver::Engine::new(&c, Some(p.clone())).unwrap();
+        let r = match e
+            .run_with(
+                &mut fs,
+                &mut |_| {},
+                &mut flashgc_core::sim::RunControl::default(),
+            )
+            .unwrap()
+        {
+            flashgc_core::sim::RunEnd::Finished(r) => r,
+            flashgc_core::sim::RunEnd::Stopped { .. } => unreachable!(),
+        };
+        assert_eq!((flow(&r).requests, flow(&r).bytes), (n, sum));
+        assert!(
+            flow(&r)
+                .pattern
+                .contains("bssplit=262144/20:65536/30:4096/50"),
+            "{}",
+            flow(&r).pattern
+        );
+    }
+}
+
+/// Stopped and resumed from its checkpoint, a byte-bounded `bssplit` flow (whose issued
+/// bytes the resume sums again from the replayed requests) ends as the uninterrupted run.
+#[test]
+fn byte_bounded_mixed_flows_resume_byte_for_byte() {
+    let keys =
+        "rw = \"randrw\"\nrwmixwrite = 70\niodepth = 4\nbssplit = \"4k/40:16k/30,8k/50:128k/50\"\n\
+                [[flow]]\nname = \"g\"\nrw = \"randwrite\"\niodepth = 2\nrequests = 300\n";
+    let c = config(keys);
+    for p in schedulers() {
+        let want = common::flows::resumed_json_of(&c, &p, &[], "bytes-whole", &|| {
+            byte_bounded(&c, 3_000_000)
+        });
+        let got = common::flows::resumed_json_of(&c, &p, &[120, 400], "bytes", &|| {
+            byte_bounded(&c, 3_000_000)
+        });
+        assert!(want.contains("bssplit="));
+        assert_eq!(want, got, "resumed run differs");
+    }
+}

@@ -140,6 +140,7 @@ fn expected(name: &str, rw: &str, offset: u64, iodepth: u32, seed: u64) -> FlowC
         rwmixwrite: None,
         // Average_Request_Size 8 sectors x 512 B.
         bs: b(4096),
+        bssplit: None,
         offset: b(offset),
         // 1,000,000 logical pages split over 2 flows that share all 8x4x2x2 planes: 500,000
         // each; Working_Set_Percentage 50: 250,000 pages of 4 KiB.

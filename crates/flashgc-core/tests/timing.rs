@@ -350,6 +350,7 @@ fn sup_gc_beats_cosmos_baseline_at_high_write_ratios() {
             rw: Rw::RandRw,
             rwmixwrite: mix,
             bs: 4096,
+            block_sizes: None,
             numjobs: 10,
             iodepth: 1,
             dist: Dist::Zipf(0.8),

@@ -8,15 +8,18 @@
 //! cursor starting at `job * size / numjobs` (fio's `offset_increment = size / numjobs`)
 //! and are served round robin.
 
+pub mod block_sizes;
 pub mod dist;
 pub mod jobfile;
+mod mixed;
 pub mod offsets;
 
+pub use block_sizes::{BlockSizeMix, LengthDraw, Sizes, SplitEntry};
 pub use dist::{Dist, Zone, ZoneSplit};
 pub use offsets::OffsetGenerator;
 
 use crate::error::{Error, Result};
-use crate::workload::{Op, Request, Synthetic, SyntheticKind, Workload};
+use crate::workload::{Op, Request, Rng, Synthetic, SyntheticKind, Workload};
 
 /// fio's `rw`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -60,6 +63,10 @@ pub struct FioJob {
     pub rwmixwrite: f64,
     /// Block size, bytes (a multiple of the LPN size).
     pub bs: u64,
+    /// Per-direction lengths (`bs=R,W`, `bsrange`, `bssplit`) replacing `bs`; None: every
+    /// request is `bs` long (that stream draws nothing for lengths).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_sizes: Option<BlockSizeMix>,
     /// Region the jobs address, bytes from offset 0 (None = the whole logical space).
     pub size: Option<u64>,
     /// Jobs.
@@ -78,6 +85,7 @@ impl Default for FioJob {
             rw: Rw::RandWrite,
             rwmixwrite: 50.0,
             bs: 4096,
+            block_sizes: None,
             size: None,
             numjobs: 1,
             iodepth: 32,
@@ -105,14 +113,58 @@ impl FioJob {
         } else {
             String::new()
         };
+        let bs = match &self.block_sizes {
+            Some(m) => m.describe(),
+            None => format!("bs={}", self.bs),
+        };
         format!(
-            "fio rw={rw}{mix} bs={} numjobs={} iodepth={} random_distribution={d}",
-            self.bs, self.numjobs, self.iodepth
+            "fio rw={rw}{mix} {bs} numjobs={} iodepth={} random_distribution={d}",
+            self.numjobs, self.iodepth
         )
+    }
+
+    /// The directions the job issues: (reads, writes).
+    fn directions(&self) -> (bool, bool) {
+        match self.rw {
+            Rw::RandRw => (self.rwmixwrite < 100.0, self.rwmixwrite > 0.0),
+            Rw::RandRead | Rw::Read => (true, false),
+            Rw::RandWrite | Rw::Write => (false, true),
+        }
+    }
+
+    /// The job with its mix resolved: a mix whose used directions have one and the same
+    /// length is a plain `bs` job (the same stream as `bs=` gives).
+    fn resolved(&self) -> (FioJob, Option<BlockSizeMix>) {
+        let mut job = self.clone();
+        let mix = job.block_sizes.take();
+        let (reads, writes) = self.directions();
+        match mix {
+            Some(m) => match m.single(reads, writes) {
+                Some(b) => {
+                    job.bs = b;
+                    (job, None)
+                }
+                None => (job, Some(m)),
+            },
+            None => (job, None),
+        }
     }
 
     /// The job's request stream on a device of `logical_pages` pages of `lpn_size` bytes.
     pub fn workload(&self, logical_pages: u64, lpn_size: u32) -> Result<FioWorkload> {
+        if let Some(m) = &self.block_sizes {
+            m.check(lpn_size)?;
+        }
+        let (plain, mix) = self.resolved();
+        if let Some(mix) = mix {
+            return self.mixed_workload(&mix, logical_pages, lpn_size);
+        }
+        if self.block_sizes.is_some() {
+            // The mix is one length for the directions the job uses.
+            let mut w = plain.workload(logical_pages, lpn_size)?;
+            w.desc = self.describe();
+            return Ok(w);
+        }
         if self.bs == 0 || self.bs % lpn_size as u64 != 0 {
             return Err(Error::config(
                 "fio.bs",
@@ -224,7 +276,74 @@ impl FioJob {
     }
 }
 
+impl FioJob {
+    /// The stream of a job with a block-size mix (checked): per direction a plain job of
+    /// that direction's smallest size places the requests (its checks are the job's), the
+    /// mix's [`LengthDraw`] sizes them (module `mixed`).
+    fn mixed_workload(
+        &self,
+        mix: &BlockSizeMix,
+        logical_pages: u64,
+        lpn_size: u32,
+    ) -> Result<FioWorkload> {
+        let lpn = lpn_size as u64;
+        let (reads, writes) = self.directions();
+        let (read_seed, write_seed, length_seed) = mixed::MixedStream::seeds(self.seed);
+        let lengths = LengthDraw::new(mix, lpn_size, length_seed);
+        let plain = |rw: Rw, op: Op, seed: u64| -> Result<(mixed::Offsets, u64)> {
+            let job = FioJob {
+                rw,
+                bs: mix.of(op).min(),
+                block_sizes: None,
+                seed,
+                ..self.clone()
+            };
+            let min = lengths.min_pages(op);
+            Ok((Box::new(job.workload(logical_pages, lpn_size)?), min))
+        };
+        let region = self.size.map_or(logical_pages, |b| b / lpn);
+        let placement = match self.rw {
+            Rw::Read | Rw::Write => {
+                let op = if self.rw == Rw::Write {
+                    Op::Write
+                } else {
+                    Op::Read
+                };
+                // Checks the region against the smallest size, as a plain job.
+                let (_, min) = plain(self.rw, op, self.seed)?;
+                let slots = region / min;
+                let per = (slots / self.numjobs as u64).max(1);
+                mixed::Placement::Seq {
+                    op,
+                    cursors: (0..self.numjobs as u64)
+                        .map(|j| (j * per) % slots * min)
+                        .collect(),
+                    next_job: 0,
+                }
+            }
+            // One grid for the directions the job draws: one offset stream, as the plain
+            // job's (one hot set for reads and writes, the direction drawn first).
+            _ if !(reads && writes) || mix.read.min() == mix.write.min() => {
+                let op = if writes { Op::Write } else { Op::Read };
+                mixed::Placement::Shared(plain(self.rw, op, self.seed)?.0)
+            }
+            // Grids of their own (fio's `blockalign` per direction): a stream each.
+            _ => mixed::Placement::Random {
+                rng: Rng::new(self.seed),
+                read_ratio: 1.0 - self.rwmixwrite / 100.0,
+                read: plain(Rw::RandRead, Op::Read, read_seed)?,
+                write: plain(Rw::RandWrite, Op::Write, write_seed)?,
+            },
+        };
+        Ok(FioWorkload {
+            inner: Inner::Mixed(mixed::MixedStream::new(placement, lengths, region)),
+            desc: self.describe(),
+        })
+    }
+}
+
 enum Inner {
+    Mixed(mixed::MixedStream),
     Random(Synthetic),
     Shaped(OffsetGenerator),
     Seq {
@@ -245,6 +364,7 @@ pub struct FioWorkload {
 impl Workload for FioWorkload {
     fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
         match &mut self.inner {
+            Inner::Mixed(m) => m.fill(buf, max),
             Inner::Random(s) => s.fill(buf, max),
             Inner::Shaped(g) => g.fill(buf, max),
             Inner::Seq {
@@ -276,6 +396,31 @@ impl Workload for FioWorkload {
     fn is_infinite(&self) -> bool {
         true
     }
+}
+
+/// fio's size syntax (`str_to_decimal` with `kb_base=1024`): a number (decimals allowed)
+/// with an optional k/m/g/t suffix (powers of 1024) and an optional `b` or `ib` after it
+/// (`4k`, `4KiB`, `16kb`, `1.5m`). None when it is not a size or is 2^64 bytes or more;
+/// callers say which option or field it was and refuse 0 where 0 makes no sense. The job
+/// file's sizes, `zoned_abs` zone sizes and the fio flags all read sizes through it.
+pub fn parse_size(v: &str) -> Option<u64> {
+    let t = v.trim().to_ascii_lowercase();
+    let t = t
+        .strip_suffix("ib")
+        .or_else(|| t.strip_suffix('b'))
+        .unwrap_or(&t);
+    let (num, mult) = match t.chars().last() {
+        Some('k') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('m') => (&t[..t.len() - 1], 1 << 20),
+        Some('g') => (&t[..t.len() - 1], 1 << 30),
+        Some('t') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let x: f64 = num.trim().parse().ok()?;
+    if !(x.is_finite() && x >= 0.0 && x * (mult as f64) < 1.8e19) {
+        return None;
+    }
+    Some((x * mult as f64).round() as u64)
 }
 
 /// A paper's fio write-ratio series: data volume and checkpoint spacing on the paper's

@@ -45,6 +45,20 @@ pub fn read_first_with_suspend() -> TimingParams {
 /// checkpoint each time: it must be the uninterrupted run's.
 pub fn resumed_json(c: &Config, p: &TimingParams, stops: &[u64], tag: &str) -> String {
     let l = c.layout().unwrap();
+    resumed_json_of(c, p, stops, tag, &|| {
+        flows::from_config(c, &l).unwrap().unwrap()
+    })
+}
+
+/// [`resumed_json`] of the flows `make` builds (each run and each resume builds them
+/// anew, as a fresh process would).
+pub fn resumed_json_of(
+    c: &Config,
+    p: &TimingParams,
+    stops: &[u64],
+    tag: &str,
+    make: &dyn Fn() -> flows::FlowSet,
+) -> String {
     let file = std::env::temp_dir().join(format!("flashgc-{tag}-{}.ckpt", std::process::id()));
     let mut e = Engine::new(c, Some(p.clone())).unwrap();
     let mut stops = stops.iter().copied();
@@ -55,7 +69,7 @@ pub fn resumed_json(c: &Config, p: &TimingParams, stops: &[u64], tag: &str) -> S
             stop_after_requests: next,
             ..RunControl::default()
         };
-        let mut fs = flows::from_config(c, &l).unwrap().unwrap();
+        let mut fs = make();
         match e.run_with(&mut fs, &mut |_| {}, &mut ctl).unwrap() {
             RunEnd::Finished(r) => break serde_json::to_string_pretty(&r).unwrap(),
             RunEnd::Stopped { .. } => {

@@ -139,22 +139,8 @@ fn value_center(name: &str, what: &str, v: &str) -> Result<(f64, Option<f64>)> {
 
 /// fio's size syntax for `zoned_abs` (k/m/g/t, powers of 1024, optional `i`/`b`).
 fn bytes(v: &str) -> Result<u64> {
-    let t = v.trim().to_ascii_lowercase();
-    let t = t.trim_end_matches('b').trim_end_matches('i');
-    let (num, mult) = match t.chars().last() {
-        Some('k') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('m') => (&t[..t.len() - 1], 1 << 20),
-        Some('g') => (&t[..t.len() - 1], 1 << 30),
-        Some('t') => (&t[..t.len() - 1], 1 << 40),
-        _ => (t, 1),
-    };
-    let x: f64 = num
-        .trim()
-        .parse()
-        .ok()
-        .filter(|x: &f64| x.is_finite() && *x >= 0.0 && x * (mult as f64) < 1.8e19)
-        .ok_or_else(|| bad(format!("zone size `{v}` is not a size (e.g. 4k, 128m, 1g)")))?;
-    Ok((x * mult as f64).round() as u64)
+    super::parse_size(v)
+        .ok_or_else(|| bad(format!("zone size `{v}` is not a size (e.g. 4k, 128m, 1g)")))
 }
 
 fn percent(what: &str, v: &str) -> Result<u64> {

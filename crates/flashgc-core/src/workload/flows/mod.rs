@@ -54,6 +54,9 @@ pub struct FlowSet {
     /// (first LPN, region pages) of each flow.
     regions: Vec<(u64, u64)>,
     state: Vec<FlowState>,
+    /// Per flow: bytes issued (for [`FlowSpec::bytes`]); not checkpointed: a resume
+    /// replays the flow's requests and sums them again.
+    issued_bytes: Vec<u64>,
     /// Per flow: requests issued whose completion is not known yet (a priority scheduler
     /// or suspend decides completions later; always 0 otherwise, so never checkpointed).
     inflight: Vec<u32>,
@@ -76,12 +79,12 @@ impl FlowSet {
         for s in specs.iter().filter(|s| s.group > 0) {
             if let Some(u) = specs
                 .iter()
-                .find(|u| u.group < s.group && u.requests.is_none() && u.runtime_ns.is_none())
+                .find(|u| u.group < s.group && !u.bounded() && u.runtime_ns.is_none())
             {
                 return Err(Error::config(
                     format!("flow `{}`.group", s.name),
                     format!(
-                        "starts after the flows of earlier groups end, but flow `{}` of group {} has no request count or run time (it would never end)",
+                        "starts after the flows of earlier groups end, but flow `{}` of group {} has no request count, byte volume or run time (it would never end)",
                         u.name, u.group
                     ),
                 ));
@@ -123,6 +126,7 @@ impl FlowSet {
         }
         Ok(FlowSet {
             inflight: vec![0; specs.len()],
+            issued_bytes: vec![0; specs.len()],
             specs,
             gens,
             regions,
@@ -150,19 +154,19 @@ impl FlowSet {
         let mut most: u64 = 0;
         let mut endless = None;
         for s in &self.specs {
-            if s.requests.is_none() && s.runtime_ns.is_some() && !writes(s) {
+            if !s.bounded() && s.runtime_ns.is_some() && !writes(s) {
                 // Its run time ends it.
                 continue;
             }
-            match (s.requests, writes(s)) {
+            match (s.bounded().then_some(()), writes(s)) {
                 // A flow without a request count that writes reaches any volume.
                 (None, true) => return Ok(()),
                 (None, false) => {
                     endless.get_or_insert(s);
                 }
-                (Some(n), true) => {
-                    let pages = s.job.bs.div_ceil(self.lpn_size as u64).max(1);
-                    most = most.saturating_add(n.saturating_mul(pages));
+                (Some(_), true) => {
+                    let pages = s.most_pages(self.lpn_size).unwrap_or(u64::MAX);
+                    most = most.saturating_add(pages);
                 }
                 (Some(_), false) => {}
             }
@@ -205,7 +209,7 @@ impl FlowSet {
             ));
         }
         for (k, c) in self.specs.iter().enumerate() {
-            if c.requests.is_some() || !matches!(c.arrival, FlowArrival::Closed { .. }) {
+            if c.bounded() || !matches!(c.arrival, FlowArrival::Closed { .. }) {
                 continue;
             }
             for (j, f) in self.specs.iter().enumerate() {
@@ -243,9 +247,9 @@ impl FlowSet {
 
     /// Whether flow `i` has issued all its requests.
     fn exhausted(&self, i: usize) -> bool {
-        self.specs[i]
-            .requests
-            .is_some_and(|n| self.state[i].issued >= n)
+        let s = &self.specs[i];
+        s.requests.is_some_and(|n| self.state[i].issued >= n)
+            || s.bytes.is_some_and(|b| self.issued_bytes[i] >= b)
     }
 
     /// The end of flow `i`'s ramp (`ramp_ns` after its first arrival; None before it).
@@ -362,6 +366,7 @@ impl FlowSet {
         };
         req.lpn += self.regions[i].0;
         req.time_ns = t;
+        self.issued_bytes[i] += req.pages as u64 * self.lpn_size as u64;
         let st = &mut self.state[i];
         if let Some(s) = st.slots.iter_mut().min() {
             // A slot that waited for its group's start now holds that arrival, so that
@@ -537,7 +542,7 @@ impl Workload for FlowSet {
         format!("flows [{}]", self.describe_flows())
     }
     fn is_infinite(&self) -> bool {
-        self.specs.iter().any(|s| s.requests.is_none())
+        self.specs.iter().any(|s| !s.bounded())
     }
     fn save_position(&self) -> Option<Vec<u8>> {
         let mut state = self.state.clone();
@@ -587,12 +592,18 @@ impl Workload for FlowSet {
                     self.specs[i].name
                 )));
             }
-            // Replay the generator to where the flow was.
+            // Replay the generator to where the flow was, summing the bytes it issued.
             let mut left = st.issued;
+            self.issued_bytes[i] = 0;
             while left > 0 {
                 self.buf.clear();
                 let n = left.min(4096) as usize;
                 self.gens[i].fill(&mut self.buf, n)?;
+                self.issued_bytes[i] += self
+                    .buf
+                    .iter()
+                    .map(|r| r.pages as u64 * self.lpn_size as u64)
+                    .sum::<u64>();
                 if self.buf.len() != n {
                     return Err(Error::Input(format!(
                         "flow `{}` does not replay its {} requests",

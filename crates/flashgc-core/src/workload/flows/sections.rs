@@ -23,6 +23,14 @@ impl FlowConfig {
             .map(|b| b.bytes(&f("bs")))
             .transpose()?
             .unwrap_or(4096);
+        let block_sizes = self
+            .bssplit
+            .as_deref()
+            .map(|v| {
+                crate::workload::fio::BlockSizeMix::parse_bssplit(v, bs)
+                    .map_err(|m| Error::config(f("bssplit"), m))
+            })
+            .transpose()?;
         let offset = self
             .offset
             .as_ref()
@@ -73,6 +81,7 @@ impl FlowConfig {
             rw,
             rwmixwrite: self.rwmixwrite.unwrap_or(50.0),
             bs,
+            block_sizes,
             size,
             numjobs,
             iodepth: match arrival {
@@ -141,7 +150,17 @@ pub fn from_config(cfg: &crate::Config, layout: &crate::config::Layout) -> Resul
     }
     let mut specs = Vec::new();
     for (i, f) in cfg.flow.iter().enumerate() {
-        specs.extend(f.specs(i, cfg.run.seed, layout.logical_bytes())?);
+        let v = f.specs(i, cfg.run.seed, layout.logical_bytes())?;
+        // The mix's sizes against the LPN size, named as the section's field.
+        if let Some(m) = v.first().and_then(|s| s.job.block_sizes.as_ref()) {
+            m.check(layout.lpn_size).map_err(|e| match e {
+                Error::Config { message, .. } => {
+                    Error::config(format!("flow[{i}].bssplit"), message)
+                }
+                e => e,
+            })?;
+        }
+        specs.extend(v);
     }
     let mut seen = std::collections::BTreeSet::new();
     for s in &specs {

@@ -56,6 +56,11 @@ pub struct FlowSpec {
     pub start_ns: u64,
     /// Requests the flow issues (None: unbounded; the run's volume ends it).
     pub requests: Option<u64>,
+    /// Bytes the flow issues (fio's `size` / `io_size` as a volume): the flow ends after
+    /// the request that reaches them, whatever the lengths of its requests (None: no byte
+    /// limit). With `requests` too, whichever comes first ends it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
     /// Group (fio's `stonewall`/`new_group`): a flow of group g > 0 starts when every flow
     /// of the groups before it has issued all its requests and they have completed (such
     /// flows need a request count or a run time). 0 for flows that start at `start_ns`
@@ -80,6 +85,30 @@ pub struct FlowSpec {
 }
 
 impl FlowSpec {
+    /// Whether the flow ends by itself: a request count or a byte volume.
+    pub fn bounded(&self) -> bool {
+        self.requests.is_some() || self.bytes.is_some()
+    }
+
+    /// The most LPNs the flow can issue when it is bounded (its longest request each
+    /// time; the byte volume's last request may run past it by less than one request).
+    pub(super) fn most_pages(&self, lpn_size: u32) -> Option<u64> {
+        let lpn = lpn_size.max(1) as u64;
+        let longest = self
+            .job
+            .block_sizes
+            .as_ref()
+            .map_or(self.job.bs, |m| m.read.max().max(m.write.max()))
+            .div_ceil(lpn)
+            .max(1);
+        let by_count = self.requests.map(|n| n.saturating_mul(longest));
+        let by_bytes = self.bytes.map(|b| b.div_ceil(lpn).saturating_add(longest));
+        match (by_count, by_bytes) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// The arrival process in words, with its rate cap and think time.
     pub(super) fn describe_arrival(&self) -> String {
         let mut d = self.arrival.describe();
@@ -184,6 +213,9 @@ impl FlowSpec {
         if self.requests == Some(0) {
             return Err(Error::config(field("requests"), "must be at least 1"));
         }
+        if self.bytes == Some(0) {
+            return Err(Error::config(field("bytes"), "must be at least 1"));
+        }
         Ok((off, region))
     }
 
@@ -199,8 +231,14 @@ impl FlowSpec {
         let regions: Vec<(u64, Option<u64>)> = (0..n)
             .map(|j| {
                 if seq && n > 1 {
-                    let per = (size / n) / job.bs.max(1) * job.bs.max(1);
-                    (offset + j * per, Some(per.max(job.bs)))
+                    // Each clone's region holds whole blocks of the job's smallest size.
+                    let bs = job
+                        .block_sizes
+                        .as_ref()
+                        .map_or(job.bs, |m| m.read.min().min(m.write.min()))
+                        .max(1);
+                    let per = (size / n) / bs * bs;
+                    (offset + j * per, Some(per.max(bs)))
                 } else {
                     (offset, job.size)
                 }
@@ -239,6 +277,7 @@ impl FlowSpec {
                 },
                 start_ns: 0,
                 requests: None,
+                bytes: None,
                 group: 0,
                 runtime_ns: None,
                 ramp_ns: 0,

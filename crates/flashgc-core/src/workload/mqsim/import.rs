@@ -448,6 +448,7 @@ impl MqsimWorkload {
             rw: Some(rw.to_string()),
             rwmixwrite,
             bs: Some(ByteSize::Bytes(bs)),
+            bssplit: None,
             offset: Some(ByteSize::Bytes(start * lpn)),
             size: Some(ByteSize::Bytes(ws_pages * lpn)),
             distribution,

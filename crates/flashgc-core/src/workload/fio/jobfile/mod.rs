@@ -7,8 +7,12 @@
 //!
 //! Parsing is pure (text in, specs out); errors name the file, the line and the option.
 
+use super::block_sizes::{self, BlockSizeMix, Sizes};
 use super::{Dist, FioJob, Rw};
 use crate::error::{Error, Result};
+use values::{boolean, err, int, per_direction, size, time_in, time_ns};
+
+mod values;
 
 mod plan;
 mod region;
@@ -47,8 +51,18 @@ pub struct JobSpec {
     pub rw: Rw,
     /// Percentage of writes for `randrw` (`rwmixwrite`, or 100 - `rwmixread`).
     pub rwmixwrite: f64,
-    /// Block size, bytes.
+    /// Block size, bytes (of reads when `bs=READS,WRITES` gives two).
     pub bs: u64,
+    /// Per-direction lengths when the job has more than one (`bs=R,W`, `bsrange`,
+    /// `bssplit`; fio's precedence: bssplit over bsrange over bs), resolved when the file
+    /// is parsed; None: every request is `bs` long.
+    pub block_sizes: Option<BlockSizeMix>,
+    /// `bs`'s write part as given.
+    bs_write: Option<u64>,
+    /// `bsrange` as given: (reads, writes).
+    bsrange_rw: (Option<Sizes>, Option<Sizes>),
+    /// `bssplit` as given: (reads, writes).
+    bssplit_rw: (Option<Sizes>, Option<Sizes>),
     /// Region size (None: the whole device from `offset`).
     pub size: Option<SizeSpec>,
     /// Region start.
@@ -96,9 +110,26 @@ impl JobSpec {
     fn resolve_pacing(&mut self, file: &str) -> Result<()> {
         let (iops, bytes) = (self.rate_iops_rw, self.rate_bytes_rw);
         let given = |x: (Option<f64>, Option<f64>)| x.0.is_some() || x.1.is_some();
+        // fio's `rate` is bytes per second; flashgc paces by requests, which a varying
+        // length does not convert to.
+        let per_request = |b: u64, write: bool| {
+            match self.fixed_bs(write) {
+            Some(bs) => Ok(b as f64 / bs as f64),
+            None => Err(err(
+                file,
+                self.line_of("rate"),
+                "rate",
+                format!(
+                    "job `{}` varies its block size ({}): a byte rate does not give a request rate; use rate_iops",
+                    self.name,
+                    self.block_sizes.as_ref().map_or(String::new(), |m| m.describe())
+                ),
+            )),
+        }
+        };
         let bytes_iops = (
-            bytes.0.map(|b| b as f64 / self.bs as f64),
-            bytes.1.map(|b| b as f64 / self.bs as f64),
+            bytes.0.map(|b| per_request(b, false)).transpose()?,
+            bytes.1.map(|b| per_request(b, true)).transpose()?,
         );
         let (option, rw) = match (given(iops), given(bytes_iops)) {
             (true, true) => {
@@ -136,7 +167,7 @@ impl JobSpec {
                 file,
                 line,
                 option,
-                format!("{c} requests/s: the cap must allow at least one request of {} bytes per second", self.bs),
+                format!("{c} requests/s: the cap must allow at least one request per second"),
             ));
         }
         if self.thinktime_ns > 0 && self.iodepth > 1 {
@@ -152,6 +183,55 @@ impl JobSpec {
             ));
         }
         Ok(())
+    }
+
+    /// Resolves `bs`, `bsrange` and `bssplit` per direction as fio does (`bssplit` over
+    /// `bsrange` over `bs`, whatever their order): one length for both directions stays a
+    /// plain `bs`; anything else is a [`BlockSizeMix`] named after the option that made it.
+    fn resolve_block_sizes(&mut self) {
+        let read = self
+            .bssplit_rw
+            .0
+            .clone()
+            .or(self.bsrange_rw.0.clone())
+            .unwrap_or(Sizes::Fixed(self.bs));
+        let write = self
+            .bssplit_rw
+            .1
+            .clone()
+            .or(self.bsrange_rw.1.clone())
+            .unwrap_or(Sizes::Fixed(self.bs_write.unwrap_or(self.bs)));
+        self.block_sizes = match (&read, &write) {
+            (Sizes::Fixed(a), Sizes::Fixed(b)) if a == b => {
+                self.bs = *a;
+                None
+            }
+            _ => {
+                let option = if self.bssplit_rw.0.is_some() || self.bssplit_rw.1.is_some() {
+                    "bssplit"
+                } else if self.bsrange_rw.0.is_some() || self.bsrange_rw.1.is_some() {
+                    "bsrange"
+                } else {
+                    "bs"
+                };
+                Some(BlockSizeMix {
+                    option: option.into(),
+                    read,
+                    write,
+                })
+            }
+        };
+    }
+
+    /// The one length of direction `write` (None: that direction's lengths vary).
+    fn fixed_bs(&self, write: bool) -> Option<u64> {
+        match &self.block_sizes {
+            None => Some(self.bs),
+            Some(m) => match if write { &m.write } else { &m.read } {
+                Sizes::Fixed(b) => Some(*b),
+                _ => None,
+            },
+        }
     }
 
     /// Whether the job has its own clock for its requests: a start delay, a rate cap or a
@@ -224,138 +304,6 @@ const IGNORED: &[&str] = &[
     "thinktime_spin",
 ];
 
-fn err(file: &str, line: usize, option: &str, msg: impl std::fmt::Display) -> Error {
-    Error::Input(format!("{file}:{line}: option `{option}`: {msg}"))
-}
-
-/// fio's size syntax: a number with an optional k/m/g/t suffix (powers of 1024, fio's
-/// default `kb_base=1024`), or a percentage of the device.
-fn size(file: &str, line: usize, option: &str, v: &str) -> Result<SizeSpec> {
-    let t = v.trim().to_ascii_lowercase();
-    if let Some(p) = t.strip_suffix('%') {
-        let x: f64 = p
-            .trim()
-            .parse()
-            .map_err(|_| err(file, line, option, format!("`{v}` is not a percentage")))?;
-        if !(x > 0.0 && x <= 100.0) {
-            return Err(err(
-                file,
-                line,
-                option,
-                format!("{x} % must be in (0, 100]"),
-            ));
-        }
-        return Ok(SizeSpec::Percent(x));
-    }
-    let t = t.trim_end_matches('b').trim_end_matches('i');
-    let (num, mult) = match t.chars().last() {
-        Some('k') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('m') => (&t[..t.len() - 1], 1 << 20),
-        Some('g') => (&t[..t.len() - 1], 1 << 30),
-        Some('t') => (&t[..t.len() - 1], 1 << 40),
-        _ => (t, 1),
-    };
-    let x: f64 = num.trim().parse().map_err(|_| {
-        err(
-            file,
-            line,
-            option,
-            format!("`{v}` is not a size (e.g. 4k, 128m, 1g, 50%)"),
-        )
-    })?;
-    if !(x.is_finite() && x >= 0.0 && x * (mult as f64) < 1.8e19) {
-        return Err(err(file, line, option, format!("`{v}` is out of range")));
-    }
-    Ok(SizeSpec::Bytes((x * mult as f64).round() as u64))
-}
-
-/// fio's time syntax: seconds by default; suffixes us, ms, s, m, h, d.
-fn time_ns(file: &str, line: usize, option: &str, v: &str) -> Result<u64> {
-    time_in(file, line, option, v, 1e9)
-}
-
-/// fio's time syntax with `unit` ns for a number without a suffix (fio's `thinktime` is
-/// in microseconds).
-fn time_in(file: &str, line: usize, option: &str, v: &str, unit: f64) -> Result<u64> {
-    let t = v.trim().to_ascii_lowercase();
-    let (num, mult) = if let Some(n) = t.strip_suffix("us") {
-        (n, 1e3)
-    } else if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e6)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1e9)
-    } else if let Some(n) = t.strip_suffix('m') {
-        (n, 60e9)
-    } else if let Some(n) = t.strip_suffix('h') {
-        (n, 3600e9)
-    } else if let Some(n) = t.strip_suffix('d') {
-        (n, 86400e9)
-    } else {
-        (t.as_str(), unit)
-    };
-    let x: f64 = num.trim().parse().map_err(|_| {
-        err(
-            file,
-            line,
-            option,
-            format!("`{v}` is not a time (e.g. 30, 500ms, 2m)"),
-        )
-    })?;
-    if !(x.is_finite() && x >= 0.0 && x * mult < 1.8e19) {
-        return Err(err(file, line, option, format!("`{v}` is out of range")));
-    }
-    Ok((x * mult).round() as u64)
-}
-
-/// fio's per-direction form `READS,WRITES[,TRIMS]` (a single value applies to both; an
-/// empty part leaves that direction uncapped; trims are not simulated from job files).
-fn per_direction<T>(
-    v: &str,
-    mut one: impl FnMut(&str) -> Result<T>,
-) -> Result<(Option<T>, Option<T>)>
-where
-    T: Clone,
-{
-    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-    let mut get = |k: usize| match parts.get(k) {
-        Some(p) if !p.is_empty() => one(p).map(Some),
-        _ => Ok(None),
-    };
-    if parts.len() == 1 {
-        let x = get(0)?;
-        return Ok((x.clone(), x));
-    }
-    Ok((get(0)?, get(1)?))
-}
-
-fn int(file: &str, line: usize, option: &str, v: &str, lo: u64, hi: u64) -> Result<u64> {
-    let x: u64 = v.trim().parse().map_err(|_| {
-        err(
-            file,
-            line,
-            option,
-            format!("`{v}` is not a non-negative integer"),
-        )
-    })?;
-    if x < lo || x > hi {
-        return Err(err(
-            file,
-            line,
-            option,
-            format!("{x} must be in {lo}..={hi}"),
-        ));
-    }
-    Ok(x)
-}
-
-fn boolean(file: &str, line: usize, option: &str, v: Option<&str>) -> Result<bool> {
-    match v.map(|s| s.trim()) {
-        None | Some("1") | Some("true") => Ok(true),
-        Some("0") | Some("false") => Ok(false),
-        Some(o) => Err(err(file, line, option, format!("`{o}`: expected 0 or 1"))),
-    }
-}
-
 impl JobSpec {
     fn defaults(seed_line: usize) -> JobSpec {
         JobSpec {
@@ -365,6 +313,10 @@ impl JobSpec {
             rw: Rw::Read,
             rwmixwrite: 50.0,
             bs: 4096,
+            block_sizes: None,
+            bs_write: None,
+            bsrange_rw: (None, None),
+            bssplit_rw: (None, None),
             size: None,
             offset: SizeSpec::Bytes(0),
             offset_increment: SizeSpec::Bytes(0),
@@ -430,19 +382,24 @@ impl JobSpec {
                 self.rwmixwrite = 100.0 - int(file, line, option, need()?, 0, 100)? as f64
             }
             "bs" | "blocksize" => {
-                let v = need()?;
-                if v.contains(',') || v.contains(':') {
-                    return Err(err(
-                        file,
-                        line,
-                        option,
-                        format!("`{v}`: one block size for reads and writes is supported"),
-                    ));
+                let (r, w) = block_sizes::per_direction(need()?, block_sizes::positive_size)
+                    .map_err(|m| err(file, line, option, m))?;
+                if let Some(r) = r {
+                    self.bs = r;
                 }
-                match size(file, line, option, v)? {
-                    SizeSpec::Bytes(b) if b > 0 => self.bs = b,
-                    _ => return Err(err(file, line, option, "must be a positive size in bytes")),
+                if let Some(w) = w {
+                    self.bs_write = Some(w);
                 }
+            }
+            "bsrange" | "blocksize_range" => {
+                let (r, w) = block_sizes::per_direction(need()?, block_sizes::range)
+                    .map_err(|m| err(file, line, option, m))?;
+                self.bsrange_rw = (r.or(self.bsrange_rw.0.take()), w.or(self.bsrange_rw.1.take()));
+            }
+            "bssplit" => {
+                let (r, w) = block_sizes::per_direction(need()?, block_sizes::split_list)
+                    .map_err(|m| err(file, line, option, m))?;
+                self.bssplit_rw = (r.or(self.bssplit_rw.0.take()), w.or(self.bssplit_rw.1.take()));
             }
             "size" => self.size = Some(size(file, line, option, need()?)?),
             "offset" => self.offset = size(file, line, option, need()?)?,
@@ -501,8 +458,8 @@ impl JobSpec {
                     file,
                     line,
                     o,
-                    "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, size, offset, offset_increment, \
-                     numjobs, iodepth, \
+                    "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, bsrange, bssplit, size, offset, \
+                     offset_increment, numjobs, iodepth, \
                      random_distribution, io_size, number_ios, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
                      thinktime, stonewall, new_group; engine and \
                      reporting options are ignored)",
@@ -601,6 +558,7 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
                 ),
             ));
         }
+        j.resolve_block_sizes();
         j.resolve_pacing(file)?;
         if j.barrier && k > 0 {
             g += 1;
@@ -693,10 +651,28 @@ impl JobFile {
                     "a region that does not start at 0 needs per-flow host models (today's jobs address [0, size))",
                 ));
             }
-            let same: [(&str, bool); 8] = [
+            if let (Some(m), Some(_)) = (&j.block_sizes, j.number_ios) {
+                return Err(err(
+                    f,
+                    j.line_of("number_ios"),
+                    "number_ios",
+                    format!(
+                        "job `{}` counts requests of varying length ({}), which needs per-flow host models",
+                        j.name,
+                        m.describe()
+                    ),
+                ));
+            }
+            let mix_option = j
+                .block_sizes
+                .as_ref()
+                .or(first.block_sizes.as_ref())
+                .map_or("bs", |m| m.option.as_str());
+            let same: [(&str, bool); 9] = [
                 ("rw", j.rw == first.rw),
                 ("rwmixwrite", j.rwmixwrite == first.rwmixwrite),
                 ("bs", j.bs == first.bs),
+                (mix_option, j.block_sizes == first.block_sizes),
                 ("size", region.size == region0.size),
                 ("iodepth", j.iodepth == first.iodepth),
                 ("random_distribution", j.dist == first.dist),
@@ -715,14 +691,19 @@ impl JobFile {
                     ),
                 ));
             }
+            let mut per = region.io_bytes;
+            if let Some(n) = j.number_ios {
+                per = per.min(n.saturating_mul(j.bs));
+            }
             clones = clones.saturating_add(j.numjobs);
-            data = data.saturating_add(region.volume.saturating_mul(j.numjobs as u64));
+            data = data.saturating_add(per.saturating_mul(j.numjobs as u64));
         }
         Ok(MergedJob {
             job: FioJob {
                 rw: first.rw,
                 rwmixwrite: first.rwmixwrite,
                 bs: first.bs,
+                block_sizes: first.block_sizes.clone(),
                 // The whole device stays `None` (the merged model's default region).
                 size: first.size.map(|_| region0.size),
                 numjobs: clones,

@@ -73,8 +73,10 @@ impl JobFile {
     }
 
     /// One flow per job section and clone: its pattern, region (fio's placement of clones,
-    /// [`super::CloneRegion`]), depth, group, and as many requests as its volume holds
-    /// blocks.
+    /// [`super::CloneRegion`]), depth, group, and its volume (`io_size`, `number_ios`, else
+    /// its region): as many requests as it holds blocks, or, for a job whose lengths vary
+    /// (`bssplit`, `bsrange`, `bs=R,W`), its bytes (the flow ends after the request that
+    /// reaches them) and `number_ios` as a request count.
     fn flows(&self, capacity: u64, seed: u64) -> Result<(Vec<FlowSpec>, u64)> {
         let mut specs = Vec::new();
         let mut data = 0u64;
@@ -82,10 +84,16 @@ impl JobFile {
             let regions = (0..j.numjobs)
                 .map(|c| j.clone_region(&self.file, capacity, c))
                 .collect::<Result<Vec<_>>>()?;
+            // The longest request bounds what `number_ios` requests transfer.
+            let longest = j
+                .block_sizes
+                .as_ref()
+                .map_or(j.bs, |m| m.read.max().max(m.write.max()));
             let job = FioJob {
                 rw: j.rw,
                 rwmixwrite: j.rwmixwrite,
                 bs: j.bs,
+                block_sizes: j.block_sizes.clone(),
                 size: None,
                 numjobs: j.numjobs,
                 iodepth: j.iodepth,
@@ -98,8 +106,19 @@ impl JobFile {
                 .into_iter()
                 .zip(&regions)
             {
+                let mut per = r.io_bytes;
+                if let Some(n) = j.number_ios {
+                    per = per.min(n.saturating_mul(longest));
+                }
+                // A plain job's volume is a request count (`per` over its block size); a
+                // mixed one's is bytes, with `number_ios` a count besides.
+                let (requests, bytes) = match &j.block_sizes {
+                    None => (Some(per.div_ceil(j.bs.max(1)).max(1)), None),
+                    Some(_) => (j.number_ios, Some(r.io_bytes.max(1))),
+                };
                 // `time_based`: the run time alone ends the job.
-                f.requests = (!j.time_based).then_some(r.volume.div_ceil(j.bs.max(1)).max(1));
+                f.requests = requests.filter(|_| !j.time_based);
+                f.bytes = bytes.filter(|_| !j.time_based);
                 // `stonewall`/`new_group`: the group starts when the groups before it end.
                 f.group = j.group;
                 f.runtime_ns = j.runtime_ns;
@@ -108,8 +127,15 @@ impl JobFile {
                 f.rate_cap_iops = j.rate_cap_iops;
                 f.thinktime_ns = j.thinktime_ns;
                 specs.push(f);
+                // A byte volume's last request may run past it by less than the longest
+                // request: the run's volume must not end the flow before that request.
                 if !j.time_based {
-                    data = data.saturating_add(r.volume);
+                    let per_run = if bytes.is_some() {
+                        per.saturating_add(longest)
+                    } else {
+                        per
+                    };
+                    data = data.saturating_add(per_run);
                 }
             }
             if j.time_based {

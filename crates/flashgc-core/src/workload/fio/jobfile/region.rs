@@ -16,8 +16,9 @@ pub struct CloneRegion {
     pub offset: u64,
     /// Bytes from `offset` the clone addresses.
     pub size: u64,
-    /// Bytes the clone transfers (`io_size`, `number_ios` x `bs`, else `size`).
-    pub volume: u64,
+    /// Bytes the clone transfers (`io_size`, else `size`; `number_ios`, a request count,
+    /// is applied by the caller, which knows the lengths of the job's requests).
+    pub io_bytes: u64,
 }
 
 impl JobSpec {
@@ -36,8 +37,7 @@ impl JobSpec {
     /// * Size: `size` in bytes as given; `size=P%` is P % of the device, at most what lies
     ///   past the start, rounded down to the block size (`setup_files`); no `size` is
     ///   everything past the start.
-    /// * Volume: `io_size` in bytes, or as a percentage of the region; `number_ios` x `bs`
-    ///   when that is less; else the region.
+    /// * Volume: `io_size` in bytes, or as a percentage of the region; else the region.
     pub fn clone_region(&self, file: &str, capacity: u64, j: u32) -> Result<CloneRegion> {
         let inc = self.offset_increment.bytes(capacity);
         let percent = |s: SizeSpec| matches!(s, SizeSpec::Percent(_));
@@ -46,8 +46,14 @@ impl JobSpec {
             .offset
             .bytes(capacity)
             .saturating_add((j as u64).saturating_mul(inc));
+        // fio's `td_min_bs`: the smallest length the job issues.
+        let min_bs = self
+            .block_sizes
+            .as_ref()
+            .map_or(self.bs, |m| m.read.min().min(m.write.min()))
+            .max(1);
         if align {
-            offset = offset.div_ceil(self.bs).saturating_mul(self.bs);
+            offset = offset.div_ceil(min_bs).saturating_mul(min_bs);
         }
         // The option that put the clone there, for the error.
         let at = if j > 0 && inc > 0 {
@@ -72,7 +78,7 @@ impl JobSpec {
             Some(SizeSpec::Bytes(b)) => b,
             Some(SizeSpec::Percent(p)) => {
                 let s = ((capacity as f64 * p / 100.0) as u64).min(room);
-                s - s % self.bs
+                s - s % min_bs
             }
         };
         if size > room {
@@ -87,7 +93,7 @@ impl JobSpec {
                 ),
             ));
         }
-        if size < self.bs {
+        if size < min_bs {
             // Without a size the block is what does not fit.
             let at = if self.size.is_some() { "size" } else { "bs" };
             return Err(err(
@@ -96,22 +102,19 @@ impl JobSpec {
                 at,
                 format!(
                     "job `{}` clone {j}: its region of {size} bytes from byte {offset} holds no block of {} bytes",
-                    self.name, self.bs
+                    self.name, min_bs
                 ),
             ));
         }
-        let mut volume = match self.io_size {
+        let io_bytes = match self.io_size {
             None => size,
             Some(SizeSpec::Bytes(b)) => b,
             Some(SizeSpec::Percent(p)) => (size as f64 * p / 100.0) as u64,
         };
-        if let Some(n) = self.number_ios {
-            volume = volume.min(n.saturating_mul(self.bs));
-        }
         Ok(CloneRegion {
             offset,
             size,
-            volume,
+            io_bytes,
         })
     }
 }

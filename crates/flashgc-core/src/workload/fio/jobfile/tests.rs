@@ -27,7 +27,7 @@ fn errors_name_file_line_and_option() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("j.fio:3: option `verify`"), "{e}");
-    let e = parse("j.fio", "[a]\nbs=4k,8k\n").unwrap_err().to_string();
+    let e = parse("j.fio", "[a]\nbs=4k:8k\n").unwrap_err().to_string();
     assert!(e.contains("j.fio:2: option `bs`"), "{e}");
     let e = parse("j.fio", "[a]\nrw=trimwrite\n")
         .unwrap_err()
@@ -242,7 +242,7 @@ fn clones_are_placed_as_fio_places_them() {
         (0..j.numjobs)
             .map(|c| {
                 let r = j.clone_region("c.fio", cap, c).unwrap();
-                (r.offset, r.size, r.volume)
+                (r.offset, r.size, r.io_bytes)
             })
             .collect()
     };
@@ -278,10 +278,10 @@ fn clones_are_placed_as_fio_places_them() {
         cap - start(2) < cap / 2,
         "the third clone's region is clipped"
     );
-    // number_ios caps the volume.
+    // number_ios is a request count the caller applies: not part of the region's bytes.
     assert_eq!(
         regions("[a]\nrw=randwrite\nbs=8k\nsize=1m\nnumber_ios=3\n"),
-        [(0, 1 << 20, 3 * 8192)]
+        [(0, 1 << 20, 1 << 20)]
     );
 }
 
@@ -329,4 +329,108 @@ fn merge_leaves_spread_and_sequential_clones_to_flows() {
     // One clone, or random clones without an increment, still merge.
     assert!(m("[a]\nrw=write\noffset_increment=1m\n").is_ok());
     assert!(m("[a]\nrw=randwrite\nnumjobs=4\n").is_ok());
+
+fn block_size_mixes_in_every_form() {
+    use crate::workload::fio::{BlockSizeMix, Sizes};
+    let mix = |t: &str| -> Option<BlockSizeMix> {
+        parse("b.fio", t).unwrap().jobs[0].block_sizes.clone()
+    };
+    // bs=READS,WRITES.
+    let m = mix("[a]\nrw=randrw\nbs=4k,64k\n").unwrap();
+    assert_eq!(
+        (m.option.as_str(), &m.read, &m.write),
+        ("bs", &Sizes::Fixed(4096), &Sizes::Fixed(65536))
+    );
+    // One size for both stays a plain bs (the unchanged stream).
+    assert_eq!(mix("[a]\nbs=8k,8k\n"), None);
+    let j = &parse("b.fio", "[a]\nbs=8k,8k\n").unwrap().jobs[0];
+    assert_eq!(j.bs, 8192);
+    // bssplit, in [global] too, over bs whatever the order (fio's precedence).
+    let m = mix("[global]\nbssplit=4k/50:64k/30:256k/20\n[a]\nbs=16k\n").unwrap();
+    assert_eq!(m.option, "bssplit");
+    assert_eq!(m.read, m.write);
+    assert_eq!(m.read.describe(), "262144/20:65536/30:4096/50");
+    // READS,WRITES lists; an empty part keeps bs.
+    let m = mix("[a]\nbs=8k\nbssplit=,4k/10:64k\n").unwrap();
+    assert_eq!(m.read, Sizes::Fixed(8192));
+    assert_eq!(m.write.describe(), "4096/10:65536/90");
+    // bsrange / blocksize_range; bssplit wins over it.
+    let m = mix("[a]\nblocksize_range=4k-64k\n").unwrap();
+    assert_eq!(
+        (m.option.as_str(), m.read.min(), m.read.max()),
+        ("bsrange", 4096, 65536)
+    );
+    let m = mix("[a]\nbssplit=4k/50:8k/50\nbsrange=4k-64k\n").unwrap();
+    assert_eq!(m.option, "bssplit");
+}
+
+#[test]
+fn block_size_mix_errors_name_file_line_and_option() {
+    for (t, at, why) in [
+        (
+            "[a]\nrw=randwrite\nbssplit=4k/60:8k/50\n",
+            "b.fio:3: option `bssplit`",
+            "add up to 110",
+        ),
+        (
+            "[a]\nbssplit=0/50:4k/50\n",
+            "b.fio:2: option `bssplit`",
+            "positive",
+        ),
+        (
+            "[a]\nbssplit=4k/x\n",
+            "b.fio:2: option `bssplit`",
+            "not a whole number",
+        ),
+        ("[a]\nbssplit=\n", "b.fio:2: option `bssplit`", "no size"),
+        ("[a]\nbs=0,4k\n", "b.fio:2: option `bs`", "positive"),
+        (
+            "[a]\nbs=4k,8k,16k,32k\n",
+            "b.fio:2: option `bs`",
+            "at most three",
+        ),
+        (
+            "[a]\nbsrange=64k-4k\n",
+            "b.fio:2: option `bsrange`",
+            "above the maximum",
+        ),
+        (
+            "[a]\nblocksize_range=4k\n",
+            "b.fio:2: option `blocksize_range`",
+            "MIN-MAX",
+        ),
+        (
+            "[a]\nrw=randwrite\nbssplit=4k/50:8k/50\nrate=1m\n",
+            "b.fio:4: option `rate`",
+            "rate_iops",
+        ),
+    ] {
+        let e = parse("b.fio", t).unwrap_err().to_string();
+        assert!(e.contains(at) && e.contains(why), "{t}: {e}");
+    }
+    // Not a multiple of the LPN size: the device check names the option's line.
+    let f = parse("b.fio", "[a]\nrw=randwrite\nbssplit=4k/50:6k/50\n").unwrap();
+    let m = f.merge(64 << 20, 1).unwrap();
+    let e = m.job.workload(1 << 14, 4096).err().unwrap().to_string();
+    assert!(e.contains("fio.bssplit") && e.contains("6144"), "{e}");
+    // A count of requests of varying length needs flows.
+    let e = parse(
+        "b.fio",
+        "[a]\nrw=randwrite\nbssplit=4k/50:8k/50\nnumber_ios=10\n",
+    )
+    .unwrap()
+    .merge(64 << 20, 1)
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("b.fio:4: option `number_ios`"), "{e}");
+    // Jobs that differ in their mix are not merged; the message names the mix's option.
+    let e = parse(
+        "b.fio",
+        "[a]\nbssplit=4k/50:8k/50\n[b]\nbssplit=4k/40:8k/60\n",
+    )
+    .unwrap()
+    .merge(64 << 20, 1)
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("b.fio:4: option `bssplit`"), "{e}");
 }
