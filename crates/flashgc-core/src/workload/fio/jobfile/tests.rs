@@ -329,7 +329,9 @@ fn merge_leaves_spread_and_sequential_clones_to_flows() {
     // One clone, or random clones without an increment, still merge.
     assert!(m("[a]\nrw=write\noffset_increment=1m\n").is_ok());
     assert!(m("[a]\nrw=randwrite\nnumjobs=4\n").is_ok());
+}
 
+#[test]
 fn block_size_mixes_in_every_form() {
     use crate::workload::fio::{BlockSizeMix, Sizes};
     let mix = |t: &str| -> Option<BlockSizeMix> {
