@@ -467,6 +467,9 @@ fn run_fio_job(
         None => JobFile::read(path)?,
     };
     let plan = jf.plan(l.logical_pages, l.lpn_size, cfg.run.seed)?;
+    let mut cfg = cfg.clone();
+    cfg.notes.extend(jf.notes());
+    let cfg = &cfg;
     let mut planned = plan.start(l.logical_pages, l.lpn_size, cfg.run.seed)?;
     if let Some(queue_depth) = planned.queue_depth {
         p.host = flashgc_core::timing::Host::ClosedLoop { queue_depth };

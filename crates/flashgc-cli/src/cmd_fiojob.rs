@@ -15,7 +15,8 @@ use flashgc_core::{Config, RunResult};
 
 /// Reads and parses a job file and plans its run (merged, or as host flows); fio flags
 /// given besides it are refused.
-pub fn load(path: &str, flags: &TimingFlags, cfg: &Config) -> Result<JobPlan, Fail> {
+/// Returns the plan and the notes its runs add to their results.
+pub fn load(path: &str, flags: &TimingFlags, cfg: &Config) -> Result<(JobPlan, Vec<String>), Fail> {
     let given = [
         ("--rw", flags.rw.is_some()),
         ("--rwmixwrite", flags.rwmixwrite.is_some()),
@@ -36,12 +37,23 @@ pub fn load(path: &str, flags: &TimingFlags, cfg: &Config) -> Result<JobPlan, Fa
     }
     let l = cfg.layout()?;
     // Checked now (regions, sizes), so that a bad job fails before any run, at its line.
-    Ok(JobFile::read(path)?.plan(l.logical_pages, l.lpn_size, cfg.run.seed)?)
+    let jf = JobFile::read(path)?;
+    Ok((
+        jf.plan(l.logical_pages, l.lpn_size, cfg.run.seed)?,
+        jf.notes(),
+    ))
 }
 
 /// Runs the planned job file on `cfg` through the one driver (`run_with_bar`: a Ctrl-C or
 /// SIGTERM stops it with its partial result).
-pub fn run(plan: &JobPlan, flags: &TimingFlags, cfg: &Config) -> Result<RunResult, Fail> {
+pub fn run(
+    (plan, notes): &(JobPlan, Vec<String>),
+    flags: &TimingFlags,
+    cfg: &Config,
+) -> Result<RunResult, Fail> {
+    let mut cfg = cfg.clone();
+    cfg.notes.extend(notes.iter().cloned());
+    let cfg = &cfg;
     let l = cfg.layout()?;
     let mut p = flags.params(cfg, true)?;
     let mut planned = plan.start(l.logical_pages, l.lpn_size, cfg.run.seed)?;

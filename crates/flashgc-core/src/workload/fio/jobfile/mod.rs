@@ -89,6 +89,10 @@ pub struct JobSpec {
     pub time_based: bool,
     /// `stonewall` / `new_group`: this job starts a new group.
     pub barrier: bool,
+    /// `norandommap`: uniform random offsets are drawn with replacement. fio's default
+    /// (false) keeps a map of the blocks done and takes the next free one after each draw,
+    /// which flashgc does not model (the plan's notes say so).
+    pub norandommap: bool,
     /// Delay of the job's first request, simulated ns (`startdelay`; 0: none).
     pub startdelay_ns: u64,
     /// The job's rate cap, requests per simulated second (`rate_iops`, or `rate` / `bs`;
@@ -272,7 +276,6 @@ const IGNORED: &[&str] = &[
     "description",
     "name",
     "randrepeat",
-    "norandommap",
     "invalidate",
     "lat_percentiles",
     "clat_percentiles",
@@ -329,6 +332,7 @@ impl JobSpec {
             ramp_ns: None,
             time_based: false,
             barrier: false,
+            norandommap: false,
             startdelay_ns: 0,
             rate_cap_iops: None,
             thinktime_ns: 0,
@@ -422,6 +426,7 @@ impl JobSpec {
             "runtime" | "timeout" => self.runtime_ns = Some(time_ns(file, line, option, need()?)?),
             "ramp_time" => self.ramp_ns = Some(time_ns(file, line, option, need()?)?),
             "time_based" => self.time_based = boolean(file, line, option, value)?,
+            "norandommap" => self.norandommap = boolean(file, line, option, value)?,
             "startdelay" => self.startdelay_ns = time_ns(file, line, option, need()?)?,
             "thinktime" => self.thinktime_ns = time_in(file, line, option, need()?, 1e3)?,
             "thinktime_blocks" => {

@@ -5,7 +5,7 @@
 
 use super::{JobFile, MergedJob};
 use crate::error::{Error, Result};
-use crate::workload::fio::FioJob;
+use crate::workload::fio::{Dist, FioJob, Rw};
 use crate::workload::flows::{FlowSet, FlowSpec};
 use crate::workload::Workload;
 
@@ -41,6 +41,33 @@ impl JobFile {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Input(format!("{path}: cannot read the job file: {e}")))?;
         super::parse(path, &text)
+    }
+
+    /// What the run approximates, one line each, for its result's notes: jobs whose uniform
+    /// random offsets fio would take from its random map (fio's default: a drawn block
+    /// already done gives way to the next free one, so each block is done once per pass),
+    /// which flashgc draws with replacement, as fio does with `norandommap`.
+    pub fn notes(&self) -> Vec<String> {
+        let jobs: Vec<&str> = self
+            .jobs
+            .iter()
+            .filter(|j| {
+                matches!(j.rw, Rw::RandRw | Rw::RandRead | Rw::RandWrite)
+                    && j.dist == Dist::Uniform
+                    && !j.norandommap
+            })
+            .map(|j| j.name.as_str())
+            .collect();
+        if jobs.is_empty() {
+            return Vec::new();
+        }
+        vec![format!(
+            "{}: job(s) {} draw uniform random offsets with replacement, as fio's norandommap=1; fio's \
+             default random map (each block once per pass) is not modelled (approximate; add norandommap=1 \
+             to the job file to match exactly)",
+            self.file,
+            jobs.join(", ")
+        )]
     }
 
     /// Whether a job has a run time or a ramp (`runtime`, `ramp_time`), a start delay, a

@@ -436,3 +436,22 @@ fn block_size_mix_errors_name_file_line_and_option() {
     .to_string();
     assert!(e.contains("b.fio:4: option `bssplit`"), "{e}");
 }
+
+#[test]
+fn notes_name_the_jobs_whose_random_map_is_not_modelled() {
+    let notes = |t: &str| parse("n.fio", t).unwrap().notes();
+    // fio's default for uniform random offsets is its random map: approximated, and said.
+    let n = notes("[w]\nrw=randwrite\n[r]\nrw=randrw\n");
+    assert_eq!(n.len(), 1);
+    assert!(
+        n[0].contains("job(s) w, r draw uniform random offsets with replacement"),
+        "{n:?}"
+    );
+    // norandommap, a non-uniform distribution (fio then drops the map) and sequential jobs
+    // are modelled as fio runs them.
+    assert!(notes("[w]\nrw=randwrite\nnorandommap\n").is_empty());
+    assert!(notes("[w]\nrw=randwrite\nnorandommap=1\n").is_empty());
+    assert!(notes("[w]\nrw=randwrite\nrandom_distribution=zipf:0.9\n").is_empty());
+    assert!(notes("[w]\nrw=write\n").is_empty());
+    assert_eq!(notes("[w]\nrw=randwrite\nnorandommap=0\n").len(), 1);
+}
