@@ -249,3 +249,31 @@ fn byte_bounded_mixed_flows_resume_byte_for_byte() {
         assert_eq!(want, got, "resumed run differs");
     }
 }
+
+/// A job file's uniform random jobs draw through fio's random map (each block once per
+/// pass); on resume the map is rebuilt by replaying the flows' requests, so a stopped and
+/// resumed run ends as the uninterrupted one.
+#[test]
+fn random_map_flows_resume_byte_for_byte() {
+    use flashgc_core::workload::fio::jobfile::{self, JobPlan};
+    use flashgc_core::workload::fio::Dist;
+    let c = config("rw = \"randwrite\"\nrequests = 10\n");
+    let l = c.layout().unwrap();
+    let jf = jobfile::parse(
+        "m.fio",
+        "[global]\nbs=8k\nsize=8m\n[w]\nrw=randwrite\niodepth=4\nio_size=24m\n\
+         [r]\nrw=randrw\niodepth=2\nnumjobs=2\n",
+    )
+    .unwrap();
+    let JobPlan::Flows { specs, .. } = jf.plan(l.logical_pages, l.lpn_size, 5).unwrap() else {
+        panic!("differing sections run as flows")
+    };
+    assert!(specs.iter().all(|s| s.job.dist == Dist::RandomMap));
+    let make = || flows::FlowSet::new(specs.clone(), l.logical_pages, l.lpn_size).unwrap();
+    for p in schedulers() {
+        let want = common::flows::resumed_json_of(&c, &p, &[], "map-whole", &make);
+        let got = common::flows::resumed_json_of(&c, &p, &[300, 1500], "map", &make);
+        assert!(want.contains("random_distribution=random"));
+        assert_eq!(want, got, "resumed run differs");
+    }
+}

@@ -13,10 +13,12 @@ pub mod dist;
 pub mod jobfile;
 mod mixed;
 pub mod offsets;
+mod random_map;
 
 pub use block_sizes::{BlockSizeMix, LengthDraw, Sizes, SplitEntry};
 pub use dist::{Dist, Zone, ZoneSplit};
 pub use offsets::OffsetGenerator;
+pub use random_map::RandomMap;
 
 use crate::error::{Error, Result};
 use crate::workload::{Op, Request, Rng, Synthetic, SyntheticKind, Workload};
@@ -212,7 +214,7 @@ impl FioJob {
             Rw::RandWrite | Rw::Write => 0.0,
         };
         let kind = match self.dist {
-            Dist::Uniform => SyntheticKind::Uniform,
+            Dist::Uniform | Dist::RandomMap => SyntheticKind::Uniform,
             Dist::Zipf(theta) => SyntheticKind::Zipf { theta },
             Dist::HotCold {
                 write_share,
@@ -243,13 +245,24 @@ impl FioJob {
         let inner = match self.rw {
             Rw::RandRw | Rw::RandRead | Rw::RandWrite => match shaped {
                 Some(g) => Inner::Shaped(g),
-                None => Inner::Random(Synthetic::new(
-                    kind,
-                    region,
-                    pages as u32,
-                    read_ratio,
-                    self.seed,
-                )),
+                None => {
+                    let gen = Synthetic::new(kind, region, pages as u32, read_ratio, self.seed);
+                    if self.dist == Dist::RandomMap {
+                        if self.numjobs > 1 {
+                            return Err(Error::config(
+                                "fio.numjobs",
+                                "each fio job keeps its own random map: run the clones as host flows",
+                            ));
+                        }
+                        Inner::Mapped {
+                            gen,
+                            map: RandomMap::new(region / pages),
+                            pages,
+                        }
+                    } else {
+                        Inner::Random(gen)
+                    }
+                }
             },
             Rw::Write | Rw::Read => {
                 let slots = region / pages;
@@ -286,6 +299,14 @@ impl FioJob {
         logical_pages: u64,
         lpn_size: u32,
     ) -> Result<FioWorkload> {
+        if self.dist == Dist::RandomMap {
+            // fio's map marks every block a request covers and checks only the first;
+            // that is not modelled for requests of several lengths.
+            return Err(Error::config(
+                "fio.random_distribution",
+                "fio's random map with a block-size mix is not modelled (give norandommap)",
+            ));
+        }
         let lpn = lpn_size as u64;
         let (reads, writes) = self.directions();
         let (read_seed, write_seed, length_seed) = mixed::MixedStream::seeds(self.seed);
@@ -345,6 +366,12 @@ impl FioJob {
 enum Inner {
     Mixed(mixed::MixedStream),
     Random(Synthetic),
+    /// Uniform draws through fio's random map: `pages` per block.
+    Mapped {
+        gen: Synthetic,
+        map: RandomMap,
+        pages: u64,
+    },
     Shaped(OffsetGenerator),
     Seq {
         op: Op,
@@ -366,6 +393,14 @@ impl Workload for FioWorkload {
         match &mut self.inner {
             Inner::Mixed(m) => m.fill(buf, max),
             Inner::Random(s) => s.fill(buf, max),
+            Inner::Mapped { gen, map, pages } => {
+                let from = buf.len();
+                gen.fill(buf, max)?;
+                for r in &mut buf[from..] {
+                    r.lpn = map.take(r.lpn / *pages) * *pages;
+                }
+                Ok(())
+            }
             Inner::Shaped(g) => g.fill(buf, max),
             Inner::Seq {
                 op,

@@ -69,8 +69,13 @@ impl ZoneSplit {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dist {
-    /// Uniform.
+    /// Uniform, drawn with replacement (fio's `random` with `norandommap`; the flags' and
+    /// `[[flow]]` sections' `uniform`).
     Uniform,
+    /// fio's default random offsets (`random_distribution=random` without `norandommap`):
+    /// uniform draws through the job's random map, each block once per pass
+    /// ([`super::RandomMap`]). Job files set it.
+    RandomMap,
     /// Zipf with exponent theta (fio's `random_distribution=zipf:THETA`).
     Zipf(f64),
     /// Hot/cold (`hotcold:W/S`, host flows only; not fio's): `write_share` of the requests
@@ -304,6 +309,7 @@ impl Dist {
         };
         match self {
             Dist::Uniform => "uniform".to_string(),
+            Dist::RandomMap => "random".to_string(),
             Dist::Zipf(t) => format!("zipf:{t}"),
             Dist::ZipfCentered { theta, center } => format!("zipf:{theta}:{center}"),
             Dist::HotCold {

@@ -565,6 +565,15 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
         }
         j.resolve_block_sizes();
         j.resolve_pacing(file)?;
+        // fio's default random offsets go through its random map (module `random_map`);
+        // requests of several lengths are not modelled with it (the plan's notes say so).
+        if matches!(j.rw, Rw::RandRw | Rw::RandRead | Rw::RandWrite)
+            && j.dist == Dist::Uniform
+            && !j.norandommap
+            && j.block_sizes.is_none()
+        {
+            j.dist = Dist::RandomMap;
+        }
         if j.barrier && k > 0 {
             g += 1;
         }

@@ -43,10 +43,10 @@ impl JobFile {
         super::parse(path, &text)
     }
 
-    /// What the run approximates, one line each, for its result's notes: jobs whose uniform
-    /// random offsets fio would take from its random map (fio's default: a drawn block
-    /// already done gives way to the next free one, so each block is done once per pass),
-    /// which flashgc draws with replacement, as fio does with `norandommap`.
+    /// What the run approximates, one line each, for its result's notes: uniform random
+    /// jobs with a block-size mix and fio's default random map (each block once per pass),
+    /// whose offsets flashgc draws with replacement, as fio does with `norandommap` (the
+    /// map is modelled for jobs of one block size, [`crate::workload::fio::RandomMap`]).
     pub fn notes(&self) -> Vec<String> {
         let jobs: Vec<&str> = self
             .jobs
@@ -62,9 +62,9 @@ impl JobFile {
             return Vec::new();
         }
         vec![format!(
-            "{}: job(s) {} draw uniform random offsets with replacement, as fio's norandommap=1; fio's \
-             default random map (each block once per pass) is not modelled (approximate; add norandommap=1 \
-             to the job file to match exactly)",
+            "{}: job(s) {} mix block sizes and draw uniform random offsets with replacement, as fio's \
+             norandommap=1; fio's default random map (each block once per pass) is modelled for jobs of one \
+             block size only (approximate; add norandommap=1 to the job file to match exactly)",
             self.file,
             jobs.join(", ")
         )]
@@ -85,9 +85,13 @@ impl JobFile {
         let capacity = logical_pages.saturating_mul(lpn_size as u64);
         match self.merge(capacity, seed) {
             Ok(m) if !self.timed() => {
-                m.job
-                    .workload(logical_pages, lpn_size)
-                    .map_err(|e| self.at_line(e))?;
+                // Checked as it runs: several clones are flows of one job each.
+                FioJob {
+                    numjobs: 1,
+                    ..m.job.clone()
+                }
+                .workload(logical_pages, lpn_size)
+                .map_err(|e| self.at_line(e))?;
                 Ok(JobPlan::Merged(m))
             }
             _ => {

@@ -438,20 +438,77 @@ fn block_size_mix_errors_name_file_line_and_option() {
 }
 
 #[test]
-fn notes_name_the_jobs_whose_random_map_is_not_modelled() {
-    let notes = |t: &str| parse("n.fio", t).unwrap().notes();
-    // fio's default for uniform random offsets is its random map: approximated, and said.
-    let n = notes("[w]\nrw=randwrite\n[r]\nrw=randrw\n");
-    assert_eq!(n.len(), 1);
+fn uniform_random_jobs_take_fios_random_map_unless_told_otherwise() {
+    let dist = |t: &str| parse("n.fio", t).unwrap().jobs[0].dist.clone();
+    // fio's default for uniform random offsets is its random map.
+    assert_eq!(dist("[w]\nrw=randwrite\n"), Dist::RandomMap);
+    assert_eq!(
+        dist("[w]\nrw=randrw\nrandom_distribution=random\n"),
+        Dist::RandomMap
+    );
+    // norandommap, another distribution (fio then drops the map) and sequential jobs do not.
+    assert_eq!(dist("[w]\nrw=randwrite\nnorandommap\n"), Dist::Uniform);
+    assert_eq!(dist("[w]\nrw=randwrite\nnorandommap=1\n"), Dist::Uniform);
+    assert_eq!(dist("[w]\nrw=randwrite\nnorandommap=0\n"), Dist::RandomMap);
+    assert_eq!(
+        dist("[w]\nrw=randwrite\nrandom_distribution=zipf:0.9\n"),
+        Dist::Zipf(0.9)
+    );
+    assert_eq!(dist("[w]\nrw=write\n"), Dist::Uniform);
+    // The map with a block-size mix is not modelled: drawn with replacement, and said.
+    let f = parse(
+        "n.fio",
+        "[w]\nrw=randwrite\nbssplit=4k/50:8k/50\n[v]\nrw=randwrite\n",
+    )
+    .unwrap();
+    assert_eq!(f.jobs[0].dist, Dist::Uniform);
+    let n = f.notes();
     assert!(
-        n[0].contains("job(s) w, r draw uniform random offsets with replacement"),
+        n.len() == 1 && n[0].contains("job(s) w mix block sizes"),
         "{n:?}"
     );
-    // norandommap, a non-uniform distribution (fio then drops the map) and sequential jobs
-    // are modelled as fio runs them.
-    assert!(notes("[w]\nrw=randwrite\nnorandommap\n").is_empty());
-    assert!(notes("[w]\nrw=randwrite\nnorandommap=1\n").is_empty());
-    assert!(notes("[w]\nrw=randwrite\nrandom_distribution=zipf:0.9\n").is_empty());
-    assert!(notes("[w]\nrw=write\n").is_empty());
-    assert_eq!(notes("[w]\nrw=randwrite\nnorandommap=0\n").len(), 1);
+    assert!(parse("n.fio", "[w]\nrw=randwrite\n")
+        .unwrap()
+        .notes()
+        .is_empty());
+}
+
+#[test]
+fn a_random_map_job_does_each_block_once_per_pass() {
+    // 64 MiB of 8 KiB blocks, one job: the merged plan's stream, over three passes.
+    let f = parse("p.fio", "[w]\nrw=randrw\nbs=8k\nsize=4m\n").unwrap();
+    let (pages, lpn) = (16 << 10, 4096);
+    let plan = f.plan(pages, lpn, 3).unwrap();
+    let mut run = plan.start(pages, lpn, 3).unwrap();
+    let blocks = (4u64 << 20) / 8192;
+    let mut reqs = Vec::new();
+    while (reqs.len() as u64) < 3 * blocks {
+        run.workload.fill(&mut reqs, 100).unwrap();
+    }
+    let mut repeats = 0;
+    for pass in reqs[..3 * blocks as usize].chunks(blocks as usize) {
+        let mut seen = vec![false; blocks as usize];
+        for r in pass {
+            assert_eq!(r.lpn % 2, 0, "8 KiB blocks of 4 KiB pages");
+            assert!(
+                !seen[(r.lpn / 2) as usize],
+                "block {} twice in a pass",
+                r.lpn / 2
+            );
+            seen[(r.lpn / 2) as usize] = true;
+        }
+        repeats += pass.len() - seen.iter().filter(|&&x| x).count();
+    }
+    assert_eq!(repeats, 0);
+    // Reads and writes share the map, as fio's one map per file.
+    assert!(reqs.iter().any(|r| r.op == crate::workload::Op::Read));
+    // With norandommap the same job draws with replacement: some block repeats in a pass.
+    let f = parse("p.fio", "[w]\nrw=randrw\nbs=8k\nsize=4m\nnorandommap\n").unwrap();
+    let mut run = f.plan(pages, lpn, 3).unwrap().start(pages, lpn, 3).unwrap();
+    let mut reqs = Vec::new();
+    while (reqs.len() as u64) < blocks {
+        run.workload.fill(&mut reqs, 100).unwrap();
+    }
+    let mut seen = std::collections::HashSet::new();
+    assert!(reqs[..blocks as usize].iter().any(|r| !seen.insert(r.lpn)));
 }
