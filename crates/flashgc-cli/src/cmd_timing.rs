@@ -31,7 +31,8 @@ pub struct TimingFlags {
     /// Jobs (closed loop; default 1, or 10 with --paper).
     #[arg(long, allow_negative_numbers = true)]
     pub numjobs: Option<u32>,
-    /// fio access pattern: randrw, randwrite, randread, write, read (replaces --workload).
+    /// fio access pattern: randrw, randwrite, randread, write, read, trim, randtrim, trimwrite,
+    /// randtrimwrite (replaces --workload).
     #[arg(long)]
     pub rw: Option<String>,
     /// Percentage of writes for randrw (0-100; implies --rw randrw).
@@ -342,11 +343,13 @@ impl TimingFlags {
         let data_volume = match (self.data_gb, paper, &job) {
             (Some(v), _, _) => Some(gb("--data-gb", v)?),
             (None, Some(s), _) => Some((s.volume_bytes as f64 * scale).round() as u64),
-            // fio semantics: each job transfers `size` bytes.
+            // fio semantics: each job transfers `size` bytes (twice for trim-then-write:
+            // each byte trimmed, then written).
             (None, None, Some(j)) => Some(
                 j.size
                     .unwrap_or(l.logical_bytes())
-                    .saturating_mul(j.numjobs as u64),
+                    .saturating_mul(j.numjobs as u64)
+                    .saturating_mul(j.rw.trim_mode().per_block()),
             ),
             (None, None, None) => None,
         };

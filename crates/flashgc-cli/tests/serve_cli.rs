@@ -552,7 +552,7 @@ fn a_job_file_with_two_sections_equals_the_flags() {
     let job = d.join("two.fio");
     std::fs::write(
         &job,
-        "[global]\nioengine=libaio\ndirect=1\nrw=randrw\nrwmixread=30\nbs=4k\niodepth=8\nsize=64m\n\n[a]\n\n[b]\nnumjobs=1\n",
+        "[global]\nioengine=libaio\ndirect=1\nrw=randrw\nrwmixread=30\nbs=4k\niodepth=8\nsize=64m\nnorandommap\n\n[a]\n\n[b]\nnumjobs=1\n",
     )
     .unwrap();
     let j = job.display().to_string();
@@ -571,13 +571,14 @@ fn a_job_file_with_two_sections_equals_the_flags() {
         "--size",
         "64m",
     ]);
+    // The flags draw uniform offsets with replacement: the job file says norandommap.
     assert_eq!(from_file, from_flags);
     assert!(from_file["total"]["gc_writes"].as_u64().unwrap() > 0);
     // runtime=0 and ramp_time=0 are no limit and no ramp (as in fio): the same run.
     let ramp0 = d.join("ramp0.fio");
     std::fs::write(
         &ramp0,
-        "[global]\nrw=randrw\nrwmixwrite=70\nbs=4k\niodepth=8\nsize=64m\nramp_time=0\nruntime=0\n[a]\n[b]\n",
+        "[global]\nrw=randrw\nrwmixwrite=70\nbs=4k\niodepth=8\nsize=64m\nramp_time=0\nruntime=0\nnorandommap\n[a]\n[b]\n",
     )
     .unwrap();
     assert_eq!(

@@ -14,6 +14,7 @@ pub mod jobfile;
 mod mixed;
 pub mod offsets;
 mod random_map;
+mod trims;
 
 pub use block_sizes::{BlockSizeMix, LengthDraw, Sizes, SplitEntry};
 pub use dist::{Dist, Zone, ZoneSplit};
@@ -37,6 +38,25 @@ pub enum Rw {
     Write,
     /// Sequential reads.
     Read,
+    /// Sequential trims (fio's `trim`).
+    Trim,
+    /// Random trims (fio's `randtrim`).
+    RandTrim,
+    /// Each block trimmed, then written, in order (fio's `trimwrite`).
+    TrimWrite,
+    /// Each random block trimmed, then written (fio's `randtrimwrite`).
+    RandTrimWrite,
+}
+
+/// How a pattern trims ([`Rw::trim_mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrimMode {
+    /// No trims.
+    None,
+    /// Trims where the write pattern writes.
+    Only,
+    /// A trim before each write of the write pattern, of the same blocks.
+    ThenWrite,
 }
 
 impl Rw {
@@ -48,9 +68,16 @@ impl Rw {
             "randread" => Ok(Rw::RandRead),
             "write" => Ok(Rw::Write),
             "read" => Ok(Rw::Read),
+            "trim" => Ok(Rw::Trim),
+            "randtrim" => Ok(Rw::RandTrim),
+            "trimwrite" => Ok(Rw::TrimWrite),
+            "randtrimwrite" => Ok(Rw::RandTrimWrite),
             _ => Err(Error::config(
                 "fio.rw",
-                format!("`{s}`: allowed randrw, randwrite, randread, write, read"),
+                format!(
+                    "`{s}`: allowed randrw, randwrite, randread, write, read, trim, randtrim, trimwrite, \
+                     randtrimwrite"
+                ),
             )),
         }
     }
@@ -127,10 +154,10 @@ impl FioJob {
 
     /// The directions the job issues: (reads, writes).
     fn directions(&self) -> (bool, bool) {
-        match self.rw {
+        match self.rw.base() {
             Rw::RandRw => (self.rwmixwrite < 100.0, self.rwmixwrite > 0.0),
             Rw::RandRead | Rw::Read => (true, false),
-            Rw::RandWrite | Rw::Write => (false, true),
+            _ => (false, true),
         }
     }
 
@@ -154,6 +181,26 @@ impl FioJob {
 
     /// The job's request stream on a device of `logical_pages` pages of `lpn_size` bytes.
     pub fn workload(&self, logical_pages: u64, lpn_size: u32) -> Result<FioWorkload> {
+        let mode = self.rw.trim_mode();
+        if mode != TrimMode::None && self.block_sizes.is_some() {
+            // fio sizes trims by the third part (`bs=R,W,T`), which flashgc does not read.
+            return Err(Error::config(
+                "fio.bs",
+                "a trim pattern takes one block size (no bssplit, bsrange or bs=READS,WRITES)",
+            ));
+        }
+        if mode != TrimMode::None {
+            // The write pattern's offsets and lengths, its writes trimmed (module `trims`).
+            let base = FioJob {
+                rw: self.rw.base(),
+                ..self.clone()
+            };
+            let inner = Box::new(base.workload(logical_pages, lpn_size)?);
+            return Ok(FioWorkload {
+                inner: Inner::Trims(trims::TrimStream::new(inner, mode)),
+                desc: self.describe(),
+            });
+        }
         if let Some(m) = &self.block_sizes {
             m.check(lpn_size)?;
         }
@@ -208,10 +255,11 @@ impl FioJob {
                 "the region is smaller than one block",
             ));
         }
-        let read_ratio = match self.rw {
+        // Trim patterns have returned above; `base` keeps the match whole.
+        let read_ratio = match self.rw.base() {
             Rw::RandRw => 1.0 - self.rwmixwrite / 100.0,
             Rw::RandRead | Rw::Read => 1.0,
-            Rw::RandWrite | Rw::Write => 0.0,
+            _ => 0.0,
         };
         let kind = match self.dist {
             Dist::Uniform | Dist::RandomMap => SyntheticKind::Uniform,
@@ -242,7 +290,7 @@ impl FioJob {
         } else {
             None
         };
-        let inner = match self.rw {
+        let inner = match self.rw.base() {
             Rw::RandRw | Rw::RandRead | Rw::RandWrite => match shaped {
                 Some(g) => Inner::Shaped(g),
                 None => {
@@ -264,7 +312,7 @@ impl FioJob {
                     }
                 }
             },
-            Rw::Write | Rw::Read => {
+            _ => {
                 let slots = region / pages;
                 let per = (slots / self.numjobs as u64).max(1);
                 Inner::Seq {
@@ -364,6 +412,7 @@ impl FioJob {
 }
 
 enum Inner {
+    Trims(trims::TrimStream),
     Mixed(mixed::MixedStream),
     Random(Synthetic),
     /// Uniform draws through fio's random map: `pages` per block.
@@ -391,6 +440,7 @@ pub struct FioWorkload {
 impl Workload for FioWorkload {
     fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
         match &mut self.inner {
+            Inner::Trims(t) => t.fill(buf, max),
             Inner::Mixed(m) => m.fill(buf, max),
             Inner::Random(s) => s.fill(buf, max),
             Inner::Mapped { gen, map, pages } => {

@@ -146,8 +146,8 @@ impl FlowSet {
     /// and those with one write too little. Such a run would go on forever.
     pub fn check_reaches(&self, target: u64) -> Result<()> {
         let writes = |s: &FlowSpec| match s.job.rw {
-            Rw::Read | Rw::RandRead => false,
-            Rw::Write | Rw::RandWrite => true,
+            Rw::Read | Rw::RandRead | Rw::Trim | Rw::RandTrim => false,
+            Rw::Write | Rw::RandWrite | Rw::TrimWrite | Rw::RandTrimWrite => true,
             // As the generator draws it: a read share that rounds to 1 never writes.
             Rw::RandRw => 1.0 - s.job.rwmixwrite / 100.0 < 1.0,
         };

@@ -3,7 +3,7 @@
 //! expansion of a fio job's `numjobs` into flows.
 
 use crate::error::{Error, Result};
-use crate::workload::fio::{FioJob, Rw};
+use crate::workload::fio::FioJob;
 use serde::{Deserialize, Serialize};
 
 /// The longest `thinktime`: 1000 s, far beyond fio's use, so that a completion plus it
@@ -227,7 +227,7 @@ impl FlowSpec {
     pub fn from_fio(name: &str, job: &FioJob, offset: u64, logical_bytes: u64) -> Vec<FlowSpec> {
         let n = job.numjobs.max(1) as u64;
         let size = job.size.unwrap_or(logical_bytes.saturating_sub(offset));
-        let seq = matches!(job.rw, Rw::Read | Rw::Write);
+        let seq = job.rw.sequential();
         let regions: Vec<(u64, Option<u64>)> = (0..n)
             .map(|j| {
                 if seq && n > 1 {

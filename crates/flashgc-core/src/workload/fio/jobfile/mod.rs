@@ -165,6 +165,19 @@ impl JobSpec {
                 ))
             }
             Rw::RandRw => None,
+            Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite if given(rw) => {
+                return Err(err(
+                    file,
+                    line,
+                    option,
+                    format!(
+                        "job `{}` trims; fio caps trims at the third rate (READS,WRITES,TRIMS), which flashgc \
+                         does not model",
+                        self.name
+                    ),
+                ))
+            }
+            Rw::Trim | Rw::RandTrim | Rw::TrimWrite | Rw::RandTrimWrite => None,
         };
         if let Some(c) = self.rate_cap_iops.filter(|&c| c < 1.0) {
             return Err(err(
@@ -376,7 +389,7 @@ impl JobSpec {
                             file,
                             line,
                             option,
-                            format!("`{p}`: supported randrw, randwrite, randread, write, read"),
+                            format!("`{p}`: supported randrw, randwrite, randread, write, read, trim, randtrim, trimwrite, randtrimwrite"),
                         )
                     })?,
                 };
@@ -567,7 +580,7 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
         j.resolve_pacing(file)?;
         // fio's default random offsets go through its random map (module `random_map`);
         // requests of several lengths are not modelled with it (the plan's notes say so).
-        if matches!(j.rw, Rw::RandRw | Rw::RandRead | Rw::RandWrite)
+        if !j.rw.sequential()
             && j.dist == Dist::Uniform
             && !j.norandommap
             && j.block_sizes.is_none()
@@ -647,7 +660,7 @@ impl JobFile {
                     "clones that start at different offsets need per-flow host models",
                 ));
             }
-            if j.numjobs > 1 && matches!(j.rw, Rw::Read | Rw::Write) {
+            if j.numjobs > 1 && j.rw.sequential() {
                 return Err(err(
                     f,
                     j.line_of("numjobs"),
@@ -705,9 +718,11 @@ impl JobFile {
                     ),
                 ));
             }
-            let mut per = region.io_bytes;
+            // Trim-then-write issues each byte twice, and fio doubles `number_ios` too.
+            let twice = j.rw.trim_mode().per_block();
+            let mut per = region.io_bytes.saturating_mul(twice);
             if let Some(n) = j.number_ios {
-                per = per.min(n.saturating_mul(j.bs));
+                per = per.min(n.saturating_mul(twice).saturating_mul(j.bs));
             }
             clones = clones.saturating_add(j.numjobs);
             data = data.saturating_add(per.saturating_mul(j.numjobs as u64));

@@ -5,7 +5,7 @@
 
 use super::{JobFile, MergedJob};
 use crate::error::{Error, Result};
-use crate::workload::fio::{Dist, FioJob, Rw};
+use crate::workload::fio::{Dist, FioJob};
 use crate::workload::flows::{FlowSet, FlowSpec};
 use crate::workload::Workload;
 
@@ -51,11 +51,7 @@ impl JobFile {
         let jobs: Vec<&str> = self
             .jobs
             .iter()
-            .filter(|j| {
-                matches!(j.rw, Rw::RandRw | Rw::RandRead | Rw::RandWrite)
-                    && j.dist == Dist::Uniform
-                    && !j.norandommap
-            })
+            .filter(|j| !j.rw.sequential() && j.dist == Dist::Uniform && !j.norandommap)
             .map(|j| j.name.as_str())
             .collect();
         if jobs.is_empty() {
@@ -137,15 +133,20 @@ impl JobFile {
                 .into_iter()
                 .zip(&regions)
             {
-                let mut per = r.io_bytes;
+                // Trim-then-write issues each byte twice, and fio doubles `number_ios` too.
+                let twice = j.rw.trim_mode().per_block();
+                let mut per = r.io_bytes.saturating_mul(twice);
                 if let Some(n) = j.number_ios {
-                    per = per.min(n.saturating_mul(longest));
+                    per = per.min(n.saturating_mul(twice).saturating_mul(longest));
                 }
                 // A plain job's volume is a request count (`per` over its block size); a
                 // mixed one's is bytes, with `number_ios` a count besides.
                 let (requests, bytes) = match &j.block_sizes {
                     None => (Some(per.div_ceil(j.bs.max(1)).max(1)), None),
-                    Some(_) => (j.number_ios, Some(r.io_bytes.max(1))),
+                    Some(_) => (
+                        j.number_ios.map(|n| n.saturating_mul(twice)),
+                        Some(r.io_bytes.saturating_mul(twice).max(1)),
+                    ),
                 };
                 // `time_based`: the run time alone ends the job.
                 f.requests = requests.filter(|_| !j.time_based);

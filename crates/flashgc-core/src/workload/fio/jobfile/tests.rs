@@ -29,10 +29,24 @@ fn errors_name_file_line_and_option() {
     assert!(e.contains("j.fio:3: option `verify`"), "{e}");
     let e = parse("j.fio", "[a]\nbs=4k:8k\n").unwrap_err().to_string();
     assert!(e.contains("j.fio:2: option `bs`"), "{e}");
-    let e = parse("j.fio", "[a]\nrw=trimwrite\n")
+    let e = parse("j.fio", "[a]\nrw=append\n").unwrap_err().to_string();
+    assert!(e.contains("j.fio:2: option `rw`"), "{e}");
+    // fio's trim patterns parse (a rate cap on them is refused: not modelled).
+    for (v, rw) in [
+        ("trim", Rw::Trim),
+        ("randtrim", Rw::RandTrim),
+        ("trimwrite", Rw::TrimWrite),
+        ("randtrimwrite", Rw::RandTrimWrite),
+    ] {
+        assert_eq!(
+            parse("j.fio", &format!("[a]\nrw={v}\n")).unwrap().jobs[0].rw,
+            rw
+        );
+    }
+    let e = parse("j.fio", "[a]\nrw=trimwrite\nrate_iops=10\n")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("j.fio:2: option `rw`"), "{e}");
+    assert!(e.contains("j.fio:3: option `rate_iops`"), "{e}");
     let e = parse("j.fio", "rw=read\n").unwrap_err().to_string();
     assert!(e.contains("j.fio:1"), "{e}");
     let e = parse("j.fio", "[global]\nbs=4k\n").unwrap_err().to_string();
