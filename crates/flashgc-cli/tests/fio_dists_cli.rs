@@ -6,14 +6,7 @@ mod common;
 
 use common::{flashgc, json};
 
-const SMALL: &[&str] = &[
-    "--logical-gib",
-    "0.0625",
-    "--pages-per-block",
-    "32",
-    "--op",
-    "0.15",
-];
+use common::FIO_SMALL as SMALL;
 
 fn with_small<'a>(head: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     let mut v = head.to_vec();

@@ -6,14 +6,7 @@ mod common;
 
 use common::{flashgc, json};
 
-const SMALL: &[&str] = &[
-    "--logical-gib",
-    "0.0625",
-    "--pages-per-block",
-    "32",
-    "--op",
-    "0.15",
-];
+use common::FIO_SMALL as SMALL;
 
 fn run_job(dir: &std::path::Path, name: &str, text: &str) -> serde_json::Value {
     let p = dir.join(name);

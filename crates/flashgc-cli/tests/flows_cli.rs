@@ -1,28 +1,10 @@
 //! Host flows and the mapping cache on the command line: `[[flow]]` configs, fio numjobs
 //! as flows, `--mapping-cache` (docs/flows.md, docs/mapping-cache.md).
 
-use std::process::{Command, Output};
+mod common;
 
-fn flashgc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flashgc"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
-}
-
-const SMALL: &[&str] = &[
-    "--logical-gib",
-    "0.0625",
-    "--pages-per-block",
-    "32",
-    "--op",
-    "0.15",
-];
+use common::FIO_SMALL as SMALL;
+use common::{flashgc, json};
 
 fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     let mut v: Vec<&str> = SMALL.to_vec();
