@@ -53,10 +53,16 @@ impl Request {
     /// content: what the synthetic generators emit.
     #[inline]
     pub fn at_block(op: Op, block: u64, pages: u32) -> Request {
+        Request::untimed(op, block * pages as u64, pages)
+    }
+
+    /// An untimed request of `pages` pages from LPN `lpn` without content.
+    #[inline]
+    pub fn untimed(op: Op, lpn: u64, pages: u32) -> Request {
         Request {
             time_ns: 0,
             op,
-            lpn: block * pages as u64,
+            lpn,
             pages,
             content: 0,
         }

@@ -71,13 +71,7 @@ impl MixedStream {
                 gen.fill(&mut self.buf, 1)?;
                 let (op, lpn) = self.buf.first().map_or((Op::Write, 0), |r| (r.op, r.lpn));
                 let len = self.lengths.next(op, self.region - lpn);
-                Ok(Request {
-                    time_ns: 0,
-                    op,
-                    lpn,
-                    pages: len as u32,
-                    content: 0,
-                })
+                Ok(Request::untimed(op, lpn, len as u32))
             }
             Placement::Random {
                 rng,
@@ -96,13 +90,7 @@ impl MixedStream {
                 let lpn = self.buf.first().map_or(0, |r| r.lpn);
                 let len = self.lengths.next(op, self.region - lpn);
                 debug_assert!(lpn % *min == 0);
-                Ok(Request {
-                    time_ns: 0,
-                    op,
-                    lpn,
-                    pages: len as u32,
-                    content: 0,
-                })
+                Ok(Request::untimed(op, lpn, len as u32))
             }
             Placement::Seq {
                 op,
@@ -118,13 +106,7 @@ impl MixedStream {
                     *c = 0;
                 }
                 let len = self.lengths.next(op, self.region - *c);
-                let req = Request {
-                    time_ns: 0,
-                    op,
-                    lpn: *c,
-                    pages: len as u32,
-                    content: 0,
-                };
+                let req = Request::untimed(op, *c, len as u32);
                 *c += len;
                 *next_job = (*next_job + 1) % cursors.len();
                 Ok(req)
