@@ -13,7 +13,10 @@ type Phase = Arc<Mutex<Option<&'static str>>>;
 pub struct Startup {
     phase: Phase,
     #[cfg(unix)]
-    watcher: Option<(signal_hook::iterator::Handle, std::thread::JoinHandle<()>)>,
+    watcher: Option<(
+        signal_hook::iterator::Handle,
+        std::thread::JoinHandle<signal_hook::iterator::Signals>,
+    )>,
 }
 
 impl Startup {
@@ -30,6 +33,11 @@ impl Startup {
             let handle = signals.handle();
             let watched = Arc::clone(&phase);
             let bar = bar.cloned();
+            // The thread hands `signals` back rather than dropping it: `Handle::close`
+            // wakes it with a `send` on a socket whose reading end `signals` owns, and a
+            // thread that saw the closed flag first and dropped that end made the send
+            // raise SIGPIPE, which (default action, see `main`) killed a refused run
+            // before it printed its error, about once in 3000 runs.
             let thread = std::thread::spawn(move || {
                 if let Some(sig) = signals.forever().next() {
                     // Held while exiting: the run cannot start (and write) meanwhile.
@@ -44,6 +52,7 @@ impl Startup {
                         std::process::exit(128 + sig);
                     }
                 }
+                signals
             });
             Ok(Startup {
                 phase,
@@ -71,7 +80,8 @@ impl Startup {
         #[cfg(unix)]
         if let Some((handle, thread)) = self.watcher.take() {
             handle.close();
-            let _ = thread.join();
+            // Dropped here, after `close` has sent its wake-up.
+            drop(thread.join());
         }
     }
 }
@@ -79,5 +89,31 @@ impl Startup {
 impl Drop for Startup {
     fn drop(&mut self) {
         self.end();
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::Startup;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    /// A run refused right after its startup watcher began (the common bad-input path)
+    /// ends the watcher at once; that must never raise SIGPIPE, which kills the process
+    /// under the command line's default action. The race needed the watcher thread to
+    /// run between `close`'s flag and its wake-up; many rounds make it likely.
+    #[test]
+    fn ending_the_watcher_at_once_raises_no_sigpipe() {
+        let raised = Arc::new(AtomicBool::new(false));
+        let id =
+            signal_hook::flag::register(signal_hook::consts::SIGPIPE, Arc::clone(&raised)).unwrap();
+        for _ in 0..40_000 {
+            let Ok(mut s) = Startup::begin(None) else {
+                panic!("cannot install the watcher");
+            };
+            s.end();
+        }
+        signal_hook::low_level::unregister(id);
+        assert!(!raised.load(Ordering::Relaxed), "SIGPIPE raised");
     }
 }
