@@ -89,7 +89,6 @@ pub fn temp_dir(suite: &str, name: &str) -> PathBuf {
     d
 }
 
-/// A 64 MiB device of 64-page blocks and 2 capacities of writes: runs that end in moments.
 /// The 64 MiB device of the fio and flow tests: 32-page blocks, op 0.15 (runs of a few
 /// thousand requests see GC).
 pub const FIO_SMALL: &[&str] = &[
@@ -101,6 +100,7 @@ pub const FIO_SMALL: &[&str] = &[
     "0.15",
 ];
 
+/// A 64 MiB device of 64-page blocks and 2 capacities of writes: runs that end in moments.
 pub const SMALL: &[&str] = &[
     "--logical-gib",
     "0.0625",

@@ -14,6 +14,7 @@ use values::{boolean, err, int, per_direction, size, time_in, time_ns};
 
 mod values;
 
+mod passes;
 mod plan;
 mod region;
 pub use plan::{JobPlan, PlannedRun};
@@ -719,10 +720,14 @@ impl JobFile {
                 ));
             }
             // Trim-then-write issues each byte twice, and fio doubles `number_ios` too.
+            // Whole requests for a job of one block size, as fio's passes count them.
             let twice = j.rw.trim_mode().per_block();
             let mut per = region.io_bytes.saturating_mul(twice);
             if let Some(n) = j.number_ios {
                 per = per.min(n.saturating_mul(twice).saturating_mul(j.bs));
+            }
+            if j.block_sizes.is_none() {
+                per = j.plain_requests(&region).saturating_mul(j.bs);
             }
             clones = clones.saturating_add(j.numjobs);
             data = data.saturating_add(per.saturating_mul(j.numjobs as u64));

@@ -43,27 +43,46 @@ impl JobFile {
         super::parse(path, &text)
     }
 
-    /// What the run approximates, one line each, for its result's notes: uniform random
-    /// jobs with a block-size mix and fio's default random map (each block once per pass),
-    /// whose offsets flashgc draws with replacement, as fio does with `norandommap` (the
-    /// map is modelled for jobs of one block size, [`crate::workload::fio::RandomMap`]).
+    /// What the run approximates, one line each, for its result's notes:
+    ///
+    /// * uniform random jobs with a block-size mix and fio's default random map (each
+    ///   block once per pass), whose offsets flashgc draws with replacement, as fio does
+    ///   with `norandommap` (the map is modelled for jobs of one block size,
+    ///   [`crate::workload::fio::RandomMap`]);
+    /// * trim-then-write jobs with `io_size` or `number_ios`, whose requests fio counts by
+    ///   rules flashgc does not follow ([`super::JobSpec::plain_requests`]).
     pub fn notes(&self) -> Vec<String> {
-        let jobs: Vec<&str> = self
-            .jobs
-            .iter()
-            .filter(|j| !j.rw.sequential() && j.dist == Dist::Uniform && !j.norandommap)
-            .map(|j| j.name.as_str())
-            .collect();
-        if jobs.is_empty() {
-            return Vec::new();
+        let names = |keep: &dyn Fn(&super::JobSpec) -> bool| -> String {
+            let v: Vec<&str> = self
+                .jobs
+                .iter()
+                .filter(|j| keep(j))
+                .map(|j| j.name.as_str())
+                .collect();
+            v.join(", ")
+        };
+        let mut notes = Vec::new();
+        let mixed = names(&|j| !j.rw.sequential() && j.dist == Dist::Uniform && !j.norandommap);
+        if !mixed.is_empty() {
+            notes.push(format!(
+                "{}: job(s) {mixed} mix block sizes and draw uniform random offsets with replacement, as fio's \
+                 norandommap=1; fio's default random map (each block once per pass) is modelled for jobs of one \
+                 block size only (approximate; add norandommap=1 to the job file to match exactly)",
+                self.file
+            ));
         }
-        vec![format!(
-            "{}: job(s) {} mix block sizes and draw uniform random offsets with replacement, as fio's \
-             norandommap=1; fio's default random map (each block once per pass) is modelled for jobs of one \
-             block size only (approximate; add norandommap=1 to the job file to match exactly)",
-            self.file,
-            jobs.join(", ")
-        )]
+        let trimwrite = names(&|j| {
+            j.rw.trim_mode().per_block() > 1 && (j.io_size.is_some() || j.number_ios.is_some())
+        });
+        if !trimwrite.is_empty() {
+            notes.push(format!(
+                "{}: trim-then-write job(s) {trimwrite} set io_size or number_ios, whose trims and writes fio \
+                 counts by rules of its own; flashgc issues a trim and a write per block of the volume \
+                 (approximate request count)",
+                self.file
+            ));
+        }
+        notes
     }
 
     /// Whether a job has a run time or a ramp (`runtime`, `ramp_time`), a start delay, a
@@ -139,10 +158,10 @@ impl JobFile {
                 if let Some(n) = j.number_ios {
                     per = per.min(n.saturating_mul(twice).saturating_mul(longest));
                 }
-                // A plain job's volume is a request count (`per` over its block size); a
-                // mixed one's is bytes, with `number_ios` a count besides.
+                // A plain job's volume is a request count (fio's passes, `number_ios` at
+                // most); a mixed one's is bytes, with `number_ios` a count besides.
                 let (requests, bytes) = match &j.block_sizes {
-                    None => (Some(per.div_ceil(j.bs.max(1)).max(1)), None),
+                    None => (Some(j.plain_requests(r)), None),
                     Some(_) => (
                         j.number_ios.map(|n| n.saturating_mul(twice)),
                         Some(r.io_bytes.saturating_mul(twice).max(1)),
@@ -162,10 +181,10 @@ impl JobFile {
                 // A byte volume's last request may run past it by less than the longest
                 // request: the run's volume must not end the flow before that request.
                 if !j.time_based {
-                    let per_run = if bytes.is_some() {
-                        per.saturating_add(longest)
-                    } else {
-                        per
+                    let per_run = match (bytes, requests) {
+                        (Some(_), _) => per.saturating_add(longest),
+                        (None, Some(n)) => n.saturating_mul(j.bs),
+                        (None, None) => per,
                     };
                     data = data.saturating_add(per_run);
                 }

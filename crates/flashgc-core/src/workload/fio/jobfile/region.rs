@@ -38,6 +38,9 @@ impl JobSpec {
     ///   past the start, rounded down to the block size (`setup_files`); no `size` is
     ///   everything past the start.
     /// * Volume: `io_size` in bytes, or as a percentage of the region; else the region.
+    /// * A sequential job of one block size whose `size` is not a whole number of blocks
+    ///   addresses its last block in full where the device has room, as fio does; its
+    ///   volume stays `size`.
     pub fn clone_region(&self, file: &str, capacity: u64, j: u32) -> Result<CloneRegion> {
         let inc = self.offset_increment.bytes(capacity);
         let percent = |s: SizeSpec| matches!(s, SizeSpec::Percent(_));
@@ -110,6 +113,17 @@ impl JobSpec {
             None => size,
             Some(SizeSpec::Bytes(b)) => b,
             Some(SizeSpec::Percent(p)) => (size as f64 * p / 100.0) as u64,
+        };
+        // A sequential pass issues blocks until it has done `size` bytes, so its last block
+        // runs past the region's end where the device has room (fio's
+        // `get_next_seq_offset` bounds the offset by the device, not the region); where
+        // the device ends, the pass ends a block earlier (`fill_io_u` refuses the block).
+        let bs = self.bs.max(1);
+        let whole = size.div_ceil(bs).saturating_mul(bs);
+        let size = if self.rw.sequential() && self.block_sizes.is_none() && whole <= room {
+            whole
+        } else {
+            size
         };
         Ok(CloneRegion {
             offset,

@@ -526,3 +526,28 @@ fn a_random_map_job_does_each_block_once_per_pass() {
     let mut seen = std::collections::HashSet::new();
     assert!(reqs[..blocks as usize].iter().any(|r| !seen.insert(r.lpn)));
 }
+
+#[test]
+fn a_sequential_pass_ends_on_a_block_past_its_region() {
+    // fio's `size=10k bs=4k`: writes at 0, 4 and 8 KiB, then the next pass from 0 (its
+    // `write_iolog` with `io_size=20k`: 0 4 8 0 4), at a flow's offset or the merged
+    // job's 0 alike.
+    let (pages, lpn) = (16 << 10, 4096);
+    for (text, base) in [
+        ("[w]\nrw=write\nbs=4k\nsize=10k\nio_size=20k\n", 0),
+        (
+            "[w]\nrw=write\nbs=4k\nsize=10k\nio_size=20k\noffset=1m\n",
+            256,
+        ),
+    ] {
+        let f = parse("s.fio", text).unwrap();
+        let mut run = f.plan(pages, lpn, 1).unwrap().start(pages, lpn, 1).unwrap();
+        let mut reqs = Vec::new();
+        for _ in 0..10 {
+            run.workload.fill(&mut reqs, 4).unwrap();
+        }
+        let lpns: Vec<u64> = reqs.iter().take(5).map(|r| r.lpn - base).collect();
+        assert_eq!(lpns, [0, 1, 2, 0, 1], "{text}");
+        assert_eq!(run.data_bytes, 5 * 4096, "{text}");
+    }
+}

@@ -1,0 +1,170 @@
+//! How many requests a fio job issues, pass by pass (workload/fio/jobfile/passes.rs):
+//! against counts read from fio 3.33's own logs, and, where `fio` is installed (the test
+//! script installs it), against the installed fio's `write_iolog` on a file the size of
+//! the simulated device, job by job.
+
+mod common;
+
+use common::{flashgc, json, temp_dir, FIO_SMALL};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// `flashgc fio --job` of the job section `opts` on the 64 MiB device: its result.
+fn flashgc_job(dir: &Path, opts: &[String]) -> serde_json::Value {
+    let p = dir.join("j.fio");
+    std::fs::write(&p, format!("[t]\n{}\n", opts.join("\n"))).unwrap();
+    let f = p.display().to_string();
+    let mut a = vec!["fio", "--job", f.as_str(), "--json"];
+    a.extend_from_slice(FIO_SMALL);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{opts:?}: {}", common::stderr(&o));
+    json(&o)[0].clone()
+}
+
+fn requests(r: &serde_json::Value) -> u64 {
+    r["timing"]["requests"].as_u64().unwrap()
+}
+
+/// The simulated device's logical bytes (the fio target must be exactly as large: a
+/// sequential job's last block depends on the room past its region).
+fn capacity(dir: &Path) -> u64 {
+    let r = flashgc_job(dir, &["rw=write".into(), "size=4k".into()]);
+    r["device"]["logical_pages"].as_u64().unwrap() * r["device"]["lpn_size"].as_u64().unwrap()
+}
+
+/// Counts fio 3.33 gave (`write_iolog` on a file of the device's size): a sequential pass
+/// issues blocks until it has done `size` bytes, its last one past the region where the
+/// device has room; a random-map pass issues the region's whole blocks; a job stops at
+/// `io_size`, or after a pass that leaves less than a block.
+#[test]
+fn requests_and_regions_follow_fios_passes() {
+    let dir = temp_dir("fio-passes", "logged");
+    let cap = capacity(&dir);
+    let job = |s: &str| -> Vec<String> { s.split(' ').map(String::from).collect() };
+    let cases: Vec<(Vec<String>, u64)> = vec![
+        // w0 w4 w8: three requests for 10 KiB, the merged model and a flow alike.
+        (job("rw=write size=10k bs=4k"), 3),
+        (job("rw=write size=10k bs=4k offset=1m"), 3),
+        // w0 w4 w8 w0 w4.
+        (job("rw=write size=10k bs=4k io_size=20k"), 5),
+        // A pass of 12 KiB leaves 1 KiB of 13: less than a block.
+        (job("rw=write size=10k bs=4k io_size=13k"), 3),
+        // The random map holds two blocks of 10 KiB: w0 w4.
+        (job("rw=randwrite size=10k bs=4k"), 2),
+        (job("rw=randwrite size=10k bs=4k offset=1m"), 2),
+        (job("rw=randwrite size=10k bs=4k io_size=20k"), 5),
+        (job("rw=randwrite size=10k bs=4k io_size=13k"), 4),
+        // Drawn with replacement, one pass to the volume.
+        (job("rw=randwrite size=10k bs=4k norandommap=1"), 3),
+        (job("rw=randread size=8k bs=4k io_size=9k norandommap=1"), 3),
+        // Each clone its own passes.
+        (job("rw=randwrite size=10k bs=4k numjobs=2"), 4),
+        (job("rw=write size=10k bs=4k number_ios=2"), 2),
+        // Trims: a sequential trim-then-write pass ends at twice `size` bytes (t0 w0 t4
+        // w4 t8); a random-map one trims and writes each block of its map.
+        (job("rw=trim size=10k bs=4k"), 3),
+        (job("rw=randtrim size=10k bs=4k"), 2),
+        (job("rw=trimwrite size=10k bs=4k"), 5),
+        (job("rw=randtrimwrite size=10k bs=4k"), 4),
+    ];
+    for (opts, want) in &cases {
+        assert_eq!(requests(&flashgc_job(&dir, opts)), *want, "{opts:?}");
+    }
+    // The sequential job's region holds its last block in full (12 KiB) where the device
+    // has room; at the device's end fio drops that block: bs=8k, 10 KiB, 12 KiB left.
+    let r = flashgc_job(&dir, &job("rw=write size=10k bs=4k offset=1m"));
+    assert_eq!(r["flows"][0]["size_bytes"], 12288);
+    let end = format!("offset={}", cap - 12 * 1024);
+    let mut o = job("rw=write size=10k bs=8k");
+    o.push(end);
+    let r = flashgc_job(&dir, &o);
+    assert_eq!(requests(&r), 1, "{o:?}");
+    assert_eq!(r["flows"][0]["size_bytes"], 8192);
+    // Random jobs address whole blocks only.
+    let r = flashgc_job(&dir, &job("rw=randwrite size=10k bs=4k offset=1m"));
+    assert_eq!(r["flows"][0]["size_bytes"], 8192);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// fio's request count for `opts` on a sparse file of `cap` bytes (its `write_iolog`).
+fn fio_requests(dir: &Path, cap: u64, opts: &[String]) -> u64 {
+    let target = dir.join("target");
+    let f = std::fs::File::create(&target).unwrap();
+    f.set_len(cap).unwrap();
+    let log = dir.join("io.log");
+    let _ = std::fs::remove_file(&log);
+    let st = Command::new("fio")
+        .args(["--name=t", "--ioengine=psync"])
+        .arg(format!("--filename={}", target.display()))
+        .arg(format!("--write_iolog={}", log.display()))
+        .args(opts.iter().map(|o| format!("--{o}")))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "fio {opts:?}");
+    std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w.len() >= 5 && matches!(w[2], "read" | "write" | "trim")
+        })
+        .count() as u64
+}
+
+/// The installed fio and flashgc agree on every job of a grid: patterns, sizes that are
+/// not whole blocks, `io_size` above and below `size`, the random map on and off, and
+/// regions that end at the device's end.
+#[test]
+fn request_counts_equal_the_installed_fios() {
+    let ok = Command::new("fio")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: fio is not installed (scripts/install-nbd-tools.sh installs it)");
+        return;
+    }
+    let dir = temp_dir("fio-passes", "grid");
+    let cap = capacity(&dir);
+    let mut checked = 0;
+    for rw in ["write", "read", "randwrite", "randread", "randrw"] {
+        for nomap in [false, true] {
+            if nomap && !rw.starts_with("rand") {
+                continue;
+            }
+            for (size, bs) in [(10u64, 4u64), (14, 8), (8, 4)] {
+                for io in [0u64, 11, 21] {
+                    for at_end in [false, true] {
+                        let mut o = vec![
+                            format!("rw={rw}"),
+                            format!("size={size}k"),
+                            format!("bs={bs}k"),
+                        ];
+                        if io > 0 {
+                            o.push(format!("io_size={io}k"));
+                        }
+                        if nomap {
+                            o.push("norandommap=1".into());
+                        }
+                        if at_end {
+                            // Room for the region's pages and nothing more.
+                            o.push(format!("offset={}", cap - size.div_ceil(4) * 4096));
+                        }
+                        assert_eq!(
+                            requests(&flashgc_job(&dir, &o)),
+                            fio_requests(&dir, cap, &o),
+                            "{o:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 144);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,125 @@
+//! How many requests a fio job of one block size issues, pass by pass, as fio 3.x counts
+//! them: a job transfers its volume (`io_size`, else `size`) in passes over its region,
+//! and the last request of a pass or of the job may run past a byte count but never
+//! starts after it.
+//!
+//! fio's sources: `do_io` (backend.c) ends a pass once it has issued `size` bytes, or when
+//! no next block exists (the random map is full, or a sequential block would run past the
+//! device's end); `keep_running` starts another pass while `io_size` is not reached, unless
+//! what is left is less than a block; `io_issue_bytes_exceeded` ends the job mid-pass at
+//! `io_size`. Checked against fio 3.33's own logs (`write_iolog`) in the tests below and in
+//! the command line's `fio_passes_cli` test.
+
+use super::{CloneRegion, JobSpec};
+use crate::workload::fio::Dist;
+
+impl JobSpec {
+    /// Requests in one of fio's passes over the clone's region `r` when a pass ends before
+    /// the volume does (a job of one block size): a sequential job's blocks (its region
+    /// already holds a last block past `size` where the device has room,
+    /// [`JobSpec::clone_region`]), a random-map job's whole blocks. None when a pass runs
+    /// to the volume: random offsets drawn with replacement (`norandommap`, non-uniform
+    /// distributions) and block-size mixes.
+    pub fn pass_requests(&self, r: &CloneRegion) -> Option<u64> {
+        if self.block_sizes.is_some() {
+            return None;
+        }
+        let bs = self.bs.max(1);
+        (self.rw.sequential() || self.dist == Dist::RandomMap).then(|| (r.size / bs).max(1))
+    }
+
+    /// Requests clone region `r` of a job of one block size issues: its passes
+    /// ([`fio_requests`]), at most `number_ios`.
+    ///
+    /// Trim-then-write jobs issue a trim and a write per block. A random-map one does so
+    /// for each block of its passes; a sequential one ends its pass at twice `size` bytes,
+    /// so a region that is not a whole number of blocks ends on a lone trim (fio 3.33's
+    /// logs). With `io_size` or `number_ios` fio counts their trims and writes by rules of
+    /// their own (writes alone against `io_size` within a pass, both between passes), which
+    /// flashgc does not follow: there they issue twice the requests of the volume, and the
+    /// run's notes say so ([`super::JobFile::notes`]).
+    pub fn plain_requests(&self, r: &CloneRegion) -> u64 {
+        let bs = self.bs.max(1);
+        let n = if self.rw.trim_mode().per_block() == 1 {
+            fio_requests(r.io_bytes, bs, self.pass_requests(r))
+        } else if self.dist == Dist::RandomMap {
+            fio_requests(r.io_bytes, bs, self.pass_requests(r)).saturating_mul(2)
+        } else {
+            r.io_bytes.saturating_mul(2).div_ceil(bs).max(1)
+        };
+        let twice = self.rw.trim_mode().per_block();
+        self.number_ios
+            .map_or(n, |k| n.min(k.saturating_mul(twice)))
+            .max(1)
+    }
+}
+
+/// Requests a clone issues to transfer `io_bytes` in requests of `bs` bytes, in passes of
+/// `pass` requests (None: one pass to the volume).
+///
+/// The job ends at the request that reaches `io_bytes` (`ceil(io_bytes / bs)` requests),
+/// except where a pass ends one request before that: less than a block is then left, and
+/// fio starts no further pass. A job with no volume issues one request.
+pub fn fio_requests(io_bytes: u64, bs: u64, pass: Option<u64>) -> u64 {
+    let bs = bs.max(1);
+    let whole = io_bytes.div_ceil(bs).max(1);
+    match pass {
+        Some(p) if io_bytes % bs != 0 && whole > 1 && (whole - 1) % p.max(1) == 0 => whole - 1,
+        _ => whole,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fio_requests;
+
+    const K: u64 = 1024;
+
+    /// fio 3.33's request counts, read from its `write_iolog` on a 1 MiB file
+    /// (`--rw=R --size=S --bs=B [--io_size=I] [--norandommap]`), against the model with
+    /// each job's pass: sequential `ceil(S / B)` blocks, random map `floor(S / B)`, none
+    /// with replacement.
+    #[test]
+    fn counts_match_fio_logs() {
+        // (size, io_size, bs, pass, fio's count)
+        let seq = |s: u64, b: u64| Some(s.div_ceil(b));
+        let map = |s: u64, b: u64| Some(s / b);
+        let cases = [
+            // rw=write, size=10k: w0 w4 w8 (the last block runs past the region).
+            (10 * K, 10 * K, 4 * K, seq(10 * K, 4 * K), 3),
+            // rw=write, io_size=20k: w0 w4 w8 w0 w4.
+            (10 * K, 20 * K, 4 * K, seq(10 * K, 4 * K), 5),
+            // rw=write, io_size=13k: one pass of 12k, 1k left is less than a block.
+            (10 * K, 13 * K, 4 * K, seq(10 * K, 4 * K), 3),
+            // rw=randwrite, size=10k: the map holds two blocks: w0 w4.
+            (10 * K, 10 * K, 4 * K, map(10 * K, 4 * K), 2),
+            // rw=randwrite, io_size=20k: w0 w4 w0 w4 w0.
+            (10 * K, 20 * K, 4 * K, map(10 * K, 4 * K), 5),
+            // rw=randwrite, io_size=11k: 8k, then 3k left.
+            (10 * K, 11 * K, 4 * K, map(10 * K, 4 * K), 2),
+            // rw=randwrite, io_size=13k: 8k, 5k left, another pass to 16k.
+            (10 * K, 13 * K, 4 * K, map(10 * K, 4 * K), 4),
+            // rw=randwrite, size=14k, bs=8k, io_size=18k: passes of one block, 16k, 2k left.
+            (14 * K, 18 * K, 8 * K, map(14 * K, 8 * K), 2),
+            // rw=randwrite --norandommap, size=10k: w0 w4 w4.
+            (10 * K, 10 * K, 4 * K, None, 3),
+            // rw=randread --norandommap, size=8k, io_size=9k: r r r.
+            (8 * K, 9 * K, 4 * K, None, 3),
+        ];
+        for (size, io, bs, pass, want) in cases {
+            assert_eq!(
+                fio_requests(io, bs, pass),
+                want,
+                "size {size} io_size {io} bs {bs} pass {pass:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn whole_volumes_are_whole_passes() {
+        for pass in [None, Some(1), Some(3), Some(7)] {
+            assert_eq!(fio_requests(12 * K, 4 * K, pass), 3);
+        }
+        assert_eq!(fio_requests(0, 4 * K, Some(2)), 1);
+    }
+}
