@@ -66,6 +66,12 @@ fn requests_and_regions_follow_fios_passes() {
         (job("rw=randtrim size=10k bs=4k"), 2),
         (job("rw=trimwrite size=10k bs=4k"), 5),
         (job("rw=randtrimwrite size=10k bs=4k"), 4),
+        // `loops`: each loop a pass, the volume per loop (w0 w4 w8 w0 w4), and a pass more
+        // while a block of `io_size` is left after them.
+        (job("rw=write size=10k bs=4k loops=2"), 5),
+        (job("rw=randwrite size=10k bs=4k loops=3"), 6),
+        (job("rw=randwrite size=10k bs=4k io_size=21k loops=2"), 6),
+        (job("rw=randwrite size=10k bs=4k loops=2 number_ios=1"), 2),
     ];
     for (opts, want) in &cases {
         assert_eq!(requests(&flashgc_job(&dir, opts)), *want, "{opts:?}");
@@ -114,8 +120,8 @@ fn fio_requests(dir: &Path, cap: u64, opts: &[String]) -> u64 {
 }
 
 /// The installed fio and flashgc agree on every job of a grid: patterns, sizes that are
-/// not whole blocks, `io_size` above and below `size`, the random map on and off, and
-/// regions that end at the device's end.
+/// not whole blocks, `io_size` above and below `size`, the random map on and off, regions
+/// that end at the device's end, and `loops`.
 #[test]
 fn request_counts_equal_the_installed_fios() {
     let ok = Command::new("fio")
@@ -130,19 +136,26 @@ fn request_counts_equal_the_installed_fios() {
     }
     let dir = temp_dir("fio-passes", "grid");
     let cap = capacity(&dir);
-    let mut checked = 0;
-    for rw in ["write", "read", "randwrite", "randread", "randrw"] {
-        for nomap in [false, true] {
-            if nomap && !rw.starts_with("rand") {
-                continue;
-            }
-            for (size, bs) in [(10u64, 4u64), (14, 8), (8, 4)] {
-                for io in [0u64, 11, 21] {
-                    for at_end in [false, true] {
+    let mut jobs = Vec::new();
+    for (rw, nomap) in [
+        ("write", false),
+        ("read", false),
+        ("randwrite", false),
+        ("randwrite", true),
+        ("randread", false),
+        ("randread", true),
+        ("randrw", false),
+        ("randrw", true),
+    ] {
+        for (size, bs) in [(10u64, 4u64), (14, 8)] {
+            for io in [0u64, 11, 21] {
+                for at_end in [false, true] {
+                    for loops in [1, 2] {
                         let mut o = vec![
                             format!("rw={rw}"),
                             format!("size={size}k"),
                             format!("bs={bs}k"),
+                            format!("loops={loops}"),
                         ];
                         if io > 0 {
                             o.push(format!("io_size={io}k"));
@@ -154,17 +167,28 @@ fn request_counts_equal_the_installed_fios() {
                             // Room for the region's pages and nothing more.
                             o.push(format!("offset={}", cap - size.div_ceil(4) * 4096));
                         }
-                        assert_eq!(
-                            requests(&flashgc_job(&dir, &o)),
-                            fio_requests(&dir, cap, &o),
-                            "{o:?}"
-                        );
-                        checked += 1;
+                        jobs.push(o);
                     }
                 }
             }
         }
     }
-    assert_eq!(checked, 144);
+    assert_eq!(jobs.len(), 192);
+    // Two workers, each with its own files.
+    std::thread::scope(|s| {
+        for (w, part) in jobs.chunks(jobs.len() / 2).enumerate() {
+            let d = dir.join(format!("w{w}"));
+            std::fs::create_dir_all(&d).unwrap();
+            s.spawn(move || {
+                for o in part {
+                    assert_eq!(
+                        requests(&flashgc_job(&d, o)),
+                        fio_requests(&d, cap, o),
+                        "{o:?}"
+                    );
+                }
+            });
+        }
+    });
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -79,8 +79,11 @@ pub struct JobSpec {
     pub dist: Dist,
     /// Bytes each clone transfers (`io_size`; default: `size`).
     pub io_size: Option<SizeSpec>,
-    /// Requests each clone issues (`number_ios`).
+    /// Requests each clone issues per loop (`number_ios`).
     pub number_ios: Option<u64>,
+    /// Times the job runs over its volume (`loops`; default 1): each loop is one more pass
+    /// over the region, and `io_size` and `number_ios` count per loop.
+    pub loops: u32,
     /// Run time limit, simulated ns (`runtime`).
     pub runtime_ns: Option<u64>,
     /// Time excluded from the statistics at the start, simulated ns (`ramp_time`).
@@ -91,8 +94,8 @@ pub struct JobSpec {
     /// `stonewall` / `new_group`: this job starts a new group.
     pub barrier: bool,
     /// `norandommap`: uniform random offsets are drawn with replacement. fio's default
-    /// (false) keeps a map of the blocks done and takes the next free one after each draw,
-    /// which flashgc does not model (the plan's notes say so).
+    /// (false) keeps a map of the blocks done and takes the next free one after each draw
+    /// (modelled for jobs of one block size: [`crate::workload::fio::RandomMap`]).
     pub norandommap: bool,
     /// Delay of the job's first request, simulated ns (`startdelay`; 0: none).
     pub startdelay_ns: u64,
@@ -342,6 +345,7 @@ impl JobSpec {
             dist: Dist::Uniform,
             io_size: None,
             number_ios: None,
+            loops: 1,
             runtime_ns: None,
             ramp_ns: None,
             time_based: false,
@@ -428,6 +432,7 @@ impl JobSpec {
             "number_ios" => {
                 self.number_ios = Some(int(file, line, option, need()?, 1, u64::MAX)?)
             }
+            "loops" => self.loops = int(file, line, option, need()?, 1, 1 << 20)? as u32,
             "numjobs" => self.numjobs = int(file, line, option, need()?, 1, 1 << 16)? as u32,
             "iodepth" => self.iodepth = int(file, line, option, need()?, 1, 1 << 16)? as u32,
             "random_distribution" => {
@@ -479,7 +484,7 @@ impl JobSpec {
                     o,
                     "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, bsrange, bssplit, size, offset, \
                      offset_increment, numjobs, iodepth, \
-                     random_distribution, io_size, number_ios, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
+                     random_distribution, io_size, number_ios, loops, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
                      thinktime, stonewall, new_group; engine and \
                      reporting options are ignored)",
                 ))
@@ -721,7 +726,7 @@ impl JobFile {
             }
             // Trim-then-write issues each byte twice, and fio doubles `number_ios` too.
             // Whole requests for a job of one block size, as fio's passes count them.
-            let twice = j.rw.trim_mode().per_block();
+            let twice = j.rw.trim_mode().per_block() * j.loops as u64;
             let mut per = region.io_bytes.saturating_mul(twice);
             if let Some(n) = j.number_ios {
                 per = per.min(n.saturating_mul(twice).saturating_mul(j.bs));

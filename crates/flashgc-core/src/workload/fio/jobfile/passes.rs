@@ -29,43 +29,62 @@ impl JobSpec {
     }
 
     /// Requests clone region `r` of a job of one block size issues: its passes
-    /// ([`fio_requests`]), at most `number_ios`.
+    /// ([`fio_requests`]), at most `number_ios` per loop (fio's `exceeds_number_ios`
+    /// multiplies by the loops too).
     ///
     /// Trim-then-write jobs issue a trim and a write per block. A random-map one does so
     /// for each block of its passes; a sequential one ends its pass at twice `size` bytes,
     /// so a region that is not a whole number of blocks ends on a lone trim (fio 3.33's
-    /// logs). With `io_size` or `number_ios` fio counts their trims and writes by rules of
+    /// logs). With `io_size`, `number_ios` or `loops` fio counts their trims and writes by rules of
     /// their own (writes alone against `io_size` within a pass, both between passes), which
     /// flashgc does not follow: there they issue twice the requests of the volume, and the
     /// run's notes say so ([`super::JobFile::notes`]).
     pub fn plain_requests(&self, r: &CloneRegion) -> u64 {
         let bs = self.bs.max(1);
         let n = if self.rw.trim_mode().per_block() == 1 {
-            fio_requests(r.io_bytes, bs, self.pass_requests(r))
+            fio_requests(r.io_bytes, bs, self.pass_requests(r), self.loops)
         } else if self.dist == Dist::RandomMap {
-            fio_requests(r.io_bytes, bs, self.pass_requests(r)).saturating_mul(2)
+            fio_requests(r.io_bytes, bs, self.pass_requests(r), self.loops).saturating_mul(2)
         } else {
-            r.io_bytes.saturating_mul(2).div_ceil(bs).max(1)
+            r.io_bytes
+                .saturating_mul(2 * self.loops.max(1) as u64)
+                .div_ceil(bs)
+                .max(1)
         };
         let twice = self.rw.trim_mode().per_block();
         self.number_ios
-            .map_or(n, |k| n.min(k.saturating_mul(twice)))
+            .map_or(n, |k| {
+                n.min(k.saturating_mul(twice * self.loops.max(1) as u64))
+            })
             .max(1)
     }
 }
 
-/// Requests a clone issues to transfer `io_bytes` in requests of `bs` bytes, in passes of
-/// `pass` requests (None: one pass to the volume).
+/// Requests a clone issues to transfer `io_bytes` (per loop) in requests of `bs` bytes, in
+/// passes of `pass` requests (None: one pass to the volume), `loops` times over.
 ///
-/// The job ends at the request that reaches `io_bytes` (`ceil(io_bytes / bs)` requests),
-/// except where a pass ends one request before that: less than a block is then left, and
-/// fio starts no further pass. A job with no volume issues one request.
-pub fn fio_requests(io_bytes: u64, bs: u64, pass: Option<u64>) -> u64 {
+/// Mid-pass the job ends at the request that reaches `loops` x `io_bytes`
+/// (`io_issue_bytes_exceeded` multiplies by the loops). The first `loops` passes always
+/// run (`keep_running` counts the loops down first); after them another pass starts while
+/// what is left of `io_bytes` (once, not per loop) is at least a block. A job with no
+/// volume issues one request.
+pub fn fio_requests(io_bytes: u64, bs: u64, pass: Option<u64>, loops: u32) -> u64 {
     let bs = bs.max(1);
-    let whole = io_bytes.div_ceil(bs).max(1);
-    match pass {
-        Some(p) if io_bytes % bs != 0 && whole > 1 && (whole - 1) % p.max(1) == 0 => whole - 1,
-        _ => whole,
+    let cap = io_bytes
+        .saturating_mul(loops.max(1) as u64)
+        .div_ceil(bs)
+        .max(1);
+    let Some(p) = pass else {
+        return cap;
+    };
+    let p = p.max(1);
+    let forced = p.saturating_mul(loops.max(1) as u64).min(cap);
+    // Less than a block is left once `floor(io_bytes / bs)` requests are done.
+    let whole = io_bytes / bs;
+    if forced >= whole {
+        forced
+    } else {
+        whole.div_ceil(p).saturating_mul(p).min(cap)
     }
 }
 
@@ -108,7 +127,7 @@ mod tests {
         ];
         for (size, io, bs, pass, want) in cases {
             assert_eq!(
-                fio_requests(io, bs, pass),
+                fio_requests(io, bs, pass, 1),
                 want,
                 "size {size} io_size {io} bs {bs} pass {pass:?}"
             );
@@ -118,8 +137,33 @@ mod tests {
     #[test]
     fn whole_volumes_are_whole_passes() {
         for pass in [None, Some(1), Some(3), Some(7)] {
-            assert_eq!(fio_requests(12 * K, 4 * K, pass), 3);
+            assert_eq!(fio_requests(12 * K, 4 * K, pass, 1), 3);
         }
-        assert_eq!(fio_requests(0, 4 * K, Some(2)), 1);
+        assert_eq!(fio_requests(0, 4 * K, Some(2), 1), 1);
+    }
+
+    /// fio 3.33 with `loops` (`write_iolog` on a 1 MiB file): each loop is a pass, the
+    /// volume and `number_ios` are per loop.
+    #[test]
+    fn loops_are_passes() {
+        let cases = [
+            // rw=write size=10k loops=2: w0 w4 w8 w0 w4 (the volume, 20k, ends loop 2).
+            (10 * K, 4 * K, Some(3), 2, 5),
+            // rw=randwrite size=10k loops=2 / 3: two blocks a loop.
+            (10 * K, 4 * K, Some(2), 2, 4),
+            (10 * K, 4 * K, Some(2), 3, 6),
+            // rw=randwrite size=10k io_size=21k loops=2: two loops of two blocks leave
+            // 5k of 21k, so a third pass runs.
+            (21 * K, 4 * K, Some(2), 2, 6),
+            // rw=randwrite size=10k io_size=11k norandommap loops=2: 22k.
+            (11 * K, 4 * K, None, 2, 6),
+        ];
+        for (io, bs, pass, loops, want) in cases {
+            assert_eq!(
+                fio_requests(io, bs, pass, loops),
+                want,
+                "io_size {io} bs {bs} pass {pass:?} loops {loops}"
+            );
+        }
     }
 }

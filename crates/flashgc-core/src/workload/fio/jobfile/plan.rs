@@ -49,7 +49,7 @@ impl JobFile {
     ///   block once per pass), whose offsets flashgc draws with replacement, as fio does
     ///   with `norandommap` (the map is modelled for jobs of one block size,
     ///   [`crate::workload::fio::RandomMap`]);
-    /// * trim-then-write jobs with `io_size` or `number_ios`, whose requests fio counts by
+    /// * trim-then-write jobs with `io_size`, `number_ios` or `loops`, whose requests fio counts by
     ///   rules flashgc does not follow ([`super::JobSpec::plain_requests`]).
     pub fn notes(&self) -> Vec<String> {
         let names = |keep: &dyn Fn(&super::JobSpec) -> bool| -> String {
@@ -72,11 +72,12 @@ impl JobFile {
             ));
         }
         let trimwrite = names(&|j| {
-            j.rw.trim_mode().per_block() > 1 && (j.io_size.is_some() || j.number_ios.is_some())
+            j.rw.trim_mode().per_block() > 1
+                && (j.io_size.is_some() || j.number_ios.is_some() || j.loops > 1)
         });
         if !trimwrite.is_empty() {
             notes.push(format!(
-                "{}: trim-then-write job(s) {trimwrite} set io_size or number_ios, whose trims and writes fio \
+                "{}: trim-then-write job(s) {trimwrite} set io_size, number_ios or loops, whose trims and writes fio \
                  counts by rules of its own; flashgc issues a trim and a write per block of the volume \
                  (approximate request count)",
                 self.file
@@ -153,7 +154,8 @@ impl JobFile {
                 .zip(&regions)
             {
                 // Trim-then-write issues each byte twice, and fio doubles `number_ios` too.
-                let twice = j.rw.trim_mode().per_block();
+                // ... and `loops` runs the volume (and `number_ios`) that many times.
+                let twice = j.rw.trim_mode().per_block() * j.loops as u64;
                 let mut per = r.io_bytes.saturating_mul(twice);
                 if let Some(n) = j.number_ios {
                     per = per.min(n.saturating_mul(twice).saturating_mul(longest));
