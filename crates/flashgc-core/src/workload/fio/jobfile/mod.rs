@@ -10,7 +10,7 @@
 use super::block_sizes::{self, BlockSizeMix, Sizes};
 use super::{Dist, FioJob, Rw};
 use crate::error::{Error, Result};
-use values::{boolean, err, int, per_direction, size, time_in, time_ns};
+use values::{boolean, err, int, only, per_direction, size, size_bytes, time_in, time_ns};
 
 mod values;
 
@@ -81,6 +81,12 @@ pub struct JobSpec {
     pub io_size: Option<SizeSpec>,
     /// Requests each clone issues per loop (`number_ios`).
     pub number_ios: Option<u64>,
+    /// `offset_align`: what a percentage `offset` is rounded up to (default: the smallest
+    /// block size).
+    pub offset_align: Option<u64>,
+    /// `fill_device`/`fill_fs`: the region runs from `offset` to the device's end, whatever
+    /// `size` says (fio writes until the device is full).
+    pub fill_device: bool,
     /// Times the job runs over its volume (`loops`; default 1): each loop is one more pass
     /// over the region, and `io_size` and `number_ios` count per loop.
     pub loops: u32,
@@ -322,6 +328,33 @@ const IGNORED: &[&str] = &[
     "cpus_allowed",
     // How fio spends the think time (spinning or sleeping), not how long it is.
     "thinktime_spin",
+    "iodepth_batch_complete",
+    "clocksource",
+    "stats",
+    "io_submit_mode",
+    "hugepage-size",
+    "mem",
+    "iomem",
+    "continue_on_error",
+    "allrandrepeat",
+    "fallocate",
+    "serialize_overlap",
+    "unit_base",
+    "nice",
+    "prio",
+    "prioclass",
+    "cpumask",
+    "exec_prerun",
+    "exec_postrun",
+    "write_hist_log",
+    "log_offset",
+    // The data's content: `flashgc fio`'s schemes do not look at it (the content-aware
+    // SplitGC runs under `flashgc dedup`, with its own duplicate model).
+    "zero_buffers",
+    "buffer_pattern",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
 ];
 
 impl JobSpec {
@@ -346,6 +379,8 @@ impl JobSpec {
             io_size: None,
             number_ios: None,
             loops: 1,
+            offset_align: None,
+            fill_device: false,
             runtime_ns: None,
             ramp_ns: None,
             time_based: false,
@@ -425,6 +460,22 @@ impl JobSpec {
             }
             "size" => self.size = Some(size(file, line, option, need()?)?),
             "offset" => self.offset = size(file, line, option, need()?)?,
+            "offset_align" => self.offset_align = Some(size_bytes(file, line, option, need()?)?),
+            "fill_device" | "fill_fs" => self.fill_device = boolean(file, line, option, value)?,
+            // Options whose default alone is modelled: accepted with that value.
+            "kb_base" => only(file, line, option, need()?, &["1024"], "fio's default: sizes in powers of 1024")?,
+            "nrfiles" => only(file, line, option, need()?, &["1"], "one file: the simulated device")?,
+            "verify" => only(file, line, option, need()?, &["0", "none"], "verification reads are not modelled")?,
+            "do_verify" => {}
+            "random_generator" => only(
+                file,
+                line,
+                option,
+                need()?,
+                &["tausworthe", "tausworthe64"],
+                "the draws are flashgc's own seeded generator, as for fio's default; lfsr repeats one permutation \
+                 each pass, which is not modelled",
+            )?,
             "offset_increment" => {
                 self.offset_increment = size(file, line, option, need()?)?
             }
@@ -484,7 +535,7 @@ impl JobSpec {
                     o,
                     "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, bsrange, bssplit, size, offset, \
                      offset_increment, numjobs, iodepth, \
-                     random_distribution, io_size, number_ios, loops, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
+                     random_distribution, io_size, number_ios, loops, offset_align, fill_device, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
                      thinktime, stonewall, new_group; engine and \
                      reporting options are ignored)",
                 ))

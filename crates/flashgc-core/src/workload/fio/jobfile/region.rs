@@ -32,8 +32,8 @@ impl JobSpec {
     /// errors).
     ///
     /// * Start: `offset + j x offset_increment`. When either is a percentage of the device,
-    ///   fio rounds the start up to a multiple of the block size (`get_start_offset`'s
-    ///   `align`).
+    ///   fio rounds the start up to a multiple of `offset_align`, by default the block size
+    ///   (`get_start_offset`'s `align`).
     /// * Size: `size` in bytes as given; `size=P%` is P % of the device, at most what lies
     ///   past the start, rounded down to the block size (`setup_files`); no `size` is
     ///   everything past the start.
@@ -56,7 +56,8 @@ impl JobSpec {
             .map_or(self.bs, |m| m.read.min().min(m.write.min()))
             .max(1);
         if align {
-            offset = offset.div_ceil(min_bs).saturating_mul(min_bs);
+            let to = self.offset_align.unwrap_or(min_bs).max(1);
+            offset = offset.div_ceil(to).saturating_mul(to);
         }
         // The option that put the clone there, for the error.
         let at = if j > 0 && inc > 0 {
@@ -77,6 +78,7 @@ impl JobSpec {
         }
         let room = capacity - offset;
         let size = match self.size {
+            _ if self.fill_device => room,
             None => room,
             Some(SizeSpec::Bytes(b)) => b,
             Some(SizeSpec::Percent(p)) => {

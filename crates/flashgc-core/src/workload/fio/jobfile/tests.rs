@@ -551,3 +551,53 @@ fn a_sequential_pass_ends_on_a_block_past_its_region() {
         assert_eq!(run.data_bytes, 5 * 4096, "{text}");
     }
 }
+
+#[test]
+fn alignment_fill_and_single_value_options() {
+    let cap = 1 << 20;
+    let region = |t: &str| {
+        let f = parse("a.fio", t).unwrap();
+        let r = f.jobs[0].clone_region("a.fio", cap, 0).unwrap();
+        (r.offset, r.size)
+    };
+    // fio 3.33, 1 MiB file, `offset=1% offset_align=64k size=8k`: w64 w68 (KiB).
+    assert_eq!(
+        region("[a]\nrw=write\nbs=4k\nsize=8k\noffset=1%\noffset_align=64k\n"),
+        (64 << 10, 8 << 10)
+    );
+    // Without it the block size aligns: 1 % of 1 MiB is 10485 bytes, up to 12 KiB.
+    assert_eq!(
+        region("[a]\nrw=write\nbs=4k\nsize=8k\noffset=1%\n"),
+        (12 << 10, 8 << 10)
+    );
+    // fio 3.33, `offset=1000k fill_device=1`: w1000 ... w1020, to the device's end.
+    assert_eq!(
+        region("[a]\nrw=write\nbs=4k\nsize=8k\noffset=1000k\nfill_device=1\n"),
+        (1000 << 10, 24 << 10)
+    );
+    // fio's defaults are accepted, other values refused with the reason.
+    for ok in [
+        "kb_base=1024",
+        "nrfiles=1",
+        "verify=none",
+        "random_generator=tausworthe64",
+        "dedupe_percentage=30",
+        "clocksource=cpu",
+    ] {
+        job(&format!("[a]\nrw=write\n{ok}\n")).unwrap();
+    }
+    for (bad, why) in [
+        ("kb_base=1000", "only 1024"),
+        ("nrfiles=2", "only 1"),
+        ("verify=crc32c", "verification reads"),
+        ("random_generator=lfsr", "one permutation"),
+        ("offset_align=5%", "not a percentage"),
+    ] {
+        let e = err_of(&format!("[a]\nrw=write\n{bad}\n"));
+        let option = bad.split('=').next().unwrap();
+        assert!(
+            e.contains("p.fio:3") && e.contains(&format!("`{option}`")) && e.contains(why),
+            "{e}"
+        );
+    }
+}

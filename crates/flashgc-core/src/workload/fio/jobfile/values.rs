@@ -133,3 +133,38 @@ pub(super) fn boolean(file: &str, line: usize, option: &str, v: Option<&str>) ->
         Some(o) => Err(err(file, line, option, format!("`{o}`: expected 0 or 1"))),
     }
 }
+
+/// A size in bytes (no percentage), at least 1.
+pub(super) fn size_bytes(file: &str, line: usize, option: &str, v: &str) -> Result<u64> {
+    match size(file, line, option, v)? {
+        SizeSpec::Bytes(b) if b > 0 => Ok(b),
+        SizeSpec::Bytes(_) => Err(err(file, line, option, "must be at least 1 byte")),
+        SizeSpec::Percent(_) => Err(err(
+            file,
+            line,
+            option,
+            format!("`{v}`: a size in bytes, not a percentage"),
+        )),
+    }
+}
+
+/// An option of which flashgc models one value (or spellings of it): `v` must be one of
+/// `allowed` (case-insensitive); `why` says why the others are refused.
+pub(super) fn only(
+    file: &str,
+    line: usize,
+    option: &str,
+    v: &str,
+    allowed: &[&str],
+    why: &str,
+) -> Result<()> {
+    if allowed.iter().any(|a| a.eq_ignore_ascii_case(v.trim())) {
+        return Ok(());
+    }
+    Err(err(
+        file,
+        line,
+        option,
+        format!("`{v}`: only {} ({why})", allowed.join(" or ")),
+    ))
+}
