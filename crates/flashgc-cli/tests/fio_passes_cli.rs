@@ -54,6 +54,12 @@ fn requests_and_regions_follow_fios_passes() {
         (job("rw=randwrite size=10k bs=4k offset=1m"), 2),
         (job("rw=randwrite size=10k bs=4k io_size=20k"), 5),
         (job("rw=randwrite size=10k bs=4k io_size=13k"), 4),
+        // lfsr: one permutation of the region's whole blocks a pass (fio: w4 w0).
+        (job("rw=randwrite size=10k bs=4k random_generator=lfsr"), 2),
+        (
+            job("rw=randwrite size=10k bs=4k io_size=21k random_generator=lfsr"),
+            6,
+        ),
         // Drawn with replacement, one pass to the volume.
         (job("rw=randwrite size=10k bs=4k norandommap=1"), 3),
         (job("rw=randread size=8k bs=4k io_size=9k norandommap=1"), 3),
@@ -190,5 +196,35 @@ fn request_counts_equal_the_installed_fios() {
             });
         }
     });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `random_generator=lfsr` rewrites each block exactly one pass after its last write, in
+/// the same order, so blocks die in the order they were written and greedy victims hold
+/// no valid page: once the sequential precondition's blocks are gone, GC moves nothing
+/// more. fio's default random map, a new order each pass, keeps moving pages.
+#[test]
+fn lfsr_leaves_gc_nothing_to_move_after_its_first_passes() {
+    let dir = temp_dir("fio-passes", "lfsr");
+    let moved = |io: &str, lfsr: bool| {
+        let mut o = vec![
+            "rw=randwrite".to_string(),
+            "bs=4k".into(),
+            "iodepth=8".into(),
+            format!("io_size={io}"),
+        ];
+        if lfsr {
+            o.push("random_generator=lfsr".into());
+        }
+        flashgc_job(&dir, &o)["total"]["gc_writes"]
+            .as_u64()
+            .unwrap()
+    };
+    // 4 and 8 capacities of the 64 MiB device.
+    let (l4, l8) = (moved("256m", true), moved("512m", true));
+    assert!(l4 > 0, "the first pass over the precondition moves pages");
+    assert_eq!(l8, l4, "no page moved after the fourth pass");
+    let (m4, m8) = (moved("256m", false), moved("512m", false));
+    assert!(m8 > m4 + m4 / 2, "random map: {m4} then {m8}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,6 +8,7 @@
 //! cursor starting at `job * size / numjobs` (fio's `offset_increment = size / numjobs`)
 //! and are served round robin.
 
+mod block_cycle;
 pub mod block_sizes;
 pub mod dist;
 pub mod jobfile;
@@ -16,6 +17,7 @@ pub mod offsets;
 mod random_map;
 mod trims;
 
+pub use block_cycle::BlockCycle;
 pub use block_sizes::{BlockSizeMix, LengthDraw, Sizes, SplitEntry};
 pub use dist::{Dist, Zone, ZoneSplit};
 pub use offsets::OffsetGenerator;
@@ -262,7 +264,7 @@ impl FioJob {
             _ => 0.0,
         };
         let kind = match self.dist {
-            Dist::Uniform | Dist::RandomMap => SyntheticKind::Uniform,
+            Dist::Uniform | Dist::RandomMap | Dist::Lfsr => SyntheticKind::Uniform,
             Dist::Zipf(theta) => SyntheticKind::Zipf { theta },
             Dist::HotCold {
                 write_share,
@@ -295,16 +297,27 @@ impl FioJob {
                 Some(g) => Inner::Shaped(g),
                 None => {
                     let gen = Synthetic::new(kind, region, pages as u32, read_ratio, self.seed);
-                    if self.dist == Dist::RandomMap {
+                    let one_job = |what: &str| {
                         if self.numjobs > 1 {
                             return Err(Error::config(
                                 "fio.numjobs",
-                                "each fio job keeps its own random map: run the clones as host flows",
+                                format!("each fio job keeps its own {what}: run the clones as host flows"),
                             ));
                         }
+                        Ok(())
+                    };
+                    if self.dist == Dist::RandomMap {
+                        one_job("random map")?;
                         Inner::Mapped {
                             gen,
                             map: RandomMap::new(region / pages),
+                            pages,
+                        }
+                    } else if self.dist == Dist::Lfsr {
+                        one_job("lfsr")?;
+                        Inner::Cycled {
+                            gen,
+                            cycle: BlockCycle::new(region / pages, self.seed),
                             pages,
                         }
                     } else {
@@ -353,6 +366,13 @@ impl FioJob {
             return Err(Error::config(
                 "fio.random_distribution",
                 "fio's random map with a block-size mix is not modelled (give norandommap)",
+            ));
+        }
+        if self.dist == Dist::Lfsr {
+            // fio itself repeats blocks then (its documentation of random_generator).
+            return Err(Error::config(
+                "fio.random_generator",
+                "lfsr with a block-size mix is not modelled (fio's lfsr works with one block size)",
             ));
         }
         let lpn = lpn_size as u64;
@@ -421,6 +441,12 @@ enum Inner {
         map: RandomMap,
         pages: u64,
     },
+    /// `random_generator=lfsr`: `gen` draws the direction, the cycle the block.
+    Cycled {
+        gen: Synthetic,
+        cycle: BlockCycle,
+        pages: u64,
+    },
     Shaped(OffsetGenerator),
     Seq {
         op: Op,
@@ -448,6 +474,14 @@ impl Workload for FioWorkload {
                 gen.fill(buf, max)?;
                 for r in &mut buf[from..] {
                     r.lpn = map.take(r.lpn / *pages) * *pages;
+                }
+                Ok(())
+            }
+            Inner::Cycled { gen, cycle, pages } => {
+                let from = buf.len();
+                gen.fill(buf, max)?;
+                for r in &mut buf[from..] {
+                    r.lpn = cycle.next_block() * *pages;
                 }
                 Ok(())
             }

@@ -76,6 +76,9 @@ pub enum Dist {
     /// uniform draws through the job's random map, each block once per pass
     /// ([`super::RandomMap`]). Job files set it.
     RandomMap,
+    /// fio's `random_generator=lfsr` on uniform offsets: one permutation of the region's
+    /// blocks, the same every pass ([`super::BlockCycle`]). Job files set it.
+    Lfsr,
     /// Zipf with exponent theta (fio's `random_distribution=zipf:THETA`).
     Zipf(f64),
     /// Hot/cold (`hotcold:W/S`, host flows only; not fio's): `write_share` of the requests
@@ -310,6 +313,7 @@ impl Dist {
         match self {
             Dist::Uniform => "uniform".to_string(),
             Dist::RandomMap => "random".to_string(),
+            Dist::Lfsr => "random (random_generator=lfsr)".to_string(),
             Dist::Zipf(t) => format!("zipf:{t}"),
             Dist::ZipfCentered { theta, center } => format!("zipf:{theta}:{center}"),
             Dist::HotCold {

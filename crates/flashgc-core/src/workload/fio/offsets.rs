@@ -95,7 +95,7 @@ impl OffsetGenerator {
         let a = scatter_multiplier(&mut rng, blocks);
         let mut b = rng.below(blocks);
         let shape = match dist {
-            Dist::Uniform | Dist::RandomMap | Dist::Zipf(_) | Dist::HotCold { .. } => {
+            Dist::Uniform | Dist::RandomMap | Dist::Lfsr | Dist::Zipf(_) | Dist::HotCold { .. } => {
                 return Ok(None)
             }
             Dist::ZipfCentered { theta, center } => {

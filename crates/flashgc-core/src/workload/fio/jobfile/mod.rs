@@ -14,6 +14,7 @@ use values::{boolean, err, int, only, per_direction, size, size_bytes, time_in, 
 
 mod values;
 
+mod ignored;
 mod passes;
 mod plan;
 mod region;
@@ -84,6 +85,9 @@ pub struct JobSpec {
     /// `offset_align`: what a percentage `offset` is rounded up to (default: the smallest
     /// block size).
     pub offset_align: Option<u64>,
+    /// `random_generator=lfsr`: uniform random offsets follow one permutation of the
+    /// region's blocks, the same every pass (fio's LFSR; [`Dist::Lfsr`]).
+    pub lfsr: bool,
     /// `fill_device`/`fill_fs`: the region runs from `offset` to the device's end, whatever
     /// `size` says (fio writes until the device is full).
     pub fill_device: bool,
@@ -286,77 +290,6 @@ pub struct JobFile {
     pub jobs: Vec<JobSpec>,
 }
 
-/// Options that do not change what the simulated device sees (the engine, files, output
-/// and reporting): accepted and ignored.
-const IGNORED: &[&str] = &[
-    "ioengine",
-    "direct",
-    "buffered",
-    "filename",
-    "uri",
-    "group_reporting",
-    "thread",
-    "description",
-    "name",
-    "randrepeat",
-    "invalidate",
-    "lat_percentiles",
-    "clat_percentiles",
-    "percentile_list",
-    "write_bw_log",
-    "write_lat_log",
-    "write_iops_log",
-    "log_avg_msec",
-    "per_job_logs",
-    "exitall",
-    "iodepth_batch_submit",
-    "iodepth_batch_complete_min",
-    "iodepth_batch_complete_max",
-    "iodepth_batch",
-    "iodepth_low",
-    "fadvise_hint",
-    "allow_file_create",
-    "unified_rw_reporting",
-    "disable_lat",
-    "disable_clat",
-    "disable_slat",
-    "gtod_reduce",
-    "refill_buffers",
-    "scramble_buffers",
-    "randseed",
-    "ioscheduler",
-    "cpus_allowed",
-    // How fio spends the think time (spinning or sleeping), not how long it is.
-    "thinktime_spin",
-    "iodepth_batch_complete",
-    "clocksource",
-    "stats",
-    "io_submit_mode",
-    "hugepage-size",
-    "mem",
-    "iomem",
-    "continue_on_error",
-    "allrandrepeat",
-    "fallocate",
-    "serialize_overlap",
-    "unit_base",
-    "nice",
-    "prio",
-    "prioclass",
-    "cpumask",
-    "exec_prerun",
-    "exec_postrun",
-    "write_hist_log",
-    "log_offset",
-    // The data's content: `flashgc fio`'s schemes do not look at it (the content-aware
-    // SplitGC runs under `flashgc dedup`, with its own duplicate model).
-    "zero_buffers",
-    "buffer_pattern",
-    "buffer_compress_percentage",
-    "buffer_compress_chunk",
-    "dedupe_percentage",
-];
-
 impl JobSpec {
     fn defaults(seed_line: usize) -> JobSpec {
         JobSpec {
@@ -381,6 +314,7 @@ impl JobSpec {
             loops: 1,
             offset_align: None,
             fill_device: false,
+            lfsr: false,
             runtime_ns: None,
             ramp_ns: None,
             time_based: false,
@@ -467,15 +401,20 @@ impl JobSpec {
             "nrfiles" => only(file, line, option, need()?, &["1"], "one file: the simulated device")?,
             "verify" => only(file, line, option, need()?, &["0", "none"], "verification reads are not modelled")?,
             "do_verify" => {}
-            "random_generator" => only(
-                file,
-                line,
-                option,
-                need()?,
-                &["tausworthe", "tausworthe64"],
-                "the draws are flashgc's own seeded generator, as for fio's default; lfsr repeats one permutation \
-                 each pass, which is not modelled",
-            )?,
+            "random_generator" => {
+                let v = need()?;
+                self.lfsr = v.trim().eq_ignore_ascii_case("lfsr");
+                if !self.lfsr {
+                    only(
+                        file,
+                        line,
+                        option,
+                        v,
+                        &["tausworthe", "tausworthe64", "lfsr"],
+                        "tausworthe draws are flashgc's own seeded generator",
+                    )?
+                }
+            }
             "offset_increment" => {
                 self.offset_increment = size(file, line, option, need()?)?
             }
@@ -527,7 +466,7 @@ impl JobSpec {
             "stonewall" | "wait_for_previous" | "new_group" => {
                 return boolean(file, line, option, value)
             }
-            o if IGNORED.contains(&o) => {}
+            o if ignored::IGNORED.contains(&o) => {}
             o => {
                 return Err(err(
                     file,
@@ -637,7 +576,23 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
         j.resolve_pacing(file)?;
         // fio's default random offsets go through its random map (module `random_map`);
         // requests of several lengths are not modelled with it (the plan's notes say so).
-        if !j.rw.sequential()
+        // `random_generator=lfsr` replaces both (with or without norandommap, as fio's
+        // logs show); fio applies it to uniform offsets only.
+        if !j.rw.sequential() && j.dist == Dist::Uniform && j.lfsr {
+            if let Some(m) = &j.block_sizes {
+                return Err(err(
+                    file,
+                    j.line_of("random_generator"),
+                    "random_generator",
+                    format!(
+                        "job `{}`: lfsr works with one block size (fio's documentation), not {}",
+                        j.name,
+                        m.describe()
+                    ),
+                ));
+            }
+            j.dist = Dist::Lfsr;
+        } else if !j.rw.sequential()
             && j.dist == Dist::Uniform
             && !j.norandommap
             && j.block_sizes.is_none()

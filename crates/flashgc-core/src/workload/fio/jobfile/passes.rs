@@ -25,7 +25,8 @@ impl JobSpec {
             return None;
         }
         let bs = self.bs.max(1);
-        (self.rw.sequential() || self.dist == Dist::RandomMap).then(|| (r.size / bs).max(1))
+        (self.rw.sequential() || matches!(self.dist, Dist::RandomMap | Dist::Lfsr))
+            .then(|| (r.size / bs).max(1))
     }
 
     /// Requests clone region `r` of a job of one block size issues: its passes
@@ -43,7 +44,7 @@ impl JobSpec {
         let bs = self.bs.max(1);
         let n = if self.rw.trim_mode().per_block() == 1 {
             fio_requests(r.io_bytes, bs, self.pass_requests(r), self.loops)
-        } else if self.dist == Dist::RandomMap {
+        } else if matches!(self.dist, Dist::RandomMap | Dist::Lfsr) {
             fio_requests(r.io_bytes, bs, self.pass_requests(r), self.loops).saturating_mul(2)
         } else {
             r.io_bytes

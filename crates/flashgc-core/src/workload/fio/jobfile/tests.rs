@@ -590,7 +590,7 @@ fn alignment_fill_and_single_value_options() {
         ("kb_base=1000", "only 1024"),
         ("nrfiles=2", "only 1"),
         ("verify=crc32c", "verification reads"),
-        ("random_generator=lfsr", "one permutation"),
+        ("random_generator=mt", "tausworthe or tausworthe64 or lfsr"),
         ("offset_align=5%", "not a percentage"),
     ] {
         let e = err_of(&format!("[a]\nrw=write\n{bad}\n"));
@@ -600,4 +600,57 @@ fn alignment_fill_and_single_value_options() {
             "{e}"
         );
     }
+}
+
+#[test]
+fn lfsr_repeats_one_permutation_of_the_blocks_every_pass() {
+    let dist = |t: &str| job(t).unwrap().dist;
+    // With or without norandommap (fio's logs repeat the permutation either way); other
+    // distributions keep theirs, as fio applies lfsr to uniform offsets only.
+    assert_eq!(
+        dist("[w]\nrw=randwrite\nrandom_generator=lfsr\n"),
+        Dist::Lfsr
+    );
+    assert_eq!(
+        dist("[w]\nrw=randwrite\nrandom_generator=lfsr\nnorandommap\n"),
+        Dist::Lfsr
+    );
+    assert_eq!(
+        dist("[w]\nrw=randwrite\nrandom_generator=lfsr\nrandom_distribution=zipf:1.2\n"),
+        Dist::Zipf(1.2)
+    );
+    let e = err_of("[w]\nrw=randwrite\nbssplit=4k/50:8k/50\nrandom_generator=lfsr\n");
+    assert!(e.contains("p.fio:4") && e.contains("one block size"), "{e}");
+    // The stream: each block once per pass, the same order every pass (fio 3.33's log of
+    // size=40k: 12 36 8 20 4 32 0 16 24 28, twice).
+    let f = parse(
+        "l.fio",
+        "[w]\nrw=randrw\nbs=8k\nsize=1m\nrandom_generator=lfsr\n",
+    )
+    .unwrap();
+    let (pages, lpn) = (16 << 10, 4096);
+    let mut run = f.plan(pages, lpn, 5).unwrap().start(pages, lpn, 5).unwrap();
+    let blocks = 128;
+    let mut reqs = Vec::new();
+    while reqs.len() < 3 * blocks {
+        run.workload.fill(&mut reqs, 50).unwrap();
+    }
+    let passes: Vec<Vec<u64>> = reqs[..3 * blocks]
+        .chunks(blocks)
+        .map(|p| p.iter().map(|r| r.lpn / 2).collect())
+        .collect();
+    let mut sorted = passes[0].clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..blocks as u64).collect::<Vec<_>>());
+    assert_eq!(passes[1], passes[0]);
+    assert_eq!(passes[2], passes[0]);
+    assert!(reqs.iter().any(|r| r.op == crate::workload::Op::Read));
+    // fio's passes: a 10 KiB region holds two blocks, so two requests.
+    let f = parse(
+        "l.fio",
+        "[w]\nrw=randwrite\nbs=4k\nsize=10k\nrandom_generator=lfsr\n",
+    )
+    .unwrap();
+    let r = f.jobs[0].clone_region("l.fio", 1 << 20, 0).unwrap();
+    assert_eq!(f.jobs[0].plain_requests(&r), 2);
 }
