@@ -671,7 +671,8 @@ pub fn human_flows(flows: &[flashgc_core::metrics::result::FlowReport]) -> Strin
         "\nflows (rates over the run's simulated time, or for a flow with a ramp over its time \
          after the ramp; latency and rates leave the ramp's requests out)\n"
     } else {
-        "\nflows (rates over the run's simulated time; they add up to the totals above)\n"
+        "\nflows (rates over the run's simulated time; they add up to the totals above; \
+         `active` over each flow's own time, as fio prints a job's)\n"
     });
     for f in flows {
         let ramp = f
@@ -679,13 +680,15 @@ pub fn human_flows(flows: &[flashgc_core::metrics::result::FlowReport]) -> Strin
             .map_or(String::new(), |n| format!(", {n} in the ramp"));
         let _ = writeln!(
             s,
-            "  {:12} {} requests ({} reads, {} writes{ramp}) | {:.0} IOPS | {:.1} MB/s | {} | {}",
+            "  {:12} {} requests ({} reads, {} writes{ramp}) | {:.0} IOPS | {:.1} MB/s | active {:.0} IOPS, {:.1} MB/s | {} | {}",
             f.name,
             f.requests,
             f.read_requests,
             f.write_requests,
             f.iops,
             f.bandwidth_mb_s,
+            f.active_iops,
+            f.active_bandwidth_mb_s,
             f.arrival,
             f.pattern
         );

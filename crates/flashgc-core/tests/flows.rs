@@ -203,6 +203,23 @@ fn groups_wait_for_deferred_completions() {
         f[1].start_ns, first_end,
         "the second group starts at the first's end"
     );
+    // Each group's own rate (fio's per-job figure) is its requests over its own time;
+    // the run-span rates add up to the run's and are lower for each of them.
+    for x in f {
+        let own = x.requests as f64 / (x.active_ns as f64 / 1e9);
+        assert!(
+            (x.active_iops - own).abs() < 1e-9 * own,
+            "{} vs {own}",
+            x.active_iops
+        );
+        assert!(x.active_iops > x.iops, "{} vs {}", x.active_iops, x.iops);
+        assert!((x.active_bandwidth_mb_s / x.active_iops - x.bandwidth_mb_s / x.iops).abs() < 1e-9);
+    }
+    // One after the other: their own times fit in the run's.
+    let t = r.timing.as_ref().unwrap();
+    assert!(f[0].active_ns + f[1].active_ns <= t.simulated_ns);
+    let total = t.iops;
+    assert!((f[0].iops + f[1].iops - total).abs() < 1e-6 * total);
 }
 
 #[test]

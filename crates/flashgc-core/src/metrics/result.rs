@@ -266,6 +266,12 @@ pub struct FlowReport {
     pub bandwidth_mb_s: f64,
     /// From the flow's first arrival to its last completion, ns.
     pub active_ns: u64,
+    /// The flow's requests over its own time (`active_ns`, or from the ramp's end with a
+    /// ramp): the figure fio prints per job, which for jobs that run one after another
+    /// (`stonewall`) differs from `iops` over the whole run (0 WAF-only).
+    pub active_iops: f64,
+    /// MB (10^6 bytes) over the flow's own time, as `active_iops` (0 WAF-only).
+    pub active_bandwidth_mb_s: f64,
     /// With a ramp (fio's `ramp_time`): the requests issued in it, which latency, `iops`
     /// and `bandwidth_mb_s` leave out (those two are then over the flow's time from the
     /// ramp's end to its last completion); absent without one.

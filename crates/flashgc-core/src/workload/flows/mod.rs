@@ -471,6 +471,16 @@ impl FlowSet {
                     None => (st.issued, st.bytes, secs),
                 };
                 let rate = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+                let active_ns = st
+                    .first_arrival
+                    .map_or(0, |f| st.last_done.saturating_sub(f));
+                // Its own time: from the ramp's end, else its first arrival.
+                let own = match ramp_end {
+                    Some(e) => st.last_done.saturating_sub(e),
+                    None => active_ns,
+                } as f64
+                    / 1e9;
+                let own_rate = |x: f64| if timed && own > 0.0 { x / own } else { 0.0 };
                 FlowReport {
                     name: s.name.clone(),
                     pattern: s.job.describe(),
@@ -485,9 +495,9 @@ impl FlowSet {
                     bytes: st.bytes,
                     iops: rate(n as f64),
                     bandwidth_mb_s: rate(bytes as f64 / 1e6),
-                    active_ns: st
-                        .first_arrival
-                        .map_or(0, |f| st.last_done.saturating_sub(f)),
+                    active_ns,
+                    active_iops: own_rate(n as f64),
+                    active_bandwidth_mb_s: own_rate(bytes as f64 / 1e6),
                     ramp_requests: ramp_end.map(|_| st.ramp_requests),
                     read_latency: timed.then(|| st.rd.summary()),
                     write_latency: timed.then(|| st.wr.summary()),

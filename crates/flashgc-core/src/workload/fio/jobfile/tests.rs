@@ -583,6 +583,7 @@ fn alignment_fill_and_single_value_options() {
         "random_generator=tausworthe64",
         "dedupe_percentage=30",
         "clocksource=cpu",
+        "directory=/mnt/ssd",
     ] {
         job(&format!("[a]\nrw=write\n{ok}\n")).unwrap();
     }
