@@ -467,6 +467,26 @@ impl JobSpec {
                 return boolean(file, line, option, value)
             }
             o if ignored::IGNORED.contains(&o) => {}
+            // Refused with what to do instead: options users carry over from device
+            // benchmarks.
+            "steadystate" | "ss" | "ss_dur" | "ss_ramp" | "ss_interval" => {
+                return Err(err(
+                    file,
+                    line,
+                    option,
+                    "fio's steady-state detection is not modelled; bound the job by `runtime` (with `time_based`) \
+                     or `io_size`, and read steady state from the result's series and `steady_state` section",
+                ))
+            }
+            "fsync" | "fdatasync" | "end_fsync" | "fsync_on_close" | "sync" | "write_barrier" => {
+                return Err(err(
+                    file,
+                    line,
+                    option,
+                    "flushes and synchronous writes are not modelled (the simulated device has no flush command); \
+                     remove the option",
+                ))
+            }
             o => {
                 return Err(err(
                     file,

@@ -593,6 +593,11 @@ fn alignment_fill_and_single_value_options() {
         ("verify=crc32c", "verification reads"),
         ("random_generator=mt", "tausworthe or tausworthe64 or lfsr"),
         ("offset_align=5%", "not a percentage"),
+        (
+            "ss=iops_slope:0.3%",
+            "steady-state detection is not modelled",
+        ),
+        ("fsync=32", "flushes"),
     ] {
         let e = err_of(&format!("[a]\nrw=write\n{bad}\n"));
         let option = bad.split('=').next().unwrap();
