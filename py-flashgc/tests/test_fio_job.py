@@ -100,3 +100,26 @@ def test_bad_job_files_name_their_line(tmp_path):
         flashgc.run(None, "uniform", fio_job=bad, **DEV)
     with pytest.raises(FlashgcError, match="cannot read the job file"):
         flashgc.sweep({"fio_job": tmp_path / "missing.fio", **DEV}, out=tmp_path / "o", scheduler="local")
+
+
+def test_flows_table_gives_each_job_its_own_rate(tmp_path):
+    # Two stonewalled jobs: run-span IOPS add up to the run's, each job's own rate is
+    # its requests over its own time (fio's per-job figure), higher than its run-span one.
+    job = tmp_path / "two.fio"
+    job.write_text("[global]\nbs=4k\nsize=8m\n[r]\nrw=randread\niodepth=4\n[w]\nstonewall\nrw=randwrite\n")
+    r = flashgc.run(None, fio_job=job, **DEV)
+    df = r.flows
+    assert list(df.index) == ["r", "w"]
+    assert df["iops"].sum() == pytest.approx(r.timing["iops"], rel=1e-9)
+    own = df["requests"] / (df["active_ns"] / 1e9)
+    assert (df["active_iops"] - own).abs().max() < 1e-6 * own.max()
+    assert (df["active_iops"] > df["iops"]).all()
+    assert df.loc["r", "read_count"] == df.loc["r", "requests"]
+    assert df.loc["w", "write_p99_us"] > 0
+    assert flashgc.run(None, fio_job=_one(tmp_path), **DEV).flows.empty
+
+
+def _one(tmp_path):
+    p = tmp_path / "one.fio"
+    p.write_text("[w]\nrw=randwrite\nbs=4k\nsize=4m\n")
+    return p

@@ -515,6 +515,21 @@ class Result:
         return pd.json_normalize(t.get("series", []), sep="_")
 
     @property
+    def flows(self) -> pd.DataFrame:
+        """Per-flow statistics of a run of several host flows (fio job sections, ``[[flow]]``
+        sections, MQSim IO scenarios), one row per flow indexed by name: its counts, its
+        rates over the run (``iops``, adding up to the run's) and over its own time
+        (``active_iops``, fio's per-job figure), and its latency summaries flattened
+        (``read_p99_us``, ``write_mean_us``, ...). Empty for a run of one flow."""
+        rows = []
+        for f in self.raw.get("flows") or []:
+            row = {k: v for k, v in f.items() if v is not None and not isinstance(v, (dict, list))}
+            for d in ("read", "write"):
+                row.update({f"{d}_{k}": v for k, v in (f.get(f"{d}_latency") or {}).items()})
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("name") if rows else pd.DataFrame()
+
+    @property
     def noc(self) -> Optional[dict]:
         """The NoC controller model's section (copy-backs, task queues), None on other devices."""
         return self.raw.get("noc")
