@@ -264,7 +264,9 @@ impl FioJob {
             _ => 0.0,
         };
         let kind = match self.dist {
-            Dist::Uniform | Dist::RandomMap | Dist::Lfsr => SyntheticKind::Uniform,
+            Dist::Uniform | Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr => {
+                SyntheticKind::Uniform
+            }
             Dist::Zipf(theta) => SyntheticKind::Zipf { theta },
             Dist::HotCold {
                 write_share,
@@ -306,9 +308,10 @@ impl FioJob {
                         }
                         Ok(())
                     };
-                    if self.dist == Dist::RandomMap {
+                    if matches!(self.dist, Dist::RandomMap | Dist::RandomMapFresh) {
                         one_job("random map")?;
                         Inner::Mapped {
+                            first: (self.dist == Dist::RandomMap).then(|| Box::new(gen.clone())),
                             gen,
                             map: RandomMap::new(region / pages),
                             pages,
@@ -360,7 +363,7 @@ impl FioJob {
         logical_pages: u64,
         lpn_size: u32,
     ) -> Result<FioWorkload> {
-        if self.dist == Dist::RandomMap {
+        if matches!(self.dist, Dist::RandomMap | Dist::RandomMapFresh) {
             // fio's map marks every block a request covers and checks only the first;
             // that is not modelled for requests of several lengths.
             return Err(Error::config(
@@ -440,6 +443,8 @@ enum Inner {
         gen: Synthetic,
         map: RandomMap,
         pages: u64,
+        /// The generator as it started, restored when a pass ends (fio's reseeding).
+        first: Option<Box<Synthetic>>,
     },
     /// `random_generator=lfsr`: `gen` draws the direction, the cycle the block.
     Cycled {
@@ -469,11 +474,34 @@ impl Workload for FioWorkload {
             Inner::Trims(t) => t.fill(buf, max),
             Inner::Mixed(m) => m.fill(buf, max),
             Inner::Random(s) => s.fill(buf, max),
-            Inner::Mapped { gen, map, pages } => {
-                let from = buf.len();
-                gen.fill(buf, max)?;
-                for r in &mut buf[from..] {
-                    r.lpn = map.take(r.lpn / *pages) * *pages;
+            Inner::Mapped {
+                gen,
+                map,
+                pages,
+                first,
+            } => {
+                let mut n = 0;
+                while n < max {
+                    // A pass that repeats the first ends with the map's last free block.
+                    let want = match first {
+                        Some(_) => (max - n).min(map.free() as usize),
+                        None => max - n,
+                    };
+                    let from = buf.len();
+                    gen.fill(buf, want)?;
+                    for r in &mut buf[from..] {
+                        r.lpn = map.take(r.lpn / *pages) * *pages;
+                    }
+                    let got = buf.len() - from;
+                    n += got;
+                    if let Some(f) = first {
+                        if map.free() == map.blocks() {
+                            *gen = (**f).clone();
+                        }
+                    }
+                    if got == 0 {
+                        break;
+                    }
                 }
                 Ok(())
             }

@@ -75,7 +75,14 @@ pub enum Dist {
     /// fio's default random offsets (`random_distribution=random` without `norandommap`):
     /// uniform draws through the job's random map, each block once per pass
     /// ([`super::RandomMap`]). Job files set it.
+    ///
+    /// Every pass after the first repeats the first's draws (offsets and directions):
+    /// fio reseeds its generators when a pass starts (`clear_io_state`, with
+    /// `randrepeat=1`, its default), as its logs show.
     RandomMap,
+    /// fio's random map when each pass draws afresh: `randrepeat=0`, or a `time_based`
+    /// job (its map resets within the pass, with no reseeding).
+    RandomMapFresh,
     /// fio's `random_generator=lfsr` on uniform offsets: one permutation of the region's
     /// blocks, the same every pass ([`super::BlockCycle`]). Job files set it.
     Lfsr,
@@ -313,6 +320,7 @@ impl Dist {
         match self {
             Dist::Uniform => "uniform".to_string(),
             Dist::RandomMap => "random".to_string(),
+            Dist::RandomMapFresh => "random (a new order each pass)".to_string(),
             Dist::Lfsr => "random (random_generator=lfsr)".to_string(),
             Dist::Zipf(t) => format!("zipf:{t}"),
             Dist::ZipfCentered { theta, center } => format!("zipf:{theta}:{center}"),

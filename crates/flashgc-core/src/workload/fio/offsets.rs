@@ -95,9 +95,12 @@ impl OffsetGenerator {
         let a = scatter_multiplier(&mut rng, blocks);
         let mut b = rng.below(blocks);
         let shape = match dist {
-            Dist::Uniform | Dist::RandomMap | Dist::Lfsr | Dist::Zipf(_) | Dist::HotCold { .. } => {
-                return Ok(None)
-            }
+            Dist::Uniform
+            | Dist::RandomMap
+            | Dist::RandomMapFresh
+            | Dist::Lfsr
+            | Dist::Zipf(_)
+            | Dist::HotCold { .. } => return Ok(None),
             Dist::ZipfCentered { theta, center } => {
                 b = ((blocks as f64 * center) as u64).min(blocks - 1);
                 Shape::Zipf(Zipf::new(blocks, *theta))

@@ -50,6 +50,11 @@ impl RandomMap {
         got
     }
 
+    /// Blocks in the map.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
     /// Blocks not yet done in this pass.
     pub fn free(&self) -> u64 {
         self.free

@@ -20,7 +20,6 @@ pub(super) const IGNORED: &[&str] = &[
     "thread",
     "description",
     "name",
-    "randrepeat",
     "invalidate",
     "lat_percentiles",
     "clat_percentiles",

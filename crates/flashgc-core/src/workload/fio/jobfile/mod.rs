@@ -88,6 +88,9 @@ pub struct JobSpec {
     /// `random_generator=lfsr`: uniform random offsets follow one permutation of the
     /// region's blocks, the same every pass (fio's LFSR; [`Dist::Lfsr`]).
     pub lfsr: bool,
+    /// `randrepeat` (default true): each pass after the first repeats the first's random
+    /// draws ([`Dist::RandomMap`]).
+    pub randrepeat: bool,
     /// `fill_device`/`fill_fs`: the region runs from `offset` to the device's end, whatever
     /// `size` says (fio writes until the device is full).
     pub fill_device: bool,
@@ -315,6 +318,7 @@ impl JobSpec {
             offset_align: None,
             fill_device: false,
             lfsr: false,
+            randrepeat: true,
             runtime_ns: None,
             ramp_ns: None,
             time_based: false,
@@ -395,6 +399,7 @@ impl JobSpec {
             "size" => self.size = Some(size(file, line, option, need()?)?),
             "offset" => self.offset = size(file, line, option, need()?)?,
             "offset_align" => self.offset_align = Some(size_bytes(file, line, option, need()?)?),
+            "randrepeat" => self.randrepeat = boolean(file, line, option, value)?,
             "fill_device" | "fill_fs" => self.fill_device = boolean(file, line, option, value)?,
             // Options whose default alone is modelled: accepted with that value.
             "kb_base" => only(file, line, option, need()?, &["1024"], "fio's default: sizes in powers of 1024")?,
@@ -617,7 +622,13 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
             && !j.norandommap
             && j.block_sizes.is_none()
         {
-            j.dist = Dist::RandomMap;
+            // fio reseeds at each pass a run's volume starts, not within a time-based
+            // pass (where the map resets without it).
+            j.dist = if j.randrepeat && !j.time_based {
+                Dist::RandomMap
+            } else {
+                Dist::RandomMapFresh
+            };
         }
         if j.barrier && k > 0 {
             g += 1;

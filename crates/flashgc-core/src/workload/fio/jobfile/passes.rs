@@ -25,8 +25,12 @@ impl JobSpec {
             return None;
         }
         let bs = self.bs.max(1);
-        (self.rw.sequential() || matches!(self.dist, Dist::RandomMap | Dist::Lfsr))
-            .then(|| (r.size / bs).max(1))
+        (self.rw.sequential()
+            || matches!(
+                self.dist,
+                Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr
+            ))
+        .then(|| (r.size / bs).max(1))
     }
 
     /// Requests clone region `r` of a job of one block size issues: its passes
@@ -44,7 +48,10 @@ impl JobSpec {
         let bs = self.bs.max(1);
         let n = if self.rw.trim_mode().per_block() == 1 {
             fio_requests(r.io_bytes, bs, self.pass_requests(r), self.loops)
-        } else if matches!(self.dist, Dist::RandomMap | Dist::Lfsr) {
+        } else if matches!(
+            self.dist,
+            Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr
+        ) {
             fio_requests(r.io_bytes, bs, self.pass_requests(r), self.loops).saturating_mul(2)
         } else {
             r.io_bytes

@@ -660,3 +660,40 @@ fn lfsr_repeats_one_permutation_of_the_blocks_every_pass() {
     let r = f.jobs[0].clone_region("l.fio", 1 << 20, 0).unwrap();
     assert_eq!(f.jobs[0].plain_requests(&r), 2);
 }
+
+#[test]
+fn each_pass_repeats_the_first_as_fio_reseeds_it() {
+    // fio 3.33, `rw=randrw size=40k bs=4k io_size=80k`: r0 r28 r32 w16 r20 r36 w12 w24 w4
+    // r8, then the same ten (offsets and directions); with randrepeat=0 the second pass
+    // differs, and a time-based job's map resets without reseeding.
+    let (pages, lpn) = (16 << 10, 4096);
+    let passes = |t: &str| -> Vec<Vec<(u64, bool)>> {
+        let f = parse("r.fio", t).unwrap();
+        let mut run = f.plan(pages, lpn, 9).unwrap().start(pages, lpn, 9).unwrap();
+        let mut reqs = Vec::new();
+        while reqs.len() < 3 * 256 {
+            run.workload.fill(&mut reqs, 100).unwrap();
+        }
+        reqs[..3 * 256]
+            .chunks(256)
+            .map(|p| {
+                p.iter()
+                    .map(|r| (r.lpn, r.op == crate::workload::Op::Write))
+                    .collect()
+            })
+            .collect()
+    };
+    let p = passes("[w]\nrw=randrw\nbs=4k\nsize=1m\nio_size=3m\n");
+    assert_eq!(p[1], p[0]);
+    assert_eq!(p[2], p[0]);
+    assert!(p[0].iter().any(|x| x.1) && p[0].iter().any(|x| !x.1));
+    let fresh = passes("[w]\nrw=randrw\nbs=4k\nsize=1m\nio_size=3m\nrandrepeat=0\n");
+    assert_ne!(fresh[1], fresh[0]);
+    assert_eq!(
+        job("[w]\nrw=randwrite\ntime_based\nruntime=1\n")
+            .unwrap()
+            .dist,
+        Dist::RandomMapFresh
+    );
+    assert_eq!(job("[w]\nrw=randwrite\n").unwrap().dist, Dist::RandomMap);
+}
