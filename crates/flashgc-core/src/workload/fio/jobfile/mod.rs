@@ -762,15 +762,15 @@ impl JobFile {
                 ));
             }
             // Trim-then-write issues each byte twice, and fio doubles `number_ios` too.
-            // Whole requests for a job of one block size, as fio's passes count them.
-            let twice = j.rw.trim_mode().per_block() * j.loops as u64;
-            let mut per = region.io_bytes.saturating_mul(twice);
-            if let Some(n) = j.number_ios {
-                per = per.min(n.saturating_mul(twice).saturating_mul(j.bs));
-            }
-            if j.block_sizes.is_none() {
-                per = j.plain_requests(&region).saturating_mul(j.bs);
-            }
+            // Whole requests for a job of one block size, as fio's passes count them; a
+            // mixed job's bytes (it has no `number_ios`, refused above), twice over for
+            // trim-then-write and `loops` times.
+            let per = match j.block_sizes {
+                None => j.plain_requests(&region).saturating_mul(j.bs),
+                Some(_) => region
+                    .io_bytes
+                    .saturating_mul(j.rw.trim_mode().per_block() * j.loops as u64),
+            };
             clones = clones.saturating_add(j.numjobs);
             data = data.saturating_add(per.saturating_mul(j.numjobs as u64));
         }

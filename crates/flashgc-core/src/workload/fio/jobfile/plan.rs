@@ -156,18 +156,26 @@ impl JobFile {
                 // Trim-then-write issues each byte twice, and fio doubles `number_ios` too.
                 // ... and `loops` runs the volume (and `number_ios`) that many times.
                 let twice = j.rw.trim_mode().per_block() * j.loops as u64;
-                let mut per = r.io_bytes.saturating_mul(twice);
-                if let Some(n) = j.number_ios {
-                    per = per.min(n.saturating_mul(twice).saturating_mul(longest));
-                }
                 // A plain job's volume is a request count (fio's passes, `number_ios` at
-                // most); a mixed one's is bytes, with `number_ios` a count besides.
-                let (requests, bytes) = match &j.block_sizes {
-                    None => (Some(j.plain_requests(r)), None),
-                    Some(_) => (
-                        j.number_ios.map(|n| n.saturating_mul(twice)),
-                        Some(r.io_bytes.saturating_mul(twice).max(1)),
-                    ),
+                // most); a mixed one's is bytes, with `number_ios` a count besides, and
+                // its last request may run past them by less than the longest request:
+                // the run's volume (`run_bytes`) must not end the flow before it.
+                let (requests, bytes, run_bytes) = match &j.block_sizes {
+                    None => {
+                        let n = j.plain_requests(r);
+                        (Some(n), None, n.saturating_mul(j.bs))
+                    }
+                    Some(_) => {
+                        let b = r.io_bytes.saturating_mul(twice);
+                        let capped = j.number_ios.map_or(b, |n| {
+                            b.min(n.saturating_mul(twice).saturating_mul(longest))
+                        });
+                        (
+                            j.number_ios.map(|n| n.saturating_mul(twice)),
+                            Some(b.max(1)),
+                            capped.saturating_add(longest),
+                        )
+                    }
                 };
                 // `time_based`: the run time alone ends the job.
                 f.requests = requests.filter(|_| !j.time_based);
@@ -180,15 +188,8 @@ impl JobFile {
                 f.rate_cap_iops = j.rate_cap_iops;
                 f.thinktime_ns = j.thinktime_ns;
                 specs.push(f);
-                // A byte volume's last request may run past it by less than the longest
-                // request: the run's volume must not end the flow before that request.
                 if !j.time_based {
-                    let per_run = match (bytes, requests) {
-                        (Some(_), _) => per.saturating_add(longest),
-                        (None, Some(n)) => n.saturating_mul(j.bs),
-                        (None, None) => per,
-                    };
-                    data = data.saturating_add(per_run);
+                    data = data.saturating_add(run_bytes);
                 }
             }
             if j.time_based {
