@@ -3,7 +3,7 @@
 
 use super::gcs::{self, GcsResult};
 use super::mcam;
-use super::params::Adopt;
+use super::params::{Adopt, IrrError, IrrStart};
 use super::{Midas, Mode, MIN_UID_SAMPLES};
 use serde_json::json;
 
@@ -43,6 +43,10 @@ pub(super) struct HistoryEntry {
     gcs_evaluations: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     budget_segments: Option<u32>,
+    /// On an adoption's entry (`irr_start=collected`): capacities written when every sized
+    /// group had given a victim under it, and the irregularity checks started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    checks_from: Option<f64>,
 }
 
 impl Midas {
@@ -70,6 +74,7 @@ impl Midas {
             uid_samples: None,
             gcs_evaluations: None,
             budget_segments: None,
+            checks_from: None,
         }
     }
 
@@ -183,6 +188,8 @@ impl Midas {
             self.adoptions += 1;
             self.apply_layout();
             self.relabel_pending = self.p.relabel;
+            // This adoption's history entry, pushed below.
+            self.adopted_entry = self.history.len();
             self.arm_checks();
             ev
         } else if self.mode == Mode::Configured {
@@ -212,11 +219,54 @@ impl Midas {
         self.history.push(e);
     }
 
+    /// Sets the irregularity checks up for a configuration just adopted.
     pub(super) fn arm_checks(&mut self) {
-        self.next_check = self.now + self.check_len;
-        self.check_armed = false;
         self.win_victims.iter_mut().for_each(|c| *c = 0);
         self.win_reloc.iter_mut().for_each(|c| *c = 0);
+        self.uncollected.clear();
+        match self.p.irr_start {
+            IrrStart::Window => {
+                self.next_check = self.now + self.check_len;
+                self.check_armed = false;
+            }
+            IrrStart::Collected => {
+                // No window until every group with a size has filled to it and given a
+                // victim (`note_collected`).
+                self.next_check = u64::MAX;
+                self.check_armed = true;
+                self.uncollected = self.cfg.sizes.iter().map(|&s| s > 0).collect();
+                if !self.uncollected.contains(&true) {
+                    self.start_checks(false);
+                }
+            }
+        }
+    }
+
+    /// A victim of stream `s` (`irr_start=collected`): the configuration in force counts as
+    /// applied once every sized group has given one, and the first check window opens.
+    pub(super) fn note_collected(&mut self, s: usize) {
+        if self.mode != Mode::Configured {
+            return;
+        }
+        let Some(u) = self.uncollected.get_mut(s) else {
+            return;
+        };
+        if std::mem::take(u) && !self.uncollected.contains(&true) {
+            self.start_checks(true);
+        }
+    }
+
+    /// Opens the first check window of the configuration in force; `note`: the adoption's
+    /// history entry records when.
+    fn start_checks(&mut self, note: bool) {
+        self.uncollected.clear();
+        self.next_check = self.now + self.check_len;
+        self.win_victims.iter_mut().for_each(|c| *c = 0);
+        self.win_reloc.iter_mut().for_each(|c| *c = 0);
+        let at = self.now as f64 / self.logical as f64;
+        if let Some(e) = self.history.get_mut(self.adopted_entry).filter(|_| note) {
+            e.checks_from = Some(at);
+        }
     }
 
     pub(super) fn check_irregular(&mut self) {
@@ -237,8 +287,17 @@ impl Midas {
                     }
                     let measured = self.win_reloc[k] as f64 / (vict as f64 * self.pps as f64);
                     let predicted = pred.v[k];
-                    let err = (measured - predicted).abs() / predicted.max(self.p.irr_floor);
-                    if err > self.p.irr_threshold {
+                    let (err, over) = match self.p.irr_error {
+                        IrrError::Over => {
+                            let d = measured - predicted;
+                            (d, d >= self.p.irr_threshold)
+                        }
+                        IrrError::Relative => {
+                            let e = (measured - predicted).abs() / predicted.max(self.p.irr_floor);
+                            (e, e > self.p.irr_threshold)
+                        }
+                    };
+                    if over {
                         hit = Some((k, predicted, measured, err, vict));
                         break;
                     }
@@ -257,7 +316,11 @@ impl Midas {
                 "transition": format!("G{k}->G{}", k + 1),
                 "predicted": predicted,
                 "measured": measured,
-                "relative_error": err,
+                "error": err,
+                "rule": match self.p.irr_error {
+                    IrrError::Over => "measured - predicted (absolute)",
+                    IrrError::Relative => "|measured - predicted| / max(predicted, irr_floor)",
+                },
                 "victims": vict,
             }));
             self.history.push(e);

@@ -16,11 +16,13 @@
 //! the simulator's rule, also for the first configuration) and, when a configuration is in
 //! force, MCAM predicts it more than `adopt_gain` (5 %) below the current configuration's
 //! (both evaluated on the new UID: the paper compares against the old UID's prediction,
-//! which hides a workload change). Every
-//! `check` x capacity of user writes, the measured transition probability of each Gk -> Gk+1
-//! is compared with MCAM's; an error above `irr_threshold` (10 %) merges Gk..GN and falls
-//! back to MiDA (an age chain in the merged groups, victims over all of them) until the
-//! next epoch. The first epoch runs MiDA over `mida_groups` (8) groups, with the HOT
+//! which hides a workload change). Once every sized group has given a victim under the
+//! new configuration (`irr_start=collected`, the simulator's `commit_bit`), every `check`
+//! x capacity of user writes (0.3 x `epoch`) the measured transition probability of each
+//! Gk -> Gk+1 (its victims' valid ratio) is compared with MCAM's; one that exceeds it by
+//! `irr_threshold` (0.1, `irr_error=over`: the simulator's one-sided test) merges Gk..GN
+//! and falls back to MiDA (an age chain in the merged groups, victims over all of them)
+//! until the next epoch. The first epoch runs MiDA over `mida_groups` (8) groups, with the HOT
 //! stream fed by the hot filter (`mida_hot=filter`, as the simulator does).
 //!
 //! Groups with a designated size (HOT, G1..G(N-1)) are FIFO queues whatever the run's
@@ -36,8 +38,10 @@
 //! page writes; default one segment, the paper's 16 Ki blocks for 64 MiB segments),
 //! `sample=100`, `uid_counts=all|sampled` (intervals of every user write, default, or of the
 //! sampled LPNs only, the paper; see [`uid`]), `hot_hits=3`, `hot_model=joint|paper` (see [`uid::HotModel`]), `thr_window=16`, `adopt_gain=0.05`, `irr_threshold=0.1`,
-//! `irr_floor=0.1` (relative errors are taken against max(predicted, irr_floor)),
-//! `irr_min_victims=16`, `check=1` (x capacity), `split_gain=0.005`, `split_patience=5`,
+//! `irr_error=over|relative`, `irr_start=collected|window` (flashgc's earlier rule:
+//! `relative,window` with `check=1`), `irr_floor=0.1` (relative errors are taken against
+//! max(predicted, irr_floor)), `irr_min_victims=16`, `check` (x capacity; default 0.3 x
+//! `epoch`), `split_gain=0.005`, `split_patience=5`,
 //! `fixed=H/G1/../GN` (segments; pins a configuration: no search, no fallback, GN takes
 //! the rest of the space; for model validation).
 //!
@@ -155,6 +159,13 @@ pub struct Midas {
     check_armed: bool,
     win_victims: Vec<u64>,
     win_reloc: Vec<u64>,
+    /// Per stream of the configuration in force: still to give its first victim since the
+    /// adoption (`irr_start=collected`: the checks start when none is left; empty then).
+    #[serde(default)]
+    uncollected: Vec<bool>,
+    /// Index in `history` of the last adoption's entry.
+    #[serde(default)]
+    adopted_entry: usize,
     // Report.
     #[serde(with = "crate::checkpoint::json_text")]
     history: Vec<HistoryEntry>,
@@ -237,6 +248,8 @@ impl Midas {
             check_armed: false,
             win_victims: vec![0; streams],
             win_reloc: vec![0; streams],
+            uncollected: Vec::new(),
+            adopted_entry: 0,
             history: Vec::new(),
             adoptions: 0,
             fallbacks: 0,
@@ -520,6 +533,32 @@ impl Placement for Midas {
         {
             return Err("group units or per-stream tables".into());
         }
+        // The configuration and the sealed queues: relabelling and the sized groups'
+        // victims index them by stream and the segment table by their segments.
+        let v = &dev.view;
+        let groups = self.cfg.groups();
+        let queued_ok = self.sealed_q.len() == streams
+            && self.sealed_q.iter().enumerate().all(|(g, q)| {
+                q.iter().all(|&s| {
+                    (s as usize) < v.len()
+                        && v.state(s) == crate::segment::SegState::Sealed
+                        && v.stream(s) as usize == g
+                })
+            });
+        let mode_ok = match self.mode {
+            Mode::Fallback(k) => (k as usize) <= groups,
+            _ => true,
+        };
+        if self.cfg.sizes.len() < 2 || groups >= streams || !mode_ok || !queued_ok {
+            return Err("group configuration or sealed-segment queues".into());
+        }
+        if self.seg_open.len() != v.len()
+            || self.logical != dev.logical_pages
+            || self.ts.len() as u64 != self.logical
+            || self.hot_ctr.len() != (self.logical as usize).div_ceil(4)
+        {
+            return Err("per-segment or per-LPN tables".into());
+        }
         self.uid.check_restored(clock, self.logical)
     }
     fn streams(&self) -> usize {
@@ -732,6 +771,7 @@ impl Placement for Midas {
                 self.ep_victims[si] += 1;
             }
         }
+        self.note_collected(si);
         if let Some(q) = self.sealed_q.get_mut(s as usize) {
             // Popped already when MiDAS named it; else the policy chose it: drop it here.
             if q.front() == Some(&seg) {

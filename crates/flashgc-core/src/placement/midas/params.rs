@@ -31,14 +31,23 @@ pub struct MidasParams {
     pub thr_window: usize,
     /// Adopt a new configuration when it predicts this much lower WAF.
     pub adopt_gain: f64,
-    /// Fall back when a transition probability is off by more than this (relative).
+    /// Fall back when a group's measured victim valid ratio (its transition probability)
+    /// is off by more than this: an absolute difference under `irr_error=over`, a relative
+    /// error under `relative`.
     pub irr_threshold: f64,
-    /// Floor of the denominator of the relative error.
+    /// Floor of the denominator of the relative error (`irr_error=relative`).
     pub irr_floor: f64,
     /// Victims of a group needed in a check window before its error is judged.
     pub irr_min_victims: u32,
-    /// Irregularity check interval, x logical capacity of user writes.
+    /// Irregularity check interval, x logical capacity of user writes (default 0.3 x
+    /// `epoch`: the simulator's `err_write > real_tw * 0.3`).
     pub check: f64,
+    /// How a check window's error is judged (see [`IrrError`]).
+    #[serde(default = "IrrError::earlier")]
+    pub irr_error: IrrError,
+    /// When the checks start after an adoption (see [`IrrStart`]).
+    #[serde(default = "IrrStart::earlier")]
+    pub irr_start: IrrStart,
     /// GCS parameters.
     pub gcs: GcsParams,
     /// A pinned configuration (no search, no fallback).
@@ -90,6 +99,49 @@ pub enum Adopt {
     Predicted,
 }
 
+/// How the irregularity check judges a group's measured victim valid ratio against MCAM's
+/// prediction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IrrError {
+    /// MiDAS's simulator (`error_cmp`): an error when the measured ratio exceeds the
+    /// predicted one by at least `irr_threshold` (absolute; the two-sided test is commented
+    /// out there). Fewer victims survive than predicted is no error: the group does better
+    /// than planned. Default.
+    Over,
+    /// flashgc's earlier rule: |measured - predicted| / max(predicted, `irr_floor`) above
+    /// `irr_threshold`, either way. For ablations.
+    Relative,
+}
+
+impl IrrError {
+    /// The rule before `irr_error` existed (what a checkpoint written then resumes with).
+    fn earlier() -> IrrError {
+        IrrError::Relative
+    }
+}
+
+/// When the irregularity checks start after a configuration is adopted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IrrStart {
+    /// MiDAS's simulator (`checking_config_apply`, `commit_bit`): once every group with a
+    /// designated size (HOT, G1..GN) has given a victim since the adoption, i.e. has filled
+    /// to its new size; the first window starts then. A group still growing towards its
+    /// size holds the reconfiguration's transient, which no window judges. Default.
+    Collected,
+    /// flashgc's earlier rule: the first whole window after the adoption is skipped, later
+    /// windows are judged. For ablations.
+    Window,
+}
+
+impl IrrStart {
+    /// The rule before `irr_start` existed.
+    fn earlier() -> IrrStart {
+        IrrStart::Window
+    }
+}
+
 impl MidasParams {
     /// The paper's defaults for a device with `pps` pages per segment.
     pub fn defaults(pps: u32) -> MidasParams {
@@ -107,7 +159,9 @@ impl MidasParams {
             irr_threshold: 0.10,
             irr_floor: 0.10,
             irr_min_victims: 16,
-            check: 1.0,
+            check: 0.3 * 4.0,
+            irr_error: IrrError::Over,
+            irr_start: IrrStart::Collected,
             gcs: GcsParams {
                 max_groups: 8,
                 ..GcsParams::default()
@@ -154,12 +208,13 @@ impl MidasParams {
                 Some(c)
             }
         };
+        let epoch = spec.num::<f64>("epoch", d.epoch, 0.05, 1000.0)?;
         Ok(MidasParams {
             max_groups,
             mida_groups: spec
                 .num::<u16>("mida_groups", d.mida_groups, 1, 256)?
                 .min(max_groups),
-            epoch: spec.num::<f64>("epoch", d.epoch, 0.05, 1000.0)?,
+            epoch,
             unit: spec.num::<u64>("unit", d.unit, 1, 1 << 40)?,
             sample: spec.num::<u32>("sample", d.sample, 1, 1 << 20)?,
             uid_counts_all: spec.choice("uid_counts", "all", &["all", "sampled"])? == "all",
@@ -176,7 +231,21 @@ impl MidasParams {
             irr_threshold: spec.num::<f64>("irr_threshold", d.irr_threshold, 0.0, 100.0)?,
             irr_floor: spec.num::<f64>("irr_floor", d.irr_floor, 1e-9, 1.0)?,
             irr_min_victims: spec.num::<u32>("irr_min_victims", d.irr_min_victims, 1, 1 << 30)?,
-            check: spec.num::<f64>("check", d.check, 0.01, 1000.0)?,
+            check: spec.num::<f64>("check", 0.3 * epoch, 0.01, 1000.0)?,
+            irr_error: match spec
+                .choice("irr_error", "over", &["over", "relative"])?
+                .as_str()
+            {
+                "relative" => IrrError::Relative,
+                _ => IrrError::Over,
+            },
+            irr_start: match spec
+                .choice("irr_start", "collected", &["collected", "window"])?
+                .as_str()
+            {
+                "window" => IrrStart::Window,
+                _ => IrrStart::Collected,
+            },
             gcs: GcsParams {
                 max_groups: max_groups as usize,
                 min_gain: spec.num::<f64>("split_gain", d.gcs.min_gain, 0.0, 1.0)?,
