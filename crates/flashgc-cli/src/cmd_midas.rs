@@ -378,6 +378,10 @@ pub fn history_lines(report: &serde_json::Value) -> Option<Vec<String>> {
                 sizes.join("/")
             }
         );
+        if let Some(c) = e.get("checks_from").and_then(|c| c.as_f64()) {
+            // When every sized group had given a victim: the irregularity checks start.
+            line.push_str(&format!("  [checks from {c:.2}]"));
+        }
         if let Some(i) = e.get("irregular").filter(|i| i.get("transition").is_some()) {
             line.push_str(&format!(
                 "  [{} predicted {} measured {}]",

@@ -745,3 +745,44 @@ fn fio_noc_and_dedup_show_progress_on_a_terminal_only() {
         );
     }
 }
+
+/// `flashgc run --placement midas` prints the configuration history: an adoption says when
+/// its irregularity checks started (every sized group had given a victim) and a fallback
+/// names the transition, its prediction and its measurement.
+#[test]
+fn midas_history_shows_when_checks_start_and_what_failed() {
+    let o = flashgc(&[
+        "run",
+        "--logical-gib",
+        "0.25",
+        "--op",
+        "0.2",
+        "--workload",
+        "zipf:0.9",
+        "--write-volume",
+        "10",
+        "--warmup",
+        "5",
+        "--placement",
+        "midas:sample=1",
+        "--victim",
+        "fifo",
+    ]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    let adopted = s
+        .lines()
+        .find(|l| l.contains("first configuration"))
+        .unwrap_or_else(|| panic!("no adoption:\n{s}"));
+    let from: f64 = adopted
+        .split("[checks from ")
+        .nth(1)
+        .and_then(|t| t.trim_end_matches(']').trim().parse().ok())
+        .unwrap_or_else(|| panic!("{adopted}"));
+    assert!(from > 6.0 && from < 10.0, "{adopted}");
+    let fb = s
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("fallback"))
+        .unwrap_or_else(|| panic!("no fallback:\n{s}"));
+    assert!(fb.contains("predicted") && fb.contains("measured"), "{fb}");
+}

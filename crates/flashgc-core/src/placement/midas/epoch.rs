@@ -269,9 +269,18 @@ impl Midas {
         }
     }
 
+    /// One check window: the first group whose transition is in error merges it and the
+    /// groups after it (a fallback); in a fallback at Gk the groups before Gk are still
+    /// judged (`irr_after_fallback=check`), so a later window can merge further.
     pub(super) fn check_irregular(&mut self) {
         self.next_check = self.now + self.check_len;
-        if self.mode != Mode::Configured || self.p.fixed.is_some() || !self.p.irrhand {
+        // The configured groups still judged: G1..G(limit-1).
+        let limit = match self.mode {
+            Mode::Configured => self.cfg.groups(),
+            Mode::Fallback(k) if self.p.irr_recheck => k as usize,
+            _ => return,
+        };
+        if self.p.fixed.is_some() || !self.p.irrhand {
             return;
         }
         let armed = self.check_armed;
@@ -279,8 +288,7 @@ impl Midas {
         let mut hit = None;
         if armed {
             if let Some(pred) = &self.pred {
-                let n = self.cfg.groups();
-                for k in 1..n {
+                for k in 1..limit {
                     let vict = self.win_victims[k];
                     if vict < self.p.irr_min_victims as u64 {
                         continue;

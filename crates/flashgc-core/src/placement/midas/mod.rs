@@ -38,8 +38,8 @@
 //! page writes; default one segment, the paper's 16 Ki blocks for 64 MiB segments),
 //! `sample=100`, `uid_counts=all|sampled` (intervals of every user write, default, or of the
 //! sampled LPNs only, the paper; see [`uid`]), `hot_hits=3`, `hot_model=joint|paper` (see [`uid::HotModel`]), `thr_window=16`, `adopt_gain=0.05`, `irr_threshold=0.1`,
-//! `irr_error=over|relative`, `irr_start=collected|window` (flashgc's earlier rule:
-//! `relative,window` with `check=1`), `irr_floor=0.1` (relative errors are taken against
+//! `irr_error=over|relative`, `irr_start=collected|window`, `irr_after_fallback=check|stop`
+//! (flashgc's earlier rule: `relative,window,stop` with `check=1`), `irr_floor=0.1` (relative errors are taken against
 //! max(predicted, irr_floor)), `irr_min_victims=16`, `check` (x capacity; default 0.3 x
 //! `epoch`), `split_gain=0.005`, `split_patience=5`,
 //! `fixed=H/G1/../GN` (segments; pins a configuration: no search, no fallback, GN takes

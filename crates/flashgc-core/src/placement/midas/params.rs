@@ -48,6 +48,12 @@ pub struct MidasParams {
     /// When the checks start after an adoption (see [`IrrStart`]).
     #[serde(default = "IrrStart::earlier")]
     pub irr_start: IrrStart,
+    /// In a fallback at Gk, the checks go on judging G1..G(k-1), and an error there merges
+    /// further (`irr_after_fallback=check`, default: the simulator keeps `err_flag` set and
+    /// merges again in `err_handling`; the paper's Fig. 14 counts five IrrHand invocations
+    /// per epoch). `stop` (flashgc's earlier rule): no check until the next adoption.
+    #[serde(default)]
+    pub irr_recheck: bool,
     /// GCS parameters.
     pub gcs: GcsParams,
     /// A pinned configuration (no search, no fallback).
@@ -162,6 +168,7 @@ impl MidasParams {
             check: 0.3 * 4.0,
             irr_error: IrrError::Over,
             irr_start: IrrStart::Collected,
+            irr_recheck: true,
             gcs: GcsParams {
                 max_groups: 8,
                 ..GcsParams::default()
@@ -246,6 +253,7 @@ impl MidasParams {
                 "window" => IrrStart::Window,
                 _ => IrrStart::Collected,
             },
+            irr_recheck: spec.choice("irr_after_fallback", "check", &["check", "stop"])? == "check",
             gcs: GcsParams {
                 max_groups: max_groups as usize,
                 min_gain: spec.num::<f64>("split_gain", d.gcs.min_gain, 0.0, 1.0)?,
