@@ -264,9 +264,11 @@ impl FioJob {
             _ => 0.0,
         };
         let kind = match self.dist {
-            Dist::Uniform | Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr => {
-                SyntheticKind::Uniform
-            }
+            Dist::Uniform
+            | Dist::RandomMap
+            | Dist::RandomMapFresh
+            | Dist::Lfsr
+            | Dist::LfsrFresh => SyntheticKind::Uniform,
             Dist::Zipf(theta) => SyntheticKind::Zipf { theta },
             Dist::HotCold {
                 write_share,
@@ -316,9 +318,10 @@ impl FioJob {
                             map: RandomMap::new(region / pages),
                             pages,
                         }
-                    } else if self.dist == Dist::Lfsr {
+                    } else if matches!(self.dist, Dist::Lfsr | Dist::LfsrFresh) {
                         one_job("lfsr")?;
                         Inner::Cycled {
+                            first: (self.dist == Dist::Lfsr).then(|| Box::new(gen.clone())),
                             gen,
                             cycle: BlockCycle::new(region / pages, self.seed),
                             pages,
@@ -371,7 +374,7 @@ impl FioJob {
                 "fio's random map with a block-size mix is not modelled (give norandommap)",
             ));
         }
-        if self.dist == Dist::Lfsr {
+        if matches!(self.dist, Dist::Lfsr | Dist::LfsrFresh) {
             // fio itself repeats blocks then (its documentation of random_generator).
             return Err(Error::config(
                 "fio.random_generator",
@@ -451,6 +454,9 @@ enum Inner {
         gen: Synthetic,
         cycle: BlockCycle,
         pages: u64,
+        /// The generator as it started, restored when the cycle ends a pass (fio's
+        /// reseeding, `randrepeat=1`; None: new directions each pass).
+        first: Option<Box<Synthetic>>,
     },
     Shaped(OffsetGenerator),
     Seq {
@@ -505,11 +511,34 @@ impl Workload for FioWorkload {
                 }
                 Ok(())
             }
-            Inner::Cycled { gen, cycle, pages } => {
-                let from = buf.len();
-                gen.fill(buf, max)?;
-                for r in &mut buf[from..] {
-                    r.lpn = cycle.next_block() * *pages;
+            Inner::Cycled {
+                gen,
+                cycle,
+                pages,
+                first,
+            } => {
+                let mut n = 0;
+                while n < max {
+                    // A pass that repeats the first's directions ends with the cycle.
+                    let want = match first {
+                        Some(_) => (max - n).min(cycle.left() as usize),
+                        None => max - n,
+                    };
+                    let from = buf.len();
+                    gen.fill(buf, want)?;
+                    for r in &mut buf[from..] {
+                        r.lpn = cycle.next_block() * *pages;
+                    }
+                    let got = buf.len() - from;
+                    n += got;
+                    if let Some(f) = first {
+                        if cycle.at_start() {
+                            *gen = (**f).clone();
+                        }
+                    }
+                    if got == 0 {
+                        break;
+                    }
                 }
                 Ok(())
             }

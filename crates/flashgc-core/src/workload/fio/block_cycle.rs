@@ -33,6 +33,16 @@ impl BlockCycle {
         BlockCycle { blocks, a, b, i: 0 }
     }
 
+    /// Blocks left in the current pass (1..=blocks).
+    pub fn left(&self) -> u64 {
+        self.blocks - self.i
+    }
+
+    /// Whether the next block starts a pass.
+    pub fn at_start(&self) -> bool {
+        self.i == 0
+    }
+
     /// The next block.
     pub fn next_block(&mut self) -> u64 {
         let x = (self.a as u128 * self.i as u128 + self.b as u128) % self.blocks as u128;

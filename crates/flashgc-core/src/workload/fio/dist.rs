@@ -84,8 +84,15 @@ pub enum Dist {
     /// job (its map resets within the pass, with no reseeding).
     RandomMapFresh,
     /// fio's `random_generator=lfsr` on uniform offsets: one permutation of the region's
-    /// blocks, the same every pass ([`super::BlockCycle`]). Job files set it.
+    /// blocks, the same every pass ([`super::BlockCycle`]), and with `randrepeat=1` (fio's
+    /// default) the same directions too: fio reseeds its generators when a pass starts, as
+    /// for the random map (its logs). Job files set it.
     Lfsr,
+    /// `random_generator=lfsr` when each pass draws its directions afresh: `randrepeat=0`
+    /// (fio's LFSR then also starts each pass a step further along the same cycle, which
+    /// flashgc does not copy) or a `time_based` job (the cycle repeats, the directions do
+    /// not).
+    LfsrFresh,
     /// Zipf with exponent theta (fio's `random_distribution=zipf:THETA`).
     Zipf(f64),
     /// Hot/cold (`hotcold:W/S`, host flows only; not fio's): `write_share` of the requests
@@ -322,6 +329,9 @@ impl Dist {
             Dist::RandomMap => "random".to_string(),
             Dist::RandomMapFresh => "random (a new order each pass)".to_string(),
             Dist::Lfsr => "random (random_generator=lfsr)".to_string(),
+            Dist::LfsrFresh => {
+                "random (random_generator=lfsr, new directions each pass)".to_string()
+            }
             Dist::Zipf(t) => format!("zipf:{t}"),
             Dist::ZipfCentered { theta, center } => format!("zipf:{theta}:{center}"),
             Dist::HotCold {

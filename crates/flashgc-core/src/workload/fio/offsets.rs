@@ -99,6 +99,7 @@ impl OffsetGenerator {
             | Dist::RandomMap
             | Dist::RandomMapFresh
             | Dist::Lfsr
+            | Dist::LfsrFresh
             | Dist::Zipf(_)
             | Dist::HotCold { .. } => return Ok(None),
             Dist::ZipfCentered { theta, center } => {

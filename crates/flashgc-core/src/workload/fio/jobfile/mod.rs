@@ -616,7 +616,12 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
                     ),
                 ));
             }
-            j.dist = Dist::Lfsr;
+            // Reseeded at each pass as the random map is (below).
+            j.dist = if j.randrepeat && !j.time_based {
+                Dist::Lfsr
+            } else {
+                Dist::LfsrFresh
+            };
         } else if !j.rw.sequential()
             && j.dist == Dist::Uniform
             && !j.norandommap

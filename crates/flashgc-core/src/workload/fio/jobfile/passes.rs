@@ -28,7 +28,7 @@ impl JobSpec {
         (self.rw.sequential()
             || matches!(
                 self.dist,
-                Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr
+                Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr | Dist::LfsrFresh
             ))
         .then(|| (r.size / bs).max(1))
     }
@@ -50,7 +50,7 @@ impl JobSpec {
             fio_requests(r.io_bytes, bs, self.pass_requests(r), self.loops)
         } else if matches!(
             self.dist,
-            Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr
+            Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr | Dist::LfsrFresh
         ) {
             fio_requests(r.io_bytes, bs, self.pass_requests(r), self.loops).saturating_mul(2)
         } else {

@@ -696,4 +696,19 @@ fn each_pass_repeats_the_first_as_fio_reseeds_it() {
         Dist::RandomMapFresh
     );
     assert_eq!(job("[w]\nrw=randwrite\n").unwrap().dist, Dist::RandomMap);
+
+    // lfsr too (fio 3.33, `rw=randrw size=40k io_size=120k random_generator=lfsr`: r12 r36
+    // r8 w20 r4 r32 w0 w16 w24 r28, three times; with randrepeat=0 or time_based the
+    // directions change from pass to pass).
+    let lfsr = "[w]\nrw=randrw\nbs=4k\nsize=1m\nio_size=3m\nrandom_generator=lfsr\n";
+    let p = passes(lfsr);
+    assert_eq!(p[1], p[0]);
+    assert_eq!(p[2], p[0]);
+    assert!(p[0].iter().any(|x| x.1) && p[0].iter().any(|x| !x.1));
+    let fresh = passes(&format!("{lfsr}randrepeat=0\n"));
+    let offsets = |p: &[(u64, bool)]| p.iter().map(|x| x.0).collect::<Vec<_>>();
+    assert_eq!(offsets(&fresh[1]), offsets(&fresh[0]));
+    assert_ne!(fresh[1], fresh[0]);
+    let tb = "[w]\nrw=randrw\nrandom_generator=lfsr\ntime_based\nruntime=1\n";
+    assert_eq!(job(tb).unwrap().dist, Dist::LfsrFresh);
 }
