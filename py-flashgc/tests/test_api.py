@@ -486,3 +486,26 @@ def test_a_sweep_runs_mqsim_scenarios_as_flows(tmp_path):
     assert reads[1] == 0 and reads[2] > 0
     with pytest.raises(FlashgcError, match="sweep point 0 .*scenario 3 does not exist"):
         flashgc.sweep(dict(grid, scenario=3), out=tmp_path / "bad", scheduler="local")
+
+
+def test_midas_history_is_a_frame_of_adoptions_and_fallbacks():
+    # The CLI test's run (0.25 GiB, op 0.2, zipf 0.9): one adoption whose checks start once
+    # every sized group has given a victim, then a fallback naming its transition.
+    r = flashgc.run(
+        "default",
+        "zipf:0.9",
+        logical_gib=0.25,
+        op=0.2,
+        write_volume=10.0,
+        warmup=5.0,
+        placement="midas:sample=1",
+        victim="fifo",
+    )
+    h = r.midas_history
+    assert isinstance(h, pd.DataFrame)
+    adopted = h[h["event"] == "first configuration"].iloc[0]
+    assert adopted["capacity_written"] < adopted["checks_from"] < 10.0
+    fb = h[h["event"] == "fallback"].iloc[0]
+    assert fb["irregular_measured"] - fb["irregular_predicted"] >= 0.1
+    assert fb["irregular_rule"].startswith("measured - predicted")
+    assert flashgc.run("default", "uniform", logical_gib=0.25, write_volume=2.0).midas_history is None

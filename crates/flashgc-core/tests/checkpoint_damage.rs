@@ -264,6 +264,9 @@ fn inputs_found_by_debug_batches_are_refused() {
         ("sepbit + greedy, timed flash-foreground", b"DRV ", "93,07,53,0a,1c,fe,21,0e,fa,3b,eb,51,6f,d8,f8,2d,ea,7d,26,e0,78,23,61,40,18,04,30,db,70,3b,90,39,4f,77,51,54", "out of range"),
         ("sepbit + greedy, timed noc-selective", b"DRV ", "1c,c1,d0,77,b5,5f,7d,1c,ba,b3,09,fb", "host statistics"),
         ("midas:epoch=0.5,check=0.25 + fifo", b"PLCY", "d0,f4,7f,1b,ac,e8,ef,a5,e8,8b,88,f8", "per-stream tables"),
+        // A damaged content generator's Zipf sampler never accepted a draw: the run hung
+        // (FLASHGC_CKPT_ROUNDS=150, seed 31).
+        ("single + dagc, GC action dagc", b"CONT", "19,9f,07,63,62,7b", "content layer"),
     ];
     for (name, tag, hex, word) in cases {
         let Some(case) = (0..fuzzing::case_count()).find(|&i| fuzzing::case_name(i) == *name)

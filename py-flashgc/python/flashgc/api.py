@@ -493,6 +493,16 @@ class Result:
         return self.raw.get("placement_report")
 
     @property
+    def midas_history(self) -> Optional[pd.DataFrame]:
+        """MiDAS's configuration history, one row per epoch end and fallback (event, mode,
+        group sizes, predicted and measured WAF, ``checks_from`` on an adoption, the failed
+        transition as ``irregular_*`` on a fallback); None for other schemes."""
+        rep = self.placement_report
+        if not isinstance(rep, dict) or rep.get("scheme") != "midas":
+            return None
+        return pd.json_normalize(rep.get("history") or [], sep="_")
+
+    @property
     def timing(self) -> Optional[dict]:
         """The timing layer's report (latency, IOPS, utilization), None for WAF-only runs."""
         return self.raw.get("timing")

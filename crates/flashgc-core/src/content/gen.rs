@@ -97,6 +97,12 @@ impl ContentGen {
     pub fn params(&self) -> ContentParams {
         self.p
     }
+    /// Whether `other` (restored from a checkpoint) draws from the same model: the same
+    /// parameters and the sampler they build. A damaged sampler could make the Zipf
+    /// rejection loop never accept.
+    pub fn same_model(&self, other: &ContentGen) -> bool {
+        self.p == other.p && self.zipf == other.zipf
+    }
 }
 
 #[cfg(test)]

@@ -199,7 +199,8 @@ impl Ftl {
             && st.staged.len() == self.map.l2p.len().div_ceil(64)
             && st.store.rprev.len() == st.store.groups.len()
             && st.store.rnext.len() == st.store.groups.len()
-            && st.store.needs == self.cl().store.needs;
+            && st.store.needs == self.cl().store.needs
+            && st.gen.same_model(&self.cl().gen);
         if !ok {
             return Err(r.damaged(
                 "content layer does not match the configured device and GC action".into(),

@@ -6,7 +6,7 @@
 use super::Rng;
 
 /// Zipf(n, theta) sampler over ranks 1..=n.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Zipf {
     n: f64,
     s: f64,
