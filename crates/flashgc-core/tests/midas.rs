@@ -33,6 +33,14 @@ fn small_device() -> Config {
     c
 }
 
+/// The default preset at `gib` logical, op 20 % (the greedy and nested-fallback cases).
+fn default_device_op20(gib: f64) -> Config {
+    let mut c = Config::load(None, None).expect("defaults");
+    c.ftl.logical_gib = Some(gib);
+    c.ftl.op = Some(0.2);
+    c
+}
+
 fn run(
     mut c: Config,
     workload: &str,
@@ -415,12 +423,7 @@ fn irregularity_is_judged_one_way() {
 /// settles as FIFO does.
 #[test]
 fn greedy_victims_settle_after_the_first_configuration() {
-    let dev = || {
-        let mut c = Config::load(None, None).expect("defaults");
-        c.ftl.logical_gib = Some(0.5);
-        c.ftl.op = Some(0.2);
-        c
-    };
+    let dev = || default_device_op20(0.5);
     let go = |spec: &str, victim: &str| {
         let r = run(dev(), "zipf:0.9", spec, victim, 24.0, 12.0);
         let rep = r.placement_report.clone().unwrap();
@@ -453,12 +456,7 @@ fn greedy_victims_settle_after_the_first_configuration() {
 /// earlier rule) nothing is judged after the first until the next adoption.
 #[test]
 fn a_fallback_merges_further_when_a_lower_group_errs() {
-    let dev = || {
-        let mut c = Config::load(None, None).expect("defaults");
-        c.ftl.logical_gib = Some(1.0);
-        c.ftl.op = Some(0.2);
-        c
-    };
+    let dev = || default_device_op20(1.0);
     // Fallbacks that follow another with no adoption between: (its group, the earlier's).
     let nested = |spec: &str| {
         let r = run(dev(), "zipf:0.9", spec, "cost-benefit:sqrt", 12.0, 6.0);

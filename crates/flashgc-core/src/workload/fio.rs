@@ -14,6 +14,7 @@ pub mod dist;
 pub mod jobfile;
 mod mixed;
 pub mod offsets;
+mod pass_order;
 mod random_map;
 mod trims;
 
@@ -485,63 +486,13 @@ impl Workload for FioWorkload {
                 map,
                 pages,
                 first,
-            } => {
-                let mut n = 0;
-                while n < max {
-                    // A pass that repeats the first ends with the map's last free block.
-                    let want = match first {
-                        Some(_) => (max - n).min(map.free() as usize),
-                        None => max - n,
-                    };
-                    let from = buf.len();
-                    gen.fill(buf, want)?;
-                    for r in &mut buf[from..] {
-                        r.lpn = map.take(r.lpn / *pages) * *pages;
-                    }
-                    let got = buf.len() - from;
-                    n += got;
-                    if let Some(f) = first {
-                        if map.free() == map.blocks() {
-                            *gen = (**f).clone();
-                        }
-                    }
-                    if got == 0 {
-                        break;
-                    }
-                }
-                Ok(())
-            }
+            } => pass_order::fill_passes(gen, first.as_deref(), map, *pages, buf, max),
             Inner::Cycled {
                 gen,
                 cycle,
                 pages,
                 first,
-            } => {
-                let mut n = 0;
-                while n < max {
-                    // A pass that repeats the first's directions ends with the cycle.
-                    let want = match first {
-                        Some(_) => (max - n).min(cycle.left() as usize),
-                        None => max - n,
-                    };
-                    let from = buf.len();
-                    gen.fill(buf, want)?;
-                    for r in &mut buf[from..] {
-                        r.lpn = cycle.next_block() * *pages;
-                    }
-                    let got = buf.len() - from;
-                    n += got;
-                    if let Some(f) = first {
-                        if cycle.at_start() {
-                            *gen = (**f).clone();
-                        }
-                    }
-                    if got == 0 {
-                        break;
-                    }
-                }
-                Ok(())
-            }
+            } => pass_order::fill_passes(gen, first.as_deref(), cycle, *pages, buf, max),
             Inner::Shaped(g) => g.fill(buf, max),
             Inner::Seq {
                 op,
