@@ -262,6 +262,19 @@ fn zones(list: &str, absolute: bool, whole: &str) -> Result<ZoneSplit> {
 }
 
 impl Dist {
+    /// fio's uniform offsets in passes: its random map, or its LFSR (`lfsr`), each pass
+    /// repeating the first's draws when fio reseeds its generators at the pass
+    /// (`reseeded`: `randrepeat=1` in a job that is not `time_based`, whose map resets
+    /// within a pass without reseeding).
+    pub fn in_passes(lfsr: bool, reseeded: bool) -> Dist {
+        match (lfsr, reseeded) {
+            (false, true) => Dist::RandomMap,
+            (false, false) => Dist::RandomMapFresh,
+            (true, true) => Dist::Lfsr,
+            (true, false) => Dist::LfsrFresh,
+        }
+    }
+
     /// Parses a `random_distribution` value (see the module docs for the forms). Errors
     /// are configuration errors of `fio.distribution` naming the accepted forms.
     pub fn parse(s: &str) -> Result<Dist> {

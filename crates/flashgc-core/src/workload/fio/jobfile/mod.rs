@@ -616,24 +616,13 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
                     ),
                 ));
             }
-            // Reseeded at each pass as the random map is (below).
-            j.dist = if j.randrepeat && !j.time_based {
-                Dist::Lfsr
-            } else {
-                Dist::LfsrFresh
-            };
+            j.dist = Dist::in_passes(true, j.randrepeat && !j.time_based);
         } else if !j.rw.sequential()
             && j.dist == Dist::Uniform
             && !j.norandommap
             && j.block_sizes.is_none()
         {
-            // fio reseeds at each pass a run's volume starts, not within a time-based
-            // pass (where the map resets without it).
-            j.dist = if j.randrepeat && !j.time_based {
-                Dist::RandomMap
-            } else {
-                Dist::RandomMapFresh
-            };
+            j.dist = Dist::in_passes(false, j.randrepeat && !j.time_based);
         }
         if j.barrier && k > 0 {
             g += 1;
