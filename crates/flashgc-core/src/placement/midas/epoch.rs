@@ -221,17 +221,17 @@ impl Midas {
 
     /// Sets the irregularity checks up for a configuration just adopted.
     pub(super) fn arm_checks(&mut self) {
-        self.win_victims.iter_mut().for_each(|c| *c = 0);
-        self.win_reloc.iter_mut().for_each(|c| *c = 0);
         self.uncollected.clear();
         match self.p.irr_start {
             IrrStart::Window => {
                 self.next_check = self.now + self.check_len;
                 self.check_armed = false;
+                self.win_victims.iter_mut().for_each(|c| *c = 0);
+                self.win_reloc.iter_mut().for_each(|c| *c = 0);
             }
             IrrStart::Collected => {
                 // No window until every group with a size has filled to it and given a
-                // victim (`note_collected`).
+                // victim (`note_collected`); `start_checks` clears the counts then.
                 self.next_check = u64::MAX;
                 self.check_armed = true;
                 self.uncollected = self.cfg.sizes.iter().map(|&s| s > 0).collect();

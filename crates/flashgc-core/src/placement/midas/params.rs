@@ -148,6 +148,10 @@ impl IrrStart {
     }
 }
 
+/// The irregularity check interval as a share of the epoch (the simulator's
+/// `err_write > real_tw * 0.3`).
+const CHECK_PER_EPOCH: f64 = 0.3;
+
 impl MidasParams {
     /// The paper's defaults for a device with `pps` pages per segment.
     pub fn defaults(pps: u32) -> MidasParams {
@@ -165,7 +169,7 @@ impl MidasParams {
             irr_threshold: 0.10,
             irr_floor: 0.10,
             irr_min_victims: 16,
-            check: 0.3 * 4.0,
+            check: CHECK_PER_EPOCH * 4.0,
             irr_error: IrrError::Over,
             irr_start: IrrStart::Collected,
             irr_recheck: true,
@@ -238,7 +242,7 @@ impl MidasParams {
             irr_threshold: spec.num::<f64>("irr_threshold", d.irr_threshold, 0.0, 100.0)?,
             irr_floor: spec.num::<f64>("irr_floor", d.irr_floor, 1e-9, 1.0)?,
             irr_min_victims: spec.num::<u32>("irr_min_victims", d.irr_min_victims, 1, 1 << 30)?,
-            check: spec.num::<f64>("check", 0.3 * epoch, 0.01, 1000.0)?,
+            check: spec.num::<f64>("check", CHECK_PER_EPOCH * epoch, 0.01, 1000.0)?,
             irr_error: match spec
                 .choice("irr_error", "over", &["over", "relative"])?
                 .as_str()
