@@ -58,7 +58,7 @@ def test_a_job_file_runs_as_the_cli_runs_it(tmp_path):
 
     # A job file the merged model runs (identical random clones): the CLI's result too.
     merged = tmp_path / "merged.fio"
-    merged.write_text("[w]\nrw=randwrite\nbs=8k\niodepth=4\nnumjobs=2\nsize=8m\n")
+    merged.write_text("[w]\nioengine=libaio\nrw=randwrite\nbs=8k\niodepth=4\nnumjobs=2\nsize=8m\n")
     m = flashgc.run(None, fio_job=merged, **DEV)
     assert [f["name"] for f in m.raw["flows"]] == ["job.0", "job.1"]
     p = subprocess.run(
@@ -106,7 +106,7 @@ def test_flows_table_gives_each_job_its_own_rate(tmp_path):
     # Two stonewalled jobs: run-span IOPS add up to the run's, each job's own rate is
     # its requests over its own time (fio's per-job figure), higher than its run-span one.
     job = tmp_path / "two.fio"
-    job.write_text("[global]\nbs=4k\nsize=8m\n[r]\nrw=randread\niodepth=4\n[w]\nstonewall\nrw=randwrite\n")
+    job.write_text("[global]\nioengine=libaio\nbs=4k\nsize=8m\n[r]\nrw=randread\niodepth=4\n[w]\nstonewall\nrw=randwrite\n")
     r = flashgc.run(None, fio_job=job, **DEV)
     df = r.flows
     assert list(df.index) == ["r", "w"]

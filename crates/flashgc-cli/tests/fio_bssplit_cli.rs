@@ -28,7 +28,7 @@ fn job_files_with_bssplit_run_merged_and_as_flows() {
     // Merged: one job; its volume (size) is bytes, whatever the lengths.
     std::fs::write(
         &job,
-        "[global]\nrw=randwrite\niodepth=4\n\n[w]\nsize=32m\nio_size=48m\n\
+        "[global]\nioengine=libaio\nrw=randwrite\niodepth=4\n\n[w]\nsize=32m\nio_size=48m\n\
          bssplit=4k/50:64k/30:256k/20\n",
     )
     .unwrap();
@@ -58,7 +58,7 @@ fn job_files_with_bssplit_run_merged_and_as_flows() {
     // byte volume; reads 4k, writes 64k for `bs=4k,64k`.
     std::fs::write(
         &job,
-        "[global]\niodepth=2\n\n[mix]\nrw=randwrite\nsize=16m\nio_size=8m\n\
+        "[global]\nioengine=libaio\niodepth=2\n\n[mix]\nrw=randwrite\nsize=16m\nio_size=8m\n\
          bssplit=4k/50:64k/30:256k/20\n\n[rw]\nrw=randrw\nrwmixwrite=50\noffset=32m\nsize=16m\n\
          io_size=4m\nbs=4k,64k\n\n[range]\nrw=write\noffset=48m\nsize=8m\nbsrange=4k-32k\n",
     )

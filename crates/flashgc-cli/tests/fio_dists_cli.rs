@@ -29,7 +29,7 @@ fn job_file_runs_zoned_and_pareto_jobs() {
     let job = dir.join("zoned.fio");
     std::fs::write(
         &job,
-        "[global]\nbs=4k\n\n[hot]\nrw=randwrite\nsize=32m\nio_size=64m\niodepth=4\n\
+        "[global]\nioengine=libaio\nbs=4k\n\n[hot]\nrw=randwrite\nsize=32m\nio_size=64m\niodepth=4\n\
          random_distribution=zoned:60/10:30/20:10/70\n\n[reader]\nrw=randread\noffset=32m\n\
          size=16m\nnumber_ios=500\nrandom_distribution=pareto:0.9\n",
     )

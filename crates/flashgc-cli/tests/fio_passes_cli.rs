@@ -211,6 +211,7 @@ fn lfsr_leaves_gc_nothing_to_move_after_its_first_passes() {
         let mut o = vec![
             "rw=randwrite".to_string(),
             "bs=4k".into(),
+            "ioengine=libaio".into(),
             "iodepth=8".into(),
             format!("io_size={io}"),
         ];

@@ -26,14 +26,14 @@ fn trim_patterns_issue_fios_requests_and_free_the_space_they_trim() {
     let r = run_job(
         &dir,
         "tw.fio",
-        "[t]\nrw=trimwrite\nbs=16k\niodepth=4\nsize=8m\n",
+        "[t]\nioengine=libaio\nrw=trimwrite\nbs=16k\niodepth=4\nsize=8m\n",
     );
     assert_eq!(r["timing"]["requests"], 1024);
     assert_eq!(r["timing"]["write_requests"], 512);
     assert_eq!(r["total"]["trims"], 2048);
     // A device written full, then trimmed, takes a capacity of random writes almost
     // without GC; the same writes without the trim move pages.
-    let fill = "[global]\nbs=64k\niodepth=8\n[fill]\nrw=write\n";
+    let fill = "[global]\nioengine=libaio\nbs=64k\niodepth=8\n[fill]\nrw=write\n";
     let writes = "[w]\nstonewall\nrw=randwrite\nbs=4k\nnorandommap\n";
     let with = run_job(
         &dir,

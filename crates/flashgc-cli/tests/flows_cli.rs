@@ -221,7 +221,7 @@ fn job_file_sections_with_different_patterns_run_as_flows() {
     let two = dir.join("groups.fio");
     std::fs::write(
         &two,
-        "[a]\nrw=randwrite\nio_size=8m\niodepth=4\n[b]\nrw=randread\nbs=8k\nnumber_ios=500\nstonewall\n",
+        "[global]\nioengine=libaio\n[a]\nrw=randwrite\nio_size=8m\niodepth=4\n[b]\nrw=randread\nbs=8k\nnumber_ios=500\nstonewall\n",
     )
     .unwrap();
     let t = two.display().to_string();
@@ -245,7 +245,7 @@ fn job_file_sections_with_different_patterns_run_as_flows() {
     let rt = dir.join("runtime.fio");
     std::fs::write(
         &rt,
-        "[a]\nrw=randwrite\niodepth=4\nruntime=5ms\nramp_time=1ms\ntime_based\n\
+        "[a]\nioengine=libaio\nrw=randwrite\niodepth=4\nruntime=5ms\nramp_time=1ms\ntime_based\n\
          [b]\nrw=randread\nbs=8k\nnumber_ios=200\n\
          [c]\nstonewall\nrw=write\nruntime=3ms\ntime_based\n",
     )
@@ -309,7 +309,7 @@ fn job_file_pacing_options_pace_their_flows() {
     let job = dir.join("paced.fio");
     std::fs::write(
         &job,
-        "[reader]\nrw=randread\niodepth=2\nrate_iops=1000\nstartdelay=2ms\nnumber_ios=50\n\
+        "[reader]\nioengine=libaio\nrw=randread\niodepth=2\nrate_iops=1000\nstartdelay=2ms\nnumber_ios=50\n\
          [writer]\nrw=randwrite\nthinktime=100\nnumber_ios=200\n",
     )
     .unwrap();
@@ -642,7 +642,7 @@ fn job_file_clones_start_where_fio_starts_them() {
             .collect()
     };
     let mib = 1u64 << 20;
-    let job = "[global]\nrw=write\nbs=64k\niodepth=2\nsize=8m\n[seq]\nnumjobs=3\n";
+    let job = "[global]\nioengine=libaio\nrw=write\nbs=64k\niodepth=2\nsize=8m\n[seq]\nnumjobs=3\n";
     assert_eq!(regions("shared.fio", job), [(0, 8 * mib, 8 * mib); 3]);
     let spread = format!("{job}offset=1m\noffset_increment=16m\n");
     assert_eq!(
@@ -659,7 +659,7 @@ fn job_file_clones_start_where_fio_starts_them() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(
-        e.contains("past.fio:5: option `size`") && e.contains("clone 2"),
+        e.contains("past.fio:6: option `size`") && e.contains("clone 2"),
         "{e}"
     );
     let _ = std::fs::remove_dir_all(&dir);

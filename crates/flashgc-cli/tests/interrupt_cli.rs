@@ -158,7 +158,7 @@ fn a_fio_job_file_stops_with_a_partial_result_on_sigterm() {
     let job = d.join("long.fio");
     std::fs::write(
         &job,
-        "[a]\nrw=randwrite\niodepth=8\nruntime=1h\ntime_based\n",
+        "[a]\nioengine=libaio\nrw=randwrite\niodepth=8\nruntime=1h\ntime_based\n",
     )
     .unwrap();
     let j = job.display().to_string();

@@ -578,7 +578,7 @@ fn a_job_file_with_two_sections_equals_the_flags() {
     let ramp0 = d.join("ramp0.fio");
     std::fs::write(
         &ramp0,
-        "[global]\nrw=randrw\nrwmixwrite=70\nbs=4k\niodepth=8\nsize=64m\nramp_time=0\nruntime=0\nnorandommap\n[a]\n[b]\n",
+        "[global]\nioengine=libaio\nrw=randrw\nrwmixwrite=70\nbs=4k\niodepth=8\nsize=64m\nramp_time=0\nruntime=0\nnorandommap\n[a]\n[b]\n",
     )
     .unwrap();
     assert_eq!(
@@ -590,7 +590,7 @@ fn a_job_file_with_two_sections_equals_the_flags() {
     let rt = d.join("runtime.fio");
     std::fs::write(
         &rt,
-        "[global]\nrw=randwrite\nbs=4k\niodepth=8\nruntime=20ms\nramp_time=5ms\n[a]\nnumjobs=2\n",
+        "[global]\nioengine=libaio\nrw=randwrite\nbs=4k\niodepth=8\nruntime=20ms\nramp_time=5ms\n[a]\nnumjobs=2\n",
     )
     .unwrap();
     let r = fio_json(&["--job", &rt.display().to_string()]);

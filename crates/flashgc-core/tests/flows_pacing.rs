@@ -261,7 +261,7 @@ fn random_map_flows_resume_byte_for_byte() {
     let l = c.layout().unwrap();
     let jf = jobfile::parse(
         "m.fio",
-        "[global]\nbs=8k\nsize=8m\n[w]\nrw=randwrite\niodepth=4\nio_size=24m\n\
+        "[global]\nioengine=libaio\nbs=8k\nsize=8m\n[w]\nrw=randwrite\niodepth=4\nio_size=24m\n\
          [r]\nrw=randrw\niodepth=2\nnumjobs=2\n",
     )
     .unwrap();

@@ -3,7 +3,6 @@
 /// Options that do not change what the simulated device sees (the engine, files, output
 /// and reporting): accepted and ignored.
 pub(super) const IGNORED: &[&str] = &[
-    "ioengine",
     "direct",
     "buffered",
     "filename",

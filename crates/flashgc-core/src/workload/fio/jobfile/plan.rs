@@ -50,7 +50,10 @@ impl JobFile {
     ///   with `norandommap` (the map is modelled for jobs of one block size,
     ///   [`crate::workload::fio::RandomMap`]);
     /// * trim-then-write jobs with `io_size`, `number_ios` or `loops`, whose requests fio counts by
-    ///   rules flashgc does not follow ([`super::JobSpec::plain_requests`]).
+    ///   rules flashgc does not follow ([`super::JobSpec::plain_requests`]);
+    ///
+    /// and, exact but easy to miss, jobs whose synchronous engine capped their `iodepth`
+    /// at 1, as fio does (module `engine`).
     pub fn notes(&self) -> Vec<String> {
         let names = |keep: &dyn Fn(&super::JobSpec) -> bool| -> String {
             let v: Vec<&str> = self
@@ -82,6 +85,23 @@ impl JobFile {
                  (approximate request count)",
                 self.file
             ));
+        }
+        for j in &self.jobs {
+            if let Some(d) = j.iodepth_capped {
+                notes.push(format!(
+                    "{}: job {}: ioengine={}{} is synchronous, so fio caps iodepth={d} at 1 (\"queue depth will be \
+                     capped at 1\") and flashgc runs it at 1 too; set ioengine=libaio or io_uring for {d} requests \
+                     in flight",
+                    self.file,
+                    j.name,
+                    j.ioengine,
+                    if j.ioengine == super::engine::DEFAULT_ENGINE && !j.lines.iter().any(|(o, _)| o == "ioengine") {
+                        " (fio's default)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
         }
         notes
     }

@@ -57,7 +57,7 @@ fn errors_name_file_line_and_option() {
 
 #[test]
 fn merge_sums_clones_and_volumes_and_refuses_what_it_cannot_model() {
-    let t = "[global]\nrw=randwrite\nbs=8k\niodepth=4\nsize=1m\n[a]\nnumjobs=2\n[b]\nio_size=3m\n";
+    let t = "[global]\nioengine=libaio\nrw=randwrite\nbs=8k\niodepth=4\nsize=1m\n[a]\nnumjobs=2\n[b]\nio_size=3m\n";
     let m = parse("m.fio", t).unwrap().merge(64 << 20, 7).unwrap();
     assert_eq!(
         (m.job.numjobs, m.job.iodepth, m.job.bs, m.job.size),
@@ -188,8 +188,8 @@ fn pacing_fio_would_run_differently_is_refused_at_its_line() {
             "linear",
         ),
         (
-            "[a]\nrw=randread\niodepth=8\nthinktime=10\n",
-            "p.fio:4: option `thinktime`",
+            "[a]\nioengine=libaio\nrw=randread\niodepth=8\nthinktime=10\n",
+            "p.fio:5: option `thinktime`",
             "iodepth 8",
         ),
         (
@@ -711,4 +711,57 @@ fn each_pass_repeats_the_first_as_fio_reseeds_it() {
     assert_ne!(fresh[1], fresh[0]);
     let tb = "[w]\nrw=randrw\nrandom_generator=lfsr\ntime_based\nruntime=1\n";
     assert_eq!(job(tb).unwrap().dist, Dist::LfsrFresh);
+}
+
+#[test]
+fn a_synchronous_engine_caps_the_queue_depth_as_fio_does() {
+    // fio 3.33 with its default engine (psync) and iodepth=8 prints "queue depth will be
+    // capped at 1" and issues one request at a time; libaio keeps 8 in flight.
+    let f = parse(
+        "e.fio",
+        "[a]\nrw=randwrite\niodepth=8\n[b]\nioengine=libaio\nrw=randwrite\niodepth=8\n\
+         [c]\nioengine=pvsync2\nrw=randread\niodepth=4\nthinktime=10\n[d]\nioengine=null\nrw=randread\n",
+    )
+    .unwrap();
+    let got: Vec<_> = f
+        .jobs
+        .iter()
+        .map(|j| (j.iodepth, j.iodepth_capped, j.engine))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, Some(8), EngineKind::Sync),
+            (8, None, EngineKind::Async),
+            (1, Some(4), EngineKind::Sync),
+            (1, None, EngineKind::Async),
+        ]
+    );
+    let notes = f.notes();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].contains("job a: ioengine=psync (fio's default) is synchronous")
+            && notes[0].contains("iodepth=8 at 1"),
+        "{notes:?}"
+    );
+    assert!(
+        notes[1].contains("job c: ioengine=pvsync2 is synchronous"),
+        "{notes:?}"
+    );
+    // The merged model runs the capped depth.
+    let m = parse("e.fio", "[w]\nrw=randwrite\niodepth=16\nnumjobs=2\n")
+        .unwrap()
+        .merge(64 << 20, 1)
+        .unwrap();
+    assert_eq!(m.job.queue_depth(), 2);
+    for (t, want) in [
+        ("[a]\nioengine=libaoi\n", "not one of fio 3.33's engines"),
+        ("[global]\nioengine=cpuio\n[a]\n", "does no block I/O"),
+    ] {
+        let e = parse("e.fio", t).unwrap_err().to_string();
+        assert!(
+            e.contains("e.fio:2: option `ioengine`") && e.contains(want),
+            "{e}"
+        );
+    }
 }
