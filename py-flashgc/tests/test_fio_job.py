@@ -106,7 +106,9 @@ def test_flows_table_gives_each_job_its_own_rate(tmp_path):
     # Two stonewalled jobs: run-span IOPS add up to the run's, each job's own rate is
     # its requests over its own time (fio's per-job figure), higher than its run-span one.
     job = tmp_path / "two.fio"
-    job.write_text("[global]\nioengine=libaio\nbs=4k\nsize=8m\n[r]\nrw=randread\niodepth=4\n[w]\nstonewall\nrw=randwrite\n")
+    job.write_text(
+        "[global]\nioengine=libaio\nbs=4k\nsize=8m\n[r]\nrw=randread\niodepth=4\n[w]\nstonewall\nrw=randwrite\n"
+    )
     r = flashgc.run(None, fio_job=job, **DEV)
     df = r.flows
     assert list(df.index) == ["r", "w"]
