@@ -277,6 +277,7 @@ impl TimingFlags {
                 .transpose()?
                 .unwrap_or(Dist::Uniform),
             seed: cfg.run.seed,
+            seq_mix: None,
         })
     }
 

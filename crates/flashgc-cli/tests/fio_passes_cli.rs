@@ -125,11 +125,8 @@ fn fio_requests(dir: &Path, cap: u64, opts: &[String]) -> u64 {
         .count() as u64
 }
 
-/// The installed fio and flashgc agree on every job of a grid: patterns, sizes that are
-/// not whole blocks, `io_size` above and below `size`, the random map on and off, regions
-/// that end at the device's end, and `loops`.
-#[test]
-fn request_counts_equal_the_installed_fios() {
+/// Whether `fio` runs here (the test script installs it); says so when it does not.
+fn fio_installed() -> bool {
     let ok = Command::new("fio")
         .arg("--version")
         .stdout(Stdio::null())
@@ -138,6 +135,16 @@ fn request_counts_equal_the_installed_fios() {
         .is_ok_and(|s| s.success());
     if !ok {
         eprintln!("skipped: fio is not installed (scripts/install-nbd-tools.sh installs it)");
+    }
+    ok
+}
+
+/// The installed fio and flashgc agree on every job of a grid: patterns, sizes that are
+/// not whole blocks, `io_size` above and below `size`, the random map on and off, regions
+/// that end at the device's end, and `loops`.
+#[test]
+fn request_counts_equal_the_installed_fios() {
+    if !fio_installed() {
         return;
     }
     let dir = temp_dir("fio-passes", "grid");
@@ -236,5 +243,87 @@ fn lfsr_leaves_gc_nothing_to_move_after_its_first_passes() {
         m8 > m4 + m4 / 2,
         "random map, new order each pass: {m4} then {m8}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Sequential picks in a random job (`percentage_random`, workload/fio/seq_mix.rs): where
+/// the count does not hang on fio's random numbers (all picks sequential), the installed
+/// fio and flashgc agree on where passes end: off the region's end when the device goes
+/// on (a new pass only with `io_size`), a random block at the device's end, `size` bytes
+/// a pass with an asynchronous engine.
+#[test]
+fn sequential_picks_end_passes_where_the_installed_fio_does() {
+    if !fio_installed() {
+        return;
+    }
+    let dir = temp_dir("fio-passes", "seq-mix");
+    let cap = capacity(&dir);
+    let mut jobs = Vec::new();
+    for rw in ["randwrite", "randread"] {
+        for engine in ["psync", "libaio"] {
+            for (size, bs) in [(16u64, 4u64), (32, 8)] {
+                for io in [0u64, 40] {
+                    for at_end in [false, true] {
+                        for loops in [1, 2] {
+                            let mut o = vec![
+                                format!("rw={rw}"),
+                                format!("ioengine={engine}"),
+                                "percentage_random=0".into(),
+                                format!("size={size}k"),
+                                format!("bs={bs}k"),
+                                format!("loops={loops}"),
+                            ];
+                            if io > 0 {
+                                o.push(format!("io_size={io}k"));
+                            }
+                            if at_end {
+                                o.push(format!("offset={}", cap - size * 1024));
+                            }
+                            jobs.push(o);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for o in &jobs {
+        assert_eq!(
+            requests(&flashgc_job(&dir, o)),
+            fio_requests(&dir, cap, o),
+            "{o:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// All-sequential picks rewrite the device in order, so GC finds only invalid pages; all
+/// random picks are the plain random job, result for result. Half and half moves pages:
+/// more than the plain job here, whose passes repeat one order of the blocks (so blocks
+/// die in the order they were written), where sequential picks, left out of the map,
+/// rewrite some blocks twice in a pass.
+#[test]
+fn sequential_picks_change_what_gc_moves() {
+    let dir = temp_dir("fio-passes", "seq-gc");
+    let moved = |extra: &str| {
+        let mut o = vec![
+            "rw=randwrite".to_string(),
+            "bs=4k".into(),
+            "io_size=192m".into(),
+        ];
+        if !extra.is_empty() {
+            o.push(extra.into());
+        }
+        flashgc_job(&dir, &o)
+    };
+    let seq = moved("percentage_random=0");
+    assert_eq!(seq["total"]["gc_writes"].as_u64(), Some(0));
+    assert!(seq["total"]["erases"].as_u64().unwrap() > 0);
+    let half = moved("percentage_random=50");
+    assert_eq!(requests(&half), 192 * 256);
+    let half = half["total"]["gc_writes"].as_u64().unwrap();
+    let plain = moved("");
+    assert_eq!(moved("percentage_random=100"), plain);
+    let all = plain["total"]["gc_writes"].as_u64().unwrap();
+    assert!(half > all && all > 0, "50 %: {half}, 100 %: {all}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -16,6 +16,7 @@ mod mixed;
 pub mod offsets;
 mod pass_order;
 mod random_map;
+pub mod seq_mix;
 mod trims;
 
 pub use block_cycle::BlockCycle;
@@ -23,6 +24,7 @@ pub use block_sizes::{BlockSizeMix, LengthDraw, Sizes, SplitEntry};
 pub use dist::{Dist, Zone, ZoneSplit};
 pub use offsets::OffsetGenerator;
 pub use random_map::RandomMap;
+pub use seq_mix::{PickOrder, SeqMix, SeqMixStream};
 
 use crate::error::{Error, Result};
 use crate::workload::{Op, Request, Rng, Synthetic, SyntheticKind, Workload};
@@ -107,6 +109,10 @@ pub struct FioJob {
     pub iodepth: u32,
     /// Offset distribution (random patterns).
     pub dist: Dist,
+    /// Sequential picks in a random job (fio's `percentage_random`, `rw=randX:N`; job
+    /// files only); None: every offset of a random job is random.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq_mix: Option<SeqMix>,
     /// Seed.
     pub seed: u64,
 }
@@ -122,6 +128,7 @@ impl Default for FioJob {
             numjobs: 1,
             iodepth: 32,
             dist: Dist::Uniform,
+            seq_mix: None,
             seed: 1,
         }
     }
@@ -149,10 +156,31 @@ impl FioJob {
             Some(m) => m.describe(),
             None => format!("bs={}", self.bs),
         };
+        // Sequential picks: `rw=randX:N` and `percentage_random=R,W`, as a job file says.
+        let (every, seq) = match self.seq_mix.as_ref().filter(|m| m.active()) {
+            Some(m) => (
+                if m.every > 1 {
+                    format!(":{}", m.every)
+                } else {
+                    String::new()
+                },
+                format!(" percentage_random={},{}", m.random_pct[0], m.random_pct[1]),
+            ),
+            None => (String::new(), String::new()),
+        };
         format!(
-            "fio rw={rw}{mix} {bs} numjobs={} iodepth={} random_distribution={d}",
+            "fio rw={rw}{every}{mix} {bs} numjobs={} iodepth={} random_distribution={d}{seq}",
             self.numjobs, self.iodepth
         )
+    }
+
+    /// The probability that a request is a read.
+    fn read_ratio(&self) -> f64 {
+        match self.rw.base() {
+            Rw::RandRw => 1.0 - self.rwmixwrite / 100.0,
+            Rw::RandRead | Rw::Read => 1.0,
+            _ => 0.0,
+        }
     }
 
     /// The directions the job issues: (reads, writes).
@@ -258,12 +286,8 @@ impl FioJob {
                 "the region is smaller than one block",
             ));
         }
-        // Trim patterns have returned above; `base` keeps the match whole.
-        let read_ratio = match self.rw.base() {
-            Rw::RandRw => 1.0 - self.rwmixwrite / 100.0,
-            Rw::RandRead | Rw::Read => 1.0,
-            _ => 0.0,
-        };
+        // Trim patterns have returned above.
+        let read_ratio = self.read_ratio();
         let kind = match self.dist {
             Dist::Uniform
             | Dist::RandomMap
@@ -297,6 +321,12 @@ impl FioJob {
         } else {
             None
         };
+        if let Some(stream) = self.seq_mix_stream(region, pages, read_ratio)? {
+            return Ok(FioWorkload {
+                inner: Inner::SeqMix(stream),
+                desc: self.describe(),
+            });
+        }
         let inner = match self.rw.base() {
             Rw::RandRw | Rw::RandRead | Rw::RandWrite => match shaped {
                 Some(g) => Inner::Shaped(g),
@@ -440,6 +470,7 @@ impl FioJob {
 
 enum Inner {
     Trims(trims::TrimStream),
+    SeqMix(SeqMixStream),
     Mixed(mixed::MixedStream),
     Random(Synthetic),
     /// Uniform draws through fio's random map: `pages` per block.
@@ -479,6 +510,7 @@ impl Workload for FioWorkload {
     fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
         match &mut self.inner {
             Inner::Trims(t) => t.fill(buf, max),
+            Inner::SeqMix(s) => s.fill(buf, max),
             Inner::Mixed(m) => m.fill(buf, max),
             Inner::Random(s) => s.fill(buf, max),
             Inner::Mapped {

@@ -35,17 +35,10 @@ impl RandomMap {
     /// it is free, else the next free block after it (wrapping at the end). The block is
     /// marked done; a pass that this completes starts the next one with an empty map.
     pub fn take(&mut self, block: u64) -> u64 {
-        let b = block % self.blocks;
-        let got = if self.is_free(b) {
-            b
-        } else {
-            self.next_free_after(b)
-        };
-        self.words[(got / 64) as usize] |= 1 << (got % 64);
-        self.free -= 1;
+        let got = self.free_at_or_after(block);
+        self.mark(got);
         if self.free == 0 {
-            self.words.iter_mut().for_each(|w| *w = 0);
-            self.free = self.blocks;
+            self.clear();
         }
         got
     }
@@ -60,12 +53,37 @@ impl RandomMap {
         self.free
     }
 
+    /// The block a draw of `block` lands on without marking it: `block` when free, else
+    /// the next free one after it, wrapping (fio's `axmap_next_free`). The map must not
+    /// be full.
+    pub fn free_at_or_after(&self, block: u64) -> u64 {
+        let b = block % self.blocks;
+        if self.is_free(b) {
+            b
+        } else {
+            self.next_free_after(b)
+        }
+    }
+
+    /// Marks a free block done, without starting a new pass when that fills the map (a
+    /// job that ends its passes itself: `seq_mix`).
+    pub fn mark(&mut self, block: u64) {
+        debug_assert!(self.is_free(block));
+        self.words[(block / 64) as usize] |= 1 << (block % 64);
+        self.free -= 1;
+    }
+
+    /// Clears the map (a new pass).
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+        self.free = self.blocks;
+    }
+
     fn is_free(&self, b: u64) -> bool {
         self.words[(b / 64) as usize] & (1 << (b % 64)) == 0
     }
 
-    /// The first free block after `b`, wrapping (there is one: `take` never leaves the map
-    /// full).
+    /// The first free block after `b`, wrapping (callers make sure there is one).
     fn next_free_after(&self, b: u64) -> u64 {
         let start = if b + 1 == self.blocks { 0 } else { b + 1 };
         self.first_free_from(start)

@@ -89,6 +89,7 @@ impl FlowConfig {
                 FlowArrival::Rate { .. } => 1,
             },
             dist,
+            seq_mix: None,
             seed: self
                 .seed
                 .unwrap_or(run_seed.wrapping_add(1000 * index as u64)),

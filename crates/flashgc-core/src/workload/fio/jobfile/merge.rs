@@ -68,6 +68,15 @@ impl JobFile {
                     "clones that start at different offsets need per-flow host models",
                 ));
             }
+            if j.has_seq_mix() {
+                let o = j.seq_option();
+                return Err(err(
+                    f,
+                    j.line_of(o),
+                    o,
+                    "sequential picks in a random job (fio's passes end where a pick fails) need per-flow host models",
+                ));
+            }
             if j.numjobs > 1 && j.rw.sequential() {
                 return Err(err(
                     f,
@@ -150,6 +159,7 @@ impl JobFile {
                 numjobs: clones,
                 iodepth: first.iodepth,
                 dist: first.dist.clone(),
+                seq_mix: None,
                 seed,
             },
             data_bytes: data,

@@ -20,6 +20,7 @@ mod merge;
 mod passes;
 mod plan;
 mod region;
+mod seq;
 pub use engine::EngineKind;
 pub use merge::MergedJob;
 pub use plan::{JobPlan, PlannedRun};
@@ -89,6 +90,11 @@ pub struct JobSpec {
     pub iodepth_capped: Option<u32>,
     /// Offset distribution (random patterns).
     pub dist: Dist,
+    /// `percentage_random` per direction (reads, writes; `percentage_sequential` is 100
+    /// minus it): the share of a random job's offsets that are random (module `seq_mix`).
+    pub random_pct: [u8; 2],
+    /// `rw=randX:N`: only every Nth request may take a random offset (1: all).
+    pub seq_every: u32,
     /// Bytes each clone transfers (`io_size`; default: `size`).
     pub io_size: Option<SizeSpec>,
     /// Requests each clone issues per loop (`number_ios`).
@@ -326,6 +332,8 @@ impl JobSpec {
             engine: EngineKind::Sync,
             iodepth_capped: None,
             dist: Dist::Uniform,
+            random_pct: [100, 100],
+            seq_every: 1,
             io_size: None,
             number_ios: None,
             loops: 1,
@@ -359,14 +367,7 @@ impl JobSpec {
                     Some((p, s)) => (p, Some(s)),
                     None => (v, None),
                 };
-                if suffix.is_some() {
-                    return Err(err(
-                        file,
-                        line,
-                        option,
-                        format!("`{v}`: the `:N` sequence modifier is not supported"),
-                    ));
-                }
+                self.seq_every = 1;
                 self.rw = match pat.trim() {
                     "rw" | "readwrite" => {
                         return Err(err(
@@ -385,7 +386,36 @@ impl JobSpec {
                         )
                     })?,
                 };
+                if let Some(n) = suffix {
+                    if !matches!(self.rw, Rw::RandRw | Rw::RandRead | Rw::RandWrite) {
+                        return Err(err(
+                            file,
+                            line,
+                            option,
+                            format!(
+                                "`{v}`: the `:N` modifier is modelled on randrw, randread and randwrite (a random \
+                                 offset every N requests); fio's holes in sequential patterns are not"
+                            ),
+                        ));
+                    }
+                    self.seq_every = int(file, line, option, n, 1, u32::MAX as u64)? as u32;
+                }
             }
+            "percentage_random" | "percentage_sequential" => {
+                let seq = option == "percentage_sequential";
+                let (r, w) = per_direction(need()?, |p| {
+                    int(file, line, option, p, 0, 100).map(|x| if seq { 100 - x } else { x } as u8)
+                })?;
+                self.random_pct = [r.unwrap_or(self.random_pct[0]), w.unwrap_or(self.random_pct[1])];
+            }
+            "rw_sequencer" => only(
+                file,
+                line,
+                option,
+                need()?,
+                &["sequential"],
+                "fio's default: the requests between random ones continue sequentially",
+            )?,
             "rwmixwrite" => self.rwmixwrite = int(file, line, option, need()?, 0, 100)? as f64,
             "rwmixread" => {
                 self.rwmixwrite = 100.0 - int(file, line, option, need()?, 0, 100)? as f64
@@ -517,7 +547,7 @@ impl JobSpec {
                     line,
                     o,
                     "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, bsrange, bssplit, size, offset, \
-                     offset_increment, numjobs, iodepth, ioengine, \
+                     offset_increment, numjobs, iodepth, ioengine, percentage_random, \
                      random_distribution, io_size, number_ios, loops, offset_align, fill_device, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
                      thinktime, stonewall, new_group; file and \
                      reporting options are ignored)",
@@ -647,6 +677,7 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
         {
             j.dist = Dist::in_passes(false, j.randrepeat && !j.time_based);
         }
+        j.check_seq_mix(file)?;
         if j.barrier && k > 0 {
             g += 1;
         }
@@ -660,3 +691,5 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_issue;

@@ -120,7 +120,7 @@ impl JobFile {
     pub fn plan(&self, logical_pages: u64, lpn_size: u32, seed: u64) -> Result<JobPlan> {
         let capacity = logical_pages.saturating_mul(lpn_size as u64);
         match self.merge(capacity, seed) {
-            Ok(m) if !self.timed() => {
+            Ok(m) if !self.timed() && !self.jobs.iter().any(|j| j.has_seq_mix()) => {
                 // Checked as it runs: several clones are flows of one job each.
                 FioJob {
                     numjobs: 1,
@@ -131,7 +131,7 @@ impl JobFile {
                 Ok(JobPlan::Merged(m))
             }
             _ => {
-                let (specs, data_bytes) = self.flows(capacity, seed)?;
+                let (specs, data_bytes) = self.flows(logical_pages, lpn_size, seed)?;
                 FlowSet::new(specs.clone(), logical_pages, lpn_size)
                     .map_err(|e| self.at_line(e))?;
                 Ok(JobPlan::Flows { specs, data_bytes })
@@ -144,7 +144,8 @@ impl JobFile {
     /// its region): as many requests as it holds blocks, or, for a job whose lengths vary
     /// (`bssplit`, `bsrange`, `bs=R,W`), its bytes (the flow ends after the request that
     /// reaches them) and `number_ios` as a request count.
-    fn flows(&self, capacity: u64, seed: u64) -> Result<(Vec<FlowSpec>, u64)> {
+    fn flows(&self, logical_pages: u64, lpn_size: u32, seed: u64) -> Result<(Vec<FlowSpec>, u64)> {
+        let capacity = logical_pages.saturating_mul(lpn_size as u64);
         let mut specs = Vec::new();
         let mut data = 0u64;
         for (k, j) in self.jobs.iter().enumerate() {
@@ -165,6 +166,7 @@ impl JobFile {
                 numjobs: j.numjobs,
                 iodepth: j.iodepth,
                 dist: j.dist.clone(),
+                seq_mix: None,
                 seed: seed.wrapping_add(k as u64 * 1000),
             };
             let placed: Vec<(u64, Option<u64>)> =
@@ -180,7 +182,24 @@ impl JobFile {
                 // most); a mixed one's is bytes, with `number_ios` a count besides, and
                 // its last request may run past them by less than the longest request:
                 // the run's volume (`run_bytes`) must not end the flow before it.
+                f.job.seq_mix = j.seq_mix_of(&self.file, r, capacity)?;
+                let seq_mix_requests = f
+                    .job
+                    .seq_mix_requests(
+                        logical_pages,
+                        lpn_size,
+                        r.io_bytes,
+                        j.io_size.is_some(),
+                        j.loops,
+                        j.number_ios,
+                    )
+                    .map_err(|e| self.at_line(e))?;
                 let (requests, bytes, run_bytes) = match &j.block_sizes {
+                    // Sequential picks: fio's passes, run through (module `seq_mix`).
+                    None if seq_mix_requests.is_some() => {
+                        let n = seq_mix_requests.unwrap_or(1);
+                        (Some(n), None, n.saturating_mul(j.bs))
+                    }
                     None => {
                         let n = j.plain_requests(r);
                         (Some(n), None, n.saturating_mul(j.bs))

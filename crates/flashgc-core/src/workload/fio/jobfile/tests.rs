@@ -104,11 +104,11 @@ fn sizes_and_times() {
 }
 
 /// One job's section text parsed.
-fn job(t: &str) -> Result<JobSpec> {
+pub(super) fn job(t: &str) -> Result<JobSpec> {
     parse("p.fio", t).map(|f| f.jobs[0].clone())
 }
 
-fn err_of(t: &str) -> String {
+pub(super) fn err_of(t: &str) -> String {
     job(t).unwrap_err().to_string()
 }
 
@@ -711,57 +711,4 @@ fn each_pass_repeats_the_first_as_fio_reseeds_it() {
     assert_ne!(fresh[1], fresh[0]);
     let tb = "[w]\nrw=randrw\nrandom_generator=lfsr\ntime_based\nruntime=1\n";
     assert_eq!(job(tb).unwrap().dist, Dist::LfsrFresh);
-}
-
-#[test]
-fn a_synchronous_engine_caps_the_queue_depth_as_fio_does() {
-    // fio 3.33 with its default engine (psync) and iodepth=8 prints "queue depth will be
-    // capped at 1" and issues one request at a time; libaio keeps 8 in flight.
-    let f = parse(
-        "e.fio",
-        "[a]\nrw=randwrite\niodepth=8\n[b]\nioengine=libaio\nrw=randwrite\niodepth=8\n\
-         [c]\nioengine=pvsync2\nrw=randread\niodepth=4\nthinktime=10\n[d]\nioengine=null\nrw=randread\n",
-    )
-    .unwrap();
-    let got: Vec<_> = f
-        .jobs
-        .iter()
-        .map(|j| (j.iodepth, j.iodepth_capped, j.engine))
-        .collect();
-    assert_eq!(
-        got,
-        vec![
-            (1, Some(8), EngineKind::Sync),
-            (8, None, EngineKind::Async),
-            (1, Some(4), EngineKind::Sync),
-            (1, None, EngineKind::Async),
-        ]
-    );
-    let notes = f.notes();
-    assert_eq!(notes.len(), 2, "{notes:?}");
-    assert!(
-        notes[0].contains("job a: ioengine=psync (fio's default) is synchronous")
-            && notes[0].contains("iodepth=8 at 1"),
-        "{notes:?}"
-    );
-    assert!(
-        notes[1].contains("job c: ioengine=pvsync2 is synchronous"),
-        "{notes:?}"
-    );
-    // The merged model runs the capped depth.
-    let m = parse("e.fio", "[w]\nrw=randwrite\niodepth=16\nnumjobs=2\n")
-        .unwrap()
-        .merge(64 << 20, 1)
-        .unwrap();
-    assert_eq!(m.job.queue_depth(), 2);
-    for (t, want) in [
-        ("[a]\nioengine=libaoi\n", "not one of fio 3.33's engines"),
-        ("[global]\nioengine=cpuio\n[a]\n", "does no block I/O"),
-    ] {
-        let e = parse("e.fio", t).unwrap_err().to_string();
-        assert!(
-            e.contains("e.fio:2: option `ioengine`") && e.contains(want),
-            "{e}"
-        );
-    }
 }

@@ -1,0 +1,147 @@
+//! Unit tests of the job-file options that change how a job issues: the engine's queue
+//! depth and sequential picks.
+
+use super::tests::{err_of, job};
+use super::*;
+
+#[test]
+fn a_synchronous_engine_caps_the_queue_depth_as_fio_does() {
+    // fio 3.33 with its default engine (psync) and iodepth=8 prints "queue depth will be
+    // capped at 1" and issues one request at a time; libaio keeps 8 in flight.
+    let f = parse(
+        "e.fio",
+        "[a]\nrw=randwrite\niodepth=8\n[b]\nioengine=libaio\nrw=randwrite\niodepth=8\n\
+         [c]\nioengine=pvsync2\nrw=randread\niodepth=4\nthinktime=10\n[d]\nioengine=null\nrw=randread\n",
+    )
+    .unwrap();
+    let got: Vec<_> = f
+        .jobs
+        .iter()
+        .map(|j| (j.iodepth, j.iodepth_capped, j.engine))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, Some(8), EngineKind::Sync),
+            (8, None, EngineKind::Async),
+            (1, Some(4), EngineKind::Sync),
+            (1, None, EngineKind::Async),
+        ]
+    );
+    let notes = f.notes();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].contains("job a: ioengine=psync (fio's default) is synchronous")
+            && notes[0].contains("iodepth=8 at 1"),
+        "{notes:?}"
+    );
+    assert!(
+        notes[1].contains("job c: ioengine=pvsync2 is synchronous"),
+        "{notes:?}"
+    );
+    // The merged model runs the capped depth.
+    let m = parse("e.fio", "[w]\nrw=randwrite\niodepth=16\nnumjobs=2\n")
+        .unwrap()
+        .merge(64 << 20, 1)
+        .unwrap();
+    assert_eq!(m.job.queue_depth(), 2);
+    for (t, want) in [
+        ("[a]\nioengine=libaoi\n", "not one of fio 3.33's engines"),
+        ("[global]\nioengine=cpuio\n[a]\n", "does no block I/O"),
+    ] {
+        let e = parse("e.fio", t).unwrap_err().to_string();
+        assert!(
+            e.contains("e.fio:2: option `ioengine`") && e.contains(want),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn sequential_picks_parse_per_direction_and_refuse_what_is_not_modelled() {
+    let j = job("[a]\nrw=randrw\npercentage_random=50,20\n").unwrap();
+    assert_eq!(
+        (j.random_pct, j.seq_every, j.has_seq_mix()),
+        ([50, 20], 1, true)
+    );
+    let j = job("[a]\nrw=randwrite\npercentage_sequential=30\n").unwrap();
+    assert_eq!(j.random_pct, [70, 70]);
+    let j = job("[a]\nrw=randwrite:8\nrw_sequencer=sequential\n").unwrap();
+    assert_eq!(
+        (j.rw, j.seq_every, j.has_seq_mix()),
+        (Rw::RandWrite, 8, true)
+    );
+    // A later `rw` without the modifier clears it, as fio's option callback does.
+    assert_eq!(
+        job("[a]\nrw=randwrite:8\nrw=randwrite\n")
+            .unwrap()
+            .seq_every,
+        1
+    );
+    // fio ignores them on sequential patterns.
+    assert!(!job("[a]\nrw=write\npercentage_random=10\n")
+        .unwrap()
+        .has_seq_mix());
+    let cases = [
+        (
+            "[a]\nrw=randwrite\npercentage_random=101\n",
+            "p.fio:3: option `percentage_random`",
+            "100",
+        ),
+        ("[a]\nrw=write:4k\n", "p.fio:2: option `rw`", "holes"),
+        ("[a]\nrw=randwrite:0\n", "p.fio:2: option `rw`", ""),
+        (
+            "[a]\nrw=randwrite\nrw_sequencer=identical\n",
+            "p.fio:3: option `rw_sequencer`",
+            "",
+        ),
+        (
+            "[a]\nrw=randwrite\nrandom_distribution=zipf:1.2\npercentage_random=50\n",
+            "p.fio:4: option `percentage_random`",
+            "uniform",
+        ),
+        (
+            "[a]\nrw=randwrite:4\nbssplit=4k/50:8k/50\n",
+            "p.fio:2: option `rw`",
+            "block size",
+        ),
+        (
+            "[a]\nrw=randtrim\npercentage_sequential=50\n",
+            "p.fio:3: option `percentage_sequential`",
+            "trims",
+        ),
+    ];
+    for (t, at, why) in cases {
+        let e = err_of(t);
+        assert!(e.contains(at) && e.contains(why), "{t:?}: {e}");
+    }
+    // The merged model has no passes of its own: such jobs run as flows.
+    let e = parse("p.fio", "[a]\nrw=randwrite\npercentage_random=50\n")
+        .unwrap()
+        .merge(64 << 20, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("p.fio:3: option `percentage_random`"), "{e}");
+    let f = parse(
+        "p.fio",
+        "[a]\nrw=randwrite\nsize=1m\npercentage_random=50\n",
+    )
+    .unwrap();
+    assert!(matches!(
+        f.plan(16384, 4096, 1).unwrap(),
+        JobPlan::Flows { .. }
+    ));
+    // The region must be whole blocks.
+    let e = parse(
+        "p.fio",
+        "[a]\nrw=randwrite\nsize=10k\npercentage_random=50\n",
+    )
+    .unwrap()
+    .plan(16384, 4096, 1)
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("p.fio:3: option `size`") && e.contains("whole number"),
+        "{e}"
+    );
+}
