@@ -469,6 +469,7 @@ fn run_fio_job(
     let plan = jf.plan(l.logical_pages, l.lpn_size, cfg.run.seed)?;
     let mut cfg = cfg.clone();
     cfg.notes.extend(jf.notes());
+    cfg.notes.extend_from_slice(plan.notes());
     let cfg = &cfg;
     let mut planned = plan.start(l.logical_pages, l.lpn_size, cfg.run.seed)?;
     if let Some(queue_depth) = planned.queue_depth {

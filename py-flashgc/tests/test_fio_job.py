@@ -125,3 +125,25 @@ def _one(tmp_path):
     p = tmp_path / "one.fio"
     p.write_text("[w]\nrw=randwrite\nbs=4k\nsize=4m\n")
     return p
+
+
+def test_sequential_picks_and_engines_reach_python_as_the_cli_runs_them(tmp_path):
+    # percentage_random=0 rewrites its region in order: GC finds only invalid pages. fio's
+    # default engine caps iodepth at 1, and a job fio would end early says so; the CLI
+    # gives the same result.
+    job = tmp_path / "seq.fio"
+    job.write_text("[w]\nrw=randwrite\nbs=4k\nsize=8m\nio_size=48m\niodepth=8\npercentage_random=0\n")
+    r = flashgc.run(None, fio_job=job, **DEV)
+    assert r.raw["total"]["gc_writes"] == 0
+    assert r.raw["flows"][0]["requests"] == 48 * 256
+    assert any("capped at 1" in n for n in r.raw["notes"])
+    short = tmp_path / "short.fio"
+    short.write_text("[w]\nrw=randwrite:100000\nbs=4k\nsize=8m\n")
+    s = flashgc.run(None, fio_job=short, **DEV)
+    assert s.raw["flows"][0]["requests"] < 2048
+    assert any("of the 2048 requests of its volume" in n for n in s.raw["notes"])
+    p = subprocess.run(
+        [_rust_cli(), "fio", "--job", str(short), "--json", *CLI_DEV], capture_output=True, text=True, timeout=300
+    )
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)[0] == s.raw

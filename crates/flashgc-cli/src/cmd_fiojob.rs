@@ -38,10 +38,10 @@ pub fn load(path: &str, flags: &TimingFlags, cfg: &Config) -> Result<(JobPlan, V
     let l = cfg.layout()?;
     // Checked now (regions, sizes), so that a bad job fails before any run, at its line.
     let jf = JobFile::read(path)?;
-    Ok((
-        jf.plan(l.logical_pages, l.lpn_size, cfg.run.seed)?,
-        jf.notes(),
-    ))
+    let plan = jf.plan(l.logical_pages, l.lpn_size, cfg.run.seed)?;
+    let mut notes = jf.notes();
+    notes.extend_from_slice(plan.notes());
+    Ok((plan, notes))
 }
 
 /// Runs the planned job file on `cfg` through the one driver (`run_with_bar`: a Ctrl-C or

@@ -202,3 +202,22 @@ fn the_lfsr_cycle_ends_a_pass_when_spent() {
     s.new_pass();
     assert_eq!(pass(&mut s), p);
 }
+
+#[test]
+fn a_synchronous_pass_lasts_until_the_map_is_full() {
+    // percentage_random=50 on 16 blocks (the region the whole file): a pass ends at the
+    // 17th random pick, so it issues about 2 x 17 - 1 = 33 requests on average (a
+    // negative binomial; a sequential pick off the end that finds the map full ends it a
+    // little earlier). fio 3.33, psync, randrepeat=0, randseed 1..40: 33.6 on average
+    // (its debug log's "rand offset failed").
+    let m = SeqMix {
+        region_at_end: true,
+        ..mix([50, 50], 1)
+    };
+    let n = 2000u64;
+    let total: usize = (0..n)
+        .map(|seed| pass(&mut stream(m.clone(), PickOrder::Map, 16, 0.0, seed)).len())
+        .sum();
+    let mean = total as f64 / n as f64;
+    assert!((mean - 33.0).abs() < 0.8, "{mean}");
+}

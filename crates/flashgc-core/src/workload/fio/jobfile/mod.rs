@@ -406,6 +406,9 @@ impl JobSpec {
                 let (r, w) = per_direction(need()?, |p| {
                     int(file, line, option, p, 0, 100).map(|x| if seq { 100 - x } else { x } as u8)
                 })?;
+                if r.is_none() && w.is_none() {
+                    return Err(err(file, line, option, "needs a percentage, or READS,WRITES"));
+                }
                 self.random_pct = [r.unwrap_or(self.random_pct[0]), w.unwrap_or(self.random_pct[1])];
             }
             "rw_sequencer" => only(

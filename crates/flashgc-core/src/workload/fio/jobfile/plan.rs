@@ -21,6 +21,9 @@ pub enum JobPlan {
         /// Host data the jobs transfer, bytes (the run ends there or when every flow has
         /// issued its requests; `u64::MAX` when a job is time-based).
         data_bytes: u64,
+        /// What the plan found that a user would not expect from the file alone, for the
+        /// run's notes (a job that fio ends before its volume).
+        notes: Vec<String>,
     },
 }
 
@@ -131,10 +134,14 @@ impl JobFile {
                 Ok(JobPlan::Merged(m))
             }
             _ => {
-                let (specs, data_bytes) = self.flows(logical_pages, lpn_size, seed)?;
+                let (specs, data_bytes, notes) = self.flows(logical_pages, lpn_size, seed)?;
                 FlowSet::new(specs.clone(), logical_pages, lpn_size)
                     .map_err(|e| self.at_line(e))?;
-                Ok(JobPlan::Flows { specs, data_bytes })
+                Ok(JobPlan::Flows {
+                    specs,
+                    data_bytes,
+                    notes,
+                })
             }
         }
     }
@@ -144,8 +151,14 @@ impl JobFile {
     /// its region): as many requests as it holds blocks, or, for a job whose lengths vary
     /// (`bssplit`, `bsrange`, `bs=R,W`), its bytes (the flow ends after the request that
     /// reaches them) and `number_ios` as a request count.
-    fn flows(&self, logical_pages: u64, lpn_size: u32, seed: u64) -> Result<(Vec<FlowSpec>, u64)> {
+    fn flows(
+        &self,
+        logical_pages: u64,
+        lpn_size: u32,
+        seed: u64,
+    ) -> Result<(Vec<FlowSpec>, u64, Vec<String>)> {
         let capacity = logical_pages.saturating_mul(lpn_size as u64);
+        let mut notes = Vec::new();
         let mut specs = Vec::new();
         let mut data = 0u64;
         for (k, j) in self.jobs.iter().enumerate() {
@@ -198,6 +211,18 @@ impl JobFile {
                     // Sequential picks: fio's passes, run through (module `seq_mix`).
                     None if seq_mix_requests.is_some() => {
                         let n = seq_mix_requests.unwrap_or(1);
+                        let volume = super::passes::fio_requests(r.io_bytes, j.bs, None, j.loops);
+                        let volume = j.number_ios.map_or(volume, |k| {
+                            volume.min(k.saturating_mul(j.loops.max(1) as u64))
+                        });
+                        if n < volume && !j.time_based {
+                            notes.push(format!(
+                                "{}: flow {}: {n} of the {volume} requests of its volume: a sequential pick ran off \
+                                 the region's end, which ends fio's pass, and without io_size fio ends the job there \
+                                 (keep_running: the file is done), as flashgc does",
+                                self.file, f.name
+                            ));
+                        }
                         (Some(n), None, n.saturating_mul(j.bs))
                     }
                     None => {
@@ -235,7 +260,7 @@ impl JobFile {
                 data = u64::MAX;
             }
         }
-        Ok((specs, data))
+        Ok((specs, data, notes))
     }
 
     /// A check of the jobs on the device (naming `fio.OPTION` for the merged job, `flow
@@ -282,12 +307,22 @@ impl JobFile {
 }
 
 impl JobPlan {
+    /// The plan's own notes for the run (see [`JobPlan::Flows`]).
+    pub fn notes(&self) -> &[String] {
+        match self {
+            JobPlan::Flows { notes, .. } => notes,
+            JobPlan::Merged(_) => &[],
+        }
+    }
+
     /// The plan's workload on a device of `logical_pages` pages of `lpn_size` bytes; the
     /// merged job's seed is the run's `seed` (as the fio flags'), each clone a host flow of
     /// its own when there are several.
     pub fn start(&self, logical_pages: u64, lpn_size: u32, seed: u64) -> Result<PlannedRun> {
         match self {
-            JobPlan::Flows { specs, data_bytes } => Ok(PlannedRun {
+            JobPlan::Flows {
+                specs, data_bytes, ..
+            } => Ok(PlannedRun {
                 workload: Box::new(FlowSet::new(specs.clone(), logical_pages, lpn_size)?),
                 queue_depth: None,
                 data_bytes: *data_bytes,

@@ -89,6 +89,11 @@ fn sequential_picks_parse_per_direction_and_refuse_what_is_not_modelled() {
             "100",
         ),
         ("[a]\nrw=write:4k\n", "p.fio:2: option `rw`", "holes"),
+        (
+            "[a]\nrw=randwrite\npercentage_random=,\n",
+            "p.fio:3: option `percentage_random`",
+            "needs",
+        ),
         ("[a]\nrw=randwrite:0\n", "p.fio:2: option `rw`", ""),
         (
             "[a]\nrw=randwrite\nrw_sequencer=identical\n",
@@ -131,6 +136,20 @@ fn sequential_picks_parse_per_direction_and_refuse_what_is_not_modelled() {
         f.plan(16384, 4096, 1).unwrap(),
         JobPlan::Flows { .. }
     ));
+    // A job that fio ends early (its one random pick, then off the region's end) says so.
+    let f = parse("p.fio", "[a]\nrw=randwrite:100000\nsize=1m\n").unwrap();
+    let plan = f.plan(16384, 4096, 1).unwrap();
+    let JobPlan::Flows { specs, .. } = &plan else {
+        panic!("flows")
+    };
+    let n = specs[0].requests.unwrap();
+    assert!(n < 256);
+    assert_eq!(plan.notes().len(), (n < 256) as usize);
+    assert!(
+        plan.notes()[0].contains(&format!("{n} of the 256 requests")),
+        "{:?}",
+        plan.notes()
+    );
     // The region must be whole blocks.
     let e = parse(
         "p.fio",
