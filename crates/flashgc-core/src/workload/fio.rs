@@ -469,6 +469,15 @@ impl FioJob {
 }
 
 enum Inner {
+    /// `cur` restarted from `job` every `every` requests (`left` before the next restart).
+    Repeat {
+        cur: Box<FioWorkload>,
+        job: Box<FioJob>,
+        region: u64,
+        lpn_size: u32,
+        every: u64,
+        left: u64,
+    },
     Trims(trims::TrimStream),
     SeqMix(SeqMixStream),
     Mixed(mixed::MixedStream),
@@ -506,9 +515,49 @@ pub struct FioWorkload {
     desc: String,
 }
 
+impl FioWorkload {
+    /// This stream (built from `job` over `region` LPNs of `lpn_size` bytes) started
+    /// over every `every` requests, as fio's reseeded passes repeat their draws.
+    pub fn repeating(self, every: u64, job: FioJob, region: u64, lpn_size: u32) -> FioWorkload {
+        let desc = self.desc.clone();
+        FioWorkload {
+            inner: Inner::Repeat {
+                cur: Box::new(self),
+                job: Box::new(job),
+                region,
+                lpn_size,
+                every: every.max(1),
+                left: every.max(1),
+            },
+            desc,
+        }
+    }
+}
+
 impl Workload for FioWorkload {
     fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
         match &mut self.inner {
+            Inner::Repeat {
+                cur,
+                job,
+                region,
+                lpn_size,
+                every,
+                left,
+            } => {
+                let mut n = 0;
+                while n < max {
+                    if *left == 0 {
+                        **cur = job.workload(*region, *lpn_size)?;
+                        *left = *every;
+                    }
+                    let k = (max - n).min(*left as usize);
+                    cur.fill(buf, k)?;
+                    *left -= k as u64;
+                    n += k;
+                }
+                Ok(())
+            }
             Inner::Trims(t) => t.fill(buf, max),
             Inner::SeqMix(s) => s.fill(buf, max),
             Inner::Mixed(m) => m.fill(buf, max),

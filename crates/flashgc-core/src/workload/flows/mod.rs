@@ -100,10 +100,13 @@ impl FlowSet {
                 numjobs: 1,
                 ..s.job.clone()
             };
-            gens.push(
-                job.workload(region, lpn_size)
-                    .map_err(|e| flow_error(e, |k| format!("flow `{}`.{k}", s.name)))?,
-            );
+            let gen = job
+                .workload(region, lpn_size)
+                .map_err(|e| flow_error(e, |k| format!("flow `{}`.{k}", s.name)))?;
+            gens.push(match s.repeat_every {
+                Some(n) => gen.repeating(n, job, region, lpn_size),
+                None => gen,
+            });
             regions.push((off, region));
             let slots = match s.arrival {
                 FlowArrival::Closed { queue_depth } => vec![s.start_ns; queue_depth as usize],

@@ -82,6 +82,11 @@ pub struct FlowSpec {
     /// fio's `thinktime` (closed-loop flows of depth 1 only): a request arrives this many
     /// ns after the one before it completed (0: at once).
     pub thinktime_ns: u64,
+    /// Requests after which the flow's offsets and directions start over (fio reseeds its
+    /// generators at each pass of an asynchronous engine; the job file's plan sets it,
+    /// `JobSpec::repeat_every`). None: the stream runs on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_every: Option<u64>,
 }
 
 impl FlowSpec {
@@ -283,6 +288,7 @@ impl FlowSpec {
                 ramp_ns: 0,
                 rate_cap_iops: None,
                 thinktime_ns: 0,
+                repeat_every: None,
             })
             .collect()
     }

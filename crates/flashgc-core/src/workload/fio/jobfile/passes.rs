@@ -19,18 +19,64 @@ impl JobSpec {
     /// already holds a last block past `size` where the device has room,
     /// [`JobSpec::clone_region`]), a random-map job's whole blocks. None when a pass runs
     /// to the volume: random offsets drawn with replacement (`norandommap`, non-uniform
-    /// distributions) and block-size mixes.
+    /// distributions) on a synchronous engine, and block-size mixes. With an asynchronous
+    /// engine fio ends a with-replacement pass once it has issued `size` bytes (a job that
+    /// writes: the larger of `size` and `io_size`), as it counts issued bytes only for
+    /// queued requests ([`JobSpec::with_replacement_pass`]).
     pub fn pass_requests(&self, r: &CloneRegion) -> Option<u64> {
         if self.block_sizes.is_some() {
             return None;
         }
         let bs = self.bs.max(1);
+        if let Some(p) = self.with_replacement_pass(r) {
+            return Some(p);
+        }
         (self.rw.sequential()
             || matches!(
                 self.dist,
                 Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr | Dist::LfsrFresh
             ))
         .then(|| (r.size / bs).max(1))
+    }
+
+    /// Requests in an asynchronous engine's pass of a random job of one block size that
+    /// draws with replacement (fio's backend.c `do_io`: `bytes_issued >= total_bytes`,
+    /// `total_bytes` = `size`, or for a `norandommap` random job that writes the larger of
+    /// `size` and `io_size`); None for other jobs. Not `time_based` (its bytes end nothing).
+    pub fn with_replacement_pass(&self, r: &CloneRegion) -> Option<u64> {
+        let with_replacement = !matches!(
+            self.dist,
+            Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr | Dist::LfsrFresh
+        );
+        if self.engine != super::EngineKind::Async
+            || self.time_based
+            || self.rw.sequential()
+            || !with_replacement
+            || self.block_sizes.is_some()
+            || self.has_seq_mix()
+        {
+            return None;
+        }
+        let writes = !matches!(self.rw, super::Rw::RandRead);
+        let total = if writes {
+            r.size.max(self.io_size.map_or(0, |_| r.io_bytes))
+        } else {
+            r.size
+        };
+        Some(total.div_ceil(self.bs.max(1)).max(1))
+    }
+
+    /// Requests after which the clone on region `r` starts its draws over, when that
+    /// comes before the job ends: an asynchronous engine's with-replacement pass
+    /// ([`JobSpec::with_replacement_pass`]) reseeds fio's generators (`randrepeat=1`), which
+    /// repeats uniform (`norandommap`) and zoned offsets and the directions; zipf, pareto
+    /// and normal keep their own generator state across passes (fio 3.33's logs).
+    pub fn repeat_every(&self, r: &CloneRegion) -> Option<u64> {
+        let reseeded = matches!(self.dist, Dist::Uniform | Dist::Zoned(_));
+        let p = self
+            .with_replacement_pass(r)
+            .filter(|_| reseeded && self.randrepeat)?;
+        (self.plain_requests(r) > p).then_some(p)
     }
 
     /// Requests clone region `r` of a job of one block size issues: its passes

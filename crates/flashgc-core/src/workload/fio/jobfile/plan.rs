@@ -89,6 +89,23 @@ impl JobFile {
                 self.file
             ));
         }
+        let unrepeated = names(&|j| {
+            j.block_sizes.is_some()
+                && j.engine == super::EngineKind::Async
+                && j.randrepeat
+                && !j.time_based
+                && !j.rw.sequential()
+                && matches!(j.dist, Dist::Uniform | Dist::Zoned(_))
+                && (j.io_size.is_some() || j.loops > 1)
+        });
+        if !unrepeated.is_empty() {
+            notes.push(format!(
+                "{}: job(s) {unrepeated} mix block sizes on an asynchronous engine: fio ends their passes at `size` \
+                 bytes and repeats its draws each pass, which flashgc models for one block size only; here the \
+                 draws run on (approximate)",
+                self.file
+            ));
+        }
         for j in &self.jobs {
             if let Some(d) = j.iodepth_capped {
                 notes.push(format!(
@@ -109,6 +126,16 @@ impl JobFile {
         notes
     }
 
+    /// Whether a job's stream has passes the merged model does not follow: sequential
+    /// picks, or an asynchronous engine's with-replacement passes that repeat their draws.
+    fn passes_of_their_own(&self, capacity: u64) -> bool {
+        self.jobs.iter().any(|j| {
+            j.has_seq_mix()
+                || j.clone_region(&self.file, capacity, 0)
+                    .is_ok_and(|r| j.repeat_every(&r).is_some())
+        })
+    }
+
     /// Whether a job has a run time or a ramp (`runtime`, `ramp_time`), a start delay, a
     /// rate cap or a think time: those run as host flows, which pace, end and measure each
     /// job by its own clock.
@@ -123,7 +150,7 @@ impl JobFile {
     pub fn plan(&self, logical_pages: u64, lpn_size: u32, seed: u64) -> Result<JobPlan> {
         let capacity = logical_pages.saturating_mul(lpn_size as u64);
         match self.merge(capacity, seed) {
-            Ok(m) if !self.timed() && !self.jobs.iter().any(|j| j.has_seq_mix()) => {
+            Ok(m) if !self.timed() && !self.passes_of_their_own(capacity) => {
                 // Checked as it runs: several clones are flows of one job each.
                 FioJob {
                     numjobs: 1,
@@ -251,6 +278,7 @@ impl JobFile {
                 f.start_ns = j.startdelay_ns;
                 f.rate_cap_iops = j.rate_cap_iops;
                 f.thinktime_ns = j.thinktime_ns;
+                f.repeat_every = j.repeat_every(r).filter(|_| seq_mix_requests.is_none());
                 specs.push(f);
                 if !j.time_based {
                     data = data.saturating_add(run_bytes);

@@ -164,3 +164,70 @@ fn sequential_picks_parse_per_direction_and_refuse_what_is_not_modelled() {
         "{e}"
     );
 }
+
+#[test]
+fn an_asynchronous_engine_repeats_its_with_replacement_passes() {
+    // fio 3.33 with libaio, rw=randread norandommap size=64k io_size=128k: the second 16
+    // reads repeat the first (a pass ends at `size` bytes and reseeds); with psync one
+    // pass runs to the volume. Writes pass at the larger of size and io_size, so only
+    // `loops` repeats them; zipf keeps its own generator across passes.
+    let plan = |t: &str| parse("r.fio", t).unwrap().plan(16384, 4096, 1).unwrap();
+    let every = |t: &str| match plan(t) {
+        JobPlan::Flows { specs, .. } => specs[0].repeat_every,
+        JobPlan::Merged(_) => None,
+    };
+    let job = |engine: &str, rest: &str| {
+        format!("[a]\nioengine={engine}\nnorandommap\nsize=1m\nbs=4k\n{rest}")
+    };
+    assert_eq!(
+        every(&job("libaio", "rw=randread\nio_size=3m\n")),
+        Some(256)
+    );
+    assert_eq!(every(&job("psync", "rw=randread\nio_size=3m\n")), None);
+    assert_eq!(every(&job("libaio", "rw=randwrite\nio_size=3m\n")), None);
+    assert_eq!(every(&job("libaio", "rw=randwrite\nloops=3\n")), Some(256));
+    assert_eq!(
+        every(&job("libaio", "rw=randrw\nio_size=2m\nloops=2\n")),
+        Some(512)
+    );
+    assert_eq!(
+        every(&job(
+            "libaio",
+            "rw=randread\nio_size=3m\nrandom_distribution=zoned:60/10:40/90\n"
+        )),
+        Some(256)
+    );
+    assert_eq!(
+        every(&job(
+            "libaio",
+            "rw=randread\nio_size=3m\nrandom_distribution=zipf:0.8\n"
+        )),
+        None
+    );
+    assert_eq!(
+        every(&job("libaio", "rw=randread\nio_size=3m\nrandrepeat=0\n")),
+        None
+    );
+    // Several block sizes: not repeated, and the notes say so.
+    let mixed = parse(
+        "r.fio",
+        &job("libaio", "rw=randread\nio_size=3m\nbssplit=4k/50:8k/50\n"),
+    )
+    .unwrap();
+    assert!(mixed.notes().iter().any(|n| n.contains("approximate")));
+    // The flow's stream repeats.
+    let JobPlan::Flows { specs, .. } = plan(&job("libaio", "rw=randread\nio_size=3m\n")) else {
+        panic!("flows")
+    };
+    let mut w = crate::workload::flows::FlowSet::new(specs, 16384, 4096).unwrap();
+    let mut lpns = Vec::new();
+    while lpns.len() < 768 {
+        let mut buf = Vec::new();
+        crate::workload::Workload::fill(&mut w, &mut buf, 1).unwrap();
+        assert!(!buf.is_empty());
+        lpns.extend(buf.iter().map(|r| r.lpn));
+    }
+    assert_eq!(lpns[..256], lpns[256..512]);
+    assert_eq!(lpns[..256], lpns[512..768]);
+    assert_ne!(lpns[..128], lpns[128..256]);
+}
