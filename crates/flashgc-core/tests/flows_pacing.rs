@@ -277,3 +277,31 @@ fn random_map_flows_resume_byte_for_byte() {
         assert_eq!(want, got, "resumed run differs");
     }
 }
+
+/// Flows whose streams end passes of their own (sequential picks; an asynchronous
+/// engine's with-replacement passes, which start their draws over) resume byte for byte
+/// too: the replay on resume walks the same passes.
+#[test]
+fn flows_with_passes_of_their_own_resume_byte_for_byte() {
+    use flashgc_core::workload::fio::jobfile::{self, JobPlan};
+    let c = config("rw = \"randwrite\"\nrequests = 10\n");
+    let l = c.layout().unwrap();
+    let jf = jobfile::parse(
+        "p.fio",
+        "[global]\nbs=8k\nsize=8m\n[w]\nrw=randwrite:4\npercentage_random=60\nio_size=24m\n\
+         [r]\nioengine=libaio\nrw=randread\nnorandommap\niodepth=2\nio_size=16m\n",
+    )
+    .unwrap();
+    let JobPlan::Flows { specs, .. } = jf.plan(l.logical_pages, l.lpn_size, 5).unwrap() else {
+        panic!("such jobs run as flows")
+    };
+    assert!(specs[0].job.seq_mix.is_some());
+    assert_eq!(specs[1].repeat_every, Some(1024));
+    let make = || flows::FlowSet::new(specs.clone(), l.logical_pages, l.lpn_size).unwrap();
+    for p in schedulers() {
+        let want = common::flows::resumed_json_of(&c, &p, &[], "passes-whole", &make);
+        let got = common::flows::resumed_json_of(&c, &p, &[700, 2500], "passes", &make);
+        assert!(want.contains("percentage_random=60,60"));
+        assert_eq!(want, got, "resumed run differs");
+    }
+}
