@@ -278,6 +278,7 @@ impl TimingFlags {
                 .unwrap_or(Dist::Uniform),
             seed: cfg.run.seed,
             seq_mix: None,
+            seq_skip: 0,
         })
     }
 

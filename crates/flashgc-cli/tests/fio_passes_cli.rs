@@ -360,3 +360,19 @@ fn repeated_loops_of_an_asynchronous_engine_ease_gc() {
     assert!(queued < sync * 95 / 100, "libaio {queued}, psync {sync}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Holes in sequential jobs (`rw=write:SKIP`, jobfile/holes.rs): a pass ends at the first
+/// start past the region, and without `io_size` so does the job; the whole device wraps
+/// unless a sweep ends exactly at its end. The installed fio and flashgc agree.
+#[test]
+fn holes_end_passes_where_the_installed_fio_does() {
+    agree_with_installed_fio("holes", |_| {
+        grid(&[
+            axis(&["rw=write:4k", "rw=write:8k", "rw=read:4k"]),
+            axis(&["ioengine=psync", "ioengine=libaio"]),
+            axis(&["size=40k", "size=48k bs=8k", "size=40k offset=1m", ""]),
+            axis(&["", "io_size=100k"]),
+            axis(&["loops=1", "loops=2"]),
+        ])
+    });
+}

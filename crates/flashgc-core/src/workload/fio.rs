@@ -113,6 +113,11 @@ pub struct FioJob {
     /// files only); None: every offset of a random job is random.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seq_mix: Option<SeqMix>,
+    /// Bytes skipped after each request of a sequential job (fio's `rw=write:SKIP`, its
+    /// `ddir_seq_add`): the next request starts `bs + skip` after this one, back at the
+    /// region's start once that is past the region. 0: none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub seq_skip: u64,
     /// Seed.
     pub seed: u64,
 }
@@ -129,6 +134,7 @@ impl Default for FioJob {
             iodepth: 32,
             dist: Dist::Uniform,
             seq_mix: None,
+            seq_skip: 0,
             seed: 1,
         }
     }
@@ -365,6 +371,16 @@ impl FioJob {
             _ => {
                 let slots = region / pages;
                 let per = (slots / self.numjobs as u64).max(1);
+                if self.seq_skip % lpn_size as u64 != 0 {
+                    return Err(Error::config(
+                        "fio.rw",
+                        format!(
+                            "a skip of {} bytes between sequential requests must be a multiple of the LPN size \
+                             {lpn_size}",
+                            self.seq_skip
+                        ),
+                    ));
+                }
                 Inner::Seq {
                     op: if self.rw == Rw::Write {
                         Op::Write
@@ -372,10 +388,11 @@ impl FioJob {
                         Op::Read
                     },
                     cursors: (0..self.numjobs as u64)
-                        .map(|j| (j * per) % slots)
+                        .map(|j| (j * per) % slots * pages)
                         .collect(),
                     next_job: 0,
-                    slots,
+                    step: pages + self.seq_skip / lpn_size as u64,
+                    limit: slots * pages,
                     pages: pages as u32,
                 }
             }
@@ -500,11 +517,14 @@ enum Inner {
         first: Option<Box<Synthetic>>,
     },
     Shaped(OffsetGenerator),
+    /// Sequential jobs round robin: each clone's next LPN, `step` LPNs apart, back to 0 at
+    /// `limit`.
     Seq {
         op: Op,
         cursors: Vec<u64>,
         next_job: usize,
-        slots: u64,
+        step: u64,
+        limit: u64,
         pages: u32,
     },
 }
@@ -579,7 +599,8 @@ impl Workload for FioWorkload {
                 op,
                 cursors,
                 next_job,
-                slots,
+                step,
+                limit,
                 pages,
             } => {
                 for _ in 0..max {
@@ -587,11 +608,11 @@ impl Workload for FioWorkload {
                     buf.push(Request {
                         time_ns: 0,
                         op: *op,
-                        lpn: *c * *pages as u64,
+                        lpn: *c,
                         pages: *pages,
                         content: 0,
                     });
-                    *c = if *c + 1 >= *slots { 0 } else { *c + 1 };
+                    *c = if *c + *step >= *limit { 0 } else { *c + *step };
                     *next_job = (*next_job + 1) % cursors.len();
                 }
                 Ok(())
@@ -604,6 +625,10 @@ impl Workload for FioWorkload {
     fn is_infinite(&self) -> bool {
         true
     }
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// fio's size syntax (`str_to_decimal` with `kb_base=1024`): a number (decimals allowed)

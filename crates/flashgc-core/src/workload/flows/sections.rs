@@ -93,6 +93,7 @@ impl FlowConfig {
             seed: self
                 .seed
                 .unwrap_or(run_seed.wrapping_add(1000 * index as u64)),
+            seq_skip: 0,
         };
         let runtime_ms = self.runtime_ms.unwrap_or(0.0);
         let ramp_ms = self.ramp_ms.unwrap_or(0.0);

@@ -87,6 +87,7 @@ impl JobFile {
                 ));
             }
             let region = j.clone_region(f, capacity, 0)?;
+            j.check_holes(f, &region)?;
             if region.offset != 0 {
                 return Err(err(
                     f,
@@ -113,7 +114,7 @@ impl JobFile {
                 .or(first.block_sizes.as_ref())
                 .map_or("bs", |m| m.option.as_str());
             let same: [(&str, bool); 9] = [
-                ("rw", j.rw == first.rw),
+                ("rw", j.rw == first.rw && j.seq_skip == first.seq_skip),
                 ("rwmixwrite", j.rwmixwrite == first.rwmixwrite),
                 ("bs", j.bs == first.bs),
                 (mix_option, j.block_sizes == first.block_sizes),
@@ -161,6 +162,7 @@ impl JobFile {
                 dist: first.dist.clone(),
                 seq_mix: None,
                 seed,
+                seq_skip: first.seq_skip,
             },
             data_bytes: data,
             runtime_ns: first.runtime_ns,

@@ -15,6 +15,7 @@ use values::{boolean, err, int, only, per_direction, size, size_bytes, time_in, 
 mod values;
 
 mod engine;
+mod holes;
 mod ignored;
 mod merge;
 mod passes;
@@ -95,6 +96,8 @@ pub struct JobSpec {
     pub random_pct: [u8; 2],
     /// `rw=randX:N`: only every Nth request may take a random offset (1: all).
     pub seq_every: u32,
+    /// `rw=write:SKIP` (sequential patterns): bytes skipped after each request.
+    pub seq_skip: u64,
     /// Bytes each clone transfers (`io_size`; default: `size`).
     pub io_size: Option<SizeSpec>,
     /// Requests each clone issues per loop (`number_ios`).
@@ -334,6 +337,7 @@ impl JobSpec {
             dist: Dist::Uniform,
             random_pct: [100, 100],
             seq_every: 1,
+            seq_skip: 0,
             io_size: None,
             number_ios: None,
             loops: 1,
@@ -368,6 +372,7 @@ impl JobSpec {
                     None => (v, None),
                 };
                 self.seq_every = 1;
+                self.seq_skip = 0;
                 self.rw = match pat.trim() {
                     "rw" | "readwrite" => {
                         return Err(err(
@@ -386,19 +391,32 @@ impl JobSpec {
                         )
                     })?,
                 };
-                if let Some(n) = suffix {
-                    if !matches!(self.rw, Rw::RandRw | Rw::RandRead | Rw::RandWrite) {
+                match (suffix, self.rw) {
+                    (None, _) => {}
+                    (Some(n), Rw::RandRw | Rw::RandRead | Rw::RandWrite) => {
+                        self.seq_every = int(file, line, option, n, 1, u32::MAX as u64)? as u32
+                    }
+                    (Some(n), Rw::Write | Rw::Read) => {
+                        self.seq_skip = super::parse_size(n).filter(|&b| b > 0).ok_or_else(|| {
+                            err(
+                                file,
+                                line,
+                                option,
+                                format!(
+                                    "`{v}`: the skip after each request is a positive size (fio's backwards \
+                                     sequences, `:-SIZE`, are not modelled)"
+                                ),
+                            )
+                        })?
+                    }
+                    (Some(_), _) => {
                         return Err(err(
                             file,
                             line,
                             option,
-                            format!(
-                                "`{v}`: the `:N` modifier is modelled on randrw, randread and randwrite (a random \
-                                 offset every N requests); fio's holes in sequential patterns are not"
-                            ),
-                        ));
+                            format!("`{v}`: the `:N` modifier is not modelled on trim patterns"),
+                        ))
                     }
-                    self.seq_every = int(file, line, option, n, 1, u32::MAX as u64)? as u32;
                 }
             }
             "percentage_random" | "percentage_sequential" => {
@@ -550,7 +568,7 @@ impl JobSpec {
                     line,
                     o,
                     "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, bsrange, bssplit, size, offset, \
-                     offset_increment, numjobs, iodepth, ioengine, percentage_random, \
+                     offset_increment, numjobs, iodepth, ioengine, percentage_random, rw=randX:N, rw=write:SKIP, \
                      random_distribution, io_size, number_ios, loops, offset_align, fill_device, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
                      thinktime, stonewall, new_group; file and \
                      reporting options are ignored)",

@@ -31,6 +31,9 @@ impl JobSpec {
         if let Some(p) = self.with_replacement_pass(r) {
             return Some(p);
         }
+        if let Some(p) = self.holed_pass(r) {
+            return p;
+        }
         (self.rw.sequential()
             || matches!(
                 self.dist,
@@ -73,9 +76,12 @@ impl JobSpec {
     /// and normal keep their own generator state across passes (fio 3.33's logs).
     pub fn repeat_every(&self, r: &CloneRegion) -> Option<u64> {
         let reseeded = matches!(self.dist, Dist::Uniform | Dist::Zoned(_));
-        let p = self
-            .with_replacement_pass(r)
-            .filter(|_| reseeded && self.randrepeat)?;
+        let p = match self.holed_repeat(r) {
+            Some(p) => p,
+            None => self
+                .with_replacement_pass(r)
+                .filter(|_| reseeded && self.randrepeat)?,
+        };
         (self.plain_requests(r) > p).then_some(p)
     }
 
@@ -91,6 +97,9 @@ impl JobSpec {
     /// flashgc does not follow: there they issue twice the requests of the volume, and the
     /// run's notes say so ([`super::JobFile::notes`]).
     pub fn plain_requests(&self, r: &CloneRegion) -> u64 {
+        if let Some(n) = self.holed_requests(r) {
+            return n;
+        }
         let bs = self.bs.max(1);
         let n = if self.rw.trim_mode().per_block() == 1 {
             fio_requests(r.io_bytes, bs, self.pass_requests(r), self.loops)

@@ -208,6 +208,7 @@ impl JobFile {
                 dist: j.dist.clone(),
                 seq_mix: None,
                 seed: seed.wrapping_add(k as u64 * 1000),
+                seq_skip: j.seq_skip,
             };
             let placed: Vec<(u64, Option<u64>)> =
                 regions.iter().map(|r| (r.offset, Some(r.size))).collect();
@@ -222,6 +223,7 @@ impl JobFile {
                 // most); a mixed one's is bytes, with `number_ios` a count besides, and
                 // its last request may run past them by less than the longest request:
                 // the run's volume (`run_bytes`) must not end the flow before it.
+                j.check_holes(&self.file, r)?;
                 f.job.seq_mix = j.seq_mix_of(&self.file, r, capacity)?;
                 let seq_mix_requests = f
                     .job

@@ -19,6 +19,8 @@ pub struct CloneRegion {
     /// Bytes the clone transfers (`io_size`, else `size`; `number_ios`, a request count,
     /// is applied by the caller, which knows the lengths of the job's requests).
     pub io_bytes: u64,
+    /// Bytes from `offset` to the device's end.
+    pub room: u64,
 }
 
 impl JobSpec {
@@ -131,6 +133,7 @@ impl JobSpec {
             offset,
             size,
             io_bytes,
+            room,
         })
     }
 }

@@ -88,7 +88,6 @@ fn sequential_picks_parse_per_direction_and_refuse_what_is_not_modelled() {
             "p.fio:3: option `percentage_random`",
             "100",
         ),
-        ("[a]\nrw=write:4k\n", "p.fio:2: option `rw`", "holes"),
         (
             "[a]\nrw=randwrite\npercentage_random=,\n",
             "p.fio:3: option `percentage_random`",
@@ -230,4 +229,40 @@ fn an_asynchronous_engine_repeats_its_with_replacement_passes() {
     assert_eq!(lpns[..256], lpns[256..512]);
     assert_eq!(lpns[..256], lpns[512..768]);
     assert_ne!(lpns[..128], lpns[128..256]);
+}
+
+#[test]
+fn holes_parse_and_are_refused_where_not_modelled() {
+    let j = job("[a]\nrw=write:8k\n").unwrap();
+    assert_eq!((j.rw, j.seq_skip), (Rw::Write, 8192));
+    assert_eq!(job("[a]\nrw=write:8k\nrw=write\n").unwrap().seq_skip, 0);
+    let e = err_of("[a]\nrw=read:-4k\n");
+    assert!(
+        e.contains("p.fio:2: option `rw`") && e.contains("backwards"),
+        "{e}"
+    );
+    let e = err_of("[a]\nrw=trimwrite:4k\n");
+    assert!(e.contains("trim patterns"), "{e}");
+    let plan = |t: &str| parse("p.fio", t).unwrap().plan(16384, 4096, 1);
+    let e = plan("[a]\nrw=write:4k\nsize=10k\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("p.fio:2: option `rw`") && e.contains("whole blocks"),
+        "{e}"
+    );
+    let e = plan("[a]\nrw=write:4k\nbssplit=4k/50:8k/50\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("one block size"), "{e}");
+    // The stream: 0, 2, 4, ... blocks of 4 KiB, back to 0 past the region.
+    let JobPlan::Merged(m) = plan("[a]\nrw=write:4k\nsize=40k\nio_size=80k\n").unwrap() else {
+        panic!("one plain job merges")
+    };
+    let mut w = m.job.workload(16384, 4096).unwrap();
+    let mut buf = Vec::new();
+    crate::workload::Workload::fill(&mut w, &mut buf, 12).unwrap();
+    let lpns: Vec<u64> = buf.iter().map(|r| r.lpn).collect();
+    assert_eq!(lpns, [0, 2, 4, 6, 8, 0, 2, 4, 6, 8, 0, 2]);
+    assert_eq!(m.data_bytes, 20 * 4096);
 }
