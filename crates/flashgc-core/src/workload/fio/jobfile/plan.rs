@@ -236,14 +236,11 @@ impl JobFile {
                         j.number_ios,
                     )
                     .map_err(|e| self.at_line(e))?;
-                let (requests, bytes, run_bytes) = match &j.block_sizes {
-                    // Sequential picks: fio's passes, run through (module `seq_mix`).
-                    None if seq_mix_requests.is_some() => {
-                        let n = seq_mix_requests.unwrap_or(1);
-                        let volume = super::passes::fio_requests(r.io_bytes, j.bs, None, j.loops);
-                        let volume = j.number_ios.map_or(volume, |k| {
-                            volume.min(k.saturating_mul(j.loops.max(1) as u64))
-                        });
+                let (requests, bytes, run_bytes) = match (&j.block_sizes, seq_mix_requests) {
+                    // Sequential picks: fio's passes, run through (module `seq_mix`),
+                    // against what the volume alone would issue.
+                    (None, Some(n)) => {
+                        let volume = j.plain_requests(r);
                         if n < volume && !j.time_based {
                             notes.push(format!(
                                 "{}: flow {}: {n} of the {volume} requests of its volume: a sequential pick ran off \
@@ -254,11 +251,11 @@ impl JobFile {
                         }
                         (Some(n), None, n.saturating_mul(j.bs))
                     }
-                    None => {
+                    (None, None) => {
                         let n = j.plain_requests(r);
                         (Some(n), None, n.saturating_mul(j.bs))
                     }
-                    Some(_) => {
+                    (Some(_), _) => {
                         let b = r.io_bytes.saturating_mul(twice);
                         let capped = j.number_ios.map_or(b, |n| {
                             b.min(n.saturating_mul(twice).saturating_mul(longest))
