@@ -346,6 +346,52 @@ fn job_file_pacing_options_pace_their_flows() {
 /// The job files in examples/ run as their comments say; the reads-under-writes example
 /// shows what it is for: read-first with suspend takes the reader's p99 from a GC stall down
 /// to a flash read.
+/// A reader at depth 8 that thinks after every 64 completions (fio's
+/// `thinktime_blocks`): 200 requests stall after the 71st, 135th and 199th (the first reap
+/// comes with the 8th request; each stall reaps the other 7, which count toward the next
+/// 64), so a think time longer by 1 ms makes the flow 3 ms longer, exactly: each burst
+/// starts on an idle device. Counting issues (`thinktime_blocks_type=issue`) stalls after
+/// the 64th, 128th and 192nd.
+#[test]
+fn job_file_think_times_stall_deep_queues_every_thinktime_blocks() {
+    let dir = std::env::temp_dir().join(format!("flashgc-flows-think-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for ty in ["complete", "issue"] {
+        let span = |think: &str| {
+            let job = dir.join(format!("think-{ty}-{think}.fio"));
+            std::fs::write(
+                &job,
+                format!(
+                    "[r]\nioengine=libaio\nrw=randread\niodepth=8\nnumber_ios=200\nthinktime={think}\n\
+                     thinktime_blocks=64\nthinktime_blocks_type={ty}\n"
+                ),
+            )
+            .unwrap();
+            let j = job.display().to_string();
+            let mut a = vec!["fio"];
+            a.extend(args(&["--job", &j, "--json"]));
+            let r = json(&flashgc(&a));
+            let f = &r[0]["flows"][0];
+            assert_eq!(f["read_requests"], 200);
+            let what = if ty == "issue" {
+                "requests issued"
+            } else {
+                "completions"
+            };
+            assert!(
+                f["arrival"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("every 64 {what}")),
+                "{f}"
+            );
+            f["active_ns"].as_u64().unwrap()
+        };
+        assert_eq!(span("2ms") - span("1ms"), 3_000_000, "{ty}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_example_job_files_run() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");

@@ -438,8 +438,8 @@ fn bad_flow_sections_name_the_field() {
         // With iodepth, rate_iops caps the closed loop: at least one request per second.
         ("[[flow]]\niodepth = 2\nrate_iops = 0.5\n", "rate_iops"),
         (
-            "[[flow]]\niodepth = 2\nthinktime_us = 5\n",
-            "flow[0].thinktime_us",
+            "[[flow]]\niodepth = 2\nthinktime_us = 5\nthinktime_blocks = 0\n",
+            "flow[0].thinktime_blocks",
         ),
         ("[[flow]]\nrw = \"randsomething\"\n", "flow[0].rw"),
         ("[[flow]]\n[[flow]]\nbs = \"4q\"\n", "flow[1].bs"),

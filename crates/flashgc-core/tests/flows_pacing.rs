@@ -1,6 +1,7 @@
 //! fio's pacing options on host flows (docs/flows.md): `rate_iops` on a closed loop (the
-//! k-th request arrives no earlier than k / rate), `thinktime` (a request arrives that long
-//! after the one before it completed) and `startdelay`. Each is checked exactly against a
+//! k-th request arrives no earlier than k / rate), `thinktime` (at depth 1: a request
+//! arrives that long after the one before it completed; deeper queues and
+//! `thinktime_blocks`: tests/flows_think.rs) and `startdelay`. Each is checked exactly against a
 //! run it must equal: a cap the device keeps up with is an open loop at that rate; a think
 //! time shifts every later request by itself and leaves the latencies alone; a start delay
 //! shifts the whole flow. Under first-come-first-served and under read-first with suspend
@@ -122,9 +123,8 @@ fn a_start_delay_shifts_the_whole_flow() {
 }
 
 #[test]
-fn a_think_time_needs_a_depth_one_closed_loop() {
+fn a_think_time_needs_a_closed_loop() {
     for keys in [
-        "iodepth = 2\nthinktime_us = 10\n",
         "rate_iops = 100\nthinktime_us = 10\n",
         "thinktime_us = -1\n",
     ] {

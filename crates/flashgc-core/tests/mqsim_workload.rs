@@ -149,6 +149,8 @@ fn expected(name: &str, rw: &str, offset: u64, iodepth: u32, seed: u64) -> FlowC
         iodepth: Some(iodepth),
         rate_iops: None,
         thinktime_us: None,
+        thinktime_blocks: None,
+        thinktime_blocks_type: None,
         // QUEUE_DEPTH flows submit their first requests at 1 ns (IO_Flow_Synthetic.cpp:211).
         start_ms: Some(1e-6),
         requests: None,

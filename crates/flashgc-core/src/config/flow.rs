@@ -83,10 +83,17 @@ pub struct FlowConfig {
     /// `rate_iops` on a job with an iodepth).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<f64>,
-    /// fio's `thinktime`: a depth-1 closed loop issues each request this many simulated
-    /// microseconds after the one before it completed (default 0).
+    /// fio's `thinktime`: after every `thinktime_blocks` requests the closed loop waits for
+    /// its requests in flight, then this many simulated microseconds (default 0: never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinktime_us: Option<f64>,
+    /// fio's `thinktime_blocks`: requests between think times (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_blocks: Option<u32>,
+    /// fio's `thinktime_blocks_type`: `complete` (completions fio has reaped; the default)
+    /// or `issue` (requests issued) count toward `thinktime_blocks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_blocks_type: Option<String>,
     /// First arrival, simulated milliseconds (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_ms: Option<f64>,

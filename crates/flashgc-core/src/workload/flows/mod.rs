@@ -18,13 +18,14 @@ pub use sections::from_config;
 
 mod sections;
 mod spec;
+mod think;
 use crate::error::{Error, Result};
 use crate::metrics::latency::Latencies;
 use crate::metrics::result::FlowReport;
 use crate::workload::fio::{FioJob, FioWorkload, Rw};
 use crate::workload::{Op, Request, Workload};
 use serde::{Deserialize, Serialize};
-pub use spec::{FlowArrival, FlowSpec};
+pub use spec::{FlowArrival, FlowSpec, ThinkCount};
 
 /// What the driver measures of one flow (and the flow's arrival state).
 #[derive(Clone, Serialize, Deserialize)]
@@ -45,6 +46,8 @@ struct FlowState {
     ramp_requests: u64,
     /// Their bytes.
     ramp_bytes: u64,
+    /// fio's think-time stalls (closed loops with a think time).
+    think: think::Think,
 }
 
 /// Several flows as one workload (see the module docs).
@@ -125,6 +128,7 @@ impl FlowSet {
                 last_done: 0,
                 ramp_requests: 0,
                 ramp_bytes: 0,
+                think: think::Think::default(),
             });
         }
         Ok(FlowSet {
@@ -319,7 +323,16 @@ impl FlowSet {
         };
         Some(match s.arrival {
             FlowArrival::Closed { .. } => {
-                let free = *st.slots.iter().min().expect("queue depth >= 1");
+                let free = if st.think.stalled {
+                    // A think time: after every request in flight, then the think time.
+                    let last = *st.slots.iter().max().expect("queue depth >= 1");
+                    if last == PENDING {
+                        return None;
+                    }
+                    last + s.thinktime_ns
+                } else {
+                    *st.slots.iter().min().expect("queue depth >= 1")
+                };
                 if free == PENDING {
                     // Every slot waits for a completion.
                     return None;
@@ -371,6 +384,12 @@ impl FlowSet {
         req.time_ns = t;
         self.issued_bytes[i] += req.pages as u64 * self.lpn_size as u64;
         let st = &mut self.state[i];
+        if st.think.stalled {
+            // After a stall every slot is free from this arrival on (none earlier).
+            for s in &mut st.slots {
+                *s = (*s).max(t);
+            }
+        }
         if let Some(s) = st.slots.iter_mut().min() {
             // A slot that waited for its group's start now holds that arrival, so that
             // `completed` finds it.
@@ -378,6 +397,13 @@ impl FlowSet {
         }
         st.issued += 1;
         st.first_arrival.get_or_insert(t);
+        let spec = &self.specs[i];
+        if let (FlowArrival::Closed { queue_depth }, true) = (spec.arrival, spec.thinktime_ns > 0) {
+            let ramp_end = self.ramp_end(i).filter(|_| spec.ramp_ns > 0);
+            let (blocks, count) = (spec.thinktime_blocks, spec.thinktime_count);
+            let st = &mut self.state[i];
+            st.think.on_issue(t, ramp_end, queue_depth, blocks, count);
+        }
         Ok(Some((i, req, t)))
     }
 
@@ -387,10 +413,9 @@ impl FlowSet {
         let st = &mut self.state[i];
         if let FlowArrival::Closed { .. } = self.specs[i].arrival {
             // The slot that issued this request is the earliest one (its arrival); it frees
-            // after the think time.
-            let think = self.specs[i].thinktime_ns;
+            // at the completion (a think time stalls the flow instead: `think`).
             if let Some(s) = st.slots.iter_mut().filter(|s| **s == t).min() {
-                *s = done + think;
+                *s = done;
             }
         }
         self.record(i, req, t, done, timed);
@@ -416,9 +441,8 @@ impl FlowSet {
         self.inflight[i] = self.inflight[i].saturating_sub(1);
         let st = &mut self.state[i];
         if let FlowArrival::Closed { .. } = self.specs[i].arrival {
-            let think = self.specs[i].thinktime_ns;
             if let Some(s) = st.slots.iter_mut().find(|s| **s == PENDING) {
-                *s = done + think;
+                *s = done;
             }
         }
         self.record(i, req, t, done, true);

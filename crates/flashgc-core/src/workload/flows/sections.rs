@@ -2,7 +2,7 @@
 //! arrival process, start, limits and copies checked and turned into [`FlowSpec`]s, errors
 //! naming `flow[i].FIELD`.
 
-use super::{flow_error, FlowArrival, FlowConfig, FlowSet, FlowSpec};
+use super::{flow_error, FlowArrival, FlowConfig, FlowSet, FlowSpec, ThinkCount};
 use crate::error::{Error, Result};
 use crate::workload::fio::{FioJob, Rw};
 
@@ -56,13 +56,24 @@ impl FlowConfig {
                 format!("{thinktime_us} must be in [0, 1e9]"),
             ));
         }
-        if thinktime_us > 0.0 && arrival != (FlowArrival::Closed { queue_depth: 1 }) {
+        if thinktime_us > 0.0 && !matches!(arrival, FlowArrival::Closed { .. }) {
             return Err(Error::config(
                 f("thinktime_us"),
-                "needs a closed loop of depth 1 (iodepth = 1, no rate_iops alone): fio stalls the \
-                 whole job after a completion, which deeper queues do not model",
+                "needs a closed loop (an iodepth, not rate_iops alone): an open-loop flow does \
+                 not wait for completions",
             ));
         }
+        let thinktime_blocks = self.thinktime_blocks.unwrap_or(1);
+        if thinktime_blocks == 0 {
+            return Err(Error::config(
+                f("thinktime_blocks"),
+                "must be at least 1 (requests between think times)",
+            ));
+        }
+        let thinktime_count = match &self.thinktime_blocks_type {
+            Some(t) => ThinkCount::parse(&f("thinktime_blocks_type"), t)?,
+            None => ThinkCount::Complete,
+        };
         let start_ms = self.start_ms.unwrap_or(0.0);
         if !(start_ms.is_finite() && (0.0..1e12).contains(&start_ms)) {
             return Err(Error::config(
@@ -112,6 +123,8 @@ impl FlowConfig {
             s.ramp_ns = (ramp_ms * 1e6).round() as u64;
             s.rate_cap_iops = rate_cap_iops;
             s.thinktime_ns = (thinktime_us * 1e3).round() as u64;
+            s.thinktime_blocks = thinktime_blocks;
+            s.thinktime_count = thinktime_count;
         }
         Ok(v)
     }

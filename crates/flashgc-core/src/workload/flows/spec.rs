@@ -10,6 +10,41 @@ use serde::{Deserialize, Serialize};
 /// stays far from the clock's end.
 const MAX_THINKTIME_NS: u64 = 1_000_000_000_000;
 
+/// What fio counts toward `thinktime_blocks` (its `thinktime_blocks_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThinkCount {
+    /// Completions fio has reaped (fio's default).
+    #[default]
+    Complete,
+    /// Requests issued.
+    Issue,
+}
+
+impl ThinkCount {
+    /// Whether this is fio's default (left out of the result record).
+    pub fn is_default(&self) -> bool {
+        *self == ThinkCount::Complete
+    }
+
+    /// Parses `complete` or `issue`; `field` names the option in errors.
+    pub fn parse(field: &str, s: &str) -> Result<ThinkCount> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "complete" => Ok(ThinkCount::Complete),
+            "issue" => Ok(ThinkCount::Issue),
+            _ => Err(Error::config(
+                field,
+                format!("`{s}`: allowed: complete (fio's default), issue"),
+            )),
+        }
+    }
+}
+
+/// Whether `thinktime_blocks` is its default (left out of the result record).
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
 /// How a flow's requests arrive.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
@@ -79,9 +114,16 @@ pub struct FlowSpec {
     /// slot frees (fio's default `rate_process=linear`: a job ahead of its rate waits, one
     /// behind it issues as its queue allows). None: no cap.
     pub rate_cap_iops: Option<f64>,
-    /// fio's `thinktime` (closed-loop flows of depth 1 only): a request arrives this many
-    /// ns after the one before it completed (0: at once).
+    /// fio's `thinktime` (closed-loop flows): after every `thinktime_blocks` requests the
+    /// flow waits for all its requests in flight, then this many ns, before it issues the
+    /// next (0: no stalls; module `think`).
     pub thinktime_ns: u64,
+    /// fio's `thinktime_blocks`: requests (counted as `thinktime_count` says) between stalls.
+    #[serde(skip_serializing_if = "is_one")]
+    pub thinktime_blocks: u32,
+    /// fio's `thinktime_blocks_type`: what counts toward `thinktime_blocks`.
+    #[serde(skip_serializing_if = "ThinkCount::is_default")]
+    pub thinktime_count: ThinkCount,
     /// Requests after which the flow's offsets and directions start over (fio reseeds its
     /// generators at each pass of an asynchronous engine; the job file's plan sets it,
     /// `JobSpec::repeat_every`). None: the stream runs on.
@@ -125,6 +167,13 @@ impl FlowSpec {
                 ", think time {} us",
                 self.thinktime_ns as f64 / 1e3
             ));
+            if self.thinktime_blocks != 1 || self.thinktime_count != ThinkCount::Complete {
+                let what = match self.thinktime_count {
+                    ThinkCount::Complete => "completions",
+                    ThinkCount::Issue => "requests issued",
+                };
+                d.push_str(&format!(" every {} {what}", self.thinktime_blocks));
+            }
         }
         d
     }
@@ -193,14 +242,6 @@ impl FlowSpec {
                     format!("{iops} must be a number of requests/s >= 1"),
                 ))
             }
-            (FlowArrival::Closed { queue_depth }, _, t) if t > 0 && queue_depth != 1 => {
-                return Err(Error::config(
-                    field("thinktime"),
-                    format!(
-                        "needs a queue depth of 1 (fio stalls the whole job after a completion; with {queue_depth} requests in flight that is not modelled)"
-                    ),
-                ))
-            }
             (FlowArrival::Rate { .. }, _, t) if t > 0 => {
                 return Err(Error::config(
                     field("thinktime"),
@@ -214,6 +255,12 @@ impl FlowSpec {
                 ))
             }
             _ => {}
+        }
+        if self.thinktime_blocks == 0 {
+            return Err(Error::config(
+                field("thinktime_blocks"),
+                "must be at least 1 (requests between think times)",
+            ));
         }
         if self.requests == Some(0) {
             return Err(Error::config(field("requests"), "must be at least 1"));
@@ -288,6 +335,8 @@ impl FlowSpec {
                 ramp_ns: 0,
                 rate_cap_iops: None,
                 thinktime_ns: 0,
+                thinktime_blocks: 1,
+                thinktime_count: ThinkCount::Complete,
                 repeat_every: None,
             })
             .collect()

@@ -455,6 +455,8 @@ impl MqsimWorkload {
             iodepth,
             rate_iops,
             thinktime_us: None,
+            thinktime_blocks: None,
+            thinktime_blocks_type: None,
             start_ms: Some(start_ns as f64 / 1e6),
             requests,
             runtime_ms: runtime_ns.map(|r| r as f64 / 1e6),

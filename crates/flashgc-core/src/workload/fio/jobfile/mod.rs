@@ -10,6 +10,7 @@
 use super::block_sizes::{self, BlockSizeMix, Sizes};
 use super::{Dist, Rw};
 use crate::error::{Error, Result};
+use crate::workload::flows::ThinkCount;
 use values::{boolean, err, int, only, per_direction, size, size_bytes, time_in, time_ns};
 
 mod values;
@@ -135,8 +136,13 @@ pub struct JobSpec {
     /// The job's rate cap, requests per simulated second (`rate_iops`, or `rate` / `bs`;
     /// None: no cap), resolved for its direction when the file is parsed.
     pub rate_cap_iops: Option<f64>,
-    /// Pause between a completion and the next request, simulated ns (`thinktime`).
+    /// fio's `thinktime`, simulated ns: after every `thinktime_blocks` requests the job
+    /// waits for the requests it has in flight, then this long (0: never).
     pub thinktime_ns: u64,
+    /// `thinktime_blocks` (1: after every request).
+    pub thinktime_blocks: u32,
+    /// `thinktime_blocks_type`: what counts toward `thinktime_blocks`.
+    pub thinktime_count: ThinkCount,
     /// `rate_iops` as given: (reads, writes), fio's comma form.
     rate_iops_rw: (Option<f64>, Option<f64>),
     /// `rate` as given, bytes per second: (reads, writes).
@@ -222,18 +228,6 @@ impl JobSpec {
                 line,
                 option,
                 format!("{c} requests/s: the cap must allow at least one request per second"),
-            ));
-        }
-        if self.thinktime_ns > 0 && self.iodepth > 1 {
-            return Err(err(
-                file,
-                self.line_of("thinktime"),
-                "thinktime",
-                format!(
-                    "job `{}` has iodepth {}: fio stalls the whole job after a completion, which flashgc models at \
-                     iodepth=1 only",
-                    self.name, self.iodepth
-                ),
             ));
         }
         Ok(())
@@ -353,6 +347,8 @@ impl JobSpec {
             startdelay_ns: 0,
             rate_cap_iops: None,
             thinktime_ns: 0,
+            thinktime_blocks: 1,
+            thinktime_count: ThinkCount::Complete,
             rate_iops_rw: (None, None),
             rate_bytes_rw: (None, None),
             lines: Vec::new(),
@@ -514,7 +510,15 @@ impl JobSpec {
             "startdelay" => self.startdelay_ns = time_ns(file, line, option, need()?)?,
             "thinktime" => self.thinktime_ns = time_in(file, line, option, need()?, 1e3)?,
             "thinktime_blocks" => {
-                int(file, line, option, need()?, 1, 1)?;
+                self.thinktime_blocks = int(file, line, option, need()?, 1, u32::MAX as u64)? as u32
+            }
+            "thinktime_blocks_type" => {
+                let v = need()?;
+                self.thinktime_count = match v.trim().to_ascii_lowercase().as_str() {
+                    "complete" => ThinkCount::Complete,
+                    "issue" => ThinkCount::Issue,
+                    _ => return Err(err(file, line, option, format!("`{v}`: allowed: complete (fio's default), issue"))),
+                }
             }
             "rate_iops" => {
                 self.rate_iops_rw = per_direction(need()?, |p| {
@@ -570,7 +574,7 @@ impl JobSpec {
                     "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, bsrange, bssplit, size, offset, \
                      offset_increment, numjobs, iodepth, ioengine, percentage_random, rw=randX:N, rw=write:SKIP, \
                      random_distribution, io_size, number_ios, loops, offset_align, fill_device, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
-                     thinktime, stonewall, new_group; file and \
+                     thinktime, thinktime_blocks, thinktime_blocks_type, stonewall, new_group; file and \
                      reporting options are ignored)",
                 ))
             }

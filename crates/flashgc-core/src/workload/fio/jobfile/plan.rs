@@ -277,6 +277,8 @@ impl JobFile {
                 f.start_ns = j.startdelay_ns;
                 f.rate_cap_iops = j.rate_cap_iops;
                 f.thinktime_ns = j.thinktime_ns;
+                f.thinktime_blocks = j.thinktime_blocks;
+                f.thinktime_count = j.thinktime_count;
                 f.repeat_every = j.repeat_every(r).filter(|_| seq_mix_requests.is_none());
                 specs.push(f);
                 if !j.time_based {

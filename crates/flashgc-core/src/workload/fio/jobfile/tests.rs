@@ -135,6 +135,20 @@ fn pacing_options_resolve_to_one_cap_per_job() {
     assert_eq!(j.thinktime_ns, 150_000);
     let j = job("[a]\nrw=randread\nthinktime=2ms\nrate_process=linear\n").unwrap();
     assert_eq!(j.thinktime_ns, 2_000_000);
+    assert_eq!(
+        (j.thinktime_blocks, j.thinktime_count),
+        (1, ThinkCount::Complete)
+    );
+    // Any queue depth, stalls every N requests, counted as fio's thinktime_blocks_type says.
+    let j = job(
+        "[a]\nioengine=libaio\nrw=randread\niodepth=8\nthinktime=1ms\nthinktime_blocks=64\n\
+                 thinktime_blocks_type=issue\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (j.iodepth, j.thinktime_blocks, j.thinktime_count),
+        (8, 64, ThinkCount::Issue)
+    );
     assert!(!job("[a]\nrw=randread\n").unwrap().paced());
     // Paced jobs are not merged into one stream.
     let e = parse(
@@ -188,14 +202,14 @@ fn pacing_fio_would_run_differently_is_refused_at_its_line() {
             "linear",
         ),
         (
-            "[a]\nioengine=libaio\nrw=randread\niodepth=8\nthinktime=10\n",
-            "p.fio:5: option `thinktime`",
-            "iodepth 8",
+            "[a]\nrw=randread\nthinktime=10\nthinktime_blocks=0\n",
+            "p.fio:4: option `thinktime_blocks`",
+            "",
         ),
         (
-            "[a]\nrw=randread\nthinktime_blocks=4\n",
-            "p.fio:3: option `thinktime_blocks`",
-            "",
+            "[a]\nrw=randread\nthinktime=10\nthinktime_blocks_type=sometimes\n",
+            "p.fio:4: option `thinktime_blocks_type`",
+            "complete",
         ),
         (
             "[a]\nrw=randread\nstartdelay=1-2\n",
