@@ -107,6 +107,8 @@ struct CpuFile {
 /// One decoded event.
 #[derive(Clone, Copy)]
 struct Event {
+    /// Byte offset of its record in its file (for errors).
+    at: u64,
     time: u64,
     sequence: u32,
     sector: u64,
@@ -166,6 +168,7 @@ impl CpuFile {
             u16::from_be_bytes([b[46], b[47]])
         };
         let e = Event {
+            at: self.at,
             sequence: u32at(4),
             time: u64at(8),
             sector: u64at(16),
@@ -189,10 +192,15 @@ impl CpuFile {
     }
 
     fn bad(&self, message: String) -> TraceError {
-        TraceError::Binary {
-            file: self.name.clone(),
-            message: format!("blktrace record at byte {}: {message}", self.at),
-        }
+        bad_record(&self.name, self.at, message)
+    }
+}
+
+/// The error about the record at byte `at` of per-CPU file `name`.
+fn bad_record(name: &str, at: u64, message: String) -> TraceError {
+    TraceError::Blktrace {
+        file: name.to_string(),
+        message: format!("record at byte {at}: {message}"),
     }
 }
 
@@ -289,25 +297,29 @@ impl BlktraceSource {
         Ok(())
     }
 
-    /// The next event of the merged stream.
-    fn next_event(&mut self) -> Result<Option<Event>, TraceError> {
+    /// The next event of the merged stream, with the index of its file.
+    fn next_event(&mut self) -> Result<Option<(usize, Event)>, TraceError> {
         let Some(Reverse((_, i, _, _))) = self.heap.pop() else {
             return Ok(None);
         };
         let e = self.pending[i];
         self.advance(i)?;
-        Ok(e)
+        Ok(e.map(|e| (i, e)))
     }
 
-    /// The request an event stands for, or `None` for events that are not requests.
-    fn request(&self, e: &Event) -> Option<Rec> {
+    /// The request event `e` of file `file` stands for, `None` for events that are not
+    /// requests; an error for a request beyond 2^64 bytes (as text formats refuse it,
+    /// rather than saturating the offset).
+    fn request(&self, file: usize, e: &Event) -> Result<Option<Rec>, TraceError> {
         if e.action & TC_NOTIFY != 0 {
-            return None;
+            return Ok(None);
         }
         let code = (e.action & 0xffff & !TA_CGROUP) as usize;
-        let letter = *LETTERS.get(code.checked_sub(1)?)?;
+        let Some(&letter) = code.checked_sub(1).and_then(|c| LETTERS.get(c)) else {
+            return Ok(None);
+        };
         if !self.events.has(letter) {
-            return None;
+            return Ok(None);
         }
         let op = if e.action & TC_DISCARD != 0 {
             Op::Trim
@@ -316,27 +328,37 @@ impl BlktraceSource {
         } else if e.bytes > 0 {
             Op::Read
         } else {
-            return None; // blkparse's `N`: no data (e.g. a flush)
+            return Ok(None); // blkparse's `N`: no data (e.g. a flush)
         };
-        Some(Rec {
+        let Some(offset) = e.sector.checked_mul(512) else {
+            return Err(bad_record(
+                &self.files[file].name,
+                e.at,
+                format!(
+                    "sector {} is beyond 2^64 bytes (sectors are 512 bytes)",
+                    e.sector
+                ),
+            ));
+        };
+        Ok(Some(Rec {
             time_ns: e.time,
             op,
-            offset: e.sector.saturating_mul(512),
+            offset,
             len: e.bytes as u64,
             volume: ((e.device >> 20) as u64) << 32 | (e.device & 0xf_ffff) as u64,
             content: 0,
-        })
+        }))
     }
 }
 
 impl RecordSource for BlktraceSource {
     fn next_record(&mut self) -> Result<Option<Record>, TraceError> {
         loop {
-            let Some(e) = self.next_event()? else {
+            let Some((i, e)) = self.next_event()? else {
                 return Ok(None);
             };
             self.diag.lines += 1;
-            let Some(mut rec) = self.request(&e) else {
+            let Some(mut rec) = self.request(i, &e)? else {
                 self.diag.ignored_lines += 1;
                 continue;
             };

@@ -69,6 +69,13 @@ pub enum TraceError {
         /// What is wrong.
         message: String,
     },
+    /// A corrupt blktrace binary file (one per-CPU `NAME.blktrace.N` file).
+    Blktrace {
+        /// The per-CPU file.
+        file: String,
+        /// What is wrong, starting with the byte offset of the record.
+        message: String,
+    },
 }
 
 impl fmt::Display for TraceError {
@@ -105,6 +112,9 @@ impl fmt::Display for TraceError {
             TraceError::Empty { file, message } => write!(f, "{file}: {message}"),
             TraceError::Option { option, message } => write!(f, "{option}: {message}"),
             TraceError::Binary { file, message } => write!(f, "{file}: invalid .fgt trace: {message}"),
+            TraceError::Blktrace { file, message } => {
+                write!(f, "{file}: invalid blktrace file: {message}")
+            }
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The volume / op / time-window filter shared by replay and statistics, and the fast
-//! hash map keyed by (volume, page) that `--remap compact` and the statistics use.
+//! hash map keyed by (volume, page) that `--remap compact` uses.
 
 use crate::error::TraceError;
 use crate::format::VolumeKind;

@@ -31,6 +31,7 @@ mod options;
 pub mod pipe;
 mod record;
 pub mod replay;
+mod runs;
 pub mod source;
 pub mod stats;
 mod text;

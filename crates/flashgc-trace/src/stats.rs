@@ -1,14 +1,17 @@
 //! Trace statistics (`flashgc trace stats`) and volume listing (`flashgc trace volumes`).
 //!
-//! Counts are streamed; the footprint, update-interval and duplicate statistics keep one
-//! hash-map entry per distinct page (about 40 bytes each), so their memory grows with the
-//! trace's footprint, not its length.
+//! Counts are streamed; the footprint and update-interval statistics keep runs of pages
+//! that share a state ([`PageRuns`]), so their memory grows with the number of such runs
+//! (at most about two per request, and at most one per distinct page), never with the
+//! pages a single request spans. The duplicate statistics keep one entry per distinct
+//! content hash.
 
 use crate::error::TraceError;
-use crate::filter::{Filter, PageMap};
+use crate::filter::Filter;
 use crate::input::TraceInput;
 use crate::options::TraceOptions;
 use crate::record::{Diagnostics, RecordSource};
+use crate::runs::{PageRuns, RunState};
 use flashgc_core::workload::Op;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
@@ -149,6 +152,44 @@ fn size_label(b: u64) -> String {
     }
 }
 
+/// Page flag: read.
+const READ: u8 = 1;
+/// Page flag: written.
+const WRITTEN: u8 = 2;
+
+/// The state of a (volume, page) in the statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct PageState {
+    /// [`READ`] and [`WRITTEN`].
+    flags: u8,
+    /// The page write (counted over the trace, from 1) that wrote the page last; 0 when
+    /// never written.
+    last_write: u64,
+}
+
+impl RunState for PageState {
+    fn advance(self, pages: u64) -> PageState {
+        // Pages of one written run were written one after another.
+        if self.flags & WRITTEN != 0 {
+            PageState {
+                last_write: self.last_write + pages,
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+}
+
+/// The flags of the pages of `pages`, by address (for a trace of one volume so far).
+fn address_runs(pages: &PageRuns<PageState>) -> PageRuns<u8> {
+    let mut a = PageRuns::default();
+    for (start, end, st) in pages.runs() {
+        a.update(0, start, end, |_, _, old| old.unwrap_or(0) | st.flags);
+    }
+    a
+}
+
 /// Computes the statistics of `path` with pages of `page_bytes` (4096 in the README).
 pub fn stats(path: &Path, opts: &TraceOptions, page_bytes: u32) -> Result<TraceStats, TraceError> {
     stats_input(&TraceInput::from(path), opts, page_bytes)
@@ -205,14 +246,18 @@ pub fn stats_input(
         empty: None,
     };
     let mut hist = vec![(0u64, 0u64); SIZE_BOUNDS.len() + 1];
-    // Per page: bit 0 read, bit 1 written, plus the index of its last write.
-    let mut pages: PageMap<(u8, u64)> = PageMap::default();
-    let mut by_addr: PageMap<u8> = PageMap::default();
+    // Per (volume, page): read / written flags and the index of the last write.
+    let mut pages: PageRuns<PageState> = PageRuns::default();
+    // Per page address (volumes sharing one address space): the same flags. Kept from the
+    // second volume on; until then it would equal `pages` (half the work for one volume).
+    let mut by_addr: Option<PageRuns<u8>> = None;
+    let mut first_volume: Option<u64> = None;
     let mut last_end: std::collections::HashMap<(u64, u8), u64> = std::collections::HashMap::new();
     let (mut seq_r, mut seq_w) = (0u64, 0u64);
     let mut page_writes: u64 = 0;
     let mut ib = [0u64; 64];
-    let mut interval_sum: f64 = 0.0;
+    // Summed exactly (the per-page f64 sum it replaces was exact, and equal, below 2^53).
+    let mut interval_sum: u128 = 0;
     let mut hashes: HashSet<u64> = HashSet::new();
     let mut hashed_writes: u64 = 0;
     let mut vols: HashSet<u64> = HashSet::new();
@@ -262,30 +307,48 @@ pub fn stats_input(
             hashed_writes += 1;
             hashes.insert(rec.content);
         }
-        for p in first..last {
-            *by_addr.entry((0, p)).or_insert(0) |= match rec.op {
-                Op::Read => 1,
-                Op::Write => 2,
-                Op::Trim => 0,
-            };
-            let e = pages.entry((rec.volume, p)).or_insert((0, 0));
-            match rec.op {
-                Op::Read => e.0 |= 1,
-                Op::Write => {
-                    page_writes += 1;
-                    if e.0 & 2 != 0 {
-                        let iv = page_writes - e.1;
-                        ib[63 - iv.leading_zeros() as usize] += 1;
-                        interval_sum += iv as f64;
-                        s.update_intervals.rewrites += 1;
-                    } else {
-                        s.update_intervals.first_writes += 1;
-                    }
-                    e.0 |= 2;
-                    e.1 = page_writes;
-                }
-                Op::Trim => {}
+        let flag = match rec.op {
+            Op::Read => READ,
+            Op::Write => WRITTEN,
+            Op::Trim => 0,
+        };
+        if by_addr.is_none() && *first_volume.get_or_insert(rec.volume) != rec.volume {
+            by_addr = Some(address_runs(&pages));
+        }
+        if let Some(a) = &mut by_addr {
+            a.update(0, first, last, |_, _, old| old.unwrap_or(0) | flag);
+        }
+        // Pages are written in order: page p of this request is page write
+        // `w0 + 1 + (p - first)` of the trace.
+        let w0 = page_writes;
+        let ui = &mut s.update_intervals;
+        pages.update(rec.volume, first, last, |ps, pe, old| {
+            let o = old.unwrap_or_default();
+            if rec.op != Op::Write {
+                return PageState {
+                    flags: o.flags | flag,
+                    ..o
+                };
             }
+            let n = pe - ps;
+            let idx = w0 + 1 + (ps - first);
+            if o.flags & WRITTEN != 0 {
+                // Both write indexes advance by one per page, so every page of the piece
+                // was rewritten after the same interval.
+                let iv = idx - o.last_write;
+                ib[63 - iv.leading_zeros() as usize] += n;
+                interval_sum += iv as u128 * n as u128;
+                ui.rewrites += n;
+            } else {
+                ui.first_writes += n;
+            }
+            PageState {
+                flags: o.flags | WRITTEN,
+                last_write: idx,
+            }
+        });
+        if rec.op == Op::Write {
+            page_writes += last - first;
         }
     }
     s.diagnostics = src.diagnostics().clone();
@@ -293,11 +356,12 @@ pub fn stats_input(
     if s.requests == 0 {
         s.empty = Some(filter.empty_message(&src));
     }
-    s.volume_pages = pages.len() as u64;
-    s.pages = by_addr.len() as u64;
-    for &flags in by_addr.values() {
-        s.pages_read += (flags & 1 != 0) as u64;
-        s.pages_written += (flags & 2 != 0) as u64;
+    s.volume_pages = pages.pages();
+    let by_addr = by_addr.unwrap_or_else(|| address_runs(&pages));
+    s.pages = by_addr.pages();
+    for (start, end, flags) in by_addr.runs() {
+        s.pages_read += (flags & READ != 0) as u64 * (end - start);
+        s.pages_written += (flags & WRITTEN != 0) as u64 * (end - start);
     }
     s.volumes = vols.len() as u64;
     s.span_s = t_first.map_or(0.0, |f| (t_last - f) as f64 / 1e9);
@@ -337,7 +401,7 @@ pub fn stats_input(
     }
     let rw = s.update_intervals.rewrites;
     if rw > 0 {
-        s.update_intervals.mean = Some(interval_sum / rw as f64);
+        s.update_intervals.mean = Some(interval_sum as f64 / rw as f64);
         for (k, &c) in ib.iter().enumerate() {
             if c > 0 {
                 s.update_intervals.buckets.push(IntervalBucket {
@@ -547,8 +611,7 @@ pub fn footprint_input(
     let pb = page_bytes.max(1) as u64;
     let mut src = opts.open_input(input)?;
     let mut filter = Filter::new(opts, &src)?;
-    let mut pages: HashSet<(u64, u64), std::hash::BuildHasherDefault<crate::filter::PageHasher>> =
-        HashSet::default();
+    let mut pages: PageRuns<()> = PageRuns::default();
     let mut max_end = 0u64;
     while let Some(r) = src.next_record()? {
         if filter.keep(&r).is_none() {
@@ -557,18 +620,17 @@ pub fn footprint_input(
         let first = r.rec.offset / pb;
         let end = r.rec.offset.saturating_add(r.rec.len).div_ceil(pb);
         max_end = max_end.max(end);
-        for p in first..end {
-            pages.insert((r.rec.volume, p));
-        }
+        pages.update(r.rec.volume, first, end, |_, _, _| ());
     }
-    if pages.is_empty() {
+    let distinct_pages = pages.pages();
+    if distinct_pages == 0 {
         return Err(TraceError::Empty {
             file: src.file().to_string(),
             message: filter.empty_message(&src),
         });
     }
     Ok(Footprint {
-        distinct_pages: pages.len() as u64,
+        distinct_pages,
         max_end_page: max_end,
     })
 }

@@ -321,6 +321,23 @@ fn corrupt_or_truncated_binary_files_are_errors_naming_file_and_offset() {
     std::fs::write(&p, &bad).unwrap();
     let err = replay(&p, "D").unwrap_err().to_string();
     assert!(err.contains("byte 48") && err.contains("magic"), "{err}");
+    // Errors name the blktrace format, not .fgt.
+    assert!(
+        err.contains("badmagic.blktrace.0: invalid blktrace file: record at byte 48"),
+        "{err}"
+    );
+    // A sector beyond 2^64 bytes is refused (as text formats refuse it), not saturated.
+    let mut far = b.clone();
+    far[48 + 16..48 + 24].copy_from_slice(&u64::MAX.to_le_bytes());
+    let p = tmp("far.blktrace.0");
+    std::fs::write(&p, &far).unwrap();
+    let err = replay(&p, "D").unwrap_err().to_string();
+    assert!(
+        err.contains(
+            "far.blktrace.0: invalid blktrace file: record at byte 48: sector 18446744073709551615"
+        ),
+        "{err}"
+    );
     // A set with no selected events gets the blkparse hint.
     let p = tmp("onlyd.blktrace.0");
     std::fs::write(&p, &b).unwrap();

@@ -302,6 +302,22 @@ fn unknown_opcodes_negative_sizes_and_short_lines_are_errors() {
             "`action`",
             "read, write",
         ),
+        // Requests longer than a .fgt or blktrace record holds (4 GiB - 1), in bytes and
+        // in sectors.
+        (
+            "huge.msr",
+            "msr",
+            "128166385295514663,hm,0,Write,0,1125899906842624,1\n",
+            "huge.msr:1:33: field 6 `size`",
+            "at most 4 GiB - 1 = 4294967295 bytes",
+        ),
+        (
+            "huge.tencent",
+            "tencent",
+            "1,0,8388608,1,0\n",
+            "huge.tencent:1:5: field 3 `size`",
+            "at most 4 GiB - 1",
+        ),
     ];
     for (name, fmt, text, field, want) in cases {
         let p = write(name, text);
@@ -687,6 +703,32 @@ fn update_intervals_count_page_writes_between_rewrites() {
     assert_eq!(b, vec![(2, 4, 3)]);
     // Sequentiality: only write 2 starts where the previous write ended (4096).
     assert_eq!(s.sequential_writes, Some(1.0 / 6.0));
+}
+
+#[test]
+fn stats_and_footprint_of_huge_requests_stay_small() {
+    // Requests of 4 GiB - 1 counted in 1-byte pages: 8.6e9 distinct pages, which one hash
+    // entry per page could not hold; the counts are exact all the same.
+    let m = 4_294_967_295u64;
+    let p = write(
+        "huge.alibaba.csv",
+        &format!("0,W,0,{m},0\n0,W,1000,{m},1\n0,R,{m},{m},2\n1,W,0,4096,3\n"),
+    );
+    let o = with_format("alibaba");
+    let s = stats(&p, &o, 1).unwrap();
+    assert_eq!(
+        (s.pages, s.pages_written, s.pages_read),
+        (2 * m, m + 1000, m)
+    );
+    assert_eq!(s.volume_pages, 2 * m + 4096);
+    // Write 2 rewrites pages 1000.. of write 1, every one m - 1000 page writes later.
+    let u = &s.update_intervals;
+    assert_eq!((u.rewrites, u.first_writes), (m - 1000, m + 1000 + 4096));
+    assert_eq!(u.mean, Some((m - 1000) as f64));
+    let b: Vec<(u64, u64, u64)> = u.buckets.iter().map(|b| (b.from, b.to, b.count)).collect();
+    assert_eq!(b, vec![(1 << 31, 1 << 32, m - 1000)]);
+    let f = flashgc_trace::footprint(&p, &o, 1).unwrap();
+    assert_eq!((f.distinct_pages, f.max_end_page), (2 * m + 4096, 2 * m));
 }
 
 #[test]

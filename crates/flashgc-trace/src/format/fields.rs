@@ -2,7 +2,7 @@
 //! separated) without allocating, and the exact number parsers (integers, decimal times
 //! without floating point, hex hashes) every format uses, with field-naming errors.
 
-use super::{Format, Parsed, Sep};
+use super::{Format, Parsed, Sep, MAX_REQUEST_BYTES};
 use crate::error::FieldError;
 
 /// Fields kept per line (later fields are counted, not stored).
@@ -268,6 +268,31 @@ impl LineParser {
         let v = self.uint(line, i, name, unit)?;
         v.checked_mul(mul)
             .ok_or_else(|| FieldError::new(i, name, format!("a value below 2^64 bytes ({unit})")))
+    }
+
+    /// A request length of `mul`-byte units, at most [`MAX_REQUEST_BYTES`] bytes (what
+    /// `.fgt` and blktrace records hold; a longer one is a malformed line, not a request
+    /// whose page-by-page statistics or replay would never end).
+    #[inline(always)]
+    pub(super) fn length(
+        &self,
+        line: &[u8],
+        i: usize,
+        name: &'static str,
+        unit: &'static str,
+        mul: u64,
+    ) -> Result<u64, FieldError> {
+        let v = self.uint(line, i, name, unit)?;
+        match v.checked_mul(mul) {
+            Some(b) if b <= MAX_REQUEST_BYTES => Ok(b),
+            _ => Err(FieldError::new(
+                i,
+                name,
+                format!(
+                    "a request length of at most 4 GiB - 1 = {MAX_REQUEST_BYTES} bytes ({unit})"
+                ),
+            )),
+        }
     }
 
     #[inline(always)]

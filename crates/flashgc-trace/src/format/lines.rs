@@ -37,7 +37,7 @@ impl LineParser {
             return Err(FieldError::new(3, "type", "`Read` or `Write`"));
         };
         let offset = self.uint(line, 4, "offset", "bytes")?;
-        let len = self.uint(line, 5, "size", "bytes")?;
+        let len = self.length(line, 5, "size", "bytes", 1)?;
         let host = self.get(line, 1, "hostname")?;
         let disk = self.get(line, 2, "disknumber")?;
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -67,7 +67,7 @@ impl LineParser {
         }
         let time_ns = self.time(line, 0, 1, "ns")?;
         let offset = self.scaled(line, 3, "lba", "512 B sectors", 512)?;
-        let len = self.scaled(line, 4, "size", "512 B sectors", 512)?;
+        let len = self.length(line, 4, "size", "512 B sectors", 512)?;
         let op = match self.get(line, 5, "op")? {
             b"W" | b"w" => Op::Write,
             b"R" | b"r" => Op::Read,
@@ -101,7 +101,7 @@ impl LineParser {
             _ => return Err(FieldError::new(1, "opcode", "`R` or `W`")),
         };
         let offset = self.uint(line, 2, "offset", "bytes")?;
-        let len = self.uint(line, 3, "length", "bytes")?;
+        let len = self.length(line, 3, "length", "bytes", 1)?;
         let time_ns = self.time(line, 4, 1_000, "microseconds")?;
         Ok(Parsed::Rec(Rec {
             time_ns,
@@ -118,7 +118,7 @@ impl LineParser {
     pub(super) fn tencent(&self, line: &[u8]) -> Result<Parsed, FieldError> {
         let time_ns = self.time(line, 0, 1_000_000_000, "Unix seconds")?;
         let offset = self.scaled(line, 1, "offset", "512 B sectors", 512)?;
-        let len = self.scaled(line, 2, "size", "512 B sectors", 512)?;
+        let len = self.length(line, 2, "size", "512 B sectors", 512)?;
         let op = match self.get(line, 3, "iotype")? {
             b"1" => Op::Write,
             b"0" => Op::Read,
@@ -140,7 +140,7 @@ impl LineParser {
     pub(super) fn spc(&self, line: &[u8]) -> Result<Parsed, FieldError> {
         let volume = self.uint(line, 0, "asu", "application storage unit number")?;
         let offset = self.scaled(line, 1, "lba", "512 B sectors", 512)?;
-        let len = self.uint(line, 2, "size", "bytes")?;
+        let len = self.length(line, 2, "size", "bytes", 1)?;
         let op = match self.get(line, 3, "opcode")? {
             b"W" | b"w" => Op::Write,
             b"R" | b"r" => Op::Read,
@@ -172,7 +172,7 @@ impl LineParser {
         };
         let volume = self.uint(line, 3, "lun", "LUN number")?;
         let offset = self.uint(line, 4, "offset", "bytes")?;
-        let len = self.uint(line, 5, "size", "bytes")?;
+        let len = self.length(line, 5, "size", "bytes", 1)?;
         Ok(Parsed::Rec(Rec {
             time_ns,
             op,
@@ -189,7 +189,7 @@ impl LineParser {
         let time_ns = self.time(line, 0, 1, "ns")?;
         let volume = self.uint(line, 1, "device", "device number")?;
         let offset = self.scaled(line, 2, "lba", "512 B sectors", 512)?;
-        let len = self.scaled(line, 3, "size", "512 B sectors", 512)?;
+        let len = self.length(line, 3, "size", "512 B sectors", 512)?;
         // Both simulators: 0 = write, 1 = read (MQSim's `Trace_Type`, SSDSim's `ope`).
         let op = match self.get(line, 4, "type")? {
             b"0" => Op::Write,
@@ -212,7 +212,7 @@ impl LineParser {
         let time_ns = self.time(line, 0, 1_000_000, "milliseconds")?;
         let volume = self.uint(line, 1, "devno", "device number")?;
         let offset = self.scaled(line, 2, "blkno", "512 B sectors", 512)?;
-        let len = self.scaled(line, 3, "size", "512 B sectors", 512)?;
+        let len = self.length(line, 3, "size", "512 B sectors", 512)?;
         let flags = self.uint(line, 4, "flags", "DiskSim flags, bit 0 = read")?;
         let op = if flags & 1 == 1 { Op::Read } else { Op::Write };
         Ok(Parsed::Rec(Rec {
@@ -253,7 +253,7 @@ impl LineParser {
             }
         };
         let offset = self.scaled(line, 2, "lba", "4 KiB pages", 4096)?;
-        let len = self.uint(line, 3, "size", "bytes")?;
+        let len = self.length(line, 3, "size", "bytes", 1)?;
         Ok(Parsed::Rec(Rec {
             time_ns,
             op,
@@ -315,7 +315,7 @@ impl LineParser {
             }
         };
         let offset = self.uint(line, b + 2, "offset", "bytes")?;
-        let len = self.uint(line, b + 3, "length", "bytes")?;
+        let len = self.length(line, b + 3, "length", "bytes", 1)?;
         Ok(Parsed::Rec(Rec {
             time_ns,
             op,
@@ -381,7 +381,7 @@ impl LineParser {
         }
         let time_ns = self.time(line, 3, 1_000_000_000, "seconds")?;
         let offset = self.scaled(line, 7, "sector", "512 B sectors", 512)?;
-        let len = self.scaled(line, 9, "nsectors", "512 B sectors", 512)?;
+        let len = self.length(line, 9, "nsectors", "512 B sectors", 512)?;
         Ok(Parsed::Rec(Rec {
             time_ns,
             op,
@@ -439,7 +439,7 @@ impl LineParser {
             ));
         };
         let offset = self.scaled(line, g.offset, "offset", "offset_unit", g.offset_unit)?;
-        let len = self.scaled(line, g.size, "size", "size_unit", g.size_unit)?;
+        let len = self.length(line, g.size, "size", "size_unit", g.size_unit)?;
         let volume = match g.volume {
             Some(i) => fnv1a(self.get(line, i, "volume")?),
             None => 0,

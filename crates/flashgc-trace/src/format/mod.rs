@@ -17,6 +17,11 @@ use fields::{parse_hash, parse_time};
 use flashgc_core::workload::Op;
 pub use generic::GenericSpec;
 
+/// The longest request any trace format holds, in bytes (4 GiB - 1): `.fgt` and blktrace
+/// records store the length in 32 bits, and text formats refuse longer requests the same
+/// way, as malformed lines.
+pub const MAX_REQUEST_BYTES: u64 = u32::MAX as u64;
+
 /// Field separator of a text format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sep {

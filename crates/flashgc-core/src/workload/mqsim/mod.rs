@@ -150,15 +150,42 @@ fn text<'a>(n: roxmltree::Node<'a, 'a>) -> &'a str {
     n.text().unwrap_or("").trim()
 }
 
-/// Parsing context: the file name and the document (for line numbers).
+/// The 1-based line of each byte offset of a text, found by binary search: roxmltree's
+/// `text_pos_at` counts the newlines from the start of the file on every call, which made
+/// naming the line of every element quadratic in the file's size.
+struct LineIndex {
+    /// Byte offsets of the text's newlines, ascending.
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        LineIndex {
+            newlines: text
+                .bytes()
+                .enumerate()
+                .filter(|&(_, c)| c == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    }
+
+    /// The line of byte `pos`, as `text_pos_at(pos).row` counts it (1 + newlines before).
+    fn row(&self, pos: usize) -> u32 {
+        let before = self.newlines.partition_point(|&i| i < pos);
+        u32::try_from(before + 1).unwrap_or(u32::MAX)
+    }
+}
+
+/// Parsing context: the file name and where its lines start (for line numbers).
 struct Ctx<'a> {
     file: &'a str,
-    doc: &'a roxmltree::Document<'a>,
+    lines: LineIndex,
 }
 
 impl Ctx<'_> {
     fn line(&self, n: roxmltree::Node) -> u32 {
-        self.doc.text_pos_at(n.range().start).row
+        self.lines.row(n.range().start)
     }
 
     fn err(&self, line: u32, element: &str, msg: impl std::fmt::Display) -> Error {
@@ -259,7 +286,10 @@ impl MqsimWorkload {
         let doc = roxmltree::Document::parse(xml).map_err(|e| {
             Error::Input(format!("{file}:{}: not well-formed XML: {e}", e.pos().row))
         })?;
-        let cx = Ctx { file, doc: &doc };
+        let cx = Ctx {
+            file,
+            lines: LineIndex::new(doc.input_text()),
+        };
         let root = doc.root_element();
         if root.tag_name().name() != "MQSim_IO_Scenarios" {
             return Err(cx.at(
@@ -522,3 +552,25 @@ const KNOWN: &[&str] = &[
     "Stop_Time",
     "Total_Requests_To_Generate",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::LineIndex;
+
+    /// The line index names the same line as roxmltree's `text_pos_at` at every byte,
+    /// including newlines themselves, CRLF line ends, an empty first line and the end.
+    #[test]
+    fn line_index_matches_text_pos_at() {
+        let xml = "\n<MQSim_IO_Scenarios>\r\n  <IO_Scenario>\n\n<a/><b>\u{e9}\n</b>\n  </IO_Scenario>\n</MQSim_IO_Scenarios>";
+        let doc = roxmltree::Document::parse(xml).unwrap();
+        let idx = LineIndex::new(doc.input_text());
+        let boundaries = (0..=xml.len()).filter(|&p| xml.is_char_boundary(p));
+        for pos in boundaries.chain([xml.len() + 2]) {
+            assert_eq!(idx.row(pos), doc.text_pos_at(pos).row, "byte {pos}");
+        }
+        for n in doc.descendants() {
+            let p = n.range().start;
+            assert_eq!(idx.row(p), doc.text_pos_at(p).row, "node at byte {p}");
+        }
+    }
+}
