@@ -180,8 +180,19 @@ fn flag_fields(a: &CommonArgs) -> Vec<&'static str> {
     v
 }
 
+/// Notes fields a flag sets after [`build_config`] (`--scheme` sets the placement and the
+/// victim), so that their errors are not blamed on the configuration file.
+pub(crate) fn flag_sets(fields: &[&'static str]) {
+    if let Ok(mut src) = CONFIG_SOURCE.lock() {
+        if let Some(src) = src.as_mut() {
+            src.flag_fields.extend_from_slice(fields);
+        }
+    }
+}
+
 /// `FILE: line N` for a configuration error about `field` (dotted, `flow[0].bs` for the
-/// first `[[flow]]` section) when this command's configuration file sets that field and no
+/// first `[[flow]]` section; `run.victim.d` for a parameter of the spec on the line of
+/// `run.victim`) when this command's configuration file sets that field and no
 /// flag overrides it; None otherwise (the field comes from the preset, a flag, or is
 /// derived).
 pub(crate) fn config_line_of(field: &str) -> Option<String> {
@@ -197,6 +208,7 @@ pub(crate) fn config_line_of(field: &str) -> Option<String> {
     let mut arrays: std::collections::HashMap<String, usize> = Default::default();
     // A key the section leaves out (a flow without `requests`): its header line.
     let mut header = None;
+    let mut parent = None;
     for (i, raw) in src.text.lines().enumerate() {
         let t = raw.trim();
         if let Some(h) = t.strip_prefix("[[") {
@@ -219,9 +231,14 @@ pub(crate) fn config_line_of(field: &str) -> Option<String> {
             if full == field {
                 return Some(format!("{}: line {}", src.path, i + 1));
             }
+            // A parameter of a spec the file gives (`run.placement.levels` of
+            // `placement = "bf-gc:levels=0"`), or a key of an inline table.
+            if field.starts_with(&format!("{full}.")) {
+                parent = Some(i + 1);
+            }
         }
     }
-    header.map(|n| format!("{}: line {n}", src.path))
+    parent.or(header).map(|n| format!("{}: line {n}", src.path))
 }
 
 /// `flow[I].KEY` for a flow field named by the flow (`flow `NAME`.KEY`, as the flows'

@@ -43,6 +43,7 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     base.layout()?;
     output::warn_advisories(&base);
     let pairs: Vec<(String, String)> = if let Some(s) = &a.scheme {
+        crate::args::flag_sets(&["run.placement", "run.victim"]);
         flashgc_core::scheme::parse_pairs("--scheme", s)?
             .into_iter()
             .map(|p| (p.placement, p.victim))

@@ -231,7 +231,7 @@ fn run_one(a: &DedupArgs, cfg: &Config, scheme: &Scheme) -> Result<(RunResult, f
     cfg.run.gc_action = scheme.gc_action.clone();
     let wl = crate::open_workload(&mut cfg, &a.trace)?;
     let synthetic = matches!(
-        WorkloadSpec::parse("--workload", &cfg.run.workload)?,
+        WorkloadSpec::parse("run.workload", &cfg.run.workload)?,
         WorkloadSpec::Synthetic(_)
     );
     let rate = match (a.rate, synthetic) {
@@ -373,6 +373,8 @@ pub fn dedup(a: &DedupArgs) -> Result<(), Fail> {
     cfg.layout()?;
     crate::prepare_trace(&mut cfg, &a.trace)?;
     let schemes = schemes(a)?;
+    // Each scheme replaces the file's victim and GC action.
+    crate::args::flag_sets(&["run.victim", "run.gc_action"]);
     let l = cfg.layout()?;
     // Each write frontier may need a fresh segment within one victim's relocation (CAGC
     // has two): every scheme gets the same floor of 3 so that a comparison runs with the

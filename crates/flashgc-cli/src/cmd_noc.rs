@@ -80,7 +80,7 @@ fn workload(a: &NocArgs, cfg: &mut Config) -> Result<(Box<dyn Workload>, Option<
         return Ok((Box::new(wl), None));
     }
     let wl = crate::open_workload(cfg, &a.trace)?;
-    match WorkloadSpec::parse("--workload", &cfg.run.workload)? {
+    match WorkloadSpec::parse("run.workload", &cfg.run.workload)? {
         WorkloadSpec::Synthetic(_) => Ok((wl, Some(a.timing.rate.unwrap_or(200.0)))),
         WorkloadSpec::Trace(_) => Ok((wl, a.timing.rate)),
     }

@@ -59,7 +59,7 @@ pub(crate) fn open_workload(
         let fs = flashgc_core::workload::flows::from_config(cfg, &l)?.expect("flows given");
         return Ok(Box::new(fs));
     }
-    match WorkloadSpec::parse("--workload", &cfg.run.workload)? {
+    match WorkloadSpec::parse("run.workload", &cfg.run.workload)? {
         WorkloadSpec::Synthetic(kind) => {
             let l = cfg.layout()?;
             Ok(Box::new(flashgc_core::workload::Synthetic::new(
@@ -79,7 +79,7 @@ pub(crate) fn open_workload(
 }
 
 pub(crate) fn prepare_trace(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> Result<(), Fail> {
-    match WorkloadSpec::parse("--workload", &cfg.run.workload)? {
+    match WorkloadSpec::parse("run.workload", &cfg.run.workload)? {
         WorkloadSpec::Trace(path) => {
             cmd_trace::prepare(trace, &path, cfg).map_err(|e| Fail(2, e))?
         }
@@ -229,6 +229,7 @@ pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
         };
         cfg.run.placement = p.placement.clone();
         cfg.run.victim = p.victim.clone();
+        crate::args::flag_sets(&["run.placement", "run.victim"]);
     }
     crate::cmd_trace::apply_loop_until(&a.trace, &mut cfg);
     cfg.layout()?;

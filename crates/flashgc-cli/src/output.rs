@@ -42,7 +42,7 @@ pub fn not_an_input(
     let Some(o) = out else {
         return Ok(());
     };
-    let trace = match WorkloadSpec::parse("--workload", &cfg.run.workload) {
+    let trace = match WorkloadSpec::parse("run.workload", &cfg.run.workload) {
         Ok(WorkloadSpec::Trace(t)) => Some(t),
         _ => None,
     };

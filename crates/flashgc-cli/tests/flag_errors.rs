@@ -1,7 +1,8 @@
 //! Flags and commands whose bad values must be the flag's own error (exit 2, naming it),
 //! never silently ignored or misread: negative values, flags that would be ignored,
-//! `serve`'s fio flags, the Python commands without the package. (Split from
-//! robustness.rs, which it follows.)
+//! `serve`'s fio flags, the Python commands without the package; and the same values
+//! given in a configuration file, which name the file, the line and the field, not a
+//! flag. (Split from robustness.rs, which it follows.)
 
 mod common;
 
@@ -152,4 +153,76 @@ fn model_hot_refuses_a_fraction_mixed_with_a_percent() {
         o.stdout
     };
     assert_eq!(out("0.8/0.2"), out("80/20"));
+}
+
+#[test]
+fn config_file_values_name_the_file_and_field_not_a_flag() {
+    // `[run] workload` was reported as `--workload`, a flag not given; a scheme's
+    // parameter (`run.placement.levels`) without the file; a wrapped geometry ran (or
+    // aborted allocating per-channel tables under --timing, exit code 134).
+    let d = dir("config-fields");
+    // (file text, extra flags, what the error must contain, whether it names the file)
+    type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str], bool);
+    let cases: [Case; 7] = [
+        (
+            "[run]\nworkload = \"zipf:nan\"\n",
+            &[],
+            &["`run.workload`", "(0, 5]"],
+            true,
+        ),
+        (
+            "[run]\nworkload = \"hotcold:0/1\"\n",
+            &[],
+            &["`run.workload`", "(0, 100)"],
+            true,
+        ),
+        (
+            "# x\n[run]\nplacement = \"bf-gc:levels=0\"\n",
+            &[],
+            &["line 3", "`run.placement.levels`", "1..=16"],
+            true,
+        ),
+        (
+            "[run]\nvictim = \"greedy:min_garbage=nan\"\n",
+            &[],
+            &["line 2", "`run.victim.min_garbage`", "not a number"],
+            true,
+        ),
+        // The flag's value, not the file's: no file named.
+        (
+            "[run]\nplacement = \"single\"\n",
+            &["--placement", "bf-gc:levels=0"],
+            &["`run.placement.levels`"],
+            false,
+        ),
+        (
+            "[run]\nplacement = \"single\"\n",
+            &["--scheme", "bf-gc:levels=0/greedy"],
+            &["`run.placement.levels`"],
+            false,
+        ),
+        (
+            "[device]\nchannels = 429509837\nchips_per_channel = 769546\n\
+             dies_per_chip = 27905\nplanes_per_die = 2\n",
+            &["--timing", "--requests", "1000"],
+            &["line 2", "`device.channels`", "1..=1024"],
+            true,
+        ),
+    ];
+    for (i, (text, flags, want, names_file)) in cases.into_iter().enumerate() {
+        let p = d.join(format!("c{i}.toml"));
+        std::fs::write(&p, text).unwrap();
+        let mut a = vec!["run", "--config", p.to_str().unwrap()];
+        a.extend(SMALL);
+        a.extend(flags);
+        let o = flashgc(&a);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{text:?} {flags:?}: {e}");
+        for w in want {
+            assert!(e.contains(w), "{text:?} {flags:?}: no {w}: {e}");
+        }
+        let file = format!("c{i}.toml");
+        assert_eq!(e.contains(&file), names_file, "{text:?} {flags:?}: {e}");
+        assert!(!e.contains("--workload"), "{e}");
+    }
 }

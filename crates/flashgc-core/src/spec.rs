@@ -131,10 +131,19 @@ impl Spec {
                 )
             })?,
         };
-        if v < min || v > max {
+        // NaN compares false with everything: test for being inside the range, not for
+        // being outside it (`nan` passed `v < min || v > max`). Every float range is
+        // finite, so infinities fall outside it.
+        let inside = v >= min && v <= max;
+        if !inside {
+            let what = if v.partial_cmp(&v).is_none() {
+                "is not a number"
+            } else {
+                "is out of range"
+            };
             return Err(Error::config(
                 self.path(key),
-                format!("{v} is out of range; allowed range {min}..={max}"),
+                format!("{v} {what}; allowed range {min}..={max}"),
             ));
         }
         self.record(key, v.to_string());
@@ -203,6 +212,25 @@ mod tests {
         let s = Spec::parse("victim", "d-choices:d=0").unwrap();
         let e = s.num::<u32>("d", 2, 1, 64).unwrap_err();
         assert!(e.to_string().contains("1..=64"), "{e}");
+    }
+
+    #[test]
+    fn non_finite_floats_are_out_of_every_range() {
+        // NaN passed `v < min || v > max` and ran (or failed mid-run).
+        for v in ["nan", "NaN", "inf", "-inf", "infinity"] {
+            let s = Spec::parse("run.victim", &format!("greedy:min_garbage={v}")).unwrap();
+            let e = s
+                .num::<f64>("min_garbage", 0.0, 0.0, 0.999_999)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("`run.victim.min_garbage`") && e.contains("0..=0.999999"),
+                "{v}: {e}"
+            );
+        }
+        let s = Spec::parse("run.victim", "greedy:min_garbage=nan").unwrap();
+        let e = s.num::<f64>("min_garbage", 0.0, 0.0, 1.0).unwrap_err();
+        assert!(e.to_string().contains("NaN is not a number"), "{e}");
     }
 
     #[test]

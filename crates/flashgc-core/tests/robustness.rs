@@ -140,3 +140,136 @@ fn a_scheme_that_needs_too_many_streams_is_named() {
     let e = Simulation::new(&c).err().expect("too small").to_string();
     assert!(e.contains("`sepbit`") && e.contains("open streams"), "{e}");
 }
+
+#[test]
+fn geometry_products_cannot_wrap_to_a_small_device() {
+    // Four u32 multiplied unchecked wrapped to a small number of planes (or 0), passed
+    // validation and aborted allocating the timing layer's per-channel tables.
+    type Case = (&'static [(&'static str, u32)], &'static str, &'static str);
+    let cases: [Case; 6] = [
+        (
+            &[
+                ("channels", 429_509_837),
+                ("chips", 769_546),
+                ("dies", 27_905),
+                ("planes", 2),
+            ],
+            "`device.channels`",
+            "1..=1024",
+        ),
+        (
+            &[
+                ("channels", 65536),
+                ("chips", 65536),
+                ("dies", 65536),
+                ("planes", 65536),
+            ],
+            "`device.channels`",
+            "1..=1024",
+        ),
+        (&[("chips", 1025)], "`device.chips_per_channel`", "1..=1024"),
+        (&[("dies", 65)], "`device.dies_per_chip`", "1..=64"),
+        (&[("planes", u32::MAX)], "`device.planes_per_die`", "1..=64"),
+        (
+            &[
+                ("channels", 1024),
+                ("chips", 1024),
+                ("dies", 64),
+                ("planes", 64),
+            ],
+            "`device`",
+            "at most 1048576",
+        ),
+    ];
+    for (fields, field, range) in cases {
+        let mut c = small();
+        for &(f, v) in fields {
+            let d = &mut c.device;
+            *match f {
+                "channels" => &mut d.channels,
+                "chips" => &mut d.chips_per_channel,
+                "dies" => &mut d.dies_per_chip,
+                _ => &mut d.planes_per_die,
+            } = v;
+        }
+        let e = c.layout().expect_err("accepted").to_string();
+        assert!(e.contains(field) && e.contains(range), "{fields:?}: {e}");
+    }
+    // 2^20 planes x 2^20 blocks x 2^24-page segments = 2^64 pages: wrapped to 0.
+    let mut c = small();
+    c.ftl.logical_gib = None;
+    c.device.channels = 1024;
+    c.device.chips_per_channel = 1024;
+    c.device.blocks_per_plane = 1 << 20;
+    c.device.pages_per_block = 1 << 24;
+    let e = c.layout().expect_err("accepted").to_string();
+    assert!(e.contains("`device.blocks_per_plane`"), "{e}");
+    // A derived per-plane block count beyond u32 was truncated to a smaller device.
+    let mut c = small();
+    c.device.channels = 1;
+    c.device.chips_per_channel = 1;
+    c.device.lpn_size = 512;
+    c.device.page_size = 512;
+    c.device.pages_per_block = 1;
+    c.ftl.logical_gib = Some(16000.0);
+    let e = c.layout().expect_err("accepted").to_string();
+    assert!(
+        e.contains("`ftl.logical_gib`") && e.contains("4294967294"),
+        "{e}"
+    );
+}
+
+#[test]
+fn non_finite_scheme_parameters_are_refused_before_the_run() {
+    // NaN passed every float parameter's range check: the run went on with it (or failed
+    // mid-run, exit code 1).
+    for (slot, spec, field) in [
+        ("victim", "greedy:min_garbage=nan", "run.victim.min_garbage"),
+        ("placement", "midas:epoch=nan", "run.placement.epoch"),
+        ("placement", "autostream:decay=nan", "run.placement.decay"),
+        (
+            "placement",
+            "bf-opt:bits_per_lpn=nan",
+            "run.placement.bits_per_lpn",
+        ),
+        (
+            "placement",
+            "bf-gc:cache_fraction=nan",
+            "run.placement.cache_fraction",
+        ),
+        ("placement", "mbf:hot=nan", "run.placement.hot"),
+        ("placement", "multilog:alpha=nan", "run.placement.alpha"),
+        ("placement", "cat:decay=inf", "run.placement.decay"),
+        (
+            "placement",
+            "mhf-opt:counters_per_lpn=-inf",
+            "run.placement.counters_per_lpn",
+        ),
+        (
+            "gc_action",
+            "splitgc:bloom_bits=nan",
+            "run.gc_action.bloom_bits",
+        ),
+    ] {
+        let mut c = small();
+        *match slot {
+            "victim" => &mut c.run.victim,
+            "placement" => &mut c.run.placement,
+            _ => &mut c.run.gc_action,
+        } = spec.into();
+        let e = Simulation::new(&c).err().expect(spec).to_string();
+        assert!(
+            e.contains(&format!("`{field}`")) && e.contains("allowed range"),
+            "{spec}: {e}"
+        );
+    }
+    // A workload's float too.
+    for w in ["zipf:nan", "zipf:inf", "hotcold:nan/20", "hotcold:80/inf"] {
+        let mut c = small();
+        c.run.workload = w.into();
+        let e = flashgc_core::validate::validate(&c)
+            .expect_err(w)
+            .to_string();
+        assert!(e.contains("`run.workload`"), "{w}: {e}");
+    }
+}

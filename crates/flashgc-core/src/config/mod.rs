@@ -17,6 +17,20 @@ use serde::{Deserialize, Serialize};
 /// transfer) a configuration may give, us: one second.
 pub const MAX_OP_US: f64 = 1e6;
 
+/// Largest `device.channels`. The geometry limits are far beyond any SSD (32 channels, 16
+/// ways, 8 dies and 6 planes are large today) yet keep every product derived from the
+/// geometry (dies, planes, the timing layer's per-channel and per-unit tables) exact in
+/// its integer type: unchecked, four u32 multiplied to a wrapped, small number of planes.
+pub const MAX_CHANNELS: u32 = 1024;
+/// Largest `device.chips_per_channel` (see [`MAX_CHANNELS`]).
+pub const MAX_CHIPS_PER_CHANNEL: u32 = 1024;
+/// Largest `device.dies_per_chip` (see [`MAX_CHANNELS`]).
+pub const MAX_DIES_PER_CHIP: u32 = 64;
+/// Largest `device.planes_per_die` (see [`MAX_CHANNELS`]).
+pub const MAX_PLANES_PER_DIE: u32 = 64;
+/// Most parallel units (planes) in a device: the product of the four geometry fields.
+pub const MAX_PLANES: u64 = 1 << 20;
+
 /// Narrowest WAF time-series window (`run.window_gib`), GiB: 1 MiB of user writes.
 pub const MIN_WINDOW_GIB: f64 = 1.0 / 1024.0;
 
@@ -115,12 +129,18 @@ impl Default for DeviceConfig {
 }
 
 impl DeviceConfig {
-    /// Number of parallel units (planes) in the device.
+    /// Number of parallel units (planes) in the device; `u64::MAX` when the product
+    /// overflows (no valid configuration: [`Config::layout`] allows at most
+    /// [`MAX_PLANES`]).
     pub fn planes(&self) -> u64 {
-        self.channels as u64
-            * self.chips_per_channel as u64
-            * self.dies_per_chip as u64
-            * self.planes_per_die as u64
+        [
+            self.chips_per_channel,
+            self.dies_per_chip,
+            self.planes_per_die,
+        ]
+        .iter()
+        .try_fold(self.channels as u64, |p, &f| p.checked_mul(f as u64))
+        .unwrap_or(u64::MAX)
     }
 }
 
@@ -369,10 +389,39 @@ impl Config {
                 Ok(())
             }
         };
-        nz("device.channels", d.channels)?;
-        nz("device.chips_per_channel", d.chips_per_channel)?;
-        nz("device.dies_per_chip", d.dies_per_chip)?;
-        nz("device.planes_per_die", d.planes_per_die)?;
+        for (field, v, max) in [
+            ("device.channels", d.channels, MAX_CHANNELS),
+            (
+                "device.chips_per_channel",
+                d.chips_per_channel,
+                MAX_CHIPS_PER_CHANNEL,
+            ),
+            ("device.dies_per_chip", d.dies_per_chip, MAX_DIES_PER_CHIP),
+            (
+                "device.planes_per_die",
+                d.planes_per_die,
+                MAX_PLANES_PER_DIE,
+            ),
+        ] {
+            nz(field, v)?;
+            if v > max {
+                return Err(Error::config(
+                    field,
+                    format!("{v} is out of range; allowed 1..={max}"),
+                ));
+            }
+        }
+        let planes = d.planes();
+        if planes > MAX_PLANES {
+            return Err(Error::config(
+                "device",
+                format!(
+                    "channels x chips_per_channel x dies_per_chip x planes_per_die = {} x {} x {} x {} \
+                     = {planes} planes; at most {MAX_PLANES} are supported",
+                    d.channels, d.chips_per_channel, d.dies_per_chip, d.planes_per_die
+                ),
+            ));
+        }
         nz("device.pages_per_block", d.pages_per_block)?;
         nz("device.segment_blocks", d.segment_blocks)?;
         if d.lpn_size < 512 || !d.lpn_size.is_power_of_two() {
@@ -424,7 +473,6 @@ impl Config {
                 format!("{} must be in [0, {MAX_OP_US}] us", t.sram_us),
             ));
         }
-        let planes = d.planes();
         if d.segment_blocks as u64 > planes {
             return Err(Error::config(
                 "device.segment_blocks",
@@ -463,7 +511,9 @@ impl Config {
             (None, None) => (0.07, "op"),
         };
         let units_per_page = (d.page_size / d.lpn_size) as u64;
-        let pages_per_segment = d.pages_per_block as u64 * units_per_page * d.segment_blocks as u64;
+        // Saturating: three u32 factors can exceed u64 (and wrap below the bound).
+        let pages_per_segment =
+            (d.pages_per_block as u64 * units_per_page).saturating_mul(d.segment_blocks as u64);
         if pages_per_segment > (1 << 24) {
             return Err(Error::config(
                 "device.pages_per_block",
@@ -490,7 +540,7 @@ impl Config {
                 let k = d.segment_blocks as u64;
                 let step = k / gcd(planes, k);
                 let per_plane = blocks_total.div_ceil(planes).max(1);
-                (per_plane.div_ceil(step) * step) as u32
+                per_plane.div_ceil(step) * step
             }
             None => {
                 if d.blocks_per_plane == 0 {
@@ -499,21 +549,36 @@ impl Config {
                         "must be at least 1 (or set ftl.logical_gib to size the device)",
                     ));
                 }
-                d.blocks_per_plane
+                d.blocks_per_plane as u64
             }
         };
-        let total_blocks = planes * blocks_per_plane as u64;
-        let segments = total_blocks / d.segment_blocks as u64;
-        let physical_pages = segments * pages_per_segment;
-        if physical_pages >= u32::MAX as u64 {
+        // Kept in u64 until the PPN bound below: a derived per-plane count beyond u32 was
+        // truncated to a small device. Checked products: planes (<= 2^20) x blocks x
+        // pages per segment (<= 2^24) can exceed u64.
+        let physical_pages = planes
+            .checked_mul(blocks_per_plane)
+            .map(|b| b / d.segment_blocks as u64)
+            .and_then(|s| s.checked_mul(pages_per_segment))
+            .filter(|&p| p < u32::MAX as u64 && blocks_per_plane <= u32::MAX as u64);
+        let Some(physical_pages) = physical_pages else {
+            let (field, given) = match self.ftl.logical_gib {
+                Some(g) => ("ftl.logical_gib", format!("{g} GiB")),
+                None => (
+                    "device.blocks_per_plane",
+                    format!("{blocks_per_plane} blocks per plane"),
+                ),
+            };
             return Err(Error::config(
-                "device.blocks_per_plane",
+                field,
                 format!(
-                    "the device has {physical_pages} mapping units; at most {} are supported (32-bit PPNs: 16 TiB at 4 KiB)",
+                    "{given} on {planes} planes of {pages_per_segment}-page segments: more than the {} mapping units \
+                     supported (32-bit PPNs: 16 TiB at 4 KiB)",
                     u32::MAX - 1
                 ),
             ));
-        }
+        };
+        let segments = physical_pages / pages_per_segment;
+        let blocks_per_plane = blocks_per_plane as u32; // exact: checked above
         let logical_pages = (physical_pages as f64 / (1.0 + op)).floor() as u64;
         let gc_low = self.ftl.gc_low.segments(segments);
         let gc_high = self

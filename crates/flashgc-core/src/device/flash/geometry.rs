@@ -175,8 +175,18 @@ impl Geometry {
                 format!("`{order}` must be a permutation of the letters C, W, D, P (channel, way, die, plane), e.g. CWDP"),
             ));
         }
-        let units =
-            (d.channels * d.chips_per_channel * d.dies_per_chip * d.planes_per_die) as usize;
+        // `Config::layout` bounds the product; a geometry that skipped it must not wrap.
+        let units = d.planes();
+        if units > crate::config::MAX_PLANES {
+            return Err(Error::config(
+                "device",
+                format!(
+                    "{units} planes; at most {} are supported",
+                    crate::config::MAX_PLANES
+                ),
+            ));
+        }
+        let units = units as usize;
         let mut coords = Vec::with_capacity(units);
         let mut die_index = Vec::with_capacity(units);
         for u in 0..units as u32 {
