@@ -45,7 +45,7 @@ const DEFAULT_RATE: f64 = 300.0;
 /// What the preset approximates (printed with the results).
 const NOTE: &str = "counts and latencies cover the whole measured phase (after the precondition); GC is device-wide (the core FTL; the paper's SSDsim collects per plane); \
 fingerprints are 64-bit (FIU: the MD5's first 8 bytes), the table's memory is counted at 20 B per SHA-1; \
-controller compute (ECC, fingerprints, checksum lookups) is in the op stream but not yet timed (no firmware-CPU model yet)";
+controller compute (ECC, fingerprints, checksum lookups) costs time only with --cpu-cost on";
 
 /// Flags of `flashgc dedup`.
 #[derive(clap::Args, Debug)]
@@ -99,6 +99,23 @@ pub struct DedupArgs {
     /// DAGC checksum lookup on the write path, us.
     #[arg(long, default_value_t = 10.0, allow_negative_numbers = true)]
     dagc_write_us: f64,
+    /// Firmware CPU cost model: on or off (default off; docs/cpu.md). On, the controller
+    /// compute of the schemes (the scrub's ECC checks and fingerprints, CAGC's fingerprint
+    /// per GC page, DAGC's checksum lookup per write) runs on the controller cores at the
+    /// times of --ecc-us, --fp-gen-us and --fp-manage-us, and flash operations wait for it.
+    #[arg(long)]
+    cpu_cost: Option<String>,
+    /// Firmware CPU: controller cores (default 1; implies --cpu-cost on).
+    #[arg(long, allow_negative_numbers = true)]
+    cpu_cores: Option<i64>,
+    /// Firmware CPU: controller-core ns per host ns for costs calibrated on the simulation
+    /// host (victim selection; default 4; implies --cpu-cost on).
+    #[arg(long, allow_negative_numbers = true)]
+    cpu_scale: Option<f64>,
+    /// Firmware CPU: explicit costs in controller-core ns, over the flags' (keys as `run`'s
+    /// --cpu-ns; implies --cpu-cost on).
+    #[arg(long, allow_hyphen_values = true)]
+    cpu_ns: Option<String>,
     /// Planes of a die operate concurrently (default: one operation per die).
     #[arg(long)]
     multiplane: bool,
@@ -129,6 +146,40 @@ fn us(field: &str, v: f64) -> Result<f64, Fail> {
             format!("{field} {v}: must be a number in [0, 1e9]"),
         ))
     }
+}
+
+/// The firmware-CPU model of `--cpu-cost` and its flags, priced with the paper's compute
+/// times as the dedup flags give them (`--cpu-ns` overrides them key by key).
+fn cpu_params(a: &DedupArgs, p: &mut TimingParams) -> Result<(), Fail> {
+    let flag = |k: &str| format!("--{}", k.replace('_', "-"));
+    flashgc_core::device::cpu::apply_options(
+        &mut p.cpu,
+        a.cpu_cost.as_deref(),
+        a.cpu_cores,
+        a.cpu_scale,
+        a.cpu_ns.as_deref(),
+        &flag,
+    )?;
+    let Some(c) = p.cpu.as_mut() else {
+        return Ok(());
+    };
+    // DAGC's checksum lookup and SplitGC's/CAGC's fingerprint-store update are one kind of
+    // firmware work (`Compute::FingerprintLookup`), priced once.
+    if c.ns.fingerprint_lookup.is_none() && a.dagc_write_us != a.fp_manage_us {
+        return Err(Fail(
+            2,
+            format!(
+                "--dagc-write-us {} and --fp-manage-us {}: with --cpu-cost on both price one \
+                 fingerprint-store lookup on the controller (fingerprint_lookup); give them one \
+                 value, or set it with --cpu-ns fingerprint_lookup=NS",
+                a.dagc_write_us, a.fp_manage_us
+            ),
+        ));
+    }
+    c.ns.fingerprint.get_or_insert(a.fp_gen_us * 1e3);
+    c.ns.fingerprint_lookup.get_or_insert(a.fp_manage_us * 1e3);
+    c.ns.ecc_decode.get_or_insert(a.ecc_us * 1e3);
+    Ok(())
 }
 
 /// The schemes named by `--scheme`, with the flags' parameters.
@@ -264,6 +315,7 @@ fn run_one(a: &DedupArgs, cfg: &Config, scheme: &Scheme) -> Result<(RunResult, f
         },
         &|k| format!("--{}", k.replace('_', "-")),
     )?;
+    cpu_params(a, &mut p)?;
     let t = std::time::Instant::now();
     let r = crate::cmd_run::run_with_bar(&cfg, Some(p), wl.as_mut())?;
     Ok((r, t.elapsed().as_secs_f64()))
@@ -322,6 +374,24 @@ fn human(s: &Scheme, r: &RunResult, secs: f64) -> String {
         c.scrub_fp_pages,
         c.checked_reads,
         t.map_or(0.0, |t| t.requests as f64) / secs.max(1e-9),
+    ) + &cpu_line(r)
+}
+
+/// The firmware CPU's line of a scheme's table (empty with the cost model off).
+fn cpu_line(r: &RunResult) -> String {
+    let Some(c) = r.timing.as_ref().and_then(|t| t.cpu.as_ref()) else {
+        return String::new();
+    };
+    let busy = c.utilization.iter().sum::<f64>() / c.utilization.len().max(1) as f64;
+    let ms = |ns: u64| ns as f64 / 1e6;
+    format!(
+        "\x20                        firmware CPU busy {:.1} % ({} core(s)): fingerprints {:.1} ms, lookups {:.1} ms, ECC {:.1} ms | CPU queueing {:.1} us per request\n",
+        busy * 100.0,
+        c.cores,
+        ms(c.time_ns.fingerprint),
+        ms(c.time_ns.fingerprint_lookup),
+        ms(c.time_ns.ecc),
+        c.queueing_us_per_request,
     )
 }
 

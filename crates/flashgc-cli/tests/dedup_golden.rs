@@ -91,7 +91,7 @@ fn dedup_preset_reproduces_the_retired_stack_where_time_does_not_decide() {
     eprintln!("splitgc {s} (retired driver {so}), greedy {g}");
     // SplitGC depends on how much idle-time work the driver runs: the one host driver runs
     // one background step at a time, each after the previous one's flash operations, and
-    // does not charge the scrub's ECC and fingerprint compute (no firmware-CPU model yet);
+    // does not charge the scrub's ECC and fingerprint compute (`--cpu-cost` off, the default);
     // the retired driver issued all scrub reads of an idle period at its start and charged
     // compute on one engine. Pinned: still below greedy, within 10 % of the retired driver.
     assert!(s < g, "splitgc {s} vs greedy {g}");
