@@ -71,6 +71,10 @@ pub fn temp_name(target: &Path, pid: u32) -> PathBuf {
 /// result: resolvable to a regular file (or a new one) in a directory where a file can be
 /// created. Returns the resolved target.
 pub fn check_writable(flag: &str, path: &str) -> Result<PathBuf, String> {
+    // An empty path would only fail when the result is written, after the whole run.
+    if path.trim().is_empty() {
+        return Err(format!("{flag}: an empty path; give a file name"));
+    }
     let target = resolve(Path::new(path)).map_err(|e| format!("{flag} {path}: {e}"))?;
     // Creating the temporary file is the real test (permissions, read-only file system).
     let probe = temp_name(&target, std::process::id());

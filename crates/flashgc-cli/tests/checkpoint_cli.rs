@@ -326,6 +326,8 @@ fn bad_checkpoints_and_unsupported_modes_are_refused() {
     other[8] = 7;
     std::fs::write(&bad, &other).unwrap();
     refused(&["resume", b], &d, "format version 7");
+    // A directory is named as one, not read as a checkpoint with a bad magic.
+    refused(&["resume", d.to_str().unwrap()], &d, "is a directory");
     refused(
         &["resume", "/nonexistent/x.ckpt"],
         &d,
@@ -474,6 +476,87 @@ fn edited_checkpoints_name_the_file_and_never_hang() {
         );
         assert!(!err.contains("panicked"), "{needle}: {err}");
     }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A content-mode checkpoint whose record of what each LPN last received was edited (its
+/// CRC recomputed) is refused when loaded, naming the file; it used to load and fail later
+/// with a content error that named no file (exit 1).
+#[test]
+fn an_edited_content_record_is_refused_at_load() {
+    let d = dir("content");
+    let ckpt = d.join("c.ckpt");
+    let o = bin()
+        .current_dir(&d)
+        .args([
+            "run",
+            "--logical-gib",
+            "0.0625",
+            "--write-volume",
+            "2",
+            "--op",
+            "0.3",
+        ])
+        .args([
+            "--gc-action",
+            "cagc",
+            "--json",
+            "--checkpoint-every",
+            "1x",
+            "--checkpoint",
+        ])
+        .arg(&ckpt)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let lpns = r["device"]["logical_pages"].as_u64().unwrap() as usize;
+    let mut b = std::fs::read(&ckpt).unwrap();
+    let head = 14 + u16::from_le_bytes([b[12], b[13]]) as usize + 12;
+    // The sections: tag, length (u64), data.
+    let mut at = head;
+    let cont = loop {
+        let len = u64::from_le_bytes(b[at + 4..at + 12].try_into().unwrap()) as usize;
+        if &b[at..at + 4] == b"CONT" {
+            break at + 12..at + 12 + len;
+        }
+        at += 12 + len;
+    };
+    // The last-written table (one u64 per LPN), followed by the table of LPNs staged in a
+    // write cache (one bit per LPN in u64 words), each a byte string with its length first.
+    let words = lpns.div_ceil(64) as u64;
+    let c = &b[cont.clone()];
+    let expect = (0..c.len() - 8 * lpns - 16)
+        .find(|&i| {
+            let at = |j: usize| u64::from_le_bytes(c[j..j + 8].try_into().unwrap());
+            at(i) == 8 * lpns as u64 && at(i + 8 + 8 * lpns) == 8 * words
+        })
+        .expect("the last-written table")
+        + cont.start
+        + 8;
+    let k = (0..lpns)
+        .map(|k| expect + 8 * k)
+        .find(|&o| b[o..o + 8] != [0; 8])
+        .expect("a written LPN");
+    b[k] ^= 1;
+    let body_len = b.len() - head;
+    assert_eq!(
+        u64::from_le_bytes(b[head - 12..head - 4].try_into().unwrap()) as usize,
+        body_len
+    );
+    let crc = crc32(&b[head..]);
+    b[head - 4..head].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(d.join("edited.ckpt"), &b).unwrap();
+    refused(
+        &["resume", "edited.ckpt", "-o", "r.json"],
+        &d,
+        "content layer inconsistent",
+    );
+    refused(
+        &["resume", "edited.ckpt", "-o", "r.json"],
+        &d,
+        "edited.ckpt",
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 

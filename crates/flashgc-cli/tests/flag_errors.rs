@@ -226,3 +226,23 @@ fn config_file_values_name_the_file_and_field_not_a_flag() {
         assert!(!e.contains("--workload"), "{e}");
     }
 }
+
+/// An empty `-o` is refused before the run (it used to fail only when the result was
+/// written, after the whole simulation).
+#[test]
+fn an_empty_output_path_is_refused_up_front() {
+    let o = flashgc(&[
+        "run",
+        "--logical-gib",
+        "0.0625",
+        "--write-volume",
+        "50",
+        "-o",
+        "",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("-o: an empty path"), "{err}");
+    // Refused at once: no result was printed.
+    assert!(o.stdout.is_empty());
+}

@@ -547,10 +547,17 @@ impl CheckpointReader {
     /// Opens `path`: checks magic, format version, flashgc version and size, reads `META`.
     pub fn open(path: &Path) -> Result<CheckpointReader> {
         let f = File::open(path).map_err(|e| io_err(path, "cannot open checkpoint", e))?;
-        let size = f
+        let meta = f
             .metadata()
-            .map_err(|e| io_err(path, "cannot stat checkpoint", e))?
-            .len();
+            .map_err(|e| io_err(path, "cannot stat checkpoint", e))?;
+        // A directory opens on Unix; reading it would only say "bad magic".
+        if meta.is_dir() {
+            return Err(Error::Input(format!(
+                "{}: is a directory, not a checkpoint file",
+                path.display()
+            )));
+        }
+        let size = meta.len();
         Self::from_source(path, Box::new(BufReader::with_capacity(1 << 20, f)), size)
     }
 

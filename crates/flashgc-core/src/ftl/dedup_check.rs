@@ -224,6 +224,11 @@ impl Ftl {
         if let Err(e) = self.check_content() {
             return Err(r.damaged(format!("content layer inconsistent: {e}")));
         }
+        // Every LPN must hold what was last written to it (the check each read makes): an
+        // edited table would otherwise surface mid-run as a content error without the file.
+        if let Err(e) = self.check_all_content() {
+            return Err(r.damaged(format!("content layer inconsistent: {e}")));
+        }
         Ok(())
     }
 
