@@ -192,7 +192,7 @@ fn resolve_config(
 ) -> PyResult<(String, String)> {
     let cfg = build_config(preset, toml_text, origin, overrides_json, complete)?;
     let json = serde_json::to_string(&cfg).map_err(|e| input_err(e.to_string()))?;
-    Ok((cfg.to_toml(), json))
+    Ok((cfg.to_toml().map_err(py_err)?, json))
 }
 
 /// Validates a configuration (TOML text) and returns its derived layout as JSON.
@@ -225,7 +225,7 @@ fn mqsim_config(
     flashgc_core::workload::mqsim::MqsimWorkload::apply(&mut cfg, path, scenario)
         .map_err(py_err)?;
     let json = serde_json::to_string(&cfg).map_err(|e| input_err(e.to_string()))?;
-    Ok((cfg.to_toml(), json))
+    Ok((cfg.to_toml().map_err(py_err)?, json))
 }
 
 /// Validates a configuration as a run would before it starts (layout, workload spec,
@@ -338,10 +338,11 @@ fn decode_requests(
 /// `fio_job` (a path to a fio job file) is the workload instead, planned as `flashgc fio
 /// --job` plans it (`JobPlan`), always timed: `timing_json` then holds the device's timing
 /// options, not the host's (`fio_timing`); `fio_job_text`, when given, is the file's text
-/// (a sweep's workers need not see the file; `fio_job` then only names it in errors). The
-/// GIL is released while the simulation runs.
+/// (a sweep's workers need not see the file; `fio_job` then only names it in errors).
+/// `memory_jobs` is how many simulations run at once, this one included (see
+/// `apply_memory_limit`). The GIL is released while the simulation runs.
 #[pyfunction]
-#[pyo3(signature = (config_toml, workload=None, ops=None, lpns=None, pages=None, times_ns=None, contents=None, requests_name="requests", trace_options_json=None, timing_json=None, fio_job=None, fio_job_text=None))]
+#[pyo3(signature = (config_toml, workload=None, ops=None, lpns=None, pages=None, times_ns=None, contents=None, requests_name="requests", trace_options_json=None, timing_json=None, fio_job=None, fio_job_text=None, memory_jobs=1))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -357,8 +358,10 @@ fn run(
     timing_json: Option<&str>,
     fio_job: Option<&str>,
     fio_job_text: Option<&str>,
+    memory_jobs: usize,
 ) -> PyResult<String> {
     let mut cfg = config_from_toml(config_toml)?;
+    apply_memory_limit(&mut cfg, memory_jobs)?;
     if let Some(path) = fio_job {
         if workload.is_some() || ops.is_some() || trace_options_json.is_some() {
             return Err(input_err(
@@ -427,6 +430,23 @@ fn run(
         serde_json::to_string(&r).map_err(|e| e.to_string())
     });
     result.map_err(FlashgcError::new_err)
+}
+
+/// Sets `run.max_memory_gib` as the CLI does: the configuration's limit, else the memory
+/// the machine has available, shared among `jobs` simulations running at once (the CLI's
+/// `compare --jobs`). Without a limit a device too large for the machine aborts the Python
+/// process on a failed allocation; with it the run is refused before allocating, with an
+/// error naming `run.max_memory_gib`.
+fn apply_memory_limit(cfg: &mut Config, jobs: usize) -> PyResult<()> {
+    if jobs == 0 {
+        return Err(input_err("jobs: must be at least 1"));
+    }
+    let limit = cfg
+        .run
+        .max_memory_gib
+        .or_else(flashgc_core::driver::available_memory_gib);
+    cfg.run.max_memory_gib = limit.map(|m| m / jobs as f64);
+    Ok(())
 }
 
 /// The timing parameters of a fio job file's run: `timing_json`'s device options on the
@@ -650,11 +670,22 @@ fn model_waf(
             "alpha {alpha} must be > 1 (alpha = physical / logical = 1 + op)"
         )));
     }
-    let np = || {
-        pages_per_segment
-            .filter(|n| *n >= 1.0)
-            .ok_or_else(|| input_err("greedy needs pages_per_segment >= 1"))
-    };
+    if let Some(n) = pages_per_segment.filter(|n| !(n.is_finite() && *n >= 1.0)) {
+        return Err(input_err(format!(
+            "pages_per_segment {n} must be a finite number >= 1"
+        )));
+    }
+    let np = || pages_per_segment.ok_or_else(|| input_err("greedy needs pages_per_segment >= 1"));
+    if let Some((r, f)) = hot {
+        // The models divide by r, f, 1 - r and 1 - f: both shares strictly inside (0, 1).
+        for (name, v) in [("r (write share)", r), ("f (space share)", f)] {
+            if !(v > 0.0 && v < 1.0) {
+                return Err(input_err(format!(
+                    "hot=(r, f): {name} {v} must be in (0, 1), e.g. hot=(0.8, 0.2)"
+                )));
+            }
+        }
+    }
     match (victim, hot) {
         ("fifo", None) => Ok(waf_fifo(alpha)),
         ("greedy", None) => Ok(waf_greedy(alpha, np()?)),

@@ -215,7 +215,7 @@ fn main() -> ExitCode {
         Cmd::Config(a) => build_config(&a.common).and_then(|mut c| {
             cmd_mqsim::apply(&a.mqsim, &mut c)?;
             c.layout()?;
-            print!("{}", c.to_toml());
+            print!("{}", c.to_toml()?);
             Ok(())
         }),
         Cmd::Trace { cmd } => {

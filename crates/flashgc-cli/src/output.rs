@@ -1,5 +1,7 @@
 //! Human-readable, CSV and file output.
 
+// The core's, so that the Python binding applies the same default limit.
+pub use flashgc_core::driver::available_memory_gib;
 use flashgc_core::RunResult;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -182,14 +184,6 @@ fn bar_style(template: &str) -> indicatif::ProgressStyle {
 
 fn gib(pages: u64, page_bytes: u32) -> f64 {
     pages as f64 * page_bytes as f64 / (1u64 << 30) as f64
-}
-
-/// Memory the machine has available now (Linux `MemAvailable`), in GiB.
-pub fn available_memory_gib() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / (1u64 << 20) as f64)
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), in bytes.

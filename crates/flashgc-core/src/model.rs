@@ -45,10 +45,15 @@ pub fn waf_fifo(alpha: f64) -> f64 {
     alpha / (alpha + lambert_w0(-alpha * libm::exp(-alpha)))
 }
 
-/// Greedy victim with `np` pages per segment, Eq. 12: WAF_FIFO(k alpha) / k, k = 1 + 1/(2 np).
+/// Greedy victim with `np` pages per segment, Eq. 12: WAF_FIFO(k alpha) / k, k = 1 + 1/(2 np),
+/// at least 1.
+///
+/// The approximation tends to 1/k < 1 as alpha grows (WAF_FIFO tends to 1), and dips below
+/// 1 earlier for small segments; no device writes fewer pages than the host, so the
+/// result is clamped to 1 there.
 pub fn waf_greedy(alpha: f64, np: f64) -> f64 {
     let k = 1.0 + 1.0 / (2.0 * np);
-    waf_fifo(k * alpha) / k
+    (waf_fifo(k * alpha) / k).max(1.0)
 }
 
 /// Uniformly random victim: WAF = alpha / (alpha - 1).
@@ -82,10 +87,11 @@ pub fn waf_hotcold_fifo(alpha: f64, r: f64, f: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
-/// Hot/cold greedy, Eq. 16: A_FIFO(k alpha) / k with k = 1 + 1/(2 np).
+/// Hot/cold greedy, Eq. 16: A_FIFO(k alpha) / k with k = 1 + 1/(2 np), at least 1 (as
+/// [`waf_greedy`]).
 pub fn waf_hotcold_greedy(alpha: f64, r: f64, f: f64, np: f64) -> f64 {
     let k = 1.0 + 1.0 / (2.0 * np);
-    waf_hotcold_fifo(k * alpha, r, f) / k
+    (waf_hotcold_fifo(k * alpha, r, f) / k).max(1.0)
 }
 
 /// All model predictions for a device (`op` as (physical - logical) / logical).
@@ -180,6 +186,17 @@ mod tests {
         }
         // Skew makes FIFO worse (hot pages are cleaned before cold ones die).
         assert!(waf_hotcold_fifo(1.1, 0.9, 0.1) > waf_fifo(1.1));
+    }
+
+    #[test]
+    fn greedy_is_never_below_one() {
+        // Unclamped, Eq. 12 gives 1/k < 1 for large alpha (0.998 at alpha 1e6, np 256).
+        for np in [1.0, 2.0, 8.0, 256.0] {
+            for a in [1.01, 1.5, 3.0, 10.0, 1e6] {
+                assert!(waf_greedy(a, np) >= 1.0, "{a} {np}");
+                assert!(waf_hotcold_greedy(a, 0.8, 0.2, np) >= 1.0, "{a} {np}");
+            }
+        }
     }
 
     #[test]

@@ -477,6 +477,11 @@ impl TimingOptions {
             )));
         }
         m.retain(|_, v| !v.is_null());
+        // serde_json's errors name no key: check each option alone first.
+        for (k, v) in &m {
+            serde_json::from_value::<TimingOptions>(serde_json::json!({ k: v }))
+                .map_err(|e| Error::config(format!("timing.{k}"), e.to_string()))?;
+        }
         serde_json::from_value(serde_json::Value::Object(m))
             .map_err(|e| Error::Input(format!("timing: {e}")))
     }

@@ -40,6 +40,7 @@ def run(
     timing_json: Optional[str] = None,
     fio_job: Optional[str] = None,
     fio_job_text: Optional[str] = None,
+    memory_jobs: int = 1,
 ) -> str:
     """Runs one simulation (GIL released) and returns the RunResult as JSON."""
 

@@ -21,6 +21,7 @@ import pandas as pd
 
 from . import _flashgc
 from ._flashgc import FlashgcError
+from ._workloads import _requests, _workload_spec
 
 __all__ = [
     "Config",
@@ -264,16 +265,34 @@ def load_config(config: ConfigLike = None, **overrides: Any) -> Config:
     :class:`Config`. Keyword ``overrides`` use flat field names (``op=0.2``,
     ``placement="sup-gc"``, ``pages_per_block=64``) or dotted paths; ``None`` resets a
     field to its default. Unknown fields raise :class:`FlashgcError`.
+
+    ``preset="NAME"`` selects the device preset the configuration is layered on, as the
+    CLI's ``--preset``: it replaces a preset given as ``config`` (or a dict's ``preset``)
+    and goes under a TOML file instead of the one the file names. A :class:`Config` is
+    already resolved (every device field set), so it only takes its own preset: another
+    raises :class:`FlashgcError`.
     """
     preset: Optional[str] = None
     text: Optional[str] = None
     origin = "config"
     layer: Optional[dict] = None
     complete = False
+    preset_kw = overrides.pop("preset", None)
+    if preset_kw is not None and not isinstance(preset_kw, str):
+        raise TypeError(f"preset must be a preset name ({', '.join(presets())}), not {type(preset_kw).__name__}")
     if config is None:
         pass
     elif isinstance(config, Config):
+        if preset_kw is not None and preset_kw != config.data.get("preset"):
+            # Changing only the label would leave the other preset's device in place.
+            raise FlashgcError(
+                f"preset `{preset_kw}`: the configuration is already resolved on preset "
+                f"`{config.data.get('preset')}` (every device field set); give the preset as the "
+                f'configuration instead, e.g. load_config("{preset_kw}", ...), or a dict '
+                f'{{"preset": "{preset_kw}", ...}}'
+            )
         text, origin, complete = config.toml, "configuration", True
+        preset_kw = None
     elif isinstance(config, Mapping):
         layer = dict(config)
         preset = layer.pop("preset", None)
@@ -292,6 +311,8 @@ def load_config(config: ConfigLike = None, **overrides: Any) -> Config:
             )
     else:
         raise TypeError(f"config must be a preset name, path, TOML text, dict or Config, not {type(config)}")
+    if preset_kw is not None:
+        preset = preset_kw
 
     over_json = None
     if layer or overrides:
@@ -305,109 +326,6 @@ def load_config(config: ConfigLike = None, **overrides: Any) -> Config:
         over_json = _to_json(nested, "")
     toml_text, data = _flashgc.resolve_config(preset, text, origin, over_json, complete)
     return Config(toml_text, json.loads(data))
-
-
-# --- workloads -------------------------------------------------------------------------
-
-_OP_CODES = {"r": 0, "read": 0, "w": 1, "write": 1, "t": 2, "trim": 2, "d": 2, "discard": 2}
-
-
-def _op_codes(ops: Any) -> np.ndarray:
-    a = np.asarray(ops)
-    if a.size == 0:
-        # An empty list is float64 to numpy: not a wrong op type, just no requests.
-        return np.zeros(0, dtype=np.uint8)
-    if a.dtype.kind in "iub":
-        if a.size and (a.min() < 0 or a.max() > 2):
-            bad = int(np.flatnonzero((a < 0) | (a > 2))[0])
-            raise FlashgcError(
-                f"requests: row {bad}: op {a[bad]} is not allowed; allowed 0 (read), 1 (write), 2 (trim)"
-            )
-        return a.astype(np.uint8)
-    if a.dtype.kind in "USO":
-        out = np.empty(a.shape, dtype=np.uint8)
-        for i, v in enumerate(a.tolist()):
-            code = _OP_CODES.get(str(v).strip().lower())
-            if code is None:
-                raise FlashgcError(
-                    f"requests: row {i}: op {v!r} is not allowed; allowed read/write/trim (or R/W/T, 0/1/2)"
-                )
-            out[i] = code
-        return out
-    raise FlashgcError(f"requests: op column of dtype {a.dtype} is not allowed; use integers 0/1/2 or strings")
-
-
-def _u64(name: str, v: Any, n: int) -> bytes:
-    a = np.asarray(v)
-    if a.ndim != 1 or len(a) != n:
-        raise FlashgcError(f"requests: column `{name}` has shape {a.shape}, expected ({n},)")
-    if a.dtype.kind == "f":
-        if not np.all(np.isfinite(a)) or np.any(a != np.floor(a)):
-            raise FlashgcError(f"requests: column `{name}` must hold whole numbers")
-    if a.size and a.dtype.kind in "if" and a.min() < 0:
-        raise FlashgcError(f"requests: column `{name}` has negative values")
-    return np.ascontiguousarray(a, dtype="<u8").tobytes()
-
-
-def _requests(workload: Any) -> Optional[dict]:
-    """Encodes array-like request tables; None when ``workload`` is not one."""
-    cols: Optional[dict] = None
-    if isinstance(workload, pd.DataFrame):
-        cols = {c: workload[c].to_numpy() for c in workload.columns}
-    elif isinstance(workload, np.ndarray) and workload.dtype.names:
-        cols = {c: workload[c] for c in workload.dtype.names}
-    elif isinstance(workload, np.ndarray):
-        if workload.ndim != 2 or workload.shape[1] not in (3, 4):
-            raise FlashgcError(
-                f"requests: a plain array must have shape (n, 3) = (op, lpn, pages), got {workload.shape}"
-            )
-        cols = {"op": workload[:, 0], "lpn": workload[:, 1], "pages": workload[:, 2]}
-        if workload.shape[1] == 4:
-            cols["time_ns"] = workload[:, 3]
-    elif isinstance(workload, Mapping):
-        cols = dict(workload)
-    elif isinstance(workload, tuple) and len(workload) in (3, 4):
-        cols = dict(zip(("op", "lpn", "pages", "time_ns"), workload))
-    if cols is None:
-        return None
-    missing = [c for c in ("op", "lpn", "pages") if c not in cols]
-    if missing:
-        raise FlashgcError(f"requests: missing column(s) {', '.join(missing)}; need op, lpn, pages")
-    unknown = sorted(set(cols) - {"op", "lpn", "pages", "time_ns", "content"})
-    if unknown:
-        raise FlashgcError(
-            f"requests: unknown column(s) {', '.join(unknown)}; allowed op, lpn, pages, time_ns, content"
-        )
-    ops = _op_codes(cols["op"])
-    n = len(ops)
-    enc = {
-        "ops": ops.tobytes(),
-        "lpns": _u64("lpn", cols["lpn"], n),
-        "pages": _u64("pages", cols["pages"], n),
-    }
-    if "time_ns" in cols:
-        enc["times_ns"] = _u64("time_ns", cols["time_ns"], n)
-    if "content" in cols:
-        enc["contents"] = _u64("content", cols["content"], n)
-    writes = int(np.count_nonzero(ops == 1))
-    enc["requests_name"] = f"requests ({n} requests, {writes} writes)"
-    return enc
-
-
-def _workload_spec(workload: Any) -> Optional[str]:
-    if workload is None:
-        return None
-    if isinstance(workload, os.PathLike):
-        return "trace:" + os.fspath(workload)
-    if isinstance(workload, str):
-        # A bare path to an existing file is a trace.
-        if not workload.startswith("trace:") and os.path.isfile(workload):
-            return "trace:" + workload
-        return workload
-    raise TypeError(
-        "workload must be a spec string ('uniform', 'zipf:1.0', 'hotcold:80/20', 'seq', "
-        f"'trace:PATH'), a path, or a request table, not {type(workload).__name__}"
-    )
 
 
 # --- results -------------------------------------------------------------------------
@@ -705,7 +623,26 @@ def run(
     A request table is replayed to its end (``run.write_volume`` applies to synthetic
     workloads only). The GIL is released while the core simulates, so runs in threads
     proceed in parallel. Errors of the core raise :class:`FlashgcError`.
+
+    As in the CLI, ``run.max_memory_gib`` defaults to the memory the machine has
+    available: a device too large for it raises :class:`FlashgcError` before allocating.
     """
+    return _run(config, workload, trace_options, timing, mqsim_workload, scenario, fio_job, 1, overrides)
+
+
+def _run(
+    config: ConfigLike,
+    workload: Any,
+    trace_options: Optional[Mapping[str, Any]],
+    timing: Optional[Mapping[str, Any]],
+    mqsim_workload: Union[None, str, os.PathLike[str]],
+    scenario: Optional[int],
+    fio_job: Union[None, str, os.PathLike[str]],
+    memory_jobs: int,
+    overrides: Mapping[str, Any],
+) -> Result:
+    """:func:`run`, one of ``memory_jobs`` simulations running at once (they share the
+    memory limit, as the CLI's ``compare --jobs`` does)."""
     cfg = _with_mqsim(load_config(config, **overrides), workload, mqsim_workload, scenario)
     topts = None if trace_options is None else _to_json(trace_options, "trace_options")
     tjson = None if timing is None else _to_json(timing, "timing")
@@ -714,22 +651,30 @@ def run(
             raise TypeError(f"fio_job must be a path, not {type(fio_job).__name__}")
         if workload is not None or mqsim_workload is not None:
             raise FlashgcError("fio_job: the job file is the workload; give it, workload or mqsim_workload, not two")
-        out = _flashgc.run(cfg.toml, None, trace_options_json=topts, timing_json=tjson, fio_job=os.fspath(fio_job))
+        out = _flashgc.run(
+            cfg.toml,
+            None,
+            trace_options_json=topts,
+            timing_json=tjson,
+            fio_job=os.fspath(fio_job),
+            memory_jobs=memory_jobs,
+        )
         return Result(json.loads(out), cfg)
     reqs = _requests(workload)
     if reqs is not None:
-        out = _flashgc.run(cfg.toml, None, timing_json=tjson, **reqs)
+        out = _flashgc.run(cfg.toml, None, timing_json=tjson, memory_jobs=memory_jobs, **reqs)
     else:
-        out = _flashgc.run(cfg.toml, _workload_spec(workload), trace_options_json=topts, timing_json=tjson)
+        spec = _workload_spec(workload)
+        out = _flashgc.run(cfg.toml, spec, trace_options_json=topts, timing_json=tjson, memory_jobs=memory_jobs)
     return Result(json.loads(out), cfg)
 
 
 def compare(
     config: ConfigLike = None,
     workload: Any = None,
-    placements: Optional[Sequence[str]] = None,
-    victims: Optional[Sequence[str]] = None,
-    seeds: Optional[Iterable[int]] = None,
+    placements: Union[None, str, Sequence[str]] = None,
+    victims: Union[None, str, Sequence[str]] = None,
+    seeds: Union[None, int, Iterable[int]] = None,
     jobs: int = 1,
     trace_options: Optional[Mapping[str, Any]] = None,
     timing: Optional[Mapping[str, Any]] = None,
@@ -745,45 +690,49 @@ def compare(
     "cost-benefit:sqrt")]``, ``"midas/fifo,sepbit/cost-benefit"``, or ``"paper"`` for every
     registered placement with its paper's victim policy, as ``flashgc compare`` runs by
     default), or the cross product of ``placements`` x ``victims`` (defaults ``["single"]``
-    and ``["greedy"]``); not both. Returns one :func:`summary_row` per run as a DataFrame,
-    in order. ``jobs`` > 1 runs that many simulations at once in threads (the core releases
-    the GIL); results do not depend on ``jobs``. ``mqsim_workload`` and ``scenario``, or
-    ``fio_job``: as for :func:`run`, every combination runs the scenario's flows or the job
-    file.
+    and ``["greedy"]``; a string is one name); not both. Returns one :func:`summary_row` per
+    run as a DataFrame, in order. ``jobs`` > 1 runs that many simulations at once in threads
+    (the core releases the GIL), sharing the memory limit (``run.max_memory_gib``, default
+    the memory available) as the CLI's ``compare --jobs`` does; results do not depend on
+    ``jobs``. ``mqsim_workload`` and ``scenario``, or ``fio_job``: as for :func:`run`, every
+    combination runs the scenario's flows or the job file.
     """
-    seed_list = list(seeds) if seeds is not None else [None]
+    if isinstance(jobs, (bool, np.bool_)) or not isinstance(jobs, (int, np.integer)):
+        raise TypeError(f"jobs must be a whole number >= 1, not {type(jobs).__name__}")
+    if jobs < 1:
+        raise ValueError(f"jobs {jobs}: must be a whole number >= 1")
+    # compare sets these per run: the keyword would be silently replaced.
+    for key, instead in (
+        ("placement", "placements=[...] or schemes"),
+        ("victim", "victims=[...] or schemes"),
+        ("seed", "seeds=[...]"),
+    ):
+        given = [k for k in (key, f"run.{key}") if k in overrides]
+        if given and (key != "seed" or seeds is not None):
+            raise TypeError(f"compare: `{given[0]}` is set per run; give {instead} instead")
+    seed_list = [seeds] if isinstance(seeds, (int, np.integer)) else list(seeds) if seeds is not None else [None]
     if schemes is not None:
         if placements is not None or victims is not None:
             raise FlashgcError("compare: give either schemes (pairs) or placements x victims, not both")
         pairs = paper_schemes() if isinstance(schemes, str) and schemes == "paper" else parse_schemes(schemes)
     else:
-        pairs = list(
-            product(
-                placements if placements is not None else ("single",), victims if victims is not None else ("greedy",)
-            )
-        )
+        pl = ["single"] if placements is None else [placements] if isinstance(placements, str) else placements
+        vi = ["greedy"] if victims is None else [victims] if isinstance(victims, str) else victims
+        pairs = list(product(pl, vi))
     points = [(p, v, s) for (p, v) in pairs for s in seed_list]
     if not points:
         raise FlashgcError("compare: nothing to run (empty placements, victims or seeds)")
+    workers = min(int(jobs), len(points))
 
     def one(p: tuple) -> dict:
         placement, victim, seed = p
         kw = dict(overrides, placement=placement, victim=victim)
         if seed is not None:
             kw["seed"] = seed
-        return run(
-            config,
-            workload,
-            trace_options=trace_options,
-            timing=timing,
-            mqsim_workload=mqsim_workload,
-            scenario=scenario,
-            fio_job=fio_job,
-            **kw,
-        ).summary()
+        return _run(config, workload, trace_options, timing, mqsim_workload, scenario, fio_job, workers, kw).summary()
 
-    if jobs > 1:
-        with ThreadPoolExecutor(max_workers=jobs) as ex:
+    if workers > 1:
+        with ThreadPoolExecutor(max_workers=workers) as ex:
             rows = list(ex.map(one, points))
     else:
         rows = [one(p) for p in points]

@@ -22,11 +22,12 @@ import sys
 import uuid
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
+import numpy as np
 import pandas as pd
 
 from . import _flashgc
 from ._flashgc import FlashgcError
-from .api import Config, ConfigLike, Result, _to_json, _with_mqsim, load_config, run, summary_row
+from .api import Config, ConfigLike, Result, _run, _to_json, _with_mqsim, load_config, summary_row
 
 __all__ = ["sweep", "expand_grid", "run_id", "read_results", "load_sweep_file", "sweep_from_file"]
 
@@ -43,15 +44,12 @@ def expand_grid(grid: Mapping[str, Any]) -> list:
     ``scheme`` dimension may list ``{"placement": ..., "victim": ...}`` dicts (or
     ``"placement/victim"`` strings) to pair policies instead of crossing them. Order is
     deterministic: the product follows the grid's key order.
+
+    A dimension is any 1-D sequence (list, tuple, ``range``, numpy array, pandas Series);
+    numpy scalars become Python numbers. A dimension mixing integers and floats holds
+    floats, so that its ``param_*`` column has one type in every run file.
     """
-    dims = []
-    for k, v in grid.items():
-        if isinstance(v, (list, tuple)):
-            if not v:
-                raise FlashgcError(f"sweep grid: `{k}` is an empty list")
-            dims.append((k, list(v)))
-        else:
-            dims.append((k, [v]))
+    dims = [(k, _dimension(k, v)) for k, v in grid.items()]
     points = []
     for combo in itertools.product(*(vals for _, vals in dims)):
         p: dict = {}
@@ -73,6 +71,40 @@ def expand_grid(grid: Mapping[str, Any]) -> list:
                 p[k] = v
         points.append(p)
     return points
+
+
+def _plain(v: Any) -> Any:
+    """``v`` with numpy scalars as Python numbers (``.item()``), inside mappings and lists
+    too: the values go into JSON (run ids, ``param_*`` columns) and Arrow schemas."""
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, Mapping):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return (tuple if isinstance(v, tuple) else list)(_plain(x) for x in v)
+    return v
+
+
+def _dimension(key: str, v: Any) -> list:
+    """The values of grid entry ``key``: a sequence's items, else ``[v]`` (a constant)."""
+    if isinstance(v, (set, frozenset)):
+        raise TypeError(f"sweep grid: `{key}` is a set, which has no order; give a list")
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        return [v.item()]
+    if isinstance(v, (np.ndarray, pd.Series, pd.Index)):
+        if v.ndim != 1:
+            raise FlashgcError(f"sweep grid: `{key}` is an array of shape {v.shape}; give a 1-D sequence")
+        vals = [_plain(x) for x in v.tolist()]
+    elif isinstance(v, (list, tuple, range)):
+        vals = [_plain(x) for x in v]
+    else:
+        return [_plain(v)]
+    if not vals:
+        raise FlashgcError(f"sweep grid: `{key}` is an empty list")
+    numbers = [x for x in vals if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    if len(numbers) == len(vals) and any(isinstance(x, float) for x in vals):
+        vals = [float(x) for x in vals]
+    return vals
 
 
 def _canonical(o: Any) -> str:
@@ -113,9 +145,10 @@ def _validate(cfg: Config, checked: dict) -> None:
     checked[key] = True
 
 
-def _prepare(base: ConfigLike, points: list) -> list:
-    """Resolves and validates every point's configuration: a bad value anywhere in the
-    grid fails here, naming the point, before any run starts."""
+def _prepare(base: ConfigLike, points: list, base_overrides: Optional[Mapping[str, Any]] = None) -> list:
+    """Resolves and validates every point's configuration (``base`` with
+    ``base_overrides``, then the point's values): a bad value anywhere in the grid fails
+    here, naming the point, before any run starts."""
     tasks = []
     seen = {}
     checked: dict = {}
@@ -128,7 +161,9 @@ def _prepare(base: ConfigLike, points: list) -> list:
         fio = over.pop("fio_job", None)
         fio_text = None
         try:
-            cfg = _with_mqsim(load_config(base, **over), over.get("workload"), mqsim, scenario)
+            cfg = _with_mqsim(
+                load_config(base, **{**(base_overrides or {}), **over}), over.get("workload"), mqsim, scenario
+            )
             _validate(cfg, checked)
             if fio is not None:
                 fio = os.fspath(fio)
@@ -164,10 +199,12 @@ def _execute(task: dict) -> dict:
                 timing_json=None if tj is None else _to_json(tj, "timing"),
                 fio_job=fio["name"],
                 fio_job_text=fio["text"],
+                memory_jobs=task.get("memory_jobs", 1),
             )
             res = Result(json.loads(out), cfg)
         else:
-            res = run(cfg, None, trace_options=task.get("trace_options"), timing=task.get("timing"))
+            topts, timing = task.get("trace_options"), task.get("timing")
+            res = _run(cfg, None, topts, timing, None, None, None, task.get("memory_jobs", 1), {})
     except FlashgcError as e:
         raise FlashgcError(f"sweep run {task['params']}: {e}") from None
     return make_row(task, res.raw)
@@ -304,6 +341,7 @@ def sweep(
     max_runs: Optional[int] = None,
     on_result: Optional[Callable[[dict], None]] = None,
     dashboard: Optional[str] = None,
+    base: Optional[Mapping[str, Any]] = None,
 ) -> pd.DataFrame:
     """Runs the product of ``grid`` on Dask and appends each result to the dataset ``out``.
 
@@ -317,7 +355,13 @@ def sweep(
     ``max_runs``: stop after this many new runs (a budget; the rest run next time).
     ``dashboard``: serve the embedded cluster's Dask dashboard at this address (e.g.
     ``":8787"``, or ``"127.0.0.1:0"`` for any free port; the link is printed); off by
-    default. An existing cluster has its own dashboard.
+    default. An existing cluster has its own dashboard. ``base``: configuration fields
+    (as :func:`flashgc.run` takes them) every point sets before its own values (a sweep
+    file's ``[base]``); unlike a :class:`flashgc.Config` built from them, it leaves a
+    ``preset`` dimension free to change the device.
+
+    As in :func:`flashgc.run`, ``run.max_memory_gib`` defaults to the memory available on
+    the machine running the simulation, shared among the embedded cluster's workers.
 
     Every point of the grid is validated (configuration, workload, policies) before any
     run starts: a bad value fails at once with a :class:`FlashgcError` naming the point.
@@ -329,7 +373,15 @@ def sweep(
     out_dir = os.fspath(out)
     os.makedirs(out_dir, exist_ok=True)
     _remove_stale_temps(out_dir)
-    tasks = _prepare(config, expand_grid(grid))
+    if base:
+        try:
+            load_config(config, **base)
+        except FlashgcError as e:
+            raise FlashgcError(f"sweep base: {e}") from None
+    tasks = _prepare(config, expand_grid(grid), base)
+    # The embedded cluster's workers run on this machine at once: they share its memory.
+    for t in tasks:
+        t["memory_jobs"] = min(n_workers, len(tasks)) if scheduler is None else 1
     done = _done_ids(out_dir)
     todo = [t for t in tasks if t["run_id"] not in done]
     skipped = [t["run_id"] for t in tasks if t["run_id"] in done]
@@ -490,10 +542,10 @@ def sweep_from_file(
 ) -> pd.DataFrame:
     """Runs the sweep a file describes (arguments given here win over the file's)."""
     s = load_sweep_file(path)
-    base_cfg = load_config(s["config"], **s["base"]) if s["base"] else s["config"]
     return sweep(
         s["grid"],
-        config=base_cfg,
+        config=s["config"],
+        base=s["base"],
         out=out or s["out"],
         scheduler=scheduler if scheduler is not None else s["scheduler"],
         n_workers=workers if workers is not None else s["workers"],

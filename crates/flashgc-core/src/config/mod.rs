@@ -719,14 +719,67 @@ impl Config {
     }
 
     /// The configuration as TOML (the effective values, for reproducibility).
-    pub fn to_toml(&self) -> String {
-        toml::to_string_pretty(self).unwrap_or_default()
+    ///
+    /// TOML integers are signed 64-bit, so a u64 field above `i64::MAX` (a seed may be
+    /// that large; a run takes it) cannot be written: that is an error naming the field,
+    /// not an empty text.
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string_pretty(self).map_err(|e| {
+            let value = serde_json::to_value(self).unwrap_or_default();
+            match beyond_toml(&value, "") {
+                Some((field, n)) => Error::config(
+                    field,
+                    format!(
+                        "{n} must be at most {} to be written as TOML (its integers are signed 64-bit)",
+                        i64::MAX
+                    ),
+                ),
+                None => Error::Input(format!("configuration as TOML: {e}")),
+            }
+        })
+    }
+}
+
+/// The first integer of `v` that TOML cannot represent (above `i64::MAX`), with its dotted
+/// path (`run.seed`, `flow[0].seed`).
+fn beyond_toml(v: &serde_json::Value, path: &str) -> Option<(String, u64)> {
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    match v {
+        serde_json::Value::Number(n) => n
+            .as_u64()
+            .filter(|&n| n > i64::MAX as u64)
+            .map(|n| (path.to_string(), n)),
+        serde_json::Value::Object(m) => m.iter().find_map(|(k, x)| beyond_toml(x, &join(k))),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| beyond_toml(x, &format!("{path}[{i}]"))),
+        _ => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn to_toml_names_an_integer_beyond_toml() {
+        let mut c = Config::default_preset();
+        c.run.seed = i64::MAX as u64;
+        assert!(c.to_toml().unwrap().contains("seed = 9223372036854775807"));
+        c.run.seed = i64::MAX as u64 + 1;
+        let e = c.to_toml().unwrap_err().to_string();
+        assert!(
+            e.contains("run.seed") && e.contains("9223372036854775807"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn every_preset_validates() {

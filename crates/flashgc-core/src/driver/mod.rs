@@ -389,3 +389,14 @@ pub fn run(
     }
     e.run_with(wl, progress, ctl)
 }
+
+/// Memory the machine has available now (Linux `MemAvailable`), in GiB; None where it
+/// cannot be read. Front ends (the CLI, the Python binding) default `run.max_memory_gib` to
+/// it, so that a device too large for the machine is refused before its tables are
+/// allocated instead of aborting the process on a failed allocation.
+pub fn available_memory_gib() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / (1u64 << 20) as f64)
+}

@@ -1,0 +1,112 @@
+"""Workloads as the core takes them: request tables (DataFrames, dicts, numpy arrays)
+encoded as little-endian byte buffers, and workload specs (synthetic names, trace paths)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Optional
+
+import numpy as np
+import pandas as pd
+
+from ._flashgc import FlashgcError
+
+_OP_CODES = {"r": 0, "read": 0, "w": 1, "write": 1, "t": 2, "trim": 2, "d": 2, "discard": 2}
+
+
+def _op_codes(ops: Any) -> np.ndarray:
+    a = np.asarray(ops)
+    if a.size == 0:
+        # An empty list is float64 to numpy: not a wrong op type, just no requests.
+        return np.zeros(0, dtype=np.uint8)
+    if a.dtype.kind in "iub":
+        if a.size and (a.min() < 0 or a.max() > 2):
+            bad = int(np.flatnonzero((a < 0) | (a > 2))[0])
+            raise FlashgcError(
+                f"requests: row {bad}: op {a[bad]} is not allowed; allowed 0 (read), 1 (write), 2 (trim)"
+            )
+        return a.astype(np.uint8)
+    if a.dtype.kind in "USO":
+        out = np.empty(a.shape, dtype=np.uint8)
+        for i, v in enumerate(a.tolist()):
+            code = _OP_CODES.get(str(v).strip().lower())
+            if code is None:
+                raise FlashgcError(
+                    f"requests: row {i}: op {v!r} is not allowed; allowed read/write/trim (or R/W/T, 0/1/2)"
+                )
+            out[i] = code
+        return out
+    raise FlashgcError(f"requests: op column of dtype {a.dtype} is not allowed; use integers 0/1/2 or strings")
+
+
+def _u64(name: str, v: Any, n: int) -> bytes:
+    a = np.asarray(v)
+    if a.ndim != 1 or len(a) != n:
+        raise FlashgcError(f"requests: column `{name}` has shape {a.shape}, expected ({n},)")
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)) or np.any(a != np.floor(a)):
+            raise FlashgcError(f"requests: column `{name}` must hold whole numbers")
+    if a.size and a.dtype.kind in "if" and a.min() < 0:
+        raise FlashgcError(f"requests: column `{name}` has negative values")
+    return np.ascontiguousarray(a, dtype="<u8").tobytes()
+
+
+def _requests(workload: Any) -> Optional[dict]:
+    """Encodes array-like request tables; None when ``workload`` is not one."""
+    cols: Optional[dict] = None
+    if isinstance(workload, pd.DataFrame):
+        cols = {c: workload[c].to_numpy() for c in workload.columns}
+    elif isinstance(workload, np.ndarray) and workload.dtype.names:
+        cols = {c: workload[c] for c in workload.dtype.names}
+    elif isinstance(workload, np.ndarray):
+        if workload.ndim != 2 or workload.shape[1] not in (3, 4):
+            raise FlashgcError(
+                f"requests: a plain array must have shape (n, 3) = (op, lpn, pages), got {workload.shape}"
+            )
+        cols = {"op": workload[:, 0], "lpn": workload[:, 1], "pages": workload[:, 2]}
+        if workload.shape[1] == 4:
+            cols["time_ns"] = workload[:, 3]
+    elif isinstance(workload, Mapping):
+        cols = dict(workload)
+    elif isinstance(workload, tuple) and len(workload) in (3, 4):
+        cols = dict(zip(("op", "lpn", "pages", "time_ns"), workload))
+    if cols is None:
+        return None
+    missing = [c for c in ("op", "lpn", "pages") if c not in cols]
+    if missing:
+        raise FlashgcError(f"requests: missing column(s) {', '.join(missing)}; need op, lpn, pages")
+    unknown = sorted(set(cols) - {"op", "lpn", "pages", "time_ns", "content"})
+    if unknown:
+        raise FlashgcError(
+            f"requests: unknown column(s) {', '.join(unknown)}; allowed op, lpn, pages, time_ns, content"
+        )
+    ops = _op_codes(cols["op"])
+    n = len(ops)
+    enc = {
+        "ops": ops.tobytes(),
+        "lpns": _u64("lpn", cols["lpn"], n),
+        "pages": _u64("pages", cols["pages"], n),
+    }
+    if "time_ns" in cols:
+        enc["times_ns"] = _u64("time_ns", cols["time_ns"], n)
+    if "content" in cols:
+        enc["contents"] = _u64("content", cols["content"], n)
+    writes = int(np.count_nonzero(ops == 1))
+    enc["requests_name"] = f"requests ({n} requests, {writes} writes)"
+    return enc
+
+
+def _workload_spec(workload: Any) -> Optional[str]:
+    if workload is None:
+        return None
+    if isinstance(workload, os.PathLike):
+        return "trace:" + os.fspath(workload)
+    if isinstance(workload, str):
+        # A bare path to an existing file is a trace.
+        if not workload.startswith("trace:") and os.path.isfile(workload):
+            return "trace:" + workload
+        return workload
+    raise TypeError(
+        "workload must be a spec string ('uniform', 'zipf:1.0', 'hotcold:80/20', 'seq', "
+        f"'trace:PATH'), a path, or a request table, not {type(workload).__name__}"
+    )
