@@ -15,6 +15,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 create_exception!(
     _flashgc,
@@ -239,6 +240,7 @@ fn validate(config_toml: &str) -> PyResult<String> {
 }
 
 /// A workload replaying requests given as arrays (from numpy on the Python side).
+#[derive(Clone)]
 struct ArrayWorkload {
     reqs: Vec<Request>,
     pos: usize,
@@ -399,28 +401,61 @@ fn run(
     if let Some(w) = workload {
         cfg.run.workload = w.to_string();
     }
-    let result = py.detach(move || -> Result<String, String> {
+    let interrupted = AtomicBool::new(false);
+    let result = py.detach(|| -> Result<String, String> {
         let sim = Simulation::new(&cfg).map_err(|e| e.to_string())?;
-        let flows = if workload_given {
-            None
-        } else {
-            flashgc_core::workload::flows::from_config(&cfg, sim.layout())
-                .map_err(|e| e.to_string())?
-        };
-        let mut wl: Box<dyn Workload> = match (arrays, flows) {
-            (Some(wl), _) => Box::new(wl),
+        // The workload, built twice for a future-knowledge placement (the oracle's
+        // pre-pass reads an identical second instance, as the CLI's does).
+        let make = || -> Result<Box<dyn Workload>, String> {
+            if let Some(a) = &arrays {
+                return Ok(Box::new(a.clone()));
+            }
             // `[[flow]]` sections are the workload unless one is given (docs/flows.md).
-            (None, Some(f)) => Box::new(f),
-            (None, None) => open_workload(&sim, &cfg, &topts)?,
+            if !workload_given {
+                if let Some(f) = flashgc_core::workload::flows::from_config(&cfg, sim.layout())
+                    .map_err(|e| e.to_string())?
+                {
+                    return Ok(Box::new(f));
+                }
+            }
+            open_workload(&sim, &cfg, &topts)
+        };
+        let mut wl = make()?;
+        // Simulation::new took the future of a synthetic `run.workload` already; a request
+        // table or flows replace it (a trace has none yet).
+        let synthetic = arrays.is_none()
+            && wl.as_flows().is_none()
+            && matches!(
+                WorkloadSpec::parse("run.workload", &cfg.run.workload),
+                Ok(WorkloadSpec::Synthetic(_))
+            );
+        let mut future = match sim.ftl().placement().needs_future() && !synthetic {
+            true => Some(make()?),
+            false => None,
         };
         drop(sim);
+        let stop = AtomicBool::new(false);
+        // Ctrl-C reaches Python only between bytecodes: poll for it at each progress report
+        // (every few thousand requests) and stop the run at its next safe point.
+        let mut progress = |_: &flashgc_core::sim::Progress| {
+            if Python::attach(|py| py.check_signals()).is_err() {
+                stop.store(true, Ordering::Relaxed);
+                interrupted.store(true, Ordering::Relaxed);
+            }
+        };
         let end = flashgc_core::driver::run(
             &cfg,
             timing,
             wl.as_mut(),
-            None,
-            &mut |_| {},
-            &mut RunControl::default(),
+            match future.as_mut() {
+                Some(f) => Some(f.as_mut()),
+                None => None,
+            },
+            &mut progress,
+            &mut RunControl {
+                stop: Some(&stop),
+                ..RunControl::default()
+            },
         )
         .map_err(|e| e.to_string())?;
         let r = match end {
@@ -429,6 +464,11 @@ fn run(
         };
         serde_json::to_string(&r).map_err(|e| e.to_string())
     });
+    if interrupted.load(Ordering::Relaxed) {
+        return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
+            "the run was interrupted (its partial result is discarded)",
+        ));
+    }
     result.map_err(FlashgcError::new_err)
 }
 

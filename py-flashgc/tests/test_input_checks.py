@@ -2,8 +2,12 @@
 for the machine, a `preset` keyword, seeds beyond TOML's integers, numpy and mixed-type
 sweep grids, analytic models outside their domain, and `compare`'s arguments."""
 
+import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -13,7 +17,7 @@ import flashgc
 from flashgc import FlashgcError
 from flashgc.sweep import expand_grid
 
-from .conftest import TINY
+from .conftest import ROOT, TINY
 
 # --- the memory limit ------------------------------------------------------------------
 
@@ -227,3 +231,64 @@ def test_timing_error_names_the_key():
         flashgc.run("default", "uniform", timing={"queue_depth": -1}, **TINY)
     with pytest.raises(FlashgcError, match=r"timing\.gc_mode"):
         flashgc.run("default", "uniform", timing={"gc_mode": 3}, **TINY)
+
+
+# --- the oracle's pre-pass and Ctrl-C --------------------------------------------------
+
+MSR = os.path.join(ROOT, "..", "shared", "traces", "msr_cambridge", "msr-cambridge1-sample.csv")
+
+
+def test_the_oracle_runs_on_request_tables_and_traces():
+    # Its pre-pass reads a second, identical instance of the workload: a request table
+    # (the config's synthetic workload was read instead, and the run failed) ...
+    cfg = flashgc.load_config("default", **TINY)
+    n = cfg.layout()["logical_pages"]
+    rng = np.random.default_rng(5)
+    table = pd.DataFrame({"op": "W", "lpn": rng.integers(0, n, 3 * n, dtype=np.uint64), "pages": 1})
+    oracle = flashgc.run(cfg, table, placement="oracle")
+    single = flashgc.run(cfg, table)
+    assert oracle.raw["placement"] == "oracle"
+    assert oracle.raw["total"]["user_writes"] == single.raw["total"]["user_writes"] == 3 * n
+    # The future-knowledge bound: no more GC writes than one stream.
+    assert oracle.raw["total"]["gc_writes"] <= single.raw["total"]["gc_writes"]
+
+
+@pytest.mark.skipif(not os.path.exists(MSR), reason=f"{MSR} not present (shared traces)")
+def test_the_oracle_on_a_trace_equals_the_cli(tmp_path):
+    # ... and a trace (the run said to call Simulation::prepare_future).
+    args = ["--logical-gib", "0.0625", "--pages-per-block", "64", "--placement", "oracle"]
+    opts = {"remap": "compact", "loop_times": 20}
+    r = flashgc.run("default", "trace:" + MSR, trace_options=opts, placement="oracle", **TINY)
+    assert r.raw["placement"] == "oracle" and r.raw["total"]["gc_writes"] >= 0
+    exe = os.environ.get("FLASHGC_BIN") or os.path.join(ROOT, "target", "release", "flashgc")
+    if not os.path.exists(exe):
+        pytest.skip("no flashgc binary to compare with")
+    cli = subprocess.run(
+        [exe, "run", *args, "--write-volume", "3", "--workload", "trace:" + MSR, "--remap", "compact"]
+        + ["--loop-times", "20", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(cli.stdout)["total"] == r.raw["total"]
+
+
+def test_ctrl_c_interrupts_a_run():
+    # The run polls for Python's signals at its progress reports: SIGINT ends it with
+    # KeyboardInterrupt long before the minutes it would take.
+    code = (
+        "import flashgc, sys\n"
+        "print('started', flush=True)\n"
+        "flashgc.run('default', 'uniform', logical_gib=0.25, write_volume=100000)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        pytest.fail("the run did not stop on SIGINT")
+    assert p.returncode != 0
+    assert "KeyboardInterrupt" in err, err

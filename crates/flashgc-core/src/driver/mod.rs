@@ -382,8 +382,11 @@ pub fn run(
     ctl: &mut RunControl<'_>,
 ) -> Result<RunEnd> {
     let mut e = Engine::new(cfg, timing)?;
-    if e.simulation().needs_future() {
-        if let Some(f) = future {
+    // A future-knowledge placement reads `future` in its pre-pass, replacing the one
+    // `Simulation::new` took from a synthetic `run.workload` (a request table given with
+    // the configuration's default workload would otherwise be planned on that).
+    if let Some(f) = future {
+        if e.simulation().ftl().placement().needs_future() {
             e.simulation_mut().prepare_future(f)?;
         }
     }
