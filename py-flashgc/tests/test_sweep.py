@@ -153,6 +153,19 @@ def test_sweep_file_errors(tmp_path):
     assert not (tmp_path / "r").exists() or not os.listdir(tmp_path / "r")
     with pytest.raises(flashgc.FlashgcError, match=r"sweep point 0 .*unknown configuration field `opp`"):
         flashgc.sweep({"opp": [0.1]}, out=tmp_path / "x", scheduler="local")
+    # Keys of the wrong type name the key instead of failing in Python or in Dask.
+    for text, key in [
+        ("out = 5\n", "`out`"),
+        ('workers = "two"\n', "`workers`"),
+        ("workers = 0\n", "`workers`"),
+        ("dashboard = 8787\n", "`dashboard`"),
+    ]:
+        f.write_text(text + "[grid]\nseed = [1]\n")
+        with pytest.raises(flashgc.FlashgcError, match=key):
+            load_sweep_file(f)
+    # A dashboard address Dask could not serve on is refused before the cluster starts.
+    with pytest.raises(ValueError, match="dashboard `garbage:::`"):
+        flashgc.sweep({"seed": [1]}, out=tmp_path / "d", dashboard="garbage:::")
 
 
 def test_worker_errors_reach_the_client(tmp_path):

@@ -370,6 +370,7 @@ def sweep(
     holds ``ran`` (run ids executed now), ``skipped`` (already present) and ``pending``.
     """
     check_scheduler(scheduler, n_workers)
+    check_dashboard(dashboard)
     out_dir = os.fspath(out)
     os.makedirs(out_dir, exist_ok=True)
     _remove_stale_temps(out_dir)
@@ -427,6 +428,16 @@ def check_scheduler(scheduler: Optional[str], n_workers: int) -> None:
         )
     if scheduler is None and (not isinstance(n_workers, int) or n_workers < 1):
         raise ValueError(f"workers {n_workers}: must be a whole number >= 1")
+
+
+def check_dashboard(dashboard: Optional[str]) -> None:
+    """Refuses, before any run, a dashboard address Dask could not serve on (``HOST:PORT``
+    or ``:PORT``): it would otherwise fail as a traceback from inside the cluster's start."""
+    if dashboard is None:
+        return
+    host, sep, port = str(dashboard).rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535 or ":" in host or " " in host:
+        raise ValueError(f"dashboard `{dashboard}`: expected HOST:PORT or :PORT (e.g. :8787)")
 
 
 def _run_dask(
@@ -518,15 +529,23 @@ def load_sweep_file(path: Union[str, os.PathLike[str]]) -> dict:
     if not isinstance(base, dict):
         raise FlashgcError(f"{p}: `base` must be a table of configuration fields")
     out = doc.get("out", "results.parquet")
+    if not isinstance(out, str) or not out:
+        raise FlashgcError(f"{p}: `out` must be a path (a non-empty string), not {out!r}")
     if not os.path.isabs(out):
         out = os.path.join(here, out)
+    workers = doc.get("workers", 2)
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise FlashgcError(f"{p}: `workers` must be a whole number >= 1, not {workers!r}")
+    for key in ("scheduler", "dashboard"):
+        if doc.get(key) is not None and not isinstance(doc[key], str):
+            raise FlashgcError(f"{p}: `{key}` must be a string, not {doc[key]!r}")
     return {
         "config": cfg,
         "base": base,
         "grid": doc["grid"],
         "out": out,
         "scheduler": doc.get("scheduler"),
-        "workers": int(doc.get("workers", 2)),
+        "workers": workers,
         "dashboard": doc.get("dashboard"),
     }
 
