@@ -385,7 +385,16 @@ fn run(
             .map_err(FlashgcError::new_err);
     }
     let topts = trace_options(trace_options_json).map_err(input_err)?;
-    let timing = timing_params(&cfg, timing_json).map_err(py_err)?;
+    // The CLI's default host: a trace (and `[[flow]]` sections, whose flows set their own
+    // arrivals) replays open loop at its timestamps; synthetic workloads and request
+    // tables run a closed loop of 32.
+    let spec = workload.unwrap_or(&cfg.run.workload);
+    let replay = ops.is_none()
+        && (matches!(
+            WorkloadSpec::parse("run.workload", spec),
+            Ok(WorkloadSpec::Trace(_))
+        ) || (workload.is_none() && !cfg.flow.is_empty()));
+    let timing = timing_params(&cfg, timing_json, replay).map_err(py_err)?;
     let arrays = match ops {
         Some(ops) => Some(decode_requests(
             requests_name.to_string(),
@@ -617,11 +626,21 @@ fn trace_options(json: Option<&str>) -> Result<TraceOptions, String> {
 /// `open_loop_time_scale`, `rate_iops`, `checkpoint_bytes`, `data_volume_bytes`,
 /// `volume_scale`, `bg_free`, `idle_us`, `gc_pace`, `max_requests`, `device`, `noc_path`
 /// and the NoC parameters), parsed by the same code as the CLI's flags. `None` = a
-/// WAF-only run.
-fn timing_params(cfg: &Config, json: Option<&str>) -> flashgc_core::Result<Option<TimingParams>> {
+/// WAF-only run. `replay`: the workload is a trace (or flows), whose host defaults to an
+/// open-loop replay at its timestamps, as the CLI's `--host` does.
+fn timing_params(
+    cfg: &Config,
+    json: Option<&str>,
+    replay: bool,
+) -> flashgc_core::Result<Option<TimingParams>> {
     let Some(json) = json else { return Ok(None) };
     let o = TimingOptions::from_json(json)?;
     let mut p = TimingParams::default();
+    let host_given =
+        o.queue_depth.is_some() || o.open_loop_time_scale.is_some() || o.rate_iops.is_some();
+    if replay && !host_given {
+        p.host = flashgc_core::timing::Host::OpenLoop { time_scale: 1.0 };
+    }
     o.apply(cfg, &mut p, &|k| format!("timing.{k}"))?;
     Ok(Some(p))
 }

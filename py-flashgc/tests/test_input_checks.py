@@ -292,3 +292,27 @@ def test_ctrl_c_interrupts_a_run():
         pytest.fail("the run did not stop on SIGINT")
     assert p.returncode != 0
     assert "KeyboardInterrupt" in err, err
+
+
+@pytest.mark.skipif(not os.path.exists(MSR), reason=f"{MSR} not present (shared traces)")
+def test_a_timed_trace_replays_open_loop_as_the_cli_does():
+    # A trace's host defaults to an open-loop replay at its timestamps (the CLI's
+    # default); Python ran it as a closed loop of 32, hundreds of times the IOPS.
+    opts = {"remap": "compact"}
+    r = flashgc.run("default", "trace:" + MSR, trace_options=opts, timing={}, **TINY)
+    assert r.raw["timing"]["host"] == {"kind": "open-loop", "time_scale": 1.0}
+    closed = flashgc.run("default", "trace:" + MSR, trace_options=opts, timing={"queue_depth": 32}, **TINY)
+    assert closed.raw["timing"]["host"]["kind"] == "closed-loop"
+    exe = os.environ.get("FLASHGC_BIN") or os.path.join(ROOT, "target", "release", "flashgc")
+    if not os.path.exists(exe):
+        pytest.skip("no flashgc binary to compare with")
+    cli = subprocess.run(
+        [exe, "run", "--timing", "--logical-gib", "0.0625", "--pages-per-block", "64", "--write-volume", "3"]
+        + ["--workload", "trace:" + MSR, "--remap", "compact", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    d = json.loads(cli.stdout)
+    assert d["timing"]["host"] == r.raw["timing"]["host"]
+    assert d["timing"]["iops"] == r.raw["timing"]["iops"] and d["total"] == r.raw["total"]
