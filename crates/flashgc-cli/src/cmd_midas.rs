@@ -298,7 +298,11 @@ fn print_text(
         "UID of `{}`: {} intervals (1 LPN in {}), unit {} page writes, mean interval {:.0} page writes",
         a.workload, r.uid.samples, a.sample, r.uid.unit, r.uid.mean
     );
-    for (x, p) in &r.uid.cdf {
+    // The CDF's points come as the report lists them (powers of 4, then multiples of the
+    // segment size): in order of the interval, they read as one distribution.
+    let mut cdf = r.uid.cdf.clone();
+    cdf.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (x, p) in &cdf {
         println!("  P(interval < {:>12.0}) = {:.4}", x, p);
     }
     if let Some((c, p)) = &r.given {

@@ -91,3 +91,17 @@ fn model_midas_says_why_no_configuration_fits() {
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.contains("placement `midas` needs 9 open streams"), "{e}");
 }
+
+/// The UID's CDF prints in order of the interval (its points are powers of 4 and multiples
+/// of the budget, listed in two runs that interleave: 4194304 came before 901120).
+#[test]
+fn model_midas_prints_its_cdf_in_order_of_the_interval() {
+    let s = stdout(&midas(&[]));
+    let xs: Vec<f64> = s
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("P(interval <"))
+        .map(|l| l.split(')').next().unwrap().trim().parse().unwrap())
+        .collect();
+    assert!(xs.len() >= 6, "{s}");
+    assert!(xs.windows(2).all(|w| w[0] <= w[1]), "{xs:?}");
+}
