@@ -309,14 +309,14 @@ fn unknown_opcodes_negative_sizes_and_short_lines_are_errors() {
             "msr",
             "128166385295514663,hm,0,Write,0,1125899906842624,1\n",
             "huge.msr:1:33: field 6 `size`",
-            "at most 4 GiB - 1 = 4294967295 bytes",
+            "at most 4 GiB - 1 = 4294967295 bytes [format msr]",
         ),
         (
             "huge.tencent",
             "tencent",
             "1,0,8388608,1,0\n",
             "huge.tencent:1:5: field 3 `size`",
-            "at most 4 GiB - 1",
+            "at most 4 GiB - 1 = 4294967295 bytes (the field counts 512 B sectors) [format tencent]",
         ),
     ];
     for (name, fmt, text, field, want) in cases {

@@ -285,13 +285,20 @@ impl LineParser {
         let v = self.uint(line, i, name, unit)?;
         match v.checked_mul(mul) {
             Some(b) if b <= MAX_REQUEST_BYTES => Ok(b),
-            _ => Err(FieldError::new(
-                i,
-                name,
-                format!(
-                    "a request length of at most 4 GiB - 1 = {MAX_REQUEST_BYTES} bytes ({unit})"
-                ),
-            )),
+            _ => {
+                // The field's own unit, unless it is the bytes the limit is given in.
+                let of = match unit {
+                    "bytes" => String::new(),
+                    u => format!(" (the field counts {u})"),
+                };
+                Err(FieldError::new(
+                    i,
+                    name,
+                    format!(
+                        "a request length of at most 4 GiB - 1 = {MAX_REQUEST_BYTES} bytes{of}"
+                    ),
+                ))
+            }
         }
     }
 
