@@ -388,12 +388,14 @@ fn run(
     // The CLI's default host: a trace (and `[[flow]]` sections, whose flows set their own
     // arrivals) replays open loop at its timestamps; synthetic workloads and request
     // tables run a closed loop of 32.
-    let spec = workload.unwrap_or(&cfg.run.workload);
-    let replay = ops.is_none()
-        && (matches!(
-            WorkloadSpec::parse("run.workload", spec),
-            Ok(WorkloadSpec::Trace(_))
-        ) || (workload.is_none() && !cfg.flow.is_empty()));
+    // What the workload is, decided once: request arrays, else `[[flow]]` sections unless a
+    // workload is given, else the spec (a trace or a synthetic generator).
+    let uses_flows = ops.is_none() && workload.is_none() && !cfg.flow.is_empty();
+    let spec = WorkloadSpec::parse("run.workload", workload.unwrap_or(&cfg.run.workload));
+    let from_spec = ops.is_none() && !uses_flows;
+    let trace = from_spec && matches!(spec, Ok(WorkloadSpec::Trace(_)));
+    let synthetic = from_spec && matches!(spec, Ok(WorkloadSpec::Synthetic(_)));
+    let replay = trace || uses_flows;
     let timing = timing_params(&cfg, timing_json, replay).map_err(py_err)?;
     let arrays = match ops {
         Some(ops) => Some(decode_requests(
@@ -406,7 +408,6 @@ fn run(
         )?),
         None => None,
     };
-    let workload_given = workload.is_some() || arrays.is_some();
     if let Some(w) = workload {
         cfg.run.workload = w.to_string();
     }
@@ -420,7 +421,7 @@ fn run(
                 return Ok(Box::new(a.clone()));
             }
             // `[[flow]]` sections are the workload unless one is given (docs/flows.md).
-            if !workload_given {
+            if uses_flows {
                 if let Some(f) = flashgc_core::workload::flows::from_config(&cfg, sim.layout())
                     .map_err(|e| e.to_string())?
                 {
@@ -432,12 +433,6 @@ fn run(
         let mut wl = make()?;
         // Simulation::new took the future of a synthetic `run.workload` already; a request
         // table or flows replace it (a trace has none yet).
-        let synthetic = arrays.is_none()
-            && wl.as_flows().is_none()
-            && matches!(
-                WorkloadSpec::parse("run.workload", &cfg.run.workload),
-                Ok(WorkloadSpec::Synthetic(_))
-            );
         let mut future = match sim.ftl().placement().needs_future() && !synthetic {
             true => Some(make()?),
             false => None,
