@@ -342,9 +342,11 @@ fn decode_requests(
 /// options, not the host's (`fio_timing`); `fio_job_text`, when given, is the file's text
 /// (a sweep's workers need not see the file; `fio_job` then only names it in errors).
 /// `memory_jobs` is how many simulations run at once, this one included (see
-/// `apply_memory_limit`). The GIL is released while the simulation runs.
+/// `apply_memory_limit`); `memory_cap_gib`, when given, caps the limit that leaves this
+/// run (a Dask worker's own memory limit per thread: above it the worker's nanny would kill
+/// the process). The GIL is released while the simulation runs.
 #[pyfunction]
-#[pyo3(signature = (config_toml, workload=None, ops=None, lpns=None, pages=None, times_ns=None, contents=None, requests_name="requests", trace_options_json=None, timing_json=None, fio_job=None, fio_job_text=None, memory_jobs=1))]
+#[pyo3(signature = (config_toml, workload=None, ops=None, lpns=None, pages=None, times_ns=None, contents=None, requests_name="requests", trace_options_json=None, timing_json=None, fio_job=None, fio_job_text=None, memory_jobs=1, memory_cap_gib=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -361,9 +363,10 @@ fn run(
     fio_job: Option<&str>,
     fio_job_text: Option<&str>,
     memory_jobs: usize,
+    memory_cap_gib: Option<f64>,
 ) -> PyResult<String> {
     let mut cfg = config_from_toml(config_toml)?;
-    apply_memory_limit(&mut cfg, memory_jobs)?;
+    apply_memory_limit(&mut cfg, memory_jobs, memory_cap_gib)?;
     if let Some(path) = fio_job {
         if workload.is_some() || ops.is_some() || trace_options_json.is_some() {
             return Err(input_err(
@@ -480,16 +483,25 @@ fn run(
 /// the machine has available, shared among `jobs` simulations running at once (the CLI's
 /// `compare --jobs`). Without a limit a device too large for the machine aborts the Python
 /// process on a failed allocation; with it the run is refused before allocating, with an
-/// error naming `run.max_memory_gib`.
-fn apply_memory_limit(cfg: &mut Config, jobs: usize) -> PyResult<()> {
+/// error naming `run.max_memory_gib`. `cap` (GiB, finite and positive) bounds the share.
+fn apply_memory_limit(cfg: &mut Config, jobs: usize, cap: Option<f64>) -> PyResult<()> {
     if jobs == 0 {
         return Err(input_err("jobs: must be at least 1"));
+    }
+    if let Some(c) = cap.filter(|c| !(c.is_finite() && *c > 0.0)) {
+        return Err(input_err(format!(
+            "memory_cap_gib: {c} is not a positive number of GiB"
+        )));
     }
     let limit = cfg
         .run
         .max_memory_gib
-        .or_else(flashgc_core::driver::available_memory_gib);
-    cfg.run.max_memory_gib = limit.map(|m| m / jobs as f64);
+        .or_else(flashgc_core::driver::available_memory_gib)
+        .map(|m| m / jobs as f64);
+    cfg.run.max_memory_gib = match (limit, cap) {
+        (Some(l), Some(c)) => Some(l.min(c)),
+        (l, c) => l.or(c),
+    };
     Ok(())
 }
 

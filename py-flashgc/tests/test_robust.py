@@ -146,6 +146,30 @@ def test_sweep_on_a_separately_started_scheduler_and_worker(tmp_path):
                     p.wait()
 
 
+def test_an_existing_cluster_shares_memory_per_host_and_keeps_to_each_workers_limit(tmp_path):
+    """On an existing cluster, a run's memory limit is decided on the worker it lands on:
+    the machine's memory shared among the cluster's threads there, and at most the worker's
+    own limit per thread (above it Dask's nanny kills the process, and Dask retries the run
+    on the next worker until it gives up with KilledWorker). A 1 TiB device (about 2 GiB of
+    tables) on 1 GiB workers is refused before allocating, naming the worker's limit."""
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="1GiB", host="127.0.0.1") as c:
+        addr = c.scheduler_address
+        small = flashgc.sweep(
+            {"seed": [1, 2]}, config=flashgc.load_config("default", **TINY), out=tmp_path / "a", scheduler=addr
+        )
+        assert len(small.attrs["ran"]) == 2
+        with pytest.raises(FlashgcError, match="max_memory_gib") as e:
+            flashgc.sweep({"logical_gib": [1024]}, config="default", out=tmp_path / "b", scheduler=addr)
+    msg = str(e.value)
+    assert "Dask worker tcp://127.0.0.1:" in msg and "2 threads there" in msg, msg
+    assert "its memory limit per thread (1.00 GiB / 1)" in msg, msg
+    limit = float(re.search(r"the limit is ([0-9.]+) GiB", msg).group(1))
+    need = float(re.search(r"needs about ([0-9.]+) GiB", msg).group(1))
+    assert limit <= 1.0 < need, msg
+
+
 def test_the_embedded_cluster_serves_a_dashboard_on_request(tmp_path, capfd):
     pytest.importorskip("bokeh", reason="the Dask dashboard needs bokeh (the [sweep] extra installs it)")
     seen = []

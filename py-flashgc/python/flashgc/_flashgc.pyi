@@ -41,6 +41,7 @@ def run(
     fio_job: Optional[str] = None,
     fio_job_text: Optional[str] = None,
     memory_jobs: int = 1,
+    memory_cap_gib: Optional[float] = None,
 ) -> str:
     """Runs one simulation (GIL released) and returns the RunResult as JSON."""
 

@@ -640,9 +640,11 @@ def _run(
     fio_job: Union[None, str, os.PathLike[str]],
     memory_jobs: int,
     overrides: Mapping[str, Any],
+    memory_cap_gib: Optional[float] = None,
 ) -> Result:
     """:func:`run`, one of ``memory_jobs`` simulations running at once (they share the
-    memory limit, as the CLI's ``compare --jobs`` does)."""
+    memory limit, as the CLI's ``compare --jobs`` does); ``memory_cap_gib`` bounds this
+    run's share (a Dask worker's own limit)."""
     cfg = _with_mqsim(load_config(config, **overrides), workload, mqsim_workload, scenario)
     topts = None if trace_options is None else _to_json(trace_options, "trace_options")
     tjson = None if timing is None else _to_json(timing, "timing")
@@ -658,14 +660,24 @@ def _run(
             timing_json=tjson,
             fio_job=os.fspath(fio_job),
             memory_jobs=memory_jobs,
+            memory_cap_gib=memory_cap_gib,
         )
         return Result(json.loads(out), cfg)
     reqs = _requests(workload)
     if reqs is not None:
-        out = _flashgc.run(cfg.toml, None, timing_json=tjson, memory_jobs=memory_jobs, **reqs)
+        out = _flashgc.run(
+            cfg.toml, None, timing_json=tjson, memory_jobs=memory_jobs, memory_cap_gib=memory_cap_gib, **reqs
+        )
     else:
         spec = _workload_spec(workload)
-        out = _flashgc.run(cfg.toml, spec, trace_options_json=topts, timing_json=tjson, memory_jobs=memory_jobs)
+        out = _flashgc.run(
+            cfg.toml,
+            spec,
+            trace_options_json=topts,
+            timing_json=tjson,
+            memory_jobs=memory_jobs,
+            memory_cap_gib=memory_cap_gib,
+        )
     return Result(json.loads(out), cfg)
 
 

@@ -188,6 +188,10 @@ def _prepare(base: ConfigLike, points: list, base_overrides: Optional[Mapping[st
 
 def _execute(task: dict) -> dict:
     """Runs one sweep task (on a Dask worker or in-process) and returns its row."""
+    jobs, cap, where = task.get("memory_jobs", 1), None, ""
+    if jobs is None:
+        # An existing cluster: the share is decided where the run lands (see _worker_share).
+        jobs, cap, where = _worker_share(task.get("host_slots") or {})
     try:
         cfg = Config(task["config_toml"], {})
         fio = task.get("fio_job")
@@ -199,15 +203,60 @@ def _execute(task: dict) -> dict:
                 timing_json=None if tj is None else _to_json(tj, "timing"),
                 fio_job=fio["name"],
                 fio_job_text=fio["text"],
-                memory_jobs=task.get("memory_jobs", 1),
+                memory_jobs=jobs,
+                memory_cap_gib=cap,
             )
             res = Result(json.loads(out), cfg)
         else:
             topts, timing = task.get("trace_options"), task.get("timing")
-            res = _run(cfg, None, topts, timing, None, None, None, task.get("memory_jobs", 1), {})
+            res = _run(cfg, None, topts, timing, None, None, None, jobs, {}, memory_cap_gib=cap)
     except FlashgcError as e:
-        raise FlashgcError(f"sweep run {task['params']}: {e}") from None
+        extra = f" ({where})" if where and "max_memory_gib" in str(e) else ""
+        raise FlashgcError(f"sweep run {task['params']}: {e}{extra}") from None
     return make_row(task, res.raw)
+
+
+def _host_slots(workers: Mapping[str, Any]) -> dict:
+    """Simulations an existing cluster runs at once on each machine: the threads of its
+    workers there, from the scheduler's worker list (``scheduler_info()["workers"]``)."""
+    slots: dict = {}
+    for addr, w in workers.items():
+        host = w.get("host") or _address_host(addr)
+        slots[host] = slots.get(host, 0) + max(1, int(w.get("nthreads") or 1))
+    return slots
+
+
+def _address_host(addr: str) -> str:
+    """The host of a Dask address such as ``tcp://10.0.0.5:40123``."""
+    from distributed.comm import get_address_host
+
+    return get_address_host(addr)
+
+
+def _worker_share(host_slots: Mapping[str, int]) -> tuple:
+    """On a worker of an existing Dask cluster: how many simulations share this machine's
+    memory (the cluster's threads on this host when the sweep started; the worker's own
+    threads for a worker that joined later), this worker's memory limit per thread in GiB
+    (``dask worker --memory-limit``: its nanny kills a process above it; None when
+    unlimited), and a phrase that says so for a refusal. Outside a worker: ``(1, None, "")``."""
+    try:
+        from distributed import get_worker
+
+        w = get_worker()
+    except (ImportError, ValueError):
+        return 1, None, ""
+    threads = max(1, int(w.state.nthreads))
+    host = _address_host(w.address)
+    jobs = max(1, int(host_slots.get(host) or threads))
+    limit = w.memory_manager.memory_limit
+    cap = limit / threads / 2**30 if limit else None
+    where = (
+        f"Dask worker {w.address}: the machine's memory (run.max_memory_gib, else what {host} has "
+        f"available) shared among the cluster's {jobs} threads there"
+    )
+    if cap is not None:
+        where += f", at most its memory limit per thread ({limit / 2**30:.2f} GiB / {threads})"
+    return jobs, cap, where
 
 
 def make_row(task: dict, raw: dict) -> dict:
@@ -361,7 +410,11 @@ def sweep(
     ``preset`` dimension free to change the device.
 
     As in :func:`flashgc.run`, ``run.max_memory_gib`` defaults to the memory available on
-    the machine running the simulation, shared among the embedded cluster's workers.
+    the machine running the simulation, shared among the embedded cluster's workers. On an
+    existing cluster (``scheduler`` an address) each run's share is decided on the worker
+    it lands on: shared among the cluster's threads on that machine (as listed when the
+    sweep starts), and at most the worker's own memory limit per thread
+    (``dask worker --memory-limit``), above which Dask would kill the worker.
 
     Every point of the grid is validated (configuration, workload, policies) before any
     run starts: a bad value fails at once with a :class:`FlashgcError` naming the point.
@@ -381,8 +434,12 @@ def sweep(
             raise FlashgcError(f"sweep base: {e}") from None
     tasks = _prepare(config, expand_grid(grid), base)
     # The embedded cluster's workers run on this machine at once: they share its memory.
+    # On an existing cluster each worker decides its share where the run lands (None).
     for t in tasks:
-        t["memory_jobs"] = min(n_workers, len(tasks)) if scheduler is None else 1
+        if scheduler is None:
+            t["memory_jobs"] = min(n_workers, len(tasks))
+        else:
+            t["memory_jobs"] = 1 if scheduler == "local" else None
     done = _done_ids(out_dir)
     todo = [t for t in tasks if t["run_id"] not in done]
     skipped = [t["run_id"] for t in tasks if t["run_id"] in done]
@@ -478,6 +535,12 @@ def _run_dask(
         if dashboard is not None:
             raise FlashgcError("sweep: `dashboard` applies to the embedded cluster; an existing cluster has its own")
         client = Client(scheduler)
+        try:
+            info = client.scheduler_info(n_workers=-1)  # every worker (recent Dask lists 5 by default)
+        except TypeError:  # Dask before the argument: it lists them all
+            info = client.scheduler_info()
+        slots = _host_slots(info["workers"])
+        todo = [{**t, "host_slots": slots} for t in todo]
     try:
         # pure=False: the run id already names the work; each task runs exactly once.
         futures = [client.submit(execute, t, key=f"flashgc-run-{t['run_id']}", pure=False) for t in todo]
