@@ -271,13 +271,22 @@ pub fn run_waf(
     let end = engine.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
     let signal = signals.signal();
     Ok(match end {
-        RunEnd::Finished(result) => Outcome {
-            result,
-            stopped: None,
-            path,
-            signal: None,
-            estimate,
-        },
+        RunEnd::Finished(result) => {
+            if signal.is_some() {
+                // Past the last safe point: the run ends as if no signal came; say why.
+                eprintln!(
+                    "flashgc: the signal came after the workload's last request, while the device \
+                     simulated the requests still in flight; the run finished and its result is complete"
+                );
+            }
+            Outcome {
+                result,
+                stopped: None,
+                path,
+                signal: None,
+                estimate,
+            }
+        }
         RunEnd::Stopped {
             partial,
             checkpoint,

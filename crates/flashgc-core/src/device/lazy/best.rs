@@ -189,18 +189,29 @@ fn class_best(cq: &CellQueue, write: bool, rank: u8, free: u64, susp: Option<u64
     }
 }
 
-/// [`class_best`] by a scan of the whole queue `q` (kept out of line: rare).
+/// [`class_best`] by a scan of the queue `q` (out of line: only unsorted queues, as a
+/// mapping cache's translation reads make them). A queue holds its operations in issue
+/// order, and an operation's start is `max(ready, e)` for one `e` per resource and class
+/// ([`start_at`]): so the first operation ready by `e` is the best, and the scan stops
+/// there. Only a queue where nothing is ready by then is read in full (its best is the
+/// earliest ready, the first of those). Without the stop, an overloaded device draining a
+/// long queue at the end of a run scanned it whole on every decision (quadratic).
 #[inline(never)]
-fn class_scan(
+pub(super) fn class_scan(
     q: &crate::device::fifo::Fifo<Pend>,
     write: bool,
     rank: u8,
     free: u64,
     susp: Option<u64>,
 ) -> (Key, u32) {
+    let e = start_at(write, 0, free, susp);
     let mut best = (NO_KEY, 0);
     for (idx, p) in q.iter().enumerate() {
         let k = key(start_at(write, p.ready, free, susp), rank, p.seq);
+        if p.ready <= e {
+            debug_assert!(k < best.0);
+            return (k, idx as u32);
+        }
         if k < best.0 {
             best = (k, idx as u32);
         }

@@ -147,3 +147,41 @@ proptest! {
         check(Scheduler::HostFirst { urgency: 3 }, true, &acts)?;
     }
 }
+
+/// The best of a class queue by the definition: the least key over every waiting operation.
+fn class_min(
+    q: &crate::device::fifo::Fifo<Pend>,
+    write: bool,
+    free: u64,
+    susp: Option<u64>,
+) -> (Key, u32) {
+    let mut best = (NO_KEY, 0);
+    for (idx, p) in q.iter().enumerate() {
+        let k = best::key(best::start_at(write, p.ready, free, susp), 1, p.seq);
+        if k < best.0 {
+            best = (k, idx as u32);
+        }
+    }
+    best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The scan of an unsorted class queue (it stops at the first operation ready by the
+    /// resource's start) finds the least key of all, for reads with and without a suspend
+    /// point and for programs.
+    #[test]
+    fn an_unsorted_queue_scan_stops_at_the_best(
+        readies in prop::collection::vec(0u64..40, 0..24),
+        free in 0u64..40,
+        susp in prop::option::of(0u64..40),
+        write in any::<bool>(),
+    ) {
+        let mut q = crate::device::fifo::Fifo::new();
+        for (i, &ready) in readies.iter().enumerate() {
+            q.push_back(Pend { seq: 3 * i as u64 + 1, ready, ppn: 0, write, slot: 0, hint: NO_HINT });
+        }
+        prop_assert_eq!(best::class_scan(&q, write, 1, free, susp), class_min(&q, write, free, susp));
+    }
+}
