@@ -5,6 +5,7 @@
 use crate::{cmd_timing, CommonArgs, Fail};
 use flashgc_serve::{Backend, DataMode, Endpoint, Pace, ServeOptions};
 use std::io::IsTerminal;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -41,7 +42,8 @@ pub struct ServeArgs {
     /// Name of the export (the empty default name is accepted too).
     #[arg(long, default_value = "flashgc")]
     export_name: String,
-    /// Stop after this many client connections have ended (default: serve until SIGINT/SIGTERM).
+    /// Stop after this many client connections have ended, N >= 1 (default: serve until
+    /// SIGINT/SIGTERM/SIGHUP). One fio job (its nbd engine) opens two.
     #[arg(long, value_name = "N")]
     exit_after_clients: Option<u64>,
     /// No live statistics line (it is shown only on a terminal anyway).
@@ -68,6 +70,23 @@ fn backend(a: &ServeArgs, cfg: &flashgc_core::Config) -> Result<Backend, Fail> {
             "fio flags (--rw, --rwmixwrite, --bs, --size, --distribution, --paper, --data-gb, --checkpoint-gb) \
              do not apply to `serve`: its workload is what the clients send"
                 .into(),
+        ));
+    }
+    // Synthetic-workload and run-length flags would be accepted and then ignored.
+    let ignored = [
+        ("--rate", t.rate.is_some()),
+        ("--requests", t.requests.is_some()),
+        ("--write-volume", a.common.write_volume.is_some()),
+        ("--read-ratio", a.common.read_ratio.is_some()),
+        ("--request-pages", a.common.request_pages.is_some()),
+    ];
+    if let Some((flag, _)) = ignored.iter().find(|f| f.1) {
+        return Err(Fail(
+            2,
+            format!(
+                "{flag} does not apply to `serve`: the clients decide what is sent, how fast and for \
+                 how long (stop the server with Ctrl-C, or --exit-after-clients N)"
+            ),
         ));
     }
     if t.iodepth.is_some() || t.numjobs.is_some() {
@@ -100,6 +119,12 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
         return Err(Fail(
             2,
             "--workload does not apply to `serve`: its workload is what the clients send".into(),
+        ));
+    }
+    if a.exit_after_clients == Some(0) {
+        return Err(Fail(
+            2,
+            "--exit-after-clients 0: give N >= 1 connections (one fio job opens 2: a probe, then its I/O)".into(),
         ));
     }
     let cfg = crate::build_config(&a.common)?;
@@ -139,12 +164,13 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
         exit_after_clients: a.exit_after_clients,
         live: !a.quiet && std::io::stderr().is_terminal(),
     };
-    // SIGINT / SIGTERM stop the server cleanly; a second one ends the process at once.
+    // SIGINT / SIGTERM / SIGHUP (the terminal or ssh session closed) stop the server
+    // cleanly; a second one ends the process at once.
     let stop = Arc::new(AtomicBool::new(false));
     {
-        use signal_hook::consts::{SIGINT, SIGTERM};
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         use signal_hook::flag;
-        for sig in [SIGINT, SIGTERM] {
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
             flag::register_conditional_default(sig, Arc::clone(&stop))
                 .and_then(|_| flag::register(sig, Arc::clone(&stop)))
                 .map_err(|e| Fail(1, format!("cannot install the signal handler: {e}")))?;
@@ -154,7 +180,11 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
     let out = flashgc_serve::serve(opts, stop, |_| listening = true)
         .map_err(|e| Fail(if listening { 1 } else { 2 }, e))?;
     let s = &out.session;
-    eprintln!(
+    // Written without `eprintln!`/`println!`, which panic on a failed write: after SIGHUP
+    // the terminal is gone, and the result must still reach `-o`.
+    let mut err = std::io::stderr();
+    let _ = writeln!(
+        err,
         "flashgc serve: stopped after {} clients ({} dropped), {} NBD requests ({} refused), {:.1} MB written, {:.1} MB read, {:.0} requests per wall-clock second",
         s.clients,
         s.dropped_clients,
@@ -165,7 +195,8 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
         s.wall_iops
     );
     if let Some(p) = &out.record {
-        eprintln!(
+        let _ = writeln!(
+            err,
             "flashgc serve: recorded {} requests in {} (replay: flashgc run --workload trace:{} with the same flags)",
             s.sim_requests,
             p.display(),
@@ -175,13 +206,14 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
     let r = &out.result;
     let json = serde_json::to_string_pretty(r).map_err(|e| Fail(1, e.to_string()))?;
     // Printed first, then written: a result that cannot be saved is still shown.
-    if a.json {
-        println!("{json}");
+    let mut text = if a.json {
+        format!("{json}\n")
     } else {
-        print!("{}", crate::output::human(r, s.wall_seconds, None));
-        if let Some(t) = &r.timing {
-            print!("{}", cmd_timing::human(t));
-        }
+        crate::output::human(r, s.wall_seconds, None)
+    };
+    if let (false, Some(t)) = (a.json, &r.timing) {
+        text.push_str(&cmd_timing::human(t));
     }
+    let _ = std::io::stdout().write_all(text.as_bytes());
     crate::output::save_printed(a.output.as_deref(), json.as_bytes())
 }

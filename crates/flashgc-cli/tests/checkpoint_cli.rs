@@ -326,6 +326,31 @@ fn bad_checkpoints_and_unsupported_modes_are_refused() {
     other[8] = 7;
     std::fs::write(&bad, &other).unwrap();
     refused(&["resume", b], &d, "format version 7");
+    // The version string is quoted in an error only when it is text (it printed raw
+    // control bytes), and a body length near 2^64 wrapped around in the size check.
+    let vlen = u16::from_le_bytes([good[12], good[13]]) as usize;
+    let mut garbled = good.clone();
+    garbled[14] = 0x07;
+    std::fs::write(&bad, &garbled).unwrap();
+    refused(&["resume", b], &d, "the version string is not text");
+    let mut huge = good.clone();
+    huge[14 + vlen..22 + vlen].copy_from_slice(&u64::MAX.to_le_bytes());
+    std::fs::write(&bad, &huge).unwrap();
+    refused(&["resume", b], &d, "announces more than 2^64 bytes");
+    // A FIFO blocked `resume` in open(2) until a writer came.
+    #[cfg(unix)]
+    {
+        let fifo = d.join("f.ckpt");
+        let cpath = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) on a NUL-terminated path we own.
+        assert_eq!(unsafe { libc::mkfifo(cpath.as_ptr(), 0o600) }, 0);
+        let mut c = bin();
+        c.args(["resume", fifo.to_str().unwrap()]).current_dir(&d);
+        let o = common::output_within(c, Duration::from_secs(20), "resume of a FIFO");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("is not a regular file"), "{err}");
+    }
     // A directory is named as one, not read as a checkpoint with a bad magic.
     refused(&["resume", d.to_str().unwrap()], &d, "is a directory");
     refused(

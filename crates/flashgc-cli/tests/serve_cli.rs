@@ -490,6 +490,32 @@ fn bad_serve_flags_exit_with_code_2() {
         vec!["serve", "--socket", "/tmp/x.sock", "--time-scale", "0"],
         vec!["serve", "--socket", "/tmp/x.sock", "--workload", "uniform"],
         vec!["serve", "--socket", "/tmp/x.sock", "--placement", "oracle"],
+        // Accepted and then ignored, once.
+        vec![
+            "serve",
+            "--socket",
+            "/tmp/x.sock",
+            "--timing",
+            "--rate",
+            "10",
+        ],
+        vec![
+            "serve",
+            "--socket",
+            "/tmp/x.sock",
+            "--timing",
+            "--requests",
+            "5",
+        ],
+        vec!["serve", "--socket", "/tmp/x.sock", "--write-volume", "1"],
+        vec!["serve", "--socket", "/tmp/x.sock", "--read-ratio", "0.5"],
+        vec![
+            "serve",
+            "--socket",
+            "/tmp/x.sock",
+            "--exit-after-clients",
+            "0",
+        ],
         vec!["serve"],
     ] {
         let out = bin().args(&args).output().unwrap();
@@ -512,10 +538,22 @@ fn bad_record_and_socket_paths_are_refused_before_serving() {
     let sock = sock.to_str().unwrap();
     let inside = d.join("no/such/t.fgt");
     let (here, inside) = (d.to_str().unwrap(), inside.to_str().unwrap());
+    // A file at the socket path was deleted as if it were a stale socket.
+    let precious = d.join("precious.txt");
+    std::fs::write(&precious, "precious").unwrap();
+    let precious = precious.to_str().unwrap();
     for (args, want) in [
         (vec!["--socket", sock, "--record", here], "--record"),
         (vec!["--socket", sock, "--record", inside], "--record"),
         (vec!["--socket", ""], "--socket"),
+        (
+            vec!["--socket", precious],
+            "exists and is not a socket (a regular file)",
+        ),
+        (
+            vec!["--socket", here],
+            "exists and is not a socket (a directory)",
+        ),
     ] {
         let mut c = bin();
         c.arg("serve").args(DEVICE).args(&args);
@@ -526,6 +564,28 @@ fn bad_record_and_socket_paths_are_refused_before_serving() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
     assert!(!Path::new(&format!("{here}.partial")).exists());
+    assert_eq!(std::fs::read_to_string(precious).unwrap(), "precious");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// SIGHUP (the terminal or ssh session closed) ended the server with nothing saved (exit
+/// 129, an empty `.partial` recording, a stale socket). It now stops as SIGTERM does.
+#[test]
+fn sighup_stops_the_server_cleanly_and_keeps_its_results() {
+    let d = dir("hup");
+    let mut s = Server::start(&d, &[]);
+    s.stopped = true;
+    // SAFETY: plain kill(2) on our own child.
+    unsafe {
+        libc::kill(s.child.id() as i32, libc::SIGHUP);
+    }
+    let st = s.child.wait().unwrap();
+    assert!(st.success(), "server exit {st:?}: {}", s.log());
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("result.json")).unwrap()).unwrap();
+    assert_eq!(r["total"]["user_writes"], 0, "{r}");
+    assert!(d.join("rec.fgt").exists() && !d.join("rec.fgt.partial").exists());
+    assert!(!s.sock.exists(), "the socket was left behind");
     let _ = std::fs::remove_dir_all(&d);
 }
 

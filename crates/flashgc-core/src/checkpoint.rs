@@ -546,6 +546,15 @@ impl TraceIdentity {
 impl CheckpointReader {
     /// Opens `path`: checks magic, format version, flashgc version and size, reads `META`.
     pub fn open(path: &Path) -> Result<CheckpointReader> {
+        // Looked at before opening: opening a FIFO blocks until a writer comes.
+        if let Ok(m) = std::fs::metadata(path) {
+            if !m.is_dir() && !m.is_file() {
+                return Err(Error::Input(format!(
+                    "{}: is not a regular file (a FIFO, socket or device), not a checkpoint file",
+                    path.display()
+                )));
+            }
+        }
         let f = File::open(path).map_err(|e| io_err(path, "cannot open checkpoint", e))?;
         let meta = f
             .metadata()
@@ -595,6 +604,11 @@ impl CheckpointReader {
         let mut v = vec![0u8; vlen];
         r.read_exact(&mut v)
             .map_err(|_| bad("truncated header".into()))?;
+        // Shown in the error below: only a printable version string is quoted.
+        let printable = |b: &u8| b.is_ascii_graphic() || *b == b' ';
+        if !v.iter().all(printable) {
+            return Err(bad("damaged header (the version string is not text)".into()));
+        }
         let version = String::from_utf8_lossy(&v).to_string();
         if version != FLASHGC_VERSION {
             return Err(bad(format!(
@@ -608,10 +622,13 @@ impl CheckpointReader {
             .map_err(|_| bad("truncated header".into()))?;
         let want_crc = u32::from_le_bytes(b4);
         let header_len = 8 + 4 + 2 + vlen as u64 + 8 + 4;
-        if header_len + body_len != size {
+        // Checked: a damaged length near 2^64 must not wrap to a small total.
+        let announced = header_len.checked_add(body_len);
+        if announced != Some(size) {
+            let announced =
+                announced.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string());
             return Err(bad(format!(
-                "truncated or damaged: the header announces {} bytes but the file has {size}",
-                header_len + body_len
+                "truncated or damaged: the header announces {announced} bytes but the file has {size}"
             )));
         }
         // Check the CRC before trusting any of the contents (a damaged configuration must

@@ -237,6 +237,8 @@ pub fn serve_conn(conn: Conn, id: u64, ctx: Arc<Ctx>) -> ConnEnd {
         Err(nbd::HandshakeEnd::Io(e)) => {
             return if stopping() {
                 ConnEnd::Shutdown
+            } else if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                ConnEnd::Dropped("closed the connection during the handshake".into())
             } else {
                 ConnEnd::Dropped(format!("handshake: {e}"))
             }
@@ -372,7 +374,7 @@ fn transmission(
                         Ok(())
                     }
                 }) {
-                    eprintln!("flashgc serve: write at {} failed: {e}", h.offset);
+                    crate::server::log(&format!("write at {} failed: {e}", h.offset));
                     replies.send(h.handle, nbd::EIO, None)?;
                     continue;
                 }
@@ -413,7 +415,7 @@ fn transmission(
                 }
                 buf.resize(h.len as usize, 0);
                 if let Err(e) = ctx.store.read(h.offset, &mut buf) {
-                    eprintln!("flashgc serve: read at {} failed: {e}", h.offset);
+                    crate::server::log(&format!("read at {} failed: {e}", h.offset));
                     replies.send(h.handle, nbd::EIO, None)?;
                     continue;
                 }
@@ -472,14 +474,14 @@ fn transmission(
                 };
                 if zl > 0 {
                     if let Err(e) = ctx.store.zero(zo, zl) {
-                        eprintln!("flashgc serve: zeroing at {zo} failed: {e}");
+                        crate::server::log(&format!("zeroing at {zo} failed: {e}"));
                         replies.send(h.handle, nbd::EIO, None)?;
                         continue;
                     }
                 }
                 if h.flags & nbd::CMD_FLAG_FUA != 0 {
                     if let Err(e) = ctx.store.flush() {
-                        eprintln!("flashgc serve: flush failed: {e}");
+                        crate::server::log(&format!("flush failed: {e}"));
                         replies.send(h.handle, nbd::EIO, None)?;
                         continue;
                     }
@@ -494,7 +496,7 @@ fn transmission(
                 let code = match ctx.store.flush() {
                     Ok(()) => 0,
                     Err(e) => {
-                        eprintln!("flashgc serve: flush failed: {e}");
+                        crate::server::log(&format!("flush failed: {e}"));
                         nbd::EIO
                     }
                 };
@@ -514,12 +516,12 @@ fn transmission(
 fn refuse(ctx: &Ctx, h: &RequestHeader, why: &str) {
     let n = ctx.refused.fetch_add(1, Ordering::Relaxed);
     if n < 100 {
-        eprintln!(
-            "flashgc serve: refused command {} at offset {} of {} bytes (flags {:#x}): {why}",
+        crate::server::log(&format!(
+            "refused command {} at offset {} of {} bytes (flags {:#x}): {why}",
             h.kind, h.offset, h.len, h.flags
-        );
+        ));
     } else if n == 100 {
-        eprintln!("flashgc serve: more refused requests; no longer logging them");
+        crate::server::log("more refused requests; no longer logging them");
     }
 }
 

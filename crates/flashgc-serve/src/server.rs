@@ -188,7 +188,8 @@ pub struct ServeOutcome {
 struct EngineEnd {
     live: LiveCounters,
     result: Result<ServeResult, String>,
-    recorder: Option<Recorder>,
+    /// The recording, closed (its path) or the error closing it.
+    recording: Option<Result<(PathBuf, u64, bool), String>>,
     sim_requests: u64,
     first: Option<Instant>,
     last: Option<Instant>,
@@ -256,13 +257,19 @@ fn engine_thread(
     if let Some(v) = view.as_mut() {
         v.tick(&engine.counters(), true);
     }
+    // The recording holds every request already: close it before the drain below (long
+    // under deferred commit), so that a second signal during the drain cannot lose it.
+    let recording = recorder.map(Recorder::finish);
+    if n > 0 {
+        log("stopping: simulating the requests still in flight");
+    }
     let result = engine
         .finish("requests served over NBD")
         .map_err(|e| format!("the simulator failed at the end: {e}"));
     Ok(EngineEnd {
         live: engine.counters(),
         result,
-        recorder,
+        recording,
         sim_requests: n,
         first: t0,
         last: last_arrival,
@@ -278,7 +285,15 @@ impl Listener {
     fn bind(ep: &Endpoint) -> Result<(Listener, String), String> {
         match ep {
             Endpoint::Unix(p) => {
-                if p.exists() {
+                if let Ok(m) = std::fs::symlink_metadata(p) {
+                    // Only a stale socket is ours to remove: a typo must not delete a file.
+                    if !is_socket(&m) {
+                        return Err(format!(
+                            "--socket {}: exists and is not a socket ({}); choose another path",
+                            p.display(),
+                            kind_of(&m)
+                        ));
+                    }
                     if std::os::unix::net::UnixStream::connect(p).is_ok() {
                         return Err(format!(
                             "--socket {}: another server is listening there",
@@ -327,8 +342,31 @@ impl Listener {
 impl Drop for Listener {
     fn drop(&mut self) {
         if let Listener::Unix(_, p) = self {
-            let _ = std::fs::remove_file(p);
+            // Whatever replaced the socket meanwhile stays.
+            if std::fs::symlink_metadata(&*p).is_ok_and(|m| is_socket(&m)) {
+                let _ = std::fs::remove_file(p);
+            }
         }
+    }
+}
+
+/// Whether `m` describes a Unix socket.
+fn is_socket(m: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    m.file_type().is_socket()
+}
+
+/// What a path that is not a socket is, for the refusal.
+fn kind_of(m: &std::fs::Metadata) -> &'static str {
+    let t = m.file_type();
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
     }
 }
 
@@ -354,14 +392,19 @@ impl Tally {
             ConnEnd::Closed => log(&format!(
                 "client {id}: closed the connection without NBD_CMD_DISC"
             )),
-            ConnEnd::Aborted => log(&format!("client {id}: ended the handshake (NBD_OPT_ABORT)")),
+            ConnEnd::Aborted => log(&format!(
+                "client {id}: ended the handshake (NBD_OPT_ABORT, or closed before any option)"
+            )),
             ConnEnd::Shutdown => log(&format!("client {id}: disconnected by the shutdown")),
         }
     }
 }
 
-fn log(msg: &str) {
-    eprintln!("flashgc serve: {msg}");
+/// One line on stderr. A failed write is ignored (`eprintln!` would panic): after SIGHUP
+/// the terminal is gone, and the server must still stop cleanly and save its results.
+pub(crate) fn log(msg: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "flashgc serve: {msg}");
 }
 
 /// Runs a server until `stop` is set (SIGINT/SIGTERM), the engine fails, or
@@ -426,9 +469,19 @@ pub fn serve(
         bytes_read: AtomicU64::new(0),
         bytes_written: AtomicU64::new(0),
     });
+    // Named as the flags spell them (`--data file:PATH`, `--pace real`).
+    let data = match &opts.data {
+        DataMode::None => "none".to_string(),
+        DataMode::Memory => "memory".to_string(),
+        DataMode::File(p) => format!("file:{}", p.display()),
+    };
+    let pace = match opts.pace {
+        Pace::None => "none",
+        Pace::Real => "real",
+    };
     log(&format!(
-        "serving `{}` ({size} bytes = {} pages of {lpn} B) at {uri}; data {:?}, pace {:?}",
-        opts.export_name, l.logical_pages, opts.data, opts.pace
+        "serving `{}` ({size} bytes = {} pages of {lpn} B) at {uri}; data {data}, pace {pace}",
+        opts.export_name, l.logical_pages
     ));
     ready(&uri);
     let conns: Arc<Mutex<HashMap<u64, Conn>>> = Arc::new(Mutex::new(HashMap::new()));
@@ -498,8 +551,8 @@ pub fn serve(
     let end = engine_handle
         .join()
         .map_err(|_| "the engine thread panicked".to_string())??;
-    let path = match end.recorder {
-        Some(r) => Some(r.finish()?.0),
+    let path = match end.recording {
+        Some(r) => Some(r?.0),
         None => None,
     };
     let mut result = end.result?;
