@@ -23,6 +23,10 @@ pub const RECORD_BYTES: usize = 24;
 pub const RECORD_BYTES_CONTENT: usize = 32;
 
 const FLAG_CONTENT: u32 = 1;
+/// Reserved header bytes (must be 0 in version 1): after the volume kind, and after the
+/// header CRC.
+const RESERVED_HEADER_A: std::ops::Range<usize> = 33..48;
+const RESERVED_HEADER_B: std::ops::Range<usize> = 56..64;
 
 fn op_code(op: Op) -> u8 {
     match op {
@@ -59,7 +63,8 @@ pub fn write_fgt(
 }
 
 /// [`write_fgt`] to any seekable writer (e.g. an `io::Cursor<Vec<u8>>`), starting at its
-/// current position 0; `name` is used in write errors.
+/// current position 0; `name` is used in write errors. The writer must be empty: readers
+/// refuse bytes after the volume table, and this cannot truncate a longer one.
 pub fn write_fgt_to<W: Write + Seek>(
     src: &mut dyn RecordSource,
     w: &mut W,
@@ -234,6 +239,44 @@ fn write_err(name: &str, e: std::io::Error) -> TraceError {
     }
 }
 
+/// A `.fgt` volume table: the keys by index, their names, and the byte where it ends.
+type VolumeTable = (Vec<u64>, HashMap<u64, String>, usize);
+
+/// The volume table of `map` starting at byte `o`: the keys by index, their names, and the
+/// byte where the table ends. Bounds-checked, so it is safe on a file whose data checksum
+/// does not hold (the caller decides which error to report first).
+fn volume_table(map: &[u8], mut o: usize) -> Result<VolumeTable, String> {
+    let past_end = || "volume table runs past the end of the file".to_string();
+    let bytes = |o: usize, k: usize| {
+        o.checked_add(k)
+            .and_then(|e| map.get(o..e))
+            .ok_or_else(past_end)
+    };
+    let b = bytes(o, 4)?;
+    let nv = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
+    o += 4;
+    // Each entry takes at least 10 bytes: check before reserving room for them (a corrupt
+    // count would otherwise ask for up to 32 GiB).
+    if nv > (map.len() - o) / 10 {
+        return Err(format!(
+            "the volume table promises {nv} volumes, but only {} bytes follow",
+            map.len() - o
+        ));
+    }
+    let mut keys = Vec::with_capacity(nv);
+    let mut names = HashMap::new();
+    for _ in 0..nv {
+        let b = bytes(o, 10)?;
+        let k = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        let l = u16::from_le_bytes([b[8], b[9]]) as usize;
+        o += 10;
+        names.insert(k, String::from_utf8_lossy(bytes(o, l)?).into_owned());
+        o += l;
+        keys.push(k);
+    }
+    Ok((keys, names, o))
+}
+
 /// The bytes of a `.fgt` trace: a read-only file mapping, or a buffer in memory.
 enum Backing {
     Map(memmap2::Mmap),
@@ -320,8 +363,24 @@ impl FgtSource {
                 "version {version}; this flashgc reads version {FGT_VERSION}"
             )));
         }
+        // Reserved bytes must be 0: a reader that ignored them could not tell a file written
+        // by a future writer that gives them a meaning (or a damaged file whose header CRC
+        // was recomputed) from a version 1 file.
+        for range in [RESERVED_HEADER_A, RESERVED_HEADER_B] {
+            if let Some(o) = range.clone().find(|&o| map[o] != 0) {
+                return Err(bad(format!(
+                    "header byte {o} is {:#04x}, but bytes {}..{} are reserved and must be 0",
+                    map[o], range.start, range.end
+                )));
+            }
+        }
         let rs = u16at(10) as usize;
         let flags = u32at(12);
+        if flags & !FLAG_CONTENT != 0 {
+            return Err(bad(format!(
+                "header field `flags` (byte 12) is {flags:#x}; version {FGT_VERSION} defines only bit 0 (content fingerprints)"
+            )));
+        }
         let want_rs = if flags & FLAG_CONTENT != 0 {
             RECORD_BYTES_CONTENT
         } else {
@@ -346,41 +405,32 @@ impl FgtSource {
                 map.len()
             )));
         }
+        let parsed = volume_table(&map, table as usize);
+        let trailing = |end: usize| {
+            format!(
+                "{} trailing bytes after the volume table, which ends at byte {end} (the file has {} bytes)",
+                map.len() - end,
+                map.len()
+            )
+        };
         if crc32fast::hash(&map[HEADER_BYTES..]) != u32at(48) {
+            // Bytes appended to a good file break the checksum too: say so when the checksum
+            // holds up to the end of the volume table, rather than call the file corrupt.
+            if let Ok((_, _, end)) = &parsed {
+                if *end < map.len() && crc32fast::hash(&map[HEADER_BYTES..*end]) == u32at(48) {
+                    return Err(bad(trailing(*end)));
+                }
+            }
             return Err(bad(
                 "data checksum mismatch (corrupt or truncated file)".into()
             ));
         }
-        let mut o = table as usize;
-        let need = |o: usize, k: usize| -> Result<(), TraceError> {
-            if o + k > map.len() {
-                Err(bad("volume table runs past the end of the file".into()))
-            } else {
-                Ok(())
-            }
-        };
-        need(o, 4)?;
-        let nv = u32at(o) as usize;
-        o += 4;
-        // Each entry takes at least 10 bytes: check before reserving room for them (a
-        // corrupt count would otherwise ask for up to 32 GiB).
-        if nv > (map.len() - o) / 10 {
-            return Err(bad(format!(
-                "the volume table promises {nv} volumes, but only {} bytes follow",
-                map.len() - o
-            )));
-        }
-        let mut keys = Vec::with_capacity(nv);
-        let mut names = HashMap::new();
-        for _ in 0..nv {
-            need(o, 10)?;
-            let k = u64at(o);
-            let l = u16at(o + 8) as usize;
-            o += 10;
-            need(o, l)?;
-            names.insert(k, String::from_utf8_lossy(&map[o..o + l]).into_owned());
-            o += l;
-            keys.push(k);
+        let (keys, names, end) = parsed.map_err(bad)?;
+        // The volume table is the last thing in a file: bytes after it are no part of the
+        // format (e.g. a file appended to, or two files concatenated), so refuse them rather
+        // than replay a trace that is not what was written.
+        if end != map.len() {
+            return Err(bad(trailing(end)));
         }
         // Validate every record once (op codes, volume indices, lengths, time order: the
         // writer stores text traces' times already clamped), so the replay path cannot
@@ -400,6 +450,13 @@ impl FgtSource {
             last_time = time;
             let len = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
             let vi = u16::from_le_bytes([b[20], b[21]]) as usize;
+            if b[23] != 0 {
+                return Err(bad(format!(
+                    "record {} (at byte {o}): reserved byte 23 is {:#04x}, must be 0",
+                    i + 1,
+                    b[23]
+                )));
+            }
             if b[22] > 2 || vi >= keys.len() || len == 0 {
                 return Err(bad(format!(
                     "record {}: op code {} (0 read, 1 write, 2 trim), volume index {vi} of {}, length {len}",

@@ -323,7 +323,8 @@ fn replay(input: &TraceInput, opts: &TraceOptions, lpn_size: u32, logical: u64) 
     let _ = wl.describe();
 }
 
-/// The `.fgt` reader. Input: byte 0 selects fix-ups (bit 0: write the magic and version;
+/// The `.fgt` reader. Input: byte 0 selects fix-ups (bit 0: write the magic and version,
+/// and clear the reserved header bytes and unknown flag bits;
 /// bit 1: set the record count to what the size allows; bit 2: recompute both CRC-32s, so
 /// the fuzzer gets past the checksums) and, in bits 3-7, replay options; the rest is the
 /// file. Opens it from memory, reads every record, computes statistics and replays it
@@ -338,6 +339,10 @@ pub fn fgt(data: &[u8]) {
         if mode & 1 != 0 {
             f[0..8].copy_from_slice(crate::input::FGT_MAGIC);
             f[8..10].copy_from_slice(&crate::fgt::FGT_VERSION.to_le_bytes());
+            f[12] &= 1;
+            f[13..16].fill(0);
+            f[33..48].fill(0);
+            f[56..64].fill(0);
         }
         if mode & 2 != 0 {
             let rs = u16::from_le_bytes([f[10], f[11]]).max(1) as usize;
