@@ -380,3 +380,54 @@ fn replay_times_beyond_the_clock_are_refused() {
     assert_eq!(code, 0, "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The `--loop-until` warning and `trace stats` count the same requests: the trace's own
+/// (3 lines here, counted by hand), not the LPN runs the replay hands the simulator.
+/// `--remap compact` splits the second request (pages 1, 2, 3, where page 2 was written
+/// first and got id 0) into three runs; the warning used to say "5 requests".
+#[test]
+fn loop_until_warning_counts_requests_as_trace_stats_does() {
+    let d = tmpdir("counts");
+    let trace = d.join("t.msr.csv");
+    let lines = [
+        "128166385295514663,hm,0,Write,8192,4096,100",
+        "128166385295524663,hm,0,Write,4096,12288,100",
+        "128166385295534663,hm,0,Read,0,4096,100",
+    ];
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    let hand = lines.len();
+    let o = bin()
+        .args(["trace", "stats", "--json"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["requests"], hand, "trace stats: {j}");
+    for remap in ["none", "compact"] {
+        // The default device is large, so one pass (4 pages) is far below 1/1000 of the
+        // target: the warning comes before the run, which is then stopped.
+        let mut child = bin()
+            .args(["run", "--remap", remap, "--loop-until", "1", "--workload"])
+            .arg(format!("trace:{}", trace.display()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut seen = None;
+        for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+            let line = line.unwrap();
+            if line.contains("warning: --loop-until") {
+                seen = Some(line);
+                break;
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        let w = seen.expect("no up-front warning");
+        assert!(
+            w.contains(&format!("writes only 4 pages in {hand} requests")),
+            "--remap {remap}: {w}"
+        );
+    }
+}

@@ -87,7 +87,10 @@ pub fn convert(path: &Path, opts: &TraceOptions, out: &Path) -> Result<ConvertRe
 /// [`pass_summary`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PassSummary {
-    /// Requests handed out (after splitting into LPN runs).
+    /// Requests of the trace read (those that pass the filters), as `trace stats` counts
+    /// them. Not the LPN runs handed to the simulator: `--remap compact` or `modulo` can
+    /// split one request into several runs, and counting those made the `--loop-until`
+    /// warning disagree with `trace stats` on the same trace.
     pub requests: u64,
     /// Pages written.
     pub write_pages: u64,
@@ -122,11 +125,11 @@ pub fn pass_summary(
     loop {
         buf.clear();
         w.fill_requests(&mut buf, 4096)?;
+        s.requests = w.pass_requests();
         if buf.is_empty() {
             s.complete = true;
             return Ok(s);
         }
-        s.requests += buf.len() as u64;
         s.write_pages += buf
             .iter()
             .filter(|r| r.op == flashgc_core::workload::Op::Write)

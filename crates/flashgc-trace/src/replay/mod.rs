@@ -207,7 +207,16 @@ impl TraceWorkload {
         w
     }
 
-    /// Requests handed out so far.
+    /// Requests of the trace read in the first pass so far, after the filters: what
+    /// `trace stats` counts as requests. Each hands the simulator one or more LPN runs
+    /// (see [`Self::requests_out`]); read-ahead means this can run one record ahead of
+    /// what [`Self::fill_requests`] returned.
+    pub fn pass_requests(&self) -> u64 {
+        self.emitted_pass0
+    }
+
+    /// Requests (LPN runs) handed to the simulator so far, over all passes: a trace
+    /// request split by `--remap compact` or `modulo` counts once per run.
     pub fn requests_out(&self) -> u64 {
         self.requests_out
     }
