@@ -192,7 +192,8 @@ pub(crate) fn flag_sets(fields: &[&'static str]) {
 
 /// `FILE: line N` for a configuration error about `field` (dotted, `flow[0].bs` for the
 /// first `[[flow]]` section; `run.victim.d` for a parameter of the spec on the line of
-/// `run.victim`) when this command's configuration file sets that field and no
+/// `run.victim`; `device` for a check on a product of the table's keys, on the line of
+/// its `[device]` header) when this command's configuration file sets that field and no
 /// flag overrides it; None otherwise (the field comes from the preset, a flag, or is
 /// derived).
 pub(crate) fn config_line_of(field: &str) -> Option<String> {
@@ -209,6 +210,11 @@ pub(crate) fn config_line_of(field: &str) -> Option<String> {
     // A key the section leaves out (a flow without `requests`): its header line.
     let mut header = None;
     let mut parent = None;
+    // A field that is a whole table (`device`, for a product of its keys beyond a bound):
+    // the line of its `[device]` header, else of its first dotted key (`device.channels =`
+    // at the top level).
+    let mut table_header = None;
+    let mut first_key = None;
     for (i, raw) in src.text.lines().enumerate() {
         let t = raw.trim();
         if let Some(h) = t.strip_prefix("[[") {
@@ -221,6 +227,9 @@ pub(crate) fn config_line_of(field: &str) -> Option<String> {
             }
         } else if let Some(h) = t.strip_prefix('[') {
             table = h.split(']').next().unwrap_or("").trim().to_string();
+            if table == field {
+                table_header.get_or_insert(i + 1);
+            }
         } else if let Some((k, _)) = t.split_once('=') {
             let k = k.trim().trim_matches('"');
             let full = if table.is_empty() {
@@ -236,9 +245,16 @@ pub(crate) fn config_line_of(field: &str) -> Option<String> {
             if field.starts_with(&format!("{full}.")) {
                 parent = Some(i + 1);
             }
+            if full.starts_with(&format!("{field}.")) {
+                first_key.get_or_insert(i + 1);
+            }
         }
     }
-    parent.or(header).map(|n| format!("{}: line {n}", src.path))
+    parent
+        .or(header)
+        .or(table_header)
+        .or(first_key)
+        .map(|n| format!("{}: line {n}", src.path))
 }
 
 /// `flow[I].KEY` for a flow field named by the flow (`flow `NAME`.KEY`, as the flows'

@@ -163,7 +163,7 @@ fn config_file_values_name_the_file_and_field_not_a_flag() {
     let d = dir("config-fields");
     // (file text, extra flags, what the error must contain, whether it names the file)
     type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str], bool);
-    let cases: [Case; 7] = [
+    let cases: [Case; 11] = [
         (
             "[run]\nworkload = \"zipf:nan\"\n",
             &[],
@@ -206,6 +206,42 @@ fn config_file_values_name_the_file_and_field_not_a_flag() {
              dies_per_chip = 27905\nplanes_per_die = 2\n",
             &["--timing", "--requests", "1000"],
             &["line 2", "`device.channels`", "1..=1024"],
+            true,
+        ),
+        // Each geometry field in range, their product beyond MAX_PLANES: the error is about
+        // the `device` table, named by the line of its header (it named no file), ...
+        (
+            "# big\n[run]\nseed = 1\n\n[device]\nchannels = 1024\nchips_per_channel = 1024\n\
+             dies_per_chip = 2\n",
+            &[],
+            &[
+                "c7.toml: line 5: invalid configuration: `device`: ",
+                "1024 x 1024 x 2 x 1 = 2097152 planes; at most 1048576",
+            ],
+            true,
+        ),
+        (
+            "[device]\nchannels = 1024\nchips_per_channel = 1024\nplanes_per_die = 2\n",
+            &["--timing", "--requests", "1000"],
+            &[
+                "c8.toml: line 1: invalid configuration: `device`: ",
+                "2097152 planes",
+            ],
+            true,
+        ),
+        // ... of its first dotted key at the top level, ...
+        (
+            "# dotted\ndevice.channels = 1024\ndevice.chips_per_channel = 1024\n\
+             device.dies_per_chip = 2\n",
+            &[],
+            &["c9.toml: line 2: invalid configuration: `device`: "],
+            true,
+        ),
+        // ... or of its inline table.
+        (
+            "\ndevice = { channels = 1024, chips_per_channel = 1024, dies_per_chip = 2 }\n",
+            &[],
+            &["c10.toml: line 2: invalid configuration: `device`: "],
             true,
         ),
     ];
