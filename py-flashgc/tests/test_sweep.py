@@ -181,3 +181,42 @@ def test_worker_errors_reach_the_client(tmp_path):
             out=tmp_path / "e",
             n_workers=1,
         )
+
+
+def test_huge_grid_is_bounded_by_max_runs(tmp_path):
+    """A grid of 10**6 points: its size is checked without building it; with a budget only
+    the points that run are resolved and validated (this finishes in about a second, where
+    a full walk took minutes); without one it is refused, naming the size and the limit."""
+    from flashgc.sweep import MAX_GRID_POINTS, grid_size, iter_grid
+
+    ops = [round(0.07 + i * 0.0002, 4) for i in range(1000)]
+    grid = {"placement": "single", "op": ops, "seed": list(range(1, 1001))}
+    assert grid_size(grid) == 10**6 > MAX_GRID_POINTS
+    assert next(iter(iter_grid(grid))) == {"placement": "single", "op": 0.07, "seed": 1}
+    sweep_file = tmp_path / "huge.toml"
+    sweep_file.write_text(
+        'config = "default"\nout = "res"\n'
+        "[base]\nlogical_gib = 0.0625\npages_per_block = 64\nwrite_volume = 3.0\n"
+        f'[grid]\nplacement = "single"\nop = {ops}\nseed = {grid["seed"]}\n'
+    )
+    cmd = [sys.executable, "-m", "flashgc", "sweep", str(sweep_file), "-q", "--scheduler", "local"]
+    p = subprocess.run([*cmd, "--max-runs", "2"], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert "sweep: 2 runs done now, 0 already present, 0 pending (999998 more grid points not examined yet)" in p.stdout
+    df = read_results(tmp_path / "res")
+    assert sorted(zip(df.param_op, df.param_seed)) == [(0.07, 1), (0.07, 2)]
+    # Again: the two are skipped on the way to the next two.
+    p = subprocess.run([*cmd, "--max-runs", "2"], capture_output=True, text=True, timeout=600)
+    assert "sweep: 2 runs done now, 2 already present, 0 pending (999996 more" in p.stdout, p.stderr
+    # Without a budget: refused before any run.
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 2
+    assert f"sweep grid: 1000000 points (op 1000 x seed 1000) exceed the limit of {MAX_GRID_POINTS}" in p.stderr, (
+        p.stderr
+    )
+    assert "--max-runs" in p.stderr
+    # A bad value in a point that would run is still named, with its key and value.
+    with pytest.raises(flashgc.FlashgcError, match=r"sweep point 0 \{'op': 0.0, 'seed': 1\}: .*`ftl.op`: 0 is out"):
+        flashgc.sweep(
+            {"op": [0, *ops[1:]], "seed": range(1, 1001)}, out=tmp_path / "bad", max_runs=2, scheduler="local"
+        )

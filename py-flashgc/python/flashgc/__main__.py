@@ -32,8 +32,11 @@ def _cmd_sweep(a: argparse.Namespace) -> int:
         dashboard=a.dashboard,
     )
     ran, skipped, pending = df.attrs["ran"], df.attrs["skipped"], df.attrs["pending"]
+    # A grid larger than MAX_GRID_POINTS is examined only up to the --max-runs budget.
+    unexamined = df.attrs.get("unexamined", 0)
+    more = f" ({unexamined} more grid points not examined yet)" if unexamined else ""
     print(
-        f"sweep: {len(ran)} runs done now, {len(skipped)} already present, {len(pending)} pending; "
+        f"sweep: {len(ran)} runs done now, {len(skipped)} already present, {len(pending)} pending{more}; "
         f"{len(df)} rows in the dataset"
     )
     if len(df) and not a.quiet:

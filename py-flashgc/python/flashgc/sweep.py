@@ -29,7 +29,43 @@ from . import _flashgc
 from ._flashgc import FlashgcError
 from .api import Config, ConfigLike, Result, _run, _to_json, _with_mqsim, load_config, summary_row
 
-__all__ = ["sweep", "expand_grid", "run_id", "read_results", "load_sweep_file", "sweep_from_file"]
+__all__ = [
+    "sweep",
+    "expand_grid",
+    "iter_grid",
+    "grid_size",
+    "MAX_GRID_POINTS",
+    "run_id",
+    "read_results",
+    "load_sweep_file",
+    "sweep_from_file",
+]
+
+#: The largest grid a sweep walks in full (every point resolved and validated before any
+#: run, its pending runs listed). A larger grid needs ``max_runs``: its points are then
+#: resolved and validated lazily, in grid order, only until the budget is filled, so a
+#: grid of 10**6 or 10**12 points costs what its first runs cost (resolving and validating
+#: a point takes about a millisecond, so a full walk of this many takes a minute or two).
+MAX_GRID_POINTS = 100_000
+
+
+def _dimensions(grid: Mapping[str, Any]) -> list:
+    return [(k, _dimension(k, v)) for k, v in grid.items()]
+
+
+def grid_size(grid: Mapping[str, Any]) -> int:
+    """The number of points of ``grid``: the product of its dimensions' lengths, computed
+    without building any point (the dimensions are checked as :func:`expand_grid` does)."""
+    n = 1
+    for _, vals in _dimensions(grid):
+        n *= len(vals)
+    return n
+
+
+def _describe_size(grid: Mapping[str, Any]) -> str:
+    """``a 2 x b 1000 x ...``: the dimensions that multiply the grid (constants left out)."""
+    dims = [f"{k} {len(v)}" for k, v in _dimensions(grid) if len(v) > 1]
+    return " x ".join(dims) if dims else "constants only"
 
 
 def expand_grid(grid: Mapping[str, Any]) -> list:
@@ -49,8 +85,13 @@ def expand_grid(grid: Mapping[str, Any]) -> list:
     numpy scalars become Python numbers. A dimension mixing integers and floats holds
     floats, so that its ``param_*`` column has one type in every run file.
     """
-    dims = [(k, _dimension(k, v)) for k, v in grid.items()]
-    points = []
+    return list(iter_grid(grid))
+
+
+def iter_grid(grid: Mapping[str, Any]) -> Iterable[dict]:
+    """The points of :func:`expand_grid`, one at a time, in the same order, without holding
+    them all (a bad ``scheme`` value is reported when its point is reached)."""
+    dims = _dimensions(grid)
     for combo in itertools.product(*(vals for _, vals in dims)):
         p: dict = {}
         for (k, _), v in zip(dims, combo):
@@ -69,8 +110,7 @@ def expand_grid(grid: Mapping[str, Any]) -> list:
                     )
             else:
                 p[k] = v
-        points.append(p)
-    return points
+        yield p
 
 
 def _plain(v: Any) -> Any:
@@ -145,11 +185,17 @@ def _validate(cfg: Config, checked: dict) -> None:
     checked[key] = True
 
 
-def _prepare(base: ConfigLike, points: list, base_overrides: Optional[Mapping[str, Any]] = None) -> list:
+def _prepare(base: ConfigLike, points: Iterable[dict], base_overrides: Optional[Mapping[str, Any]] = None) -> list:
     """Resolves and validates every point's configuration (``base`` with
     ``base_overrides``, then the point's values): a bad value anywhere in the grid fails
     here, naming the point, before any run starts."""
-    tasks = []
+    return [t for _, t in _prepare_iter(base, points, base_overrides) if t is not None]
+
+
+def _prepare_iter(base: ConfigLike, points: Iterable[dict], base_overrides: Optional[Mapping[str, Any]] = None):
+    """:func:`_prepare` one point at a time: yields ``(i, task)`` for point ``i``, with
+    ``task`` None for a point that repeats an earlier one's run. A bad point raises when it
+    is reached, so a walk stopped early validates only the points it reached."""
     seen = {}
     checked: dict = {}
     for i, p in enumerate(points):
@@ -176,14 +222,14 @@ def _prepare(base: ConfigLike, points: list, base_overrides: Optional[Mapping[st
             raise FlashgcError(f"sweep point {i} {p}: {e}") from None
         rid = run_id(cfg, topts, timing, fio_text)
         if rid in seen:
-            continue  # the same run listed twice (e.g. a constant spelled two ways)
+            yield i, None  # the same run listed twice (e.g. a constant spelled two ways)
+            continue
         seen[rid] = i
         params = {k: (os.fspath(v) if isinstance(v, os.PathLike) else v) for k, v in p.items()}
         task = {"run_id": rid, "config_toml": cfg.toml, "params": params, "trace_options": topts, "timing": timing}
         if fio is not None:
             task["fio_job"] = {"name": fio, "text": fio_text}
-        tasks.append(task)
-    return tasks
+        yield i, task
 
 
 def _execute(task: dict) -> dict:
@@ -418,9 +464,16 @@ def sweep(
 
     Every point of the grid is validated (configuration, workload, policies) before any
     run starts: a bad value fails at once with a :class:`FlashgcError` naming the point.
+    A grid of more than :data:`MAX_GRID_POINTS` points (the product of its dimensions,
+    computed without building them) is refused unless ``max_runs`` is given; with it, the
+    points are resolved and validated in grid order only until ``max_runs`` new runs are
+    found (points already in ``out`` are skipped on the way), so only the points that run
+    now (and those skipped) are validated and listed.
 
-    Returns the whole dataset (finished earlier or now), sorted by run id; ``df.attrs``
-    holds ``ran`` (run ids executed now), ``skipped`` (already present) and ``pending``.
+    Returns the dataset's rows for the points examined (finished earlier or now), sorted by
+    run id; ``df.attrs`` holds ``ran`` (run ids executed now), ``skipped`` (already
+    present), ``pending`` (examined, not run) and ``unexamined`` (grid points beyond the
+    ``max_runs`` budget of a grid larger than :data:`MAX_GRID_POINTS`, else 0).
     """
     check_scheduler(scheduler, n_workers)
     check_dashboard(dashboard)
@@ -432,7 +485,30 @@ def sweep(
             load_config(config, **base)
         except FlashgcError as e:
             raise FlashgcError(f"sweep base: {e}") from None
-    tasks = _prepare(config, expand_grid(grid), base)
+    total = grid_size(grid)
+    budget = None if max_runs is None else max(0, int(max_runs))
+    # A grid too large to walk in full is walked lazily up to the budget instead.
+    lazy = total > MAX_GRID_POINTS
+    if lazy and budget is None:
+        raise FlashgcError(
+            f"sweep grid: {total} points ({_describe_size(grid)}) exceed the limit of {MAX_GRID_POINTS} "
+            "(flashgc.sweep.MAX_GRID_POINTS) a sweep validates in full before it starts; pass max_runs "
+            "(--max-runs K) to run the next K of them in grid order, or split the grid"
+        )
+    done = _done_ids(out_dir)
+    tasks: list = []
+    new_tasks = 0
+    walked = 0
+    walk = _prepare_iter(config, iter_grid(grid), base)
+    while not (lazy and budget is not None and new_tasks >= budget):
+        nxt = next(walk, None)
+        if nxt is None:
+            break
+        walked = nxt[0] + 1
+        t = nxt[1]
+        if t is not None:
+            tasks.append(t)
+            new_tasks += t["run_id"] not in done
     # The embedded cluster's workers run on this machine at once: they share its memory.
     # On an existing cluster each worker decides its share where the run lands (None).
     for t in tasks:
@@ -440,11 +516,10 @@ def sweep(
             t["memory_jobs"] = min(n_workers, len(tasks))
         else:
             t["memory_jobs"] = 1 if scheduler == "local" else None
-    done = _done_ids(out_dir)
     todo = [t for t in tasks if t["run_id"] not in done]
     skipped = [t["run_id"] for t in tasks if t["run_id"] in done]
-    if max_runs is not None:
-        todo = todo[: max(0, int(max_runs))]
+    if budget is not None:
+        todo = todo[:budget]
     ran: list = []
     bar = _Progress(len(todo), progress)
 
@@ -472,6 +547,7 @@ def sweep(
     df.attrs["ran"] = ran
     df.attrs["skipped"] = skipped
     df.attrs["pending"] = [t["run_id"] for t in tasks if t["run_id"] not in set(ran) | set(skipped)]
+    df.attrs["unexamined"] = total - walked
     return df
 
 
