@@ -279,6 +279,8 @@ impl TimingFlags {
             seed: cfg.run.seed,
             seq_mix: None,
             seq_skip: 0,
+            backwards: None,
+            align: Default::default(),
         })
     }
 

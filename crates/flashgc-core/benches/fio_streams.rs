@@ -19,6 +19,7 @@ fn streams(c: &mut Criterion) {
         region_at_end: false,
         reseed: true,
         time_based: false,
+        identical: false,
     };
     let batch = 1 << 16;
     let mut g = c.benchmark_group("fio_stream");

@@ -8,6 +8,7 @@
 //! cursor starting at `job * size / numjobs` (fio's `offset_increment = size / numjobs`)
 //! and are served round robin.
 
+pub mod align;
 mod block_cycle;
 pub mod block_sizes;
 pub mod dist;
@@ -19,6 +20,7 @@ mod random_map;
 pub mod seq_mix;
 mod trims;
 
+pub use align::{Alignment, Backwards};
 pub use block_cycle::BlockCycle;
 pub use block_sizes::{BlockSizeMix, LengthDraw, Sizes, SplitEntry};
 pub use dist::{Dist, Zone, ZoneSplit};
@@ -27,7 +29,7 @@ pub use random_map::RandomMap;
 pub use seq_mix::{PickOrder, SeqMix, SeqMixStream};
 
 use crate::error::{Error, Result};
-use crate::workload::{Op, Request, Rng, Synthetic, SyntheticKind, Workload};
+use crate::workload::{Op, Request, Synthetic, SyntheticKind, Workload};
 
 /// fio's `rw`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -118,6 +120,13 @@ pub struct FioJob {
     /// region's start once that is past the region. 0: none.
     #[serde(skip_serializing_if = "is_zero")]
     pub seq_skip: u64,
+    /// Backwards sequential offsets (fio's `rw=write:-SKIP`, module `align`); None:
+    /// forwards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backwards: Option<Backwards>,
+    /// fio's `blockalign` and `bs_unaligned` (module `align`); the default keeps fio's.
+    #[serde(skip_serializing_if = "Alignment::is_default")]
+    pub align: Alignment,
     /// Seed.
     pub seed: u64,
 }
@@ -135,6 +144,8 @@ impl Default for FioJob {
             dist: Dist::Uniform,
             seq_mix: None,
             seq_skip: 0,
+            backwards: None,
+            align: Alignment::default(),
             seed: 1,
         }
     }
@@ -170,7 +181,16 @@ impl FioJob {
                 } else {
                     String::new()
                 },
-                format!(" percentage_random={},{}", m.random_pct[0], m.random_pct[1]),
+                format!(
+                    " percentage_random={},{}{}",
+                    m.random_pct[0],
+                    m.random_pct[1],
+                    if m.identical {
+                        " rw_sequencer=identical"
+                    } else {
+                        ""
+                    }
+                ),
             ),
             None => (String::new(), String::new()),
         };
@@ -238,8 +258,18 @@ impl FioJob {
                 desc: self.describe(),
             });
         }
+        if mode != TrimMode::None && !self.align.blockalign.iter().all(Option::is_none) {
+            // fio aligns trims by blockalign's third part, which flashgc does not read.
+            return Err(Error::config(
+                "fio.blockalign",
+                "blockalign on a trim pattern is not modelled",
+            ));
+        }
         if let Some(m) = &self.block_sizes {
             m.check(lpn_size)?;
+        }
+        if self.realigned() {
+            return self.aligned_workload(logical_pages, lpn_size);
         }
         let (plain, mix) = self.resolved();
         if let Some(mix) = mix {
@@ -381,105 +411,29 @@ impl FioJob {
                         ),
                     ));
                 }
+                let back = self.backwards_pages(region, pages, lpn_size)?;
                 Inner::Seq {
                     op: if self.rw == Rw::Write {
                         Op::Write
                     } else {
                         Op::Read
                     },
-                    cursors: (0..self.numjobs as u64)
-                        .map(|j| (j * per) % slots * pages)
-                        .collect(),
+                    cursors: match back {
+                        Some((_, first)) => vec![first],
+                        None => (0..self.numjobs as u64)
+                            .map(|j| (j * per) % slots * pages)
+                            .collect(),
+                    },
                     next_job: 0,
                     step: pages + self.seq_skip / lpn_size as u64,
                     limit: slots * pages,
                     pages: pages as u32,
+                    back: back.map_or(0, |b| b.0),
                 }
             }
         };
         Ok(FioWorkload {
             inner,
-            desc: self.describe(),
-        })
-    }
-}
-
-impl FioJob {
-    /// The stream of a job with a block-size mix (checked): per direction a plain job of
-    /// that direction's smallest size places the requests (its checks are the job's), the
-    /// mix's [`LengthDraw`] sizes them (module `mixed`).
-    fn mixed_workload(
-        &self,
-        mix: &BlockSizeMix,
-        logical_pages: u64,
-        lpn_size: u32,
-    ) -> Result<FioWorkload> {
-        if matches!(self.dist, Dist::RandomMap | Dist::RandomMapFresh) {
-            // fio's map marks every block a request covers and checks only the first;
-            // that is not modelled for requests of several lengths.
-            return Err(Error::config(
-                "fio.random_distribution",
-                "fio's random map with a block-size mix is not modelled (give norandommap)",
-            ));
-        }
-        if matches!(self.dist, Dist::Lfsr | Dist::LfsrFresh) {
-            // fio itself repeats blocks then (its documentation of random_generator).
-            return Err(Error::config(
-                "fio.random_generator",
-                "lfsr with a block-size mix is not modelled (fio's lfsr works with one block size)",
-            ));
-        }
-        let lpn = lpn_size as u64;
-        let (reads, writes) = self.directions();
-        let (read_seed, write_seed, length_seed) = mixed::MixedStream::seeds(self.seed);
-        let lengths = LengthDraw::new(mix, lpn_size, length_seed);
-        let plain = |rw: Rw, op: Op, seed: u64| -> Result<(mixed::Offsets, u64)> {
-            let job = FioJob {
-                rw,
-                bs: mix.of(op).min(),
-                block_sizes: None,
-                seed,
-                ..self.clone()
-            };
-            let min = lengths.min_pages(op);
-            Ok((Box::new(job.workload(logical_pages, lpn_size)?), min))
-        };
-        let region = self.size.map_or(logical_pages, |b| b / lpn);
-        let placement = match self.rw {
-            Rw::Read | Rw::Write => {
-                let op = if self.rw == Rw::Write {
-                    Op::Write
-                } else {
-                    Op::Read
-                };
-                // Checks the region against the smallest size, as a plain job.
-                let (_, min) = plain(self.rw, op, self.seed)?;
-                let slots = region / min;
-                let per = (slots / self.numjobs as u64).max(1);
-                mixed::Placement::Seq {
-                    op,
-                    cursors: (0..self.numjobs as u64)
-                        .map(|j| (j * per) % slots * min)
-                        .collect(),
-                    next_job: 0,
-                }
-            }
-            // One grid for the directions the job draws: one offset stream, as the plain
-            // job's (one hot set for reads and writes, the direction drawn first).
-            _ if !(reads && writes) || mix.read.min() == mix.write.min() => {
-                let op = if writes { Op::Write } else { Op::Read };
-                mixed::Placement::Shared(plain(self.rw, op, self.seed)?.0)
-            }
-            // Grids of their own (fio's `blockalign` per direction): a stream each.
-            _ => mixed::Placement::Random {
-                rng: Rng::new(self.seed),
-                read_ratio: 1.0 - self.rwmixwrite / 100.0,
-                read: plain(Rw::RandRead, Op::Read, read_seed)?,
-                write: plain(Rw::RandWrite, Op::Write, write_seed)?,
-            },
-        };
-        Ok(FioWorkload {
-            inner: Inner::Mixed(mixed::MixedStream::new(placement, lengths, region)),
             desc: self.describe(),
         })
     }
@@ -517,8 +471,14 @@ enum Inner {
         first: Option<Box<Synthetic>>,
     },
     Shaped(OffsetGenerator),
+    /// A job on a grid of `blockalign` (module `align`): `inner`'s requests, `pages` long.
+    Resized {
+        inner: Box<FioWorkload>,
+        pages: u32,
+    },
     /// Sequential jobs round robin: each clone's next LPN, `step` LPNs apart, back to 0 at
-    /// `limit`.
+    /// `limit`; backwards (`back` > 0 LPNs, one clone): `pages - back` apart, a start
+    /// before 0 wrapping to `limit - back`.
     Seq {
         op: Op,
         cursors: Vec<u64>,
@@ -526,6 +486,7 @@ enum Inner {
         step: u64,
         limit: u64,
         pages: u32,
+        back: u64,
     },
 }
 
@@ -595,6 +556,7 @@ impl Workload for FioWorkload {
                 first,
             } => pass_order::fill_passes(gen, first.as_deref(), cycle, *pages, buf, max),
             Inner::Shaped(g) => g.fill(buf, max),
+            Inner::Resized { inner, pages } => align::fill_resized(inner, *pages, buf, max),
             Inner::Seq {
                 op,
                 cursors,
@@ -602,6 +564,7 @@ impl Workload for FioWorkload {
                 step,
                 limit,
                 pages,
+                back,
             } => {
                 for _ in 0..max {
                     let c = &mut cursors[*next_job];
@@ -612,7 +575,17 @@ impl Workload for FioWorkload {
                         pages: *pages,
                         content: 0,
                     });
-                    *c = if *c + *step >= *limit { 0 } else { *c + *step };
+                    *c = if *back > 0 {
+                        // fio's `pos += ddir_seq_add`, a negative position wrapping to
+                        // the region's end plus ddir_seq_add.
+                        (*c + *pages as u64)
+                            .checked_sub(*back)
+                            .unwrap_or(*limit - *back)
+                    } else if *c + *step >= *limit {
+                        0
+                    } else {
+                        *c + *step
+                    };
                     *next_job = (*next_job + 1) % cursors.len();
                 }
                 Ok(())

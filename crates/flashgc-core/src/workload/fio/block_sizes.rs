@@ -25,7 +25,12 @@
 //!   multiple of min (`bs_unaligned` off), capped at max, drawn again until it fits.
 //! * Offsets are aligned to the direction's smallest size (fio's `blockalign` defaults
 //!   to `min_bs`) over `region / min_bs` blocks (`last_block`), so the smallest size
-//!   always fits.
+//!   always fits; a job's own `blockalign` and `bs_unaligned` are module `align`'s.
+//! * `bs_unaligned` (module `align`): a `bsrange` length is drawn in bytes and not
+//!   rounded; it covers the LPNs its bytes touch. `bssplit` entries are never rounded
+//!   down to a multiple of the smallest here, where fio rounds them without
+//!   `bs_unaligned` (lists whose entries are multiples of the smallest, the usual ones,
+//!   are not affected).
 //!
 //! What flashgc chooses: v and u come from flashgc's seeded RNG (a stream of its own,
 //! like fio's `bsrange_state`), not fio's `r / perc <= frand_max / 100` on Tausworthe
@@ -323,12 +328,23 @@ enum Pages {
         entries: Vec<(u64, u64)>,
         last: usize,
     },
+    /// A `bsrange` with `bs_unaligned`: lengths in bytes, `lpn` bytes per LPN.
+    Bytes {
+        min: u64,
+        max: u64,
+        lpn: u64,
+    },
 }
 
 impl Pages {
-    fn new(s: &Sizes, lpn: u64) -> Pages {
+    fn new(s: &Sizes, lpn: u64, unaligned: bool) -> Pages {
         match s {
             Sizes::Fixed(b) => Pages::Fixed(b / lpn),
+            Sizes::Range { min, max } if unaligned => Pages::Bytes {
+                min: *min,
+                max: *max,
+                lpn,
+            },
             Sizes::Range { min, max } => Pages::Range {
                 min: min / lpn,
                 max: max / lpn,
@@ -347,6 +363,7 @@ impl Pages {
             Pages::Fixed(p) => *p,
             Pages::Range { min, .. } => *min,
             Pages::Split { entries, .. } => entries.iter().map(|e| e.0).min().unwrap_or(1),
+            Pages::Bytes { min, lpn, .. } => min.div_ceil(*lpn),
         }
     }
 }
@@ -358,16 +375,37 @@ pub struct LengthDraw {
     read: Pages,
     write: Pages,
     rng: Rng,
+    /// Bytes per LPN.
+    lpn: u64,
 }
 
 impl LengthDraw {
-    /// Lengths of `mix` in LPNs of `lpn_size` bytes (checked by [`BlockSizeMix::check`]).
-    pub fn new(mix: &BlockSizeMix, lpn_size: u32, seed: u64) -> LengthDraw {
+    /// Lengths of `mix` in LPNs of `lpn_size` bytes (checked by [`BlockSizeMix::check`]);
+    /// `unaligned`: fio's `bs_unaligned` (`bsrange` lengths in bytes, not rounded down to
+    /// a multiple of the smallest).
+    pub fn new(mix: &BlockSizeMix, lpn_size: u32, seed: u64, unaligned: bool) -> LengthDraw {
         let lpn = lpn_size.max(1) as u64;
         LengthDraw {
-            read: Pages::new(&mix.read, lpn),
-            write: Pages::new(&mix.write, lpn),
+            read: Pages::new(&mix.read, lpn, unaligned),
+            write: Pages::new(&mix.write, lpn, unaligned),
             rng: Rng::new(seed),
+            lpn,
+        }
+    }
+
+    /// The length, bytes, of a request of direction `op` with `room` bytes left before
+    /// the region's end (at least the direction's smallest length): a `bs_unaligned`
+    /// range draws bytes, every other form whole LPNs ([`LengthDraw::next`]).
+    pub fn next_bytes(&mut self, op: Op, room: u64) -> u64 {
+        match *self.of(op) {
+            Pages::Bytes { min, max, .. } => loop {
+                // fio: min + max x u, no rounding down (`bs_unaligned`), capped at max.
+                let len = (min + (max as f64 * self.rng.unit()) as u64).min(max);
+                if len <= room {
+                    return len;
+                }
+            },
+            _ => self.next(op, room / self.lpn) * self.lpn,
         }
     }
 
@@ -392,6 +430,11 @@ impl LengthDraw {
         };
         match sizes {
             Pages::Fixed(p) => *p,
+            Pages::Bytes { .. } => {
+                // An aligned offset: the bytes fit iff the LPNs they touch do.
+                let lpn = self.lpn;
+                self.next_bytes(op, room.saturating_mul(lpn)).div_ceil(lpn)
+            }
             Pages::Range { min, max } => loop {
                 let mut len = min + (*max as f64 * self.rng.unit()) as u64;
                 len -= len % min;

@@ -4,7 +4,8 @@
 //! Jobs without a mix never come here, so their streams are unchanged.
 
 use super::block_sizes::LengthDraw;
-use crate::error::Result;
+use super::{Alignment, BlockSizeMix, Dist, FioJob, FioWorkload, Inner, Rw};
+use crate::error::{Error, Result};
 use crate::workload::{Op, Request, Rng, Workload};
 
 /// Seeds of the mixed stream's parts, derived from the job's seed so that the parts are
@@ -32,11 +33,13 @@ pub(super) enum Placement {
         write: (Offsets, u64),
     },
     /// Sequential: one cursor (LPN) per job, served round robin, each advancing by the
-    /// length it just issued.
+    /// length it just issued; with `unaligned` (the LPN size, `bs_unaligned`) the cursors
+    /// count bytes, and a request covers every LPN its bytes touch.
     Seq {
         op: Op,
         cursors: Vec<u64>,
         next_job: usize,
+        unaligned: Option<u64>,
     },
 }
 
@@ -86,7 +89,7 @@ impl MixedStream {
                 };
                 self.buf.clear();
                 gen.fill(&mut self.buf, 1)?;
-                // The block generator's requests are `min` LPNs at a multiple of `min`.
+                // The block generator's requests start on its grid (blockalign, LPNs).
                 let lpn = self.buf.first().map_or(0, |r| r.lpn);
                 let len = self.lengths.next(op, self.region - lpn);
                 debug_assert!(lpn % *min == 0);
@@ -96,6 +99,26 @@ impl MixedStream {
                 op,
                 cursors,
                 next_job,
+                unaligned: Some(lpn),
+            } => {
+                let (op, lpn) = (*op, *lpn);
+                let region = self.region * lpn;
+                let c = &mut cursors[*next_job];
+                if *c + self.lengths.min_pages(op) * lpn > region {
+                    *c = 0;
+                }
+                let len = self.lengths.next_bytes(op, region - *c);
+                let first = *c / lpn;
+                let req = Request::untimed(op, first, ((*c + len).div_ceil(lpn) - first) as u32);
+                *c += len;
+                *next_job = (*next_job + 1) % cursors.len();
+                Ok(req)
+            }
+            Placement::Seq {
+                op,
+                cursors,
+                next_job,
+                unaligned: None,
             } => {
                 let op = *op;
                 let min = self.lengths.min_pages(op);
@@ -128,5 +151,109 @@ impl Workload for MixedStream {
     }
     fn is_infinite(&self) -> bool {
         true
+    }
+}
+
+impl FioJob {
+    /// The stream of a job with a block-size mix (checked): per direction a plain job of
+    /// that direction's smallest size places the requests (its checks are the job's), the
+    /// mix's [`LengthDraw`] sizes them (module `mixed`).
+    pub(super) fn mixed_workload(
+        &self,
+        mix: &BlockSizeMix,
+        logical_pages: u64,
+        lpn_size: u32,
+    ) -> Result<FioWorkload> {
+        if matches!(self.dist, Dist::RandomMap | Dist::RandomMapFresh) {
+            // fio's map marks every block a request covers and checks only the first;
+            // that is not modelled for requests of several lengths.
+            return Err(Error::config(
+                "fio.random_distribution",
+                "fio's random map with a block-size mix is not modelled (give norandommap)",
+            ));
+        }
+        if matches!(self.dist, Dist::Lfsr | Dist::LfsrFresh) {
+            // fio itself repeats blocks then (its documentation of random_generator).
+            return Err(Error::config(
+                "fio.random_generator",
+                "lfsr with a block-size mix is not modelled (fio's lfsr works with one block size)",
+            ));
+        }
+        let lpn = lpn_size as u64;
+        let (reads, writes) = self.directions();
+        let (read_seed, write_seed, length_seed) = MixedStream::seeds(self.seed);
+        let lengths = LengthDraw::new(mix, lpn_size, length_seed, self.align.bs_unaligned);
+        // A sequential cursor counts bytes when lengths need not be whole LPNs.
+        let unit = if self.align.bs_unaligned { lpn } else { 1 };
+        if self.backwards.is_some() {
+            return Err(Error::config(
+                "fio.rw",
+                "backwards sequential offsets are modelled with one block size",
+            ));
+        }
+        // Each direction's grid: its blockalign (default: its smallest length).
+        let grid = |op: Op| {
+            let d = (op != Op::Read) as usize;
+            self.align.blockalign[d].unwrap_or(mix.of(op).min())
+        };
+        let plain = |rw: Rw, op: Op, seed: u64| -> Result<(Offsets, u64)> {
+            let job = FioJob {
+                rw,
+                bs: mix.of(op).min(),
+                block_sizes: None,
+                align: Alignment {
+                    blockalign: [Some(grid(op)); 2],
+                    bs_unaligned: false,
+                },
+                seed,
+                ..self.clone()
+            };
+            Ok((
+                Box::new(job.workload(logical_pages, lpn_size)?),
+                grid(op) / lpn,
+            ))
+        };
+        let region = self.size.map_or(logical_pages, |b| b / lpn);
+        let placement = match self.rw {
+            Rw::Read | Rw::Write => {
+                let op = if self.rw == Rw::Write {
+                    Op::Write
+                } else {
+                    Op::Read
+                };
+                // Checks the region against the smallest size, as a plain job.
+                plain(self.rw, op, self.seed)?;
+                let min = lengths.min_pages(op);
+                let slots = region / min;
+                let per = (slots / self.numjobs as u64).max(1);
+                Placement::Seq {
+                    op,
+                    cursors: (0..self.numjobs as u64)
+                        .map(|j| (j * per) % slots * min * unit)
+                        .collect(),
+                    next_job: 0,
+                    unaligned: self.align.bs_unaligned.then_some(lpn),
+                }
+            }
+            // One grid for the directions the job draws: one offset stream, as the plain
+            // job's (one hot set for reads and writes, the direction drawn first).
+            _ if !(reads && writes)
+                || (mix.read.min() == mix.write.min() && grid(Op::Read) == grid(Op::Write)) =>
+            {
+                let op = if writes { Op::Write } else { Op::Read };
+                Placement::Shared(plain(self.rw, op, self.seed)?.0)
+            }
+            // Grids of their own (fio's `blockalign` per direction): a stream each.
+            _ => Placement::Random {
+                rng: Rng::new(self.seed),
+                read_ratio: 1.0 - self.rwmixwrite / 100.0,
+                read: plain(Rw::RandRead, Op::Read, read_seed)?,
+                write: plain(Rw::RandWrite, Op::Write, write_seed)?,
+            },
+        };
+        Ok(FioWorkload {
+            inner: Inner::Mixed(MixedStream::new(placement, lengths, region)),
+            desc: self.describe(),
+        })
     }
 }

@@ -11,6 +11,12 @@
 //! * A request the counter lets through is random with probability `percentage_random`
 //!   of its direction (`R,W`), drawn from a generator of its own per direction (fio's
 //!   `seq_rand_state`, both seeded alike).
+//! * `rw_sequencer=identical` (fio's `RW_SEQ_IDENT`): a request the counter does not let
+//!   through starts where the last request of its direction started (random or not; the
+//!   region's start when the pass has none yet: `last_start` is -1), so each random offset
+//!   is used N times in a row; it is not marked in the random map (`IO_U_F_BUSY_OK`) and
+//!   never ends a pass. A request the counter lets through is random or sequential as
+//!   `percentage_random` says, as with the default sequencer.
 //! * A sequential request starts where the last request of its direction ended (random
 //!   or not). It is not marked in the random map, so a later random pick may land there.
 //!   Past the region's end it ends the pass (the request is not issued) when the device
@@ -57,6 +63,10 @@ pub struct SeqMix {
     pub reseed: bool,
     /// `time_based`: no pass ends; the map clears when full, sequential picks wrap.
     pub time_based: bool,
+    /// `rw_sequencer=identical`: the requests between random ones repeat the last
+    /// offset of their direction instead of continuing from it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub identical: bool,
 }
 
 impl SeqMix {
@@ -106,6 +116,8 @@ pub struct SeqMixStream {
     read_ratio: f64,
     /// Block after the last request of each direction (reads, writes), this pass.
     last_end: [u64; 2],
+    /// Block of the last request of each direction this pass (fio's `last_start`).
+    last_start: [Option<u64>; 2],
     /// fio's `td->ddir_seq_nr`.
     countdown: u32,
     pass_bytes: u64,
@@ -163,6 +175,7 @@ impl SeqMixStream {
             bs: bs.max(1),
             read_ratio,
             last_end: [0; 2],
+            last_start: [None; 2],
             countdown: 1,
             pass_bytes: 0,
         }
@@ -227,7 +240,10 @@ impl SeqMixStream {
         };
         let pct = self.mix.random_pct[d];
         let random = hit && (pct >= 100 || self.draws.seq[d].below(100) < pct as u64);
-        let block = if random {
+        let block = if !hit && self.mix.identical {
+            // fio: `last_start - file_offset`, or 0 before the pass's first request.
+            self.last_start[d].unwrap_or(0)
+        } else if random {
             if self.mix.time_based {
                 self.random_block_timed(true)
             } else {
@@ -246,6 +262,7 @@ impl SeqMixStream {
             }
         };
         self.last_end[d] = block + 1;
+        self.last_start[d] = Some(block);
         self.pass_bytes += self.bs;
         Some(Request::at_block(op, block, self.pages))
     }
@@ -266,6 +283,7 @@ impl SeqMixStream {
             }
         }
         self.last_end = [0; 2];
+        self.last_start = [None; 2];
         self.pass_bytes = 0;
     }
 
@@ -427,6 +445,9 @@ impl Workload for SeqMixStream {
         );
         if m.every > 1 {
             s.push_str(&format!(", a random offset every {} requests", m.every));
+        }
+        if m.identical {
+            s.push_str(", rw_sequencer=identical");
         }
         s.push(')');
         s

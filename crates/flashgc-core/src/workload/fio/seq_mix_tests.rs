@@ -13,6 +13,7 @@ fn mix(pct: [u8; 2], every: u32) -> SeqMix {
         region_at_end: false,
         reseed: true,
         time_based: false,
+        identical: false,
     }
 }
 
@@ -220,4 +221,36 @@ fn a_synchronous_pass_lasts_until_the_map_is_full() {
         .sum();
     let mean = total as f64 / n as f64;
     assert!((mean - 33.0).abs() < 0.8, "{mean}");
+}
+
+#[test]
+fn identical_sequencing_repeats_each_random_offset() {
+    // rw=randwrite:4 with rw_sequencer=identical (get_next_block's RW_SEQ_IDENT): the
+    // countdown (1 at the start, init.c) lets the 1st, 5th, ... request through; the
+    // three after each repeat its offset, so each random offset is used 4 times.
+    let m = SeqMix {
+        identical: true,
+        ..mix([100, 100], 4)
+    };
+    let mut s = stream(m, PickOrder::Free, 1 << 20, 0.0, 3);
+    let v: Vec<u64> = drawn(&mut s, 40).iter().map(|r| r.lpn).collect();
+    for k in 0..v.len() {
+        assert_eq!(v[k], v[k / 4 * 4], "request {k}: {v:?}");
+    }
+    assert!((4..40).step_by(4).any(|k| v[k] != v[k - 1]), "{v:?}");
+    // Reads and writes keep a last start each (the region's start before the first).
+    let m = SeqMix {
+        identical: true,
+        ..mix([100, 100], 2)
+    };
+    let mut s = stream(m, PickOrder::Map, 1 << 20, 0.5, 8);
+    let v = drawn(&mut s, 200);
+    let mut last: [Option<u64>; 2] = [None; 2];
+    for (k, r) in v.iter().enumerate() {
+        let d = (r.op == Op::Write) as usize;
+        if k % 2 == 1 {
+            assert_eq!(r.lpn, last[d].unwrap_or(0), "request {k}");
+        }
+        last[d] = Some(r.lpn);
+    }
 }

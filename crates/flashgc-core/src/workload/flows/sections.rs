@@ -105,6 +105,8 @@ impl FlowConfig {
                 .seed
                 .unwrap_or(run_seed.wrapping_add(1000 * index as u64)),
             seq_skip: 0,
+            backwards: None,
+            align: Default::default(),
         };
         let runtime_ms = self.runtime_ms.unwrap_or(0.0);
         let ramp_ms = self.ramp_ms.unwrap_or(0.0);

@@ -11,6 +11,8 @@
 //! unless a sweep's last request ends exactly at the device's end, where the next start
 //! fails (`last_pos` at the file's size) and the pass ends as in a smaller region
 //! (64 MiB + 1 block of 4 KiB blocks with `rw=write:4k`: 8237 requests, one sweep).
+//! A backwards sequence (`rw=write:-SKIP`) always wraps (to the region's end), so its
+//! passes end as a wrapping region's do.
 
 use super::{err, CloneRegion, EngineKind, JobSpec, SizeSpec};
 use crate::error::Result;
@@ -24,13 +26,14 @@ impl JobSpec {
 
     /// Whether the clone's holes wrap at the device's end instead of ending a pass.
     fn holes_wrap(&self, r: &CloneRegion) -> bool {
-        r.offset == 0 && r.size >= r.room && self.sweep_end(r) < r.size
+        // A backwards sequence wraps to the region's end and never fails.
+        self.seq_back > 0 || r.offset == 0 && r.size >= r.room && self.sweep_end(r) < r.size
     }
 
     /// The requests in a pass of a job with holes (Some(None): the pass runs to the
     /// volume); None for a job without.
     pub(super) fn holed_pass(&self, r: &CloneRegion) -> Option<Option<u64>> {
-        if self.seq_skip == 0 || !self.rw.sequential() {
+        if (self.seq_skip == 0 && self.seq_back == 0) || !self.rw.sequential() {
             return None;
         }
         let bs = self.bs.max(1);
@@ -72,6 +75,7 @@ impl JobSpec {
     /// Refuses holes where they are not modelled: several block sizes, and a region that
     /// is not whole blocks (where fio's bound is the region's byte, not its last block).
     pub(super) fn check_holes(&self, file: &str, r: &CloneRegion) -> Result<()> {
+        self.check_backwards(file, r)?;
         if self.seq_skip == 0 || !self.rw.sequential() {
             return Ok(());
         }

@@ -113,8 +113,18 @@ impl JobFile {
                 .as_ref()
                 .or(first.block_sizes.as_ref())
                 .map_or("bs", |m| m.option.as_str());
-            let same: [(&str, bool); 9] = [
-                ("rw", j.rw == first.rw && j.seq_skip == first.seq_skip),
+            let same: [(&str, bool); 11] = [
+                (
+                    "rw",
+                    j.rw == first.rw
+                        && j.seq_skip == first.seq_skip
+                        && j.seq_back == first.seq_back,
+                ),
+                (
+                    "blockalign",
+                    j.alignment().blockalign == first.alignment().blockalign,
+                ),
+                ("bs_unaligned", j.bs_unaligned == first.bs_unaligned),
                 ("rwmixwrite", j.rwmixwrite == first.rwmixwrite),
                 ("bs", j.bs == first.bs),
                 (mix_option, j.block_sizes == first.block_sizes),
@@ -163,6 +173,8 @@ impl JobFile {
                 seq_mix: None,
                 seed,
                 seq_skip: first.seq_skip,
+                backwards: first.backwards(&region0),
+                align: first.alignment(),
             },
             data_bytes: data,
             runtime_ns: first.runtime_ns,

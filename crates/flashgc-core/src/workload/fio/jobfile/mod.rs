@@ -15,6 +15,7 @@ use values::{boolean, err, int, only, per_direction, size, size_bytes, time_in, 
 
 mod values;
 
+mod align;
 mod engine;
 mod holes;
 mod ignored;
@@ -99,6 +100,18 @@ pub struct JobSpec {
     pub seq_every: u32,
     /// `rw=write:SKIP` (sequential patterns): bytes skipped after each request.
     pub seq_skip: u64,
+    /// `rw=write:-SKIP` (sequential patterns): bytes stepped back after each request
+    /// (fio's negative `ddir_seq_add`; module `align`); 0: forwards.
+    pub seq_back: u64,
+    /// `rw_sequencer=identical`: with `rw=randX:N` the requests between random ones
+    /// repeat the last offset (module `seq_mix`).
+    pub rw_identical: bool,
+    /// `blockalign` per direction (reads, writes), bytes; None: the direction's smallest
+    /// length (fio's default). Random patterns only, as fio.
+    pub blockalign: [Option<u64>; 2],
+    /// `bs_unaligned`: `bsrange`/`bssplit` lengths are not rounded down to a multiple of
+    /// the smallest (module `align`).
+    pub bs_unaligned: bool,
     /// Bytes each clone transfers (`io_size`; default: `size`).
     pub io_size: Option<SizeSpec>,
     /// Requests each clone issues per loop (`number_ios`).
@@ -332,6 +345,10 @@ impl JobSpec {
             random_pct: [100, 100],
             seq_every: 1,
             seq_skip: 0,
+            seq_back: 0,
+            rw_identical: false,
+            blockalign: [None, None],
+            bs_unaligned: false,
             io_size: None,
             number_ios: None,
             loops: 1,
@@ -369,6 +386,7 @@ impl JobSpec {
                 };
                 self.seq_every = 1;
                 self.seq_skip = 0;
+                self.seq_back = 0;
                 self.rw = match pat.trim() {
                     "rw" | "readwrite" => {
                         return Err(err(
@@ -393,17 +411,27 @@ impl JobSpec {
                         self.seq_every = int(file, line, option, n, 1, u32::MAX as u64)? as u32
                     }
                     (Some(n), Rw::Write | Rw::Read) => {
-                        self.seq_skip = super::parse_size(n).filter(|&b| b > 0).ok_or_else(|| {
+                        // fio's `str_rw_cb`: a signed size, negative for backwards.
+                        let (back, n) = match n.trim().strip_prefix('-') {
+                            Some(rest) => (true, rest),
+                            None => (false, n),
+                        };
+                        let b = super::parse_size(n).filter(|&b| b > 0).ok_or_else(|| {
                             err(
                                 file,
                                 line,
                                 option,
                                 format!(
-                                    "`{v}`: the skip after each request is a positive size (fio's backwards \
-                                     sequences, `:-SIZE`, are not modelled)"
+                                    "`{v}`: the skip after each request is a non-zero size (`:SIZE` forwards, \
+                                     `:-SIZE` backwards)"
                                 ),
                             )
-                        })?
+                        })?;
+                        if back {
+                            self.seq_back = b;
+                        } else {
+                            self.seq_skip = b;
+                        }
                     }
                     (Some(_), _) => {
                         return Err(err(
@@ -425,14 +453,30 @@ impl JobSpec {
                 }
                 self.random_pct = [r.unwrap_or(self.random_pct[0]), w.unwrap_or(self.random_pct[1])];
             }
-            "rw_sequencer" => only(
-                file,
-                line,
-                option,
-                need()?,
-                &["sequential"],
-                "fio's default: the requests between random ones continue sequentially",
-            )?,
+            "rw_sequencer" => {
+                let v = need()?;
+                self.rw_identical = match v.trim().to_ascii_lowercase().as_str() {
+                    "sequential" => false,
+                    "identical" => true,
+                    _ => {
+                        return Err(err(
+                            file,
+                            line,
+                            option,
+                            format!("`{v}`: allowed: sequential (fio's default), identical"),
+                        ))
+                    }
+                }
+            }
+            "blockalign" | "ba" => {
+                let (r, w) = block_sizes::per_direction(need()?, block_sizes::positive_size)
+                    .map_err(|m| err(file, line, option, m))?;
+                self.lines.push(("blockalign".to_string(), line));
+                self.blockalign = [r.or(self.blockalign[0]), w.or(self.blockalign[1])];
+            }
+            "bs_unaligned" | "blocksize_unaligned" => {
+                self.bs_unaligned = boolean(file, line, option, value)?
+            }
             "rwmixwrite" => self.rwmixwrite = int(file, line, option, need()?, 0, 100)? as f64,
             "rwmixread" => {
                 self.rwmixwrite = 100.0 - int(file, line, option, need()?, 0, 100)? as f64
@@ -571,9 +615,9 @@ impl JobSpec {
                     file,
                     line,
                     o,
-                    "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, bsrange, bssplit, size, offset, \
-                     offset_increment, numjobs, iodepth, ioengine, percentage_random, rw=randX:N, rw=write:SKIP, \
-                     random_distribution, io_size, number_ios, loops, offset_align, fill_device, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
+                    "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, bsrange, bssplit, blockalign, \
+                     bs_unaligned, size, offset, offset_increment, numjobs, iodepth, ioengine, percentage_random, \
+                     rw=randX:N, rw_sequencer, rw=write:SKIP, rw=write:-SKIP, random_distribution, io_size, number_ios, loops, offset_align, fill_device, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
                      thinktime, thinktime_blocks, thinktime_blocks_type, stonewall, new_group; file and \
                      reporting options are ignored)",
                 ))
@@ -677,6 +721,7 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
         }
         j.resolve_block_sizes();
         j.resolve_pacing(file)?;
+        j.resolve_blockalign(file)?;
         // fio's default random offsets go through its random map (module `random_map`);
         // requests of several lengths are not modelled with it (the plan's notes say so).
         // `random_generator=lfsr` replaces both (with or without norandommap, as fio's
@@ -716,5 +761,7 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_align;
 #[cfg(test)]
 mod tests_issue;

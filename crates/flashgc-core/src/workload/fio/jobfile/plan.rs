@@ -55,8 +55,12 @@ impl JobFile {
     /// * trim-then-write jobs with `io_size`, `number_ios` or `loops`, whose requests fio counts by
     ///   rules flashgc does not follow ([`super::JobSpec::plain_requests`]);
     ///
+    /// * jobs with `bs_unaligned` ranges, whose lengths flashgc rounds up to the LPNs they
+    ///   touch (module `fio::align`);
+    ///
     /// and, exact but easy to miss, jobs whose synchronous engine capped their `iodepth`
-    /// at 1, as fio does (module `engine`).
+    /// at 1, as fio does (module `engine`), and jobs whose `blockalign` turned fio's random
+    /// map off.
     pub fn notes(&self) -> Vec<String> {
         let names = |keep: &dyn Fn(&super::JobSpec) -> bool| -> String {
             let v: Vec<&str> = self
@@ -74,6 +78,32 @@ impl JobFile {
                 "{}: job(s) {mixed} mix block sizes and draw uniform random offsets with replacement, as fio's \
                  norandommap=1; fio's default random map (each block once per pass) is modelled for jobs of one \
                  block size only (approximate; add norandommap=1 to the job file to match exactly)",
+                self.file
+            ));
+        }
+        // init.c `fixup_options` warns so too.
+        let realigned =
+            names(&|j| j.realigned() && !j.lines.iter().any(|(o, _)| o == "norandommap"));
+        if !realigned.is_empty() {
+            notes.push(format!(
+                "{}: job(s) {realigned} set blockalign, which turns fio's random map off (\"Any use of blockalign= \
+                 turns off randommap\"): their random offsets are drawn with replacement, as fio's",
+                self.file
+            ));
+        }
+        let unaligned = names(&|j| {
+            j.bs_unaligned
+                && j.block_sizes.as_ref().is_some_and(|m| {
+                    [&m.read, &m.write]
+                        .iter()
+                        .any(|s| matches!(s, crate::workload::fio::Sizes::Range { .. }))
+                })
+        });
+        if !unaligned.is_empty() {
+            notes.push(format!(
+                "{}: job(s) {unaligned} draw lengths that are not whole LPNs (bs_unaligned): a request writes or reads \
+                 every LPN its bytes touch, as a trace's requests do, and its host bytes count those whole LPNs \
+                 (approximate)",
                 self.file
             ));
         }
@@ -209,6 +239,8 @@ impl JobFile {
                 seq_mix: None,
                 seed: seed.wrapping_add(k as u64 * 1000),
                 seq_skip: j.seq_skip,
+                backwards: None,
+                align: j.alignment(),
             };
             let placed: Vec<(u64, Option<u64>)> =
                 regions.iter().map(|r| (r.offset, Some(r.size))).collect();
@@ -225,6 +257,7 @@ impl JobFile {
                 // the run's volume (`run_bytes`) must not end the flow before it.
                 j.check_holes(&self.file, r)?;
                 f.job.seq_mix = j.seq_mix_of(&self.file, r, capacity)?;
+                f.job.backwards = j.backwards(r);
                 let seq_mix_requests = f
                     .job
                     .seq_mix_requests(

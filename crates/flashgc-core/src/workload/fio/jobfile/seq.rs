@@ -45,6 +45,12 @@ impl JobSpec {
                 m.describe()
             ));
         }
+        if self.realigned() {
+            return refuse(format!(
+                "job `{}` sets blockalign: sequential picks are modelled with random offsets on the block size's                  grid",
+                self.name
+            ));
+        }
         if !matches!(
             self.dist,
             Dist::Uniform | Dist::RandomMap | Dist::RandomMapFresh | Dist::Lfsr | Dist::LfsrFresh
@@ -102,6 +108,7 @@ impl JobSpec {
             region_at_end: r.offset.saturating_add(r.size) >= capacity,
             reseed: self.randrepeat && !self.time_based,
             time_based: self.time_based,
+            identical: self.rw_identical,
         }))
     }
 }

@@ -95,9 +95,9 @@ fn sequential_picks_parse_per_direction_and_refuse_what_is_not_modelled() {
         ),
         ("[a]\nrw=randwrite:0\n", "p.fio:2: option `rw`", ""),
         (
-            "[a]\nrw=randwrite\nrw_sequencer=identical\n",
+            "[a]\nrw=randwrite\nrw_sequencer=reverse\n",
             "p.fio:3: option `rw_sequencer`",
-            "",
+            "identical",
         ),
         (
             "[a]\nrw=randwrite\nrandom_distribution=zipf:1.2\npercentage_random=50\n",
@@ -236,7 +236,7 @@ fn holes_parse_and_are_refused_where_not_modelled() {
     let j = job("[a]\nrw=write:8k\n").unwrap();
     assert_eq!((j.rw, j.seq_skip), (Rw::Write, 8192));
     assert_eq!(job("[a]\nrw=write:8k\nrw=write\n").unwrap().seq_skip, 0);
-    let e = err_of("[a]\nrw=read:-4k\n");
+    let e = err_of("[a]\nrw=read:-0\n");
     assert!(
         e.contains("p.fio:2: option `rw`") && e.contains("backwards"),
         "{e}"
