@@ -376,3 +376,33 @@ fn holes_end_passes_where_the_installed_fio_does() {
         ])
     });
 }
+
+/// Backwards sequences (which never fail a start), `rw_sequencer=identical` (whose
+/// repeats are left out of the random map) and `blockalign` (which turns the map off):
+/// the installed fio and flashgc issue as many requests, both engines, regions inside and
+/// at the end of the device, with and without `io_size`.
+#[test]
+fn backwards_identical_and_blockalign_count_as_the_installed_fio_does() {
+    agree_with_installed_fio("align", |cap| {
+        let end = format!("size=32k offset={}", cap - 32 * 1024);
+        let mut jobs = grid(&[
+            axis(&["rw=write:-8k", "rw=read:-4k", "rw=write:-16k bs=8k"]),
+            axis(&["ioengine=psync", "ioengine=libaio"]),
+            axis(&["size=32k", "size=32k offset=16k", "size=32k offset=64k"]),
+            axis(&["", "io_size=100k"]),
+            axis(&["loops=1", "loops=2"]),
+        ]);
+        jobs.extend(grid(&[
+            axis(&[
+                "rw=randwrite:3 rw_sequencer=identical",
+                "rw=randrw:2 rw_sequencer=identical",
+                "rw=randwrite blockalign=16k",
+                "rw=randwrite bs=8k blockalign=4k",
+            ]),
+            axis(&["ioengine=psync", "ioengine=libaio"]),
+            vec!["size=32k".to_string(), end],
+            axis(&["", "io_size=100k"]),
+        ]));
+        jobs
+    });
+}

@@ -194,8 +194,22 @@ impl FioJob {
             ),
             None => (String::new(), String::new()),
         };
+        // The options of module `align`, only where set (descriptions of other jobs stay).
+        let back = self
+            .backwards
+            .map_or(String::new(), |b| format!(":-{}", b.back));
+        let mut align = String::new();
+        if self.align.blockalign.iter().any(Option::is_some) {
+            // fio's `READS,WRITES`; an empty part is that direction's default.
+            let part = |x: Option<u64>| x.map_or(String::new(), |b| b.to_string());
+            let [r, w] = self.align.blockalign;
+            align = format!(" blockalign={},{}", part(r), part(w));
+        }
+        if self.align.bs_unaligned {
+            align.push_str(" bs_unaligned");
+        }
         format!(
-            "fio rw={rw}{every}{mix} {bs} numjobs={} iodepth={} random_distribution={d}{seq}",
+            "fio rw={rw}{back}{every}{mix} {bs}{align} numjobs={} iodepth={} random_distribution={d}{seq}",
             self.numjobs, self.iodepth
         )
     }
@@ -359,7 +373,7 @@ impl FioJob {
         };
         if let Some(stream) = self.seq_mix_stream(region, pages, read_ratio)? {
             return Ok(FioWorkload {
-                inner: Inner::SeqMix(stream),
+                inner: Inner::SeqMix(Box::new(stream)),
                 desc: self.describe(),
             });
         }
@@ -450,7 +464,8 @@ enum Inner {
         left: u64,
     },
     Trims(trims::TrimStream),
-    SeqMix(SeqMixStream),
+    /// Boxed: the largest stream by far, and one pointer per `fill` costs nothing.
+    SeqMix(Box<SeqMixStream>),
     Mixed(mixed::MixedStream),
     Random(Synthetic),
     /// Uniform draws through fio's random map: `pages` per block.

@@ -196,3 +196,19 @@ fn bs_unaligned_ranges_draw_bytes_and_cover_the_lpns_they_touch() {
     assert!(shared > 150, "{shared}");
     assert_eq!(v[0].lpn, 0);
 }
+
+#[test]
+fn descriptions_name_the_options_only_where_set() {
+    let d = back(Rw::Write, 4 * K, 8 * K, 0).describe();
+    assert!(d.starts_with("fio rw=write:-8192 bs=4096 numjobs"), "{d}");
+    let d = FioJob {
+        align: Alignment {
+            blockalign: [None, Some(16 * K)],
+            bs_unaligned: true,
+        },
+        ..FioJob::default()
+    }
+    .describe();
+    assert!(d.contains("bs=4096 blockalign=,16384 bs_unaligned numjobs"), "{d}");
+    assert!(!FioJob::default().describe().contains("blockalign"));
+}

@@ -179,18 +179,18 @@ impl FioJob {
                 "lfsr with a block-size mix is not modelled (fio's lfsr works with one block size)",
             ));
         }
-        let lpn = lpn_size as u64;
-        let (reads, writes) = self.directions();
-        let (read_seed, write_seed, length_seed) = MixedStream::seeds(self.seed);
-        let lengths = LengthDraw::new(mix, lpn_size, length_seed, self.align.bs_unaligned);
-        // A sequential cursor counts bytes when lengths need not be whole LPNs.
-        let unit = if self.align.bs_unaligned { lpn } else { 1 };
         if self.backwards.is_some() {
             return Err(Error::config(
                 "fio.rw",
                 "backwards sequential offsets are modelled with one block size",
             ));
         }
+        let lpn = lpn_size as u64;
+        let (reads, writes) = self.directions();
+        let (read_seed, write_seed, length_seed) = MixedStream::seeds(self.seed);
+        let lengths = LengthDraw::new(mix, lpn_size, length_seed, self.align.bs_unaligned);
+        // A sequential cursor counts bytes when lengths need not be whole LPNs.
+        let unit = if self.align.bs_unaligned { lpn } else { 1 };
         // Each direction's grid: its blockalign (default: its smallest length).
         let grid = |op: Op| {
             let d = (op != Op::Read) as usize;

@@ -12,8 +12,9 @@ use crate::workload::Workload;
 /// How a job file runs.
 #[derive(Debug, Clone)]
 pub enum JobPlan {
-    /// One group of identical jobs (clones summed), as the fio flags.
-    Merged(MergedJob),
+    /// One group of identical jobs (clones summed), as the fio flags (boxed: a job is
+    /// several times the size of the flows' vector).
+    Merged(Box<MergedJob>),
     /// One host flow per job section (and clone), each with its own statistics.
     Flows {
         /// The flows.
@@ -188,7 +189,7 @@ impl JobFile {
                 }
                 .workload(logical_pages, lpn_size)
                 .map_err(|e| self.at_line(e))?;
-                Ok(JobPlan::Merged(m))
+                Ok(JobPlan::Merged(Box::new(m)))
             }
             _ => {
                 let (specs, data_bytes, notes) = self.flows(logical_pages, lpn_size, seed)?;
