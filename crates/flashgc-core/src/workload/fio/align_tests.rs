@@ -209,6 +209,9 @@ fn descriptions_name_the_options_only_where_set() {
         ..FioJob::default()
     }
     .describe();
-    assert!(d.contains("bs=4096 blockalign=,16384 bs_unaligned numjobs"), "{d}");
+    assert!(
+        d.contains("bs=4096 blockalign=,16384 bs_unaligned numjobs"),
+        "{d}"
+    );
     assert!(!FioJob::default().describe().contains("blockalign"));
 }
