@@ -82,3 +82,15 @@ pub fn resumed_json_of(
     let _ = std::fs::remove_file(&file);
     got
 }
+
+/// Runs the flows `fs` (a job file's plan, say) on the device of `c` to their end under `p`.
+pub fn run_of(c: &Config, p: &TimingParams, fs: &mut flows::FlowSet) -> RunResult {
+    let mut e = Engine::new(c, Some(p.clone())).unwrap();
+    match e
+        .run_with(fs, &mut |_| {}, &mut RunControl::default())
+        .unwrap()
+    {
+        RunEnd::Finished(r) => r,
+        RunEnd::Stopped { .. } => unreachable!(),
+    }
+}

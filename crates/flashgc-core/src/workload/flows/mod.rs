@@ -16,6 +16,7 @@
 pub use crate::config::{ByteSize, FlowConfig};
 pub use sections::from_config;
 
+mod drain;
 mod sections;
 mod spec;
 mod think;
@@ -48,6 +49,8 @@ struct FlowState {
     ramp_bytes: u64,
     /// fio's think-time stalls (closed loops with a think time).
     think: think::Think,
+    /// fio's drain at the end of a pass (flows with [`FlowSpec::drain_every`]).
+    drain: drain::Drain,
 }
 
 /// Several flows as one workload (see the module docs).
@@ -129,6 +132,7 @@ impl FlowSet {
                 ramp_requests: 0,
                 ramp_bytes: 0,
                 think: think::Think::default(),
+                drain: drain::Drain::default(),
             });
         }
         Ok(FlowSet {
@@ -323,13 +327,15 @@ impl FlowSet {
         };
         Some(match s.arrival {
             FlowArrival::Closed { .. } => {
-                let free = if st.think.stalled {
-                    // A think time: after every request in flight, then the think time.
+                let free = if st.think.stalled || st.drain.pending {
+                    // A think time or a pass's end: after every request in flight (then
+                    // the think time, if the flow thinks now).
                     let last = *st.slots.iter().max().expect("queue depth >= 1");
                     if last == PENDING {
                         return None;
                     }
-                    last + s.thinktime_ns
+                    let think = if st.think.stalled { s.thinktime_ns } else { 0 };
+                    last + think
                 } else {
                     *st.slots.iter().min().expect("queue depth >= 1")
                 };
@@ -384,8 +390,9 @@ impl FlowSet {
         req.time_ns = t;
         self.issued_bytes[i] += req.pages as u64 * self.lpn_size as u64;
         let st = &mut self.state[i];
-        if st.think.stalled {
-            // After a stall every slot is free from this arrival on (none earlier).
+        if st.think.stalled || st.drain.pending {
+            // After a stall or a drain every slot is free from this arrival on (none
+            // earlier).
             for s in &mut st.slots {
                 *s = (*s).max(t);
             }
@@ -403,6 +410,12 @@ impl FlowSet {
             let (blocks, count) = (spec.thinktime_blocks, spec.thinktime_count);
             let st = &mut self.state[i];
             st.think.on_issue(t, ramp_end, queue_depth, blocks, count);
+        }
+        // After the think time's check, as fio's `do_io` checks its think time after each
+        // request and ends its pass at the top of its loop.
+        let st = &mut self.state[i];
+        if st.drain.on_issue(st.issued, spec.drain_every) {
+            st.think.on_drain(spec.thinktime_count);
         }
         Ok(Some((i, req, t)))
     }

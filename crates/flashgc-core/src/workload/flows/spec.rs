@@ -129,6 +129,14 @@ pub struct FlowSpec {
     /// `JobSpec::repeat_every`). None: the stream runs on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeat_every: Option<u64>,
+    /// Requests in one of fio's passes (`loops`, or `io_size` beyond `size`): after every
+    /// this many requests (but the last) the flow waits for every request it has in flight
+    /// before it issues the next, as fio reaps all pending I/O at the end of each `do_io`
+    /// (module `drain`; the job file's plan sets it, [`crate::workload::fio::jobfile::JobSpec::drain_every`]).
+    /// None: the flow never drains (one pass, `time_based`, or a depth of 1, where the
+    /// wait changes nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drain_every: Option<u64>,
 }
 
 impl FlowSpec {
@@ -262,6 +270,12 @@ impl FlowSpec {
                 "must be at least 1 (requests between think times)",
             ));
         }
+        if self.drain_every == Some(0) {
+            return Err(Error::config(
+                field("drain_every"),
+                "must be at least 1 (requests per pass)",
+            ));
+        }
         if self.requests == Some(0) {
             return Err(Error::config(field("requests"), "must be at least 1"));
         }
@@ -338,6 +352,7 @@ impl FlowSpec {
                 thinktime_blocks: 1,
                 thinktime_count: ThinkCount::Complete,
                 repeat_every: None,
+                drain_every: None,
             })
             .collect()
     }

@@ -76,6 +76,15 @@ impl Think {
         }
         self.stalled
     }
+
+    /// The flow waited for every request in flight at a pass's end (module `drain`): fio
+    /// reaps them there, and with `complete` counting they count toward the next stall.
+    pub(super) fn on_drain(&mut self, count: ThinkCount) {
+        if count == ThinkCount::Complete {
+            self.count += self.held as u64;
+        }
+        self.held = 0;
+    }
 }
 
 #[cfg(test)]

@@ -85,6 +85,23 @@ impl JobSpec {
         (self.plain_requests(r) > p).then_some(p)
     }
 
+    /// Requests in each of the clone's passes when fio drains its queue between them
+    /// (module `flows::drain`): a job of one block size with more than one pass (`loops`,
+    /// or `io_size` beyond a pass), a queue deeper than 1 and no `time_based` (whose
+    /// offsets wrap inside one pass). A trim-then-write job's pass holds a trim and a
+    /// write per block (approximate, as its request count). None otherwise: block-size
+    /// mixes and sequential picks, whose passes flashgc does not follow, run on without a
+    /// drain (approximate; docs/flows.md).
+    pub fn drain_every(&self, r: &CloneRegion) -> Option<u64> {
+        if self.iodepth <= 1 || self.time_based || self.has_seq_mix() {
+            return None;
+        }
+        let pass = self
+            .pass_requests(r)?
+            .saturating_mul(self.rw.trim_mode().per_block());
+        (self.plain_requests(r) > pass).then_some(pass)
+    }
+
     /// Requests clone region `r` of a job of one block size issues: its passes
     /// ([`fio_requests`]), at most `number_ios` per loop (fio's `exceeds_number_ios`
     /// multiplies by the loops too).

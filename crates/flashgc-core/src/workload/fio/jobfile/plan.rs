@@ -158,12 +158,14 @@ impl JobFile {
     }
 
     /// Whether a job's stream has passes the merged model does not follow: sequential
-    /// picks, or an asynchronous engine's with-replacement passes that repeat their draws.
+    /// picks, an asynchronous engine's with-replacement passes that repeat their draws, or
+    /// passes that end in a drain of the queue (`JobSpec::drain_every`), which each clone
+    /// does on its own.
     fn passes_of_their_own(&self, capacity: u64) -> bool {
         self.jobs.iter().any(|j| {
             j.has_seq_mix()
                 || j.clone_region(&self.file, capacity, 0)
-                    .is_ok_and(|r| j.repeat_every(&r).is_some())
+                    .is_ok_and(|r| j.repeat_every(&r).is_some() || j.drain_every(&r).is_some())
         })
     }
 
@@ -314,6 +316,7 @@ impl JobFile {
                 f.thinktime_blocks = j.thinktime_blocks;
                 f.thinktime_count = j.thinktime_count;
                 f.repeat_every = j.repeat_every(r).filter(|_| seq_mix_requests.is_none());
+                f.drain_every = j.drain_every(r);
                 specs.push(f);
                 if !j.time_based {
                     data = data.saturating_add(run_bytes);
