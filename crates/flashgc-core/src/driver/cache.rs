@@ -5,6 +5,10 @@
 //! reused only when the evicted page's program has finished, so a host write that evicts
 //! waits for that program.
 //!
+//! A flush (a host flow's `fsync`, docs/flows.md) programs every dirty page and leaves it
+//! cached, clean: a later write hit makes it dirty again, and evicting a clean page
+//! writes nothing to flash (one dirty bit per slot).
+//!
 //! GCaR (papers/sup-gc.txt, the GCaR-Optimized baseline): prefer evicting pages whose
 //! target chip is not collecting, so that flushes do not queue behind GC. The replacement
 //! scans at most `window` entries from the LRU end for such a page and falls back to the
@@ -34,6 +38,9 @@ pub struct WriteCache {
     lpn: Vec<u32>,
     prev: Vec<u32>,
     next: Vec<u32>,
+    /// Per slot: the cached page is newer than its flash copy (written since it was last
+    /// programmed).
+    dirty: Vec<bool>,
     head: u32, // most recently used
     tail: u32, // least recently used
     len: u32,
@@ -62,6 +69,7 @@ impl WriteCache {
             lpn: vec![NIL; cap as usize],
             prev: vec![NIL; cap as usize],
             next: vec![NIL; cap as usize],
+            dirty: vec![false; cap as usize],
             head: NIL,
             tail: NIL,
             len: 0,
@@ -93,6 +101,7 @@ impl WriteCache {
             && self.lpn.len() == cap
             && self.prev.len() == cap
             && self.next.len() == cap
+            && self.dirty.len() == cap
             && self.len as usize <= cap
             && ok(self.head)
             && ok(self.tail)
@@ -104,9 +113,20 @@ impl WriteCache {
                 .all(|&l| l == NIL || (l as usize) < logical_pages)
     }
 
-    /// Dirty pages held.
+    /// Pages held (dirty or clean).
     pub fn len(&self) -> u32 {
         self.len
+    }
+
+    /// Dirty pages held (written since last programmed).
+    pub fn dirty_len(&self) -> u64 {
+        let mut n = 0;
+        let mut s = self.head;
+        while s != NIL {
+            n += self.dirty[s as usize] as u64;
+            s = self.next[s as usize];
+        }
+        n
     }
 
     /// True when empty.
@@ -158,8 +178,32 @@ impl WriteCache {
         true
     }
 
-    /// Inserts `lpn` (not cached). When full, evicts a page chosen by the policy
-    /// (`collecting(lpn)` tells GCaR whether a page's chip is collecting) and returns it.
+    /// A write hit on `lpn` (cached): its page is dirty again.
+    #[inline]
+    pub fn write_hit(&mut self, lpn: u32) {
+        let s = self.slot_of[lpn as usize];
+        if s != NIL {
+            self.dirty[s as usize] = true;
+        }
+    }
+
+    /// Marks every dirty page clean and returns them, least recently used first (the
+    /// order a flush programs them in).
+    pub fn take_dirty(&mut self) -> Vec<u32> {
+        let mut v = Vec::new();
+        let mut s = self.tail;
+        while s != NIL {
+            if std::mem::take(&mut self.dirty[s as usize]) {
+                v.push(self.lpn[s as usize]);
+            }
+            s = self.prev[s as usize];
+        }
+        v
+    }
+
+    /// Inserts `lpn` (not cached), dirty. When full, evicts a page chosen by the policy
+    /// (`collecting(lpn)` tells GCaR whether a page's chip is collecting) and returns it
+    /// when it was dirty (it must be written to flash; a clean one is dropped).
     pub fn insert(&mut self, lpn: u32, collecting: impl Fn(u32) -> bool) -> Option<u32> {
         debug_assert!(!self.contains(lpn));
         let (slot, evicted) = if self.len < self.cap {
@@ -208,9 +252,10 @@ impl WriteCache {
             self.unlink(victim);
             self.slot_of[old as usize] = NIL;
             self.evictions += 1;
-            (victim, Some(old))
+            (victim, self.dirty[victim as usize].then_some(old))
         };
         self.lpn[slot as usize] = lpn;
+        self.dirty[slot as usize] = true;
         self.slot_of[lpn as usize] = slot;
         self.push_front(slot);
         evicted
@@ -230,6 +275,7 @@ impl WriteCache {
             let l = self.lpn[last as usize];
             let (p, n) = (self.prev[last as usize], self.next[last as usize]);
             self.lpn[s as usize] = l;
+            self.dirty[s as usize] = self.dirty[last as usize];
             self.prev[s as usize] = p;
             self.next[s as usize] = n;
             if p != NIL {
@@ -278,6 +324,27 @@ mod tests {
         // everything in the window collecting: falls back to LRU (1).
         assert_eq!(g.insert(5, |_| true), Some(1));
         let _ = c;
+    }
+
+    #[test]
+    fn a_flush_leaves_pages_clean_and_evicting_a_clean_page_writes_nothing() {
+        let mut c = WriteCache::new(3, 10, CachePolicy::Lru, 4);
+        for l in [1, 2, 3] {
+            c.insert(l, |_| false);
+        }
+        c.touch(1);
+        // LRU first: 2 3 1.
+        assert_eq!(c.take_dirty(), vec![2, 3, 1]);
+        assert!(c.take_dirty().is_empty());
+        // 2 is clean: evicted without a flash write.
+        assert_eq!(c.insert(4, |_| false), None);
+        assert_eq!(c.evictions, 1);
+        // A write hit dirties 3 again; it is the LRU page now.
+        c.write_hit(3);
+        assert_eq!(c.insert(5, |_| false), Some(3));
+        // A trim's compaction keeps the dirty bits with their pages: 1 clean, 4 and 5 dirty.
+        c.remove(1);
+        assert_eq!(c.take_dirty(), vec![4, 5]);
     }
 
     #[test]

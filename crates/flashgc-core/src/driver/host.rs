@@ -534,6 +534,7 @@ impl<D: DeviceModel> Core<D> {
                     let target = match &mut self.cache {
                         Some(c) => {
                             if c.touch(lpn) {
+                                c.write_hit(lpn);
                                 c.hits += 1;
                                 done = done.max(t + mem);
                                 continue;
@@ -619,6 +620,27 @@ impl<D: DeviceModel> Core<D> {
                     }
                 }
             }
+        }
+        self.host_busy_until = self.host_busy_until.max(done);
+        Ok(done)
+    }
+
+    /// A host flow's flush at `t` (docs/flows.md, "Flushes"): when the device has made
+    /// every write it holds durable. With the write cache its dirty pages are programmed
+    /// (least recently used first) and stay cached, clean; the flush completes when the
+    /// last program ends. Without one the device holds nothing (a write completes when its
+    /// program does), so `t`. No flush command overhead is added.
+    pub(super) fn flush_at(&mut self, sim: &mut Simulation, t: u64) -> Result<u64> {
+        let Some(c) = &mut self.cache else {
+            return Ok(t);
+        };
+        let dirty = c.take_dirty();
+        let (mut done, mut host_ready) = (t, t);
+        let mut rg = ReadGroup::default();
+        for lpn in dirty {
+            sim.ftl_mut().write(lpn)?;
+            let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+            done = done.max(e);
         }
         self.host_busy_until = self.host_busy_until.max(done);
         Ok(done)
@@ -736,7 +758,7 @@ impl<D: DeviceModel> Core<D> {
                 evictions: c.evictions,
                 gcar_skips: c.gcar_skips,
                 scanned_entries: c.scanned,
-                dirty_at_end: c.len() as u64,
+                dirty_at_end: c.dirty_len(),
             }),
             series: s.series.clone(),
             memory_bytes_per_lpn: memory as f64 / logical as f64,

@@ -51,6 +51,15 @@ fn begin<D: DeviceModel>(
             fs.check_untimed()?;
         }
     }
+    if core.is_deferred() && wl.as_flows().is_some_and(|fs| fs.flushes()) {
+        // A flush waits for the flow's earlier writes, whose completions deferred commit
+        // decides only after later arrivals.
+        return Err(Error::config(
+            "flow",
+            "flushes (a job's fsync, fdatasync or end_fsync) are not modelled under a priority \
+             scheduler or suspend: run them with the fcfs scheduler and no suspend",
+        ));
+    }
     if let Some(st) = sim.resumed.take() {
         // A timed driver's own state was restored with the simulation's.
         match &st.workload {
@@ -231,7 +240,11 @@ pub(super) fn run<D: DeviceModel>(
                     core.submit_flow_deferred(sim, &req, t, i, &mut rec)?;
                     continue;
                 }
-                let Some((i, req, t)) = fs.next_arrival_request()? else {
+                let Some((i, req, t)) = (if D::TIMED {
+                    fs.next_arrival_request_with(true, &mut |t| core.flush_at(sim, t))?
+                } else {
+                    fs.next_arrival_request()?
+                }) else {
                     break 'outer;
                 };
                 request_index += 1;
@@ -323,6 +336,16 @@ pub(super) fn run<D: DeviceModel>(
     sim.ftl().check_all_content()?;
     if ended_by == "workload_end" && wl.as_flows().is_some_and(|fs| fs.ended_by_runtime()) {
         ended_by = "runtime";
+    }
+    if !core.is_deferred() {
+        if let Some(fs) = wl.as_flows() {
+            // fio's end_fsync follows a job's last request, which may end the run's volume.
+            if D::TIMED {
+                fs.final_flushes(true, &mut |t| core.flush_at(sim, t))?;
+            } else {
+                fs.final_flushes(false, &mut |t| Ok(t))?;
+            }
+        }
     }
     let mut r = core.finish_with(sim, wl.describe(), &rec, ended_by)?;
     attach_flows(&mut r, core, wl);

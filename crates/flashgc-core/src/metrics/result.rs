@@ -285,6 +285,14 @@ pub struct FlowReport {
     pub read_histogram: Option<Vec<[f64; 2]>>,
     /// Write latency histogram (timed runs).
     pub write_histogram: Option<Vec<[f64; 2]>>,
+    /// Flushes the flow issued (a fio job file's `fsync=N`, `fdatasync=N`, `end_fsync`;
+    /// absent without any): not requests, so not in `requests`, `iops` or the bandwidth.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flushes: u64,
+    /// Flush latency, from the flush's issue until the device has made the flow's earlier
+    /// writes durable (timed runs with flushes, after the ramp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_latency: Option<LatencySummary>,
 }
 
 /// Units used in a result.

@@ -34,6 +34,15 @@ impl Rw {
         }
     }
 
+    /// Whether the pattern writes, as fio's `td_write` (its direction has the write bit:
+    /// `randrw` whatever its `rwmixwrite`, and trim-then-write).
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            Rw::Write | Rw::RandWrite | Rw::RandRw | Rw::TrimWrite | Rw::RandTrimWrite
+        )
+    }
+
     /// Whether the pattern addresses its region in order (`read`, `write` and their trim
     /// forms).
     pub fn sequential(self) -> bool {

@@ -17,6 +17,7 @@ pub use crate::config::{ByteSize, FlowConfig};
 pub use sections::from_config;
 
 mod drain;
+mod flush;
 mod sections;
 mod spec;
 mod think;
@@ -51,6 +52,8 @@ struct FlowState {
     think: think::Think,
     /// fio's drain at the end of a pass (flows with [`FlowSpec::drain_every`]).
     drain: drain::Drain,
+    /// fio's flushes (`fsync=N`, `end_fsync`; module `flush`).
+    flush: flush::Flush,
 }
 
 /// Several flows as one workload (see the module docs).
@@ -133,6 +136,7 @@ impl FlowSet {
                 ramp_bytes: 0,
                 think: think::Think::default(),
                 drain: drain::Drain::default(),
+                flush: flush::Flush::default(),
             });
         }
         Ok(FlowSet {
@@ -295,7 +299,7 @@ impl FlowSet {
         let mut end = 0;
         for (j, s) in self.specs.iter().enumerate() {
             if s.group < group {
-                if !self.finished(j) || self.inflight[j] > 0 {
+                if !self.finished(j) || self.inflight[j] > 0 || self.final_flush_due(j) {
                     return None;
                 }
                 end = end.max(self.state[j].last_done);
@@ -320,11 +324,37 @@ impl FlowSet {
     /// [`FlowSet::next_arrival`] without the run time's end.
     fn arrival_after_start(&self, i: usize) -> Option<u64> {
         let (s, st) = (&self.specs[i], &self.state[i]);
-        let start = if s.group > 0 {
-            self.barrier(s.group)?.max(s.start_ns)
+        Some(match s.arrival {
+            FlowArrival::Closed { .. } => {
+                let start = self.start_of(i)?;
+                let due = s.rate_cap_iops.map_or(start, |iops| {
+                    start + libm::round(st.issued as f64 * 1e9 / iops) as u64
+                });
+                self.free_at(i)?.max(due)
+            }
+            FlowArrival::Rate { iops } => {
+                self.start_of(i)? + libm::round(st.issued as f64 * 1e9 / iops) as u64
+            }
+        })
+    }
+
+    /// When flow `i` starts: its start time, and for a later group not before the groups
+    /// before it end (None: they have not).
+    fn start_of(&self, i: usize) -> Option<u64> {
+        let s = &self.specs[i];
+        if s.group > 0 {
+            Some(self.barrier(s.group)?.max(s.start_ns))
         } else {
-            s.start_ns
-        };
+            Some(s.start_ns)
+        }
+    }
+
+    /// When closed-loop flow `i` could issue next, its rate cap aside: a free slot, or
+    /// after a think time or a pass's drain every slot (None: a slot's completion is not
+    /// known yet, or the flow has not started).
+    fn free_at(&self, i: usize) -> Option<u64> {
+        let (s, st) = (&self.specs[i], &self.state[i]);
+        let start = self.start_of(i)?;
         Some(match s.arrival {
             FlowArrival::Closed { .. } => {
                 let free = if st.think.stalled || st.drain.pending {
@@ -343,12 +373,9 @@ impl FlowSet {
                     // Every slot waits for a completion.
                     return None;
                 }
-                let due = s.rate_cap_iops.map_or(start, |iops| {
-                    start + libm::round(st.issued as f64 * 1e9 / iops) as u64
-                });
-                free.max(start).max(due)
+                free.max(start)
             }
-            FlowArrival::Rate { iops } => start + libm::round(st.issued as f64 * 1e9 / iops) as u64,
+            FlowArrival::Rate { .. } => start,
         })
     }
 
@@ -369,17 +396,37 @@ impl FlowSet {
     /// flow has issued all its requests (or, with completions decided later, waits for
     /// one).
     pub fn next_arrival_request(&mut self) -> Result<Option<(usize, Request, u64)>> {
-        let mut best: Option<(u64, u64, usize)> = None;
-        for i in 0..self.specs.len() {
-            if let Some(t) = self.next_arrival(i) {
-                let k = (t, self.state[i].issued, i);
-                if best.is_none_or(|b| k < b) {
-                    best = Some(k);
+        self.next_arrival_request_with(false, &mut |t| Ok(t))
+    }
+
+    /// [`FlowSet::next_arrival_request`] issuing the flows' flushes that come first
+    /// (module `flush`): `flush(t)` is when the device has made what it caches durable for
+    /// a flush at `t` (`timed`: a timed run, whose flush latencies are recorded).
+    pub fn next_arrival_request_with(
+        &mut self,
+        timed: bool,
+        flush: &mut dyn FnMut(u64) -> Result<u64>,
+    ) -> Result<Option<(usize, Request, u64)>> {
+        let (t, i) = loop {
+            // (time, is a request, requests issued, flow): at one time a flush goes first.
+            let mut best: Option<(u64, bool, u64, usize)> = None;
+            for i in 0..self.specs.len() {
+                let event = match self.flush_at(i) {
+                    Some(t) => Some((t, false)),
+                    None => self.next_arrival(i).map(|t| (t, true)),
+                };
+                if let Some((t, request)) = event {
+                    let k = (t, request, self.state[i].issued, i);
+                    if best.is_none_or(|b| k < b) {
+                        best = Some(k);
+                    }
                 }
             }
-        }
-        let Some((t, _, i)) = best else {
-            return Ok(None);
+            match best {
+                None => return Ok(None),
+                Some((t, false, _, i)) => self.issue_flush(i, t, timed, flush)?,
+                Some((t, true, _, i)) => break (t, i),
+            }
         };
         self.buf.clear();
         self.gens[i].fill(&mut self.buf, 1)?;
@@ -414,8 +461,13 @@ impl FlowSet {
         // After the think time's check, as fio's `do_io` checks its think time after each
         // request and ends its pass at the top of its loop.
         let st = &mut self.state[i];
+        if req.op == Op::Write {
+            st.flush.on_write(spec.flush_every);
+        }
         if st.drain.on_issue(st.issued, spec.drain_every) {
             st.think.on_drain(spec.thinktime_count);
+            // `end_fsync`: a flush after the pass's drain, instead of one due now.
+            st.flush.due |= spec.end_flush;
         }
         Ok(Some((i, req, t)))
     }
@@ -481,6 +533,7 @@ impl FlowSet {
             }
             Op::Write => {
                 st.writes += 1;
+                st.flush.write_done(done);
                 if timed && !ramp {
                     st.wr.record(lat);
                 }
@@ -543,6 +596,9 @@ impl FlowSet {
                     write_latency: timed.then(|| st.wr.summary()),
                     read_histogram: timed.then(|| st.rd.log_histogram()),
                     write_histogram: timed.then(|| st.wr.log_histogram()),
+                    flushes: st.flush.count,
+                    flush_latency: (timed && st.flush.count > 0)
+                        .then(|| st.flush.latency.summary()),
                 }
             })
             .collect()

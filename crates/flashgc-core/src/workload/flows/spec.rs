@@ -137,6 +137,14 @@ pub struct FlowSpec {
     /// wait changes nothing).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drain_every: Option<u64>,
+    /// fio's `fsync=N` / `fdatasync=N`: a flush after every N writes the flow issues
+    /// (module `flush`; None: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flush_every: Option<u32>,
+    /// fio's `end_fsync`: a flush after each pass's drain and after the flow's last
+    /// request.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub end_flush: bool,
 }
 
 impl FlowSpec {
@@ -270,6 +278,20 @@ impl FlowSpec {
                 "must be at least 1 (requests between think times)",
             ));
         }
+        if self.flush_every == Some(0) {
+            return Err(Error::config(
+                field("fsync"),
+                "must be at least 1 (writes between flushes)",
+            ));
+        }
+        if (self.flush_every.is_some() || self.end_flush)
+            && !matches!(self.arrival, FlowArrival::Closed { .. })
+        {
+            return Err(Error::config(
+                field("fsync"),
+                "flushes are issued by a closed loop (fio's job); an open-loop flow has none",
+            ));
+        }
         if self.drain_every == Some(0) {
             return Err(Error::config(
                 field("drain_every"),
@@ -353,6 +375,8 @@ impl FlowSpec {
                 thinktime_count: ThinkCount::Complete,
                 repeat_every: None,
                 drain_every: None,
+                flush_every: None,
+                end_flush: false,
             })
             .collect()
     }

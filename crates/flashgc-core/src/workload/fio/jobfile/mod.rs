@@ -17,6 +17,7 @@ mod values;
 
 mod align;
 mod engine;
+mod flush;
 mod holes;
 mod ignored;
 mod merge;
@@ -156,6 +157,11 @@ pub struct JobSpec {
     pub thinktime_blocks: u32,
     /// `thinktime_blocks_type`: what counts toward `thinktime_blocks`.
     pub thinktime_count: ThinkCount,
+    /// `fsync` / `fdatasync`: a flush after every this many writes issued (0: none; to a
+    /// block device both are one flush command; module `flows::flush`).
+    pub fsync_blocks: u32,
+    /// `end_fsync`: a flush at the end of each of the job's passes.
+    pub end_fsync: bool,
     /// `rate_iops` as given: (reads, writes), fio's comma form.
     rate_iops_rw: (Option<f64>, Option<f64>),
     /// `rate` as given, bytes per second: (reads, writes).
@@ -366,6 +372,8 @@ impl JobSpec {
             thinktime_ns: 0,
             thinktime_blocks: 1,
             thinktime_count: ThinkCount::Complete,
+            fsync_blocks: 0,
+            end_fsync: false,
             rate_iops_rw: (None, None),
             rate_bytes_rw: (None, None),
             lines: Vec::new(),
@@ -601,13 +609,24 @@ impl JobSpec {
                      or `io_size`, and read steady state from the result's series and `steady_state` section",
                 ))
             }
-            "fsync" | "fdatasync" | "end_fsync" | "fsync_on_close" | "sync" | "write_barrier" => {
+            "fsync" | "fdatasync" => {
+                let n = int(file, line, option, need()?, 0, u32::MAX as u64)? as u32;
+                let other = if option == "fsync" { "fdatasync" } else { "fsync" };
+                if n > 0 && self.fsync_blocks > 0 && self.lines.iter().any(|(o, _)| o == other) {
+                    return Err(err(file, line, option, format!(
+                        "`{other}` is set too: both are one flush command to a block device; set one of them"
+                    )));
+                }
+                self.fsync_blocks = n;
+            }
+            "end_fsync" => self.end_fsync = boolean(file, line, option, value)?,
+            "fsync_on_close" | "sync" | "write_barrier" | "sync_file_range" => {
                 return Err(err(
                     file,
                     line,
                     option,
-                    "flushes and synchronous writes are not modelled (the simulated device has no flush command); \
-                     remove the option",
+                    "synchronous writes and flushes on close are not modelled (flushes are: fsync=N, \
+                     fdatasync=N, end_fsync=1); remove the option",
                 ))
             }
             o => {
@@ -722,6 +741,7 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
         j.resolve_block_sizes();
         j.resolve_pacing(file)?;
         j.resolve_blockalign(file)?;
+        j.check_flushes(file)?;
         // fio's default random offsets go through its random map (module `random_map`);
         // requests of several lengths are not modelled with it (the plan's notes say so).
         // `random_generator=lfsr` replaces both (with or without norandommap, as fio's

@@ -93,7 +93,9 @@ impl JobSpec {
     /// mixes and sequential picks, whose passes flashgc does not follow, run on without a
     /// drain (approximate; docs/flows.md).
     pub fn drain_every(&self, r: &CloneRegion) -> Option<u64> {
-        if self.iodepth <= 1 || self.time_based || self.has_seq_mix() {
+        // At depth 1 a drain changes nothing, but `end_fsync` flushes at each pass's end.
+        let flushes_per_pass = self.end_fsync && self.flushes();
+        if (self.iodepth <= 1 && !flushes_per_pass) || self.time_based || self.has_seq_mix() {
             return None;
         }
         let pass = self

@@ -170,12 +170,12 @@ impl JobFile {
     }
 
     /// Whether a job has a run time or a ramp (`runtime`, `ramp_time`), a start delay, a
-    /// rate cap or a think time: those run as host flows, which pace, end and measure each
-    /// job by its own clock.
+    /// rate cap, a think time or flushes: those run as host flows, which pace, end and
+    /// measure each job by its own clock.
     fn timed(&self) -> bool {
         self.jobs
             .iter()
-            .any(|j| j.runtime_ns.is_some() || j.ramp_ns.is_some() || j.paced())
+            .any(|j| j.runtime_ns.is_some() || j.ramp_ns.is_some() || j.paced() || j.flushes())
     }
 
     /// Plans the jobs on a device of `logical_pages` pages of `lpn_size` bytes with the run's
@@ -317,6 +317,10 @@ impl JobFile {
                 f.thinktime_count = j.thinktime_count;
                 f.repeat_every = j.repeat_every(r).filter(|_| seq_mix_requests.is_none());
                 f.drain_every = j.drain_every(r);
+                if j.flushes() {
+                    f.flush_every = Some(j.fsync_blocks).filter(|&n| n > 0);
+                    f.end_flush = j.end_fsync;
+                }
                 specs.push(f);
                 if !j.time_based {
                     data = data.saturating_add(run_bytes);
