@@ -669,9 +669,13 @@ pub fn human_flows(flows: &[flashgc_core::metrics::result::FlowReport]) -> Strin
          `active` over each flow's own time, as fio prints a job's)\n"
     });
     for f in flows {
-        let ramp = f
+        let mut ramp = f
             .ramp_requests
             .map_or(String::new(), |n| format!(", {n} in the ramp"));
+        if f.flushes > 0 {
+            // Flushes are not requests (nor in the rates): counted beside them.
+            ramp.push_str(&format!(", {} flushes", f.flushes));
+        }
         let _ = writeln!(
             s,
             "  {:12} {} requests ({} reads, {} writes{ramp}) | {:.0} IOPS | {:.1} MB/s | active {:.0} IOPS, {:.1} MB/s | {} | {}",
@@ -686,7 +690,12 @@ pub fn human_flows(flows: &[flashgc_core::metrics::result::FlowReport]) -> Strin
             f.arrival,
             f.pattern
         );
-        for (what, l) in [("read", &f.read_latency), ("write", &f.write_latency)] {
+        let lat = [
+            ("read", &f.read_latency),
+            ("write", &f.write_latency),
+            ("flush", &f.flush_latency),
+        ];
+        for (what, l) in lat {
             if let Some(l) = l.as_ref().filter(|l| l.count > 0) {
                 let _ = writeln!(
                     s,

@@ -392,6 +392,37 @@ fn job_file_think_times_stall_deep_queues_every_thinktime_blocks() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// fio's `fsync=N` and `end_fsync` on the command line: the per-flow table counts the
+/// flushes beside the requests and gives their latency; the JSON has one flush per N
+/// writes (the end flush falls on the last one's place: fio's `last_was_sync`).
+#[test]
+fn job_file_flushes_are_counted_and_timed_in_the_flow_table() {
+    let dir = std::env::temp_dir().join(format!("flashgc-flows-fsync-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = dir.join("fsync.fio");
+    std::fs::write(
+        &job,
+        "[w]\nioengine=libaio\nrw=randwrite\niodepth=4\nnumber_ios=320\nfsync=16\nend_fsync=1\n",
+    )
+    .unwrap();
+    let j = job.display().to_string();
+    let mut a = vec!["fio"];
+    a.extend(args(&["--job", &j, "--cache-mib", "1"]));
+    let text = common::stdout(&flashgc(&a));
+    assert!(
+        text.contains("320 requests (0 reads, 320 writes, 20 flushes)"),
+        "{text}"
+    );
+    assert!(text.contains("flush latency us: mean"), "{text}");
+    a.push("--json");
+    let r = json(&flashgc(&a));
+    let f = &r[0]["flows"][0];
+    assert_eq!(f["flushes"], 20, "{f}");
+    assert_eq!(f["flush_latency"]["count"], 20, "{f}");
+    assert!(f["flush_latency"]["mean_us"].as_f64().unwrap() > 0.0, "{f}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_example_job_files_run() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
