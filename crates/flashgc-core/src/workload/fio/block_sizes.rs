@@ -27,10 +27,11 @@
 //!   to `min_bs`) over `region / min_bs` blocks (`last_block`), so the smallest size
 //!   always fits; a job's own `blockalign` and `bs_unaligned` are module `align`'s.
 //! * `bs_unaligned` (module `align`): a `bsrange` length is drawn in bytes and not
-//!   rounded; it covers the LPNs its bytes touch. `bssplit` entries are never rounded
-//!   down to a multiple of the smallest here, where fio rounds them without
-//!   `bs_unaligned` (lists whose entries are multiples of the smallest, the usual ones,
-//!   are not affected).
+//!   rounded; it covers the LPNs its bytes touch. Without it a `bssplit` entry that is
+//!   not a multiple of the smallest is rounded down to one after it is chosen, as fio
+//!   rounds every length (`buflen -= buflen % minbs`): `8k/50:12k/50` gives only 8k
+//!   requests. The choice itself tests the entry's own size against the room left, and
+//!   the last entry's rounded size is what a draw with no fitting entry returns.
 //!
 //! What flashgc chooses: v and u come from flashgc's seeded RNG (a stream of its own,
 //! like fio's `bsrange_state`), not fio's `r / perc <= frand_max / 100` on Tausworthe
@@ -327,6 +328,9 @@ enum Pages {
     Split {
         entries: Vec<(u64, u64)>,
         last: usize,
+        /// Chosen sizes are rounded down to a multiple of the smallest (fio without
+        /// `bs_unaligned`).
+        round: bool,
     },
     /// A `bsrange` with `bs_unaligned`: lengths in bytes, `lpn` bytes per LPN.
     Bytes {
@@ -353,7 +357,11 @@ impl Pages {
                 let entries: Vec<(u64, u64)> =
                     e.iter().map(|e| (e.bs / lpn, e.perc as u64)).collect();
                 let last = entries.iter().rposition(|e| e.1 > 0).unwrap_or(0);
-                Pages::Split { entries, last }
+                Pages::Split {
+                    entries,
+                    last,
+                    round: !unaligned,
+                }
             }
         }
     }
@@ -443,10 +451,19 @@ impl LengthDraw {
                     return len;
                 }
             },
-            Pages::Split { entries, last } => {
-                if !entries.iter().any(|e| e.1 > 0 && e.0 <= room) {
+            Pages::Split {
+                entries,
+                last,
+                round,
+            } => {
+                // fio chooses by the entry's own size, then rounds the choice down.
+                let min = sizes.min();
+                let rounded = |p: u64| if *round { p - p % min } else { p };
+                let fallback = rounded(entries[*last].0);
+                let last_fits = entries[*last].1 > 0 && fallback <= room;
+                if !last_fits && !entries.iter().any(|e| e.1 > 0 && e.0 <= room) {
                     // Only a zero-share size fits (fio would loop for ever).
-                    return sizes.min();
+                    return min;
                 }
                 loop {
                     let v = self.rng.below(100);
@@ -454,11 +471,11 @@ impl LengthDraw {
                     for &(pages, perc) in entries.iter().filter(|e| e.1 > 0) {
                         cum += perc;
                         if v < cum && pages <= room {
-                            return pages;
+                            return rounded(pages);
                         }
                     }
-                    if entries[*last].0 <= room {
-                        return entries[*last].0;
+                    if fallback <= room {
+                        return fallback;
                     }
                 }
             }

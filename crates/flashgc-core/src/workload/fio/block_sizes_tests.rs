@@ -315,3 +315,28 @@ fn one_grid_keeps_the_plain_jobs_directions_and_offsets() {
     );
     assert!(a.iter().any(|r| r.pages == 16) && b.iter().all(|r| r.pages == 1));
 }
+
+/// fio rounds every chosen length down to a multiple of the smallest unless
+/// `bs_unaligned` (io_u.c `get_next_buflen`: `buflen -= buflen % minbs`, or the mask when
+/// minbs is a power of two): `8k/50:12k/50` issues only 8k requests, and with
+/// `bs_unaligned` both sizes, half each.
+#[test]
+fn bssplit_sizes_round_down_to_the_smallest_unless_bs_unaligned() {
+    let pages = 1 << 16;
+    let job = mixed_job(Rw::RandWrite, "8k/50:12k/50", 3);
+    let reqs = requests(&job, pages, 4000);
+    assert!(
+        reqs.iter().all(|r| r.pages == 2),
+        "a 12k request was issued"
+    );
+    let mut unaligned = job.clone();
+    unaligned.align.bs_unaligned = true;
+    let reqs = requests(&unaligned, pages, 4000);
+    let n = reqs.len() as u64;
+    let twelve = reqs.iter().filter(|r| r.pages == 3).count() as u64;
+    within(twelve, n, 0.5, "12k with bs_unaligned");
+    assert_eq!(
+        reqs.iter().filter(|r| r.pages == 2).count() as u64 + twelve,
+        n
+    );
+}
