@@ -115,27 +115,10 @@ fn convert_leaves_no_partial_output_on_a_full_disk() {
     }
 }
 
-#[test]
-fn loop_until_on_a_trace_that_writes_little_warns_before_the_run() {
-    let Some(t) = traces() else { return };
-    // wsrch-small: 4 writes in 24,783 requests. Issue 19 item 13: this ran silently for
-    // minutes. The warning must come before the simulation (we stop the run once it is
-    // seen).
-    let mut child = bin()
-        .args([
-            "run",
-            "--format",
-            "mqsim",
-            "--capacity",
-            "auto",
-            "--loop-until",
-            "10",
-        ])
-        .arg("--workload")
-        .arg(format!(
-            "trace:{}",
-            t.join("mqsim_umass_tpcc/wsrch-small.trace").display()
-        ))
+/// The `--loop-until` warning line `c` prints on stderr before its run, which is then
+/// stopped (the warning must come before the simulation).
+fn loop_until_warning(mut c: Command) -> String {
+    let mut child = c
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -150,7 +133,31 @@ fn loop_until_on_a_trace_that_writes_little_warns_before_the_run() {
     }
     let _ = child.kill();
     let _ = child.wait();
-    let w = seen.expect("no up-front warning");
+    seen.expect("no up-front warning")
+}
+
+#[test]
+fn loop_until_on_a_trace_that_writes_little_warns_before_the_run() {
+    let Some(t) = traces() else { return };
+    // wsrch-small: 4 writes in 24,783 requests. Issue 19 item 13: this ran silently for
+    // minutes. The warning must come before the simulation (we stop the run once it is
+    // seen).
+    let mut c = bin();
+    c.args([
+        "run",
+        "--format",
+        "mqsim",
+        "--capacity",
+        "auto",
+        "--loop-until",
+        "10",
+    ])
+    .arg("--workload")
+    .arg(format!(
+        "trace:{}",
+        t.join("mqsim_umass_tpcc/wsrch-small.trace").display()
+    ));
+    let w = loop_until_warning(c);
     assert!(
         w.contains("passes") && w.contains("writes only 8 pages"),
         "{w}"
@@ -407,24 +414,10 @@ fn loop_until_warning_counts_requests_as_trace_stats_does() {
     for remap in ["none", "compact"] {
         // The default device is large, so one pass (4 pages) is far below 1/1000 of the
         // target: the warning comes before the run, which is then stopped.
-        let mut child = bin()
-            .args(["run", "--remap", remap, "--loop-until", "1", "--workload"])
-            .arg(format!("trace:{}", trace.display()))
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut seen = None;
-        for line in BufReader::new(child.stderr.take().unwrap()).lines() {
-            let line = line.unwrap();
-            if line.contains("warning: --loop-until") {
-                seen = Some(line);
-                break;
-            }
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        let w = seen.expect("no up-front warning");
+        let mut c = bin();
+        c.args(["run", "--remap", remap, "--loop-until", "1", "--workload"])
+            .arg(format!("trace:{}", trace.display()));
+        let w = loop_until_warning(c);
         assert!(
             w.contains(&format!("writes only 4 pages in {hand} requests")),
             "--remap {remap}: {w}"

@@ -11,18 +11,9 @@ use flashgc_core::workload::fio::jobfile::{self, JobPlan};
 use flashgc_core::workload::flows::{FlowSet, FlowSpec};
 use flashgc_core::{Config, RunResult};
 
-/// 64 MiB logical (filled) on one plane, one chip, one channel, with the hand timing: a
-/// 4 KiB write moves over the channel in 10 us and programs in 500 us, holding the plane
-/// 510 us; writes take turns.
+/// The device of [`common::configs::one_plane_hand`].
 fn config() -> Config {
-    let text = "[device]\npages_per_block = 32\nchannels = 1\nchips_per_channel = 1\n\
-                dies_per_chip = 1\nplanes_per_die = 1\n\
-                [device.timing]\nread_us = 50.0\nprogram_us = 500.0\nerase_us = 3000.0\n\
-                channel_mb_s = 409.6\nsram_us = 0.0\ncopyback = false\n\
-                [ftl]\nlogical_gib = 0.0625\nop = 0.15\n\
-                [run]\nwrite_volume = 2.0\nmax_memory_gib = 64.0\n\
-                [[flow]]\nrw = \"randwrite\"\nrequests = 10\n";
-    Config::load(None, Some(("test.toml", text))).unwrap()
+    common::configs::one_plane_hand()
 }
 
 fn plan(text: &str) -> flashgc_core::Result<Vec<FlowSpec>> {

@@ -24,3 +24,17 @@ pub fn hand_timing() -> flashgc_core::config::TimingConfig {
         copyback: false,
     }
 }
+
+/// 64 MiB logical (filled) on one plane of one chip on one channel, with the hand timing
+/// ([`hand_timing`]): a read holds the plane 60 us (50 us + 10 us to move 4 KiB over the
+/// channel), a write 510 us; requests take turns. The flow-drain and flush tests' device.
+pub fn one_plane_hand() -> Config {
+    let text = "[device]\npages_per_block = 32\nchannels = 1\nchips_per_channel = 1\n\
+                dies_per_chip = 1\nplanes_per_die = 1\n\
+                [device.timing]\nread_us = 50.0\nprogram_us = 500.0\nerase_us = 3000.0\n\
+                channel_mb_s = 409.6\nsram_us = 0.0\ncopyback = false\n\
+                [ftl]\nlogical_gib = 0.0625\nop = 0.15\n\
+                [run]\nwrite_volume = 2.0\nmax_memory_gib = 64.0\n\
+                [[flow]]\nrw = \"randwrite\"\nrequests = 10\n";
+    Config::load(None, Some(("test.toml", text))).unwrap()
+}
