@@ -141,25 +141,31 @@ fn evicting_a_flushed_page_writes_nothing() {
     assert_eq!(r.total.user_writes, 8);
 }
 
-/// Stopped and resumed from its checkpoint, a flushing flow (with and without the
-/// cache, whose dirty bits are saved) ends with the uninterrupted run's JSON.
+/// Stopped and resumed from its checkpoint, a flushing flow beside a reading one (with
+/// and without the cache, whose dirty bits are saved; under fcfs, and under deferred
+/// commit with a flush pending at some stops, the reader going on meanwhile) ends with
+/// the uninterrupted run's JSON.
 #[test]
 fn a_flushing_flow_resumes_byte_for_byte() {
     let s = specs(
         "[m]\nioengine=libaio\nrw=randrw\nrwmixwrite=70\nbs=4k\nsize=400k\niodepth=8\nloops=3\n\
-         fsync=16\nend_fsync=1\n",
+         fsync=16\nend_fsync=1\n[r]\nioengine=libaio\nrw=randread\nbs=4k\nsize=400k\niodepth=2\n",
     );
     assert_eq!((s[0].flush_every, s[0].end_flush), (Some(16), true));
     let c = config();
     let l = c.layout().unwrap();
-    for cache_pages in [0, 64] {
-        let p = TimingParams {
-            cache_pages,
-            ..TimingParams::default()
-        };
+    for (cache_pages, p) in [
+        (0, TimingParams::default()),
+        (64, TimingParams::default()),
+        (0, common::flows::read_first_with_suspend()),
+        (64, common::flows::read_first_with_suspend()),
+    ] {
+        let p = TimingParams { cache_pages, ..p };
         let make = || FlowSet::new(s.clone(), l.logical_pages, l.lpn_size).unwrap();
         let want = common::flows::resumed_json_of(&c, &p, &[], "flush-whole", &make);
-        let got = common::flows::resumed_json_of(&c, &p, &[100, 257], "flush", &make);
+        // Many stops: under deferred commit some fall while a flush is pending.
+        let stops = [37, 100, 151, 199, 257, 301];
+        let got = common::flows::resumed_json_of(&c, &p, &stops, "flush", &make);
         assert!(want.contains("\"flushes\""));
         assert_eq!(want, got, "resumed run differs (cache {cache_pages})");
     }
@@ -187,21 +193,77 @@ fn flushes_fio_would_not_issue_so_are_refused_or_absent() {
     assert!(specs(&writer("ioengine=io_uring iodepth=4 size=64k end_fsync=1"))[0].end_flush);
 }
 
-/// Under deferred commit (here read-first with suspend) flushes are refused.
+/// Under deferred commit (read-first with suspend) a flow that only writes has nothing
+/// to reorder: its flushes, with and without the cache, come out as under fcfs.
 #[test]
-fn flushes_are_refused_under_deferred_commit() {
+fn under_deferred_commit_a_writing_flow_flushes_as_under_fcfs() {
     let c = config();
     let l = c.layout().unwrap();
-    let s = specs(&writer("iodepth=2 size=24k fsync=2"));
-    let mut fs = FlowSet::new(s, l.logical_pages, l.lpn_size).unwrap();
-    let p = common::flows::read_first_with_suspend();
-    let mut e = flashgc_core::driver::Engine::new(&c, Some(p)).unwrap();
-    let Err(err) = e.run_with(
-        &mut fs,
-        &mut |_| {},
-        &mut flashgc_core::sim::RunControl::default(),
-    ) else {
-        panic!("accepted")
-    };
-    assert!(err.to_string().contains("fcfs"), "{err}");
+    for (opts, cache_pages, flushes) in [
+        ("iodepth=2 size=24k fsync=2", 0, 2),
+        ("iodepth=2 size=8k loops=2 end_fsync=1", 0, 2),
+        ("iodepth=2 size=16k end_fsync=1", 64, 1),
+        ("iodepth=1 size=32k fsync=4 end_fsync=1", 4, 2),
+        ("iodepth=4 size=64k fsync=3 end_fsync=1", 8, 6),
+    ] {
+        let s = specs(&writer(opts));
+        let flows_of = |p: TimingParams| {
+            let mut fs = FlowSet::new(s.clone(), l.logical_pages, l.lpn_size).unwrap();
+            let p = TimingParams { cache_pages, ..p };
+            let r = common::flows::run_of(&c, &p, &mut fs);
+            (
+                serde_json::to_string(&r.flows).unwrap(),
+                r.total.flash_programs,
+            )
+        };
+        let fcfs = flows_of(TimingParams::default());
+        let deferred = flows_of(common::flows::read_first_with_suspend());
+        assert!(
+            fcfs.0.contains(&format!("\"flushes\":{flushes}")),
+            "{opts}: {}",
+            fcfs.0
+        );
+        assert_eq!(fcfs, deferred, "{opts}, cache {cache_pages}");
+    }
+}
+
+/// Read-first reorders a flush's programs behind reads. The writer's four writes
+/// complete in the cache at 0 and its end flush programs them from 0; a reader (depth
+/// 1, two reads of flash pages) starts at 100 us. fcfs: the programs hold the plane
+/// 0-2040 us (flush 2040 us), the reads follow (2040-2100, 2100-2160: 2000 and 60 us,
+/// mean 1030). Read-first without suspend: the first read waits for the program running
+/// (510-570, 470 us), the second goes next (570-630, 60 us; mean 265), the other three
+/// programs after it: the flush ends at 2160 us.
+#[test]
+fn read_first_puts_reads_before_a_flushs_programs() {
+    let c = config();
+    let l = c.layout().unwrap();
+    let text = format!(
+        "{}[r]\nrw=read\nbs=4k\nsize=8k\noffset=1m\nstartdelay=100us\n",
+        writer("iodepth=1 size=16k end_fsync=1")
+    );
+    let s = specs(&text);
+    let mut read_first = TimingParams::default();
+    read_first.controller.scheduler = flashgc_core::device::policy::Scheduler::ReadFirst;
+    for (p, flush_us, read_us) in [
+        (TimingParams::default(), 2040.0, [2000.0, 1030.0]),
+        (read_first, 2160.0, [470.0, 265.0]),
+    ] {
+        let mut fs = FlowSet::new(s.clone(), l.logical_pages, l.lpn_size).unwrap();
+        let p = TimingParams {
+            cache_pages: 64,
+            ..p
+        };
+        let r = common::flows::run_of(&c, &p, &mut fs);
+        let f = r.flows.as_ref().unwrap();
+        assert_eq!(f[0].flushes, 1);
+        assert_eq!(f[0].flush_latency.as_ref().unwrap().max_us, flush_us);
+        let rd = f[1].read_latency.as_ref().unwrap();
+        assert_eq!(
+            (rd.max_us, rd.mean_us),
+            (read_us[0], read_us[1]),
+            "{flush_us}"
+        );
+        assert_eq!(r.total.flash_programs, 4);
+    }
 }

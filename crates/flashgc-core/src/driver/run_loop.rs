@@ -8,6 +8,7 @@ use crate::metrics::recorder::Progress;
 use crate::metrics::recorder::Recorder;
 use crate::metrics::result::RunResult;
 use crate::sim::{RunControl, RunEnd, RunState, Simulation};
+use crate::workload::flows::FlowEvent;
 use crate::workload::{Op, Request, Workload};
 
 /// `ended_by` of a run stopped at a safe point.
@@ -50,15 +51,6 @@ fn begin<D: DeviceModel>(
         if let Some(fs) = wl.as_flows() {
             fs.check_untimed()?;
         }
-    }
-    if core.is_deferred() && wl.as_flows().is_some_and(|fs| fs.flushes()) {
-        // A flush waits for the flow's earlier writes, whose completions deferred commit
-        // decides only after later arrivals.
-        return Err(Error::config(
-            "flow",
-            "flushes (a job's fsync, fdatasync or end_fsync) are not modelled under a priority \
-             scheduler or suspend: run them with the fcfs scheduler and no suspend",
-        ));
     }
     if let Some(st) = sim.resumed.take() {
         // A timed driver's own state was restored with the simulation's.
@@ -229,11 +221,15 @@ pub(super) fn run<D: DeviceModel>(
                     // Completions are decided later: before the next arrival, let the
                     // device run up to it and report what completes first (a closed-loop
                     // flow's next arrival may then come earlier).
-                    while core.settle_flows(fs.peek_arrival(), |i, r, t, c| {
-                        fs.completed_later(i, r, t, c)
-                    }) {}
-                    let Some((i, req, t)) = fs.next_arrival_request()? else {
+                    while core.settle_flows(fs) {}
+                    // A flush goes to the device and is decided later: back to settling
+                    // before the next event.
+                    let mut flush = |i, t| core.flush_deferred(sim, t, i).map(|()| None);
+                    let Some(event) = fs.next_event(true, true, &mut flush)? else {
                         break 'outer;
+                    };
+                    let FlowEvent::Request(i, req, t) = event else {
+                        continue;
                     };
                     request_index += 1;
                     fs.issued_pending(i, t);
@@ -241,7 +237,7 @@ pub(super) fn run<D: DeviceModel>(
                     continue;
                 }
                 let Some((i, req, t)) = (if D::TIMED {
-                    fs.next_arrival_request_with(true, &mut |t| core.flush_at(sim, t))?
+                    fs.next_arrival_request_with(true, &mut |_, t| core.flush_at(sim, t).map(Some))?
                 } else {
                     fs.next_arrival_request()?
                 }) else {
@@ -337,13 +333,23 @@ pub(super) fn run<D: DeviceModel>(
     if ended_by == "workload_end" && wl.as_flows().is_some_and(|fs| fs.ended_by_runtime()) {
         ended_by = "runtime";
     }
-    if !core.is_deferred() {
-        if let Some(fs) = wl.as_flows() {
-            // fio's end_fsync follows a job's last request, which may end the run's volume.
-            if D::TIMED {
-                fs.final_flushes(true, &mut |t| core.flush_at(sim, t))?;
-            } else {
-                fs.final_flushes(false, &mut |t| Ok(t))?;
+    if let Some(fs) = wl.as_flows() {
+        // fio's end_fsync follows a job's last request, which may end the run's volume.
+        if !D::TIMED {
+            fs.final_flushes(false, &mut |_, t| Ok(Some(t)))?;
+        } else if !core.is_deferred() {
+            fs.final_flushes(true, &mut |_, t| core.flush_at(sim, t).map(Some))?;
+        } else {
+            // After the flows' last completions, which the device decides at its end.
+            loop {
+                core.drain_deferred();
+                core.flow_completions(fs);
+                if !fs.final_flush_owed() {
+                    break;
+                }
+                fs.final_flushes(true, &mut |i, t| {
+                    core.flush_deferred(sim, t, i).map(|()| None)
+                })?;
             }
         }
     }
@@ -389,7 +395,7 @@ fn serve_waf_only(sim: &mut Simulation, req: &Request, rec: &mut Recorder) -> Re
 fn attach_flows<D: DeviceModel>(r: &mut RunResult, core: &mut Core<D>, wl: &mut dyn Workload) {
     if let Some(fs) = wl.as_flows() {
         // Deferred mode: the completions that finishing the run made final.
-        core.flow_completions(|i, req, t, c| fs.completed_later(i, req, t, c));
+        core.flow_completions(fs);
         r.flows = Some(fs.report(if D::TIMED { core.span_ns() } else { 0 }, D::TIMED));
         if D::TIMED {
             r.notes.push(

@@ -9,6 +9,7 @@ use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use crate::metrics::recorder::Recorder;
 use crate::sim::Simulation;
+use crate::workload::flows::FlowSet;
 use crate::workload::Op;
 use crate::workload::Request;
 use std::cmp::Reverse;
@@ -24,6 +25,9 @@ struct Inflight {
     arrival: u64,
     /// Completion of its parts that need no flash (cache hits, unmapped reads).
     base: u64,
+    /// A flow's flush (its write cache's programs), not a request: reported to the flow
+    /// apart and left out of the request statistics.
+    flush: bool,
 }
 
 /// Requests in flight in deferred mode (saved whole in a checkpoint).
@@ -35,6 +39,9 @@ pub(crate) struct Deferred {
     /// Several flows: completed requests not yet reported to their flows (flow, request,
     /// arrival, completion).
     flow_done: Vec<(u32, Request, u64, u64)>,
+    /// Several flows: flushes whose programs completed, not yet reported to their flows
+    /// (flow, completion at the device).
+    flow_flushed: Vec<(u32, u64)>,
     /// Per request slot: the completion of the request's parts that need no flash (the
     /// same as its `Inflight::base`; kept in the checkpoint format since version 3, and checked
     /// on restore).
@@ -178,6 +185,11 @@ impl<D: DeviceModel> Core<D> {
             d.set_pos(m, i);
         }
         d.free_slots.push(f.slot);
+        if f.flush {
+            d.flow_flushed.push((f.flow, c));
+            self.host_busy_until = self.host_busy_until.max(c);
+            return;
+        }
         if f.flow != NO_FLOW {
             d.flow_done.push((f.flow, f.req, f.arrival, c));
         }
@@ -321,34 +333,32 @@ impl<D: DeviceModel> Core<D> {
         }
     }
 
-    /// Several flows: advances the device until either the flows' next arrival `next` or
+    /// Several flows: advances the device until either the flows' next arrival or flush or
     /// the earliest completion comes first, and reports every completion that is final by
-    /// then to `done` (flow, request, arrival, completion); false when none was.
-    pub(crate) fn settle_flows(
-        &mut self,
-        next: Option<u64>,
-        mut done: impl FnMut(usize, &Request, u64, u64),
-    ) -> bool {
-        self.settle(next);
-        let d = self.deferred.as_mut().expect("deferred mode");
-        let any = !d.flow_done.is_empty();
+    /// then to `fs`; false when none was.
+    pub(crate) fn settle_flows(&mut self, fs: &mut FlowSet) -> bool {
+        self.settle(fs.peek_arrival());
+        self.flow_completions(fs)
+    }
+
+    /// Several flows: reports the completions (requests and flushes) made final so far to
+    /// `fs`; false when there were none.
+    pub(crate) fn flow_completions(&mut self, fs: &mut FlowSet) -> bool {
+        let Some(d) = self.deferred.as_mut() else {
+            return false;
+        };
+        let any = !d.flow_done.is_empty() || !d.flow_flushed.is_empty();
         for (i, req, t, c) in d.flow_done.drain(..) {
-            done(i as usize, &req, t, c);
+            fs.completed_later(i as usize, &req, t, c);
+        }
+        for (i, c) in d.flow_flushed.drain(..) {
+            fs.flush_device_done(i as usize, c);
         }
         any
     }
 
-    /// Several flows: reports the completions that finishing the run made final.
-    pub(crate) fn flow_completions(&mut self, mut done: impl FnMut(usize, &Request, u64, u64)) {
-        if let Some(d) = self.deferred.as_mut() {
-            for (i, req, t, c) in d.flow_done.drain(..) {
-                done(i as usize, &req, t, c);
-            }
-        }
-    }
-
     /// Finishes every request in flight (end of the run).
-    pub(super) fn drain_deferred(&mut self) {
+    pub(crate) fn drain_deferred(&mut self) {
         if self.deferred.is_none() {
             return;
         }
@@ -409,6 +419,35 @@ impl<D: DeviceModel> Core<D> {
         self.issue_deferred(sim, req, t, NO_FLOW, rec)
     }
 
+    /// Several flows in deferred mode: flow `flow`'s flush at `t` (docs/flows.md,
+    /// "Flushes"). The write cache's dirty pages are queued as host programs of a request
+    /// slot of their own, whose end a later [`Core::settle_flows`] reports to the flow;
+    /// without a cache the slot has no operation and ends at `t`.
+    pub(crate) fn flush_deferred(
+        &mut self,
+        sim: &mut Simulation,
+        t: u64,
+        flow: usize,
+    ) -> Result<()> {
+        self.advance_to(t);
+        let slot = self.deferred.as_mut().expect("deferred mode").take_slot();
+        self.dev.open_slot(slot);
+        self.dev.set_free_segments(sim.ftl().free_segments() as u64);
+        let base = self.flush_at(sim, t)?;
+        let req = Request {
+            time_ns: t,
+            op: Op::Write,
+            lpn: 0,
+            pages: 0,
+            content: 0,
+        };
+        self.deferred
+            .as_mut()
+            .expect("deferred mode")
+            .push_inflight(&self.dev, slot, req, flow as u32, t, base, true);
+        Ok(())
+    }
+
     /// Serves `req` at `t` with its host operations queued at the device.
     fn issue_deferred(
         &mut self,
@@ -418,11 +457,7 @@ impl<D: DeviceModel> Core<D> {
         flow: u32,
         rec: &mut Recorder,
     ) -> Result<()> {
-        let d = self.deferred.as_mut().expect("deferred mode");
-        let slot = d.free_slots.pop().unwrap_or_else(|| {
-            d.slots += 1;
-            d.slots - 1
-        });
+        let slot = self.deferred.as_mut().expect("deferred mode").take_slot();
         self.dev.open_slot(slot);
         self.dev.set_free_segments(sim.ftl().free_segments() as u64);
         let s = &mut self.stats;
@@ -431,23 +466,10 @@ impl<D: DeviceModel> Core<D> {
             s.win.t0 = t;
         }
         let base = self.serve(sim, req, t)?;
-        let d = self.deferred.as_mut().expect("deferred mode");
-        if d.base_of.len() <= slot as usize {
-            d.base_of.resize(slot as usize + 1, 0);
-        }
-        d.base_of[slot as usize] = base;
-        let i = d.inflight.len();
-        d.inflight.push(Inflight {
-            slot,
-            req: *req,
-            flow,
-            arrival: t,
-            base,
-        });
-        // Its provisional completion (all its parts may have needed no flash).
-        let end = provisional(&self.dev, slot, base);
-        d.set_pos(slot, i);
-        d.set_end(slot, end);
+        self.deferred
+            .as_mut()
+            .expect("deferred mode")
+            .push_inflight(&self.dev, slot, *req, flow, t, base, false);
         self.count_served(sim, req, t, rec);
         Ok(())
     }
@@ -462,7 +484,7 @@ impl<D: DeviceModel> Core<D> {
         let n = flows.map_or(0, |f| f.len());
         let ok = d.check(Some(n)).is_ok()
             && flows.is_none_or(|f| d.inflight_per_flow(n) == f)
-            && (flows.is_some() || d.flow_done.is_empty());
+            && (flows.is_some() || (d.flow_done.is_empty() && d.flow_flushed.is_empty()));
         if !ok {
             return Err(Error::Input(
                 "checkpoint: the requests in flight do not match the workload's host flows".into(),
@@ -473,6 +495,47 @@ impl<D: DeviceModel> Core<D> {
 }
 
 impl Deferred {
+    /// A free request slot (a new one when none is free).
+    fn take_slot(&mut self) -> u32 {
+        self.free_slots.pop().unwrap_or_else(|| {
+            self.slots += 1;
+            self.slots - 1
+        })
+    }
+
+    /// Puts `req` (a flush when `flush`) in flight on `slot` with its parts that need no
+    /// flash done at `base`, and its provisional completion on `dev`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn push_inflight<D: DeviceModel>(
+        &mut self,
+        dev: &D,
+        slot: u32,
+        req: Request,
+        flow: u32,
+        arrival: u64,
+        base: u64,
+        flush: bool,
+    ) {
+        if self.base_of.len() <= slot as usize {
+            self.base_of.resize(slot as usize + 1, 0);
+        }
+        self.base_of[slot as usize] = base;
+        let i = self.inflight.len();
+        self.inflight.push(Inflight {
+            slot,
+            req,
+            flow,
+            arrival,
+            base,
+            flush,
+        });
+        // Its provisional completion (all its parts may have needed no flash).
+        let end = provisional(dev, slot, base);
+        self.set_pos(slot, i);
+        self.set_end(slot, end);
+    }
+
     /// Sets the provisional completion of the request in flight on `slot` (placed by
     /// [`Deferred::set_pos`]) to `e` and, when known, offers it to the heap of the earliest.
     #[inline]
@@ -540,7 +603,12 @@ impl Deferred {
             Some(0) => f == NO_FLOW,
             Some(n) => (f as usize) < n,
         };
-        if !self.inflight.iter().all(|f| flow_ok(f.flow))
+        let flush_ok = |f: &Inflight| !f.flush || (f.flow != NO_FLOW && f.req.pages == 0);
+        if !self.inflight.iter().all(|f| flow_ok(f.flow) && flush_ok(f))
+            || !self
+                .flow_flushed
+                .iter()
+                .all(|d| flows != Some(0) && flow_ok(d.0))
             || !self
                 .flow_done
                 .iter()
@@ -553,6 +621,7 @@ impl Deferred {
                 .iter()
                 .flat_map(|f| [f.arrival, f.base])
                 .chain(self.flow_done.iter().flat_map(|d| [d.2, d.3]))
+                .chain(self.flow_flushed.iter().map(|d| d.1))
                 .chain(self.base_of.iter().copied()),
         );
         if !times || self.flow_done.iter().any(|d| d.3 < d.2) {
@@ -569,7 +638,8 @@ impl Deferred {
     /// Requests in flight, per flow (`flows` entries).
     pub(crate) fn inflight_per_flow(&self, flows: usize) -> Vec<u32> {
         let mut n = vec![0u32; flows];
-        for f in &self.inflight {
+        // (A flow's flush is not one of its requests.)
+        for f in self.inflight.iter().filter(|f| !f.flush) {
             if let Some(x) = n.get_mut(f.flow as usize) {
                 *x += 1;
             }

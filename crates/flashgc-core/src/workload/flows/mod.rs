@@ -26,7 +26,17 @@ use crate::metrics::latency::Latencies;
 use crate::metrics::result::FlowReport;
 use crate::workload::fio::{FioJob, FioWorkload, Rw};
 use crate::workload::{Op, Request, Workload};
+pub use flush::FlushDevice;
 use serde::{Deserialize, Serialize};
+
+/// What [`FlowSet::next_event`] issued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowEvent {
+    /// Flow `.0`'s request `.1`, arriving at `.2`.
+    Request(usize, Request, u64),
+    /// A flush (completed, or pending at the device).
+    Flush,
+}
 pub use spec::{FlowArrival, FlowSpec, ThinkCount};
 
 /// What the driver measures of one flow (and the flow's arrival state).
@@ -299,7 +309,8 @@ impl FlowSet {
         let mut end = 0;
         for (j, s) in self.specs.iter().enumerate() {
             if s.group < group {
-                if !self.finished(j) || self.inflight[j] > 0 || self.final_flush_due(j) {
+                let flushing = self.final_flush_due(j) || self.state[j].flush.pending.is_some();
+                if !self.finished(j) || self.inflight[j] > 0 || flushing {
                     return None;
                 }
                 end = end.max(self.state[j].last_done);
@@ -309,9 +320,9 @@ impl FlowSet {
     }
 
     /// Next arrival time of flow `i` (None when it has issued all its requests or reached
-    /// its run time's end, or its group has not started yet).
+    /// its run time's end, its group has not started yet, or it waits for a pending flush).
     fn next_arrival(&self, i: usize) -> Option<u64> {
-        if self.exhausted(i) {
+        if self.exhausted(i) || self.state[i].flush.pending.is_some() {
             return None;
         }
         let t = self.arrival_after_start(i)?;
@@ -384,11 +395,11 @@ impl FlowSet {
         &self.inflight
     }
 
-    /// The earliest next arrival over all flows, without issuing it (None: no flow can
-    /// issue now).
+    /// The earliest next arrival or flush over all flows, without issuing it (None: no
+    /// flow can issue now).
     pub fn peek_arrival(&self) -> Option<u64> {
         (0..self.specs.len())
-            .filter_map(|i| self.next_arrival(i))
+            .filter_map(|i| self.flush_at(i).or_else(|| self.next_arrival(i)))
             .min()
     }
 
@@ -396,17 +407,35 @@ impl FlowSet {
     /// flow has issued all its requests (or, with completions decided later, waits for
     /// one).
     pub fn next_arrival_request(&mut self) -> Result<Option<(usize, Request, u64)>> {
-        self.next_arrival_request_with(false, &mut |t| Ok(t))
+        self.next_arrival_request_with(false, &mut |_, t| Ok(Some(t)))
     }
 
     /// [`FlowSet::next_arrival_request`] issuing the flows' flushes that come first
-    /// (module `flush`): `flush(t)` is when the device has made what it caches durable for
-    /// a flush at `t` (`timed`: a timed run, whose flush latencies are recorded).
+    /// (module `flush`): `flush(i, t)` is when the device has made what it caches durable
+    /// for flow `i`'s flush at `t`, or None when it decides that later (`timed`: a timed
+    /// run, whose flush latencies are recorded).
     pub fn next_arrival_request_with(
         &mut self,
         timed: bool,
-        flush: &mut dyn FnMut(u64) -> Result<u64>,
+        flush: &mut flush::FlushDevice<'_>,
     ) -> Result<Option<(usize, Request, u64)>> {
+        Ok(match self.next_event(timed, false, flush)? {
+            Some(FlowEvent::Request(i, req, t)) => Some((i, req, t)),
+            _ => None,
+        })
+    }
+
+    /// The next event over all flows, the flushes that come first issued through `flush`
+    /// as in [`FlowSet::next_arrival_request_with`]: the next request, or with
+    /// `stop_at_flush` the first flush issued (deferred commit settles the device before
+    /// the next event); None when every flow has issued all its requests (or, with
+    /// completions decided later, waits for one).
+    pub fn next_event(
+        &mut self,
+        timed: bool,
+        stop_at_flush: bool,
+        flush: &mut flush::FlushDevice<'_>,
+    ) -> Result<Option<FlowEvent>> {
         let (t, i) = loop {
             // (time, is a request, requests issued, flow): at one time a flush goes first.
             let mut best: Option<(u64, bool, u64, usize)> = None;
@@ -424,7 +453,12 @@ impl FlowSet {
             }
             match best {
                 None => return Ok(None),
-                Some((t, false, _, i)) => self.issue_flush(i, t, timed, flush)?,
+                Some((t, false, _, i)) => {
+                    self.issue_flush(i, t, timed, flush)?;
+                    if stop_at_flush {
+                        return Ok(Some(FlowEvent::Flush));
+                    }
+                }
                 Some((t, true, _, i)) => break (t, i),
             }
         };
@@ -469,7 +503,7 @@ impl FlowSet {
             // `end_fsync`: a flush after the pass's drain, instead of one due now.
             st.flush.due |= spec.end_flush;
         }
-        Ok(Some((i, req, t)))
+        Ok(Some(FlowEvent::Request(i, req, t)))
     }
 
     /// Flow `i`'s request `req`, arrived at `t`, completed at `done` (`done == t` without
@@ -511,6 +545,8 @@ impl FlowSet {
             }
         }
         self.record(i, req, t, done, true);
+        // A pending flush waits for the flow's requests in flight.
+        self.try_finish_flush(i, true);
     }
 
     fn record(&mut self, i: usize, req: &Request, t: u64, done: u64, timed: bool) {
