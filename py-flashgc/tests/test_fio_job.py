@@ -121,6 +121,24 @@ def test_flows_table_gives_each_job_its_own_rate(tmp_path):
     assert flashgc.run(None, fio_job=_one(tmp_path), **DEV).flows.empty
 
 
+def test_flushes_are_in_the_flows_table_under_fcfs_and_read_first(tmp_path):
+    # fsync=16 on a writer beside a reader, the writes cached: each flush programs them.
+    # 320 writes: 19 flushes (the one due after the last write is not issued: fio's job
+    # ends first).
+    job = tmp_path / "fsync.fio"
+    job.write_text(
+        "[global]\nioengine=libaio\nbs=4k\nsize=8m\n"
+        "[w]\nrw=randwrite\niodepth=4\nnumber_ios=320\nfsync=16\n"
+        "[r]\nrw=randread\niodepth=2\nnumber_ios=200\n"
+    )
+    for timing in ({"cache_pages": 256}, {"cache_pages": 256, "scheduler": "read-first"}):
+        df = flashgc.run(None, fio_job=job, timing=timing, **DEV).flows
+        assert df.loc["w", "flushes"] == 19, timing
+        assert df.loc["w", "flush_count"] == 19, timing
+        assert df.loc["w", "flush_max_us"] > 0, timing
+        assert df["flushes"].fillna(0).loc["r"] == 0, timing  # (left out of the record when 0)
+
+
 def _one(tmp_path):
     p = tmp_path / "one.fio"
     p.write_text("[w]\nrw=randwrite\nbs=4k\nsize=4m\n")
