@@ -319,3 +319,41 @@ fn a_trace_replay_resumes_at_its_offset_without_rereading() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The workload line counts trace requests, as `trace stats` does, whatever `--remap`
+/// splits them into (it counted LPN runs under `compact` and `modulo`), in one pass and
+/// over several.
+#[test]
+fn the_workload_line_counts_trace_requests_under_every_remap() {
+    let Some(dir) = traces_dir() else { return };
+    let path = dir.join("msr_cambridge/msr-cambridge1-sample.csv");
+    let stats = json_of(bin().args(["trace", "stats", "--json"]).arg(&path));
+    let n = stats["requests"].as_u64().unwrap();
+    assert!(n > 0);
+    let wl = format!("--workload=trace:{}", path.display());
+    let line = |args: &[&str]| -> String {
+        let run = json_of(bin().args(["run", "--json"]).args(args).arg(&wl));
+        run["workload"].as_str().unwrap().to_string()
+    };
+    // Compact remapping splits requests whose pages are not all new in order.
+    let compact = line(&["--capacity", "auto", "--remap", "compact"]);
+    assert!(compact.contains(&format!(", {n} requests (")), "{compact}");
+    assert!(compact.contains("LPN runs)"), "{compact}");
+    // Modulo on a device smaller than the trace's span wraps requests around its end.
+    let modulo = line(&["--logical-gib", "0.0625", "--remap", "modulo"]);
+    assert!(modulo.contains(&format!(", {n} requests")), "{modulo}");
+    let plain = line(&["--capacity", "auto"]);
+    assert!(plain.contains(&format!(", {n} requests)")), "{plain}");
+    let looped = line(&[
+        "--capacity",
+        "auto",
+        "--remap",
+        "compact",
+        "--loop-times",
+        "2",
+    ]);
+    assert!(
+        looped.contains(&format!(", {} requests (", 2 * n)),
+        "{looped}"
+    );
+}

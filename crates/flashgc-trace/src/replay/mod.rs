@@ -62,6 +62,12 @@ pub struct TraceWorkload {
     last_volume: Option<u64>,
     hash_dropped: u64,
     requests_out: u64,
+    /// Trace requests handed out so far over all passes (a request counts when its first
+    /// LPN run is handed out): the count of the workload line, as `trace stats` counts.
+    records_out: u64,
+    /// `pending` starts with the first run of a trace request not counted in
+    /// `records_out` yet (the request read ahead when the replay was opened).
+    pending_uncounted: bool,
     opts: TraceOptions,
     /// The name [`Workload::describe`] gives the trace, when not the path it was opened by.
     name: Option<String>,
@@ -152,6 +158,8 @@ impl TraceWorkload {
             last_volume: None,
             hash_dropped: 0,
             requests_out: 0,
+            records_out: 0,
+            pending_uncounted: false,
             opts: opts.clone(),
             name: None,
             input: input.clone(),
@@ -165,6 +173,7 @@ impl TraceWorkload {
             return Err(w.empty_error());
         }
         w.pending = first;
+        w.pending_uncounted = true;
         Ok(w)
     }
 
@@ -219,6 +228,13 @@ impl TraceWorkload {
     /// request split by `--remap compact` or `modulo` counts once per run.
     pub fn requests_out(&self) -> u64 {
         self.requests_out
+    }
+
+    /// Trace requests handed to the simulator so far, over all passes, each counted once
+    /// however many LPN runs `--remap` split it into: what `trace stats` counts (per pass)
+    /// and what the workload line reports.
+    pub fn trace_requests_out(&self) -> u64 {
+        self.records_out
     }
 
     fn cap_err(&self, r: &Record, first: u64, end: u64) -> TraceError {
@@ -469,6 +485,9 @@ impl TraceWorkload {
         let start = buf.len();
         if self.pending_pos < self.pending.len() {
             let k = max.min(self.pending.len() - self.pending_pos);
+            if k > 0 && std::mem::take(&mut self.pending_uncounted) {
+                self.records_out += 1;
+            }
             buf.extend_from_slice(&self.pending[self.pending_pos..self.pending_pos + k]);
             self.pending_pos += k;
             if self.pending_pos == self.pending.len() {
@@ -477,10 +496,17 @@ impl TraceWorkload {
             }
         }
         if self.plain && matches!(self.src, AnySource::Fgt(_)) {
+            // One run per record there (no remap, no write target).
+            let before = buf.len();
             self.fill_plain_fgt(buf, start + max)?;
+            self.records_out += (buf.len() - before) as u64;
         }
         while buf.len() - start < max && !self.done {
+            // A record's first run always lands in the part handed out now (the loop runs
+            // only while there is room); the rest of a split record may wait in `pending`.
+            let before = buf.len();
             self.step(buf)?;
+            self.records_out += (buf.len() > before) as u64;
         }
         // A record that split into more requests than fit: keep the rest for the next call.
         if buf.len() - start > max {
@@ -528,7 +554,12 @@ impl Workload for TraceWorkload {
         if self.scale != 1.0 {
             s.push_str(&format!(", time x{}", self.scale));
         }
-        s.push_str(&format!(", {} requests", self.requests_out));
+        // Trace requests, as `trace stats` counts them; a remap may split one into several
+        // LPN runs (the simulator's requests), said beside when it did.
+        s.push_str(&format!(", {} requests", self.records_out));
+        if self.requests_out != self.records_out {
+            s.push_str(&format!(" ({} LPN runs)", self.requests_out));
+        }
         let w = self.warnings();
         if !w.is_empty() {
             s.push_str("; warnings: ");

@@ -197,6 +197,11 @@ impl TraceWorkload {
         self.last_volume = p.last_volume;
         self.hash_dropped = p.hash_dropped;
         self.requests_out = p.requests_out;
+        // Only a single-pass replay saves a position (see `position`), and there every
+        // request read in the pass was handed out (its first run at least): the layout
+        // stays version 1.
+        self.records_out = p.emitted_pass0;
+        self.pending_uncounted = false;
         Ok(())
     }
 }
