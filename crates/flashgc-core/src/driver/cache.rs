@@ -201,6 +201,15 @@ impl WriteCache {
         v
     }
 
+    /// Marks `lpn` clean if it is cached and dirty; returns whether it was (a FUA write
+    /// programs just its own pages).
+    pub fn take_dirty_page(&mut self, lpn: u32) -> bool {
+        match self.slot_of.get(lpn as usize) {
+            Some(&s) if s != NIL => std::mem::take(&mut self.dirty[s as usize]),
+            _ => false,
+        }
+    }
+
     /// Inserts `lpn` (not cached), dirty. When full, evicts a page chosen by the policy
     /// (`collecting(lpn)` tells GCaR whether a page's chip is collecting) and returns it
     /// when it was dirty (it must be written to flash; a clean one is dropped).

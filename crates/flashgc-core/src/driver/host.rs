@@ -21,6 +21,7 @@ use std::collections::BinaryHeap;
 
 mod checkpoint;
 mod deferred;
+mod flush;
 
 /// Prefetches the cache line holding `p` (a hint: no effect on results).
 #[inline(always)]
@@ -122,6 +123,8 @@ pub(crate) struct Core<D: DeviceModel> {
     deferred: Option<deferred::Deferred>,
     /// The firmware CPU (`timing.cpu`; None: CPU work costs nothing).
     cpu: Option<Cpu>,
+    /// Host flushes and FUA writes of the streaming API (`driver/host/flush.rs`).
+    flushes: flush::HostFlushes,
 }
 
 impl<D: DeviceModel> Core<D> {
@@ -190,6 +193,7 @@ impl<D: DeviceModel> Core<D> {
             stream_rec: None,
             deferred: dev_deferred.then(deferred::Deferred::default),
             cpu,
+            flushes: flush::HostFlushes::default(),
         })
     }
 
@@ -311,12 +315,15 @@ impl<D: DeviceModel> Core<D> {
 
     /// Streaming: serves `req` at `t` (not before the previous arrival) and records it;
     /// returns its completion, or None under deferred commit (a priority scheduler or
-    /// suspend), where it is decided by later arrivals and recorded once final.
+    /// suspend), where it is decided by later arrivals and recorded once final. `fua`: a
+    /// write completes only once its pages are programmed (`driver/host/flush.rs`; refused
+    /// under deferred commit).
     pub(crate) fn submit(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
         t: u64,
+        fua: bool,
     ) -> Result<Option<u64>> {
         self.start(sim)?;
         let logical = sim.layout().logical_pages;
@@ -336,11 +343,15 @@ impl<D: DeviceModel> Core<D> {
             .take()
             .unwrap_or_else(|| self.new_recorder(sim, None));
         let r = if self.deferred.is_some() {
+            if fua {
+                self.stream_rec = Some(rec);
+                return Err(flush::not_under_deferred_commit("a FUA write"));
+            }
             // Decided later: recorded once final (at a later arrival or at the end).
             self.submit_stream_deferred(sim, req, t, &mut rec)
                 .map(|()| None)
         } else {
-            self.record_served(sim, req, t, &mut rec).map(Some)
+            self.record_served_fua(sim, req, t, &mut rec, fua).map(Some)
         };
         self.stream_rec = Some(rec);
         // This request's completion (not the latest of all: an open-loop host has others
@@ -348,6 +359,7 @@ impl<D: DeviceModel> Core<D> {
         r
     }
 
+    #[inline]
     fn record_served(
         &mut self,
         sim: &mut Simulation,
@@ -355,12 +367,31 @@ impl<D: DeviceModel> Core<D> {
         t: u64,
         rec: &mut Recorder,
     ) -> Result<u64> {
+        self.record_served_fua(sim, req, t, rec, false)
+    }
+
+    /// [`Core::record_served`]; with `fua` a write completes when its pages are programmed.
+    fn record_served_fua(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        t: u64,
+        rec: &mut Recorder,
+        fua: bool,
+    ) -> Result<u64> {
         let s = &mut self.stats;
         if s.requests == 0 {
             s.first_t = t;
             s.win.t0 = t;
         }
-        let c = self.serve(sim, req, t)?;
+        let mut c = self.serve(sim, req, t)?;
+        if req.op != Op::Read {
+            if fua && req.op == Op::Write {
+                c = c.max(self.write_through(sim, req, t)?);
+            }
+            // What a later flush waits for without a write cache.
+            self.flushes.writes_done = self.flushes.writes_done.max(c);
+        }
         let s = &mut self.stats;
         if let Host::ClosedLoop { .. } = self.p.host {
             if let Some(mut top) = s.heap.peek_mut() {
@@ -625,27 +656,6 @@ impl<D: DeviceModel> Core<D> {
         Ok(done)
     }
 
-    /// A host flow's flush at `t` (docs/flows.md, "Flushes"): when the device has made
-    /// every write it holds durable. With the write cache its dirty pages are programmed
-    /// (least recently used first) and stay cached, clean; the flush completes when the
-    /// last program ends. Without one the device holds nothing (a write completes when its
-    /// program does), so `t`. No flush command overhead is added.
-    pub(super) fn flush_at(&mut self, sim: &mut Simulation, t: u64) -> Result<u64> {
-        let Some(c) = &mut self.cache else {
-            return Ok(t);
-        };
-        let dirty = c.take_dirty();
-        let (mut done, mut host_ready) = (t, t);
-        let mut rg = ReadGroup::default();
-        for lpn in dirty {
-            sim.ftl_mut().write(lpn)?;
-            let e = self.schedule(sim, t, &mut host_ready, &mut rg);
-            done = done.max(e);
-        }
-        self.host_busy_until = self.host_busy_until.max(done);
-        Ok(done)
-    }
-
     fn timing_dependent(&self) -> bool {
         self.gc.timing_dependent()
             || (self.cache.is_some() && self.p.cache_policy != CachePolicy::Lru)
@@ -750,6 +760,9 @@ impl<D: DeviceModel> Core<D> {
             write_histogram: wr.log_histogram(),
             flash,
             proactive_gc_victims: self.gc.proactive,
+            flushes: self.flushes.count,
+            flush_latency: (self.flushes.count > 0).then(|| self.flushes.latency.summary()),
+            fua_writes: self.flushes.fua_writes,
             cache: self.cache.as_ref().map(|c| CacheReport {
                 policy: c.policy,
                 pages: self.p.cache_pages,

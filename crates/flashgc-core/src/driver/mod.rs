@@ -209,7 +209,26 @@ impl<D: DeviceModel> Driver<D> {
     /// later arrivals decide it; it is recorded once final, at the latest by
     /// [`Driver::finish`]).
     pub fn submit(&mut self, req: &Request) -> Result<Option<u64>> {
-        self.core.submit(&mut self.sim, req, req.time_ns)
+        self.core.submit(&mut self.sim, req, req.time_ns, false)
+    }
+
+    /// Streaming API: [`Driver::submit`] with Force Unit Access (NBD's `FUA` flag): a write
+    /// completes only once its pages are programmed, the write cache's copies of them
+    /// programmed first if dirty (other requests are served as by [`Driver::submit`]).
+    /// Refused under a priority scheduler or suspend, with an error.
+    pub fn submit_fua(&mut self, req: &Request) -> Result<Option<u64>> {
+        self.core.submit(&mut self.sim, req, req.time_ns, true)
+    }
+
+    /// Streaming API: a host flush (NBD's `FLUSH`) arriving at `t` (earlier than the
+    /// previous arrival: at its time). The write cache's dirty pages are programmed (least
+    /// recently used first; they stay cached, clean), and the flush completes when the last
+    /// program ends and every write or trim submitted before it has completed; returns that
+    /// time (`t` WAF-only). Counted, with its latency, in the timing report (`flushes`,
+    /// `flush_latency`); not a request. Refused under a priority scheduler or suspend (their
+    /// completions are decided by later arrivals), with an error.
+    pub fn flush(&mut self, t: u64) -> Result<u64> {
+        self.core.flush(&mut self.sim, t)
     }
 
     /// Streaming API: the result of everything submitted (`workload` describes the

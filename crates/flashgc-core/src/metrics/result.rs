@@ -382,6 +382,19 @@ pub struct TimingReport {
     pub read_histogram: Vec<[f64; 2]>,
     /// Write latency distribution, as `read_histogram`.
     pub write_histogram: Vec<[f64; 2]>,
+    /// Host flushes of the streaming API (`flashgc serve`'s NBD `FLUSH`; absent without
+    /// any): not requests, so not in `requests`, `iops` or the bandwidth. A host flow's
+    /// flushes (fio's `fsync=N`) are counted in its flow report instead.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flushes: u64,
+    /// Their latency: from the flush's arrival until the write cache's dirty pages are
+    /// programmed and every earlier write has completed (absent without flushes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_latency: Option<LatencySummary>,
+    /// Writes with Force Unit Access (NBD's `FUA` flag; absent without any), counted in
+    /// `write_requests` too: each completed when its pages were programmed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fua_writes: u64,
     /// The flash device's resource report (costs, utilization; flattened into this
     /// section), None on other device models.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]

@@ -1,0 +1,116 @@
+//! Host flushes and FUA writes: when the device has made writes durable.
+//!
+//! * A host flow's flush (fio's `fsync=N`, `end_fsync`; docs/flows.md, "Flushes"):
+//!   [`Core::flush_at`]; the flow adds the completion of its own earlier writes.
+//! * A flush of the streaming API ([`Core::flush`]: `flashgc serve`'s `NBD_CMD_FLUSH`):
+//!   the same, waiting for every write or trim served before it; counted, with its latency,
+//!   in the timing report.
+//! * A FUA write of the streaming API (`NBD_CMD_FLAG_FUA`): the write, then its own pages
+//!   programmed if the write cache holds them dirty ([`Core::write_through`]); it
+//!   completes when they are.
+//!
+//! With the write cache, durable means programmed: a flush programs the cache's dirty
+//! pages (least recently used first), which stay cached, clean. Without one the device
+//! holds nothing (a write completes when its program does). No command overhead is added.
+//! Deferred commit (a priority scheduler or suspend) decides completions after later
+//! arrivals, so neither is modelled there: both are refused with an error.
+
+use super::Core;
+use crate::device::{DeviceModel, ReadGroup};
+use crate::error::{Error, Result};
+use crate::metrics::latency::Latencies;
+use crate::sim::Simulation;
+use crate::workload::Request;
+
+/// The streaming API's flushes and FUA writes (not in a checkpoint: streaming runs take
+/// none, and a resumed run's flows track their own writes).
+#[derive(Default)]
+pub(super) struct HostFlushes {
+    /// The latest completion of a write or trim served so far, or of a program a flush or
+    /// FUA write started: what a flush waits for besides its own programs.
+    pub(super) writes_done: u64,
+    /// Flushes served through [`Core::flush`].
+    pub(super) count: u64,
+    /// Their latencies, from arrival to completion.
+    pub(super) latency: Latencies,
+    /// FUA writes served.
+    pub(super) fua_writes: u64,
+}
+
+/// The error of a flush or FUA write under deferred commit.
+pub(super) fn not_under_deferred_commit(what: &str) -> Error {
+    Error::config(
+        "timing.scheduler",
+        format!(
+            "{what} is not modelled under a priority scheduler or suspend (a completion is \
+             decided by later arrivals there): use the fcfs scheduler and no suspend"
+        ),
+    )
+}
+
+impl<D: DeviceModel> Core<D> {
+    /// A host flow's flush at `t`: programs the write cache's dirty pages; returns when
+    /// the last program ends (`t` without a cache, or with nothing dirty).
+    pub(in crate::driver) fn flush_at(&mut self, sim: &mut Simulation, t: u64) -> Result<u64> {
+        let Some(c) = &mut self.cache else {
+            return Ok(t);
+        };
+        let dirty = c.take_dirty();
+        self.program(sim, dirty, t)
+    }
+
+    /// Programs `lpns` (taken from the cache, clean now) from `t`; returns when the last
+    /// program ends (`t` for none).
+    fn program(&mut self, sim: &mut Simulation, lpns: Vec<u32>, t: u64) -> Result<u64> {
+        let (mut done, mut host_ready) = (t, t);
+        let mut rg = ReadGroup::default();
+        for lpn in lpns {
+            sim.ftl_mut().write(lpn)?;
+            let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+            done = done.max(e);
+        }
+        self.host_busy_until = self.host_busy_until.max(done);
+        // Data a later flush covers is durable only once these programs end.
+        self.flushes.writes_done = self.flushes.writes_done.max(done);
+        Ok(done)
+    }
+
+    /// The second half of a FUA write `req` that arrived at `t` (and was just served):
+    /// programs its pages that the write cache holds dirty; returns when they are
+    /// programmed (`t` without a cache).
+    pub(super) fn write_through(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+        t: u64,
+    ) -> Result<u64> {
+        self.flushes.fua_writes += 1;
+        let Some(c) = &mut self.cache else {
+            return Ok(t);
+        };
+        let end = req.lpn + req.pages as u64;
+        let lpns: Vec<u32> = (req.lpn..end)
+            .map(|l| l as u32)
+            .filter(|&l| c.take_dirty_page(l))
+            .collect();
+        self.program(sim, lpns, t)
+    }
+
+    /// Streaming: a host flush arriving at `t` (not before the previous arrival). It
+    /// completes when the write cache's dirty pages are programmed and every write or trim
+    /// served before it has completed; returns that time. Counted, with its latency, in
+    /// the timing report; refused under deferred commit.
+    pub(crate) fn flush(&mut self, sim: &mut Simulation, t: u64) -> Result<u64> {
+        self.start(sim)?;
+        if self.deferred.is_some() {
+            return Err(not_under_deferred_commit("a flush"));
+        }
+        let t = t.max(self.stats.last_arrival);
+        self.stats.last_arrival = t;
+        let done = self.flush_at(sim, t)?.max(self.flushes.writes_done);
+        let f = &mut self.flushes;
+        f.count += 1;
+        f.latency.record(done - t);
+        Ok(done)
+    }
+}
