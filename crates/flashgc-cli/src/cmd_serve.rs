@@ -185,11 +185,13 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
     let mut err = std::io::stderr();
     let _ = writeln!(
         err,
-        "flashgc serve: stopped after {} clients ({} dropped), {} NBD requests ({} refused), {:.1} MB written, {:.1} MB read, {:.0} requests per wall-clock second",
+        "flashgc serve: stopped after {} clients ({} dropped), {} NBD requests ({} refused, {} flushes, {} FUA), {:.1} MB written, {:.1} MB read, {:.0} requests per wall-clock second",
         s.clients,
         s.dropped_clients,
         s.nbd_requests,
         s.refused_requests,
+        s.flushes,
+        s.fua_requests,
         s.bytes_written as f64 / 1e6,
         s.bytes_read as f64 / 1e6,
         s.wall_iops

@@ -553,6 +553,17 @@ pub fn human(t: &TimingReport) -> String {
     );
     s += &lat("read", &t.read_latency);
     s += &lat("write", &t.write_latency);
+    if let Some(l) = &t.flush_latency {
+        // Flushes are not requests: the count closes the line as for the others.
+        s += &lat("flush", l).replace(" requests)", " flushes)");
+    }
+    if t.fua_writes > 0 {
+        let _ = writeln!(
+            s,
+            "  {} of the writes with FUA (complete once programmed)",
+            t.fua_writes
+        );
+    }
     let mean = |v: &[f64]| {
         if v.is_empty() {
             0.0

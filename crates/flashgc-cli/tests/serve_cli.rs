@@ -9,121 +9,12 @@
 
 mod common;
 
+use common::serve::{bin, dir, have, have_fio_nbd, Raw, Server, DEVICE};
 use serde_json::Value;
 use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_flashgc"))
-}
-
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("flashgc-serve-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// A small device on which GC runs at once: 128 MiB logical, 256 KiB blocks, op 0.07,
-/// filled sequentially before serving.
-const DEVICE: &[&str] = &["--logical-gib", "0.125", "--pages-per-block", "64"];
-
-struct Server {
-    stopped: bool,
-    child: Child,
-    dir: PathBuf,
-    sock: PathBuf,
-}
-
-impl Server {
-    fn start(d: &Path, extra: &[&str]) -> Server {
-        let sock = d.join("s.sock");
-        let child = bin()
-            .arg("serve")
-            .args(DEVICE)
-            .arg("--socket")
-            .arg(&sock)
-            .arg("--record")
-            .arg(d.join("rec.fgt"))
-            .arg("-o")
-            .arg(d.join("result.json"))
-            .arg("--quiet")
-            .args(extra)
-            .stdout(std::fs::File::create(d.join("stdout.txt")).unwrap())
-            .stderr(std::fs::File::create(d.join("stderr.txt")).unwrap())
-            .spawn()
-            .unwrap();
-        let t0 = Instant::now();
-        while !std::fs::read_to_string(d.join("stderr.txt"))
-            .unwrap_or_default()
-            .contains("serving")
-        {
-            assert!(
-                t0.elapsed() < Duration::from_secs(30),
-                "the server did not start: {}",
-                std::fs::read_to_string(d.join("stderr.txt")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Server {
-            stopped: false,
-            child,
-            dir: d.to_path_buf(),
-            sock,
-        }
-    }
-
-    fn uri(&self) -> String {
-        format!("nbd+unix:///?socket={}", self.sock.display())
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.join("stderr.txt")).unwrap_or_default()
-    }
-
-    /// SIGTERM, wait, and the result JSON.
-    fn stop(mut self) -> Value {
-        self.stopped = true;
-        // SAFETY: plain kill(2) on our own child.
-        unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGTERM);
-        }
-        let st = self.child.wait().unwrap();
-        assert!(st.success(), "server exit {st:?}: {}", self.log());
-        let text = std::fs::read_to_string(self.dir.join("result.json")).unwrap();
-        serde_json::from_str(&text).unwrap()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // A failed test must not leave its server running.
-        if !self.stopped {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-fn have_fio_nbd() -> bool {
-    Command::new("fio")
-        .arg("--enghelp")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains("nbd"))
-        .unwrap_or(false)
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
-}
 
 fn replay(d: &Path, extra: &[&str]) -> Value {
     let out = bin()
@@ -273,82 +164,6 @@ fn a_pattern_written_by_one_client_reads_back_after_a_reconnect() {
     assert_eq!(r["total"]["user_writes"].as_u64().unwrap(), 512);
     let log = std::fs::read_to_string(d.join("stderr.txt")).unwrap();
     assert!(log.contains("client 2: connected"), "{log}");
-}
-
-/// A minimal NBD client for the bad-client tests.
-struct Raw {
-    s: UnixStream,
-}
-
-impl Raw {
-    fn connect(sock: &Path) -> Raw {
-        let s = UnixStream::connect(sock).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        Raw { s }
-    }
-
-    fn greeting(&mut self) {
-        let mut g = [0u8; 18];
-        self.s.read_exact(&mut g).unwrap();
-        assert_eq!(&g[0..8], b"NBDMAGIC");
-        assert_eq!(&g[8..16], b"IHAVEOPT");
-    }
-
-    /// Handshake with NBD_OPT_GO on the default export; returns the export size.
-    fn go(sock: &Path) -> (Raw, u64) {
-        let mut c = Raw::connect(sock);
-        c.greeting();
-        c.s.write_all(&3u32.to_be_bytes()).unwrap();
-        let mut o = Vec::new();
-        o.extend_from_slice(b"IHAVEOPT");
-        o.extend_from_slice(&7u32.to_be_bytes());
-        o.extend_from_slice(&6u32.to_be_bytes());
-        o.extend_from_slice(&0u32.to_be_bytes());
-        o.extend_from_slice(&0u16.to_be_bytes());
-        c.s.write_all(&o).unwrap();
-        let mut size = 0;
-        loop {
-            let mut h = [0u8; 20];
-            c.s.read_exact(&mut h).unwrap();
-            let kind = u32::from_be_bytes(h[12..16].try_into().unwrap());
-            let len = u32::from_be_bytes(h[16..20].try_into().unwrap()) as usize;
-            let mut data = vec![0u8; len];
-            c.s.read_exact(&mut data).unwrap();
-            match kind {
-                3 if u16::from_be_bytes([data[0], data[1]]) == 0 => {
-                    size = u64::from_be_bytes(data[2..10].try_into().unwrap())
-                }
-                3 => {}
-                1 => break,
-                k => panic!("option reply {k:#x}"),
-            }
-        }
-        (c, size)
-    }
-
-    fn request(&mut self, kind: u16, handle: u64, offset: u64, len: u32, payload: &[u8]) {
-        let mut b = Vec::with_capacity(28 + payload.len());
-        b.extend_from_slice(&0x2560_9513u32.to_be_bytes());
-        b.extend_from_slice(&0u16.to_be_bytes());
-        b.extend_from_slice(&kind.to_be_bytes());
-        b.extend_from_slice(&handle.to_be_bytes());
-        b.extend_from_slice(&offset.to_be_bytes());
-        b.extend_from_slice(&len.to_be_bytes());
-        b.extend_from_slice(payload);
-        self.s.write_all(&b).unwrap();
-    }
-
-    /// (error, handle) of the next simple reply; `data` bytes follow on success.
-    fn reply(&mut self, data: usize) -> (u32, u64, Vec<u8>) {
-        let mut h = [0u8; 16];
-        self.s.read_exact(&mut h).unwrap();
-        assert_eq!(u32::from_be_bytes(h[0..4].try_into().unwrap()), 0x6744_6698);
-        let err = u32::from_be_bytes(h[4..8].try_into().unwrap());
-        let handle = u64::from_be_bytes(h[8..16].try_into().unwrap());
-        let mut d = vec![0u8; if err == 0 { data } else { 0 }];
-        self.s.read_exact(&mut d).unwrap();
-        (err, handle, d)
-    }
 }
 
 #[test]
@@ -748,4 +563,93 @@ fn content_mode_over_tcp_gets_the_real_content() {
     let s: Value = serde_json::from_slice(&st.stdout).unwrap();
     assert_eq!(s["duplicates"]["written_pages_with_hash"], 1025);
     assert_eq!(s["duplicates"]["distinct_hashes"], 2, "{s}");
+}
+
+/// NBD FLUSH and FUA reach the simulated write cache (`--cache-mib`): eight writes stay
+/// in DRAM until the flush programs them, a FUA write and a FUA WRITE_ZEROES (NO_HOLE) are
+/// programmed at once, and two later writes are still dirty at the end. The record counts
+/// the flush with its latency and the FUA writes; the recording cannot carry flushes, so
+/// its replay programs nothing (and the result says so).
+#[test]
+fn flush_and_fua_program_the_simulated_write_cache() {
+    let d = dir("flush");
+    let srv = Server::start(&d, &["--data", "memory", "--timing", "--cache-mib", "4"]);
+    let (mut c, _) = Raw::go(&srv.sock);
+    let page = vec![0x5au8; 4096];
+    let mut handle = 0;
+    let mut ok = |c: &mut Raw, kind: u16, flags: u16, offset: u64, len: u32, data: &[u8]| {
+        handle += 1;
+        c.request_flags(kind, flags, handle, offset, len, data);
+        assert_eq!(c.reply(0), (0, handle, vec![]), "command {kind}");
+    };
+    for p in 0..8u64 {
+        ok(&mut c, 1, 0, p * 8192, 4096, &page);
+    }
+    ok(&mut c, 3, 0, 0, 0, &[]);
+    ok(&mut c, 1, 1, 1 << 20, 4096, &page);
+    ok(&mut c, 6, 1 | 2, 2 << 20, 4096, &[]);
+    for p in 0..2u64 {
+        ok(&mut c, 1, 0, (3 << 20) + p * 4096, 4096, &page);
+    }
+    c.request(2, 99, 0, 0, &[]);
+    let log_wait = Instant::now();
+    while !srv.log().contains("NBD_CMD_DISC") && log_wait.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let r = srv.stop();
+    let t = &r["timing"];
+    assert_eq!(t["flushes"], 1, "{t}");
+    assert_eq!(t["fua_writes"], 2, "{t}");
+    assert!(t["flush_latency"]["max_us"].as_f64().unwrap() > 50.0, "{t}");
+    assert_eq!(t["cache"]["dirty_at_end"], 2, "{t}");
+    // Programmed: the eight flushed pages and the two FUA pages.
+    assert_eq!(r["total"]["user_writes"], 10, "{}", r["total"]);
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("does not hold the 1 flushes"), "{notes}");
+    let log = std::fs::read_to_string(d.join("stderr.txt")).unwrap();
+    assert!(log.contains("1 flushes, 2 FUA"), "{log}");
+    let text = std::fs::read_to_string(d.join("stdout.txt")).unwrap();
+    assert!(text.contains("flush latency us"), "{text}");
+    // Replayed without its flushes, every write stays in the cache.
+    let rep = replay(&d, &["--timing", "--cache-mib", "4"]);
+    assert_eq!(rep["total"]["user_writes"], 0, "{}", rep["total"]);
+    assert_eq!(rep["timing"]["cache"]["dirty_at_end"], 12);
+}
+
+/// Under a priority scheduler flushes and FUA are answered (the store synced) but not
+/// simulated: the server says so at startup and in the result, and never fails.
+#[test]
+fn under_a_priority_scheduler_flushes_are_answered_but_not_simulated() {
+    let d = dir("flush-deferred");
+    let srv = Server::start(
+        &d,
+        &[
+            "--data",
+            "none",
+            "--timing",
+            "--cache-mib",
+            "4",
+            "--scheduler",
+            "read-first",
+        ],
+    );
+    assert!(srv.log().contains("not simulated"), "{}", srv.log());
+    let (mut c, _) = Raw::go(&srv.sock);
+    let page = vec![1u8; 4096];
+    c.request(1, 1, 0, 4096, &page);
+    assert_eq!(c.reply(0).0, 0);
+    c.request(3, 2, 0, 0, &[]);
+    assert_eq!(c.reply(0), (0, 2, vec![]));
+    c.request_flags(1, 1, 3, 8192, 4096, &page);
+    assert_eq!(c.reply(0).0, 0);
+    c.request(2, 4, 0, 0, &[]);
+    std::thread::sleep(Duration::from_millis(200));
+    let r = srv.stop();
+    assert!(r["timing"].get("flushes").is_none(), "{}", r["timing"]);
+    assert_eq!(r["timing"]["write_requests"], 2);
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("1 flushes and 1 FUA requests were answered"),
+        "{notes}"
+    );
 }

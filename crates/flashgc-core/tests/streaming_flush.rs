@@ -57,7 +57,11 @@ fn a_flush_programs_the_caches_dirty_pages_and_waits_for_them() {
     assert_eq!(d.flush(2_000).unwrap(), t + 3 * PROGRAM_NS);
     let late = 10 * PROGRAM_NS;
     assert_eq!(d.flush(late).unwrap(), late);
-    assert_eq!(programs(&d), before + 3, "clean pages are not programmed again");
+    assert_eq!(
+        programs(&d),
+        before + 3,
+        "clean pages are not programmed again"
+    );
     let r = d.finish("streamed").unwrap();
     let tr = r.timing.as_ref().unwrap();
     assert_eq!((tr.flushes, tr.requests, tr.fua_writes), (3, 3, 0));

@@ -4,15 +4,17 @@
 //! * `--pace none`: the connection thread answers each request as soon as its data is in
 //!   the store and the request is queued for the simulator; replies are batched and flushed
 //!   whenever no further request is waiting in the input buffer.
-//! * `--pace real`: successful reads and writes are answered by a per-connection reply
-//!   thread at the wall-clock time of their simulated completion (the engine thread sends
-//!   each reply with its due time); errors and flushes are answered at once.
+//! * `--pace real`: successful reads, writes and flushes are answered by a per-connection
+//!   reply thread at the wall-clock time of their simulated completion (the engine thread
+//!   sends each reply with its due time); errors are answered at once.
 //!
 //! A write is acknowledged only after its bytes are in the store (and, with FUA, synced),
-//! so no acknowledged write is lost when a client misbehaves or the server stops.
+//! so no acknowledged write is lost when a client misbehaves or the server stops. A flush
+//! syncs the store, then goes to the simulator (its write cache's dirty pages are
+//! programmed); FUA requests go there with their flag.
 
 use crate::nbd::{self, RequestHeader, REQUEST_BYTES};
-use crate::server::{Ctx, EngineMsg, Piece, Pieces};
+use crate::server::{Ctx, Durability, EngineMsg, Piece, Pieces};
 use flashgc_core::workload::{Op, Request};
 use std::collections::BinaryHeap;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -392,7 +394,8 @@ fn transmission(
                     };
                     pieces.push(page_piece(Op::Write, p, lpn, content));
                 }
-                submit(ctx, replies, &h, arrival, Pieces::from(pieces), None)?;
+                let d = durability(ctx, h.flags);
+                submit(ctx, replies, &h, arrival, Pieces::from(pieces), None, d)?;
             }
             nbd::CMD_READ => {
                 let err = if h.len > nbd::MAX_REQUEST {
@@ -433,7 +436,9 @@ fn transmission(
                     offset: h.offset,
                     len: h.len as u64,
                 };
-                submit(ctx, replies, &h, arrival, Pieces::One(piece), Some(&buf))?;
+                // FUA on a read asks nothing of the device's write cache.
+                let d = Durability::Plain;
+                submit(ctx, replies, &h, arrival, Pieces::One(piece), Some(&buf), d)?;
             }
             nbd::CMD_TRIM | nbd::CMD_WRITE_ZEROES => {
                 let zeroes = h.kind == nbd::CMD_WRITE_ZEROES;
@@ -489,18 +494,21 @@ fn transmission(
                 if pieces.is_empty() {
                     replies.send(h.handle, 0, None)?;
                 } else {
-                    submit(ctx, replies, &h, arrival, Pieces::from(pieces), None)?;
+                    let d = durability(ctx, h.flags);
+                    submit(ctx, replies, &h, arrival, Pieces::from(pieces), None, d)?;
                 }
             }
             nbd::CMD_FLUSH => {
-                let code = match ctx.store.flush() {
-                    Ok(()) => 0,
-                    Err(e) => {
-                        crate::server::log(&format!("flush failed: {e}"));
-                        nbd::EIO
-                    }
-                };
-                replies.send(h.handle, code, None)?;
+                if let Err(e) = ctx.store.flush() {
+                    crate::server::log(&format!("flush failed: {e}"));
+                    replies.send(h.handle, nbd::EIO, None)?;
+                    continue;
+                }
+                // The simulated device's flush: its write cache's dirty pages are
+                // programmed; answered at its completion (pace real).
+                ctx.flushes.fetch_add(1, Ordering::Relaxed);
+                let none = Pieces::Many(Vec::new());
+                submit(ctx, replies, &h, arrival, none, None, Durability::Flush)?;
             }
             nbd::CMD_DISC => return Ok(ConnEnd::SoftDisconnect),
             other => {
@@ -609,6 +617,16 @@ fn zero_pieces(
     v
 }
 
+/// A write-like request's durability: FUA when its flag is set (counted).
+fn durability(ctx: &Ctx, flags: u16) -> Durability {
+    if flags & nbd::CMD_FLAG_FUA != 0 {
+        ctx.fua_requests.fetch_add(1, Ordering::Relaxed);
+        Durability::Fua
+    } else {
+        Durability::Plain
+    }
+}
+
 fn submit(
     ctx: &Ctx,
     replies: &mut Replies,
@@ -616,6 +634,7 @@ fn submit(
     arrival: Instant,
     pieces: Pieces,
     data: Option<&[u8]>,
+    durability: Durability,
 ) -> io::Result<()> {
     let deferred = match replies {
         Replies::Paced { tx, seq, .. } => {
@@ -633,6 +652,7 @@ fn submit(
         .send(EngineMsg {
             arrival,
             pieces,
+            durability,
             reply: deferred,
         })
         .is_err()

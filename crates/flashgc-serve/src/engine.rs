@@ -74,6 +74,15 @@ pub struct LiveEngine {
     inner: Inner,
     base: FtlCounters,
     logical: u64,
+    /// Completions decided after later arrivals ([`Backend::deferred`]): flushes and FUA
+    /// are then not simulated.
+    deferred: bool,
+    /// The backend has a write cache (flushes and FUA program its pages).
+    cache: bool,
+    /// Flushes served (simulated or not).
+    flushes: u64,
+    /// FUA requests served (simulated or not).
+    fua: u64,
 }
 
 fn no_future(placement: &str) -> Error {
@@ -116,6 +125,10 @@ impl LiveEngine {
             inner,
             base: FtlCounters::default(),
             logical,
+            deferred: backend.deferred(),
+            cache: matches!(backend, Backend::Timed(p) if p.cache_pages > 0),
+            flushes: 0,
+            fua: 0,
         };
         e.base = e.ftl_counters();
         Ok(e)
@@ -135,8 +148,10 @@ impl LiveEngine {
 
     /// Serves `req` arriving at simulated time `t` (ns, non-decreasing from call to call);
     /// returns its completion time (`t` without a timing model), or None when later
-    /// arrivals decide it ([`Backend::deferred`]; it enters the record once final).
-    pub fn submit(&mut self, req: &Request, t: u64) -> Result<Option<u64>> {
+    /// arrivals decide it ([`Backend::deferred`]; it enters the record once final). `fua`
+    /// (NBD's FUA flag): a write completes once its pages are programmed, the write cache's
+    /// copies first (`Driver::submit_fua`); not simulated under deferred commit.
+    pub fn submit(&mut self, req: &Request, t: u64, fua: bool) -> Result<Option<u64>> {
         let end = req.lpn.saturating_add(req.pages as u64);
         if req.pages == 0 || end > self.logical {
             return Err(Error::Workload(format!(
@@ -146,10 +161,68 @@ impl LiveEngine {
         }
         let mut r = *req;
         r.time_ns = t;
-        match &mut self.inner {
-            Inner::Waf(d) => d.submit(&r),
-            Inner::Timed(ts) => ts.submit(&r),
+        let fua = fua && !self.deferred;
+        match (&mut self.inner, fua) {
+            (Inner::Waf(d), false) => d.submit(&r),
+            (Inner::Waf(d), true) => d.submit_fua(&r),
+            (Inner::Timed(ts), false) => ts.submit(&r),
+            (Inner::Timed(ts), true) => ts.submit_fua(&r),
         }
+    }
+
+    /// Counts one NBD request with the FUA flag (its pieces go through [`Self::submit`]).
+    pub fn count_fua(&mut self) {
+        self.fua += 1;
+    }
+
+    /// A flush (NBD's FLUSH) arriving at `t`: the write cache's dirty pages are programmed
+    /// and it completes when they are and every earlier write has completed
+    /// (`Driver::flush`); returns that time (`t` without a timing model), or None under
+    /// deferred commit, where flushes are not simulated (the result says so).
+    pub fn flush(&mut self, t: u64) -> Result<Option<u64>> {
+        self.flushes += 1;
+        if self.deferred {
+            return Ok(None);
+        }
+        match &mut self.inner {
+            Inner::Waf(d) => d.flush(t).map(Some),
+            Inner::Timed(ts) => ts.flush(t).map(Some),
+        }
+    }
+
+    /// Flushes served so far.
+    pub fn flushes(&self) -> u64 {
+        self.flushes
+    }
+
+    /// What the result's notes say of the flushes and FUA requests served (nothing
+    /// without any); `recorded`: the stream was recorded.
+    fn flush_notes(&self, recorded: bool) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.flushes == 0 && self.fua == 0 {
+            return v;
+        }
+        let what = format!("{} flushes and {} FUA requests", self.flushes, self.fua);
+        if self.deferred {
+            v.push(format!(
+                "{what} were answered (the data store synced) but not simulated: under a priority scheduler or suspend a completion is decided by later arrivals (docs/serve.md)"
+            ));
+        } else if !self.cache {
+            v.push(format!(
+                "{what}: without a write cache the device holds no data a flush must program (a flush waits for the earlier writes only)"
+            ));
+        }
+        if recorded {
+            v.push(format!(
+                "the recording does not hold the {what} (the .fgt format has no flush record){}",
+                if self.cache && !self.deferred {
+                    ": its replay leaves the pages they programmed in the write cache, so its flash writes and latencies differ from this record"
+                } else {
+                    ""
+                }
+            ));
+        }
+        v
     }
 
     /// Counters since the precondition.
@@ -166,12 +239,15 @@ impl LiveEngine {
 
 impl LiveEngine {
     /// The result record of everything served so far (`workload` describes the stream):
-    /// the driver's own record, as `flashgc run` builds it.
-    pub fn finish(&mut self, workload: &str) -> Result<RunResult> {
-        match &mut self.inner {
+    /// the driver's own record, as `flashgc run` builds it, with notes on the flushes and
+    /// FUA requests (`recorded`: whether the stream was recorded, which holds neither).
+    pub fn finish(&mut self, workload: &str, recorded: bool) -> Result<RunResult> {
+        let mut r = match &mut self.inner {
             Inner::Waf(d) => d.finish(workload),
             Inner::Timed(ts) => ts.finish(workload),
-        }
+        }?;
+        r.notes.extend(self.flush_notes(recorded));
+        Ok(r)
     }
 }
 

@@ -28,5 +28,5 @@ pub mod server;
 pub mod store;
 
 pub use engine::{Backend, LiveCounters, ServeResult};
-pub use server::{serve, Endpoint, Pace, ServeOptions, ServeOutcome, SessionStats};
+pub use server::{serve, Durability, Endpoint, Pace, ServeOptions, ServeOutcome, SessionStats};
 pub use store::DataMode;

@@ -1,6 +1,9 @@
 //! Helpers shared by the command-line tests (each test file uses a part of them).
 #![allow(dead_code)]
 
+#[cfg(unix)]
+pub mod serve;
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

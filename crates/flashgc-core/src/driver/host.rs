@@ -22,6 +22,7 @@ use std::collections::BinaryHeap;
 mod checkpoint;
 mod deferred;
 mod flush;
+mod stream;
 
 /// Prefetches the cache line holding `p` (a hint: no effect on results).
 #[inline(always)]
@@ -313,52 +314,6 @@ impl<D: DeviceModel> Core<D> {
             .saturating_sub(self.stats.first_t)
     }
 
-    /// Streaming: serves `req` at `t` (not before the previous arrival) and records it;
-    /// returns its completion, or None under deferred commit (a priority scheduler or
-    /// suspend), where it is decided by later arrivals and recorded once final. `fua`: a
-    /// write completes only once its pages are programmed (`driver/host/flush.rs`; refused
-    /// under deferred commit).
-    pub(crate) fn submit(
-        &mut self,
-        sim: &mut Simulation,
-        req: &Request,
-        t: u64,
-        fua: bool,
-    ) -> Result<Option<u64>> {
-        self.start(sim)?;
-        let logical = sim.layout().logical_pages;
-        let end = req.lpn.saturating_add(req.pages as u64);
-        if req.pages == 0 || end > logical {
-            return Err(Error::Workload(format!(
-                "request {}: pages {}..{} exceed the logical capacity of {logical} pages",
-                self.stats.requests + 1,
-                req.lpn,
-                end
-            )));
-        }
-        let t = t.max(self.stats.last_arrival);
-        self.stats.last_arrival = t;
-        let mut rec = self
-            .stream_rec
-            .take()
-            .unwrap_or_else(|| self.new_recorder(sim, None));
-        let r = if self.deferred.is_some() {
-            if fua {
-                self.stream_rec = Some(rec);
-                return Err(flush::not_under_deferred_commit("a FUA write"));
-            }
-            // Decided later: recorded once final (at a later arrival or at the end).
-            self.submit_stream_deferred(sim, req, t, &mut rec)
-                .map(|()| None)
-        } else {
-            self.record_served_fua(sim, req, t, &mut rec, fua).map(Some)
-        };
-        self.stream_rec = Some(rec);
-        // This request's completion (not the latest of all: an open-loop host has others
-        // outstanding that may end later).
-        r
-    }
-
     #[inline]
     fn record_served(
         &mut self,
@@ -371,7 +326,7 @@ impl<D: DeviceModel> Core<D> {
     }
 
     /// [`Core::record_served`]; with `fua` a write completes when its pages are programmed.
-    fn record_served_fua(
+    pub(super) fn record_served_fua(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
