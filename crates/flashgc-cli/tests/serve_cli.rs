@@ -573,7 +573,37 @@ fn content_mode_over_tcp_gets_the_real_content() {
 #[test]
 fn flush_and_fua_program_the_simulated_write_cache() {
     let d = dir("flush");
-    let srv = Server::start(&d, &["--data", "memory", "--timing", "--cache-mib", "4"]);
+    let r = flush_and_fua_session(&d, &[]);
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("does not hold the 1 flushes"), "{notes}");
+    let log = std::fs::read_to_string(d.join("stderr.txt")).unwrap();
+    assert!(log.contains("1 flushes, 2 FUA"), "{log}");
+    let text = std::fs::read_to_string(d.join("stdout.txt")).unwrap();
+    assert!(text.contains("flush latency us"), "{text}");
+    // Replayed without its flushes, every write stays in the cache.
+    let rep = replay(&d, &["--timing", "--cache-mib", "4"]);
+    assert_eq!(rep["total"]["user_writes"], 0, "{}", rep["total"]);
+    assert_eq!(rep["timing"]["cache"]["dirty_at_end"], 12);
+}
+
+/// Under a priority scheduler with suspend, where completions are decided by later
+/// arrivals, the same session programs the same pages: the flush's programs wait in the
+/// scheduler's queues and it completes once they and the earlier writes have.
+#[test]
+fn under_a_priority_scheduler_flushes_and_fua_program_the_write_cache_too() {
+    let d = dir("flush-deferred");
+    let r = flush_and_fua_session(&d, &["--scheduler", "read-first", "--suspend", "on"]);
+    let sched = &r["timing"]["params"]["controller"]["scheduler"]["kind"];
+    assert_eq!(sched, "read-first", "{}", r["timing"]["params"]);
+}
+
+/// Serves eight cached writes, a flush, a FUA WRITE, a FUA WRITE_ZEROES (NO_HOLE) and two
+/// more writes under `extra` flags with a 4 MiB cache, and checks what the simulator made
+/// of them; returns the result.
+fn flush_and_fua_session(d: &std::path::Path, extra: &[&str]) -> Value {
+    let mut a = vec!["--data", "memory", "--timing", "--cache-mib", "4"];
+    a.extend(extra);
+    let srv = Server::start(d, &a);
     let (mut c, _) = Raw::go(&srv.sock);
     let page = vec![0x5au8; 4096];
     let mut handle = 0;
@@ -598,58 +628,11 @@ fn flush_and_fua_program_the_simulated_write_cache() {
     }
     let r = srv.stop();
     let t = &r["timing"];
-    assert_eq!(t["flushes"], 1, "{t}");
-    assert_eq!(t["fua_writes"], 2, "{t}");
+    assert_eq!(t["flushes"], 1, "{extra:?}: {t}");
+    assert_eq!(t["fua_writes"], 2, "{extra:?}: {t}");
     assert!(t["flush_latency"]["max_us"].as_f64().unwrap() > 50.0, "{t}");
     assert_eq!(t["cache"]["dirty_at_end"], 2, "{t}");
     // Programmed: the eight flushed pages and the two FUA pages.
-    assert_eq!(r["total"]["user_writes"], 10, "{}", r["total"]);
-    let notes = r["notes"].to_string();
-    assert!(notes.contains("does not hold the 1 flushes"), "{notes}");
-    let log = std::fs::read_to_string(d.join("stderr.txt")).unwrap();
-    assert!(log.contains("1 flushes, 2 FUA"), "{log}");
-    let text = std::fs::read_to_string(d.join("stdout.txt")).unwrap();
-    assert!(text.contains("flush latency us"), "{text}");
-    // Replayed without its flushes, every write stays in the cache.
-    let rep = replay(&d, &["--timing", "--cache-mib", "4"]);
-    assert_eq!(rep["total"]["user_writes"], 0, "{}", rep["total"]);
-    assert_eq!(rep["timing"]["cache"]["dirty_at_end"], 12);
-}
-
-/// Under a priority scheduler flushes and FUA are answered (the store synced) but not
-/// simulated: the server says so at startup and in the result, and never fails.
-#[test]
-fn under_a_priority_scheduler_flushes_are_answered_but_not_simulated() {
-    let d = dir("flush-deferred");
-    let srv = Server::start(
-        &d,
-        &[
-            "--data",
-            "none",
-            "--timing",
-            "--cache-mib",
-            "4",
-            "--scheduler",
-            "read-first",
-        ],
-    );
-    assert!(srv.log().contains("not simulated"), "{}", srv.log());
-    let (mut c, _) = Raw::go(&srv.sock);
-    let page = vec![1u8; 4096];
-    c.request(1, 1, 0, 4096, &page);
-    assert_eq!(c.reply(0).0, 0);
-    c.request(3, 2, 0, 0, &[]);
-    assert_eq!(c.reply(0), (0, 2, vec![]));
-    c.request_flags(1, 1, 3, 8192, 4096, &page);
-    assert_eq!(c.reply(0).0, 0);
-    c.request(2, 4, 0, 0, &[]);
-    std::thread::sleep(Duration::from_millis(200));
-    let r = srv.stop();
-    assert!(r["timing"].get("flushes").is_none(), "{}", r["timing"]);
-    assert_eq!(r["timing"]["write_requests"], 2);
-    let notes = r["notes"].to_string();
-    assert!(
-        notes.contains("1 flushes and 1 FUA requests were answered"),
-        "{notes}"
-    );
+    assert_eq!(r["total"]["user_writes"], 10, "{extra:?}: {}", r["total"]);
+    r
 }

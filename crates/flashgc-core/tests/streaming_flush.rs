@@ -1,5 +1,6 @@
 //! Flushes and FUA writes of the streaming API (`Driver::flush`, `Driver::submit_fua`:
-//! `flashgc serve`'s NBD FLUSH and FUA; `driver/host/flush.rs`), timed by hand on the
+//! `flashgc serve`'s NBD FLUSH and FUA; `driver/host/flush.rs`), under fcfs and under
+//! read-first (deferred commit), timed by hand on the
 //! one-plane device of [`common::configs::one_plane_hand`]: a program holds the plane
 //! 510 us (10 us over the channel, 500 us to program), one after another.
 
@@ -52,11 +53,11 @@ fn a_flush_programs_the_caches_dirty_pages_and_waits_for_them() {
     }
     assert_eq!(programs(&d), before, "cached: nothing programmed yet");
     let t = 1_000;
-    assert_eq!(d.flush(t).unwrap(), t + 3 * PROGRAM_NS);
+    assert_eq!(d.flush(t).unwrap(), Some(t + 3 * PROGRAM_NS));
     assert_eq!(programs(&d), before + 3);
-    assert_eq!(d.flush(2_000).unwrap(), t + 3 * PROGRAM_NS);
+    assert_eq!(d.flush(2_000).unwrap(), Some(t + 3 * PROGRAM_NS));
     let late = 10 * PROGRAM_NS;
-    assert_eq!(d.flush(late).unwrap(), late);
+    assert_eq!(d.flush(late).unwrap(), Some(late));
     assert_eq!(
         programs(&d),
         before + 3,
@@ -78,8 +79,8 @@ fn a_flush_programs_the_caches_dirty_pages_and_waits_for_them() {
 fn without_a_cache_a_flush_waits_for_the_earlier_writes() {
     let mut d = sim(0);
     assert_eq!(d.submit(&write(5, 0)).unwrap(), Some(PROGRAM_NS));
-    assert_eq!(d.flush(1_000).unwrap(), PROGRAM_NS);
-    assert_eq!(d.flush(PROGRAM_NS + 5).unwrap(), PROGRAM_NS + 5);
+    assert_eq!(d.flush(1_000).unwrap(), Some(PROGRAM_NS));
+    assert_eq!(d.flush(PROGRAM_NS + 5).unwrap(), Some(PROGRAM_NS + 5));
     let tr = d.finish("streamed").unwrap().timing.unwrap();
     assert_eq!(tr.flushes, 2);
     assert_eq!(tr.flush_latency.unwrap().max_us, 509.0);
@@ -107,10 +108,15 @@ fn a_fua_write_programs_its_own_pages() {
     assert_eq!(tr.cache.as_ref().unwrap().dirty_at_end, 1);
 }
 
-/// Under a priority scheduler completions are decided by later arrivals: a flush and a
-/// FUA write are refused with an error naming the way out, never a panic.
+/// Under read-first completions are decided by later arrivals: flushes and FUA writes
+/// return None and enter the record once final. Three cached writes; a flush at 1 us
+/// queues their programs; a read of a flash page at 2 us waits for the program running
+/// (until 511 us) and then goes before the other two (511-571 us: 569 us), which end at
+/// 1081 and 1591 us: the flush's latency is 1590 us. A second flush at 3 us has nothing
+/// to program but waits for the first (1588 us). A FUA write at 2 ms programs its own page
+/// (2000-2510 us: 510 us).
 #[test]
-fn flushes_are_refused_under_deferred_commit() {
+fn under_read_first_flushes_wait_in_the_queues_and_complete_later() {
     let mut p = TimingParams {
         cache_pages: 64,
         host: Host::OpenLoop { time_scale: 1.0 },
@@ -119,13 +125,25 @@ fn flushes_are_refused_under_deferred_commit() {
     p.controller.scheduler = Scheduler::ReadFirst;
     let mut d = TimedSim::new(&common::configs::one_plane_hand(), p).unwrap();
     d.start().unwrap();
-    assert_eq!(d.submit(&write(1, 0)).unwrap(), None);
-    let e = d.flush(1_000).unwrap_err().to_string();
-    assert!(e.contains("fcfs"), "{e}");
-    let e = d.submit_fua(&write(2, 2_000)).unwrap_err().to_string();
-    assert!(e.contains("FUA"), "{e}");
-    // The driver goes on.
-    assert_eq!(d.submit(&write(3, 3_000)).unwrap(), None);
+    let before = programs(&d);
+    for (i, lpn) in [7u64, 3, 9].into_iter().enumerate() {
+        assert_eq!(d.submit(&write(lpn, i as u64)).unwrap(), None);
+    }
+    assert_eq!(d.flush(1_000).unwrap(), None);
+    let read = Request {
+        op: Op::Read,
+        ..write(100, 2_000)
+    };
+    assert_eq!(d.submit(&read).unwrap(), None);
+    assert_eq!(d.flush(3_000).unwrap(), None);
+    assert_eq!(d.submit_fua(&write(2, 2_000_000)).unwrap(), None);
     let r = d.finish("streamed").unwrap();
-    assert_eq!(r.timing.unwrap().write_requests, 2);
+    assert_eq!(programs(&d) - before, 4);
+    let tr = r.timing.as_ref().unwrap();
+    assert_eq!((tr.flushes, tr.fua_writes, tr.requests), (2, 1, 5));
+    let l = tr.flush_latency.as_ref().unwrap();
+    assert_eq!((l.max_us, l.mean_us), (1590.0, 1589.0));
+    assert_eq!(tr.read_latency.max_us, 569.0);
+    assert_eq!(tr.write_latency.max_us, 510.0);
+    assert_eq!(tr.cache.as_ref().unwrap().dirty_at_end, 0);
 }

@@ -74,9 +74,6 @@ pub struct LiveEngine {
     inner: Inner,
     base: FtlCounters,
     logical: u64,
-    /// Completions decided after later arrivals ([`Backend::deferred`]): flushes and FUA
-    /// are then not simulated.
-    deferred: bool,
     /// The backend has a write cache (flushes and FUA program its pages).
     cache: bool,
     /// Flushes served (simulated or not).
@@ -125,7 +122,6 @@ impl LiveEngine {
             inner,
             base: FtlCounters::default(),
             logical,
-            deferred: backend.deferred(),
             cache: matches!(backend, Backend::Timed(p) if p.cache_pages > 0),
             flushes: 0,
             fua: 0,
@@ -150,7 +146,7 @@ impl LiveEngine {
     /// returns its completion time (`t` without a timing model), or None when later
     /// arrivals decide it ([`Backend::deferred`]; it enters the record once final). `fua`
     /// (NBD's FUA flag): a write completes once its pages are programmed, the write cache's
-    /// copies first (`Driver::submit_fua`); not simulated under deferred commit.
+    /// copies first (`Driver::submit_fua`).
     pub fn submit(&mut self, req: &Request, t: u64, fua: bool) -> Result<Option<u64>> {
         let end = req.lpn.saturating_add(req.pages as u64);
         if req.pages == 0 || end > self.logical {
@@ -161,7 +157,6 @@ impl LiveEngine {
         }
         let mut r = *req;
         r.time_ns = t;
-        let fua = fua && !self.deferred;
         match (&mut self.inner, fua) {
             (Inner::Waf(d), false) => d.submit(&r),
             (Inner::Waf(d), true) => d.submit_fua(&r),
@@ -177,16 +172,13 @@ impl LiveEngine {
 
     /// A flush (NBD's FLUSH) arriving at `t`: the write cache's dirty pages are programmed
     /// and it completes when they are and every earlier write has completed
-    /// (`Driver::flush`); returns that time (`t` without a timing model), or None under
-    /// deferred commit, where flushes are not simulated (the result says so).
+    /// (`Driver::flush`); returns that time (`t` without a timing model), or None when
+    /// later arrivals decide it ([`Backend::deferred`]; it enters the record once final).
     pub fn flush(&mut self, t: u64) -> Result<Option<u64>> {
         self.flushes += 1;
-        if self.deferred {
-            return Ok(None);
-        }
         match &mut self.inner {
-            Inner::Waf(d) => d.flush(t).map(Some),
-            Inner::Timed(ts) => ts.flush(t).map(Some),
+            Inner::Waf(d) => d.flush(t),
+            Inner::Timed(ts) => ts.flush(t),
         }
     }
 
@@ -203,11 +195,7 @@ impl LiveEngine {
             return v;
         }
         let what = format!("{} flushes and {} FUA requests", self.flushes, self.fua);
-        if self.deferred {
-            v.push(format!(
-                "{what} were answered (the data store synced) but not simulated: under a priority scheduler or suspend a completion is decided by later arrivals (docs/serve.md)"
-            ));
-        } else if !self.cache {
+        if !self.cache {
             v.push(format!(
                 "{what}: without a write cache the device holds no data a flush must program (a flush waits for the earlier writes only)"
             ));
@@ -215,7 +203,7 @@ impl LiveEngine {
         if recorded {
             v.push(format!(
                 "the recording does not hold the {what} (the .fgt format has no flush record){}",
-                if self.cache && !self.deferred {
+                if self.cache {
                     ": its replay leaves the pages they programmed in the write cache, so its flash writes and latencies differ from this record"
                 } else {
                     ""

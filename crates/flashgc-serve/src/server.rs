@@ -251,12 +251,11 @@ fn engine_thread(
             engine.count_fua();
         }
         if msg.durability == Durability::Flush {
-            // Not simulated under deferred commit: answered at its arrival (pace none).
-            let c = engine.flush(t).map_err(|e| {
+            // Under deferred commit the completion is decided later (pace none only).
+            done = engine.flush(t).map_err(|e| {
                 stop.store(true, Ordering::Relaxed);
                 format!("the simulator failed: {e}")
             })?;
-            done = Some(c.unwrap_or(t));
         }
         for p in msg.pieces.as_slice() {
             let mut req = p.req;
@@ -519,9 +518,6 @@ pub fn serve(
         "serving `{}` ({size} bytes = {} pages of {lpn} B) at {uri}; data {data}, pace {pace}",
         opts.export_name, l.logical_pages
     ));
-    if opts.backend.deferred() {
-        log("flushes and FUA are answered (the data store synced) but not simulated under a priority scheduler or suspend: a completion is decided by later arrivals there (docs/serve.md)");
-    }
     ready(&uri);
     let conns: Arc<Mutex<HashMap<u64, Conn>>> = Arc::new(Mutex::new(HashMap::new()));
     let (done_tx, done_rx) = mpsc::channel::<(u64, ConnEnd)>();

@@ -215,7 +215,6 @@ impl<D: DeviceModel> Driver<D> {
     /// Streaming API: [`Driver::submit`] with Force Unit Access (NBD's `FUA` flag): a write
     /// completes only once its pages are programmed, the write cache's copies of them
     /// programmed first if dirty (other requests are served as by [`Driver::submit`]).
-    /// Refused under a priority scheduler or suspend, with an error.
     pub fn submit_fua(&mut self, req: &Request) -> Result<Option<u64>> {
         self.core.submit(&mut self.sim, req, req.time_ns, true)
     }
@@ -224,10 +223,10 @@ impl<D: DeviceModel> Driver<D> {
     /// previous arrival: at its time). The write cache's dirty pages are programmed (least
     /// recently used first; they stay cached, clean), and the flush completes when the last
     /// program ends and every write or trim submitted before it has completed; returns that
-    /// time (`t` WAF-only). Counted, with its latency, in the timing report (`flushes`,
-    /// `flush_latency`); not a request. Refused under a priority scheduler or suspend (their
-    /// completions are decided by later arrivals), with an error.
-    pub fn flush(&mut self, t: u64) -> Result<u64> {
+    /// time (`t` WAF-only), or None under a priority scheduler or suspend, where later
+    /// arrivals decide it (as [`Driver::submit`]). Counted, with its latency, in the timing
+    /// report (`flushes`, `flush_latency`) once complete; not a request.
+    pub fn flush(&mut self, t: u64) -> Result<Option<u64>> {
         self.core.flush(&mut self.sim, t)
     }
 

@@ -48,6 +48,9 @@ pub(crate) struct Deferred {
     base_of: Vec<u64>,
     /// Requests come through the streaming API (no closed-loop slots to refill).
     streaming: bool,
+    /// Streaming flushes not complete yet (streaming runs take no checkpoint).
+    #[serde(skip)]
+    stream_flushes: Vec<StreamFlush>,
     /// Per request slot: the provisional completion of the request in flight there, while
     /// it waits in `soonest` (`u64::MAX`: not all its operations reserved yet, no request
     /// there, or already taken by a completion pass). Indexed by slot rather than by
@@ -75,6 +78,21 @@ pub(crate) struct Deferred {
     done: Vec<(u32, u64)>,
 }
 
+/// A streaming flush in flight: it completes once its own programs (its slot) and the
+/// writes, trims and flushes in flight when it arrived have completed.
+#[derive(Debug, Clone)]
+struct StreamFlush {
+    /// Its own request slot.
+    slot: u32,
+    arrival: u64,
+    /// The slots of the requests it waits for, still in flight.
+    waits: Vec<u32>,
+    /// The latest completion so far of its own programs and those requests.
+    done: u64,
+    /// Its own programs have completed.
+    own: bool,
+}
+
 /// What bringing the provisional completions up to date changed.
 enum Synced {
     /// Nothing.
@@ -87,6 +105,17 @@ enum Synced {
 }
 
 const NO_FLOW: u32 = u32::MAX;
+
+/// The request a flush holds in flight: no pages (it is told apart by `Inflight::flush`).
+fn flush_request(t: u64) -> Request {
+    Request {
+        time_ns: t,
+        op: Op::Write,
+        lpn: 0,
+        pages: 0,
+        content: 0,
+    }
+}
 
 /// Completions one pass of [`Core::complete_until`] orders by a linear scan per request;
 /// more go through [`Core::complete_many`]'s heap (the same order).
@@ -185,14 +214,20 @@ impl<D: DeviceModel> Core<D> {
             d.set_pos(m, i);
         }
         d.free_slots.push(f.slot);
+        self.host_busy_until = self.host_busy_until.max(c);
+        let streaming_flush = !d.stream_flushes.is_empty() && (f.flush || f.req.op != Op::Read);
         if f.flush {
-            d.flow_flushed.push((f.flow, c));
-            self.host_busy_until = self.host_busy_until.max(c);
+            if f.flow != NO_FLOW {
+                d.flow_flushed.push((f.flow, c));
+            } else {
+                self.stream_flush_progress(f.slot, c, true);
+            }
             return;
         }
         if f.flow != NO_FLOW {
             d.flow_done.push((f.flow, f.req, f.arrival, c));
         }
+        let closed = f.flow == NO_FLOW && !d.streaming;
         let lat = c.saturating_sub(f.arrival);
         let s = &mut self.stats;
         match f.req.op {
@@ -200,13 +235,15 @@ impl<D: DeviceModel> Core<D> {
             Op::Write => s.win.wr.record(lat),
             Op::Trim => {}
         }
-        if f.flow == NO_FLOW && !d.streaming {
+        if closed {
             if let Host::ClosedLoop { .. } = self.p.host {
                 s.heap.push(Reverse(c));
             }
         }
         self.dev.on_request(f.req.op, f.arrival, c);
-        self.host_busy_until = self.host_busy_until.max(c);
+        if streaming_flush {
+            self.stream_flush_progress(f.slot, c, false);
+        }
     }
 
     /// Completes every in-flight request whose completion is known and at most `t` (final
@@ -357,6 +394,64 @@ impl<D: DeviceModel> Core<D> {
         any
     }
 
+    /// Streaming in deferred mode: a host flush arriving at `t` (docs/serve.md,
+    /// "Flushes"). The write cache's dirty pages are queued as host programs of a slot of
+    /// their own; the flush completes once they and every write, trim and flush in flight
+    /// now have completed, and is then counted with its latency in the timing report.
+    pub(super) fn flush_stream_deferred(&mut self, sim: &mut Simulation, t: u64) -> Result<()> {
+        self.advance_to(t);
+        let d = self.deferred.as_mut().expect("deferred mode");
+        d.streaming = true;
+        // (Every request completed so far completed by `t`: `advance_to` completes only
+        // up to it.)
+        let waits = d
+            .inflight
+            .iter()
+            .filter(|f| f.flush || f.req.op != Op::Read)
+            .map(|f| f.slot)
+            .collect();
+        let slot = d.take_slot();
+        self.dev.open_slot(slot);
+        self.dev.set_free_segments(sim.ftl().free_segments() as u64);
+        let base = self.flush_at(sim, t)?;
+        let d = self.deferred.as_mut().expect("deferred mode");
+        d.stream_flushes.push(StreamFlush {
+            slot,
+            arrival: t,
+            waits,
+            done: t,
+            own: false,
+        });
+        let req = flush_request(t);
+        d.push_inflight(&self.dev, slot, req, NO_FLOW, t, base, true);
+        Ok(())
+    }
+
+    /// Streaming flushes: the request on `slot` (`own`: a flush's own programs) completed
+    /// at `c`; records the flushes this completes.
+    fn stream_flush_progress(&mut self, slot: u32, c: u64, own: bool) {
+        let d = self.deferred.as_mut().expect("deferred mode");
+        let mut k = 0;
+        while k < d.stream_flushes.len() {
+            let p = &mut d.stream_flushes[k];
+            if own && !p.own && p.slot == slot {
+                p.own = true;
+                p.done = p.done.max(c);
+            } else if let Some(j) = p.waits.iter().position(|&s| s == slot) {
+                p.waits.swap_remove(j);
+                p.done = p.done.max(c);
+            }
+            if p.own && p.waits.is_empty() {
+                // In arrival order among those completing together (`remove`, not a swap).
+                let p = d.stream_flushes.remove(k);
+                self.flushes.count += 1;
+                self.flushes.latency.record(p.done - p.arrival);
+                continue;
+            }
+            k += 1;
+        }
+    }
+
     /// Finishes every request in flight (end of the run).
     pub(crate) fn drain_deferred(&mut self) {
         if self.deferred.is_none() {
@@ -386,7 +481,7 @@ impl<D: DeviceModel> Core<D> {
         } else {
             self.advance_to(t);
         }
-        self.issue_deferred(sim, req, t, NO_FLOW, rec)
+        self.issue_deferred(sim, req, t, NO_FLOW, rec, false)
     }
 
     /// Several flows in deferred mode: serves flow `flow`'s request arriving at `t` (the
@@ -402,7 +497,7 @@ impl<D: DeviceModel> Core<D> {
     ) -> Result<()> {
         self.advance_to(t);
         self.stats.last_arrival = self.stats.last_arrival.max(t);
-        self.issue_deferred(sim, req, t, flow as u32, rec)
+        self.issue_deferred(sim, req, t, flow as u32, rec, false)
     }
 
     /// Streaming API in deferred mode: serves `req` arriving at `t` after advancing the
@@ -413,10 +508,11 @@ impl<D: DeviceModel> Core<D> {
         req: &Request,
         t: u64,
         rec: &mut Recorder,
+        fua: bool,
     ) -> Result<()> {
         self.deferred.as_mut().expect("deferred mode").streaming = true;
         self.advance_to(t);
-        self.issue_deferred(sim, req, t, NO_FLOW, rec)
+        self.issue_deferred(sim, req, t, NO_FLOW, rec, fua)
     }
 
     /// Several flows in deferred mode: flow `flow`'s flush at `t` (docs/flows.md,
@@ -434,13 +530,7 @@ impl<D: DeviceModel> Core<D> {
         self.dev.open_slot(slot);
         self.dev.set_free_segments(sim.ftl().free_segments() as u64);
         let base = self.flush_at(sim, t)?;
-        let req = Request {
-            time_ns: t,
-            op: Op::Write,
-            lpn: 0,
-            pages: 0,
-            content: 0,
-        };
+        let req = flush_request(t);
         self.deferred
             .as_mut()
             .expect("deferred mode")
@@ -448,7 +538,8 @@ impl<D: DeviceModel> Core<D> {
         Ok(())
     }
 
-    /// Serves `req` at `t` with its host operations queued at the device.
+    /// Serves `req` at `t` with its host operations queued at the device (`fua`: a write
+    /// whose pages the write cache holds dirty programs them in the same request).
     fn issue_deferred(
         &mut self,
         sim: &mut Simulation,
@@ -456,6 +547,7 @@ impl<D: DeviceModel> Core<D> {
         t: u64,
         flow: u32,
         rec: &mut Recorder,
+        fua: bool,
     ) -> Result<()> {
         let slot = self.deferred.as_mut().expect("deferred mode").take_slot();
         self.dev.open_slot(slot);
@@ -465,7 +557,10 @@ impl<D: DeviceModel> Core<D> {
             s.first_t = t;
             s.win.t0 = t;
         }
-        let base = self.serve(sim, req, t)?;
+        let mut base = self.serve(sim, req, t)?;
+        if fua && req.op == Op::Write {
+            base = base.max(self.write_through(sim, req, t)?);
+        }
         self.deferred
             .as_mut()
             .expect("deferred mode")
@@ -603,7 +698,7 @@ impl Deferred {
             Some(0) => f == NO_FLOW,
             Some(n) => (f as usize) < n,
         };
-        let flush_ok = |f: &Inflight| !f.flush || (f.flow != NO_FLOW && f.req.pages == 0);
+        let flush_ok = |f: &Inflight| !f.flush || f.req.pages == 0;
         if !self.inflight.iter().all(|f| flow_ok(f.flow) && flush_ok(f))
             || !self
                 .flow_flushed

@@ -12,12 +12,15 @@
 //! With the write cache, durable means programmed: a flush programs the cache's dirty
 //! pages (least recently used first), which stay cached, clean. Without one the device
 //! holds nothing (a write completes when its program does). No command overhead is added.
-//! Deferred commit (a priority scheduler or suspend) decides completions after later
-//! arrivals, so neither is modelled there: both are refused with an error.
+//! Under deferred commit (a priority scheduler or suspend) completions are decided after
+//! later arrivals: a FUA write's programs join its own request, and a flush's programs
+//! wait in the scheduler's queues as a request of their own, the flush completing once
+//! they and the writes, trims and flushes in flight at its arrival have
+//! (`host/deferred.rs`).
 
 use super::Core;
 use crate::device::{DeviceModel, ReadGroup};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::metrics::latency::Latencies;
 use crate::sim::Simulation;
 use crate::workload::Request;
@@ -35,17 +38,6 @@ pub(super) struct HostFlushes {
     pub(super) latency: Latencies,
     /// FUA writes served.
     pub(super) fua_writes: u64,
-}
-
-/// The error of a flush or FUA write under deferred commit.
-pub(super) fn not_under_deferred_commit(what: &str) -> Error {
-    Error::config(
-        "timing.scheduler",
-        format!(
-            "{what} is not modelled under a priority scheduler or suspend (a completion is \
-             decided by later arrivals there): use the fcfs scheduler and no suspend"
-        ),
-    )
 }
 
 impl<D: DeviceModel> Core<D> {
@@ -98,19 +90,20 @@ impl<D: DeviceModel> Core<D> {
 
     /// Streaming: a host flush arriving at `t` (not before the previous arrival). It
     /// completes when the write cache's dirty pages are programmed and every write or trim
-    /// served before it has completed; returns that time. Counted, with its latency, in
-    /// the timing report; refused under deferred commit.
-    pub(crate) fn flush(&mut self, sim: &mut Simulation, t: u64) -> Result<u64> {
+    /// served before it has completed; returns that time, or None under deferred commit,
+    /// where that is decided by later arrivals (`Core::flush_stream_deferred`). Counted,
+    /// with its latency, in the timing report once complete.
+    pub(crate) fn flush(&mut self, sim: &mut Simulation, t: u64) -> Result<Option<u64>> {
         self.start(sim)?;
-        if self.deferred.is_some() {
-            return Err(not_under_deferred_commit("a flush"));
-        }
         let t = t.max(self.stats.last_arrival);
         self.stats.last_arrival = t;
+        if self.deferred.is_some() {
+            return self.flush_stream_deferred(sim, t).map(|()| None);
+        }
         let done = self.flush_at(sim, t)?.max(self.flushes.writes_done);
         let f = &mut self.flushes;
         f.count += 1;
         f.latency.record(done - t);
-        Ok(done)
+        Ok(Some(done))
     }
 }

@@ -2,7 +2,7 @@
 //! request at a time with its arrival time, for callers that own the request source (an
 //! NBD server). Its flushes are in `flush.rs`.
 
-use super::{flush, Core};
+use super::Core;
 use crate::device::DeviceModel;
 use crate::error::{Error, Result};
 use crate::sim::Simulation;
@@ -12,8 +12,7 @@ impl<D: DeviceModel> Core<D> {
     /// Streaming: serves `req` at `t` (not before the previous arrival) and records it;
     /// returns its completion, or None under deferred commit (a priority scheduler or
     /// suspend), where it is decided by later arrivals and recorded once final. `fua`: a
-    /// write completes only once its pages are programmed (`driver/host/flush.rs`; refused
-    /// under deferred commit).
+    /// write completes only once its pages are programmed (`driver/host/flush.rs`).
     pub(crate) fn submit(
         &mut self,
         sim: &mut Simulation,
@@ -39,12 +38,8 @@ impl<D: DeviceModel> Core<D> {
             .take()
             .unwrap_or_else(|| self.new_recorder(sim, None));
         let r = if self.deferred.is_some() {
-            if fua {
-                self.stream_rec = Some(rec);
-                return Err(flush::not_under_deferred_commit("a FUA write"));
-            }
             // Decided later: recorded once final (at a later arrival or at the end).
-            self.submit_stream_deferred(sim, req, t, &mut rec)
+            self.submit_stream_deferred(sim, req, t, &mut rec, fua)
                 .map(|()| None)
         } else {
             self.record_served_fua(sim, req, t, &mut rec, fua).map(Some)
