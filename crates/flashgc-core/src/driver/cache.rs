@@ -187,6 +187,13 @@ impl WriteCache {
         }
     }
 
+    /// Marks `lpn` clean if it is cached and dirty; returns whether it was (its data must
+    /// then be written to flash: a `sync=1` write, docs/flows.md).
+    pub fn clean(&mut self, lpn: u32) -> bool {
+        let s = self.slot_of[lpn as usize];
+        s != NIL && std::mem::take(&mut self.dirty[s as usize])
+    }
+
     /// Marks every dirty page clean and returns them, least recently used first (the
     /// order a flush programs them in).
     pub fn take_dirty(&mut self) -> Vec<u32> {

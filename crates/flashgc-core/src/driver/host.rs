@@ -279,7 +279,7 @@ impl<D: DeviceModel> Core<D> {
             return self.submit_deferred(sim, req, rec);
         }
         let t = self.arrival(req);
-        self.record_served(sim, req, t, rec).map(|_| ())
+        self.record_served(sim, req, t, false, rec).map(|_| ())
     }
 
     /// Whether completions are decided later (a priority scheduler or suspend).
@@ -289,17 +289,19 @@ impl<D: DeviceModel> Core<D> {
 
     /// Serves a request of one of several flows at the arrival time its flow gave it and
     /// records it; returns its completion time (not in deferred mode: see
-    /// [`Core::submit_flow_deferred`]).
+    /// [`Core::submit_flow_deferred`]). `durable`: a write of a flow with `sync=1`, which
+    /// completes once its pages are on flash ([`Core::write_through`]).
     #[inline]
     pub(super) fn submit_at(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
         t: u64,
+        durable: bool,
         rec: &mut Recorder,
     ) -> Result<u64> {
         self.stats.last_arrival = self.stats.last_arrival.max(t);
-        self.record_served(sim, req, t, rec)
+        self.record_served(sim, req, t, durable, rec)
     }
 
     /// Simulated time from the first arrival to the last completion so far.
@@ -340,7 +342,7 @@ impl<D: DeviceModel> Core<D> {
             self.submit_stream_deferred(sim, req, t, &mut rec)
                 .map(|()| None)
         } else {
-            self.record_served(sim, req, t, &mut rec).map(Some)
+            self.record_served(sim, req, t, false, &mut rec).map(Some)
         };
         self.stream_rec = Some(rec);
         // This request's completion (not the latest of all: an open-loop host has others
@@ -353,6 +355,7 @@ impl<D: DeviceModel> Core<D> {
         sim: &mut Simulation,
         req: &Request,
         t: u64,
+        durable: bool,
         rec: &mut Recorder,
     ) -> Result<u64> {
         let s = &mut self.stats;
@@ -360,7 +363,10 @@ impl<D: DeviceModel> Core<D> {
             s.first_t = t;
             s.win.t0 = t;
         }
-        let c = self.serve(sim, req, t)?;
+        let mut c = self.serve(sim, req, t)?;
+        if durable && req.op == Op::Write {
+            c = c.max(self.write_through(sim, req, t)?);
+        }
         let s = &mut self.stats;
         if let Host::ClosedLoop { .. } = self.p.host {
             if let Some(mut top) = s.heap.peek_mut() {
@@ -635,6 +641,31 @@ impl<D: DeviceModel> Core<D> {
             return Ok(t);
         };
         let dirty = c.take_dirty();
+        let (mut done, mut host_ready) = (t, t);
+        let mut rg = ReadGroup::default();
+        for lpn in dirty {
+            sim.ftl_mut().write(lpn)?;
+            let e = self.schedule(sim, t, &mut host_ready, &mut rg);
+            done = done.max(e);
+        }
+        self.host_busy_until = self.host_busy_until.max(done);
+        Ok(done)
+    }
+
+    /// A `sync=1` write (O_SYNC) served at `t`: with the write cache, the pages it left
+    /// dirty are programmed now (least recently used first, as a flush would) and stay
+    /// cached, clean; returns when the last program ends (`t` without a cache, where the
+    /// write completed on flash already). Like a write with FUA: only the write's own
+    /// pages (a device without FUA would flush its whole cache; docs/flows.md).
+    fn write_through(&mut self, sim: &mut Simulation, req: &Request, t: u64) -> Result<u64> {
+        let Some(c) = &mut self.cache else {
+            return Ok(t);
+        };
+        let end = req.lpn + req.pages as u64;
+        let dirty: Vec<u32> = (req.lpn..end)
+            .map(|l| l as u32)
+            .filter(|&l| c.clean(l))
+            .collect();
         let (mut done, mut host_ready) = (t, t);
         let mut rg = ReadGroup::default();
         for lpn in dirty {

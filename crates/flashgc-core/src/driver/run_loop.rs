@@ -56,8 +56,9 @@ fn begin<D: DeviceModel>(
         // decides only after later arrivals.
         return Err(Error::config(
             "flow",
-            "flushes (a job's fsync, fdatasync or end_fsync) are not modelled under a priority \
-             scheduler or suspend: run them with the fcfs scheduler and no suspend",
+            "flushes and synchronous writes (a job's fsync, fdatasync, end_fsync, fsync_on_close or \
+             sync=1) are not modelled under a priority scheduler or suspend: run them with the fcfs \
+             scheduler and no suspend",
         ));
     }
     if let Some(st) = sim.resumed.take() {
@@ -249,7 +250,8 @@ pub(super) fn run<D: DeviceModel>(
                 };
                 request_index += 1;
                 if D::TIMED {
-                    let c = core.submit_at(sim, &req, t, &mut rec)?;
+                    let durable = fs.sync_writes(i);
+                    let c = core.submit_at(sim, &req, t, durable, &mut rec)?;
                     fs.completed(i, &req, t, c, true);
                     continue;
                 }

@@ -52,7 +52,7 @@ struct FlowState {
     think: think::Think,
     /// fio's drain at the end of a pass (flows with [`FlowSpec::drain_every`]).
     drain: drain::Drain,
-    /// fio's flushes (`fsync=N`, `end_fsync`; module `flush`).
+    /// fio's flushes (`fsync=N`, `end_fsync`, `fsync_on_close`; module `flush`).
     flush: flush::Flush,
 }
 
@@ -410,21 +410,23 @@ impl FlowSet {
         let (t, i) = loop {
             // (time, is a request, requests issued, flow): at one time a flush goes first.
             let mut best: Option<(u64, bool, u64, usize)> = None;
+            let mut kind = flush::Kind::Every;
             for i in 0..self.specs.len() {
-                let event = match self.flush_at(i) {
-                    Some(t) => Some((t, false)),
-                    None => self.next_arrival(i).map(|t| (t, true)),
+                let event = match self.next_flush(i) {
+                    Some((t, k)) => Some((t, false, k)),
+                    None => self.next_arrival(i).map(|t| (t, true, kind)),
                 };
-                if let Some((t, request)) = event {
-                    let k = (t, request, self.state[i].issued, i);
-                    if best.is_none_or(|b| k < b) {
-                        best = Some(k);
+                if let Some((t, request, k)) = event {
+                    let key = (t, request, self.state[i].issued, i);
+                    if best.is_none_or(|b| key < b) {
+                        best = Some(key);
+                        kind = k;
                     }
                 }
             }
             match best {
                 None => return Ok(None),
-                Some((t, false, _, i)) => self.issue_flush(i, t, timed, flush)?,
+                Some((t, false, _, i)) => self.issue_flush(i, t, kind, timed, flush)?,
                 Some((t, true, _, i)) => break (t, i),
             }
         };
@@ -461,13 +463,19 @@ impl FlowSet {
         // After the think time's check, as fio's `do_io` checks its think time after each
         // request and ends its pass at the top of its loop.
         let st = &mut self.state[i];
+        let flushes = spec.flush_every.is_some() || spec.end_flush;
+        if flushes {
+            st.flush.begin_pass(t);
+        }
         if req.op == Op::Write {
-            st.flush.on_write(spec.flush_every);
+            st.flush.on_write();
         }
         if st.drain.on_issue(st.issued, spec.drain_every) {
             st.think.on_drain(spec.thinktime_count);
-            // `end_fsync`: a flush after the pass's drain, instead of one due now.
-            st.flush.due |= spec.end_flush;
+            if flushes {
+                // The sync due after the pass's last request, then its end flushes.
+                st.flush.phase = flush::Phase::RunPast;
+            }
         }
         Ok(Some((i, req, t)))
     }
@@ -515,7 +523,12 @@ impl FlowSet {
 
     fn record(&mut self, i: usize, req: &Request, t: u64, done: u64, timed: bool) {
         let ramp = timed && self.ramp_end(i).is_some_and(|e| t < e);
+        let spec = &self.specs[i];
         let st = &mut self.state[i];
+        if spec.flush_every.is_some() || spec.end_flush {
+            // fio's `last_was_sync` follows every completion (module `flush`).
+            st.flush.completes(done, st.issued + st.flush.count, false);
+        }
         st.last_done = st.last_done.max(done);
         let bytes = req.pages as u64 * self.lpn_size as u64;
         st.bytes += bytes;
