@@ -173,8 +173,12 @@ impl FlowSet {
         let every = self.specs[i].flush_every;
         loop {
             let fl = &self.state[i].flush;
+            // The job's end stops the flow, but for the sync due after a last pass that
+            // runs past its last request.
+            let past =
+                self.specs[i].runs_past_end && matches!(fl.phase, Phase::Running | Phase::RunPast);
             match fl.phase {
-                _ if self.finished(i) => return None,
+                _ if self.finished(i) && !past => return None,
                 Phase::Running | Phase::NewPass => {
                     if !fl.every_due(every) {
                         return None;
@@ -208,18 +212,20 @@ impl FlowSet {
         }
     }
 
-    /// At the run's end: the flushes the flows owe after their last requests
-    /// (`end_fsync`), which the run's volume, reached by those requests, would skip.
+    /// At the run's end: the flushes the flows that issued all their requests owe after
+    /// them (`end_fsync`, a last pass's run past its end), which the run's volume, reached
+    /// by those requests, would skip.
     pub fn final_flushes(
         &mut self,
         timed: bool,
         device: &mut dyn FnMut(u64) -> Result<u64>,
     ) -> Result<()> {
         for i in 0..self.specs.len() {
-            if !self.final_flush_due(i) {
+            if !self.finished(i) || self.state[i].issued == 0 {
                 continue;
             }
-            if let Some((t, kind)) = self.next_flush(i) {
+            // The sync of a last pass that runs past its end, then the end flush.
+            while let Some((t, kind)) = self.next_flush(i) {
                 self.issue_flush(i, t, kind, timed, device)?;
             }
         }

@@ -158,6 +158,10 @@ pub struct FlowSpec {
     /// cache its pages are programmed before it completes (write-through for the flow).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub sync_writes: bool,
+    /// The flow's last pass runs past its last request (fio's byte limit not reached when
+    /// its blocks run out), so the `fsync=N` flush due after its last write is issued.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub runs_past_end: bool,
 }
 
 impl FlowSpec {
@@ -393,6 +397,7 @@ impl FlowSpec {
                 close_flush: false,
                 queued_flush: false,
                 sync_writes: false,
+                runs_past_end: false,
             })
             .collect()
     }

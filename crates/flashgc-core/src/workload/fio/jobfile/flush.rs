@@ -153,6 +153,20 @@ impl JobSpec {
         }
     }
 
+    /// Whether the job's last pass runs past its last request as fio's do_io does when
+    /// its byte limit (`loops` x `io_size` or `size`) is not reached when the file's blocks
+    /// run out (then the sync due after the last write is issued): jobs of one block size
+    /// that are not time based nor bounded by `number_ios`.
+    pub fn runs_past_end(&self, r: &super::CloneRegion) -> bool {
+        let bs = self.bs.max(1);
+        self.block_sizes.is_none()
+            && !self.time_based
+            && self.number_ios.is_none()
+            && self.rw.trim_mode().per_block() == 1
+            && self.plain_requests(r).saturating_mul(bs)
+                < r.io_bytes.saturating_mul(self.loops.max(1) as u64)
+    }
+
     /// Whether the job flushes at all: it writes (fio's `should_fsync`: `td_write`) and has
     /// `fsync`/`fdatasync`, `end_fsync` or `fsync_on_close`.
     pub fn flushes(&self) -> bool {

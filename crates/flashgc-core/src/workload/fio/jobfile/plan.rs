@@ -367,6 +367,7 @@ impl JobFile {
                     f.end_flush = j.end_fsync || j.fsync_on_close;
                     f.close_flush = j.fsync_on_close;
                     f.queued_flush = j.sync_issue() == super::SyncIssue::Queued;
+                    f.runs_past_end = j.runs_past_end(r);
                 }
                 f.sync_writes = j.sync_writes && j.rw.writes();
                 specs.push(f);
