@@ -149,7 +149,7 @@ fn evicting_a_flushed_page_writes_nothing() {
 fn a_flushing_flow_resumes_byte_for_byte() {
     let s = specs(
         "[m]\nioengine=libaio\nrw=randrw\nrwmixwrite=70\nbs=4k\nsize=400k\niodepth=8\nloops=3\n\
-         fsync=16\nend_fsync=1\n[r]\nioengine=libaio\nrw=randread\nbs=4k\nsize=400k\niodepth=2\n",
+         fsync=16\nend_fsync=1\nfsync_on_close=1\nsync=1\n[r]\nioengine=libaio\nrw=randread\nbs=4k\nsize=400k\niodepth=2\n",
     );
     assert_eq!((s[0].flush_every, s[0].end_flush), (Some(16), true));
     let c = config();
@@ -176,21 +176,35 @@ fn a_flushing_flow_resumes_byte_for_byte() {
 fn flushes_fio_would_not_issue_so_are_refused_or_absent() {
     for (text, what) in [
         (
-            writer("ioengine=io_uring iodepth=4 size=64k fsync=8"),
-            "ioengine=io_uring",
+            writer("ioengine=io_uring_cmd iodepth=4 size=64k fsync=8"),
+            "ENOTSUP",
+        ),
+        (
+            writer("ioengine=nbd iodepth=4 size=64k fdatasync=8"),
+            "EINVAL",
+        ),
+        (
+            writer("ioengine=external:/x.so iodepth=4 size=64k fsync=8"),
+            "not in fio 3.33's source",
         ),
         (writer("size=64k fsync=8 fdatasync=4"), "set one of them"),
-        (writer("size=64k sync=1"), "not modelled"),
+        (writer("size=64k sync=yes"), "none, 0, sync, 1, dsync"),
+        (writer("size=64k sync_file_range=write:8"), "not modelled"),
+        (writer("size=64k write_barrier=x"), "write_barrier"),
     ] {
         let e = plan(&text).map(|_| ()).unwrap_err().to_string();
-        assert!(e.contains(what), "{text}: {e}");
+        assert!(e.contains(what) && e.contains("f.fio:"), "{text}: {e}");
     }
     // fio's should_fsync: a job that does not write never syncs.
     let s =
         specs("[r]\nrw=randread\nbs=4k\nsize=64k\nend_fsync=1\nfsync=2\n[o]\nrw=write\nsize=4k\n");
     assert_eq!((s[0].flush_every, s[0].end_flush), (None, false));
-    // end_fsync at io_uring is waited for after the drain: accepted.
-    assert!(specs(&writer("ioengine=io_uring iodepth=4 size=64k end_fsync=1"))[0].end_flush);
+    // Engines that queue their syncs, and fsync_on_close as end flushes.
+    let s = specs(&writer("ioengine=io_uring iodepth=4 size=64k fsync=8"));
+    assert!(s[0].queued_flush);
+    assert!(!specs(&writer("iodepth=4 size=64k fsync=8"))[0].queued_flush);
+    let s = specs(&writer("size=64k fsync_on_close=1 sync=dsync"));
+    assert!(s[0].end_flush && s[0].close_flush && s[0].sync_writes);
 }
 
 /// Under deferred commit (read-first with suspend) a flow that only writes has nothing
@@ -205,6 +219,13 @@ fn under_deferred_commit_a_writing_flow_flushes_as_under_fcfs() {
         ("iodepth=2 size=16k end_fsync=1", 64, 1),
         ("iodepth=1 size=32k fsync=4 end_fsync=1", 4, 2),
         ("iodepth=4 size=64k fsync=3 end_fsync=1", 8, 6),
+        ("iodepth=2 size=16k loops=3 fsync=2 fsync_on_close=1", 8, 8),
+        (
+            "iodepth=2 size=16k loops=2 fsync=3 end_fsync=1 fsync_on_close=1",
+            0,
+            5,
+        ),
+        ("iodepth=3 size=24k sync=1 end_fsync=1", 16, 1),
     ] {
         let s = specs(&writer(opts));
         let flows_of = |p: TimingParams| {
@@ -266,4 +287,145 @@ fn read_first_puts_reads_before_a_flushs_programs() {
         );
         assert_eq!(r.total.flash_programs, 4);
     }
+}
+
+/// io_uring queues its syncs (IORING_OP_FSYNC) in slots of the queue, and fio issues one
+/// whenever a slot frees before a sync's completion was reaped (`last_was_sync`). Six
+/// writes at depth 3 with `fsync=2`, no cache: W1 and W2 go at 0 (done 510, 1020); the
+/// third slot is free at 0, so S1 goes at 0 and completes with the writes before it at
+/// 1020; W1's slot frees at 510 with W1 reaped last: S2 at 510, done 1020. At 1020 S2 is
+/// the last completion (issued after W2): W3, W4, W5 go at 1020 (done 1530, 2040, 2550);
+/// after W4 no completion has been reaped since S2, so no sync; W6 at 1530 (done 3060);
+/// none after the job's last write. Flush latencies 1020 and 510. libaio syncs in the
+/// job's thread instead: one flush (at 0, 1020 us), the flow held until it completes.
+#[test]
+fn io_uring_queues_its_syncs_in_free_slots_until_one_completes() {
+    for (engine, flushes, mean_us, max_us) in [
+        ("io_uring", 2, 765.0, 1020.0),
+        ("libaio", 1, 1020.0, 1020.0),
+    ] {
+        let s = specs(&writer(&format!(
+            "ioengine={engine} iodepth=3 size=24k fsync=2"
+        )));
+        let r = run(s, 0);
+        let f = flow(&r);
+        assert_eq!(f.flushes, flushes, "{engine}");
+        let l = f.flush_latency.as_ref().unwrap();
+        assert_eq!((l.mean_us, l.max_us), (mean_us, max_us), "{engine}");
+        assert_eq!(f.active_ns, 3_060_000, "{engine}");
+        assert_eq!(f.write_requests, 6);
+    }
+    // Without a clock every completion is at its issue: one sync per two writes.
+    let c = config();
+    let l = c.layout().unwrap();
+    let s = specs(&writer("ioengine=io_uring iodepth=3 size=24k fsync=2"));
+    let mut fs = FlowSet::new(s, l.logical_pages, l.lpn_size).unwrap();
+    let mut e = flashgc_core::driver::Engine::new(&c, None).unwrap();
+    let end = e.run_with(
+        &mut fs,
+        &mut |_| {},
+        &mut flashgc_core::sim::RunControl::default(),
+    );
+    let Ok(flashgc_core::sim::RunEnd::Finished(r)) = end else {
+        panic!("did not finish")
+    };
+    assert_eq!(flow(&r).flushes, 2);
+}
+
+/// `fsync_on_close=1` as fio 3.33: `do_io` syncs at each pass's end as for `end_fsync`,
+/// and in a pass that runs past the file's end (every pass but the last) `put_file`
+/// syncs when it closes the file, before `do_io`'s sync: two passes of 10 writes at
+/// depth 1 flush 3 times (fio's log shows the 2 syncs of `do_io`; `put_file`'s is a plain
+/// fsync(2)). With `fsync=5` the pass's end is a sync already, so both are skipped, and
+/// the next pass starts with a sync (`clear_io_state` clears `last_was_sync`, 10 writes
+/// are a multiple of 5): S5 S10 | S S15, then the end flush: 5, as fio's log.
+#[test]
+fn fsync_on_close_flushes_at_each_pass_end_and_at_each_close() {
+    for (opts, flushes) in [
+        ("fsync_on_close=1", 3),
+        ("end_fsync=1", 2),
+        ("fsync=5 fsync_on_close=1", 5),
+        ("fsync=5 end_fsync=1", 5),
+        ("fsync=5", 4),
+        ("fsync=3 end_fsync=1", 8),
+        ("fsync=4", 4),
+    ] {
+        let s = specs(&writer(&format!("iodepth=1 size=40k loops=2 {opts}")));
+        assert_eq!(flow(&run(s, 0)).flushes, flushes, "{opts}");
+    }
+}
+
+/// `sync=1` (O_SYNC): with the write cache each write is programmed before it completes
+/// (write-through): two writes at depth 1 take 510 us each on the plane, and no page is
+/// left dirty; without `sync` they complete in DRAM. Without the cache nothing changes.
+#[test]
+fn sync_writes_go_through_the_cache() {
+    let s = specs(&writer("iodepth=1 size=8k sync=1 end_fsync=1"));
+    let r = run(s, 64);
+    let f = flow(&r);
+    let w = f.write_latency.as_ref().unwrap();
+    assert!(
+        (w.mean_us - 510.0).abs() < 10.0 && (w.max_us - 510.0).abs() < 10.0,
+        "{w:?}"
+    );
+    assert_eq!(r.total.flash_programs, 2);
+    // The end flush finds nothing dirty.
+    assert_eq!(f.flush_latency.as_ref().unwrap().max_us, 0.0);
+    let s = specs(&writer("iodepth=1 size=8k end_fsync=1"));
+    let w = flow(&run(s, 64)).write_latency.clone().unwrap();
+    assert!(w.max_us < 10.0, "{w:?}");
+    let with = flow(&run(
+        specs(&writer("iodepth=1 size=8k sync=1 end_fsync=1")),
+        0,
+    ))
+    .clone();
+    let without = flow(&run(specs(&writer("iodepth=1 size=8k end_fsync=1")), 0)).clone();
+    assert_eq!(with.active_ns, without.active_ns);
+}
+
+/// A flow with queued syncs and the pass-end phases resumes byte for byte.
+#[test]
+fn a_flow_with_queued_syncs_resumes_byte_for_byte() {
+    let s = specs(
+        "[m]\nioengine=io_uring\nrw=randrw\nrwmixwrite=70\nbs=4k\nsize=400k\niodepth=8\nloops=3\n\
+         fsync=16\nfsync_on_close=1\nsync=1\n",
+    );
+    let c = config();
+    let l = c.layout().unwrap();
+    for cache_pages in [0, 64] {
+        let p = TimingParams {
+            cache_pages,
+            ..TimingParams::default()
+        };
+        let make = || FlowSet::new(s.clone(), l.logical_pages, l.lpn_size).unwrap();
+        let want = common::flows::resumed_json_of(&c, &p, &[], "qflush-whole", &make);
+        let got = common::flows::resumed_json_of(&c, &p, &[100, 257], "qflush", &make);
+        assert!(want.contains("\"flushes\""));
+        assert_eq!(want, got, "resumed run differs (cache {cache_pages})");
+    }
+}
+
+/// Under deferred commit an engine that queues its syncs (io_uring with fsync=N) is
+/// refused, naming the flow: each queued sync holds a slot that deferred commit would
+/// free only after later arrivals. Its end flush alone (waited for under any engine) runs.
+#[test]
+fn queued_syncs_are_refused_under_deferred_commit() {
+    let c = config();
+    let l = c.layout().unwrap();
+    let run = |text: &str| {
+        let mut fs = FlowSet::new(specs(text), l.logical_pages, l.lpn_size).unwrap();
+        let p = common::flows::read_first_with_suspend();
+        let mut e = flashgc_core::driver::Engine::new(&c, Some(p)).unwrap();
+        e.run_with(
+            &mut fs,
+            &mut |_| {},
+            &mut flashgc_core::sim::RunControl::default(),
+        )
+        .map(|_| ())
+    };
+    let e = run(&writer("ioengine=io_uring iodepth=4 size=64k fsync=8"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("flow `w`") && e.contains("fcfs"), "{e}");
+    run(&writer("ioengine=io_uring iodepth=4 size=64k end_fsync=1")).unwrap();
 }

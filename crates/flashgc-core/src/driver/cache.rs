@@ -201,8 +201,8 @@ impl WriteCache {
         v
     }
 
-    /// Marks `lpn` clean if it is cached and dirty; returns whether it was (a FUA write
-    /// programs just its own pages).
+    /// Marks `lpn` clean if it is cached and dirty; returns whether it was (a FUA write, or
+    /// a `sync=1` write of docs/flows.md, programs just its own pages).
     pub fn take_dirty_page(&mut self, lpn: u32) -> bool {
         match self.slot_of.get(lpn as usize) {
             Some(&s) if s != NIL => std::mem::take(&mut self.dirty[s as usize]),

@@ -284,7 +284,7 @@ impl<D: DeviceModel> Core<D> {
             return self.submit_deferred(sim, req, rec);
         }
         let t = self.arrival(req);
-        self.record_served(sim, req, t, rec).map(|_| ())
+        self.record_served(sim, req, t, false, rec).map(|_| ())
     }
 
     /// Whether completions are decided later (a priority scheduler or suspend).
@@ -294,17 +294,19 @@ impl<D: DeviceModel> Core<D> {
 
     /// Serves a request of one of several flows at the arrival time its flow gave it and
     /// records it; returns its completion time (not in deferred mode: see
-    /// [`Core::submit_flow_deferred`]).
+    /// [`Core::submit_flow_deferred`]). `durable`: a write of a flow with `sync=1`, which
+    /// completes once its pages are on flash ([`Core::write_through`]).
     #[inline]
     pub(super) fn submit_at(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
         t: u64,
+        durable: bool,
         rec: &mut Recorder,
     ) -> Result<u64> {
         self.stats.last_arrival = self.stats.last_arrival.max(t);
-        self.record_served(sim, req, t, rec)
+        self.record_served(sim, req, t, durable, rec)
     }
 
     /// Simulated time from the first arrival to the last completion so far.
@@ -315,24 +317,16 @@ impl<D: DeviceModel> Core<D> {
     }
 
     #[inline]
-    fn record_served(
+    /// Serves `req` at `t` and records it; returns its completion. `durable` (a FUA write,
+    /// or a write of a flow with `sync=1`): a write completes once its pages are
+    /// programmed ([`Core::write_through`]).
+    pub(super) fn record_served(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
         t: u64,
+        durable: bool,
         rec: &mut Recorder,
-    ) -> Result<u64> {
-        self.record_served_fua(sim, req, t, rec, false)
-    }
-
-    /// [`Core::record_served`]; with `fua` a write completes when its pages are programmed.
-    pub(super) fn record_served_fua(
-        &mut self,
-        sim: &mut Simulation,
-        req: &Request,
-        t: u64,
-        rec: &mut Recorder,
-        fua: bool,
     ) -> Result<u64> {
         let s = &mut self.stats;
         if s.requests == 0 {
@@ -341,7 +335,7 @@ impl<D: DeviceModel> Core<D> {
         }
         let mut c = self.serve(sim, req, t)?;
         if req.op != Op::Read {
-            if fua && req.op == Op::Write {
+            if durable && req.op == Op::Write {
                 c = c.max(self.write_through(sim, req, t)?);
             }
             // What a later flush waits for without a write cache.

@@ -52,6 +52,20 @@ fn begin<D: DeviceModel>(
             fs.check_untimed()?;
         }
     }
+    if core.is_deferred() {
+        if let Some(name) = wl.as_flows().and_then(|fs| fs.queued_flushes()) {
+            // A queued sync holds one slot of the flow's queue, which deferred commit
+            // frees only after later arrivals.
+            return Err(Error::config(
+                "flow",
+                format!(
+                    "flow `{name}`: an engine that queues its syncs (io_uring, posixaio, ...) with \
+                     fsync=N is not modelled under a priority scheduler or suspend: run it with the \
+                     fcfs scheduler and no suspend, or with a synchronous engine or libaio"
+                ),
+            ));
+        }
+    }
     if let Some(st) = sim.resumed.take() {
         // A timed driver's own state was restored with the simulation's.
         match &st.workload {
@@ -233,7 +247,8 @@ pub(super) fn run<D: DeviceModel>(
                     };
                     request_index += 1;
                     fs.issued_pending(i, t);
-                    core.submit_flow_deferred(sim, &req, t, i, &mut rec)?;
+                    let durable = fs.sync_writes(i);
+                    core.submit_flow_deferred(sim, &req, t, i, durable, &mut rec)?;
                     continue;
                 }
                 let Some((i, req, t)) = (if D::TIMED {
@@ -245,7 +260,8 @@ pub(super) fn run<D: DeviceModel>(
                 };
                 request_index += 1;
                 if D::TIMED {
-                    let c = core.submit_at(sim, &req, t, &mut rec)?;
+                    let durable = fs.sync_writes(i);
+                    let c = core.submit_at(sim, &req, t, durable, &mut rec)?;
                     fs.completed(i, &req, t, c, true);
                     continue;
                 }

@@ -486,18 +486,20 @@ impl<D: DeviceModel> Core<D> {
 
     /// Several flows in deferred mode: serves flow `flow`'s request arriving at `t` (the
     /// device was settled up to it by [`Core::settle_flows`]); its completion is reported
-    /// by a later [`Core::settle_flows`].
+    /// by a later [`Core::settle_flows`]. `durable`: a write of a flow with `sync=1`, which
+    /// completes once its pages are programmed ([`Core::write_through`]).
     pub(crate) fn submit_flow_deferred(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
         t: u64,
         flow: usize,
+        durable: bool,
         rec: &mut Recorder,
     ) -> Result<()> {
         self.advance_to(t);
         self.stats.last_arrival = self.stats.last_arrival.max(t);
-        self.issue_deferred(sim, req, t, flow as u32, rec, false)
+        self.issue_deferred(sim, req, t, flow as u32, rec, durable)
     }
 
     /// Streaming API in deferred mode: serves `req` arriving at `t` after advancing the

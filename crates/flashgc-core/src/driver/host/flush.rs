@@ -67,16 +67,17 @@ impl<D: DeviceModel> Core<D> {
         Ok(done)
     }
 
-    /// The second half of a FUA write `req` that arrived at `t` (and was just served):
-    /// programs its pages that the write cache holds dirty; returns when they are
-    /// programmed (`t` without a cache).
+    /// The second half of a FUA write, or of a write of a flow with `sync=1`
+    /// (docs/flows.md), `req` that arrived at `t` (and was just served): programs its
+    /// pages that the write cache holds dirty; returns when they are programmed (`t`
+    /// without a cache). Like a write with FUA, only the write's own pages (a device
+    /// without FUA would flush its whole cache).
     pub(super) fn write_through(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
         t: u64,
     ) -> Result<u64> {
-        self.flushes.fua_writes += 1;
         let Some(c) = &mut self.cache else {
             return Ok(t);
         };

@@ -37,12 +37,15 @@ impl<D: DeviceModel> Core<D> {
             .stream_rec
             .take()
             .unwrap_or_else(|| self.new_recorder(sim, None));
+        if fua && req.op == crate::workload::Op::Write {
+            self.flushes.fua_writes += 1;
+        }
         let r = if self.deferred.is_some() {
             // Decided later: recorded once final (at a later arrival or at the end).
             self.submit_stream_deferred(sim, req, t, &mut rec, fua)
                 .map(|()| None)
         } else {
-            self.record_served_fua(sim, req, t, &mut rec, fua).map(Some)
+            self.record_served(sim, req, t, fua, &mut rec).map(Some)
         };
         self.stream_rec = Some(rec);
         // This request's completion (not the latest of all: an open-loop host has others

@@ -1,56 +1,110 @@
-//! Flushes of a fio job file's flows: `fsync=N` / `fdatasync=N` and `end_fsync=1` as fio
-//! 3.33 issues them, with the device's side given by the driver (docs/flows.md).
+//! Flushes of a fio job file's flows: `fsync=N` / `fdatasync=N`, `end_fsync=1` and
+//! `fsync_on_close=1` as fio 3.33 issues them, with the device's side given by the driver
+//! (docs/flows.md, "Flushes"; the engines' side is the job file's module `flush`).
 //!
-//! * `fsync=N`: after every N-th write the flow issues (io_u.c `get_rw_ddir`:
-//!   `io_issues[DDIR_WRITE] % fsync_blocks == 0`), its next I/O is a sync, at the time
-//!   its next request could go (a free slot, after a think time or a pass's drain). fio
-//!   runs it in the job's thread (a synchronous engine, or libaio's `do_io_u_sync`; other
-//!   engines are refused by the job file's checks), so the flow issues nothing until the
-//!   flush completes; its requests in flight go on.
-//! * `end_fsync=1`: `do_io` (backend.c) ends each pass by reaping every request in flight,
-//!   then syncs; so a flush after each pass's drain, and one after the flow's last
-//!   request has completed (also when its run time ends it). A sync right after another
-//!   is skipped (`should_fsync`: `last_was_sync`), so a pass's end flush replaces the
-//!   `fsync=N` one due at the same point, and a sync due after the job's last write is
-//!   not issued (`do_io` stops first).
-//! * The device: a flush completes when the flow's earlier writes have completed and
-//!   the write cache, if any, has programmed its dirty pages (`Core::flush_at`). No
-//!   command overhead is added (none is measured for the simulated device).
+//! * fio's `last_was_sync` (io_u.c `io_completed`): set by the completion of a sync,
+//!   cleared by the completion of any other request and at the start of each pass
+//!   (`clear_io_state`). The flow keeps its completions in flight with their issue order
+//!   and counts those up to a time as reaped (fio reaps when its queue is full, so at the
+//!   completion that frees a slot; ties go by issue order).
+//! * `fsync=N`: whenever the writes the flow issued are a multiple of N (and more than
+//!   none) and the last completion reaped was not a sync (`get_rw_ddir`, `should_fsync`),
+//!   its next I/O is a sync, at the time its next request could go (a free slot, after a
+//!   think time or a pass's drain). So a job whose reads complete after a sync, with no
+//!   write issued since, syncs again; and an engine that queues its syncs
+//!   ([`FlowSpec::queued_flush`]: io_uring, ...) issues one in every slot that frees
+//!   before one of them has completed. An in-thread sync (synchronous engines, libaio)
+//!   holds the flow until it completes; a queued one holds one slot.
+//! * A pass that is not the job's last runs past its last request in fio (its byte limit
+//!   is `size` times the loops left), so the sync due after that request is issued; then
+//!   the drain, then `end_fsync`'s flush and `fsync_on_close`'s two (`put_file`'s, unseen
+//!   by `last_was_sync`, and `do_io`'s), unless the last completion was a sync. The job's
+//!   last pass stops at its volume: no sync after its last write, and one end flush
+//!   (`fsync_on_close`'s `put_file` then follows a sync).
+//! * The device: a flush completes when the flow's earlier writes have completed and the
+//!   write cache, if any, has programmed the pages dirty when the flush is issued
+//!   (`Core::flush_at`). No command overhead is added (none is measured for the
+//!   simulated device).
 //! * Under deferred commit (a priority scheduler or suspend) the device decides the
 //!   flush's programs, and the flow's earlier writes' completions, after later arrivals:
-//!   the flush is then pending ([`FlowSet::flush_device_done`] gives the device's end)
-//!   and completes, with the same value as above, once the flow has nothing else in
-//!   flight; the flow issues nothing meanwhile, as with an immediate flush.
-//!
-//! Approximation: fio clears `last_was_sync` at any completion, so a mixed job whose
-//! reads complete after a sync, with no write issued since, syncs again; flashgc issues
-//! one flush per N writes.
+//!   an in-thread or end flush is then pending ([`FlowSet::flush_device_done`] gives the
+//!   device's end) and completes, with the same value as above, once the flow has nothing
+//!   else in flight; the flow issues nothing meanwhile, as with an immediate flush. Queued
+//!   flushes (io_uring's) are refused there. Completions reach `last_was_sync` when they
+//!   are final, with the order of the flow's I/Os at that point (ties between equal
+//!   completion times may then go otherwise than fio's issue order).
 
 use super::{FlowSet, PENDING};
 use crate::error::Result;
 use crate::metrics::latency::Latencies;
 use serde::{Deserialize, Serialize};
 
+/// Where a flow is between two of fio's passes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) enum Phase {
+    /// Inside a pass.
+    #[default]
+    Running,
+    /// A pass's last request was issued: the sync due after it (fio's run past the
+    /// pass), then the end flushes.
+    RunPast,
+    /// The pass's end flushes left to issue (after its drain).
+    Ends(u8),
+    /// A new pass starts: fio forgets that the last completion was a sync.
+    NewPass,
+}
+
+/// What a flush is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// `fsync=N`'s.
+    Every,
+    /// `fsync_on_close`'s at a file close (`put_file`: a plain `fsync(2)`, which
+    /// `last_was_sync` does not see).
+    Close,
+    /// `end_fsync`'s (`do_io`'s end, waited for whatever the engine).
+    End,
+}
+
 /// One flow's flush state (checkpointed with the flow).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(super) struct Flush {
     /// Writes issued (fio's `io_issues[DDIR_WRITE]`).
     writes: u64,
-    /// A flush comes before the flow's next request.
-    pub(super) due: bool,
-    /// The flush after the flow's last request (`end_fsync`) was issued.
+    /// Where the flow is between passes.
+    pub(super) phase: Phase,
+    /// The flush after the flow's last request (`end_fsync`) was issued, or skipped.
     ended: bool,
     /// The latest completion of the flow's writes: what a flush waits for besides the
     /// write cache.
     writes_done: u64,
+    /// Completions not reaped at the flow's last issue: (time, issue order, a sync).
+    in_flight: Vec<(u64, u64, bool)>,
+    /// The latest completion reaped (as `in_flight`; None: none since the pass began).
+    last: Option<(u64, u64, bool)>,
     /// Flushes issued.
     pub(super) count: u64,
     /// Their latencies (timed runs, after the ramp).
     pub(super) latency: Latencies,
-    /// A flush issued at this time whose completion the device decides later (deferred
-    /// commit); the flow issues nothing meanwhile.
-    pub(super) pending: Option<u64>,
-    /// The pending flush's end at the device, once known.
+    /// A flush whose completion the device decides later (deferred commit); the flow
+    /// issues nothing meanwhile.
+    pub(super) pending: Option<Pending>,
+    /// Deferred commit: the flow's requests in flight as (arrival, place among its I/Os),
+    /// so that a completion reported later keeps its issue order.
+    orders: Vec<(u64, u64)>,
+}
+
+/// A flush issued under deferred commit, waiting for its end at the device and for the
+/// flow's requests in flight.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub(super) struct Pending {
+    /// When it was issued.
+    t: u64,
+    /// Its place among the flow's I/Os (`last_was_sync`'s ties).
+    order: u64,
+    /// It is `fsync_on_close`'s `put_file` flush, which `last_was_sync` does not see.
+    close: bool,
+    /// Its end at the device, once known.
     device_done: Option<u64>,
 }
 
@@ -60,11 +114,24 @@ pub(super) struct Flush {
 pub type FlushDevice<'a> = dyn FnMut(usize, u64) -> Result<Option<u64>> + 'a;
 
 impl Flush {
-    /// Accounts a write issued with `every` = the flow's `fsync=N` (None: none).
-    pub(super) fn on_write(&mut self, every: Option<u32>) {
+    /// Accounts a write issued.
+    pub(super) fn on_write(&mut self) {
         self.writes += 1;
-        if every.is_some_and(|n| self.writes % n.max(1) as u64 == 0) {
-            self.due = true;
+    }
+
+    /// Deferred commit: a request issued at `t`, the `order`-th of the flow's I/Os.
+    pub(super) fn issued_at(&mut self, t: u64, order: u64) {
+        self.orders.push((t, order));
+    }
+
+    /// Deferred commit: the place among the flow's I/Os of a request issued at `t` that
+    /// completes now (requests issued at one time are interchangeable: no flush comes
+    /// between them, a flush going first at a time). Without a record (a flow that does
+    /// not flush), 0.
+    pub(super) fn take_order(&mut self, t: u64) -> u64 {
+        match self.orders.iter().position(|o| o.0 == t) {
+            Some(k) => self.orders.remove(k).1,
+            None => 0,
         }
     }
 
@@ -72,103 +139,292 @@ impl Flush {
     pub(super) fn write_done(&mut self, done: u64) {
         self.writes_done = self.writes_done.max(done);
     }
+
+    /// An I/O of the flow (issued `order`-th) completes at `done`.
+    pub(super) fn completes(&mut self, done: u64, order: u64, sync: bool) {
+        self.in_flight.push((done, order, sync));
+    }
+
+    /// Reaps the completions up to `t`.
+    fn reap(&mut self, t: u64) {
+        let last = &mut self.last;
+        self.in_flight.retain(|&e| {
+            if e.0 > t {
+                return true;
+            }
+            if last.is_none_or(|l| (e.0, e.1) > (l.0, l.1)) {
+                *last = Some(e);
+            }
+            false
+        });
+    }
+
+    /// fio's `last_was_sync` at `t`: whether the latest completion up to `t` is a sync's.
+    fn last_was_sync(&self, t: u64) -> bool {
+        let mut best = self.last;
+        for &e in self.in_flight.iter().filter(|e| e.0 <= t) {
+            if best.is_none_or(|b| (e.0, e.1) > (b.0, b.1)) {
+                best = Some(e);
+            }
+        }
+        best.is_some_and(|b| b.2)
+    }
+
+    /// The flow issues its first I/O at `t` since the pass's last request: a new pass
+    /// begins, which forgets the last sync (`clear_io_state`).
+    pub(super) fn begin_pass(&mut self, t: u64) {
+        if self.phase != Phase::Running {
+            self.reap(t);
+            self.last = None;
+            self.phase = Phase::Running;
+        }
+    }
+
+    /// Whether `fsync=N` (`every`) owes a sync now (writes a multiple of N).
+    fn every_due(&self, every: Option<u32>) -> bool {
+        every.is_some_and(|n| self.writes > 0 && self.writes % n.max(1) as u64 == 0)
+    }
 }
 
 impl FlowSet {
-    /// Whether flow `i` still owes the flush after its last request.
-    pub(super) fn final_flush_due(&self, i: usize) -> bool {
-        let st = &self.state[i];
-        self.specs[i].end_flush && !st.flush.ended && st.issued > 0 && self.finished(i)
+    /// The first flow whose engine queues its `fsync=N` flushes (io_uring, ...): refused
+    /// under deferred commit, whose completions are decided after later arrivals.
+    pub fn queued_flushes(&self) -> Option<&str> {
+        self.specs
+            .iter()
+            .find(|s| s.flush_every.is_some() && s.queued_flush)
+            .map(|s| s.name.as_str())
     }
 
-    /// When flow `i`'s next flush goes, if one comes before its next request: at the
-    /// time its next request could go, rate cap aside (fio paces reads and writes only).
-    pub(super) fn flush_at(&self, i: usize) -> Option<u64> {
+    /// Whether flow `i` writes synchronously (`sync=1`).
+    pub fn sync_writes(&self, i: usize) -> bool {
+        self.specs[i].sync_writes
+    }
+
+    /// Whether flow `i` still owes the flush after its last request: after every request
+    /// in flight, unless the last of them was a sync.
+    pub(super) fn final_flush_due(&self, i: usize) -> bool {
         let st = &self.state[i];
-        if st.flush.pending.is_some() {
+        if !self.specs[i].end_flush || st.flush.ended || st.issued == 0 || !self.finished(i) {
+            return false;
+        }
+        let last = st.slots.iter().copied().max().unwrap_or(st.last_done);
+        last == PENDING || !st.flush.last_was_sync(last)
+    }
+
+    /// When flow `i`'s next flush goes, if one comes before its next request, and what
+    /// it is for; passes over the pass-end steps that issue nothing.
+    pub(super) fn next_flush(&mut self, i: usize) -> Option<(u64, Kind)> {
+        if self.state[i].flush.pending.is_some() {
             return None;
         }
         if self.final_flush_due(i) {
             // After every request in flight (do_io's final reap).
-            let last = *st.slots.iter().max()?;
-            return (last != PENDING).then_some(last);
+            let last = *self.state[i].slots.iter().max()?;
+            return (last != PENDING).then_some((last, Kind::End));
         }
-        if !st.flush.due || self.finished(i) {
-            return None;
+        let every = self.specs[i].flush_every;
+        loop {
+            let fl = &self.state[i].flush;
+            // The job's end stops the flow, but for the sync due after a last pass that
+            // runs past its last request.
+            let past =
+                self.specs[i].runs_past_end && matches!(fl.phase, Phase::Running | Phase::RunPast);
+            match fl.phase {
+                _ if self.finished(i) && !past => return None,
+                Phase::Running | Phase::NewPass => {
+                    if !fl.every_due(every) {
+                        return None;
+                    }
+                    let t = self.free_at(i)?;
+                    let fl = &self.state[i].flush;
+                    let sync = fl.phase == Phase::Running && fl.last_was_sync(t);
+                    return (!sync).then_some((t, Kind::Every));
+                }
+                Phase::RunPast => {
+                    if fl.every_due(every) {
+                        let t = self.free_at(i)?;
+                        if !self.state[i].flush.last_was_sync(t) {
+                            return Some((t, Kind::Every));
+                        }
+                    }
+                    let s = &self.specs[i];
+                    let ends = s.end_flush as u8 + (s.end_flush && s.close_flush) as u8;
+                    self.state[i].flush.phase = Phase::Ends(ends);
+                }
+                Phase::Ends(n) => {
+                    let t = self.free_at(i)?;
+                    if n == 0 || self.state[i].flush.last_was_sync(t) {
+                        self.state[i].flush.phase = Phase::NewPass;
+                        continue;
+                    }
+                    let close = n == 2;
+                    return Some((t, if close { Kind::Close } else { Kind::End }));
+                }
+            }
         }
-        self.free_at(i)
     }
 
-    /// At the run's end: the flushes the flows owe after their last requests
-    /// (`end_fsync`), which the run's volume, reached by those requests, would skip.
+    /// At the run's end: the flushes the flows that issued all their requests owe after
+    /// them (`end_fsync`, a last pass's run past its end), which the run's volume, reached
+    /// by those requests, would skip.
     pub fn final_flushes(&mut self, timed: bool, device: &mut FlushDevice<'_>) -> Result<()> {
         for i in 0..self.specs.len() {
-            if let Some(t) = self.flush_at(i).filter(|_| self.final_flush_due(i)) {
-                self.issue_flush(i, t, timed, device)?;
+            if !self.finished(i) || self.state[i].issued == 0 {
+                continue;
+            }
+            // The sync of a last pass that runs past its end, then the end flush (under
+            // deferred commit one at a time: the next waits for the pending one).
+            while let Some((t, kind)) = self.next_flush(i) {
+                self.issue_flush(i, t, kind, timed, device)?;
             }
         }
         Ok(())
     }
 
-    /// Whether a flow still owes its final flush (`end_fsync`) once its requests in flight
-    /// have completed (deferred commit: the run's end issues it then).
-    pub fn final_flush_owed(&self) -> bool {
-        (0..self.specs.len())
-            .any(|i| self.final_flush_due(i) || self.state[i].flush.pending.is_some())
+    /// Whether a flow still owes a flush at the run's end, or has one pending (deferred
+    /// commit: the run's end issues them once the flows' requests in flight complete).
+    pub fn final_flush_owed(&mut self) -> bool {
+        (0..self.specs.len()).any(|i| {
+            let owes = self.finished(i) && self.state[i].issued > 0 && self.next_flush(i).is_some();
+            owes || self.state[i].flush.pending.is_some()
+        })
     }
 
     /// Issues flow `i`'s flush at `t`; `device(i, t)` gives when the device has made the
     /// flow's earlier writes durable (its write cache's programs; `t` without one), or None
-    /// when it decides that later. The flow issues nothing before the flush completes.
+    /// when it decides that later (deferred commit: the flush is pending). An in-thread or
+    /// end flush holds the flow until it completes; a queued one a slot.
     pub(super) fn issue_flush(
         &mut self,
         i: usize,
         t: u64,
+        kind: Kind,
         timed: bool,
         device: &mut FlushDevice<'_>,
     ) -> Result<()> {
-        let last = self.final_flush_due(i);
         let dev = device(i, t)?;
+        let last = self.final_flush_due(i);
+        let queued = kind == Kind::Every && self.specs[i].queued_flush;
         let st = &mut self.state[i];
-        st.flush.due = false;
-        st.flush.ended |= last;
-        st.flush.pending = Some(t);
-        st.flush.device_done = dev;
-        self.try_finish_flush(i, timed);
+        let fl = &mut st.flush;
+        match (kind, fl.phase) {
+            (Kind::Every, Phase::NewPass) => fl.begin_pass(t),
+            (Kind::Every, _) => fl.reap(t),
+            (_, Phase::Ends(n)) => {
+                fl.reap(t);
+                fl.phase = Phase::Ends(n.saturating_sub(1));
+            }
+            _ => fl.reap(t),
+        }
+        fl.count += 1;
+        // The flow's I/Os in issue order: its requests and flushes so far.
+        let order = st.issued + fl.count;
+        fl.ended |= last;
+        let p = Pending {
+            t,
+            order,
+            close: kind == Kind::Close,
+            device_done: dev,
+        };
+        if dev.is_none() {
+            // Queued flushes are refused under deferred commit (`queued_flushes`).
+            debug_assert!(!queued);
+            fl.pending = Some(p);
+            return Ok(());
+        }
+        self.complete_flush(i, p, queued, timed);
         Ok(())
     }
 
     /// Deferred commit: the device's end `done` of flow `i`'s pending flush.
     pub fn flush_device_done(&mut self, i: usize, done: u64) {
-        self.state[i].flush.device_done = Some(done);
-        self.try_finish_flush(i, true);
+        if let Some(p) = self.state[i].flush.pending.as_mut() {
+            p.device_done = Some(done);
+        }
+        self.try_finish_flush(i);
     }
 
     /// Completes flow `i`'s pending flush once its device end is known and the flow has
     /// no request in flight (its earlier writes' completions are then known).
-    pub(super) fn try_finish_flush(&mut self, i: usize, timed: bool) {
-        let st = &self.state[i];
-        let (Some(t), Some(dev)) = (st.flush.pending, st.flush.device_done) else {
+    pub(super) fn try_finish_flush(&mut self, i: usize) {
+        let Some(p) = self.state[i].flush.pending else {
             return;
         };
-        if self.inflight[i] > 0 {
+        if p.device_done.is_none() || self.inflight[i] > 0 {
             return;
         }
-        let done = dev.max(t).max(st.flush.writes_done);
+        self.state[i].flush.pending = None;
+        self.complete_flush(i, p, false, true);
+    }
+
+    /// Flow `i`'s flush `p` completes: at the later of its device end and the flow's
+    /// earlier writes' completions.
+    fn complete_flush(&mut self, i: usize, p: Pending, queued: bool, timed: bool) {
+        let Pending {
+            t,
+            order,
+            close,
+            device_done,
+        } = p;
+        let done = device_done
+            .unwrap_or(t)
+            .max(t)
+            .max(self.state[i].flush.writes_done);
         let ramp = timed && self.ramp_end(i).is_some_and(|e| t < e);
         let st = &mut self.state[i];
-        for s in &mut st.slots {
-            *s = (*s).max(done);
+        let fl = &mut st.flush;
+        if !close {
+            fl.completes(done, order, true);
         }
-        // The waits the flush went after (a think time, a pass's drain) are over.
-        st.think.stalled = false;
-        st.drain.pending = false;
-        st.flush.pending = None;
-        st.flush.device_done = None;
-        st.flush.count += 1;
         if timed && !ramp {
-            st.flush.latency.record(done - t);
+            fl.latency.record(done - t);
+        }
+        if queued {
+            // One slot, from `t` (after a think time or a drain every slot is free by then;
+            // a pass's drain goes on, to wait for this sync too).
+            if st.think.stalled || st.drain.pending {
+                for s in &mut st.slots {
+                    *s = (*s).max(t);
+                }
+            }
+            st.think.stalled = false;
+            if let Some(s) = st.slots.iter_mut().min() {
+                *s = done;
+            }
+        } else {
+            for s in &mut st.slots {
+                *s = (*s).max(done);
+            }
+            // The waits the flush went after (a think time, a pass's drain) are over.
+            st.think.stalled = false;
+            st.drain.pending = false;
         }
         st.last_done = st.last_done.max(done);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Flush;
+
+    #[test]
+    fn the_latest_completion_reaped_decides_and_ties_go_by_issue_order() {
+        let mut f = Flush::default();
+        f.completes(10, 1, false);
+        f.completes(20, 2, true);
+        f.completes(20, 3, false);
+        assert!(!f.last_was_sync(5));
+        assert!(!f.last_was_sync(10));
+        assert!(
+            !f.last_was_sync(20),
+            "the write issued after the sync reaped last"
+        );
+        f.reap(15);
+        f.completes(30, 4, true);
+        assert!(f.last_was_sync(30));
+        assert_eq!(f.in_flight.len(), 3);
+        f.reap(30);
+        assert!(f.in_flight.is_empty() && f.last_was_sync(31));
     }
 }

@@ -18,6 +18,7 @@ pub use sections::from_config;
 
 mod drain;
 mod flush;
+mod issue;
 mod sections;
 mod spec;
 mod think;
@@ -27,16 +28,9 @@ use crate::metrics::result::FlowReport;
 use crate::workload::fio::{FioJob, FioWorkload, Rw};
 use crate::workload::{Op, Request, Workload};
 pub use flush::FlushDevice;
+pub use issue::FlowEvent;
 use serde::{Deserialize, Serialize};
 
-/// What [`FlowSet::next_event`] issued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlowEvent {
-    /// Flow `.0`'s request `.1`, arriving at `.2`.
-    Request(usize, Request, u64),
-    /// A flush (completed, or pending at the device).
-    Flush,
-}
 pub use spec::{FlowArrival, FlowSpec, ThinkCount};
 
 /// What the driver measures of one flow (and the flow's arrival state).
@@ -62,7 +56,7 @@ struct FlowState {
     think: think::Think,
     /// fio's drain at the end of a pass (flows with [`FlowSpec::drain_every`]).
     drain: drain::Drain,
-    /// fio's flushes (`fsync=N`, `end_fsync`; module `flush`).
+    /// fio's flushes (`fsync=N`, `end_fsync`, `fsync_on_close`; module `flush`).
     flush: flush::Flush,
 }
 
@@ -397,113 +391,14 @@ impl FlowSet {
 
     /// The earliest next arrival or flush over all flows, without issuing it (None: no
     /// flow can issue now).
-    pub fn peek_arrival(&self) -> Option<u64> {
+    pub fn peek_arrival(&mut self) -> Option<u64> {
         (0..self.specs.len())
-            .filter_map(|i| self.flush_at(i).or_else(|| self.next_arrival(i)))
+            .filter_map(|i| {
+                self.next_flush(i)
+                    .map(|f| f.0)
+                    .or_else(|| self.next_arrival(i))
+            })
             .min()
-    }
-
-    /// The next request over all flows: (flow, request, arrival time); None when every
-    /// flow has issued all its requests (or, with completions decided later, waits for
-    /// one).
-    pub fn next_arrival_request(&mut self) -> Result<Option<(usize, Request, u64)>> {
-        self.next_arrival_request_with(false, &mut |_, t| Ok(Some(t)))
-    }
-
-    /// [`FlowSet::next_arrival_request`] issuing the flows' flushes that come first
-    /// (module `flush`): `flush(i, t)` is when the device has made what it caches durable
-    /// for flow `i`'s flush at `t`, or None when it decides that later (`timed`: a timed
-    /// run, whose flush latencies are recorded).
-    pub fn next_arrival_request_with(
-        &mut self,
-        timed: bool,
-        flush: &mut flush::FlushDevice<'_>,
-    ) -> Result<Option<(usize, Request, u64)>> {
-        Ok(match self.next_event(timed, false, flush)? {
-            Some(FlowEvent::Request(i, req, t)) => Some((i, req, t)),
-            _ => None,
-        })
-    }
-
-    /// The next event over all flows, the flushes that come first issued through `flush`
-    /// as in [`FlowSet::next_arrival_request_with`]: the next request, or with
-    /// `stop_at_flush` the first flush issued (deferred commit settles the device before
-    /// the next event); None when every flow has issued all its requests (or, with
-    /// completions decided later, waits for one).
-    pub fn next_event(
-        &mut self,
-        timed: bool,
-        stop_at_flush: bool,
-        flush: &mut flush::FlushDevice<'_>,
-    ) -> Result<Option<FlowEvent>> {
-        let (t, i) = loop {
-            // (time, is a request, requests issued, flow): at one time a flush goes first.
-            let mut best: Option<(u64, bool, u64, usize)> = None;
-            for i in 0..self.specs.len() {
-                let event = match self.flush_at(i) {
-                    Some(t) => Some((t, false)),
-                    None => self.next_arrival(i).map(|t| (t, true)),
-                };
-                if let Some((t, request)) = event {
-                    let k = (t, request, self.state[i].issued, i);
-                    if best.is_none_or(|b| k < b) {
-                        best = Some(k);
-                    }
-                }
-            }
-            match best {
-                None => return Ok(None),
-                Some((t, false, _, i)) => {
-                    self.issue_flush(i, t, timed, flush)?;
-                    if stop_at_flush {
-                        return Ok(Some(FlowEvent::Flush));
-                    }
-                }
-                Some((t, true, _, i)) => break (t, i),
-            }
-        };
-        self.buf.clear();
-        self.gens[i].fill(&mut self.buf, 1)?;
-        let Some(mut req) = self.buf.pop() else {
-            return Ok(None);
-        };
-        req.lpn += self.regions[i].0;
-        req.time_ns = t;
-        self.issued_bytes[i] += req.pages as u64 * self.lpn_size as u64;
-        let st = &mut self.state[i];
-        if st.think.stalled || st.drain.pending {
-            // After a stall or a drain every slot is free from this arrival on (none
-            // earlier).
-            for s in &mut st.slots {
-                *s = (*s).max(t);
-            }
-        }
-        if let Some(s) = st.slots.iter_mut().min() {
-            // A slot that waited for its group's start now holds that arrival, so that
-            // `completed` finds it.
-            *s = (*s).max(t);
-        }
-        st.issued += 1;
-        st.first_arrival.get_or_insert(t);
-        let spec = &self.specs[i];
-        if let (FlowArrival::Closed { queue_depth }, true) = (spec.arrival, spec.thinktime_ns > 0) {
-            let ramp_end = self.ramp_end(i).filter(|_| spec.ramp_ns > 0);
-            let (blocks, count) = (spec.thinktime_blocks, spec.thinktime_count);
-            let st = &mut self.state[i];
-            st.think.on_issue(t, ramp_end, queue_depth, blocks, count);
-        }
-        // After the think time's check, as fio's `do_io` checks its think time after each
-        // request and ends its pass at the top of its loop.
-        let st = &mut self.state[i];
-        if req.op == Op::Write {
-            st.flush.on_write(spec.flush_every);
-        }
-        if st.drain.on_issue(st.issued, spec.drain_every) {
-            st.think.on_drain(spec.thinktime_count);
-            // `end_fsync`: a flush after the pass's drain, instead of one due now.
-            st.flush.due |= spec.end_flush;
-        }
-        Ok(Some(FlowEvent::Request(i, req, t)))
     }
 
     /// Flow `i`'s request `req`, arrived at `t`, completed at `done` (`done == t` without
@@ -517,7 +412,8 @@ impl FlowSet {
                 *s = done;
             }
         }
-        self.record(i, req, t, done, timed);
+        let order = self.state[i].issued + self.state[i].flush.count;
+        self.record(i, req, t, done, timed, order);
     }
 
     /// With completions decided later (a priority scheduler or suspend): flow `i`'s
@@ -526,6 +422,11 @@ impl FlowSet {
     pub fn issued_pending(&mut self, i: usize, t: u64) {
         self.inflight[i] += 1;
         let st = &mut self.state[i];
+        if self.specs[i].flush_every.is_some() || self.specs[i].end_flush {
+            // Its place among the flow's I/Os, for `last_was_sync` when it completes.
+            let order = st.issued + st.flush.count;
+            st.flush.issued_at(t, order);
+        }
         if let FlowArrival::Closed { .. } = self.specs[i].arrival {
             if let Some(s) = st.slots.iter_mut().find(|s| **s == t) {
                 *s = PENDING;
@@ -544,14 +445,22 @@ impl FlowSet {
                 *s = done;
             }
         }
-        self.record(i, req, t, done, true);
+        let order = st.flush.take_order(t);
+        self.record(i, req, t, done, true, order);
         // A pending flush waits for the flow's requests in flight.
-        self.try_finish_flush(i, true);
+        self.try_finish_flush(i);
     }
 
-    fn record(&mut self, i: usize, req: &Request, t: u64, done: u64, timed: bool) {
+    /// Records flow `i`'s request `req`, arrived at `t`, completed at `done`, the `order`-th
+    /// of the flow's I/Os.
+    fn record(&mut self, i: usize, req: &Request, t: u64, done: u64, timed: bool, order: u64) {
         let ramp = timed && self.ramp_end(i).is_some_and(|e| t < e);
+        let spec = &self.specs[i];
         let st = &mut self.state[i];
+        if spec.flush_every.is_some() || spec.end_flush {
+            // fio's `last_was_sync` follows every completion (module `flush`).
+            st.flush.completes(done, order, false);
+        }
         st.last_done = st.last_done.max(done);
         let bytes = req.pages as u64 * self.lpn_size as u64;
         st.bytes += bytes;

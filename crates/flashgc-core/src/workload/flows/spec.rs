@@ -145,6 +145,23 @@ pub struct FlowSpec {
     /// request.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub end_flush: bool,
+    /// fio's `fsync_on_close`: besides the end flushes, one more at the end of every pass
+    /// but the last, where fio closes the file inside the pass (module `flush`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub close_flush: bool,
+    /// The flow's engine queues its `fsync=N` flushes beside its requests, each in a slot
+    /// of its queue (fio's io_uring, posixaio, ...); false: the flow issues nothing until
+    /// a flush completes (synchronous engines, libaio; module `flush`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub queued_flush: bool,
+    /// fio's `sync=1` (O_SYNC): each write completes only once durable, so with the write
+    /// cache its pages are programmed before it completes (write-through for the flow).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sync_writes: bool,
+    /// The flow's last pass runs past its last request (fio's byte limit not reached when
+    /// its blocks run out), so the `fsync=N` flush due after its last write is issued.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub runs_past_end: bool,
 }
 
 impl FlowSpec {
@@ -284,12 +301,12 @@ impl FlowSpec {
                 "must be at least 1 (writes between flushes)",
             ));
         }
-        if (self.flush_every.is_some() || self.end_flush)
+        if (self.flush_every.is_some() || self.end_flush || self.close_flush || self.sync_writes)
             && !matches!(self.arrival, FlowArrival::Closed { .. })
         {
             return Err(Error::config(
                 field("fsync"),
-                "flushes are issued by a closed loop (fio's job); an open-loop flow has none",
+                "flushes and synchronous writes are a closed loop's (fio's job); an open-loop flow has none",
             ));
         }
         if self.drain_every == Some(0) {
@@ -377,6 +394,10 @@ impl FlowSpec {
                 drain_every: None,
                 flush_every: None,
                 end_flush: false,
+                close_flush: false,
+                queued_flush: false,
+                sync_writes: false,
+                runs_past_end: false,
             })
             .collect()
     }

@@ -26,6 +26,7 @@ mod plan;
 mod region;
 mod seq;
 pub use engine::EngineKind;
+pub use flush::SyncIssue;
 pub use merge::MergedJob;
 pub use plan::{JobPlan, PlannedRun};
 pub use region::CloneRegion;
@@ -162,6 +163,13 @@ pub struct JobSpec {
     pub fsync_blocks: u32,
     /// `end_fsync`: a flush at the end of each of the job's passes.
     pub end_fsync: bool,
+    /// `fsync_on_close`: a flush at the end of each pass, and one more when fio closes the
+    /// file inside a pass (module `flush`).
+    pub fsync_on_close: bool,
+    /// `sync=1` (`sync`, `dsync`): every write is durable when it completes.
+    pub sync_writes: bool,
+    /// `write_barrier`: accepted, without effect in fio 3.33 (module `flush`).
+    pub write_barrier: u32,
     /// `rate_iops` as given: (reads, writes), fio's comma form.
     rate_iops_rw: (Option<f64>, Option<f64>),
     /// `rate` as given, bytes per second: (reads, writes).
@@ -374,6 +382,9 @@ impl JobSpec {
             thinktime_count: ThinkCount::Complete,
             fsync_blocks: 0,
             end_fsync: false,
+            fsync_on_close: false,
+            sync_writes: false,
+            write_barrier: 0,
             rate_iops_rw: (None, None),
             rate_bytes_rw: (None, None),
             lines: Vec::new(),
@@ -609,26 +620,7 @@ impl JobSpec {
                      or `io_size`, and read steady state from the result's series and `steady_state` section",
                 ))
             }
-            "fsync" | "fdatasync" => {
-                let n = int(file, line, option, need()?, 0, u32::MAX as u64)? as u32;
-                let other = if option == "fsync" { "fdatasync" } else { "fsync" };
-                if n > 0 && self.fsync_blocks > 0 && self.lines.iter().any(|(o, _)| o == other) {
-                    return Err(err(file, line, option, format!(
-                        "`{other}` is set too: both are one flush command to a block device; set one of them"
-                    )));
-                }
-                self.fsync_blocks = n;
-            }
-            "end_fsync" => self.end_fsync = boolean(file, line, option, value)?,
-            "fsync_on_close" | "sync" | "write_barrier" | "sync_file_range" => {
-                return Err(err(
-                    file,
-                    line,
-                    option,
-                    "synchronous writes and flushes on close are not modelled (flushes are: fsync=N, \
-                     fdatasync=N, end_fsync=1); remove the option",
-                ))
-            }
+            o if self.set_sync_option(file, line, o, value)? => {}
             o => {
                 return Err(err(
                     file,

@@ -93,8 +93,10 @@ impl JobSpec {
     /// mixes and sequential picks, whose passes flashgc does not follow, run on without a
     /// drain (approximate; docs/flows.md).
     pub fn drain_every(&self, r: &CloneRegion) -> Option<u64> {
-        // At depth 1 a drain changes nothing, but `end_fsync` flushes at each pass's end.
-        let flushes_per_pass = self.end_fsync && self.flushes();
+        // At depth 1 a drain changes nothing, but a flushing job's passes matter: fio syncs
+        // at each pass's end (`end_fsync`, `fsync_on_close`) and a new pass forgets that
+        // the last completion was a sync (`clear_io_state`; module `flows::flush`).
+        let flushes_per_pass = self.flushes();
         if (self.iodepth <= 1 && !flushes_per_pass) || self.time_based || self.has_seq_mix() {
             return None;
         }

@@ -59,9 +59,12 @@ impl JobFile {
     /// * jobs with `bs_unaligned` ranges, whose lengths flashgc rounds up to the LPNs they
     ///   touch (module `fio::align`);
     ///
+    /// * jobs whose engine queues its syncs (io_uring, ...), and `sync=1` jobs with the
+    ///   write cache (module `flush`);
+    ///
     /// and, exact but easy to miss, jobs whose synchronous engine capped their `iodepth`
-    /// at 1, as fio does (module `engine`), and jobs whose `blockalign` turned fio's random
-    /// map off.
+    /// at 1, as fio does (module `engine`), jobs whose `blockalign` turned fio's random
+    /// map off, and `write_barrier`, which changes nothing in fio 3.33.
     pub fn notes(&self) -> Vec<String> {
         let names = |keep: &dyn Fn(&super::JobSpec) -> bool| -> String {
             let v: Vec<&str> = self
@@ -137,6 +140,44 @@ impl JobFile {
                 self.file
             ));
         }
+        let barriers = names(&|j| j.write_barrier > 0);
+        if !barriers.is_empty() {
+            notes.push(format!(
+                "{}: job(s) {barriers} set write_barrier, which changes nothing in fio 3.33 (it flags every N-th \
+                 write IO_U_F_BARRIER only for engines with FIO_BARRIER, libpmem, and no engine reads the flag): \
+                 accepted without effect",
+                self.file
+            ));
+        }
+        let queued = names(&|j| {
+            j.flushes() && j.fsync_blocks > 0 && j.sync_issue() == super::SyncIssue::Queued
+        });
+        if !queued.is_empty() {
+            notes.push(format!(
+                "{}: job(s) {queued} queue their fsync/fdatasync beside their requests ({}): a sync goes into \
+                 every slot that frees before one has completed, as fio's last_was_sync; each flushes the pages \
+                 the write cache holds dirty when it is issued and completes when the job's earlier writes have \
+                 (approximate: docs/flows.md, \"Flushes\")",
+                self.file,
+                self.jobs
+                    .iter()
+                    .filter(|j| j.fsync_blocks > 0 && j.sync_issue() == super::SyncIssue::Queued)
+                    .map(|j| j.ioengine.as_str())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        let synced = names(&|j| j.sync_writes && j.rw.writes());
+        if !synced.is_empty() {
+            notes.push(format!(
+                "{}: job(s) {synced} open their file O_SYNC (sync=1): with the write cache each write is \
+                 programmed before it completes, its own pages only, as a write with FUA (a device without FUA \
+                 would flush its whole cache); without the cache nothing changes",
+                self.file
+            ));
+        }
         for j in &self.jobs {
             if let Some(d) = j.iodepth_capped {
                 notes.push(format!(
@@ -173,9 +214,13 @@ impl JobFile {
     /// rate cap, a think time or flushes: those run as host flows, which pace, end and
     /// measure each job by its own clock.
     fn timed(&self) -> bool {
-        self.jobs
-            .iter()
-            .any(|j| j.runtime_ns.is_some() || j.ramp_ns.is_some() || j.paced() || j.flushes())
+        self.jobs.iter().any(|j| {
+            j.runtime_ns.is_some()
+                || j.ramp_ns.is_some()
+                || j.paced()
+                || j.flushes()
+                || (j.sync_writes && j.rw.writes())
+        })
     }
 
     /// Plans the jobs on a device of `logical_pages` pages of `lpn_size` bytes with the run's
@@ -319,8 +364,12 @@ impl JobFile {
                 f.drain_every = j.drain_every(r);
                 if j.flushes() {
                     f.flush_every = Some(j.fsync_blocks).filter(|&n| n > 0);
-                    f.end_flush = j.end_fsync;
+                    f.end_flush = j.end_fsync || j.fsync_on_close;
+                    f.close_flush = j.fsync_on_close;
+                    f.queued_flush = j.sync_issue() == super::SyncIssue::Queued;
+                    f.runs_past_end = j.runs_past_end(r);
                 }
+                f.sync_writes = j.sync_writes && j.rw.writes();
                 specs.push(f);
                 if !j.time_based {
                     data = data.saturating_add(run_bytes);

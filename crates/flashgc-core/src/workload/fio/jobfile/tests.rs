@@ -611,9 +611,10 @@ fn alignment_fill_and_single_value_options() {
             "ss=iops_slope:0.3%",
             "steady-state detection is not modelled",
         ),
-        // fsync=N, fdatasync=N and end_fsync are modelled (flows::flush); these are not.
-        ("sync=1", "synchronous writes"),
-        ("fsync_on_close=1", "flushes on close"),
+        // The flushes and sync=1 are modelled (module flush); these values are not fio's.
+        ("sync=yes", "none, 0, sync, 1, dsync"),
+        ("fsync_on_close=2", "fsync_on_close"),
+        ("sync_file_range=write:8", "not modelled"),
     ] {
         let e = err_of(&format!("[a]\nrw=write\n{bad}\n"));
         let option = bad.split('=').next().unwrap();
