@@ -163,3 +163,53 @@ fn a_thinking_flow_resumes_byte_for_byte() {
         assert_eq!(want, got, "resumed run differs");
     }
 }
+
+/// fio's `thinktime_iotime` (backend.c `handle_thinktime`): after each request fio reads
+/// its clock (after waiting for a completion when its queue is full) and stalls when
+/// `thinktime_iotime` + `thinktime` have passed since the last stall's reading (the job's
+/// start at first); without `thinktime_blocks` it stalls by time alone. Twelve 60 us reads
+/// at depth 1 on one plane, think time 100 us:
+/// * `thinktime_iotime=250us` (stall at 350 us since the last): reads at 0, 60, ..., 300;
+///   the clock after the 6th reads 360: stall, next at 460; then 460 ... 700 (the clock
+///   reads 760, 400 after 360): stall, next at 860, done 920 us.
+/// * `thinktime_blocks=8` with `thinktime_iotime=150us` (250 us): the clock after the 5th
+///   read (at 240) reads 300: stall, next at 400; 400, 460, 520 (580: 280 after 300): next
+///   at 680; 680, 740, 800 (860): next at 960, done 1020 us; 8 blocks are never reached.
+/// * Without `thinktime_iotime`: a stall after every read, 12 x 60 + 11 x 100 = 1820 us.
+/// * Twelve 510 us writes with `thinktime_iotime=250us` stall after every write (510 us
+///   pass each time): 12 x 510 + 11 x 100 = 7220 us; with `fsync=6` the flush after the
+///   6th write comes after its stall (fio checks its think time, then syncs), not before
+///   a second one, and takes no time (no cache): 7220 us again.
+#[test]
+fn thinktime_iotime_stalls_by_the_time_since_the_last_stall() {
+    use flashgc_core::workload::fio::jobfile::{self, JobPlan};
+    let c = common::configs::one_plane_hand();
+    let l = c.layout().unwrap();
+    for p in schedulers() {
+        for (opts, active_us) in [
+            ("thinktime_iotime=250us", 920),
+            ("thinktime_blocks=8\nthinktime_iotime=150us", 1020),
+            ("", 1820),
+            ("rw=write\nthinktime_iotime=250us", 7220),
+            ("rw=write\nthinktime_iotime=250us\nfsync=6", 7220),
+        ] {
+            let rw = if opts.contains("rw=") {
+                ""
+            } else {
+                "rw=read\n"
+            };
+            let text = format!("[r]\n{rw}bs=4k\nsize=48k\nthinktime=100us\n{opts}\n");
+            let jf = jobfile::parse("t.fio", &text).unwrap();
+            let JobPlan::Flows { specs, .. } = jf.plan(l.logical_pages, l.lpn_size, 5).unwrap()
+            else {
+                panic!("{text}: merged, not flows");
+            };
+            let mut fs = flows::FlowSet::new(specs, l.logical_pages, l.lpn_size).unwrap();
+            let r = common::flows::run_of(&c, &p, &mut fs);
+            let f = flow(&r);
+            assert_eq!(f.requests, 12, "{opts}");
+            assert_eq!(f.active_ns, active_us * 1000, "{opts}");
+            assert_eq!(f.flushes, opts.contains("fsync") as u64, "{opts}");
+        }
+    }
+}

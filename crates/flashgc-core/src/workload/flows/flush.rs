@@ -303,6 +303,17 @@ impl FlowSet {
         timed: bool,
         device: &mut FlushDevice<'_>,
     ) -> Result<()> {
+        if self.specs[i].thinktime_iotime_ns.is_some() {
+            // fio checks its think time after a request before it syncs: the check after
+            // the flow's last request is made here (a stall by time came before `t`).
+            let (now, by_time) = self.think_by_time(i).unwrap_or((t, false));
+            let count = self.specs[i].thinktime_count;
+            let th = &mut self.state[i].think;
+            if !th.checked {
+                let stall = th.stalled || by_time;
+                th.check(now, stall, by_time, count);
+            }
+        }
         let dev = device(i, t)?;
         let last = self.final_flush_due(i);
         let queued = kind == Kind::Every && self.specs[i].queued_flush;

@@ -85,8 +85,18 @@ impl FlowSet {
         req.lpn += self.regions[i].0;
         req.time_ns = t;
         self.issued_bytes[i] += req.pages as u64 * self.lpn_size as u64;
+        // fio's think-time check after the flow's last request (before the slots change).
+        let (now, by_time) = self.think_by_time(i).unwrap_or((t, false));
+        let count = self.specs[i].thinktime_count;
         let st = &mut self.state[i];
-        if st.think.stalled || st.drain.pending {
+        let stalled = st.think.stalled || by_time;
+        if self.specs[i].thinktime_iotime_ns.is_some() {
+            if !st.think.checked {
+                st.think.check(now, stalled, by_time, count);
+            }
+            st.think.issued(t);
+        }
+        if stalled || st.drain.pending {
             // After a stall or a drain every slot is free from this arrival on (none
             // earlier).
             for s in &mut st.slots {

@@ -354,6 +354,22 @@ impl FlowSet {
         }
     }
 
+    /// fio's clock at its think-time check after closed-loop flow `i`'s last request, and
+    /// whether `thinktime_iotime` stalls the flow there ((0, false) without it; None while
+    /// the flow's earliest free slot is not known).
+    fn think_by_time(&self, i: usize) -> Option<(u64, bool)> {
+        let (s, st) = (&self.specs[i], &self.state[i]);
+        let (Some(io), Some(first)) = (s.thinktime_iotime_ns, st.first_arrival) else {
+            return Some((0, false));
+        };
+        let free = *st.slots.iter().min().expect("queue depth >= 1");
+        if free == PENDING {
+            return None;
+        }
+        let now = st.think.now(free);
+        Some((now, st.think.due_by_time(now, first, io, s.thinktime_ns)))
+    }
+
     /// When closed-loop flow `i` could issue next, its rate cap aside: a free slot, or
     /// after a think time or a pass's drain every slot (None: a slot's completion is not
     /// known yet, or the flow has not started).
@@ -362,14 +378,15 @@ impl FlowSet {
         let start = self.start_of(i)?;
         Some(match s.arrival {
             FlowArrival::Closed { .. } => {
-                let free = if st.think.stalled || st.drain.pending {
+                let stalled = st.think.stalled || self.think_by_time(i)?.1;
+                let free = if stalled || st.drain.pending {
                     // A think time or a pass's end: after every request in flight (then
                     // the think time, if the flow thinks now).
                     let last = *st.slots.iter().max().expect("queue depth >= 1");
                     if last == PENDING {
                         return None;
                     }
-                    let think = if st.think.stalled { s.thinktime_ns } else { 0 };
+                    let think = if stalled { s.thinktime_ns } else { 0 };
                     last + think
                 } else {
                     *st.slots.iter().min().expect("queue depth >= 1")

@@ -118,9 +118,15 @@ pub struct FlowSpec {
     /// flow waits for all its requests in flight, then this many ns, before it issues the
     /// next (0: no stalls; module `think`).
     pub thinktime_ns: u64,
-    /// fio's `thinktime_blocks`: requests (counted as `thinktime_count` says) between stalls.
+    /// fio's `thinktime_blocks`: requests (counted as `thinktime_count` says) between stalls
+    /// (`u32::MAX`: never by count, fio's `thinktime_iotime` without `thinktime_blocks`).
     #[serde(skip_serializing_if = "is_one")]
     pub thinktime_blocks: u32,
+    /// fio's `thinktime_iotime`, ns: the flow also stalls when this long plus the think time
+    /// has passed since its last stall (or its first request), as fio's `handle_thinktime`
+    /// checks after each request (module `think`). None: by `thinktime_blocks` alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinktime_iotime_ns: Option<u64>,
     /// fio's `thinktime_blocks_type`: what counts toward `thinktime_blocks`.
     #[serde(skip_serializing_if = "ThinkCount::is_default")]
     pub thinktime_count: ThinkCount,
@@ -200,12 +206,19 @@ impl FlowSpec {
                 ", think time {} us",
                 self.thinktime_ns as f64 / 1e3
             ));
-            if self.thinktime_blocks != 1 || self.thinktime_count != ThinkCount::Complete {
+            let by_count = self.thinktime_blocks != u32::MAX;
+            if by_count
+                && (self.thinktime_blocks != 1 || self.thinktime_count != ThinkCount::Complete)
+            {
                 let what = match self.thinktime_count {
                     ThinkCount::Complete => "completions",
                     ThinkCount::Issue => "requests issued",
                 };
                 d.push_str(&format!(" every {} {what}", self.thinktime_blocks));
+            }
+            if let Some(io) = self.thinktime_iotime_ns {
+                let or = if by_count { " or" } else { "" };
+                d.push_str(&format!("{or} after {} us of I/O", io as f64 / 1e3));
             }
         }
         d
@@ -398,6 +411,7 @@ impl FlowSpec {
                 queued_flush: false,
                 sync_writes: false,
                 runs_past_end: false,
+                thinktime_iotime_ns: None,
             })
             .collect()
     }

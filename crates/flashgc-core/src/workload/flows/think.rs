@@ -37,6 +37,14 @@ pub(super) struct Think {
     pub(super) stalled: bool,
     /// The counters were restarted at the ramp's end.
     ramp_reset: bool,
+    /// fio's `last_thinktime` (`thinktime_iotime`): when the flow last stalled, as fio
+    /// reads its clock after a request (None: not yet, fio's start of the job).
+    last_time: Option<u64>,
+    /// When the flow issued its last request.
+    last_issue: u64,
+    /// fio's think-time check after the flow's last request was made already (by a flush
+    /// that came before the next request, as fio checks before it syncs).
+    pub(super) checked: bool,
 }
 
 impl Think {
@@ -75,6 +83,47 @@ impl Think {
             self.stalled = true;
         }
         self.stalled
+    }
+
+    /// fio's clock when it checks the think time after the flow's last request: the time
+    /// the flow could issue the next (`free`: its earliest free slot; its last issue when
+    /// a slot was free already, fio then not waiting for a completion).
+    pub(super) fn now(&self, free: u64) -> u64 {
+        free.max(self.last_issue)
+    }
+
+    /// `thinktime_iotime` (`iotime`, with the think time `think`, ns): whether the flow
+    /// stalls after its last request by time, at fio's clock `now` (the flow's first
+    /// request, at `first`, starts the clock). A stall by count is decided already, and a
+    /// check already made is not made again.
+    pub(super) fn due_by_time(&self, now: u64, first: u64, iotime: u64, think: u64) -> bool {
+        !self.stalled
+            && !self.checked
+            && now.saturating_sub(self.last_time.unwrap_or(first)) >= iotime + think
+    }
+
+    /// fio's think-time check after the flow's last request, made at its clock `now`:
+    /// `stall` (by count or by time) restarts the clock there; one `by_time` also takes
+    /// its count as a stall by count does (`count`: what counts toward `thinktime_blocks`).
+    pub(super) fn check(&mut self, now: u64, stall: bool, by_time: bool, count: ThinkCount) {
+        if by_time {
+            self.last = self.count;
+            if count == ThinkCount::Complete {
+                // The wait for every request in flight reaps them after the count is taken.
+                self.count += self.held as u64;
+            }
+            self.held = 0;
+        }
+        if stall {
+            self.last_time = Some(now);
+        }
+        self.checked = true;
+    }
+
+    /// A request issued at `t`: the next check comes after it.
+    pub(super) fn issued(&mut self, t: u64) {
+        self.last_issue = t;
+        self.checked = false;
     }
 
     /// The flow waited for every request in flight at a pass's end (module `drain`): fio

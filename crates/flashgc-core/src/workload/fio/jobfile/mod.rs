@@ -154,8 +154,12 @@ pub struct JobSpec {
     /// fio's `thinktime`, simulated ns: after every `thinktime_blocks` requests the job
     /// waits for the requests it has in flight, then this long (0: never).
     pub thinktime_ns: u64,
-    /// `thinktime_blocks` (1: after every request).
-    pub thinktime_blocks: u32,
+    /// `thinktime_blocks` (1: after every request; None: not set, which with
+    /// `thinktime_iotime` means never by count).
+    pub thinktime_blocks: Option<u32>,
+    /// `thinktime_iotime`, simulated ns (0: none): a stall also once this long plus the
+    /// think time has passed since the last one.
+    pub thinktime_iotime_ns: u64,
     /// `thinktime_blocks_type`: what counts toward `thinktime_blocks`.
     pub thinktime_count: ThinkCount,
     /// `fsync` / `fdatasync`: a flush after every this many writes issued (0: none; to a
@@ -378,7 +382,8 @@ impl JobSpec {
             startdelay_ns: 0,
             rate_cap_iops: None,
             thinktime_ns: 0,
-            thinktime_blocks: 1,
+            thinktime_blocks: None,
+            thinktime_iotime_ns: 0,
             thinktime_count: ThinkCount::Complete,
             fsync_blocks: 0,
             end_fsync: false,
@@ -573,8 +578,10 @@ impl JobSpec {
             "startdelay" => self.startdelay_ns = time_ns(file, line, option, need()?)?,
             "thinktime" => self.thinktime_ns = time_in(file, line, option, need()?, 1e3)?,
             "thinktime_blocks" => {
-                self.thinktime_blocks = int(file, line, option, need()?, 1, u32::MAX as u64)? as u32
+                self.thinktime_blocks = Some(int(file, line, option, need()?, 1, u32::MAX as u64 - 1)? as u32)
             }
+            // fio: seconds without a unit (`is_seconds`).
+            "thinktime_iotime" => self.thinktime_iotime_ns = time_in(file, line, option, need()?, 1e9)?,
             "thinktime_blocks_type" => {
                 let v = need()?;
                 self.thinktime_count = match v.trim().to_ascii_lowercase().as_str() {
@@ -629,7 +636,7 @@ impl JobSpec {
                     "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, bsrange, bssplit, blockalign, \
                      bs_unaligned, size, offset, offset_increment, numjobs, iodepth, ioengine, percentage_random, \
                      rw=randX:N, rw_sequencer, rw=write:SKIP, rw=write:-SKIP, random_distribution, io_size, number_ios, loops, offset_align, fill_device, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
-                     thinktime, thinktime_blocks, thinktime_blocks_type, stonewall, new_group; file and \
+                     thinktime, thinktime_blocks, thinktime_blocks_type, thinktime_iotime, stonewall, new_group; file and \
                      reporting options are ignored)",
                 ))
             }

@@ -358,7 +358,15 @@ impl JobFile {
                 f.start_ns = j.startdelay_ns;
                 f.rate_cap_iops = j.rate_cap_iops;
                 f.thinktime_ns = j.thinktime_ns;
-                f.thinktime_blocks = j.thinktime_blocks;
+                // fio's handle_thinktime: with thinktime_iotime and no thinktime_blocks,
+                // stalls go by time alone.
+                let by_time = j.thinktime_iotime_ns > 0 && j.thinktime_ns > 0;
+                f.thinktime_blocks = match j.thinktime_blocks {
+                    Some(b) => b,
+                    None if by_time => u32::MAX,
+                    None => 1,
+                };
+                f.thinktime_iotime_ns = Some(j.thinktime_iotime_ns).filter(|_| by_time);
                 f.thinktime_count = j.thinktime_count;
                 f.repeat_every = j.repeat_every(r).filter(|_| seq_mix_requests.is_none());
                 f.drain_every = j.drain_every(r);

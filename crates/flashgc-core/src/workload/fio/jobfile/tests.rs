@@ -136,7 +136,7 @@ fn pacing_options_resolve_to_one_cap_per_job() {
     let j = job("[a]\nrw=randread\nthinktime=2ms\nrate_process=linear\n").unwrap();
     assert_eq!(j.thinktime_ns, 2_000_000);
     assert_eq!(
-        (j.thinktime_blocks, j.thinktime_count),
+        (j.thinktime_blocks.unwrap_or(1), j.thinktime_count),
         (1, ThinkCount::Complete)
     );
     // Any queue depth, stalls every N requests, counted as fio's thinktime_blocks_type says.
@@ -146,7 +146,11 @@ fn pacing_options_resolve_to_one_cap_per_job() {
     )
     .unwrap();
     assert_eq!(
-        (j.iodepth, j.thinktime_blocks, j.thinktime_count),
+        (
+            j.iodepth,
+            j.thinktime_blocks.unwrap_or(1),
+            j.thinktime_count
+        ),
         (8, 64, ThinkCount::Issue)
     );
     assert!(!job("[a]\nrw=randread\n").unwrap().paced());
