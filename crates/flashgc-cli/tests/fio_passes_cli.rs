@@ -98,11 +98,14 @@ fn requests_and_regions_follow_fios_passes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// fio's request count for `opts` on a sparse file of `cap` bytes (its `write_iolog`).
-fn fio_requests(dir: &Path, cap: u64, opts: &[String]) -> u64 {
+/// The `write_iolog` of the installed fio running `opts` with psync on a sparse file of
+/// `cap` bytes in `dir`.
+fn fio_iolog(dir: &Path, cap: u64, opts: &[String]) -> String {
     let target = dir.join("target");
-    let f = std::fs::File::create(&target).unwrap();
-    f.set_len(cap).unwrap();
+    std::fs::File::create(&target)
+        .unwrap()
+        .set_len(cap)
+        .unwrap();
     let log = dir.join("io.log");
     let _ = std::fs::remove_file(&log);
     let st = Command::new("fio")
@@ -115,8 +118,12 @@ fn fio_requests(dir: &Path, cap: u64, opts: &[String]) -> u64 {
         .status()
         .unwrap();
     assert!(st.success(), "fio {opts:?}");
-    std::fs::read_to_string(&log)
-        .unwrap()
+    std::fs::read_to_string(&log).unwrap()
+}
+
+/// fio's request count for `opts` on a sparse file of `cap` bytes (its `write_iolog`).
+fn fio_requests(dir: &Path, cap: u64, opts: &[String]) -> u64 {
+    fio_iolog(dir, cap, opts)
         .lines()
         .filter(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
@@ -411,25 +418,7 @@ fn backwards_identical_and_blockalign_count_as_the_installed_fio_does() {
 /// `datasync` entries of its `write_iolog` (fsync_on_close's plain fsync(2) at a file close
 /// is not logged, so the grid leaves it out).
 fn fio_syncs(dir: &Path, cap: u64, opts: &[String]) -> u64 {
-    let target = dir.join("target");
-    std::fs::File::create(&target)
-        .unwrap()
-        .set_len(cap)
-        .unwrap();
-    let log = dir.join("io.log");
-    let _ = std::fs::remove_file(&log);
-    let st = Command::new("fio")
-        .args(["--name=t", "--ioengine=psync"])
-        .arg(format!("--filename={}", target.display()))
-        .arg(format!("--write_iolog={}", log.display()))
-        .args(opts.iter().map(|o| format!("--{o}")))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(st.success(), "fio {opts:?}");
-    std::fs::read_to_string(&log)
-        .unwrap()
+    fio_iolog(dir, cap, opts)
         .lines()
         .filter(|l| matches!(l.split_whitespace().nth(2), Some("sync" | "datasync")))
         .count() as u64

@@ -423,7 +423,17 @@ impl<D: DeviceModel> Core<D> {
             own: false,
         });
         let req = flush_request(t);
-        d.push_inflight(&self.dev, slot, req, NO_FLOW, t, base, true);
+        d.push_inflight(
+            &self.dev,
+            Inflight {
+                slot,
+                req,
+                flow: NO_FLOW,
+                arrival: t,
+                base,
+                flush: true,
+            },
+        );
         Ok(())
     }
 
@@ -536,7 +546,17 @@ impl<D: DeviceModel> Core<D> {
         self.deferred
             .as_mut()
             .expect("deferred mode")
-            .push_inflight(&self.dev, slot, req, flow as u32, t, base, true);
+            .push_inflight(
+                &self.dev,
+                Inflight {
+                    slot,
+                    req,
+                    flow: flow as u32,
+                    arrival: t,
+                    base,
+                    flush: true,
+                },
+            );
         Ok(())
     }
 
@@ -566,7 +586,17 @@ impl<D: DeviceModel> Core<D> {
         self.deferred
             .as_mut()
             .expect("deferred mode")
-            .push_inflight(&self.dev, slot, *req, flow, t, base, false);
+            .push_inflight(
+                &self.dev,
+                Inflight {
+                    slot,
+                    req: *req,
+                    flow,
+                    arrival: t,
+                    base,
+                    flush: false,
+                },
+            );
         self.count_served(sim, req, t, rec);
         Ok(())
     }
@@ -600,33 +630,16 @@ impl Deferred {
         })
     }
 
-    /// Puts `req` (a flush when `flush`) in flight on `slot` with its parts that need no
-    /// flash done at `base`, and its provisional completion on `dev`.
-    #[allow(clippy::too_many_arguments)]
+    /// Puts `f` in flight, with its provisional completion on `dev`.
     #[inline]
-    fn push_inflight<D: DeviceModel>(
-        &mut self,
-        dev: &D,
-        slot: u32,
-        req: Request,
-        flow: u32,
-        arrival: u64,
-        base: u64,
-        flush: bool,
-    ) {
+    fn push_inflight<D: DeviceModel>(&mut self, dev: &D, f: Inflight) {
+        let (slot, base) = (f.slot, f.base);
         if self.base_of.len() <= slot as usize {
             self.base_of.resize(slot as usize + 1, 0);
         }
         self.base_of[slot as usize] = base;
         let i = self.inflight.len();
-        self.inflight.push(Inflight {
-            slot,
-            req,
-            flow,
-            arrival,
-            base,
-            flush,
-        });
+        self.inflight.push(f);
         // Its provisional completion (all its parts may have needed no flash).
         let end = provisional(dev, slot, base);
         self.set_pos(slot, i);
