@@ -410,10 +410,7 @@ impl<D: DeviceModel> Core<D> {
             .filter(|f| f.flush || f.req.op != Op::Read)
             .map(|f| f.slot)
             .collect();
-        let slot = d.take_slot();
-        self.dev.open_slot(slot);
-        self.dev.set_free_segments(sim.ftl().free_segments() as u64);
-        let base = self.flush_at(sim, t)?;
+        let slot = self.queue_flush(sim, t, NO_FLOW)?;
         let d = self.deferred.as_mut().expect("deferred mode");
         d.stream_flushes.push(StreamFlush {
             slot,
@@ -422,19 +419,34 @@ impl<D: DeviceModel> Core<D> {
             done: t,
             own: false,
         });
-        let req = flush_request(t);
-        d.push_inflight(
-            &self.dev,
-            Inflight {
-                slot,
-                req,
-                flow: NO_FLOW,
-                arrival: t,
-                base,
-                flush: true,
-            },
-        );
         Ok(())
+    }
+
+    /// A request slot of its own for a flush at `t` (of flow `flow`, or `NO_FLOW`): the
+    /// write cache's dirty pages queued as its host programs, the slot in flight; returns
+    /// it.
+    fn queue_flush(&mut self, sim: &mut Simulation, t: u64, flow: u32) -> Result<u32> {
+        let slot = self.open_deferred_slot(sim);
+        let base = self.flush_at(sim, t)?;
+        let f = Inflight {
+            slot,
+            req: flush_request(t),
+            flow,
+            arrival: t,
+            base,
+            flush: true,
+        };
+        let d = self.deferred.as_mut().expect("deferred mode");
+        d.push_inflight(&self.dev, f);
+        Ok(slot)
+    }
+
+    /// A free request slot, opened at the device for the host operations queued next.
+    fn open_deferred_slot(&mut self, sim: &Simulation) -> u32 {
+        let slot = self.deferred.as_mut().expect("deferred mode").take_slot();
+        self.dev.open_slot(slot);
+        self.dev.set_free_segments(sim.ftl().free_segments() as u64);
+        slot
     }
 
     /// Streaming flushes: the request on `slot` (`own`: a flush's own programs) completed
@@ -538,26 +550,7 @@ impl<D: DeviceModel> Core<D> {
         flow: usize,
     ) -> Result<()> {
         self.advance_to(t);
-        let slot = self.deferred.as_mut().expect("deferred mode").take_slot();
-        self.dev.open_slot(slot);
-        self.dev.set_free_segments(sim.ftl().free_segments() as u64);
-        let base = self.flush_at(sim, t)?;
-        let req = flush_request(t);
-        self.deferred
-            .as_mut()
-            .expect("deferred mode")
-            .push_inflight(
-                &self.dev,
-                Inflight {
-                    slot,
-                    req,
-                    flow: flow as u32,
-                    arrival: t,
-                    base,
-                    flush: true,
-                },
-            );
-        Ok(())
+        self.queue_flush(sim, t, flow as u32).map(|_| ())
     }
 
     /// Serves `req` at `t` with its host operations queued at the device (`fua`: a write
@@ -571,9 +564,7 @@ impl<D: DeviceModel> Core<D> {
         rec: &mut Recorder,
         fua: bool,
     ) -> Result<()> {
-        let slot = self.deferred.as_mut().expect("deferred mode").take_slot();
-        self.dev.open_slot(slot);
-        self.dev.set_free_segments(sim.ftl().free_segments() as u64);
+        let slot = self.open_deferred_slot(sim);
         let s = &mut self.stats;
         if s.requests == 0 {
             s.first_t = t;

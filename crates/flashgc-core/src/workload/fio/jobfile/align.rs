@@ -96,11 +96,16 @@ impl JobSpec {
         } else {
             return Ok(());
         };
-        Err(err(
+        Err(self.rw_error(file, &why))
+    }
+
+    /// The error of an `rw` form this job cannot have, `why`: at the file's `rw` line.
+    pub(super) fn rw_error(&self, file: &str, why: &str) -> crate::error::Error {
+        err(
             file,
             self.line_of("rw"),
             "rw",
             format!("job `{}`: {why}", self.name),
-        ))
+        )
     }
 }

@@ -14,7 +14,7 @@
 //! A backwards sequence (`rw=write:-SKIP`) always wraps (to the region's end), so its
 //! passes end as a wrapping region's do.
 
-use super::{err, CloneRegion, EngineKind, JobSpec, SizeSpec};
+use super::{CloneRegion, EngineKind, JobSpec, SizeSpec};
 use crate::error::Result;
 
 impl JobSpec {
@@ -90,11 +90,6 @@ impl JobSpec {
         } else {
             return Ok(());
         };
-        Err(err(
-            file,
-            self.line_of("rw"),
-            "rw",
-            format!("job `{}`: {why}", self.name),
-        ))
+        Err(self.rw_error(file, why))
     }
 }
