@@ -293,9 +293,14 @@ pub struct FlowReport {
     /// writes durable (timed runs with flushes, after the ramp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flush_latency: Option<LatencySummary>,
-    /// fio's steady-state detection (`ss`, `ss_dur`; absent without): the flow's, or with
-    /// `group_reporting` its group's (the same on each of the group's flows).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// fio's steady-state detection (`ss`, `ss_dur`; absent without), named as fio's JSON
+    /// names it (`steadystate`, apart from the run's WAF `steady_state`): the flow's, or
+    /// with `group_reporting` its group's (the same on each of the group's flows).
+    #[serde(
+        default,
+        rename = "steadystate",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub steady_state: Option<SteadyStateReport>,
 }
 

@@ -783,3 +783,5 @@ mod tests;
 mod tests_align;
 #[cfg(test)]
 mod tests_issue;
+#[cfg(test)]
+mod tests_steady;
