@@ -215,7 +215,8 @@ pub struct RunResult {
     pub memory_bytes_per_lpn: f64,
     /// Scheme-specific report of the placement (see `Placement::report`).
     pub placement_report: Option<serde_json::Value>,
-    /// Why the run ended: `write_volume` or `workload_end`.
+    /// Why the run ended: `write_volume`, `workload_end`, ... (docs/results.md; a fio job's
+    /// steady state: `steady_state`).
     pub ended_by: String,
     /// Remarks (approximations, assumptions) the reader must see.
     pub notes: Vec<String>,

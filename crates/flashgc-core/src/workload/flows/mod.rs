@@ -531,7 +531,7 @@ impl FlowSet {
         st.last_done = st.last_done.max(done);
         let bytes = req.pages as u64 * self.lpn_size as u64;
         st.bytes += bytes;
-        if let (true, Some(_), Some(f)) = (timed, self.unit_of[i], st.first_arrival) {
+        if let (Some(_), Some(f)) = (self.unit_of[i], st.first_arrival) {
             st.steady.add(f, done, bytes);
         }
         if ramp {

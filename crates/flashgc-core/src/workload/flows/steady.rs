@@ -248,8 +248,9 @@ impl Buckets {
             .seconds
             .entry(done.saturating_sub(epoch) / SECOND_NS)
             .or_default();
-        e.0 += 1;
-        e.1 += bytes;
+        // (Wrapping: a checkpoint's counts are not trusted to be small.)
+        e.0 = e.0.wrapping_add(1);
+        e.1 = e.1.wrapping_add(bytes);
     }
 
     /// Takes second `s`'s (requests, bytes) and drops the seconds before it.
@@ -332,15 +333,17 @@ impl super::FlowSet {
             if self.steady[u].attained_at.is_some() || self.steady[u].next == u64::MAX {
                 continue;
             }
-            let flows = self.units[u].flows.clone();
             // The unit's flows start together (`FlowSet::new` checks it).
-            let Some(epoch) = flows
-                .iter()
-                .filter_map(|&i| self.state[i].first_arrival)
-                .min()
-            else {
+            let first = |i: &usize| self.state[*i].first_arrival;
+            let Some(epoch) = self.units[u].flows.iter().filter_map(first).min() else {
                 continue;
             };
+            let due = epoch.saturating_add(self.steady[u].next.saturating_mul(SECOND_NS));
+            if due > t {
+                // (The common case, checked before anything is copied.)
+                continue;
+            }
+            let flows = self.units[u].flows.clone();
             loop {
                 let k = self.steady[u].next;
                 let at = epoch.saturating_add(k.saturating_mul(SECOND_NS));
