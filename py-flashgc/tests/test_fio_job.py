@@ -139,6 +139,22 @@ def test_flushes_are_in_the_flows_table_under_fcfs_and_read_first(tmp_path):
         assert df["flushes"].fillna(0).loc["r"] == 0, timing  # (left out of the record when 0)
 
 
+def test_steady_state_attained_is_in_the_flows_table(tmp_path):
+    # A reader capped at 100 IOPS completes 100 reads each simulated second: steady at the
+    # second sample (2 s, 200 requests); the other job's criterion cannot hold (a
+    # deviation below 0), so it runs its 3 s (stonewall: a group of its own).
+    job = tmp_path / "ss.fio"
+    job.write_text(
+        "[global]\nrw=randread\nbs=4k\nrate_iops=100\nruntime=3s\ntime_based\nss_dur=2\n"
+        "[a]\nss=iops:1\n[b]\nstonewall\nss=iops:0\n"
+    )
+    r = flashgc.run(None, fio_job=job, timing={}, **DEV)
+    df = r.flows
+    assert bool(df.loc["a", "ss_attained"]) and not bool(df.loc["b", "ss_attained"])
+    assert df.loc["a", "requests"] == 200 and df.loc["b", "requests"] == 300
+    assert r.raw["flows"][0]["steadystate"]["iops"] == [100, 100]
+
+
 def _one(tmp_path):
     p = tmp_path / "one.fio"
     p.write_text("[w]\nrw=randwrite\nbs=4k\nsize=4m\n")

@@ -704,8 +704,36 @@ pub fn human_flows(flows: &[flashgc_core::metrics::result::FlowReport]) -> Strin
                 );
             }
         }
+        if let Some(ss) = &f.steady_state {
+            let _ = writeln!(s, "  {:12}   {}", "", human_steady_state(ss));
+        }
     }
     s
+}
+
+/// A flow's steady state as fio's `steadystate  :` line reads (means over the window;
+/// bandwidth in MiB/s, fio's default `kb_base`), with when it was attained.
+fn human_steady_state(ss: &flashgc_core::metrics::result::SteadyStateReport) -> String {
+    let kind = ss.ss.split(':').next().unwrap_or("");
+    let (metric, how) = match kind.split_once('_') {
+        Some((m, _)) => (m, " slope"),
+        None => (kind, " mean dev"),
+    };
+    let at = ss
+        .attained_ns
+        .map_or(String::new(), |t| format!(" at {:.3} s", t as f64 / 1e9));
+    format!(
+        "steadystate: attained={}{at}, bw={:.1}MiB/s, iops={}, {metric}{how}={:.3}{} ({}{}, {} s window, {} samples)",
+        if ss.attained { "yes" } else { "no" },
+        ss.bw_mean as f64 / 1048576.0,
+        ss.iops_mean,
+        ss.criterion,
+        if ss.percent { "%" } else { "" },
+        ss.ss,
+        if ss.group_reporting { ", group" } else { "" },
+        ss.duration,
+        ss.samples,
+    )
 }
 
 #[cfg(test)]

@@ -448,13 +448,17 @@ class Result:
         sections, MQSim IO scenarios), one row per flow indexed by name: its counts, its
         rates over the run (``iops``, adding up to the run's) and over its own time
         (``active_iops``, fio's per-job figure), its flushes (``flushes``: fio's fsync,
-        fdatasync, end_fsync), and its latency summaries flattened (``read_p99_us``,
-        ``write_mean_us``, ``flush_max_us``, ...). Empty for a run of one flow."""
+        fdatasync, end_fsync), its latency summaries flattened (``read_p99_us``,
+        ``write_mean_us``, ``flush_max_us``, ...), and with fio's steady-state detection
+        (``ss``, ``ss_dur``) whether it was attained (``ss_attained``; the whole section is
+        ``raw["flows"][i]["steadystate"]``). Empty for a run of one flow."""
         rows = []
         for f in self.raw.get("flows") or []:
             row = {k: v for k, v in f.items() if v is not None and not isinstance(v, (dict, list))}
             for d in ("read", "write", "flush"):
                 row.update({f"{d}_{k}": v for k, v in (f.get(f"{d}_latency") or {}).items()})
+            if f.get("steadystate"):
+                row["ss_attained"] = f["steadystate"]["attained"]
             rows.append(row)
         return pd.DataFrame(rows).set_index("name") if rows else pd.DataFrame()
 

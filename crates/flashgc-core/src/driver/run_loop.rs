@@ -346,7 +346,9 @@ pub(super) fn run<D: DeviceModel>(
         return Err(Error::Workload(e.to_string()));
     }
     sim.ftl().check_all_content()?;
-    if ended_by == "workload_end" && wl.as_flows().is_some_and(|fs| fs.ended_by_runtime()) {
+    if ended_by == "workload_end" && wl.as_flows().is_some_and(|fs| fs.ended_by_steady_state()) {
+        ended_by = "steady_state";
+    } else if ended_by == "workload_end" && wl.as_flows().is_some_and(|fs| fs.ended_by_runtime()) {
         ended_by = "runtime";
     }
     if let Some(fs) = wl.as_flows() {

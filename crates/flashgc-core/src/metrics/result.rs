@@ -215,7 +215,8 @@ pub struct RunResult {
     pub memory_bytes_per_lpn: f64,
     /// Scheme-specific report of the placement (see `Placement::report`).
     pub placement_report: Option<serde_json::Value>,
-    /// Why the run ended: `write_volume` or `workload_end`.
+    /// Why the run ended: `write_volume`, `workload_end`, ... (docs/results.md; a fio job's
+    /// steady state: `steady_state`).
     pub ended_by: String,
     /// Remarks (approximations, assumptions) the reader must see.
     pub notes: Vec<String>,
@@ -293,6 +294,54 @@ pub struct FlowReport {
     /// writes durable (timed runs with flushes, after the ramp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flush_latency: Option<LatencySummary>,
+    /// fio's steady-state detection (`ss`, `ss_dur`; absent without), named as fio's JSON
+    /// names it (`steadystate`, apart from the run's WAF `steady_state`): the flow's, or
+    /// with `group_reporting` its group's (the same on each of the group's flows).
+    #[serde(
+        default,
+        rename = "steadystate",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub steady_state: Option<SteadyStateReport>,
+}
+
+/// A flow's (or its group's) steady state, as fio's JSON `steadystate` object
+/// (docs/flows.md, "Steady state").
+#[derive(Debug, Clone, Serialize)]
+pub struct SteadyStateReport {
+    /// The criterion as fio prints it (`iops_slope:0.010000%`).
+    pub ss: String,
+    /// Its threshold (fio's `ss_limit`).
+    pub limit: f64,
+    /// Whether the criterion is relative to the window's mean, in percent.
+    pub percent: bool,
+    /// Samples in the window (`ss_dur`, whole seconds).
+    pub duration: u64,
+    /// `ss_ramp`, microseconds.
+    pub ramp_us: u64,
+    /// The flows of a group are one unit (`group_reporting`).
+    pub group_reporting: bool,
+    /// Whether steady state was attained (the flows then stopped issuing).
+    pub attained: bool,
+    /// When it was, simulated ns (the sample's time).
+    pub attained_ns: Option<u64>,
+    /// Samples taken (after the ramp).
+    pub samples: u64,
+    /// The last criterion computed (0 before the window filled; null when fio's
+    /// arithmetic divides by a zero mean).
+    pub criterion: f64,
+    /// The last largest deviation from the window's mean (deviation criteria).
+    pub max_deviation: f64,
+    /// The last least-squares slope, per second (slope criteria).
+    pub slope: f64,
+    /// Integer mean of the window's IOPS samples (fio's `iops_mean`).
+    pub iops_mean: u64,
+    /// Integer mean of its bandwidth samples, bytes/s (fio's `bw_mean`).
+    pub bw_mean: u64,
+    /// The window's IOPS samples, oldest first (fio's `data.iops`; 0 where not filled).
+    pub iops: Vec<u64>,
+    /// Its bandwidth samples, bytes/s (fio's `data.bw`).
+    pub bw: Vec<u64>,
 }
 
 /// Units used in a result.

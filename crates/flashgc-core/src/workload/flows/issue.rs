@@ -13,6 +13,8 @@ pub enum FlowEvent {
     Request(usize, Request, u64),
     /// A flush (completed, or pending at the device).
     Flush,
+    /// Steady state ended a flow; nothing issued (module `steady`).
+    SteadyState,
 }
 
 impl FlowSet {
@@ -64,6 +66,17 @@ impl FlowSet {
                         best = Some(key);
                         kind = k;
                     }
+                }
+            }
+            // fio's steady-state samples up to this event (module `steady`): a flow they
+            // end issues nothing from then on, so the next event is chosen again (with
+            // completions decided later, after the device has settled up to it).
+            if let Some((t, ..)) = best {
+                if self.steady_upto(t) {
+                    if stop_at_flush {
+                        return Ok(Some(FlowEvent::SteadyState));
+                    }
+                    continue;
                 }
             }
             match best {

@@ -21,6 +21,7 @@ mod flush;
 mod issue;
 mod sections;
 mod spec;
+mod steady;
 mod think;
 use crate::error::{Error, Result};
 use crate::metrics::latency::Latencies;
@@ -32,6 +33,7 @@ pub use issue::FlowEvent;
 use serde::{Deserialize, Serialize};
 
 pub use spec::{FlowArrival, FlowSpec, ThinkCount};
+pub use steady::{SteadyMetric, SteadySpec, Window, SECOND_NS};
 
 /// What the driver measures of one flow (and the flow's arrival state).
 #[derive(Clone, Serialize, Deserialize)]
@@ -58,6 +60,8 @@ struct FlowState {
     drain: drain::Drain,
     /// fio's flushes (`fsync=N`, `end_fsync`, `fsync_on_close`; module `flush`).
     flush: flush::Flush,
+    /// Completions per second not sampled yet (flows with steady state; module `steady`).
+    steady: steady::Buckets,
 }
 
 /// Several flows as one workload (see the module docs).
@@ -75,6 +79,11 @@ pub struct FlowSet {
     inflight: Vec<u32>,
     buf: Vec<Request>,
     lpn_size: u32,
+    /// Steady-state units (module `steady`) and each flow's.
+    units: Vec<steady::Unit>,
+    unit_of: Vec<Option<usize>>,
+    /// Each unit's progress (checkpointed).
+    steady: Vec<steady::UnitState>,
 }
 
 /// A closed-loop slot whose request is in flight with its completion not known yet.
@@ -141,9 +150,39 @@ impl FlowSet {
                 think: think::Think::default(),
                 drain: drain::Drain::default(),
                 flush: flush::Flush::default(),
+                steady: steady::Buckets::default(),
             });
         }
+        let groups: Vec<u32> = specs.iter().map(|s| s.group).collect();
+        let units = steady::Unit::of(
+            &specs.iter().map(|s| s.steady.as_ref()).collect::<Vec<_>>(),
+            &groups,
+        );
+        let mut unit_of = vec![None; specs.len()];
+        for (u, unit) in units.iter().enumerate() {
+            let first = &specs[unit.flows[0]];
+            for &i in &unit.flows {
+                unit_of[i] = Some(u);
+                let s = &specs[i];
+                if s.start_ns != first.start_ns || s.steady != first.steady {
+                    return Err(Error::config(
+                        format!("flow `{}`.steadystate", s.name),
+                        format!("the flows of a steady-state group (group_reporting) must start together with the same steady-state settings, as flow `{}`", first.name),
+                    ));
+                }
+            }
+            if unit.spec.dur == 0 {
+                return Err(Error::config(
+                    format!("flow `{}`.ss_dur", first.name),
+                    "must be at least 1 s",
+                ));
+            }
+        }
+        let steady = units.iter().map(|u| u.initial()).collect();
         Ok(FlowSet {
+            units,
+            unit_of,
+            steady,
             inflight: vec![0; specs.len()],
             issued_bytes: vec![0; specs.len()],
             specs,
@@ -214,10 +253,12 @@ impl FlowSet {
         if let Some(f) = self
             .specs
             .iter()
-            .find(|f| f.runtime_ns.is_some() || f.ramp_ns > 0)
+            .find(|f| f.runtime_ns.is_some() || f.ramp_ns > 0 || f.steady.is_some())
         {
             let field = if f.runtime_ns.is_some() {
                 "runtime_ms"
+            } else if f.steady.is_some() {
+                "steadystate"
             } else {
                 "ramp_ms"
             };
@@ -278,9 +319,17 @@ impl FlowSet {
     }
 
     /// When flow `i` stops issuing by its run time (None: no run time, or not started).
-    fn deadline(&self, i: usize) -> Option<u64> {
+    fn runtime_deadline(&self, i: usize) -> Option<u64> {
         let r = self.specs[i].runtime_ns?;
         Some(self.ramp_end(i)?.saturating_add(r))
+    }
+
+    /// When flow `i` stops issuing: its run time's end or its steady state, the earlier.
+    fn deadline(&self, i: usize) -> Option<u64> {
+        match (self.runtime_deadline(i), self.steady_end(i)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Whether flow `i` will issue nothing more: all its requests issued, or its next
@@ -294,7 +343,8 @@ impl FlowSet {
 
     /// Whether a flow ended by its run time (`ended_by` = "runtime").
     pub fn ended_by_runtime(&self) -> bool {
-        (0..self.specs.len()).any(|i| !self.exhausted(i) && self.finished(i))
+        (0..self.specs.len())
+            .any(|i| !self.exhausted(i) && self.finished(i) && self.steady_end(i).is_none())
     }
 
     /// When the groups before `group` have ended (the last completion of their flows), or
@@ -481,6 +531,9 @@ impl FlowSet {
         st.last_done = st.last_done.max(done);
         let bytes = req.pages as u64 * self.lpn_size as u64;
         st.bytes += bytes;
+        if let (Some(_), Some(f)) = (self.unit_of[i], st.first_arrival) {
+            st.steady.add(f, done, bytes);
+        }
         if ramp {
             st.ramp_requests += 1;
             st.ramp_bytes += bytes;
@@ -561,6 +614,7 @@ impl FlowSet {
                     flushes: st.flush.count,
                     flush_latency: (timed && st.flush.count > 0)
                         .then(|| st.flush.latency.summary()),
+                    steady_state: self.steady_report(i),
                 }
             })
             .collect()
@@ -591,6 +645,8 @@ struct Saved {
     state: Vec<FlowState>,
     /// Requests in flight per flow (deferred commit; zeros otherwise).
     inflight: Vec<u32>,
+    /// The steady-state units' progress.
+    steady: Vec<steady::UnitState>,
 }
 
 impl Workload for FlowSet {
@@ -621,6 +677,7 @@ impl Workload for FlowSet {
             names: self.specs.iter().map(|s| s.name.clone()).collect(),
             state,
             inflight: self.inflight.clone(),
+            steady: self.steady.clone(),
         })
         .ok()
     }
@@ -637,7 +694,15 @@ impl Workload for FlowSet {
                 "the checkpoint's flows differ from the configured ones".into(),
             ));
         }
-        if saved.inflight.len() != self.specs.len() || saved.state.len() != self.specs.len() {
+        if saved.inflight.len() != self.specs.len()
+            || saved.state.len() != self.specs.len()
+            || saved.steady.len() != self.steady.len()
+            || saved
+                .steady
+                .iter()
+                .zip(&self.units)
+                .any(|(s, u)| !s.window.fits(u.spec.dur))
+        {
             return Err(Error::Input(
                 "the checkpoint's flows differ from the configured ones".into(),
             ));
@@ -653,6 +718,7 @@ impl Workload for FlowSet {
             }
         }
         self.inflight = saved.inflight;
+        self.steady = saved.steady;
         for (i, st) in saved.state.into_iter().enumerate() {
             if st.slots.len() != self.state[i].slots.len() {
                 return Err(Error::Input(format!(

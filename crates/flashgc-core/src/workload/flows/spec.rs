@@ -168,6 +168,10 @@ pub struct FlowSpec {
     /// its blocks run out), so the `fsync=N` flush due after its last write is issued.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub runs_past_end: bool,
+    /// fio's steady-state detection (`ss`, `ss_dur`, `ss_ramp`; module `steady`): the
+    /// flow stops issuing once it (or its group) is steady. None: off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady: Option<super::SteadySpec>,
 }
 
 impl FlowSpec {
@@ -412,6 +416,7 @@ impl FlowSpec {
                 sync_writes: false,
                 runs_past_end: false,
                 thinktime_iotime_ns: None,
+                steady: None,
             })
             .collect()
     }

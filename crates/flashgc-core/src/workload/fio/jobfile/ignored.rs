@@ -15,7 +15,6 @@ pub(super) const IGNORED: &[&str] = &[
     "create_serialize",
     "create_fsync",
     "uri",
-    "group_reporting",
     "thread",
     "description",
     "name",

@@ -25,11 +25,13 @@ mod passes;
 mod plan;
 mod region;
 mod seq;
+mod steady;
 pub use engine::EngineKind;
 pub use flush::SyncIssue;
 pub use merge::MergedJob;
 pub use plan::{JobPlan, PlannedRun};
 pub use region::CloneRegion;
+pub use steady::JobSteady;
 
 /// A size that may be relative to the device (`size=50%`).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -178,6 +180,8 @@ pub struct JobSpec {
     rate_iops_rw: (Option<f64>, Option<f64>),
     /// `rate` as given, bytes per second: (reads, writes).
     rate_bytes_rw: (Option<u64>, Option<u64>),
+    /// fio's steady-state detection and `group_reporting` (module `steady`).
+    pub steady: JobSteady,
     /// Lines where options were set (option name -> line), for error messages.
     pub lines: Vec<(String, usize)>,
 }
@@ -392,6 +396,7 @@ impl JobSpec {
             write_barrier: 0,
             rate_iops_rw: (None, None),
             rate_bytes_rw: (None, None),
+            steady: JobSteady::default(),
             lines: Vec::new(),
         }
     }
@@ -615,18 +620,8 @@ impl JobSpec {
             "stonewall" | "wait_for_previous" | "new_group" => {
                 return boolean(file, line, option, value)
             }
+            o if self.set_steady_option(file, line, o, value)? => {}
             o if ignored::IGNORED.contains(&o) => {}
-            // Refused with what to do instead: options users carry over from device
-            // benchmarks.
-            "steadystate" | "ss" | "ss_dur" | "ss_ramp" | "ss_interval" => {
-                return Err(err(
-                    file,
-                    line,
-                    option,
-                    "fio's steady-state detection is not modelled; bound the job by `runtime` (with `time_based`) \
-                     or `io_size`, and read steady state from the result's series and `steady_state` section",
-                ))
-            }
             o if self.set_sync_option(file, line, o, value)? => {}
             o => {
                 return Err(err(
@@ -636,7 +631,7 @@ impl JobSpec {
                     "is not supported by flashgc (supported: rw, rwmixwrite, rwmixread, bs, bsrange, bssplit, blockalign, \
                      bs_unaligned, size, offset, offset_increment, numjobs, iodepth, ioengine, percentage_random, \
                      rw=randX:N, rw_sequencer, rw=write:SKIP, rw=write:-SKIP, random_distribution, io_size, number_ios, loops, offset_align, fill_device, runtime, ramp_time, time_based, startdelay, rate, rate_iops, \
-                     thinktime, thinktime_blocks, thinktime_blocks_type, thinktime_iotime, stonewall, new_group; file and \
+                     thinktime, thinktime_blocks, thinktime_blocks_type, thinktime_iotime, stonewall, new_group, ss, ss_dur, ss_ramp, group_reporting; file and \
                      reporting options are ignored)",
                 ))
             }
@@ -772,6 +767,10 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
         }
         j.group = g;
     }
+    for (k, j) in jobs.iter().enumerate() {
+        let group: Vec<&JobSpec> = jobs[..k].iter().filter(|o| o.group == j.group).collect();
+        j.check_steady(file, &group)?;
+    }
     Ok(JobFile {
         file: file.to_string(),
         jobs,
@@ -784,3 +783,5 @@ mod tests;
 mod tests_align;
 #[cfg(test)]
 mod tests_issue;
+#[cfg(test)]
+mod tests_steady;

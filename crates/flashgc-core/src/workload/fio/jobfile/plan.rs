@@ -211,13 +211,14 @@ impl JobFile {
     }
 
     /// Whether a job has a run time or a ramp (`runtime`, `ramp_time`), a start delay, a
-    /// rate cap, a think time or flushes: those run as host flows, which pace, end and
+    /// rate cap, a think time, flushes or steady-state detection: those run as host flows, which pace, end and
     /// measure each job by its own clock.
     fn timed(&self) -> bool {
         self.jobs.iter().any(|j| {
             j.runtime_ns.is_some()
                 || j.ramp_ns.is_some()
                 || j.paced()
+                || j.steady.spec().is_some()
                 || j.flushes()
                 || (j.sync_writes && j.rw.writes())
         })
@@ -378,6 +379,7 @@ impl JobFile {
                     f.runs_past_end = j.runs_past_end(r);
                 }
                 f.sync_writes = j.sync_writes && j.rw.writes();
+                f.steady = j.steady.spec();
                 specs.push(f);
                 if !j.time_based {
                     data = data.saturating_add(run_bytes);

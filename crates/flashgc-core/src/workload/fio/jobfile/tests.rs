@@ -611,10 +611,12 @@ fn alignment_fill_and_single_value_options() {
         ("verify=crc32c", "verification reads"),
         ("random_generator=mt", "tausworthe or tausworthe64 or lfsr"),
         ("offset_align=5%", "not a percentage"),
-        (
-            "ss=iops_slope:0.3%",
-            "steady-state detection is not modelled",
-        ),
+        // Steady state (module steady; more in tests_steady.rs).
+        ("ss=iops", "threshold must be given"),
+        ("ss=IOPS:1", "one of iops, iops_slope, bw, bw_slope"),
+        ("ss=iops:abc", "not a number of IOPS"),
+        ("ss_dur=abc", "not a time"),
+        ("ss_interval=1", "not a fio 3.33 option"),
         // The flushes and sync=1 are modelled (module flush); these values are not fio's.
         ("sync=yes", "none, 0, sync, 1, dsync"),
         ("fsync_on_close=2", "fsync_on_close"),
