@@ -112,7 +112,10 @@ pub(super) fn run<D: DeviceModel>(
         target,
     } = begin(sim, core, wl)?;
     // A resumed run's requests in flight must belong to this workload's flows.
-    core.check_inflight_flows(wl.as_flows().map(|fs| fs.inflight()))?;
+    core.check_inflight_flows(
+        wl.as_flows()
+            .map(|fs| (fs.inflight(), fs.flushes_awaiting_device())),
+    )?;
     // Periodic checkpoints at multiples of the interval, so a resumed run keeps the
     // original schedule.
     let every = ctl.every_user_pages.filter(|&e| e > 0);

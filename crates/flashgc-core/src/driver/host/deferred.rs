@@ -602,15 +602,18 @@ impl<D: DeviceModel> Core<D> {
     }
 
     /// A resumed run's requests in flight against its workload: every one belongs to a flow
-    /// of `flows` (None: not a run of several flows), and each flow counts as many in flight
-    /// as the driver holds for it.
-    pub(crate) fn check_inflight_flows(&self, flows: Option<&[u32]>) -> Result<()> {
+    /// of `flows` (None: not a run of several flows; else the flows' requests in flight and
+    /// flushes waiting for their device end), and each flow counts as many in flight as the
+    /// driver holds for it.
+    pub(crate) fn check_inflight_flows(&self, flows: Option<(&[u32], Vec<u32>)>) -> Result<()> {
         let Some(d) = &self.deferred else {
             return Ok(());
         };
-        let n = flows.map_or(0, |f| f.len());
+        let n = flows.as_ref().map_or(0, |f| f.0.len());
         let ok = d.check(Some(n)).is_ok()
-            && flows.is_none_or(|f| d.inflight_per_flow(n) == f)
+            && flows
+                .as_ref()
+                .is_none_or(|f| d.inflight_per_flow(n) == f.0 && d.flushes_per_flow(n) == f.1)
             && (flows.is_some() || (d.flow_done.is_empty() && d.flow_flushed.is_empty()));
         if !ok {
             return Err(Error::Input(
@@ -751,6 +754,18 @@ impl Deferred {
         // (A flow's flush is not one of its requests.)
         for f in self.inflight.iter().filter(|f| !f.flush) {
             if let Some(x) = n.get_mut(f.flow as usize) {
+                *x += 1;
+            }
+        }
+        n
+    }
+
+    /// Flows' flushes whose device end is not reported yet, per flow (`flows` entries).
+    pub(crate) fn flushes_per_flow(&self, flows: usize) -> Vec<u32> {
+        let mut n = vec![0u32; flows];
+        let own = self.inflight.iter().filter(|f| f.flush).map(|f| f.flow);
+        for f in own.chain(self.flow_flushed.iter().map(|d| d.0)) {
+            if let Some(x) = n.get_mut(f as usize) {
                 *x += 1;
             }
         }

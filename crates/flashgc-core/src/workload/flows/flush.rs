@@ -122,7 +122,7 @@ impl Flush {
     }
 
     /// Reaps the completions up to `t`.
-    pub(super) fn reap(&mut self, t: u64) {
+    fn reap(&mut self, t: u64) {
         let last = &mut self.last;
         self.in_flight.retain(|&e| {
             if e.0 > t {

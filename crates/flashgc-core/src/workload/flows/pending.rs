@@ -170,6 +170,20 @@ impl FlowSet {
         self.state.iter().map(|st| st.flush.queued.len()).sum()
     }
 
+    /// Deferred commit: per flow, its flushes (pending or queued) whose end at the device
+    /// is not known yet.
+    pub fn flushes_awaiting_device(&self) -> Vec<u32> {
+        self.state
+            .iter()
+            .map(|st| {
+                let fl = &st.flush;
+                let pending = fl.pending.is_some_and(|p| p.device_done.is_none());
+                let queued = fl.queued.iter().filter(|q| q.device_done.is_none()).count();
+                pending as u32 + queued as u32
+            })
+            .collect()
+    }
+
     /// Whether a restored flow's deferred flush state is consistent: its queued syncs wait
     /// for no more writes than it has in flight, which are among its requests in flight.
     pub(super) fn pending_consistent(&self, i: usize) -> bool {
