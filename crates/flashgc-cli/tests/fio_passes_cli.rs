@@ -11,11 +11,17 @@ use std::process::{Command, Stdio};
 
 /// `flashgc fio --job` of the job section `opts` on the 64 MiB device: its result.
 fn flashgc_job(dir: &Path, opts: &[String]) -> serde_json::Value {
+    flashgc_job_with(dir, opts, &[])
+}
+
+/// [`flashgc_job`] with more flags.
+fn flashgc_job_with(dir: &Path, opts: &[String], flags: &[&str]) -> serde_json::Value {
     let p = dir.join("j.fio");
     std::fs::write(&p, format!("[t]\n{}\n", opts.join("\n"))).unwrap();
     let f = p.display().to_string();
     let mut a = vec!["fio", "--job", f.as_str(), "--json"];
     a.extend_from_slice(FIO_SMALL);
+    a.extend_from_slice(flags);
     let o = flashgc(&a);
     assert!(o.status.success(), "{opts:?}: {}", common::stderr(&o));
     json(&o)[0].clone()
@@ -450,5 +456,53 @@ fn flush_counts_equal_the_installed_fios() {
         let got = r["flows"][0]["flushes"].as_u64().unwrap_or(0);
         assert_eq!(got, fio_syncs(&dir, cap, o), "{o:?}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// io_uring queues its syncs (`IORING_OP_FSYNC`): a sync into every slot that frees before
+/// one has completed. Timed runs of io_uring write jobs over depths, sync intervals, passes
+/// and the write cache issue as many flushes under deferred commit (read-first with
+/// suspend, which has no read to put first) as under fcfs, and do so at all; at depth 1
+/// the sync holds the only slot, so the count is also the installed fio's with psync.
+#[test]
+fn queued_sync_counts_under_deferred_commit_equal_fcfs() {
+    let dir = temp_dir("fio-passes", "queued-syncs");
+    let fio = fio_installed();
+    let cap = if fio { capacity(&dir) } else { 0 };
+    let jobs = grid(&[
+        axis(&["rw=write", "rw=randwrite"]),
+        axis(&["size=40k bs=4k", "size=48k bs=8k"]),
+        axis(&["fsync=1", "fsync=2", "fdatasync=3"]),
+        axis(&["", "end_fsync=1 loops=2"]),
+    ]);
+    let mut queued = 0;
+    for o in &jobs {
+        for depth in ["1", "4", "8"] {
+            let mut job = o.clone();
+            job.extend(["ioengine=io_uring".to_string(), format!("iodepth={depth}")]);
+            for cache in [None, Some("1")] {
+                let mut flags = vec!["--timing"];
+                if let Some(mib) = cache {
+                    flags.extend(["--cache-mib", mib]);
+                }
+                let fcfs = flashgc_job_with(&dir, &job, &flags);
+                flags.extend(["--scheduler", "read-first", "--suspend", "on"]);
+                let deferred = flashgc_job_with(&dir, &job, &flags);
+                let count = |r: &serde_json::Value| r["flows"][0]["flushes"].as_u64().unwrap();
+                assert!(count(&fcfs) > 0, "{job:?} {cache:?}");
+                assert_eq!(count(&deferred), count(&fcfs), "{job:?} {cache:?}");
+                let writes = fcfs["flows"][0]["write_requests"].as_u64().unwrap();
+                // More syncs than one per N writes: several in flight at once.
+                queued += (depth != "1" && count(&fcfs) > writes / 3) as u32;
+                if fio && depth == "1" {
+                    assert_eq!(count(&fcfs), fio_syncs(&dir, cap, o), "{job:?} {cache:?}");
+                }
+            }
+        }
+    }
+    assert!(
+        queued > 0,
+        "no job issued queued syncs beyond one per N writes"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -383,49 +383,202 @@ fn sync_writes_go_through_the_cache() {
     assert_eq!(with.active_ns, without.active_ns);
 }
 
-/// A flow with queued syncs and the pass-end phases resumes byte for byte.
+/// A flow with queued syncs and the pass-end phases resumes byte for byte, beside a
+/// reading flow: under fcfs, and under deferred commit (read-first with suspend) with
+/// queued syncs in flight at some stops (several at once at some), with and without the
+/// cache.
 #[test]
 fn a_flow_with_queued_syncs_resumes_byte_for_byte() {
     let s = specs(
         "[m]\nioengine=io_uring\nrw=randrw\nrwmixwrite=70\nbs=4k\nsize=400k\niodepth=8\nloops=3\n\
-         fsync=16\nfsync_on_close=1\nsync=1\n",
+         fsync=4\nfsync_on_close=1\nend_fsync=1\nsync=1\n\
+         [r]\nioengine=libaio\nrw=randread\nbs=4k\nsize=400k\niodepth=2\n",
     );
     let c = config();
     let l = c.layout().unwrap();
-    for cache_pages in [0, 64] {
-        let p = TimingParams {
-            cache_pages,
-            ..TimingParams::default()
-        };
+    for (cache_pages, p) in [
+        (0, TimingParams::default()),
+        (64, TimingParams::default()),
+        (0, common::flows::read_first_with_suspend()),
+        (64, common::flows::read_first_with_suspend()),
+    ] {
+        let deferred = p.controller.suspend.is_some();
+        let p = TimingParams { cache_pages, ..p };
         let make = || FlowSet::new(s.clone(), l.logical_pages, l.lpn_size).unwrap();
         let want = common::flows::resumed_json_of(&c, &p, &[], "qflush-whole", &make);
-        let got = common::flows::resumed_json_of(&c, &p, &[100, 257], "qflush", &make);
+        let stops = [37, 100, 151, 199, 257, 301, 333];
+        let mut in_flight = Vec::new();
+        let mut probe = |fs: &FlowSet| in_flight.push(fs.queued_syncs_in_flight());
+        let got = common::flows::resumed_json_probing(&c, &p, &stops, "qflush", &make, &mut probe);
         assert!(want.contains("\"flushes\""));
         assert_eq!(want, got, "resumed run differs (cache {cache_pages})");
+        if deferred {
+            // Some stops fall while queued syncs are in flight, several at once at some.
+            assert!(in_flight.iter().max() > Some(&1), "{in_flight:?}");
+            assert!(in_flight.contains(&0), "{in_flight:?}");
+        } else {
+            assert!(in_flight.iter().all(|&n| n == 0), "{in_flight:?}");
+        }
     }
 }
 
-/// Under deferred commit an engine that queues its syncs (io_uring with fsync=N) is
-/// refused, naming the flow: each queued sync holds a slot that deferred commit would
-/// free only after later arrivals. Its end flush alone (waited for under any engine) runs.
 #[test]
-fn queued_syncs_are_refused_under_deferred_commit() {
+fn under_deferred_commit_queued_syncs_flush_as_under_fcfs() {
     let c = config();
     let l = c.layout().unwrap();
-    let run = |text: &str| {
-        let mut fs = FlowSet::new(specs(text), l.logical_pages, l.lpn_size).unwrap();
-        let p = common::flows::read_first_with_suspend();
-        let mut e = flashgc_core::driver::Engine::new(&c, Some(p)).unwrap();
-        e.run_with(
-            &mut fs,
-            &mut |_| {},
-            &mut flashgc_core::sim::RunControl::default(),
-        )
-        .map(|_| ())
+    {
+        for (opts, cache_pages) in [
+            ("iodepth=1 size=24k fsync=2", 0),
+            ("iodepth=2 size=24k fsync=2", 0),
+            ("iodepth=3 size=24k fsync=2", 0),
+            ("iodepth=4 size=64k fsync=3 end_fsync=1", 0),
+            ("iodepth=4 size=64k fsync=3 end_fsync=1", 8),
+            ("iodepth=8 size=128k fsync=1", 0),
+            ("iodepth=8 size=128k fsync=5", 64),
+            ("iodepth=3 size=32k fsync=4 end_fsync=1", 4),
+            ("iodepth=2 size=16k loops=3 fsync=2 fsync_on_close=1", 8),
+            ("iodepth=4 size=16k loops=2 fsync=3 end_fsync=1", 0),
+            ("iodepth=6 size=48k loops=2 fsync=2 sync=1", 16),
+            ("iodepth=4 size=200k rw=randwrite fsync=7 end_fsync=1", 32),
+        ] {
+            let s = specs(&writer(&format!("ioengine=io_uring {opts}")));
+            assert!(s[0].queued_flush, "{opts}");
+            let flows_of = |p: TimingParams| {
+                let mut fs = FlowSet::new(s.clone(), l.logical_pages, l.lpn_size).unwrap();
+                let p = TimingParams { cache_pages, ..p };
+                let r = common::flows::run_of(&c, &p, &mut fs);
+                (
+                    serde_json::to_string(&r.flows).unwrap(),
+                    r.total.flash_programs,
+                )
+            };
+            let fcfs = flows_of(TimingParams::default());
+            let deferred = flows_of(common::flows::read_first_with_suspend());
+            assert!(!fcfs.0.contains("\"flushes\":0"), "{opts}: {}", fcfs.0);
+            assert_eq!(fcfs, deferred, "{opts}, cache {cache_pages}");
+        }
+    }
+}
+
+/// Read-first puts a read before a queued sync's programs, while the flow goes on writing
+/// into its other slot. The writer (io_uring, depth 2, `fsync=4`, eight writes) writes W1-W4
+/// into the cache at 0 (they complete there at once); S1 then goes at 0 into a free slot
+/// and programs their four pages from 0; the other slot is free at 0 and S1 has not
+/// completed, so S2 goes there (nothing dirty left: done at 0, 0 us); S2 reaped last, W5-W8
+/// go at 0 into that slot while S1 holds the other, and complete in the cache (no sync
+/// after the job's last write). A reader (depth 1, two reads of flash pages) starts at 100
+/// us. fcfs: the programs hold the plane 0-2040 us (S1 2040 us, mean with S2 1020), the
+/// reads follow (2040-2100, 2100-2160: 2000 and 60 us, mean 1030). Read-first: the first
+/// read waits for the program running (510-570, 470 us), the second goes next (570-630,
+/// 60 us; mean 265), the other three programs after it: S1 ends at 2160 us (mean 1080).
+/// libaio syncs in the job's thread: S1 alone, W5-W8 after it into the cache, the reads
+/// as with io_uring.
+#[test]
+fn read_first_puts_reads_before_a_queued_syncs_programs() {
+    let c = config();
+    let l = c.layout().unwrap();
+    let mut read_first = TimingParams::default();
+    read_first.controller.scheduler = flashgc_core::device::policy::Scheduler::ReadFirst;
+    for engine in ["io_uring", "libaio"] {
+        let text = format!(
+            "{}[r]\nrw=read\nbs=4k\nsize=8k\noffset=1m\nstartdelay=100us\n",
+            writer(&format!("ioengine={engine} iodepth=2 size=32k fsync=4"))
+        );
+        let s = specs(&text);
+        assert_eq!(s[0].queued_flush, engine == "io_uring");
+        for (p, flush_us, read_us) in [
+            (TimingParams::default(), 2040.0, [2000.0, 1030.0]),
+            (read_first.clone(), 2160.0, [470.0, 265.0]),
+        ] {
+            let mut fs = FlowSet::new(s.clone(), l.logical_pages, l.lpn_size).unwrap();
+            let p = TimingParams {
+                cache_pages: 64,
+                ..p
+            };
+            let r = common::flows::run_of(&c, &p, &mut fs);
+            let f = r.flows.as_ref().unwrap();
+            let (flushes, mean_us) = match engine {
+                "io_uring" => (2, flush_us / 2.0),
+                _ => (1, flush_us),
+            };
+            assert_eq!(
+                (f[0].flushes, f[0].write_requests),
+                (flushes, 8),
+                "{engine}"
+            );
+            let fl = f[0].flush_latency.as_ref().unwrap();
+            assert_eq!((fl.max_us, fl.mean_us), (flush_us, mean_us), "{engine}");
+            let rd = f[1].read_latency.as_ref().unwrap();
+            assert_eq!(
+                (rd.max_us, rd.mean_us),
+                (read_us[0], read_us[1]),
+                "{engine}"
+            );
+            let w = f[0].write_latency.as_ref().unwrap();
+            assert_eq!(w.max_us, 0.0, "{engine} {flush_us}");
+            assert_eq!(r.total.flash_programs, 4);
+        }
+    }
+}
+
+/// The flow's side of queued syncs under deferred commit, driven by hand (the device's
+/// ends given, as the driver would report them): each I/O carries its place among the
+/// flow's I/Os, so a sync waits for the writes issued before it, and only for them,
+/// whatever order their completions come in. io_uring at depth 4, `fsync=2`, four writes:
+/// at 0 W1 (1st), W2 (2nd), then a sync into each free slot, S1 (3rd) and S2 (4th). S2's
+/// device end is 0 (nothing to program), W2 completes at 700, W1 at 500: S2 completes
+/// with the writes before it, at 700; S1's end at the device is 1000. At 500 (W1 reaped
+/// last) a sync is due again: S3 (5th); at 700 S2 is reaped last, so W3 (6th) and W4
+/// (7th) go. W3 completes at 1100 before S3's device end, 900: S3 completes at 900 (not at
+/// W3's 1100: W3 came after it). Flush latencies 1000, 700 and 400 us.
+#[test]
+fn a_queued_sync_waits_for_the_writes_issued_before_it_only() {
+    use flashgc_core::workload::flows::FlowEvent;
+    let c = config();
+    let l = c.layout().unwrap();
+    let s = specs(&writer("ioengine=io_uring iodepth=4 size=16k fsync=2"));
+    let mut fs = FlowSet::new(s, l.logical_pages, l.lpn_size).unwrap();
+    let us = 1000;
+    // Issues the flow's next event: a request (returned with its place) or a flush.
+    let next = |fs: &mut FlowSet| -> Option<(u64, u64)> {
+        match fs
+            .next_event(true, true, &mut |_, _, _| Ok(None))
+            .unwrap()?
+        {
+            FlowEvent::Request(0, req, t) => Some((t, fs.issued_pending(0, &req, t))),
+            FlowEvent::Request(..) => unreachable!(),
+            FlowEvent::Flush => Some((u64::MAX, 0)),
+        }
     };
-    let e = run(&writer("ioengine=io_uring iodepth=4 size=64k fsync=8"))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("flow `w`") && e.contains("fcfs"), "{e}");
-    run(&writer("ioengine=io_uring iodepth=4 size=64k end_fsync=1")).unwrap();
+    let write = flashgc_core::workload::Request {
+        time_ns: 0,
+        op: flashgc_core::workload::Op::Write,
+        lpn: 0,
+        pages: 1,
+        content: 0,
+    };
+    let flush = Some((u64::MAX, 0));
+    assert_eq!([next(&mut fs), next(&mut fs)], [Some((0, 1)), Some((0, 2))]);
+    assert_eq!(
+        [next(&mut fs), next(&mut fs), next(&mut fs)],
+        [flush, flush, None]
+    );
+    assert_eq!(fs.queued_syncs_in_flight(), 2);
+    fs.flush_device_done(0, 0, 4);
+    fs.completed_later(0, &write, 0, 700 * us, 2);
+    assert_eq!(fs.queued_syncs_in_flight(), 2, "S2 waits for W1");
+    fs.completed_later(0, &write, 0, 500 * us, 1);
+    assert_eq!(fs.queued_syncs_in_flight(), 1, "S2 completed");
+    fs.flush_device_done(0, 1000 * us, 3);
+    assert_eq!(fs.queued_syncs_in_flight(), 0);
+    assert_eq!(next(&mut fs), flush);
+    assert_eq!(next(&mut fs), Some((700 * us, 6)));
+    assert_eq!(next(&mut fs), Some((700 * us, 7)));
+    assert_eq!(next(&mut fs), None);
+    fs.completed_later(0, &write, 700 * us, 1100 * us, 6);
+    fs.flush_device_done(0, 900 * us, 5);
+    fs.completed_later(0, &write, 700 * us, 1200 * us, 7);
+    let f = &fs.report(1200 * us, true)[0];
+    let fl = f.flush_latency.as_ref().unwrap();
+    assert_eq!((f.flushes, fl.max_us, fl.mean_us), (3, 1000.0, 700.0));
 }

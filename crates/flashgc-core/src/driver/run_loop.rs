@@ -52,20 +52,6 @@ fn begin<D: DeviceModel>(
             fs.check_untimed()?;
         }
     }
-    if core.is_deferred() {
-        if let Some(name) = wl.as_flows().and_then(|fs| fs.queued_flushes()) {
-            // A queued sync holds one slot of the flow's queue, which deferred commit
-            // frees only after later arrivals.
-            return Err(Error::config(
-                "flow",
-                format!(
-                    "flow `{name}`: an engine that queues its syncs (io_uring, posixaio, ...) with \
-                     fsync=N is not modelled under a priority scheduler or suspend: run it with the \
-                     fcfs scheduler and no suspend, or with a synchronous engine or libaio"
-                ),
-            ));
-        }
-    }
     if let Some(st) = sim.resumed.take() {
         // A timed driver's own state was restored with the simulation's.
         match &st.workload {
@@ -126,7 +112,10 @@ pub(super) fn run<D: DeviceModel>(
         target,
     } = begin(sim, core, wl)?;
     // A resumed run's requests in flight must belong to this workload's flows.
-    core.check_inflight_flows(wl.as_flows().map(|fs| fs.inflight()))?;
+    core.check_inflight_flows(
+        wl.as_flows()
+            .map(|fs| (fs.inflight(), fs.flushes_awaiting_device())),
+    )?;
     // Periodic checkpoints at multiples of the interval, so a resumed run keeps the
     // original schedule.
     let every = ctl.every_user_pages.filter(|&e| e > 0);
@@ -238,7 +227,8 @@ pub(super) fn run<D: DeviceModel>(
                     while core.settle_flows(fs) {}
                     // A flush goes to the device and is decided later: back to settling
                     // before the next event.
-                    let mut flush = |i, t| core.flush_deferred(sim, t, i).map(|()| None);
+                    let mut flush =
+                        |i, t, order| core.flush_deferred(sim, t, i, order).map(|()| None);
                     let Some(event) = fs.next_event(true, true, &mut flush)? else {
                         break 'outer;
                     };
@@ -246,13 +236,15 @@ pub(super) fn run<D: DeviceModel>(
                         continue;
                     };
                     request_index += 1;
-                    fs.issued_pending(i, t);
+                    let order = fs.issued_pending(i, &req, t);
                     let durable = fs.sync_writes(i);
-                    core.submit_flow_deferred(sim, &req, t, i, durable, &mut rec)?;
+                    core.submit_flow_deferred(sim, &req, t, (i, order), durable, &mut rec)?;
                     continue;
                 }
                 let Some((i, req, t)) = (if D::TIMED {
-                    fs.next_arrival_request_with(true, &mut |_, t| core.flush_at(sim, t).map(Some))?
+                    fs.next_arrival_request_with(true, &mut |_, t, _| {
+                        core.flush_at(sim, t).map(Some)
+                    })?
                 } else {
                     fs.next_arrival_request()?
                 }) else {
@@ -354,9 +346,9 @@ pub(super) fn run<D: DeviceModel>(
     if let Some(fs) = wl.as_flows() {
         // fio's end_fsync follows a job's last request, which may end the run's volume.
         if !D::TIMED {
-            fs.final_flushes(false, &mut |_, t| Ok(Some(t)))?;
+            fs.final_flushes(false, &mut |_, t, _| Ok(Some(t)))?;
         } else if !core.is_deferred() {
-            fs.final_flushes(true, &mut |_, t| core.flush_at(sim, t).map(Some))?;
+            fs.final_flushes(true, &mut |_, t, _| core.flush_at(sim, t).map(Some))?;
         } else {
             // After the flows' last completions, which the device decides at its end.
             loop {
@@ -365,8 +357,8 @@ pub(super) fn run<D: DeviceModel>(
                 if !fs.final_flush_owed() {
                     break;
                 }
-                fs.final_flushes(true, &mut |i, t| {
-                    core.flush_deferred(sim, t, i).map(|()| None)
+                fs.final_flushes(true, &mut |i, t, order| {
+                    core.flush_deferred(sim, t, i, order).map(|()| None)
                 })?;
             }
         }

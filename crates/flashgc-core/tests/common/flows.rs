@@ -59,6 +59,20 @@ pub fn resumed_json_of(
     tag: &str,
     make: &dyn Fn() -> flows::FlowSet,
 ) -> String {
+    resumed_json_probing(c, p, stops, tag, make, &mut |_| {})
+}
+
+/// [`resumed_json_of`], showing `probe` the flows as each resume restores them from the
+/// checkpoint (the state at the stop, before finishing the partial result drained the
+/// device).
+pub fn resumed_json_probing(
+    c: &Config,
+    p: &TimingParams,
+    stops: &[u64],
+    tag: &str,
+    make: &dyn Fn() -> flows::FlowSet,
+    probe: &mut (dyn FnMut(&flows::FlowSet) + Send),
+) -> String {
     let file = std::env::temp_dir().join(format!("flashgc-{tag}-{}.ckpt", std::process::id()));
     let mut e = Engine::new(c, Some(p.clone())).unwrap();
     let mut stops = stops.iter().copied();
@@ -69,8 +83,11 @@ pub fn resumed_json_of(
             stop_after_requests: next,
             ..RunControl::default()
         };
-        let mut fs = make();
-        match e.run_with(&mut fs, &mut |_| {}, &mut ctl).unwrap() {
+        let mut wl = Probed {
+            fs: make(),
+            probe: &mut *probe,
+        };
+        match e.run_with(&mut wl, &mut |_| {}, &mut ctl).unwrap() {
             RunEnd::Finished(r) => break serde_json::to_string_pretty(&r).unwrap(),
             RunEnd::Stopped { .. } => {
                 drop(e);
@@ -92,5 +109,38 @@ pub fn run_of(c: &Config, p: &TimingParams, fs: &mut flows::FlowSet) -> RunResul
     {
         RunEnd::Finished(r) => r,
         RunEnd::Stopped { .. } => unreachable!(),
+    }
+}
+
+/// Flows that show `probe` their state whenever a resume restores it.
+struct Probed<'a> {
+    fs: flows::FlowSet,
+    probe: &'a mut (dyn FnMut(&flows::FlowSet) + Send),
+}
+
+impl flashgc_core::workload::Workload for Probed<'_> {
+    fn fill(
+        &mut self,
+        buf: &mut Vec<flashgc_core::workload::Request>,
+        max: usize,
+    ) -> flashgc_core::Result<()> {
+        self.fs.fill(buf, max)
+    }
+    fn describe(&self) -> String {
+        self.fs.describe()
+    }
+    fn is_infinite(&self) -> bool {
+        self.fs.is_infinite()
+    }
+    fn save_position(&self) -> Option<Vec<u8>> {
+        self.fs.save_position()
+    }
+    fn load_position(&mut self, state: &[u8]) -> flashgc_core::Result<()> {
+        self.fs.load_position(state)?;
+        (self.probe)(&self.fs);
+        Ok(())
+    }
+    fn as_flows(&mut self) -> Option<&mut flows::FlowSet> {
+        Some(&mut self.fs)
     }
 }

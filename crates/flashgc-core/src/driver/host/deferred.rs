@@ -28,6 +28,9 @@ struct Inflight {
     /// A flow's flush (its write cache's programs), not a request: reported to the flow
     /// apart and left out of the request statistics.
     flush: bool,
+    /// A flow's request or flush: its place among the flow's I/Os, handed back with its
+    /// completion (0 outside flows).
+    order: u64,
 }
 
 /// Requests in flight in deferred mode (saved whole in a checkpoint).
@@ -37,11 +40,11 @@ pub(crate) struct Deferred {
     free_slots: Vec<u32>,
     slots: u32,
     /// Several flows: completed requests not yet reported to their flows (flow, request,
-    /// arrival, completion).
-    flow_done: Vec<(u32, Request, u64, u64)>,
+    /// arrival, completion, place among the flow's I/Os).
+    flow_done: Vec<(u32, Request, u64, u64, u64)>,
     /// Several flows: flushes whose programs completed, not yet reported to their flows
-    /// (flow, completion at the device).
-    flow_flushed: Vec<(u32, u64)>,
+    /// (flow, completion at the device, place among the flow's I/Os).
+    flow_flushed: Vec<(u32, u64, u64)>,
     /// Per request slot: the completion of the request's parts that need no flash (the
     /// same as its `Inflight::base`; kept in the checkpoint format since version 3, and checked
     /// on restore).
@@ -218,14 +221,14 @@ impl<D: DeviceModel> Core<D> {
         let streaming_flush = !d.stream_flushes.is_empty() && (f.flush || f.req.op != Op::Read);
         if f.flush {
             if f.flow != NO_FLOW {
-                d.flow_flushed.push((f.flow, c));
+                d.flow_flushed.push((f.flow, c, f.order));
             } else {
                 self.stream_flush_progress(f.slot, c, true);
             }
             return;
         }
         if f.flow != NO_FLOW {
-            d.flow_done.push((f.flow, f.req, f.arrival, c));
+            d.flow_done.push((f.flow, f.req, f.arrival, c, f.order));
         }
         let closed = f.flow == NO_FLOW && !d.streaming;
         let lat = c.saturating_sub(f.arrival);
@@ -385,11 +388,11 @@ impl<D: DeviceModel> Core<D> {
             return false;
         };
         let any = !d.flow_done.is_empty() || !d.flow_flushed.is_empty();
-        for (i, req, t, c) in d.flow_done.drain(..) {
-            fs.completed_later(i as usize, &req, t, c);
+        for (i, req, t, c, order) in d.flow_done.drain(..) {
+            fs.completed_later(i as usize, &req, t, c, order);
         }
-        for (i, c) in d.flow_flushed.drain(..) {
-            fs.flush_device_done(i as usize, c);
+        for (i, c, order) in d.flow_flushed.drain(..) {
+            fs.flush_device_done(i as usize, c, order);
         }
         any
     }
@@ -410,7 +413,7 @@ impl<D: DeviceModel> Core<D> {
             .filter(|f| f.flush || f.req.op != Op::Read)
             .map(|f| f.slot)
             .collect();
-        let slot = self.queue_flush(sim, t, NO_FLOW)?;
+        let slot = self.queue_flush(sim, t, NO_FLOW, 0)?;
         let d = self.deferred.as_mut().expect("deferred mode");
         d.stream_flushes.push(StreamFlush {
             slot,
@@ -422,10 +425,10 @@ impl<D: DeviceModel> Core<D> {
         Ok(())
     }
 
-    /// A request slot of its own for a flush at `t` (of flow `flow`, or `NO_FLOW`): the
-    /// write cache's dirty pages queued as its host programs, the slot in flight; returns
-    /// it.
-    fn queue_flush(&mut self, sim: &mut Simulation, t: u64, flow: u32) -> Result<u32> {
+    /// A request slot of its own for a flush at `t` (of flow `flow`, the `order`-th of its
+    /// I/Os, or `NO_FLOW`): the write cache's dirty pages queued as its host programs, the
+    /// slot in flight; returns it.
+    fn queue_flush(&mut self, sim: &mut Simulation, t: u64, flow: u32, order: u64) -> Result<u32> {
         let slot = self.open_deferred_slot(sim);
         let base = self.flush_at(sim, t)?;
         let f = Inflight {
@@ -435,6 +438,7 @@ impl<D: DeviceModel> Core<D> {
             arrival: t,
             base,
             flush: true,
+            order,
         };
         let d = self.deferred.as_mut().expect("deferred mode");
         d.push_inflight(&self.dev, f);
@@ -503,25 +507,26 @@ impl<D: DeviceModel> Core<D> {
         } else {
             self.advance_to(t);
         }
-        self.issue_deferred(sim, req, t, NO_FLOW, rec, false)
+        self.issue_deferred(sim, req, t, (NO_FLOW, 0), rec, false)
     }
 
     /// Several flows in deferred mode: serves flow `flow`'s request arriving at `t` (the
     /// device was settled up to it by [`Core::settle_flows`]); its completion is reported
-    /// by a later [`Core::settle_flows`]. `durable`: a write of a flow with `sync=1`, which
-    /// completes once its pages are programmed ([`Core::write_through`]).
+    /// by a later [`Core::settle_flows`] with `order` (its place among the flow's I/Os).
+    /// `durable`: a write of a flow with `sync=1`, which completes once its pages are
+    /// programmed ([`Core::write_through`]).
     pub(crate) fn submit_flow_deferred(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
         t: u64,
-        flow: usize,
+        (flow, order): (usize, u64),
         durable: bool,
         rec: &mut Recorder,
     ) -> Result<()> {
         self.advance_to(t);
         self.stats.last_arrival = self.stats.last_arrival.max(t);
-        self.issue_deferred(sim, req, t, flow as u32, rec, durable)
+        self.issue_deferred(sim, req, t, (flow as u32, order), rec, durable)
     }
 
     /// Streaming API in deferred mode: serves `req` arriving at `t` after advancing the
@@ -536,31 +541,34 @@ impl<D: DeviceModel> Core<D> {
     ) -> Result<()> {
         self.deferred.as_mut().expect("deferred mode").streaming = true;
         self.advance_to(t);
-        self.issue_deferred(sim, req, t, NO_FLOW, rec, fua)
+        self.issue_deferred(sim, req, t, (NO_FLOW, 0), rec, fua)
     }
 
     /// Several flows in deferred mode: flow `flow`'s flush at `t` (docs/flows.md,
-    /// "Flushes"). The write cache's dirty pages are queued as host programs of a request
-    /// slot of their own, whose end a later [`Core::settle_flows`] reports to the flow;
-    /// without a cache the slot has no operation and ends at `t`.
+    /// "Flushes"), the `order`-th of its I/Os. The write cache's dirty pages are queued as
+    /// host programs of a request slot of their own, whose end a later
+    /// [`Core::settle_flows`] reports to the flow with `order`; without a cache the slot
+    /// has no operation and ends at `t`.
     pub(crate) fn flush_deferred(
         &mut self,
         sim: &mut Simulation,
         t: u64,
         flow: usize,
+        order: u64,
     ) -> Result<()> {
         self.advance_to(t);
-        self.queue_flush(sim, t, flow as u32).map(|_| ())
+        self.queue_flush(sim, t, flow as u32, order).map(|_| ())
     }
 
-    /// Serves `req` at `t` with its host operations queued at the device (`fua`: a write
-    /// whose pages the write cache holds dirty programs them in the same request).
+    /// Serves `req` at `t` (of `flow`, the `order`-th of its I/Os, or `NO_FLOW`) with its
+    /// host operations queued at the device (`fua`: a write whose pages the write cache
+    /// holds dirty programs them in the same request).
     fn issue_deferred(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
         t: u64,
-        flow: u32,
+        (flow, order): (u32, u64),
         rec: &mut Recorder,
         fua: bool,
     ) -> Result<()> {
@@ -586,6 +594,7 @@ impl<D: DeviceModel> Core<D> {
                     arrival: t,
                     base,
                     flush: false,
+                    order,
                 },
             );
         self.count_served(sim, req, t, rec);
@@ -593,15 +602,18 @@ impl<D: DeviceModel> Core<D> {
     }
 
     /// A resumed run's requests in flight against its workload: every one belongs to a flow
-    /// of `flows` (None: not a run of several flows), and each flow counts as many in flight
-    /// as the driver holds for it.
-    pub(crate) fn check_inflight_flows(&self, flows: Option<&[u32]>) -> Result<()> {
+    /// of `flows` (None: not a run of several flows; else the flows' requests in flight and
+    /// flushes waiting for their device end), and each flow counts as many in flight as the
+    /// driver holds for it.
+    pub(crate) fn check_inflight_flows(&self, flows: Option<(&[u32], Vec<u32>)>) -> Result<()> {
         let Some(d) = &self.deferred else {
             return Ok(());
         };
-        let n = flows.map_or(0, |f| f.len());
+        let n = flows.as_ref().map_or(0, |f| f.0.len());
         let ok = d.check(Some(n)).is_ok()
-            && flows.is_none_or(|f| d.inflight_per_flow(n) == f)
+            && flows
+                .as_ref()
+                .is_none_or(|f| d.inflight_per_flow(n) == f.0 && d.flushes_per_flow(n) == f.1)
             && (flows.is_some() || (d.flow_done.is_empty() && d.flow_flushed.is_empty()));
         if !ok {
             return Err(Error::Input(
@@ -742,6 +754,18 @@ impl Deferred {
         // (A flow's flush is not one of its requests.)
         for f in self.inflight.iter().filter(|f| !f.flush) {
             if let Some(x) = n.get_mut(f.flow as usize) {
+                *x += 1;
+            }
+        }
+        n
+    }
+
+    /// Flows' flushes whose device end is not reported yet, per flow (`flows` entries).
+    pub(crate) fn flushes_per_flow(&self, flows: usize) -> Vec<u32> {
+        let mut n = vec![0u32; flows];
+        let own = self.inflight.iter().filter(|f| f.flush).map(|f| f.flow);
+        for f in own.chain(self.flow_flushed.iter().map(|d| d.0)) {
+            if let Some(x) = n.get_mut(f as usize) {
                 *x += 1;
             }
         }

@@ -26,14 +26,16 @@
 //!   (`Core::flush_at`). No command overhead is added (none is measured for the
 //!   simulated device).
 //! * Under deferred commit (a priority scheduler or suspend) the device decides the
-//!   flush's programs, and the flow's earlier writes' completions, after later arrivals:
-//!   an in-thread or end flush is then pending ([`FlowSet::flush_device_done`] gives the
-//!   device's end) and completes, with the same value as above, once the flow has nothing
-//!   else in flight; the flow issues nothing meanwhile, as with an immediate flush. Queued
-//!   flushes (io_uring's) are refused there. Completions reach `last_was_sync` when they
-//!   are final, with the order of the flow's I/Os at that point (ties between equal
-//!   completion times may then go otherwise than fio's issue order).
+//!   flush's programs, and the flow's earlier writes' completions, after later arrivals
+//!   (module `pending`): an in-thread or end flush is then pending and completes, with
+//!   the same value as above, once the flow has nothing else in flight; the flow issues
+//!   nothing meanwhile, as with an immediate flush. A queued sync holds its slot until
+//!   its device end and the completions of the flow's writes issued before it are known,
+//!   then completes with the same value too; the flow goes on issuing into its other
+//!   slots meanwhile. Completions reach `last_was_sync` when they are final, each with its
+//!   place among the flow's I/Os (the driver hands it back with the completion).
 
+use super::pending::{Pending, Queued};
 use super::{FlowSet, PENDING};
 use crate::error::Result;
 use crate::metrics::latency::Latencies;
@@ -77,7 +79,7 @@ pub(super) struct Flush {
     ended: bool,
     /// The latest completion of the flow's writes: what a flush waits for besides the
     /// write cache.
-    writes_done: u64,
+    pub(super) writes_done: u64,
     /// Completions not reaped at the flow's last issue: (time, issue order, a sync).
     in_flight: Vec<(u64, u64, bool)>,
     /// The latest completion reaped (as `in_flight`; None: none since the pass began).
@@ -89,50 +91,24 @@ pub(super) struct Flush {
     /// A flush whose completion the device decides later (deferred commit); the flow
     /// issues nothing meanwhile.
     pub(super) pending: Option<Pending>,
-    /// Deferred commit: the flow's requests in flight as (arrival, place among its I/Os),
-    /// so that a completion reported later keeps its issue order.
-    orders: Vec<(u64, u64)>,
+    /// Deferred commit: queued syncs (io_uring's) in flight, in issue order, each holding
+    /// a slot of the flow.
+    pub(super) queued: Vec<Queued>,
+    /// Deferred commit: the flow's writes in flight (what a queued sync issued now waits
+    /// for).
+    pub(super) writes_pending: u32,
 }
 
-/// A flush issued under deferred commit, waiting for its end at the device and for the
-/// flow's requests in flight.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub(super) struct Pending {
-    /// When it was issued.
-    t: u64,
-    /// Its place among the flow's I/Os (`last_was_sync`'s ties).
-    order: u64,
-    /// It is `fsync_on_close`'s `put_file` flush, which `last_was_sync` does not see.
-    close: bool,
-    /// Its end at the device, once known.
-    device_done: Option<u64>,
-}
-
-/// The device's side of a flow's flush at a time: `Some(end)` when the device has made
-/// the flow's cached writes durable at `end`, None when it decides that later (deferred
-/// commit: [`FlowSet::flush_device_done`] brings the end).
-pub type FlushDevice<'a> = dyn FnMut(usize, u64) -> Result<Option<u64>> + 'a;
+/// The device's side of a flow's flush: `device(flow, t, order)` for flow `flow`'s flush
+/// at `t`, the `order`-th of its I/Os, is `Some(end)` when the device has made the flow's
+/// cached writes durable at `end`, None when it decides that later (deferred commit:
+/// [`FlowSet::flush_device_done`] brings the end, with `order` to tell the flush).
+pub type FlushDevice<'a> = dyn FnMut(usize, u64, u64) -> Result<Option<u64>> + 'a;
 
 impl Flush {
     /// Accounts a write issued.
     pub(super) fn on_write(&mut self) {
         self.writes += 1;
-    }
-
-    /// Deferred commit: a request issued at `t`, the `order`-th of the flow's I/Os.
-    pub(super) fn issued_at(&mut self, t: u64, order: u64) {
-        self.orders.push((t, order));
-    }
-
-    /// Deferred commit: the place among the flow's I/Os of a request issued at `t` that
-    /// completes now (requests issued at one time are interchangeable: no flush comes
-    /// between them, a flush going first at a time). Without a record (a flow that does
-    /// not flush), 0.
-    pub(super) fn take_order(&mut self, t: u64) -> u64 {
-        match self.orders.iter().position(|o| o.0 == t) {
-            Some(k) => self.orders.remove(k).1,
-            None => 0,
-        }
     }
 
     /// A write of the flow completed at `done`.
@@ -187,15 +163,6 @@ impl Flush {
 }
 
 impl FlowSet {
-    /// The first flow whose engine queues its `fsync=N` flushes (io_uring, ...): refused
-    /// under deferred commit, whose completions are decided after later arrivals.
-    pub fn queued_flushes(&self) -> Option<&str> {
-        self.specs
-            .iter()
-            .find(|s| s.flush_every.is_some() && s.queued_flush)
-            .map(|s| s.name.as_str())
-    }
-
     /// Whether flow `i` writes synchronously (`sync=1`).
     pub fn sync_writes(&self, i: usize) -> bool {
         self.specs[i].sync_writes
@@ -314,10 +281,12 @@ impl FlowSet {
                 th.check(now, stall, by_time, count);
             }
         }
-        let dev = device(i, t)?;
         let last = self.final_flush_due(i);
         let queued = kind == Kind::Every && self.specs[i].queued_flush;
         let st = &mut self.state[i];
+        // The flow's I/Os in issue order: its requests and flushes so far, this one too.
+        let order = st.issued + st.flush.count + 1;
+        let dev = device(i, t, order)?;
         let fl = &mut st.flush;
         match (kind, fl.phase) {
             (Kind::Every, Phase::NewPass) => fl.begin_pass(t),
@@ -329,87 +298,77 @@ impl FlowSet {
             _ => fl.reap(t),
         }
         fl.count += 1;
-        // The flow's I/Os in issue order: its requests and flushes so far.
-        let order = st.issued + fl.count;
         fl.ended |= last;
-        let p = Pending {
-            t,
-            order,
-            close: kind == Kind::Close,
-            device_done: dev,
-        };
-        if dev.is_none() {
-            // Queued flushes are refused under deferred commit (`queued_flushes`).
-            debug_assert!(!queued);
-            fl.pending = Some(p);
-            return Ok(());
+        let close = kind == Kind::Close;
+        match dev {
+            Some(end) => {
+                let done = end.max(t).max(fl.writes_done);
+                self.record_flush(i, t, order, done, close, timed);
+                if queued {
+                    self.hold_slot(i, t, done);
+                } else {
+                    self.release_flow(i, done);
+                }
+            }
+            None if queued => {
+                // Deferred commit: the sync holds a slot until its completion is known.
+                self.hold_slot(i, t, PENDING);
+                let fl = &mut self.state[i].flush;
+                let q = Queued::new(t, order, fl.writes_pending, fl.writes_done);
+                fl.queued.push(q);
+            }
+            None => fl.pending = Some(Pending::new(t, order, close)),
         }
-        self.complete_flush(i, p, queued, timed);
         Ok(())
     }
 
-    /// Deferred commit: the device's end `done` of flow `i`'s pending flush.
-    pub fn flush_device_done(&mut self, i: usize, done: u64) {
-        if let Some(p) = self.state[i].flush.pending.as_mut() {
-            p.device_done = Some(done);
+    /// A queued sync of flow `i` issued at `t` takes one slot until `until` (`PENDING`:
+    /// its completion is not known yet). After a think time or a drain every slot is free
+    /// by `t`; a pass's drain goes on, to wait for this sync too.
+    fn hold_slot(&mut self, i: usize, t: u64, until: u64) {
+        let st = &mut self.state[i];
+        if st.think.stalled || st.drain.pending {
+            for s in &mut st.slots {
+                *s = (*s).max(t);
+            }
         }
-        self.try_finish_flush(i);
+        st.think.stalled = false;
+        if let Some(s) = st.slots.iter_mut().min() {
+            *s = until;
+        }
     }
 
-    /// Completes flow `i`'s pending flush once its device end is known and the flow has
-    /// no request in flight (its earlier writes' completions are then known).
-    pub(super) fn try_finish_flush(&mut self, i: usize) {
-        let Some(p) = self.state[i].flush.pending else {
-            return;
-        };
-        if p.device_done.is_none() || self.inflight[i] > 0 {
-            return;
+    /// An in-thread or end flush of flow `i` completed at `done`: the flow, held until
+    /// then, may go on; the waits the flush went after (a think time, a pass's drain) are
+    /// over.
+    pub(super) fn release_flow(&mut self, i: usize, done: u64) {
+        let st = &mut self.state[i];
+        for s in &mut st.slots {
+            *s = (*s).max(done);
         }
-        self.state[i].flush.pending = None;
-        self.complete_flush(i, p, false, true);
+        st.think.stalled = false;
+        st.drain.pending = false;
     }
 
-    /// Flow `i`'s flush `p` completes: at the later of its device end and the flow's
-    /// earlier writes' completions.
-    fn complete_flush(&mut self, i: usize, p: Pending, queued: bool, timed: bool) {
-        let Pending {
-            t,
-            order,
-            close,
-            device_done,
-        } = p;
-        let done = device_done
-            .unwrap_or(t)
-            .max(t)
-            .max(self.state[i].flush.writes_done);
+    /// Records flow `i`'s flush issued at `t`, the `order`-th of its I/Os, as completed at
+    /// `done` (`close`: `fsync_on_close`'s `put_file` flush, which `last_was_sync` does
+    /// not see).
+    pub(super) fn record_flush(
+        &mut self,
+        i: usize,
+        t: u64,
+        order: u64,
+        done: u64,
+        close: bool,
+        timed: bool,
+    ) {
         let ramp = timed && self.ramp_end(i).is_some_and(|e| t < e);
         let st = &mut self.state[i];
-        let fl = &mut st.flush;
         if !close {
-            fl.completes(done, order, true);
+            st.flush.completes(done, order, true);
         }
         if timed && !ramp {
-            fl.latency.record(done - t);
-        }
-        if queued {
-            // One slot, from `t` (after a think time or a drain every slot is free by then;
-            // a pass's drain goes on, to wait for this sync too).
-            if st.think.stalled || st.drain.pending {
-                for s in &mut st.slots {
-                    *s = (*s).max(t);
-                }
-            }
-            st.think.stalled = false;
-            if let Some(s) = st.slots.iter_mut().min() {
-                *s = done;
-            }
-        } else {
-            for s in &mut st.slots {
-                *s = (*s).max(done);
-            }
-            // The waits the flush went after (a think time, a pass's drain) are over.
-            st.think.stalled = false;
-            st.drain.pending = false;
+            st.flush.latency.record(done - t);
         }
         st.last_done = st.last_done.max(done);
     }

@@ -22,7 +22,7 @@ impl FlowSet {
     /// flow has issued all its requests (or, with completions decided later, waits for
     /// one).
     pub fn next_arrival_request(&mut self) -> Result<Option<(usize, Request, u64)>> {
-        self.next_arrival_request_with(false, &mut |_, t| Ok(Some(t)))
+        self.next_arrival_request_with(false, &mut |_, t, _| Ok(Some(t)))
     }
 
     /// [`FlowSet::next_arrival_request`] issuing the flows' flushes that come first

@@ -19,6 +19,7 @@ pub use sections::from_config;
 mod drain;
 mod flush;
 mod issue;
+mod pending;
 mod sections;
 mod spec;
 mod steady;
@@ -353,7 +354,9 @@ impl FlowSet {
         let mut end = 0;
         for (j, s) in self.specs.iter().enumerate() {
             if s.group < group {
-                let flushing = self.final_flush_due(j) || self.state[j].flush.pending.is_some();
+                let fl = &self.state[j].flush;
+                let pending = fl.pending.is_some() || !fl.queued.is_empty();
+                let flushing = self.final_flush_due(j) || pending;
                 if !self.finished(j) || self.inflight[j] > 0 || flushing {
                     return None;
                 }
@@ -483,44 +486,17 @@ impl FlowSet {
         self.record(i, req, t, done, timed, order);
     }
 
-    /// With completions decided later (a priority scheduler or suspend): flow `i`'s
-    /// request that [`FlowSet::next_arrival_request`] issued at `t` is in flight; its
-    /// closed-loop slot waits for [`FlowSet::completed_later`].
-    pub fn issued_pending(&mut self, i: usize, t: u64) {
-        self.inflight[i] += 1;
-        let st = &mut self.state[i];
-        if self.specs[i].flush_every.is_some() || self.specs[i].end_flush {
-            // Its place among the flow's I/Os, for `last_was_sync` when it completes.
-            let order = st.issued + st.flush.count;
-            st.flush.issued_at(t, order);
-        }
-        if let FlowArrival::Closed { .. } = self.specs[i].arrival {
-            if let Some(s) = st.slots.iter_mut().find(|s| **s == t) {
-                *s = PENDING;
-            }
-        }
-    }
-
-    /// The completion at `done` of flow `i`'s request `req` (arrived at `t`) that
-    /// [`FlowSet::issued_pending`] left in flight: frees one of its waiting slots (they are
-    /// interchangeable) and records it.
-    pub fn completed_later(&mut self, i: usize, req: &Request, t: u64, done: u64) {
-        self.inflight[i] = self.inflight[i].saturating_sub(1);
-        let st = &mut self.state[i];
-        if let FlowArrival::Closed { .. } = self.specs[i].arrival {
-            if let Some(s) = st.slots.iter_mut().find(|s| **s == PENDING) {
-                *s = done;
-            }
-        }
-        let order = st.flush.take_order(t);
-        self.record(i, req, t, done, true, order);
-        // A pending flush waits for the flow's requests in flight.
-        self.try_finish_flush(i);
-    }
-
     /// Records flow `i`'s request `req`, arrived at `t`, completed at `done`, the `order`-th
     /// of the flow's I/Os.
-    fn record(&mut self, i: usize, req: &Request, t: u64, done: u64, timed: bool, order: u64) {
+    pub(super) fn record(
+        &mut self,
+        i: usize,
+        req: &Request,
+        t: u64,
+        done: u64,
+        timed: bool,
+        order: u64,
+    ) {
         let ramp = timed && self.ramp_end(i).is_some_and(|e| t < e);
         let spec = &self.specs[i];
         let st = &mut self.state[i];
@@ -708,9 +684,11 @@ impl Workload for FlowSet {
             ));
         }
         for (i, st) in saved.state.iter().enumerate() {
+            // Requests and queued syncs in flight each hold a slot.
             let waiting = st.slots.iter().filter(|&&s| s == PENDING).count();
+            let holding = saved.inflight[i] as usize + st.flush.queued.len();
             let closed = matches!(self.specs[i].arrival, FlowArrival::Closed { .. });
-            if closed && waiting != saved.inflight[i] as usize {
+            if closed && waiting != holding {
                 return Err(Error::Input(format!(
                     "flow `{}`: the checkpoint's waiting slots do not match its requests in flight",
                     self.specs[i].name
@@ -747,6 +725,12 @@ impl Workload for FlowSet {
                 left -= n as u64;
             }
             self.state[i] = st;
+            if !self.pending_consistent(i) {
+                return Err(Error::Input(format!(
+                    "flow `{}`: the checkpoint's writes in flight do not match its requests in flight",
+                    self.specs[i].name
+                )));
+            }
         }
         Ok(())
     }
