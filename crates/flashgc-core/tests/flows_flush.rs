@@ -548,6 +548,7 @@ fn a_queued_sync_waits_for_the_writes_issued_before_it_only() {
             FlowEvent::Request(0, req, t) => Some((t, fs.issued_pending(0, &req, t))),
             FlowEvent::Request(..) => unreachable!(),
             FlowEvent::Flush => Some((u64::MAX, 0)),
+            FlowEvent::SteadyState => unreachable!("the flow has no steady-state criterion"),
         }
     };
     let write = flashgc_core::workload::Request {
