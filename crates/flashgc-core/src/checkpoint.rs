@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FGCKPT\r\n";
 /// Version of the file layout; bumped whenever a saved structure changes.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 /// The flashgc version written into (and required of) checkpoints.
 pub const FLASHGC_VERSION: &str = env!("CARGO_PKG_VERSION");
 

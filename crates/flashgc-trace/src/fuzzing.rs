@@ -119,6 +119,11 @@ fn options(format: Option<String>, a: u8, b: u8) -> TraceOptions {
             end_ns: 2_000_000_000,
         }),
         skip_bad_lines: a & 1 != 0,
+        flushes: if b & 2 != 0 {
+            crate::options::Flushes::Ignore
+        } else {
+            crate::options::Flushes::Replay
+        },
         pipeline: false,
     }
 }
