@@ -388,7 +388,11 @@ impl RecordSource for BlktraceSource {
                 }
             }
             self.last_time = Some(rec.time_ns);
-            self.diag.requests += 1;
+            if rec.op == Op::Flush {
+                self.diag.flushes += 1;
+            } else {
+                self.diag.requests += 1;
+            }
             return Ok(Some(Record {
                 rec,
                 line: self.diag.lines,

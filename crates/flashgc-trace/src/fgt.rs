@@ -507,6 +507,7 @@ impl FgtSource {
         // writer stores text traces' times already clamped), so the replay path cannot
         // meet a bad record.
         let mut last_time = 0u64;
+        let mut flushes = 0u64;
         for i in 0..count as usize {
             let o = HEADER_BYTES + i * rs;
             let b = &map[o..o + RECORD_BYTES];
@@ -538,10 +539,12 @@ impl FgtSource {
             if let Some(m) = record_problem(version, i + 1, b[22], b[23], len) {
                 return Err(bad(format!("{m} (at byte {o})")));
             }
+            flushes += (b[22] == OP_FLUSH) as u64;
         }
         let diag = Diagnostics {
             lines: count,
-            requests: count,
+            requests: count - flushes,
+            flushes,
             ..Diagnostics::default()
         };
         Ok(FgtSource {

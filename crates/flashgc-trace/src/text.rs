@@ -124,7 +124,11 @@ impl RecordSource for TextSource {
                             self.names.insert(rec.volume, self.parser.volume_name(line));
                         }
                     }
-                    self.diag.requests += 1;
+                    if rec.op == Op::Flush {
+                        self.diag.flushes += 1;
+                    } else {
+                        self.diag.requests += 1;
+                    }
                     return Ok(Some(Record { rec, line: line_no }));
                 }
                 Ok(Parsed::Blank) => {}

@@ -318,11 +318,11 @@ impl TraceWorkload {
             }
             t as u64
         };
-        // Flushes are not requests: they count apart and leave the loop period alone.
-        if self.loop_idx == 0 && !flush {
+        // Flushes are not requests (they count apart), but the next loop starts after them.
+        if self.loop_idx == 0 {
             self.first_emit.get_or_insert(t);
             self.last_emit = t;
-            self.emitted_pass0 += 1;
+            self.emitted_pass0 += !flush as u64;
         }
         let time_ns = t.saturating_add((self.loop_idx as u64).saturating_mul(self.period));
         if flush || (r.rec.preflush && replay_flushes) {
