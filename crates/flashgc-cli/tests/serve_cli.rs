@@ -616,7 +616,11 @@ fn replay_matches_the_session(d: &std::path::Path, r: &Value, extra: &[&str]) {
         .output()
         .unwrap();
     let s: Value = serde_json::from_slice(&st.stdout).unwrap();
-    assert_eq!((&s["flushes"], &s["fua_writes"]), (&1.into(), &2.into()), "{s}");
+    assert_eq!(
+        (&s["flushes"], &s["fua_writes"]),
+        (&1.into(), &2.into()),
+        "{s}"
+    );
     let mut a = vec!["--timing", "--cache-mib", "4"];
     a.extend(extra);
     let rep = replay(d, &a);
