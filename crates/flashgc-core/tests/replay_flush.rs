@@ -83,8 +83,10 @@ fn a_replayed_flush_programs_the_cache_and_a_fua_write_its_own_page() {
     let tr = r.timing.as_ref().unwrap();
     assert_eq!((tr.flushes, tr.fua_writes, tr.requests), (2, 1, 4));
     let l = tr.flush_latency.as_ref().unwrap();
+    let us = |ns: u64| ns as f64 / 1e3;
     assert_eq!((l.count, l.max_us, l.mean_us), (2, 1530.0, 765.0));
-    assert_eq!(tr.write_latency.max_us, 510.0);
+    assert_eq!(l.max_us, us(3 * PROGRAM_NS));
+    assert_eq!(tr.write_latency.max_us, us(PROGRAM_NS));
     assert_eq!(tr.cache.as_ref().unwrap().dirty_at_end, 0);
 }
 

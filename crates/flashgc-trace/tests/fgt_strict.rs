@@ -178,47 +178,48 @@ fn version_2_records_are_checked_as_strictly() {
     let (p, g) = good_v2("v2.fgt");
     assert!(open_source(&p, None, None, false).is_ok());
     let rec = |i: usize| 64 + 24 * (i - 1);
-    let cases: Vec<(Box<dyn Fn(&mut Vec<u8>)>, &str)> = vec![
+    // (byte, value) edits, and the error they give.
+    let cases: Vec<(Vec<(usize, u8)>, &str)> = vec![
         (
-            Box::new(move |b| b[rec(3) + 23] = 0x05),
+            vec![(rec(3) + 23, 0x05)],
             "record 3: flags byte 23 is 0x05; version 2 defines only bit 0 (FUA) and bit 1 (preflush) (at byte 112)",
         ),
         (
-            Box::new(move |b| b[rec(2) + 16] = 8),
+            vec![(rec(2) + 16, 8)],
             "record 2: a flush (op 3) has no data and no flags, found length 8, flags 0x00 (at byte 88)",
         ),
         (
-            Box::new(move |b| b[rec(2) + 23] = 2),
+            vec![(rec(2) + 23, 2)],
             "record 2: a flush (op 3) has no data and no flags, found length 0, flags 0x02",
         ),
         (
-            Box::new(move |b| b[rec(3) + 22] = 0),
+            vec![(rec(3) + 22, 0)],
             "record 3: FUA (flags bit 0) on op code 0: only a write (1) has FUA",
         ),
         (
-            Box::new(move |b| b[rec(1) + 22] = 4),
+            vec![(rec(1) + 22, 4)],
             "record 1: op code 4 (0 read, 1 write, 2 trim, 3 flush)",
         ),
         (
-            Box::new(move |b| b[rec(1) + 16..rec(1) + 20].fill(0)),
+            // The length 4096 is byte 17's 0x10.
+            vec![(rec(1) + 17, 0)],
             "record 1: length 0 (only a flush, op 3, has no data)",
         ),
         (
             // A version 1 file knows no flush.
-            Box::new(move |b| {
-                b[8] = 1;
-                b[rec(3) + 23] = 0;
-            }),
+            vec![(8, 1), (rec(3) + 23, 0)],
             "record 2: op code 3 (0 read, 1 write, 2 trim), length 0",
         ),
         (
-            Box::new(|b| b[8] = 3),
+            vec![(8, 3)],
             "version 3; this flashgc reads versions 1 and 2",
         ),
     ];
-    for (edit, want) in cases {
+    for (edits, want) in cases {
         let mut b = g.clone();
-        edit(&mut b);
+        for (i, v) in edits {
+            b[i] = v;
+        }
         reseal(&mut b);
         let e = open_err(&p, &b);
         assert!(
