@@ -10,7 +10,7 @@ use flashgc_core::sim::{RunControl, RunEnd};
 use flashgc_core::timing::{TimingOptions, TimingParams};
 use flashgc_core::workload::{Op, Request, Workload, WorkloadSpec};
 use flashgc_core::{Config, Error, Simulation};
-use flashgc_trace::{Ops, Remap, TimeWindow, TraceOptions};
+use flashgc_trace::{Flushes, Ops, Remap, TimeWindow, TraceOptions};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -325,6 +325,7 @@ fn decode_requests(
             lpn: lpns[i],
             pages: p as u32,
             content: contents.get(i).copied().unwrap_or(0),
+            fua: false,
         });
     }
     Ok(ArrayWorkload { reqs, pos: 0, name })
@@ -578,7 +579,7 @@ fn trace_options(json: Option<&str>) -> Result<TraceOptions, String> {
         return Err("trace options: expected a mapping, e.g. {\"remap\": \"compact\"}".into());
     };
     const KNOWN: &str =
-        "format, blkparse_events, volume, remap, loop_times, loop_until, time_scale, ops, time_window, skip_bad_lines, pipeline";
+        "format, blkparse_events, volume, remap, loop_times, loop_until, time_scale, ops, time_window, skip_bad_lines, flushes, pipeline";
     for (k, v) in m {
         if v.is_null() {
             continue;
@@ -616,6 +617,7 @@ fn trace_options(json: Option<&str>) -> Result<TraceOptions, String> {
                 o.skip_bad_lines = v.as_bool().ok_or_else(|| bad("true or false"))?
             }
             "pipeline" => o.pipeline = v.as_bool().ok_or_else(|| bad("true or false"))?,
+            "flushes" => o.flushes = Flushes::parse(&text()?).map_err(|e| e.to_string())?,
             _ => {
                 return Err(format!(
                     "trace options: unknown option `{k}`; allowed: {KNOWN}"

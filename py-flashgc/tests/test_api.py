@@ -509,3 +509,22 @@ def test_midas_history_is_a_frame_of_adoptions_and_fallbacks():
     assert fb["irregular_measured"] - fb["irregular_predicted"] >= 0.1
     assert fb["irregular_rule"].startswith("measured - predicted")
     assert flashgc.run("default", "uniform", logical_gib=0.25, write_volume=2.0).midas_history is None
+
+
+def test_trace_flushes_reach_the_write_cache_unless_ignored(tiny, tmp_path):
+    # Eight blkparse writes and a flush (`D FN`): with a write cache the flush programs
+    # the eight pages; `flushes: ignore` leaves them cached (docs/traces.md).
+    lines = [f"  8,0 0 {i} 0.{i:09d} 1 D W {8 * i} + 8 [a]" for i in range(8)]
+    lines.append("  8,0 0 9 0.000001000 1 D FN [a]")
+    trace = tmp_path / "f.blkparse.txt"
+    trace.write_text("\n".join(lines) + "\n")
+    timing = {"cache_pages": 64}
+    r = flashgc.run("default", f"trace:{trace}", timing=timing, **tiny)
+    assert r.raw["timing"]["flushes"] == 1
+    assert r.raw["total"]["user_writes"] == 8
+    assert "1 flushes" in r.raw["workload"]
+    ignored = flashgc.run("default", f"trace:{trace}", timing=timing, trace_options={"flushes": "ignore"}, **tiny)
+    assert ignored.raw["total"]["user_writes"] == 0
+    assert ignored.raw["timing"]["cache"]["dirty_at_end"] == 8
+    with pytest.raises(FlashgcError, match="allowed: replay, ignore"):
+        flashgc.run("default", f"trace:{trace}", trace_options={"flushes": "never"}, **tiny)

@@ -98,6 +98,7 @@ pub(crate) fn prepare_trace(cfg: &mut Config, trace: &cmd_trace::TraceFlags) -> 
                 ("--loop-times", trace.loop_times.is_some()),
                 ("--loop-until", trace.loop_until.is_some()),
                 ("--time-scale", trace.time_scale.is_some()),
+                ("--trace-flushes", trace.trace_flushes.is_some()),
             ];
             if let Some((flag, _)) = given.iter().find(|g| g.1) {
                 return Err(Fail(

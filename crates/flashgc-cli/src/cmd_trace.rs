@@ -4,7 +4,7 @@
 
 use flashgc_core::workload::{Op, Workload};
 use flashgc_core::Config;
-use flashgc_trace::{Ops, Remap, TimeWindow, TraceError, TraceOptions};
+use flashgc_trace::{Flushes, Ops, Remap, TimeWindow, TraceError, TraceOptions};
 use std::path::Path;
 
 /// Flags that choose how a trace is read (shared by `run`/`compare` and `trace ...`).
@@ -53,6 +53,10 @@ pub struct TraceFlags {
     /// Multiply trace times by this factor (0.5 = replay twice as fast).
     #[arg(long, allow_negative_numbers = true)]
     pub time_scale: Option<f64>,
+    /// The trace's flushes (blkparse FN, fio sync) and FUA writes: replay (default: to the
+    /// simulated write cache, as `flashgc serve` does with NBD FLUSH and FUA) or ignore.
+    #[arg(long, value_name = "replay|ignore")]
+    pub trace_flushes: Option<String>,
     /// Parse a text trace on the simulation's own thread (default: on a second thread
     /// when the machine has two cores; the results are identical either way).
     #[arg(long)]
@@ -96,6 +100,9 @@ impl TraceFlags {
         o.loop_until = self.loop_until;
         if let Some(s) = self.time_scale {
             o.time_scale = s;
+        }
+        if let Some(s) = &self.trace_flushes {
+            o.flushes = Flushes::parse(s)?;
         }
         o.pipeline = !self.no_pipeline;
         o.check()?;
@@ -451,7 +458,7 @@ fn run_inner(cmd: TraceCmd) -> Result<(), TraceError> {
                 } else {
                     ""
                 },
-                flashgc_trace::fgt::FGT_VERSION
+                r.version
             );
             for w in r.diagnostics.warnings() {
                 eprintln!("warning: {w}");
@@ -474,6 +481,7 @@ fn run_inner(cmd: TraceCmd) -> Result<(), TraceError> {
                     Op::Read => "read",
                     Op::Write => "write",
                     Op::Trim => "trim",
+                    Op::Flush => "flush",
                 };
                 println!(
                     "{:>16} {:>6} {:>14} {:>6} {:016x}",

@@ -568,33 +568,69 @@ fn content_mode_over_tcp_gets_the_real_content() {
 /// NBD FLUSH and FUA reach the simulated write cache (`--cache-mib`): eight writes stay
 /// in DRAM until the flush programs them, a FUA write and a FUA WRITE_ZEROES (NO_HOLE) are
 /// programmed at once, and two later writes are still dirty at the end. The record counts
-/// the flush with its latency and the FUA writes; the recording cannot carry flushes, so
-/// its replay programs nothing (and the result says so).
+/// the flush with its latency and the FUA writes; the recording holds them too (`.fgt`
+/// version 2), so its replay programs the same pages and counts the same flush and FUA
+/// writes.
 #[test]
 fn flush_and_fua_program_the_simulated_write_cache() {
     let d = dir("flush");
     let r = flush_and_fua_session(&d, &[]);
     let notes = r["notes"].to_string();
-    assert!(notes.contains("does not hold the 1 flushes"), "{notes}");
+    assert!(!notes.contains("does not hold"), "{notes}");
     let log = std::fs::read_to_string(d.join("stderr.txt")).unwrap();
     assert!(log.contains("1 flushes, 2 FUA"), "{log}");
     let text = std::fs::read_to_string(d.join("stdout.txt")).unwrap();
     assert!(text.contains("flush latency us"), "{text}");
-    // Replayed without its flushes, every write stays in the cache.
-    let rep = replay(&d, &["--timing", "--cache-mib", "4"]);
+    replay_matches_the_session(&d, &r, &[]);
+    // `--trace-flushes ignore`: every write stays in the cache, as replays did before.
+    let rep = replay(
+        &d,
+        &["--timing", "--cache-mib", "4", "--trace-flushes", "ignore"],
+    );
     assert_eq!(rep["total"]["user_writes"], 0, "{}", rep["total"]);
     assert_eq!(rep["timing"]["cache"]["dirty_at_end"], 12);
+    assert_eq!(rep["timing"]["flushes"].as_u64().unwrap_or(0), 0);
 }
 
 /// Under a priority scheduler with suspend, where completions are decided by later
 /// arrivals, the same session programs the same pages: the flush's programs wait in the
-/// scheduler's queues and it completes once they and the earlier writes have.
+/// scheduler's queues and it completes once they and the earlier writes have. Its
+/// recording replays to the same numbers.
 #[test]
 fn under_a_priority_scheduler_flushes_and_fua_program_the_write_cache_too() {
     let d = dir("flush-deferred");
-    let r = flush_and_fua_session(&d, &["--scheduler", "read-first", "--suspend", "on"]);
+    let extra = ["--scheduler", "read-first", "--suspend", "on"];
+    let r = flush_and_fua_session(&d, &extra);
     let sched = &r["timing"]["params"]["controller"]["scheduler"]["kind"];
     assert_eq!(sched, "read-first", "{}", r["timing"]["params"]);
+    replay_matches_the_session(&d, &r, &extra);
+}
+
+/// The recording of a flush-and-FUA session replayed with the session's timing flags
+/// (`extra` besides the 4 MiB cache): the same pages programmed, flushes, FUA writes,
+/// dirty pages at the end and flush latency.
+fn replay_matches_the_session(d: &std::path::Path, r: &Value, extra: &[&str]) {
+    let st = bin()
+        .args(["trace", "stats", "--json"])
+        .arg(d.join("rec.fgt"))
+        .output()
+        .unwrap();
+    let s: Value = serde_json::from_slice(&st.stdout).unwrap();
+    assert_eq!(
+        (&s["flushes"], &s["fua_writes"]),
+        (&1.into(), &2.into()),
+        "{s}"
+    );
+    let mut a = vec!["--timing", "--cache-mib", "4"];
+    a.extend(extra);
+    let rep = replay(d, &a);
+    assert_eq!(rep["total"]["user_writes"], r["total"]["user_writes"]);
+    let (t, u) = (&rep["timing"], &r["timing"]);
+    for k in ["flushes", "fua_writes", "requests"] {
+        assert_eq!(t[k], u[k], "{k}: {t}");
+    }
+    assert_eq!(t["cache"]["dirty_at_end"], u["cache"]["dirty_at_end"]);
+    assert_eq!(t["flush_latency"], u["flush_latency"], "{t}");
 }
 
 /// Serves eight cached writes, a flush, a FUA WRITE, a FUA WRITE_ZEROES (NO_HOLE) and two

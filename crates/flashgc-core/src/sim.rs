@@ -761,7 +761,7 @@ fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Fut
                         }
                     }
                     Op::Trim => trims.push((lpns.len() as u64, lpn as u32)),
-                    Op::Read => {}
+                    Op::Read | Op::Flush => {}
                 }
             }
         }

@@ -42,6 +42,7 @@ fn rq(t_us: u64, op: Op, lpn: u64) -> Request {
         lpn,
         pages: 1,
         content: 0,
+        fua: false,
     }
 }
 

@@ -46,6 +46,7 @@ fn write(lpn: u64, t_us: u64) -> Request {
         lpn,
         pages: 1,
         content: 0,
+        fua: false,
     }
 }
 

@@ -93,6 +93,7 @@ fn a_miss_costs_one_translation_read_on_an_idle_device() {
         lpn,
         pages: 1,
         content: 0,
+        fua: false,
     };
     // Far apart in time: each request finds the device idle. The first miss evicts the
     // page the fill left dirty (a translation write); the next miss evicts a clean page.

@@ -140,6 +140,7 @@ fn ftl_driven_single_page_victim_exact() {
                 lpn,
                 pages: 1,
                 content: 0,
+                fua: false,
             };
             last = s.submit(&r).unwrap().unwrap() - t;
             if i < 24 {
@@ -510,6 +511,7 @@ fn noc_arrivals_are_monotone_and_empty_requests_rejected() {
         lpn,
         pages: 1,
         content: 0,
+        fua: false,
     };
     let unloaded = 12_000 + T + 200_000;
     assert_eq!(s.submit(&w(0, 0)).unwrap(), Some(unloaded));

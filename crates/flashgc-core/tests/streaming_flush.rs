@@ -31,6 +31,7 @@ fn write(lpn: u64, t: u64) -> Request {
         lpn,
         pages: 1,
         content: 0,
+        fua: false,
     }
 }
 

@@ -41,6 +41,7 @@ fn req(op: Op, lpn: u64) -> Request {
         lpn,
         pages: 1,
         content: 0,
+        fua: false,
     }
 }
 
@@ -182,6 +183,7 @@ fn open_loop_unloaded_latencies_are_device_latencies() {
             lpn: i % 8,
             pages: 1,
             content: 0,
+            fua: false,
         })
         .collect();
     let r = ts

@@ -188,8 +188,8 @@ impl LiveEngine {
     }
 
     /// What the result's notes say of the flushes and FUA requests served (nothing
-    /// without any); `recorded`: the stream was recorded.
-    fn flush_notes(&self, recorded: bool) -> Vec<String> {
+    /// without any, or with a write cache). A recording holds them (`.fgt` version 2).
+    fn flush_notes(&self) -> Vec<String> {
         let mut v = Vec::new();
         if self.flushes == 0 && self.fua == 0 {
             return v;
@@ -198,16 +198,6 @@ impl LiveEngine {
         if !self.cache {
             v.push(format!(
                 "{what}: without a write cache the device holds no data a flush must program (a flush waits for the earlier writes only)"
-            ));
-        }
-        if recorded {
-            v.push(format!(
-                "the recording does not hold the {what} (the .fgt format has no flush record){}",
-                if self.cache {
-                    ": its replay leaves the pages they programmed in the write cache, so its flash writes and latencies differ from this record"
-                } else {
-                    ""
-                }
             ));
         }
         v
@@ -228,13 +218,13 @@ impl LiveEngine {
 impl LiveEngine {
     /// The result record of everything served so far (`workload` describes the stream):
     /// the driver's own record, as `flashgc run` builds it, with notes on the flushes and
-    /// FUA requests (`recorded`: whether the stream was recorded, which holds neither).
-    pub fn finish(&mut self, workload: &str, recorded: bool) -> Result<RunResult> {
+    /// FUA requests.
+    pub fn finish(&mut self, workload: &str) -> Result<RunResult> {
         let mut r = match &mut self.inner {
             Inner::Waf(d) => d.finish(workload),
             Inner::Timed(ts) => ts.finish(workload),
         }?;
-        r.notes.extend(self.flush_notes(recorded));
+        r.notes.extend(self.flush_notes());
         Ok(r)
     }
 }

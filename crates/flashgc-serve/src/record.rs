@@ -6,6 +6,9 @@
 //! whole LPN pages they free), a write as one record per LPN page carrying that page's
 //! content hash (flashgc carries one fingerprint per request, so content-bearing requests
 //! are single pages; docs/traces.md). Times are the simulator's arrival times in ns.
+//! An NBD FLUSH is a flush record and a FUA write's pages carry the FUA flag (`.fgt`
+//! version 2, written only when the session had either), so a replay sends them to the
+//! write cache as the session did.
 
 use flashgc_core::workload::Op;
 use flashgc_trace::fgt::FgtWriter;
@@ -46,7 +49,8 @@ impl Recorder {
         })
     }
 
-    /// Appends one request (`time_ns` non-decreasing).
+    /// Appends one request (`time_ns` non-decreasing); `fua`: served with NBD's FUA flag
+    /// (kept on writes, the only requests it changes).
     pub fn push(
         &mut self,
         time_ns: u64,
@@ -54,15 +58,35 @@ impl Recorder {
         offset: u64,
         len: u64,
         content: u64,
+        fua: bool,
     ) -> Result<(), String> {
-        let rec = Rec {
+        self.push_rec(Rec {
             time_ns,
             op,
             offset,
             len,
             volume: 0,
             content,
-        };
+            fua: fua && op == Op::Write,
+            preflush: false,
+        })
+    }
+
+    /// Appends a flush (NBD's FLUSH) at `time_ns`.
+    pub fn push_flush(&mut self, time_ns: u64) -> Result<(), String> {
+        self.push_rec(Rec {
+            time_ns,
+            op: Op::Flush,
+            offset: 0,
+            len: 0,
+            volume: 0,
+            content: 0,
+            fua: false,
+            preflush: false,
+        })
+    }
+
+    fn push_rec(&mut self, rec: Rec) -> Result<(), String> {
         let n = self.w.records() + 1;
         self.w
             .push(&rec, n, &self.partial.display().to_string())

@@ -256,6 +256,10 @@ fn engine_thread(
                 stop.store(true, Ordering::Relaxed);
                 format!("the simulator failed: {e}")
             })?;
+            if let Some(rec) = recorder.as_mut() {
+                rec.push_flush(t)
+                    .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
+            }
         }
         for p in msg.pieces.as_slice() {
             let mut req = p.req;
@@ -267,7 +271,7 @@ fn engine_thread(
             // Under deferred commit the completion is decided later (pace none only).
             done = done.zip(c).map(|(d, c)| d.max(c));
             if let Some(rec) = recorder.as_mut() {
-                rec.push(t, req.op, p.offset, p.len, req.content)
+                rec.push(t, req.op, p.offset, p.len, req.content, fua)
                     .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
             }
             n += 1;
@@ -291,13 +295,12 @@ fn engine_thread(
     }
     // The recording holds every request already: close it before the drain below (long
     // under deferred commit), so that a second signal during the drain cannot lose it.
-    let recorded = recorder.is_some();
     let recording = recorder.map(Recorder::finish);
     if n > 0 {
         log("stopping: simulating the requests still in flight");
     }
     let result = engine
-        .finish("requests served over NBD", recorded)
+        .finish("requests served over NBD")
         .map_err(|e| format!("the simulator failed at the end: {e}"));
     Ok(EngineEnd {
         live: engine.counters(),

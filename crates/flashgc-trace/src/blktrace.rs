@@ -36,6 +36,10 @@ pub const RECORD_BYTES: usize = 48;
 const TC_NOTIFY: u32 = 1 << (10 + 16);
 const TC_WRITE: u32 = 1 << (1 + 16);
 const TC_DISCARD: u32 = 1 << (13 + 16);
+/// `BLK_TC_FLUSH` (`1 << 2`): a preflush (blkparse's leading `F`; `FN` without data).
+const TC_FLUSH: u32 = 1 << (2 + 16);
+/// `BLK_TC_FUA` (`1 << 15`): Force Unit Access (blkparse's `F` after the op letter).
+const TC_FUA: u32 = 1 << (15 + 16);
 /// The cgroup flag newer kernels set in the action code.
 const TA_CGROUP: u32 = 1 << 8;
 /// blkparse's letters for the action codes 1..=15 (`__BLK_TA_QUEUE` .. `__BLK_TA_REMAP`).
@@ -321,15 +325,23 @@ impl BlktraceSource {
         if !self.events.has(letter) {
             return Ok(None);
         }
+        let preflush = e.action & TC_FLUSH != 0;
         let op = if e.action & TC_DISCARD != 0 {
             Op::Trim
         } else if e.action & TC_WRITE != 0 {
             Op::Write
         } else if e.bytes > 0 {
             Op::Read
+        } else if preflush {
+            Op::Flush // blkparse's `FN`
         } else {
-            return Ok(None); // blkparse's `N`: no data (e.g. a flush)
+            return Ok(None); // blkparse's `N`: no data, no flush
         };
+        let volume = ((e.device >> 20) as u64) << 32 | (e.device & 0xf_ffff) as u64;
+        if op == Op::Flush || (preflush && e.bytes == 0) {
+            // An empty preflush write (`FWS 0 + 0`, what fsync queues) is a flush alone.
+            return Ok(Some(crate::format::flush_rec(e.time, volume)));
+        }
         let Some(offset) = e.sector.checked_mul(512) else {
             return Err(bad_record(
                 &self.files[file].name,
@@ -345,8 +357,10 @@ impl BlktraceSource {
             op,
             offset,
             len: e.bytes as u64,
-            volume: ((e.device >> 20) as u64) << 32 | (e.device & 0xf_ffff) as u64,
+            volume,
             content: 0,
+            fua: e.action & TC_FUA != 0 && op == Op::Write,
+            preflush,
         }))
     }
 }
@@ -362,7 +376,7 @@ impl RecordSource for BlktraceSource {
                 self.diag.ignored_lines += 1;
                 continue;
             };
-            if rec.len == 0 {
+            if rec.len == 0 && rec.op != Op::Flush {
                 self.diag.zero_length += 1;
                 continue;
             }
@@ -374,7 +388,11 @@ impl RecordSource for BlktraceSource {
                 }
             }
             self.last_time = Some(rec.time_ns);
-            self.diag.requests += 1;
+            if rec.op == Op::Flush {
+                self.diag.flushes += 1;
+            } else {
+                self.diag.requests += 1;
+            }
             return Ok(Some(Record {
                 rec,
                 line: self.diag.lines,

@@ -1,6 +1,9 @@
-//! The `.fgt` binary trace format (version 1): fixed-size little-endian records behind a
-//! 64-byte header, a volume-name table at the end, and a CRC-32 over everything after the
-//! header. Read memory-mapped. The layout is documented in `docs/traces.md`.
+//! The `.fgt` binary trace format (versions 1 and 2): fixed-size little-endian records
+//! behind a 64-byte header, a volume-name table at the end, and a CRC-32 over everything
+//! after the header. Read memory-mapped. The layout is documented in `docs/traces.md`.
+//! Version 2 adds flush records (op 3) and a record flags byte (FUA, preflush); writers
+//! write it only for traces that have them, so a trace without flushes converts to the
+//! same version 1 bytes as before.
 
 use crate::error::TraceError;
 use crate::format::{Format, Rec, VolumeKind};
@@ -13,8 +16,16 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-/// Current `.fgt` version.
-pub const FGT_VERSION: u16 = 1;
+/// The newest `.fgt` version (read, and written for traces with flushes or FUA writes).
+pub const FGT_VERSION: u16 = 2;
+/// The version written for traces without flushes or FUA writes (also read).
+pub const FGT_VERSION_PLAIN: u16 = 1;
+/// Record flags byte 23 (version 2): a write with Force Unit Access.
+pub const RECORD_FUA: u8 = 1;
+/// Record flags byte 23 (version 2): a flush precedes the request.
+pub const RECORD_PREFLUSH: u8 = 2;
+/// Record op code of a flush (version 2).
+const OP_FLUSH: u8 = 3;
 /// Header size in bytes.
 pub const HEADER_BYTES: usize = 64;
 /// Record size without content fingerprints.
@@ -33,7 +44,44 @@ fn op_code(op: Op) -> u8 {
         Op::Read => 0,
         Op::Write => 1,
         Op::Trim => 2,
+        Op::Flush => OP_FLUSH,
     }
+}
+
+/// The record flags byte of `rec` (version 2; 0 for every record of a version 1 file).
+fn record_flags(rec: &Rec) -> u8 {
+    (if rec.fua { RECORD_FUA } else { 0 }) | (if rec.preflush { RECORD_PREFLUSH } else { 0 })
+}
+
+/// Checks the op code, flags and length of version-`version` record `i` (1-based);
+/// `None` when they are valid.
+fn record_problem(version: u16, i: usize, op: u8, flags: u8, len: u32) -> Option<String> {
+    if version == FGT_VERSION_PLAIN {
+        return (op > 2 || len == 0)
+            .then(|| format!("record {i}: op code {op} (0 read, 1 write, 2 trim), length {len}"));
+    }
+    if op > OP_FLUSH {
+        return Some(format!(
+            "record {i}: op code {op} (0 read, 1 write, 2 trim, 3 flush)"
+        ));
+    }
+    if flags & !(RECORD_FUA | RECORD_PREFLUSH) != 0 {
+        return Some(format!(
+            "record {i}: flags byte 23 is {flags:#04x}; version 2 defines only bit 0 (FUA) and bit 1 (preflush)"
+        ));
+    }
+    if op == OP_FLUSH {
+        return (len != 0 || flags != 0).then(|| {
+            format!("record {i}: a flush (op 3) has no data and no flags, found length {len}, flags {flags:#04x}")
+        });
+    }
+    if len == 0 {
+        return Some(format!(
+            "record {i}: length 0 (only a flush, op 3, has no data)"
+        ));
+    }
+    (flags & RECORD_FUA != 0 && op != 1)
+        .then(|| format!("record {i}: FUA (flags bit 0) on op code {op}: only a write (1) has FUA"))
 }
 
 /// What a conversion wrote.
@@ -49,6 +97,9 @@ pub struct ConvertReport {
     pub content: bool,
     /// Diagnostics of reading the source.
     pub diagnostics: Diagnostics,
+    /// The `.fgt` version written: 2 when the trace has flushes or FUA writes, else 1.
+    #[serde(skip)]
+    pub version: u16,
 }
 
 /// Writes every record of `src` to `out` as a `.fgt` file. `content` chooses the 32-byte
@@ -75,6 +126,7 @@ pub fn write_fgt_to<W: Write + Seek>(
     while let Some(r) = src.next_record()? {
         fw.push(&r.rec, r.line, src.file())?;
     }
+    let version = fw.version();
     let (n, bytes, volumes) = fw.finish(|k| src.volume_name(k))?;
     Ok(ConvertReport {
         records: n,
@@ -82,6 +134,7 @@ pub fn write_fgt_to<W: Write + Seek>(
         volumes,
         content,
         diagnostics: src.diagnostics().clone(),
+        version,
     })
 }
 
@@ -98,6 +151,8 @@ pub struct FgtWriter<W: Write + Seek> {
     order: Vec<u64>,
     n: u64,
     last_time: u64,
+    /// A flush or a flagged record was written: the file is version 2.
+    v2: bool,
 }
 
 impl<W: Write + Seek> FgtWriter<W> {
@@ -121,7 +176,17 @@ impl<W: Write + Seek> FgtWriter<W> {
             order: Vec::new(),
             n: 0,
             last_time: 0,
+            v2: false,
         })
+    }
+
+    /// The version the file gets: 2 once a flush or a FUA / preflush record was pushed.
+    pub fn version(&self) -> u16 {
+        if self.v2 {
+            FGT_VERSION
+        } else {
+            FGT_VERSION_PLAIN
+        }
     }
 
     /// Records written so far.
@@ -140,16 +205,20 @@ impl<W: Write + Seek> FgtWriter<W> {
                 rec.len
             ),
         })?;
-        if rec.time_ns < self.last_time || len == 0 {
+        let flush = rec.op == Op::Flush;
+        if rec.time_ns < self.last_time || (len == 0) != flush || (flush && record_flags(rec) != 0)
+        {
             return Err(TraceError::Capacity {
                 file: file.to_string(),
                 line,
                 message: format!(
-                    "record at {} ns of {len} bytes after one at {} ns: .fgt records are in time order and non-empty",
+                    "record at {} ns of {len} bytes after one at {} ns: .fgt records are in time order and non-empty \
+                     (flushes: empty, without FUA or preflush)",
                     rec.time_ns, self.last_time
                 ),
             });
         }
+        self.v2 |= flush || record_flags(rec) != 0;
         self.last_time = rec.time_ns;
         let vi = match self.vols.get(&rec.volume) {
             Some(&i) => i,
@@ -173,7 +242,7 @@ impl<W: Write + Seek> FgtWriter<W> {
         buf[16..20].copy_from_slice(&len.to_le_bytes());
         buf[20..22].copy_from_slice(&vi.to_le_bytes());
         buf[22] = op_code(rec.op);
-        buf[23] = 0;
+        buf[23] = record_flags(rec);
         buf[24..32].copy_from_slice(&rec.content.to_le_bytes());
         let rs = self.record_bytes();
         self.crc.update(&buf[..rs]);
@@ -215,7 +284,7 @@ impl<W: Write + Seek> FgtWriter<W> {
         self.w.write_all(&table).map_err(werr)?;
         let mut h = [0u8; HEADER_BYTES];
         h[0..8].copy_from_slice(FGT_MAGIC);
-        h[8..10].copy_from_slice(&FGT_VERSION.to_le_bytes());
+        h[8..10].copy_from_slice(&self.version().to_le_bytes());
         h[10..12].copy_from_slice(&(rs as u16).to_le_bytes());
         h[12..16].copy_from_slice(&(if self.content { FLAG_CONTENT } else { 0 }).to_le_bytes());
         h[16..24].copy_from_slice(&self.n.to_le_bytes());
@@ -298,6 +367,8 @@ impl std::ops::Deref for Backing {
 pub struct FgtSource {
     file: String,
     map: Backing,
+    /// 1, or 2 (records may be flushes or carry flags).
+    version: u16,
     count: u64,
     rs: usize,
     pos: u64,
@@ -358,9 +429,9 @@ impl FgtSource {
             return Err(bad("header checksum mismatch (corrupt header)".into()));
         }
         let version = u16at(8);
-        if version != FGT_VERSION {
+        if version != FGT_VERSION && version != FGT_VERSION_PLAIN {
             return Err(bad(format!(
-                "version {version}; this flashgc reads version {FGT_VERSION}"
+                "version {version}; this flashgc reads versions {FGT_VERSION_PLAIN} and {FGT_VERSION}"
             )));
         }
         // Reserved bytes must be 0: a reader that ignored them could not tell a file written
@@ -378,7 +449,7 @@ impl FgtSource {
         let flags = u32at(12);
         if flags & !FLAG_CONTENT != 0 {
             return Err(bad(format!(
-                "header field `flags` (byte 12) is {flags:#x}; version {FGT_VERSION} defines only bit 0 (content fingerprints)"
+                "header field `flags` (byte 12) is {flags:#x}; version {version} defines only bit 0 (content fingerprints)"
             )));
         }
         let want_rs = if flags & FLAG_CONTENT != 0 {
@@ -436,6 +507,7 @@ impl FgtSource {
         // writer stores text traces' times already clamped), so the replay path cannot
         // meet a bad record.
         let mut last_time = 0u64;
+        let mut flushes = 0u64;
         for i in 0..count as usize {
             let o = HEADER_BYTES + i * rs;
             let b = &map[o..o + RECORD_BYTES];
@@ -450,30 +522,35 @@ impl FgtSource {
             last_time = time;
             let len = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
             let vi = u16::from_le_bytes([b[20], b[21]]) as usize;
-            if b[23] != 0 {
+            if version == FGT_VERSION_PLAIN && b[23] != 0 {
                 return Err(bad(format!(
-                    "record {} (at byte {o}): reserved byte 23 is {:#04x}, must be 0",
+                    "record {} (at byte {o}): reserved byte 23 is {:#04x}, must be 0 (version 1)",
                     i + 1,
                     b[23]
                 )));
             }
-            if b[22] > 2 || vi >= keys.len() || len == 0 {
+            if vi >= keys.len() {
                 return Err(bad(format!(
-                    "record {}: op code {} (0 read, 1 write, 2 trim), volume index {vi} of {}, length {len}",
+                    "record {}: volume index {vi} of {}",
                     i + 1,
-                    b[22],
                     keys.len()
                 )));
             }
+            if let Some(m) = record_problem(version, i + 1, b[22], b[23], len) {
+                return Err(bad(format!("{m} (at byte {o})")));
+            }
+            flushes += (b[22] == OP_FLUSH) as u64;
         }
         let diag = Diagnostics {
             lines: count,
-            requests: count,
+            requests: count - flushes,
+            flushes,
             ..Diagnostics::default()
         };
         Ok(FgtSource {
             file,
             map,
+            version,
             count,
             rs,
             pos: 0,
@@ -509,7 +586,8 @@ impl FgtSource {
         let op = match b[22] {
             0 => Op::Read,
             1 => Op::Write,
-            _ => Op::Trim,
+            2 => Op::Trim,
+            _ => Op::Flush,
         };
         let vi = u16::from_le_bytes([b[20], b[21]]) as usize;
         let volume = self.keys.get(vi).copied().unwrap_or(0);
@@ -529,6 +607,8 @@ impl FgtSource {
                 len: u32::from_le_bytes([b[16], b[17], b[18], b[19]]) as u64,
                 volume,
                 content,
+                fua: b[23] & RECORD_FUA != 0,
+                preflush: b[23] & RECORD_PREFLUSH != 0,
             },
             line: self.pos,
         })
@@ -565,6 +645,11 @@ impl FgtSource {
     /// Marks `n` records as read.
     pub(crate) fn advance(&mut self, n: usize) {
         self.pos = (self.pos + n as u64).min(self.count);
+    }
+
+    /// The file's version: 1, or 2 (flush records and record flags).
+    pub fn version(&self) -> u16 {
+        self.version
     }
 
     /// Number of records in the file (each one request).

@@ -138,6 +138,9 @@ impl Filter {
         if d.zero_length > 0 {
             message.push_str(&format!(", {} zero-length requests skipped", d.zero_length));
         }
+        if d.flushes > 0 {
+            message.push_str(&format!(", {} flushes", d.flushes));
+        }
         if d.bad_lines > 0 {
             message.push_str(&format!(", {} malformed lines skipped", d.bad_lines));
         }

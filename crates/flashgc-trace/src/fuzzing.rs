@@ -119,6 +119,11 @@ fn options(format: Option<String>, a: u8, b: u8) -> TraceOptions {
             end_ns: 2_000_000_000,
         }),
         skip_bad_lines: a & 1 != 0,
+        flushes: if b & 2 != 0 {
+            crate::options::Flushes::Ignore
+        } else {
+            crate::options::Flushes::Replay
+        },
         pipeline: false,
     }
 }
@@ -298,6 +303,13 @@ fn replay(input: &TraceInput, opts: &TraceOptions, lpn_size: u32, logical: u64) 
             break;
         }
         for r in &buf {
+            assert!(r.time_ns >= last_t, "time goes back");
+            last_t = r.time_ns;
+            if r.op == Op::Flush {
+                assert!(r.pages == 0 && r.lpn == 0 && !r.fua, "a flush with pages");
+                continue;
+            }
+            assert!(!r.fua || r.op == Op::Write, "FUA on a non-write");
             assert!(r.pages >= 1, "empty request");
             assert!(
                 r.lpn + r.pages as u64 <= logical,
@@ -305,8 +317,6 @@ fn replay(input: &TraceInput, opts: &TraceOptions, lpn_size: u32, logical: u64) 
                 r.lpn,
                 r.pages
             );
-            assert!(r.time_ns >= last_t, "time goes back");
-            last_t = r.time_ns;
             if r.op == Op::Write {
                 written += r.pages as u64;
             }

@@ -40,7 +40,7 @@ pub use error::TraceError;
 pub use fgt::ConvertReport;
 pub use format::{BlkEvents, Format, Rec, VolumeKind, FORMAT_NAMES};
 pub use input::TraceInput;
-pub use options::{Ops, Remap, TimeWindow, TraceOptions};
+pub use options::{Flushes, Ops, Remap, TimeWindow, TraceOptions};
 pub use record::{Diagnostics, Record, RecordSource};
 pub use replay::TraceWorkload;
 pub use source::{open_any, open_input, open_source, AnySource};

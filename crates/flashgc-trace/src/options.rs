@@ -44,6 +44,32 @@ impl Remap {
     }
 }
 
+/// What replay does with a trace's flushes and FUA writes (`--trace-flushes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Flushes {
+    /// Flushes (and a preflush request's flush) go to the simulated write cache, FUA
+    /// writes complete once programmed (docs/traces.md, "Flushes and FUA writes").
+    #[default]
+    Replay,
+    /// Flushes are dropped and FUA writes replayed as plain writes (the replay of
+    /// flashgc before flushes were read).
+    Ignore,
+}
+
+impl Flushes {
+    /// Parses `replay` or `ignore`.
+    pub fn parse(s: &str) -> Result<Flushes, TraceError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "replay" => Ok(Flushes::Replay),
+            "ignore" => Ok(Flushes::Ignore),
+            _ => Err(TraceError::Option {
+                option: "--trace-flushes",
+                message: format!("`{s}`; allowed: replay, ignore"),
+            }),
+        }
+    }
+}
+
 /// Which operations to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ops {
@@ -78,7 +104,8 @@ impl Ops {
         match self {
             Ops::All => true,
             Ops::Read => op == Op::Read,
-            Ops::Write => op == Op::Write,
+            // Flushes are the writes' (what makes them durable).
+            Ops::Write => op == Op::Write || op == Op::Flush,
             Ops::NoRead => op != Op::Read,
         }
     }
@@ -171,6 +198,8 @@ pub struct TraceOptions {
     pub time_window: Option<TimeWindow>,
     /// `--skip-bad-lines`: count and skip malformed lines instead of stopping.
     pub skip_bad_lines: bool,
+    /// `--trace-flushes`: replay flushes and FUA writes (default) or ignore them.
+    pub flushes: Flushes,
     /// Replay a text or blktrace trace with its parser on a second thread (default true;
     /// used only when the machine has a second core). Results are identical either way;
     /// `false` keeps everything on the caller's thread.
@@ -190,6 +219,7 @@ impl Default for TraceOptions {
             ops: Ops::All,
             time_window: None,
             skip_bad_lines: false,
+            flushes: Flushes::Replay,
             pipeline: true,
         }
     }

@@ -191,15 +191,21 @@ impl PipedSource {
         let i = self.pos - 1;
         if let Some((at, d)) = self.changes.get(self.next_change) {
             if *at == i {
-                let (lines, requests) = (self.diag.lines, self.diag.requests);
+                let (lines, requests, flushes) =
+                    (self.diag.lines, self.diag.requests, self.diag.flushes);
                 self.diag = d.clone();
                 self.diag.lines = lines;
                 self.diag.requests = requests;
+                self.diag.flushes = flushes;
                 self.next_change += 1;
             }
         }
         self.diag.lines = r.line;
-        self.diag.requests += 1;
+        if r.rec.op == flashgc_core::workload::Op::Flush {
+            self.diag.flushes += 1;
+        } else {
+            self.diag.requests += 1;
+        }
         self.last_end = self.ends.get(i).copied().unwrap_or(u64::MAX);
         self.last_time = Some(r.rec.time_ns);
     }

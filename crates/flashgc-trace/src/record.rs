@@ -22,8 +22,13 @@ pub struct Record {
 pub struct Diagnostics {
     /// Lines read (text) or records read (binary).
     pub lines: u64,
-    /// Requests produced (before filters).
+    /// Requests produced (before filters; flushes not included).
     pub requests: u64,
+    /// Flushes read (not requests). Only the message for an empty trace uses it, so it is
+    /// left out of the JSON of `trace stats` (which counts flushes itself) and of
+    /// checkpoints.
+    #[serde(skip)]
+    pub flushes: u64,
     /// Valid lines that are not requests (blkparse events not selected, fio open/close/wait,
     /// MiDAS `LOAD_END` and type-2 lines, blkparse summaries and flushes).
     pub ignored_lines: u64,

@@ -126,10 +126,22 @@ pub struct TraceStats {
     pub diagnostics: Diagnostics,
     /// Human-readable warnings.
     pub warnings: Vec<String>,
+    /// Flushes (blkparse `FN`, fio `sync` / `datasync`, `.fgt` flush records, and the flush
+    /// of a preflush request, RWBS `FW...`); not requests. Left out of the JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub flushes: u64,
+    /// Writes with Force Unit Access (RWBS `WF...`); counted in `writes` too. Left out of
+    /// the JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fua_writes: u64,
     /// Why no request is counted, when none is (what the file held, and the hint for
     /// blkparse events or an absent `--volume`); `None` otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub empty: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 const SIZE_BOUNDS: [u64; 9] = [
@@ -243,6 +255,8 @@ pub fn stats_input(
         duplicates: None,
         diagnostics: Diagnostics::default(),
         warnings: Vec::new(),
+        flushes: 0,
+        fua_writes: 0,
         empty: None,
     };
     let mut hist = vec![(0u64, 0u64); SIZE_BOUNDS.len() + 1];
@@ -265,6 +279,12 @@ pub fn stats_input(
     while let Some(r) = src.next_record()? {
         let Some(rel) = filter.keep(&r) else { continue };
         let rec = r.rec;
+        if rec.op == Op::Flush {
+            s.flushes += 1;
+            continue;
+        }
+        s.flushes += rec.preflush as u64;
+        s.fua_writes += (rec.fua && rec.op == Op::Write) as u64;
         t_first.get_or_insert(rel);
         t_last = t_last.max(rel);
         vols.insert(rec.volume);
@@ -279,7 +299,7 @@ pub fn stats_input(
         let opk = match rec.op {
             Op::Read => 0u8,
             Op::Write => 1,
-            Op::Trim => 2,
+            Op::Trim | Op::Flush => 2,
         };
         let prev = last_end.insert((rec.volume, opk), end);
         let sequential = prev == Some(rec.offset);
@@ -296,7 +316,7 @@ pub fn stats_input(
                 hist[b].1 += 1;
                 seq_w += sequential as u64;
             }
-            Op::Trim => {
+            Op::Trim | Op::Flush => {
                 s.trims += 1;
                 s.trim_bytes += rec.len;
             }
@@ -310,7 +330,7 @@ pub fn stats_input(
         let flag = match rec.op {
             Op::Read => READ,
             Op::Write => WRITTEN,
-            Op::Trim => 0,
+            Op::Trim | Op::Flush => 0,
         };
         if by_addr.is_none() && *first_volume.get_or_insert(rec.volume) != rec.volume {
             by_addr = Some(address_runs(&pages));
@@ -446,6 +466,12 @@ impl TraceStats {
             self.trims,
             pct(self.read_fraction)
         ));
+        if self.flushes > 0 || self.fua_writes > 0 {
+            o.push_str(&format!(
+                "flushes    {} (not requests); FUA writes {}\n",
+                self.flushes, self.fua_writes
+            ));
+        }
         o.push_str(&format!(
             "bytes      read {} ({:.3} GiB), written {} ({:.3} GiB), trimmed {}\n",
             self.read_bytes,
@@ -549,7 +575,7 @@ pub fn volumes_input(
     let mut filter = Filter::new(&o, &src)?;
     let mut m: std::collections::HashMap<u64, VolumeInfo> = std::collections::HashMap::new();
     while let Some(r) = src.next_record()? {
-        if filter.keep(&r).is_none() {
+        if filter.keep(&r).is_none() || r.rec.op == Op::Flush {
             continue;
         }
         let v = m.entry(r.rec.volume).or_insert_with(|| VolumeInfo {
@@ -571,7 +597,7 @@ pub fn volumes_input(
                 v.writes += 1;
                 v.write_bytes += r.rec.len;
             }
-            Op::Trim => {}
+            Op::Trim | Op::Flush => {}
         }
         v.size_bytes = v.size_bytes.max(r.rec.offset.saturating_add(r.rec.len));
     }
@@ -614,7 +640,7 @@ pub fn footprint_input(
     let mut pages: PageRuns<()> = PageRuns::default();
     let mut max_end = 0u64;
     while let Some(r) = src.next_record()? {
-        if filter.keep(&r).is_none() {
+        if filter.keep(&r).is_none() || r.rec.op == Op::Flush {
             continue;
         }
         let first = r.rec.offset / pb;

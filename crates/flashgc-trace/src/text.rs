@@ -6,6 +6,7 @@ use crate::error::TraceError;
 use crate::format::{Format, LineParser, Parsed, VolumeKind};
 use crate::input::{io_err, open_at, open_lines, open_stream, Compression, LineReader, TraceInput};
 use crate::record::{Diagnostics, Record, RecordSource, TextPos};
+use flashgc_core::workload::Op;
 use std::collections::HashMap;
 
 /// A text trace, parsed line by line in constant memory.
@@ -104,7 +105,7 @@ impl RecordSource for TextSource {
             self.diag.lines += 1;
             match self.parser.parse(line) {
                 Ok(Parsed::Rec(mut rec)) => {
-                    if rec.len == 0 {
+                    if rec.len == 0 && rec.op != Op::Flush {
                         self.diag.zero_length += 1;
                         continue;
                     }
@@ -123,7 +124,11 @@ impl RecordSource for TextSource {
                             self.names.insert(rec.volume, self.parser.volume_name(line));
                         }
                     }
-                    self.diag.requests += 1;
+                    if rec.op == Op::Flush {
+                        self.diag.flushes += 1;
+                    } else {
+                        self.diag.requests += 1;
+                    }
                     return Ok(Some(Record { rec, line: line_no }));
                 }
                 Ok(Parsed::Blank) => {}

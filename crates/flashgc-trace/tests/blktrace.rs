@@ -344,3 +344,54 @@ fn corrupt_or_truncated_binary_files_are_errors_naming_file_and_offset() {
     let err = replay(&p, "C").unwrap_err().to_string();
     assert!(err.contains("--blkparse-events"), "{err}");
 }
+
+/// Flushes and FUA writes (`BLK_TC_FLUSH`, `BLK_TC_FUA`): binary events read as blkparse
+/// prints their RWBS (`FN`, `FWS`, `WFS`, `FWFS`), in both byte orders.
+#[test]
+fn flush_and_fua_category_bits_read_like_the_blkparse_text() {
+    use flashgc_core::workload::Op;
+    let text = "\
+  8,0    0        1     0.000000000  100  D   W 0 + 8 [a]
+  8,0    1        2     0.000001000  100  D  FN [a]
+  8,0    0        3     0.000002000  100  D FWS 8 + 8 [a]
+  8,0    1        4     0.000003000  100  D WFS 16 + 8 [a]
+  8,0    0        5     0.000004000  100  D FWFS 24 + 8 [a]
+  8,0    0        6     0.000005000  100  Q FWS 0 + 0 [a]
+  8,0    1        7     0.000006000  100  D   N [a]
+";
+    let txt = tmp("flush.blkparse.txt");
+    std::fs::write(&txt, text).unwrap();
+    for little in [true, false] {
+        let name = if little { "flush-le" } else { "flush-be" };
+        let bin = write_set(name, &events_of(text), little);
+        let (want, want_desc) = replay(&txt, "D").unwrap();
+        let (got, desc) = replay(&bin, "D").unwrap();
+        assert_eq!(got, want, "{name}");
+        let tail = |d: &str| d[d.find("format").unwrap()..].to_string();
+        assert_eq!(tail(&desc), tail(&want_desc));
+        // The only Q event is an empty preflush write: a flush, and no request.
+        let e = replay(&bin, "Q").unwrap_err().to_string();
+        assert!(
+            e.contains("holds no requests (7 lines read, 6 lines are not requests, 1 flushes)"),
+            "{e}"
+        );
+        let (d, desc) = replay(&bin, "D").unwrap();
+        let got: Vec<_> = d.iter().map(|r| (r.time_ns, r.op, r.lpn, r.fua)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, Op::Write, 0, false),
+                (1000, Op::Flush, 0, false),
+                (2000, Op::Flush, 0, false),
+                (2000, Op::Write, 1, false),
+                (3000, Op::Write, 2, true),
+                (4000, Op::Flush, 0, false),
+                (4000, Op::Write, 3, true),
+            ]
+        );
+        assert!(
+            desc.contains("4 requests, 3 flushes, 2 FUA writes"),
+            "{desc}"
+        );
+    }
+}

@@ -1,4 +1,4 @@
-//! The `.fgt` reader accepts only what the version 1 layout defines: reserved header and
+//! The `.fgt` reader accepts only what versions 1 and 2 define: reserved header and
 //! record bytes must be 0, the flags hold only bit 0, and nothing may follow the volume
 //! table. Each refusal names the file and the byte. Every file `convert` writes (from every
 //! hand-written test trace, with and without content fingerprints) still loads.
@@ -148,4 +148,86 @@ fn every_converted_test_trace_loads() {
         n += 1;
     }
     assert!(n >= 10, "only {n} test traces converted");
+}
+
+/// A version 2 copy of a blkparse trace with a write, a flush (`FN`) and a FUA write
+/// (`WFS`): records 1, 2 and 3 of 24 bytes (a write, op 3, a write with flags bit 0).
+fn good_v2(name: &str) -> (PathBuf, Vec<u8>) {
+    let src = tmp(&format!("{name}.blkparse.txt"));
+    std::fs::write(
+        &src,
+        "  8,0 0 1 0.000000000 1 D W 0 + 8 [a]\n  8,0 0 2 0.000001000 1 D FN [a]\n  \
+         8,0 0 3 0.000002000 1 D WFS 8 + 8 [a]\n",
+    )
+    .unwrap();
+    let p = tmp(name);
+    assert_eq!(
+        convert(&src, &TraceOptions::default(), &p).unwrap().version,
+        2
+    );
+    let b = std::fs::read(&p).unwrap();
+    assert_eq!((b[8], b[64 + 24 + 22], b[64 + 48 + 23]), (2, 3, 1));
+    (p, b)
+}
+
+/// Version 2's record byte 23 holds flags (bit 0 FUA, bit 1 preflush) and op 3 is a
+/// flush: unknown flags, a flush with data or flags, FUA on a read, an unknown op, a flush
+/// in a version 1 file and an unknown version are refused, naming the record and byte.
+#[test]
+fn version_2_records_are_checked_as_strictly() {
+    let (p, g) = good_v2("v2.fgt");
+    assert!(open_source(&p, None, None, false).is_ok());
+    let rec = |i: usize| 64 + 24 * (i - 1);
+    // (byte, value) edits, and the error they give.
+    let cases: Vec<(Vec<(usize, u8)>, &str)> = vec![
+        (
+            vec![(rec(3) + 23, 0x05)],
+            "record 3: flags byte 23 is 0x05; version 2 defines only bit 0 (FUA) and bit 1 (preflush) (at byte 112)",
+        ),
+        (
+            vec![(rec(2) + 16, 8)],
+            "record 2: a flush (op 3) has no data and no flags, found length 8, flags 0x00 (at byte 88)",
+        ),
+        (
+            vec![(rec(2) + 23, 2)],
+            "record 2: a flush (op 3) has no data and no flags, found length 0, flags 0x02",
+        ),
+        (
+            vec![(rec(3) + 22, 0)],
+            "record 3: FUA (flags bit 0) on op code 0: only a write (1) has FUA",
+        ),
+        (
+            vec![(rec(1) + 22, 4)],
+            "record 1: op code 4 (0 read, 1 write, 2 trim, 3 flush)",
+        ),
+        (
+            // The length 4096 is byte 17's 0x10.
+            vec![(rec(1) + 17, 0)],
+            "record 1: length 0 (only a flush, op 3, has no data)",
+        ),
+        (
+            // A version 1 file knows no flush.
+            vec![(8, 1), (rec(3) + 23, 0)],
+            "record 2: op code 3 (0 read, 1 write, 2 trim), length 0",
+        ),
+        (
+            vec![(8, 3)],
+            "version 3; this flashgc reads versions 1 and 2",
+        ),
+    ];
+    for (edits, want) in cases {
+        let mut b = g.clone();
+        for (i, v) in edits {
+            b[i] = v;
+        }
+        reseal(&mut b);
+        let e = open_err(&p, &b);
+        assert!(
+            e.starts_with(&format!("{}: invalid .fgt trace: ", p.display())) && e.contains(want),
+            "{e}\nwanted: {want}"
+        );
+    }
+    // The good file still loads.
+    std::fs::write(&p, &g).unwrap();
+    assert!(open_source(&p, None, None, false).is_ok());
 }

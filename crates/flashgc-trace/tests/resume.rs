@@ -182,3 +182,46 @@ fn drain_some(wl: &mut TraceWorkload) {
     wl.fill_requests(&mut buf, 1000).unwrap();
     assert_eq!(buf.len(), 1000);
 }
+
+/// A blkparse trace with flushes, preflush and FUA writes: resumed (text, on the
+/// pipeline's thread or not, and its `.fgt` version 2 copy) it hands out the same flushes
+/// and FUA flags, and its description counts them as the uninterrupted replay does.
+#[test]
+fn a_resumed_replay_keeps_its_flushes_and_fua_writes() {
+    let mut s = String::new();
+    for i in 0..3000u64 {
+        let rwbs = ["W", "FWS", "WFS", "R", "FWFS", "WS"][i as usize % 6];
+        s.push_str(&format!(
+            "  8,0 0 {i} {}.{:09} 1 D {rwbs} {} + 8 [a]\n",
+            i / 1000,
+            i % 1000 * 1000,
+            i * 7 % 2000 * 8
+        ));
+        if i % 10 == 0 {
+            s.push_str(&format!(
+                "  8,0 0 {i} {}.{:09} 1 D FN [a]\n",
+                i / 1000,
+                i % 1000 * 1000 + 1
+            ));
+        }
+    }
+    let input = TraceInput::memory("f.blkparse.txt", s.into_bytes());
+    let mut fgt = std::io::Cursor::new(Vec::new());
+    let mut src = flashgc_trace::open_input(&input, None, None, true).unwrap();
+    flashgc_trace::fgt::write_fgt_to(&mut src, &mut fgt, "f.fgt", false).unwrap();
+    let fgt = TraceInput::memory("f.fgt", fgt.into_inner());
+    for pipeline in [false, true] {
+        let o = TraceOptions {
+            pipeline,
+            ..TraceOptions::default()
+        };
+        check(&input, &o);
+        check(&fgt, &o);
+    }
+    let (all, desc) = drain(&mut open(&input, &TraceOptions::default()), 100);
+    assert!(
+        desc.contains(", 3000 requests, 1300 flushes, 1000 FUA writes"),
+        "{desc}"
+    );
+    assert_eq!(all.iter().filter(|r| r.fua).count(), 1000);
+}

@@ -603,8 +603,9 @@ def run(
     ``trace_options`` (traces only) are the trace reader's options, as the CLI's flags:
     ``format``, ``volume``, ``remap`` (``none``/``compact``/``modulo``), ``ops``,
     ``loop_times``, ``loop_until`` (multiples of the logical capacity), ``time_scale``,
-    ``time_window`` (``"10..60"``), ``blkparse_events``, ``skip_bad_lines``, ``pipeline``
-    (parse text traces on a second thread; default true, same results).
+    ``time_window`` (``"10..60"``), ``blkparse_events``, ``skip_bad_lines``, ``flushes``
+    (``replay``/``ignore`` the trace's flushes and FUA writes; default ``replay``),
+    ``pipeline`` (parse text traces on a second thread; default true, same results).
 
     ``timing`` turns on the timing layer (latency, IOPS, bandwidth; the device's
     latencies come from the configuration): a dict of its parameters, ``{}`` for the

@@ -124,7 +124,8 @@ pub(crate) struct Core<D: DeviceModel> {
     deferred: Option<deferred::Deferred>,
     /// The firmware CPU (`timing.cpu`; None: CPU work costs nothing).
     cpu: Option<Cpu>,
-    /// Host flushes and FUA writes of the streaming API (`driver/host/flush.rs`).
+    /// Host flushes and FUA writes of the streaming API and of replayed traces
+    /// (`driver/host/flush.rs`).
     flushes: flush::HostFlushes,
 }
 
@@ -280,11 +281,14 @@ impl<D: DeviceModel> Core<D> {
         req: &Request,
         rec: &mut Recorder,
     ) -> Result<()> {
+        if req.fua && req.op == Op::Write {
+            self.flushes.fua_writes += 1;
+        }
         if self.deferred.is_some() {
             return self.submit_deferred(sim, req, rec);
         }
         let t = self.arrival(req);
-        self.record_served(sim, req, t, false, rec).map(|_| ())
+        self.record_served(sim, req, t, req.fua, rec).map(|_| ())
     }
 
     /// Whether completions are decided later (a priority scheduler or suspend).
@@ -351,7 +355,7 @@ impl<D: DeviceModel> Core<D> {
         match req.op {
             Op::Read => s.win.rd.record(lat),
             Op::Write => s.win.wr.record(lat),
-            Op::Trim => {}
+            Op::Trim | Op::Flush => {}
         }
         self.dev.on_request(req.op, t, c);
         self.count_served(sim, req, t, rec);
@@ -375,7 +379,7 @@ impl<D: DeviceModel> Core<D> {
                     rec.user_page(&sim.ftl().counters);
                 }
             }
-            Op::Trim => {}
+            Op::Trim | Op::Flush => {}
         }
         if s.data_bytes >= s.next_point {
             while s.next_point <= s.data_bytes {
@@ -599,6 +603,8 @@ impl<D: DeviceModel> Core<D> {
                         c.remove(lpn);
                     }
                 }
+                // No pages: the loop never runs for a flush (see `Core::flush`).
+                Op::Flush => {}
             }
         }
         self.host_busy_until = self.host_busy_until.max(done);

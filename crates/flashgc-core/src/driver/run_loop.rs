@@ -285,6 +285,14 @@ pub(super) fn run<D: DeviceModel>(
                 }
             }
             request_index += 1;
+            if req.op == Op::Flush {
+                // A replayed trace's flush: the write cache's dirty pages to flash (nothing
+                // to do WAF-only, where there is no cache; the trace counts it).
+                if D::TIMED {
+                    core.flush_next(sim, req)?;
+                }
+                continue;
+            }
             let end = req.lpn.saturating_add(req.pages as u64);
             if req.pages == 0 || end > logical {
                 return Err(Error::Workload(format!(
@@ -324,6 +332,7 @@ pub(super) fn run<D: DeviceModel>(
                         ftl.trim(lpn as u32);
                     }
                 }
+                Op::Flush => {}
             }
         }
         if let Some(e) = sim.ftl().content_error() {
@@ -397,6 +406,8 @@ fn serve_waf_only(sim: &mut Simulation, req: &Request, rec: &mut Recorder) -> Re
                 ftl.trim(lpn as u32);
             }
         }
+        // Flows' flushes do not come as requests.
+        Op::Flush => {}
     }
     Ok(false)
 }

@@ -589,6 +589,7 @@ impl Workload for FioWorkload {
                         lpn: *c,
                         pages: *pages,
                         content: 0,
+                        fua: false,
                     });
                     *c = if *back > 0 {
                         // fio's `pos += ddir_seq_add`, a negative position wrapping to

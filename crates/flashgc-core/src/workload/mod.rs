@@ -30,6 +30,10 @@ pub enum Op {
     Write,
     /// Trim / discard.
     Trim,
+    /// A host flush (a trace's `FN` / fio `sync`): no pages (`lpn` and `pages` are 0). Only
+    /// trace replay emits it; the driver sends it to the write cache
+    /// (`driver/host/flush.rs`) and counts it apart from the requests.
+    Flush,
 }
 
 /// One host request in mapping units.
@@ -46,6 +50,9 @@ pub struct Request {
     /// Content fingerprint of the data written (e.g. the first 8 bytes of an FIU trace's
     /// MD5), 0 when unknown. A reader with one fingerprint per page emits one-page requests.
     pub content: u64,
+    /// A write with Force Unit Access: it completes once its pages are programmed (the
+    /// write cache's dirty copies of them written through). False for other ops.
+    pub fua: bool,
 }
 
 impl Request {
@@ -65,6 +72,7 @@ impl Request {
             lpn,
             pages,
             content: 0,
+            fua: false,
         }
     }
 }

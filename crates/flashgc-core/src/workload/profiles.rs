@@ -244,6 +244,7 @@ impl NocSynthetic {
             lpn,
             pages,
             content: 0,
+            fua: false,
         }
     }
 }

@@ -19,6 +19,52 @@ pub(super) fn is_msr_header(line: &[u8]) -> bool {
     norm.starts_with(b"timestamp,hostname,disknumber,type,offset,size")
 }
 
+/// A flush at `time_ns` on `volume`: no data.
+pub(crate) fn flush_rec(time_ns: u64, volume: u64) -> Rec {
+    Rec {
+        time_ns,
+        op: Op::Flush,
+        offset: 0,
+        len: 0,
+        volume,
+        content: 0,
+        fua: false,
+        preflush: false,
+    }
+}
+
+/// The request of a blkparse RWBS field as (op, FUA, preflush), as blkparse 1.3 prints
+/// it (`fill_rwbs` in blkparse_fmt.c, from the kernel's `BLK_TC_*` categories): `F`
+/// (`BLK_TC_FLUSH`, preflush), then `D` discard, `W` write, `R` read or `N` no data, then
+/// `F` (`BLK_TC_FUA`), `A`, `S`, `M`. `FN` is a flush ([`Op::Flush`]); `N` alone is no
+/// request (None). Without an `F`, the op is read as before flushes were (a `D`, else a
+/// `W`, else an `R` anywhere in the field), so odd fields keep their meaning.
+pub(super) fn rwbs_request(rwbs: &[u8]) -> Option<(Op, bool, bool)> {
+    let preflush = rwbs.first() == Some(&b'F');
+    let rest = if preflush { &rwbs[1..] } else { rwbs };
+    let fua = rest.get(1) == Some(&b'F');
+    if preflush || fua {
+        let op = match rest.first() {
+            Some(b'D') => Op::Trim,
+            Some(b'W') => Op::Write,
+            Some(b'R') => Op::Read,
+            _ if preflush => Op::Flush,
+            _ => return None,
+        };
+        return Some((op, fua, preflush));
+    }
+    let op = if rwbs.contains(&b'D') {
+        Op::Trim
+    } else if rwbs.contains(&b'W') {
+        Op::Write
+    } else if rwbs.contains(&b'R') {
+        Op::Read
+    } else {
+        return None;
+    };
+    Some((op, false, false))
+}
+
 impl LineParser {
     /// MSR Cambridge CSV: FILETIME ticks, host and disk naming the volume, bytes.
     #[inline(always)]
@@ -52,6 +98,8 @@ impl LineParser {
             len,
             volume: h,
             content: 0,
+            fua: false,
+            preflush: false,
         }))
     }
 
@@ -88,6 +136,8 @@ impl LineParser {
             len,
             volume: (maj << 32) | (min & 0xffff_ffff),
             content,
+            fua: false,
+            preflush: false,
         }))
     }
 
@@ -110,6 +160,8 @@ impl LineParser {
             len,
             volume,
             content: 0,
+            fua: false,
+            preflush: false,
         }))
     }
 
@@ -132,6 +184,8 @@ impl LineParser {
             len,
             volume,
             content: 0,
+            fua: false,
+            preflush: false,
         }))
     }
 
@@ -154,6 +208,8 @@ impl LineParser {
             len,
             volume,
             content: 0,
+            fua: false,
+            preflush: false,
         }))
     }
 
@@ -180,6 +236,8 @@ impl LineParser {
             len,
             volume,
             content: 0,
+            fua: false,
+            preflush: false,
         }))
     }
 
@@ -203,6 +261,8 @@ impl LineParser {
             len,
             volume,
             content: 0,
+            fua: false,
+            preflush: false,
         }))
     }
 
@@ -222,6 +282,8 @@ impl LineParser {
             len,
             volume,
             content: 0,
+            fua: false,
+            preflush: false,
         }))
     }
 
@@ -261,6 +323,8 @@ impl LineParser {
             len,
             volume: 0,
             content: 0,
+            fua: false,
+            preflush: false,
         }))
     }
 
@@ -298,7 +362,23 @@ impl LineParser {
             b"read" => Op::Read,
             b"write" => Op::Write,
             b"trim" => Op::Trim,
-            b"add" | b"open" | b"close" | b"sync" | b"datasync" => return Ok(Parsed::Ignored),
+            b"add" | b"open" | b"close" => return Ok(Parsed::Ignored),
+            // fio's `sync` (fsync) and `datasync` (fdatasync): a flush of the device's
+            // cache (the file system's metadata writes of an fsync are not in the log).
+            // fio 3.33 writes them as `FILE sync OFFSET 0` (the offset of the last I/O).
+            b"sync" | b"datasync" => {
+                if self.n > b + 2 {
+                    self.uint(line, b + 2, "offset", "bytes")?;
+                }
+                if self.n > b + 3 && self.uint(line, b + 3, "length", "bytes")? != 0 {
+                    return Err(FieldError::new(
+                        b + 3,
+                        "length",
+                        "0: a flush (`sync` / `datasync`) carries no data",
+                    ));
+                }
+                return Ok(Parsed::Rec(flush_rec(time_ns, volume)));
+            }
             b"wait" => {
                 let us = self.uint(line, b + 2, "delay", "microseconds")?;
                 if !v3 {
@@ -323,6 +403,8 @@ impl LineParser {
             len,
             volume,
             content: 0,
+            fua: false,
+            preflush: false,
         }))
     }
 
@@ -345,32 +427,35 @@ impl LineParser {
             return Ok(Parsed::Ignored);
         }
         let rwbs = self.get(line, 6, "rwbs")?;
-        let op = if rwbs.contains(&b'D') {
-            Op::Trim
-        } else if rwbs.contains(&b'W') {
-            Op::Write
-        } else if rwbs.contains(&b'R') {
-            Op::Read
-        } else {
-            // Flushes and other data-less requests.
+        let Some((op, fua, preflush)) = rwbs_request(rwbs) else {
+            // Data-less requests that are not flushes (`N`).
             return Ok(Parsed::Ignored);
         };
+        let volume = (maj << 32) | (min & 0xffff_ffff);
         // `C WS 1950885322 [0]`: blkparse prints no `+ N` for an event without data (the
-        // flush half of a sync write's completion): a zero-length request, counted.
-        if self.n >= 8 && self.n < 10 || (self.n >= 10 && self.get(line, 8, "+")? != b"+") {
-            let next = self.get(line, 8.min(self.n - 1), "+")?;
-            if self.n == 8 || next.first() == Some(&b'[') {
-                let time_ns = self.time(line, 3, 1_000_000_000, "seconds")?;
-                let offset = self.scaled(line, 7, "sector", "512 B sectors", 512)?;
-                return Ok(Parsed::Rec(Rec {
-                    time_ns,
-                    op,
-                    offset,
-                    len: 0,
-                    volume: (maj << 32) | (min & 0xffff_ffff),
-                    content: 0,
-                }));
+        // flush half of a sync write's completion, or a flush `FN`): a zero-length
+        // request, counted, unless it is a flush.
+        let no_size =
+            (self.n >= 8 && self.n < 10 || (self.n >= 10 && self.get(line, 8, "+")? != b"+")) && {
+                let next = self.get(line, 8.min(self.n - 1), "+")?;
+                self.n == 8 || next.first() == Some(&b'[')
+            };
+        if no_size || (self.n == 7 && op == Op::Flush) {
+            let time_ns = self.time(line, 3, 1_000_000_000, "seconds")?;
+            if op == Op::Flush || preflush {
+                return Ok(Parsed::Rec(flush_rec(time_ns, volume)));
             }
+            let offset = self.scaled(line, 7, "sector", "512 B sectors", 512)?;
+            return Ok(Parsed::Rec(Rec {
+                time_ns,
+                op,
+                offset,
+                len: 0,
+                volume,
+                content: 0,
+                fua: false,
+                preflush: false,
+            }));
         }
         if self.n < 10 || self.get(line, 8, "+")? != b"+" {
             return Err(FieldError::new(
@@ -382,13 +467,26 @@ impl LineParser {
         let time_ns = self.time(line, 3, 1_000_000_000, "seconds")?;
         let offset = self.scaled(line, 7, "sector", "512 B sectors", 512)?;
         let len = self.length(line, 9, "nsectors", "512 B sectors", 512)?;
+        if op == Op::Flush && len > 0 {
+            return Err(FieldError::new(
+                9,
+                "nsectors",
+                "0 sectors: a flush (RWBS `FN`) carries no data",
+            ));
+        }
+        if op == Op::Flush || (preflush && len == 0) {
+            // `Q FWS 0 + 0`: an empty preflush bio (what fsync sends) is a flush alone.
+            return Ok(Parsed::Rec(flush_rec(time_ns, volume)));
+        }
         Ok(Parsed::Rec(Rec {
             time_ns,
             op,
             offset,
             len,
-            volume: (maj << 32) | (min & 0xffff_ffff),
+            volume,
             content: 0,
+            fua: fua && op == Op::Write,
+            preflush,
         }))
     }
 
@@ -456,6 +554,8 @@ impl LineParser {
             len,
             volume,
             content,
+            fua: false,
+            preflush: false,
         }))
     }
 }

@@ -16,6 +16,7 @@ pub(crate) use fields::LineParser;
 use fields::{parse_hash, parse_time};
 use flashgc_core::workload::Op;
 pub use generic::GenericSpec;
+pub(crate) use lines::flush_rec;
 
 /// The longest request any trace format holds, in bytes (4 GiB - 1): `.fgt` and blktrace
 /// records store the length in 32 bits, and text formats refuse longer requests the same
@@ -318,6 +319,13 @@ pub struct Rec {
     pub volume: u64,
     /// Content fingerprint, 0 when unknown.
     pub content: u64,
+    /// A write with Force Unit Access (blkparse RWBS `F` after the `W`, blktrace's
+    /// `BLK_TC_FUA`): it completes once its pages are on flash.
+    pub fua: bool,
+    /// A flush precedes the request (blkparse RWBS `F` before the op letter, blktrace's
+    /// `BLK_TC_FLUSH` on a request with data): replayed as a flush, then the request, as
+    /// the block layer splits it. A flush on its own is [`Op::Flush`] (no data, length 0).
+    pub preflush: bool,
 }
 
 /// Result of parsing one line.

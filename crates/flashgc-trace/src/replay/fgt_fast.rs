@@ -1,6 +1,7 @@
 //! The `.fgt` replay hot loop: records decoded in place from the mapping, without the
 //! per-record branches of the general path (no filters, remapping, scaling or write target
-//! apply; records were validated when the file was opened).
+//! apply; records were validated when the file was opened). Version 1 files only: a
+//! version 2 file may hold flushes and flags, which the general path replays.
 
 use super::TraceWorkload;
 use crate::error::TraceError;
@@ -94,6 +95,7 @@ impl TraceWorkload {
                 lpn: first,
                 pages: pages as u32,
                 content,
+                fua: false,
             });
             done += 1;
         }

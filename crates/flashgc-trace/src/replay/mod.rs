@@ -8,7 +8,7 @@ mod resume;
 use crate::error::TraceError;
 use crate::filter::{Filter, PageMap};
 use crate::input::TraceInput;
-use crate::options::{Ops, Remap, TraceOptions};
+use crate::options::{Flushes, Ops, Remap, TraceOptions};
 use crate::pipe::PipedSource;
 use crate::record::{Record, RecordSource};
 use crate::source::AnySource;
@@ -73,6 +73,18 @@ pub struct TraceWorkload {
     name: Option<String>,
     /// What was opened (a resumed replay reopens it at its position).
     input: TraceInput,
+    /// `--trace-flushes`.
+    flushes: Flushes,
+    /// Flushes handed out ([`Op::Flush`] requests; a preflush request's included).
+    flushes_out: u64,
+    /// FUA writes read (trace requests, however many LPN runs they split into).
+    fua_out: u64,
+    /// The record being emitted is a FUA write (its runs get [`Request::fua`]).
+    cur_fua: bool,
+    /// The last [`Self::step`] handed out a run of a request (not only a flush).
+    stepped_request: bool,
+    /// A flush was handed out (the counts then tell flushes from requests).
+    flush_seen: bool,
 }
 
 impl TraceWorkload {
@@ -163,13 +175,20 @@ impl TraceWorkload {
             opts: opts.clone(),
             name: None,
             input: input.clone(),
+            flushes: opts.flushes,
+            flushes_out: 0,
+            fua_out: 0,
+            cur_fua: false,
+            stepped_request: false,
+            flush_seen: false,
         };
-        // Read ahead to the first request so an empty trace is reported before a run starts.
+        // Read ahead to the first request so an empty trace is reported before a run starts
+        // (flushes before it wait with it; a trace of flushes alone is empty).
         let mut first = Vec::new();
-        while first.is_empty() && !w.done {
+        while !first.iter().any(|r: &Request| r.op != Op::Flush) && !w.done {
             w.step(&mut first)?;
         }
-        if first.is_empty() {
+        if !first.iter().any(|r| r.op != Op::Flush) {
             return Err(w.empty_error());
         }
         w.pending = first;
@@ -237,6 +256,12 @@ impl TraceWorkload {
         self.records_out
     }
 
+    /// Flushes handed to the simulator so far (a preflush request's flush included; none
+    /// with `--trace-flushes ignore`), and FUA writes read.
+    pub fn flushes_out(&self) -> (u64, u64) {
+        (self.flushes_out, self.fua_out)
+    }
+
     fn cap_err(&self, r: &Record, first: u64, end: u64) -> TraceError {
         TraceError::Capacity {
             file: self.src.file().to_string(),
@@ -265,6 +290,11 @@ impl TraceWorkload {
         let Some(rel) = self.filter.keep(&r) else {
             return Ok(());
         };
+        let replay_flushes = self.flushes == Flushes::Replay;
+        let flush = r.rec.op == Op::Flush;
+        if flush && !replay_flushes {
+            return Ok(());
+        }
         if self.last_volume != Some(r.rec.volume) {
             self.last_volume = Some(r.rec.volume);
             if self.volumes.len() < 1000 {
@@ -288,12 +318,30 @@ impl TraceWorkload {
             }
             t as u64
         };
+        // Flushes are not requests (they count apart), but the next loop starts after them.
         if self.loop_idx == 0 {
             self.first_emit.get_or_insert(t);
             self.last_emit = t;
-            self.emitted_pass0 += 1;
+            self.emitted_pass0 += !flush as u64;
         }
         let time_ns = t.saturating_add((self.loop_idx as u64).saturating_mul(self.period));
+        if flush || (r.rec.preflush && replay_flushes) {
+            // A preflush request is a flush, then the request, as the block layer does it.
+            self.flush_seen = true;
+            out.push(Request {
+                time_ns,
+                op: Op::Flush,
+                lpn: 0,
+                pages: 0,
+                content: 0,
+                fua: false,
+            });
+            if flush {
+                return Ok(());
+            }
+        }
+        self.cur_fua = r.rec.fua && r.rec.op == Op::Write && replay_flushes;
+        self.fua_out += self.cur_fua as u64;
         self.emit(&r, time_ns, out)
     }
 
@@ -473,7 +521,9 @@ impl TraceWorkload {
                 lpn,
                 pages: k as u32,
                 content,
+                fua: self.cur_fua,
             });
+            self.stepped_request = true;
             lpn += k;
             n -= k;
         }
@@ -495,7 +545,9 @@ impl TraceWorkload {
                 self.pending_pos = 0;
             }
         }
-        if self.plain && matches!(self.src, AnySource::Fgt(_)) {
+        if self.plain
+            && matches!(&self.src, AnySource::Fgt(f) if f.version() == crate::fgt::FGT_VERSION_PLAIN)
+        {
             // One run per record there (no remap, no write target).
             let before = buf.len();
             self.fill_plain_fgt(buf, start + max)?;
@@ -504,15 +556,21 @@ impl TraceWorkload {
         while buf.len() - start < max && !self.done {
             // A record's first run always lands in the part handed out now (the loop runs
             // only while there is room); the rest of a split record may wait in `pending`.
-            let before = buf.len();
+            self.stepped_request = false;
             self.step(buf)?;
-            self.records_out += (buf.len() > before) as u64;
+            self.records_out += self.stepped_request as u64;
         }
         // A record that split into more requests than fit: keep the rest for the next call.
         if buf.len() - start > max {
             self.pending.extend(buf.drain(start + max..));
         }
-        self.requests_out += (buf.len() - start) as u64;
+        let flushes = if self.flush_seen {
+            buf[start..].iter().filter(|r| r.op == Op::Flush).count()
+        } else {
+            0
+        };
+        self.flushes_out += flushes as u64;
+        self.requests_out += (buf.len() - start - flushes) as u64;
         Ok(())
     }
 }
@@ -559,6 +617,13 @@ impl Workload for TraceWorkload {
         s.push_str(&format!(", {} requests", self.records_out));
         if self.requests_out != self.records_out {
             s.push_str(&format!(" ({} LPN runs)", self.requests_out));
+        }
+        // Said only for traces that have them (other results stay as they were).
+        if self.flushes_out > 0 {
+            s.push_str(&format!(", {} flushes", self.flushes_out));
+        }
+        if self.fua_out > 0 {
+            s.push_str(&format!(", {} FUA writes", self.fua_out));
         }
         let w = self.warnings();
         if !w.is_empty() {

@@ -11,11 +11,11 @@ use crate::input::TraceInput;
 use crate::pipe::PipedSource;
 use crate::record::{RecordSource, TextPos};
 use crate::source::AnySource;
-use flashgc_core::workload::Request;
+use flashgc_core::workload::{Op, Request};
 use serde::{Deserialize, Serialize};
 
 /// Layout version of [`ReplayPos`]; another one is refused by name.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// Where the reader stands.
 #[derive(Serialize, Deserialize)]
@@ -48,6 +48,8 @@ struct ReplayPos {
     last_volume: Option<u64>,
     hash_dropped: u64,
     requests_out: u64,
+    /// Flushes handed out and FUA writes read (since layout version 2).
+    flushes: (u64, u64),
 }
 
 fn size_of(input: &TraceInput) -> Result<u64, TraceError> {
@@ -96,6 +98,7 @@ impl TraceWorkload {
             last_volume: self.last_volume,
             hash_dropped: self.hash_dropped,
             requests_out: self.requests_out,
+            flushes: (self.flushes_out, self.fua_out),
         };
         flashgc_core::checkpoint::encode(&p).ok()
     }
@@ -131,10 +134,11 @@ impl TraceWorkload {
         // (pages it hands out, ids it has given, its time span) is checked.
         let logical = self.logical;
         let in_range = |r: &Request| {
-            r.pages >= 1
-                && r.lpn
-                    .checked_add(r.pages as u64)
-                    .is_some_and(|e| e <= logical)
+            (r.op == Op::Flush && r.pages == 0 && r.lpn == 0)
+                || r.pages >= 1
+                    && r.lpn
+                        .checked_add(r.pages as u64)
+                        .is_some_and(|e| e <= logical)
         };
         if p.next_id > logical
             || p.compact.iter().any(|(_, id)| *id as u64 >= p.next_id)
@@ -197,9 +201,10 @@ impl TraceWorkload {
         self.last_volume = p.last_volume;
         self.hash_dropped = p.hash_dropped;
         self.requests_out = p.requests_out;
+        (self.flushes_out, self.fua_out) = p.flushes;
+        self.flush_seen = self.flushes_out > 0 || self.pending.iter().any(|r| r.op == Op::Flush);
         // Only a single-pass replay saves a position (see `position`), and there every
-        // request read in the pass was handed out (its first run at least): the layout
-        // stays version 1.
+        // request read in the pass was handed out (its first run at least).
         self.records_out = p.emitted_pass0;
         self.pending_uncounted = false;
         Ok(())

@@ -22,6 +22,8 @@ struct CoreState {
     cpu: Option<Cpu>,
     /// Requests in flight under deferred commit (a priority scheduler or suspend).
     deferred: Option<super::deferred::Deferred>,
+    /// A replayed trace's flushes and FUA writes so far (since format version 9).
+    flushes: super::flush::HostFlushes,
 }
 
 impl<D: DeviceModel> Core<D> {
@@ -39,6 +41,7 @@ impl<D: DeviceModel> Core<D> {
             stats: self.stats.clone(),
             cpu: self.cpu.clone(),
             deferred: self.deferred.clone(),
+            flushes: self.flushes.clone(),
         })
         .map(Some)
     }
@@ -132,6 +135,12 @@ impl<D: DeviceModel> Core<D> {
         if st.deferred.is_some() {
             self.deferred = st.deferred;
         }
+        if !crate::checkpoint::times_ok([st.flushes.writes_done]) {
+            return Err(Error::Input(
+                "the flush statistics do not fit the run (times or counts)".into(),
+            ));
+        }
+        self.flushes = st.flushes;
         self.cache = st.cache;
         self.gc.proactive = st.proactive;
         self.host_busy_until = st.host_busy_until;

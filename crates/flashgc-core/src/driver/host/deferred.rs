@@ -51,8 +51,8 @@ pub(crate) struct Deferred {
     base_of: Vec<u64>,
     /// Requests come through the streaming API (no closed-loop slots to refill).
     streaming: bool,
-    /// Streaming flushes not complete yet (streaming runs take no checkpoint).
-    #[serde(skip)]
+    /// Streaming and replayed trace flushes not complete yet (in a checkpoint since
+    /// format version 9: a trace's).
     stream_flushes: Vec<StreamFlush>,
     /// Per request slot: the provisional completion of the request in flight there, while
     /// it waits in `soonest` (`u64::MAX`: not all its operations reserved yet, no request
@@ -83,7 +83,7 @@ pub(crate) struct Deferred {
 
 /// A streaming flush in flight: it completes once its own programs (its slot) and the
 /// writes, trims and flushes in flight when it arrived have completed.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct StreamFlush {
     /// Its own request slot.
     slot: u32,
@@ -117,6 +117,7 @@ fn flush_request(t: u64) -> Request {
         lpn: 0,
         pages: 0,
         content: 0,
+        fua: false,
     }
 }
 
@@ -236,7 +237,7 @@ impl<D: DeviceModel> Core<D> {
         match f.req.op {
             Op::Read => s.win.rd.record(lat),
             Op::Write => s.win.wr.record(lat),
-            Op::Trim => {}
+            Op::Trim | Op::Flush => {}
         }
         if closed {
             if let Host::ClosedLoop { .. } = self.p.host {
@@ -336,7 +337,7 @@ impl<D: DeviceModel> Core<D> {
 
     /// Closed loop: advances the device until the earliest completion is final, so that
     /// the completion heap's top is the next arrival.
-    fn settle_closed(&mut self) {
+    pub(super) fn settle_closed(&mut self) {
         let heap_top = self.stats.heap.peek().map(|r| r.0);
         self.settle(heap_top);
     }
@@ -401,10 +402,16 @@ impl<D: DeviceModel> Core<D> {
     /// "Flushes"). The write cache's dirty pages are queued as host programs of a slot of
     /// their own; the flush completes once they and every write, trim and flush in flight
     /// now have completed, and is then counted with its latency in the timing report.
-    pub(super) fn flush_stream_deferred(&mut self, sim: &mut Simulation, t: u64) -> Result<()> {
+    /// `streaming`: from the streaming API (else a replayed trace's flush).
+    pub(super) fn flush_stream_deferred(
+        &mut self,
+        sim: &mut Simulation,
+        t: u64,
+        streaming: bool,
+    ) -> Result<()> {
         self.advance_to(t);
         let d = self.deferred.as_mut().expect("deferred mode");
-        d.streaming = true;
+        d.streaming |= streaming;
         // (Every request completed so far completed by `t`: `advance_to` completes only
         // up to it.)
         let waits = d
@@ -471,7 +478,9 @@ impl<D: DeviceModel> Core<D> {
                 // In arrival order among those completing together (`remove`, not a swap).
                 let p = d.stream_flushes.remove(k);
                 self.flushes.count += 1;
-                self.flushes.latency.record(p.done - p.arrival);
+                self.flushes
+                    .latency
+                    .record(p.done.saturating_sub(p.arrival));
                 continue;
             }
             k += 1;
@@ -507,7 +516,7 @@ impl<D: DeviceModel> Core<D> {
         } else {
             self.advance_to(t);
         }
-        self.issue_deferred(sim, req, t, (NO_FLOW, 0), rec, false)
+        self.issue_deferred(sim, req, t, (NO_FLOW, 0), rec, req.fua)
     }
 
     /// Several flows in deferred mode: serves flow `flow`'s request arriving at `t` (the
@@ -739,6 +748,13 @@ impl Deferred {
         );
         if !times || self.flow_done.iter().any(|d| d.3 < d.2) {
             return Err("times out of range".into());
+        }
+        // A trace's flushes in flight wait for slots in flight, their own among them.
+        let in_flight = |s: &u32| self.inflight.iter().any(|f| f.slot == *s);
+        if !self.stream_flushes.iter().all(|p| {
+            p.done >= p.arrival && (p.own || in_flight(&p.slot)) && p.waits.iter().all(in_flight)
+        }) {
+            return Err("a flush waits for a request not in flight".into());
         }
         Ok(())
     }

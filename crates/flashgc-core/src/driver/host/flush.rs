@@ -8,6 +8,10 @@
 //! * A FUA write of the streaming API (`NBD_CMD_FLAG_FUA`): the write, then its own pages
 //!   programmed if the write cache holds them dirty ([`Core::write_through`]); it
 //!   completes when they are.
+//! * A replayed trace's flushes ([`crate::workload::Op::Flush`] requests: blkparse `FN`,
+//!   fio `sync`) and FUA writes ([`crate::workload::Request::fua`]): the same as the
+//!   streaming API's, the flush arriving by the host model as a request would
+//!   ([`Core::flush_next`]).
 //!
 //! With the write cache, durable means programmed: a flush programs the cache's dirty
 //! pages (least recently used first), which stay cached, clean. Without one the device
@@ -25,9 +29,9 @@ use crate::metrics::latency::Latencies;
 use crate::sim::Simulation;
 use crate::workload::Request;
 
-/// The streaming API's flushes and FUA writes (not in a checkpoint: streaming runs take
-/// none, and a resumed run's flows track their own writes).
-#[derive(Default)]
+/// The streaming API's and replayed traces' flushes and FUA writes (in a timed run's
+/// checkpoint since format version 9; flows track their own flushes).
+#[derive(Default, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct HostFlushes {
     /// The latest completion of a write or trim served so far, or of a program a flush or
     /// FUA write started: what a flush waits for besides its own programs.
@@ -95,11 +99,34 @@ impl<D: DeviceModel> Core<D> {
     /// where that is decided by later arrivals (`Core::flush_stream_deferred`). Counted,
     /// with its latency, in the timing report once complete.
     pub(crate) fn flush(&mut self, sim: &mut Simulation, t: u64) -> Result<Option<u64>> {
+        self.host_flush(sim, t, true)
+    }
+
+    /// A replayed trace's flush (`req`, an [`crate::workload::Op::Flush`]), arriving by
+    /// the host model as a request would (open loop: its trace time; closed loop: when a
+    /// queue slot frees, without holding one; fixed rate: the next request's time), served
+    /// as a streaming flush.
+    pub(in crate::driver) fn flush_next(
+        &mut self,
+        sim: &mut Simulation,
+        req: &Request,
+    ) -> Result<()> {
+        if self.deferred.is_some() && matches!(self.p.host, crate::timing::Host::ClosedLoop { .. })
+        {
+            self.settle_closed();
+        }
+        let t = self.arrival(req);
+        self.host_flush(sim, t, false).map(|_| ())
+    }
+
+    /// [`Core::flush`]; `streaming`: it comes through the streaming API (deferred commit
+    /// then refills no closed-loop slots).
+    fn host_flush(&mut self, sim: &mut Simulation, t: u64, streaming: bool) -> Result<Option<u64>> {
         self.start(sim)?;
         let t = t.max(self.stats.last_arrival);
         self.stats.last_arrival = t;
         if self.deferred.is_some() {
-            return self.flush_stream_deferred(sim, t).map(|()| None);
+            return self.flush_stream_deferred(sim, t, streaming).map(|()| None);
         }
         let done = self.flush_at(sim, t)?.max(self.flushes.writes_done);
         let f = &mut self.flushes;

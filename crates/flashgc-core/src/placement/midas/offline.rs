@@ -119,7 +119,7 @@ pub fn uid_from_workload(wl: &mut dyn Workload, logical_pages: u64, o: &UidOptio
                             n_live -= 1;
                         }
                     }
-                    Op::Read => {}
+                    Op::Read | Op::Flush => {}
                 }
             }
         }

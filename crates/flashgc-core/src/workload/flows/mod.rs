@@ -530,6 +530,8 @@ impl FlowSet {
                 }
             }
             Op::Trim => st.trims += 1,
+            // Flows' flushes are not requests (they go through the flow's flush state).
+            Op::Flush => {}
         }
     }
 

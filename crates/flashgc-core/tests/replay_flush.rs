@@ -1,0 +1,249 @@
+//! A replayed workload's flushes and FUA writes ([`Op::Flush`] requests and
+//! [`Request::fua`]: what trace replay hands the simulator for blkparse `FN` / `WF`, fio
+//! `sync` and `.fgt` flush records) reach the write cache through the streaming API's code
+//! (`driver/host/flush.rs`), timed by hand on the one-plane device of
+//! [`common::configs::one_plane_hand`] (a program holds the plane 510 us): the schedules
+//! of `tests/streaming_flush.rs`, replayed as a request list.
+
+mod common;
+
+use common::requests::Requests;
+use flashgc_core::device::policy::Scheduler;
+use flashgc_core::driver::TimedSim;
+use flashgc_core::timing::{Host, TimingParams};
+use flashgc_core::workload::{Op, Request};
+use flashgc_core::RunResult;
+
+const PROGRAM_NS: u64 = 510_000;
+const MS: u64 = 1_000_000;
+
+fn req(op: Op, lpn: u64, t: u64) -> Request {
+    Request {
+        time_ns: t,
+        op,
+        lpn,
+        pages: 1,
+        content: 0,
+        fua: false,
+    }
+}
+
+fn write(lpn: u64, t: u64) -> Request {
+    req(Op::Write, lpn, t)
+}
+
+fn fua(lpn: u64, t: u64) -> Request {
+    Request {
+        fua: true,
+        ..write(lpn, t)
+    }
+}
+
+fn flush(t: u64) -> Request {
+    Request {
+        time_ns: t,
+        ..Request::untimed(Op::Flush, 0, 0)
+    }
+}
+
+/// Replays `reqs` open loop at their times with a write cache of `cache_pages` pages
+/// (`read_first`: under the read-first scheduler, deferred commit); returns the result
+/// and the user pages programmed.
+fn replay(reqs: Vec<Request>, cache_pages: u64, read_first: bool) -> (RunResult, u64) {
+    let mut p = TimingParams {
+        cache_pages,
+        host: Host::OpenLoop { time_scale: 1.0 },
+        ..TimingParams::default()
+    };
+    if read_first {
+        p.controller.scheduler = Scheduler::ReadFirst;
+    }
+    let mut d = TimedSim::new(&common::configs::one_plane_hand(), p).unwrap();
+    let r = d.run(&mut Requests::new(reqs), &mut |_| {}).unwrap();
+    let programs = r.total.user_writes;
+    (r, programs)
+}
+
+/// Three writes stay in the cache; the flush at 1 us programs them one after another and
+/// completes at 1 us + 3 x 510 us (latency 1530 us). A FUA write at 10 ms programs its own
+/// page: 510 us. A flush at 20 ms finds nothing dirty: latency 0. The flushes count apart
+/// from the four requests.
+#[test]
+fn a_replayed_flush_programs_the_cache_and_a_fua_write_its_own_page() {
+    let reqs = vec![
+        write(7, 0),
+        write(3, 1),
+        write(9, 2),
+        flush(1_000),
+        fua(2, 10 * MS),
+        flush(20 * MS),
+    ];
+    let (r, programs) = replay(reqs, 64, false);
+    assert_eq!(programs, 4);
+    let tr = r.timing.as_ref().unwrap();
+    assert_eq!((tr.flushes, tr.fua_writes, tr.requests), (2, 1, 4));
+    let l = tr.flush_latency.as_ref().unwrap();
+    let us = |ns: u64| ns as f64 / 1e3;
+    assert_eq!((l.count, l.max_us, l.mean_us), (2, 1530.0, 765.0));
+    assert_eq!(l.max_us, us(3 * PROGRAM_NS));
+    assert_eq!(tr.write_latency.max_us, us(PROGRAM_NS));
+    assert_eq!(tr.cache.as_ref().unwrap().dirty_at_end, 0);
+}
+
+/// The same writes without the flush and the FUA flag: everything stays in the cache
+/// (what replay did before flushes were read, and does with `--trace-flushes ignore`).
+#[test]
+fn without_the_flushes_the_writes_stay_cached() {
+    let reqs = vec![write(7, 0), write(3, 1), write(9, 2), write(2, 10 * MS)];
+    let (r, programs) = replay(reqs, 64, false);
+    assert_eq!(programs, 0);
+    let tr = r.timing.as_ref().unwrap();
+    assert_eq!((tr.flushes, tr.fua_writes), (0, 0));
+    assert!(tr.flush_latency.is_none());
+    assert_eq!(tr.cache.as_ref().unwrap().dirty_at_end, 4);
+}
+
+/// Without a cache a write completes when its program does (510 us); a flush at 1 us
+/// waits for it: 509 us.
+#[test]
+fn without_a_cache_a_replayed_flush_waits_for_the_earlier_writes() {
+    let (r, programs) = replay(vec![write(5, 0), flush(1_000)], 0, false);
+    assert_eq!(programs, 1);
+    let tr = r.timing.unwrap();
+    assert_eq!(tr.flushes, 1);
+    assert_eq!(tr.flush_latency.unwrap().max_us, 509.0);
+}
+
+/// Under read-first (deferred commit) the streaming test's session replayed: the flush's
+/// programs wait in the scheduler's queues, the read at 2 us goes before two of them
+/// (569 us), the flush completes at 1591 us (1590 us), a second flush at 3 us waits for
+/// it (1588 us), and a FUA write at 2 ms programs its own page (510 us).
+#[test]
+fn under_read_first_a_replayed_flush_waits_in_the_queues() {
+    let reqs = vec![
+        write(7, 0),
+        write(3, 1),
+        write(9, 2),
+        flush(1_000),
+        req(Op::Read, 100, 2_000),
+        flush(3_000),
+        fua(2, 2 * MS),
+    ];
+    let (r, programs) = replay(reqs, 64, true);
+    assert_eq!(programs, 4);
+    let tr = r.timing.as_ref().unwrap();
+    assert_eq!((tr.flushes, tr.fua_writes, tr.requests), (2, 1, 5));
+    let l = tr.flush_latency.as_ref().unwrap();
+    assert_eq!((l.max_us, l.mean_us), (1590.0, 1589.0));
+    assert_eq!(tr.read_latency.max_us, 569.0);
+    assert_eq!(tr.write_latency.max_us, 510.0);
+    assert_eq!(tr.cache.as_ref().unwrap().dirty_at_end, 0);
+}
+
+/// WAF-only there is no write cache: a flush changes nothing and a FUA write is a write.
+#[test]
+fn untimed_a_flush_changes_nothing() {
+    let cfg = common::configs::one_plane_hand();
+    let run = |reqs: Vec<Request>| {
+        let mut ctl = flashgc_core::sim::RunControl::default();
+        let end = flashgc_core::driver::run(
+            &cfg,
+            None,
+            &mut Requests::new(reqs),
+            None,
+            &mut |_| {},
+            &mut ctl,
+        )
+        .unwrap();
+        match end {
+            flashgc_core::sim::RunEnd::Finished(r) => r,
+            flashgc_core::sim::RunEnd::Stopped { partial, .. } => partial,
+        }
+    };
+    let with = run(vec![write(7, 0), flush(1), fua(3, 2), flush(3)]);
+    let without = run(vec![write(7, 0), write(3, 2)]);
+    assert_eq!(with.total.user_writes, 2);
+    assert_eq!(with.total, without.total);
+}
+
+/// A replay with flushes and FUA writes stopped at checkpoints (a flush's programs in
+/// flight among them under read-first) and resumed from them writes the uninterrupted
+/// run's result byte for byte: the flush counts, latencies and writes-done time are in
+/// the checkpoint (format version 9), with the flushes in flight under deferred commit.
+#[test]
+fn a_replay_with_flushes_resumes_byte_for_byte() {
+    use flashgc_core::checkpoint::CheckpointReader;
+    use flashgc_core::driver::Engine;
+    use flashgc_core::sim::{RunControl, RunEnd};
+    let reqs: Vec<Request> = (0..3000u64)
+        .map(|i| {
+            let t = i * 300_000;
+            match i % 10 {
+                4 => flush(t),
+                7 => fua(i * 13 % 4096, t),
+                3 => req(Op::Read, i * 5 % 4096, t),
+                _ => write(i * 13 % 4096, t),
+            }
+        })
+        .collect();
+    let cfg = common::configs::one_plane_hand();
+    let json = |r: &RunResult| serde_json::to_string(r).unwrap();
+    for read_first in [false, true] {
+        let mut p = TimingParams {
+            cache_pages: 64,
+            host: Host::OpenLoop { time_scale: 1.0 },
+            ..TimingParams::default()
+        };
+        if read_first {
+            p.controller.scheduler = Scheduler::ReadFirst;
+        }
+        let want = {
+            let mut e = Engine::new(&cfg, Some(p.clone())).unwrap();
+            match e
+                .run_with(
+                    &mut Requests::new(reqs.clone()),
+                    &mut |_| {},
+                    &mut RunControl::default(),
+                )
+                .unwrap()
+            {
+                RunEnd::Finished(r) => json(&r),
+                RunEnd::Stopped { .. } => unreachable!("no stop requested"),
+            }
+        };
+        let v: serde_json::Value = serde_json::from_str(&want).unwrap();
+        assert_eq!(v["timing"]["flushes"], 300, "{}", v["timing"]);
+        assert_eq!(v["timing"]["fua_writes"], 300);
+        let file = std::env::temp_dir().join(format!(
+            "flashgc-replay-flush-{}-{read_first}.ckpt",
+            std::process::id()
+        ));
+        let mut e = Engine::new(&cfg, Some(p.clone())).unwrap();
+        // Stops just before and after a flush (request 5 of each ten is one).
+        let mut stops = [1004u64, 1005, 2201].into_iter();
+        let mut next = stops.next();
+        let got = loop {
+            let mut ctl = RunControl {
+                checkpoint: Some(file.clone()),
+                stop_after_requests: next,
+                ..RunControl::default()
+            };
+            match e
+                .run_with(&mut Requests::new(reqs.clone()), &mut |_| {}, &mut ctl)
+                .unwrap()
+            {
+                RunEnd::Finished(r) => break json(&r),
+                RunEnd::Stopped { checkpoint, .. } => {
+                    assert!(checkpoint.is_some());
+                    drop(e);
+                    e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
+                    next = stops.next();
+                }
+            }
+        };
+        assert!(
+            got == want,
+            "read-first {read_first}: resumed result differs"
+        );
+    }
+}
