@@ -557,6 +557,7 @@ fn a_queued_sync_waits_for_the_writes_issued_before_it_only() {
         lpn: 0,
         pages: 1,
         content: 0,
+        fua: false,
     };
     let flush = Some((u64::MAX, 0));
     assert_eq!([next(&mut fs), next(&mut fs)], [Some((0, 1)), Some((0, 2))]);
