@@ -506,3 +506,25 @@ fn queued_sync_counts_under_deferred_commit_equal_fcfs() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The installed fio's version 3 iolog times are microseconds (fio 3.31+ write
+/// `utime_since_now`), so a job paced at 100 IOPS spans about its issue time when read
+/// back: 8 writes 10 ms apart span about 70 ms, far less than a second (read as
+/// milliseconds they would span over a minute).
+#[test]
+fn installed_fios_iolog_v3_times_are_microseconds() {
+    let dir = temp_dir("fio_passes_cli", "iolog-v3-us");
+    let opts: Vec<String> = ["rw=write", "bs=4k", "size=32k", "rate_iops=100"]
+        .map(String::from)
+        .into();
+    let log = fio_iolog(&dir, 1 << 20, &opts);
+    assert!(log.starts_with("fio version 3 iolog\n"), "{log}");
+    let p = dir.join("io.log").display().to_string();
+    let o = flashgc(&["trace", "stats", &p, "--format", "fio3", "--json"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let s = json(&o);
+    assert_eq!(s["writes"], 8);
+    let span = s["span_s"].as_f64().unwrap();
+    assert!((0.05..1.0).contains(&span), "span {span} s");
+    let _ = std::fs::remove_dir_all(&dir);
+}

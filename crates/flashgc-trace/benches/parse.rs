@@ -130,7 +130,7 @@ fn render(fmt: &str, rs: &[Req]) -> String {
             "fio3" => writeln!(
                 s,
                 "{} /dev/sdb {} {} {}",
-                r.t_ns / 1_000_000,
+                r.t_ns / 1_000,
                 if r.write { "write" } else { "read" },
                 r.offset,
                 r.len

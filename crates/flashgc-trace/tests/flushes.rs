@@ -202,16 +202,15 @@ fn fio_sync_and_datasync_are_flushes() {
          2 /dev/sdb sync 0 0\n3 /dev/sdb write 4096 4096\n4 /dev/sdb datasync 4096 0\n\
          5 /dev/sdb close\n",
     );
-    // Times from the first request's, in ms.
-    let ms = 1_000;
+    // Times from the first request's, in us (fio writes microseconds).
     let (got, line) = replay(&v3, &no_pipeline());
     assert_eq!(
         got,
         vec![
             rq(0, Op::Write, 0, 1, false),
-            fl(ms),
-            rq(2 * ms, Op::Write, 1, 1, false),
-            fl(3 * ms),
+            fl(1),
+            rq(2, Op::Write, 1, 1, false),
+            fl(3),
         ]
     );
     assert!(line.contains(", 2 requests, 2 flushes)"), "{line}");

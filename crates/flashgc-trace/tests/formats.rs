@@ -304,7 +304,7 @@ fn unknown_opcodes_negative_sizes_and_short_lines_are_errors() {
             "fio3",
             "fio version 3 iolog\nabc /dev/sdb write 0 4096\n",
             "`timestamp`",
-            "milliseconds",
+            "microseconds",
         ),
         (
             "md5.fiu",

@@ -328,7 +328,7 @@ impl LineParser {
         }))
     }
 
-    /// fio iolog v2 (clock from `wait` actions) and v3 (ms timestamps).
+    /// fio iolog v2 (clock from `wait` actions) and v3 (µs timestamps).
     #[inline(always)]
     pub(super) fn fio(&mut self, line: &[u8], v3: bool) -> Result<Parsed, FieldError> {
         if self.lines == 1 && line.starts_with(b"fio version") {
@@ -351,7 +351,9 @@ impl LineParser {
         }
         let b = if v3 { 1 } else { 0 };
         let time_ns = if v3 {
-            self.time(line, 0, 1_000_000, "milliseconds")?
+            // fio 3.31+ write `utime_since_now` of the log's start and replay the
+            // differences as microsecond delays (iolog.c `log_io_u`, `iolog_delay`).
+            self.time(line, 0, 1_000, "microseconds")?
         } else {
             self.fio_clock
         };
