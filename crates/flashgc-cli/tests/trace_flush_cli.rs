@@ -28,21 +28,12 @@ fn trace() -> String {
 }
 
 fn run(path: &std::path::Path, extra: &[&str]) -> Value {
-    let out = bin()
-        .arg("run")
-        .args(common::FIO_SMALL)
-        .arg("--workload")
-        .arg(format!("trace:{}", path.display()))
-        .args(["--timing", "--cache-mib", "4", "--json"])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let w = format!("trace:{}", path.display());
+    let mut a = vec!["run"];
+    a.extend_from_slice(common::FIO_SMALL);
+    a.extend_from_slice(&["--workload", &w, "--timing", "--cache-mib", "4", "--json"]);
+    a.extend_from_slice(extra);
+    common::json(&common::flashgc(&a))
 }
 
 #[test]

@@ -51,6 +51,24 @@ fn flow(r: &RunResult) -> &FlowReport {
     &r.flows.as_ref().unwrap()[0]
 }
 
+/// The flows' JSON and the flash programs of `s` on `c` under controller `p` with a
+/// write cache of `cache_pages`.
+fn flows_and_programs(
+    c: &Config,
+    s: &[FlowSpec],
+    cache_pages: u64,
+    p: TimingParams,
+) -> (String, u64) {
+    let l = c.layout().unwrap();
+    let mut fs = FlowSet::new(s.to_vec(), l.logical_pages, l.lpn_size).unwrap();
+    let p = TimingParams { cache_pages, ..p };
+    let r = common::flows::run_of(c, &p, &mut fs);
+    (
+        serde_json::to_string(&r.flows).unwrap(),
+        r.total.flash_programs,
+    )
+}
+
 fn writer(opts: &str) -> String {
     format!(
         "[w]\nioengine=libaio\nrw=write\nbs=4k\n{}\n",
@@ -212,7 +230,6 @@ fn flushes_fio_would_not_issue_so_are_refused_or_absent() {
 #[test]
 fn under_deferred_commit_a_writing_flow_flushes_as_under_fcfs() {
     let c = config();
-    let l = c.layout().unwrap();
     for (opts, cache_pages, flushes) in [
         ("iodepth=2 size=24k fsync=2", 0, 2),
         ("iodepth=2 size=8k loops=2 end_fsync=1", 0, 2),
@@ -228,15 +245,7 @@ fn under_deferred_commit_a_writing_flow_flushes_as_under_fcfs() {
         ("iodepth=3 size=24k sync=1 end_fsync=1", 16, 1),
     ] {
         let s = specs(&writer(opts));
-        let flows_of = |p: TimingParams| {
-            let mut fs = FlowSet::new(s.clone(), l.logical_pages, l.lpn_size).unwrap();
-            let p = TimingParams { cache_pages, ..p };
-            let r = common::flows::run_of(&c, &p, &mut fs);
-            (
-                serde_json::to_string(&r.flows).unwrap(),
-                r.total.flash_programs,
-            )
-        };
+        let flows_of = |p| flows_and_programs(&c, &s, cache_pages, p);
         let fcfs = flows_of(TimingParams::default());
         let deferred = flows_of(common::flows::read_first_with_suspend());
         assert!(
@@ -425,7 +434,6 @@ fn a_flow_with_queued_syncs_resumes_byte_for_byte() {
 #[test]
 fn under_deferred_commit_queued_syncs_flush_as_under_fcfs() {
     let c = config();
-    let l = c.layout().unwrap();
     {
         for (opts, cache_pages) in [
             ("iodepth=1 size=24k fsync=2", 0),
@@ -443,15 +451,7 @@ fn under_deferred_commit_queued_syncs_flush_as_under_fcfs() {
         ] {
             let s = specs(&writer(&format!("ioengine=io_uring {opts}")));
             assert!(s[0].queued_flush, "{opts}");
-            let flows_of = |p: TimingParams| {
-                let mut fs = FlowSet::new(s.clone(), l.logical_pages, l.lpn_size).unwrap();
-                let p = TimingParams { cache_pages, ..p };
-                let r = common::flows::run_of(&c, &p, &mut fs);
-                (
-                    serde_json::to_string(&r.flows).unwrap(),
-                    r.total.flash_programs,
-                )
-            };
+            let flows_of = |p| flows_and_programs(&c, &s, cache_pages, p);
             let fcfs = flows_of(TimingParams::default());
             let deferred = flows_of(common::flows::read_first_with_suspend());
             assert!(!fcfs.0.contains("\"flushes\":0"), "{opts}: {}", fcfs.0);
