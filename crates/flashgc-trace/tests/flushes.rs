@@ -285,3 +285,89 @@ fn fgt_version_2_carries_flushes_and_fua_and_version_1_stays_for_the_others() {
         vec![rq(0, Op::Write, 0, 1, false), rq(1, Op::Write, 1, 1, false)]
     );
 }
+
+/// [`replay`] in batches of `batch` requests, with the workload line.
+fn replay_in(path: &Path, opts: &TraceOptions, batch: usize) -> (Vec<Request>, String) {
+    let mut w = TraceWorkload::open(path, opts, 4096, 1 << 20).unwrap();
+    let mut v = Vec::new();
+    loop {
+        let n = v.len();
+        w.fill_requests(&mut v, batch).unwrap();
+        assert!(
+            v.len() - n <= batch,
+            "a batch of {batch} got {}",
+            v.len() - n
+        );
+        if v.len() == n {
+            return (v, w.describe());
+        }
+    }
+}
+
+#[test]
+fn fgt_version_2_fast_replay_equals_the_text_replay_at_every_batch_size() {
+    // A `.fgt` file without filters replays through the hot loop (version 2 included);
+    // the blkparse text through the general path. They must hand out the same requests,
+    // in batches of every size (a preflush request is two, and may not fit), with
+    // flushes replayed or ignored, looped (the second pass shifted by the first's span),
+    // and count the same requests, flushes and FUA writes.
+    let p = write_file("rwbs-fast.blkparse.txt", BLKPARSE);
+    let out = tmp("rwbs-fast.fgt");
+    assert_eq!(
+        convert(&p, &TraceOptions::default(), &out).unwrap().version,
+        2
+    );
+    for flushes in [Flushes::Replay, Flushes::Ignore] {
+        for loop_times in [1, 2] {
+            let o = TraceOptions {
+                flushes,
+                loop_times,
+                ..no_pipeline()
+            };
+            let (text, text_line) = replay_in(&p, &o, 1000);
+            let want = match flushes {
+                Flushes::Replay => 7 * loop_times as usize + 5 * loop_times as usize,
+                Flushes::Ignore => 7 * loop_times as usize,
+            };
+            assert_eq!(text.len(), want, "{flushes:?} x{loop_times}");
+            if loop_times == 1 && flushes == Flushes::Replay {
+                assert_eq!(text, blkparse_requests());
+            }
+            for batch in [1, 2, 3, 4, 5, 7, 64] {
+                let (fast, line) = replay_in(&out, &o, batch);
+                assert_eq!(fast, text, "{flushes:?} x{loop_times}, batches of {batch}");
+                // The counts of the workload line (its name and format differ).
+                let counts = |l: &str| l[l.find("requests").map_or(0, |i| i - 4)..].to_string();
+                assert_eq!(counts(&line), counts(&text_line), "{line} / {text_line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn fgt_version_2_fast_replay_names_a_preflush_request_beyond_the_device() {
+    // The preflush write at sector 8 * 1024 (4 MiB) does not fit a 1 MiB device: the fast
+    // path stops there and the error is the general path's, naming the request.
+    let text =
+        "  8,0 0 1 0.000000000 100 D W 0 + 8 [a]\n  8,0 0 2 0.000001000 100 D FWS 8192 + 8 [a]\n";
+    let p = write_file("far.blkparse.txt", text);
+    let out = tmp("far.fgt");
+    assert_eq!(
+        convert(&p, &TraceOptions::default(), &out).unwrap().version,
+        2
+    );
+    let open = |path: &Path| {
+        let mut w = TraceWorkload::open(path, &no_pipeline(), 4096, 256).unwrap();
+        let mut v = Vec::new();
+        let e = w.fill_requests(&mut v, 16).unwrap_err().to_string();
+        (v, e)
+    };
+    let (fast, e) = open(&out);
+    assert!(e.contains("beyond the device's 256 logical pages"), "{e}");
+    assert!(fast.iter().all(|r| r.op != Op::Flush), "{fast:?}");
+    let (_, e_text) = open(&p);
+    assert!(
+        e_text.contains("beyond the device's 256 logical pages"),
+        "{e_text}"
+    );
+}

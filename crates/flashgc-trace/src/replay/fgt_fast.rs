@@ -1,10 +1,12 @@
 //! The `.fgt` replay hot loop: records decoded in place from the mapping, without the
 //! per-record branches of the general path (no filters, remapping, scaling or write target
-//! apply; records were validated when the file was opened). Version 1 files only: a
-//! version 2 file may hold flushes and flags, which the general path replays.
+//! apply; records were validated when the file was opened). One loop per `.fgt` version,
+//! so that version 1's loop keeps no test of version 2's flush records and flags.
 
 use super::TraceWorkload;
 use crate::error::TraceError;
+use crate::fgt::{RECORD_FUA, RECORD_PREFLUSH};
+use crate::options::Flushes;
 use crate::source::AnySource;
 use flashgc_core::workload::{Op, Request};
 
@@ -19,30 +21,38 @@ fn rd8(b: &[u8], i: usize) -> u64 {
 
 impl TraceWorkload {
     /// The hot loop for `.fgt` replay without filters, remapping, scaling or a write
-    /// target: the same result as [`Self::step`], without the per-record branches.
-    pub(super) fn fill_plain_fgt(
+    /// target: the same result as [`Self::step`], without the per-record branches. `V2`:
+    /// the file is version 2, whose flush records, preflush and FUA flags it replays as
+    /// [`Self::step`] does (or drops, under `--trace-flushes ignore`). Stops before a
+    /// record whose requests would take `buf` past `limit` (a preflush request is two),
+    /// which the general path then takes. Returns the trace requests handed out (records
+    /// other than flushes).
+    pub(super) fn fill_plain_fgt<const V2: bool>(
         &mut self,
         buf: &mut Vec<Request>,
         limit: usize,
-    ) -> Result<(), TraceError> {
+    ) -> Result<u64, TraceError> {
         let Some(sh) = self.lpn_shift else {
-            return Ok(());
+            return Ok(0);
         };
         let AnySource::Fgt(f) = &self.src else {
-            return Ok(());
+            return Ok(0);
         };
         let want = limit.saturating_sub(buf.len());
         let (recs, rs) = f.remaining(want);
         if recs.len() < rs {
-            return Ok(());
+            return Ok(0);
         }
         let keys = f.keys();
         let logical = self.logical;
         let shift = (self.loop_idx as u64).saturating_mul(self.period);
         let first_time = *self.filter.first_time.get_or_insert(rd8(recs, 0));
         let pass0 = self.loop_idx == 0;
+        let replay_flushes = self.flushes == Flushes::Replay;
         let mut bad = false;
-        let mut done = 0usize;
+        // Records consumed, and of them those handed out (not dropped flushes) and the
+        // trace requests (not flushes).
+        let (mut done, mut emitted, mut requests) = (0usize, 0u64, 0u64);
         let mut t = 0u64;
         buf.reserve(want);
         for b in recs.chunks_exact(rs) {
@@ -53,11 +63,62 @@ impl TraceWorkload {
             let op = match b[22] {
                 0 => Op::Read,
                 1 => Op::Write,
+                // (Op code 3 only in version 2: the file was checked when opened.)
+                3 if V2 => Op::Flush,
                 _ => Op::Trim,
             };
+            let (flush, flags) = match V2 {
+                true => (op == Op::Flush, b[23]),
+                false => (false, 0),
+            };
+            if V2 {
+                if buf.len() >= limit {
+                    // Filled by flushes and preflush requests (two each).
+                    break;
+                }
+                if flush && !replay_flushes {
+                    done += 1;
+                    continue;
+                }
+                let preflush = flags & RECORD_PREFLUSH != 0 && replay_flushes;
+                if preflush && buf.len() + 2 > limit {
+                    break;
+                }
+                if flush || preflush {
+                    let volume = keys.get(vi).copied().unwrap_or(0);
+                    if self.last_volume != Some(volume) {
+                        self.last_volume = Some(volume);
+                        if self.volumes.len() < 1000 {
+                            self.volumes.insert(volume);
+                        }
+                    }
+                    t = time.saturating_sub(first_time);
+                    if pass0 {
+                        self.first_emit.get_or_insert(t);
+                    }
+                    self.flush_seen = true;
+                    buf.push(Request {
+                        time_ns: t.saturating_add(shift),
+                        op: Op::Flush,
+                        lpn: 0,
+                        pages: 0,
+                        content: 0,
+                        fua: false,
+                    });
+                    if flush {
+                        done += 1;
+                        emitted += 1;
+                        continue;
+                    }
+                }
+            }
             let lb = match offset.checked_add(len - 1) {
                 Some(lb) if (lb >> sh) < logical => lb,
                 _ => {
+                    if V2 && flags & RECORD_PREFLUSH != 0 && replay_flushes {
+                        // The general path reports it, with its flush again.
+                        buf.pop();
+                    }
                     bad = true;
                     break;
                 }
@@ -89,19 +150,23 @@ impl TraceWorkload {
                 self.hash_dropped += (c != 0) as u64;
                 0
             };
+            let fua = V2 && flags & RECORD_FUA != 0 && op == Op::Write && replay_flushes;
+            self.fua_out += fua as u64;
             buf.push(Request {
                 time_ns: t.saturating_add(shift),
                 op,
                 lpn: first,
                 pages: pages as u32,
                 content,
-                fua: false,
+                fua,
             });
             done += 1;
+            emitted += 1;
+            requests += 1;
         }
-        if pass0 && done > 0 {
+        if pass0 && emitted > 0 {
             self.last_emit = t;
-            self.emitted_pass0 += done as u64;
+            self.emitted_pass0 += requests;
         }
         if let AnySource::Fgt(f) = &mut self.src {
             f.advance(done);
@@ -111,6 +176,6 @@ impl TraceWorkload {
                 }
             }
         }
-        Ok(())
+        Ok(requests)
     }
 }

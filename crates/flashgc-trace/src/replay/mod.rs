@@ -545,13 +545,17 @@ impl TraceWorkload {
                 self.pending_pos = 0;
             }
         }
-        if self.plain
-            && matches!(&self.src, AnySource::Fgt(f) if f.version() == crate::fgt::FGT_VERSION_PLAIN)
-        {
+        if self.plain {
             // One run per record there (no remap, no write target).
-            let before = buf.len();
-            self.fill_plain_fgt(buf, start + max)?;
-            self.records_out += (buf.len() - before) as u64;
+            match &self.src {
+                AnySource::Fgt(f) if f.version() == crate::fgt::FGT_VERSION_PLAIN => {
+                    self.records_out += self.fill_plain_fgt::<false>(buf, start + max)?;
+                }
+                AnySource::Fgt(_) => {
+                    self.records_out += self.fill_plain_fgt::<true>(buf, start + max)?;
+                }
+                _ => {}
+            }
         }
         while buf.len() - start < max && !self.done {
             // A record's first run always lands in the part handed out now (the loop runs
