@@ -14,7 +14,7 @@
 mod common;
 
 use common::requests::Requests;
-use flashgc_core::device::policy::Scheduler;
+use flashgc_core::device::policy::{Scheduler, Suspend};
 use flashgc_core::driver::TimedSim;
 use flashgc_core::timing::{Host, TimingParams};
 use flashgc_core::workload::{Op, Request};
@@ -186,9 +186,9 @@ fn flush() -> Request {
 }
 
 /// A closed-loop replay with flushes (and FUA writes) stopped at checkpoints just after a
-/// flush (its programs in flight: under read-first still queued, its slot held) and
+/// flush (its programs in flight: under deferred commit still queued, its slot held) and
 /// resumed from them writes the uninterrupted run's result byte for byte, at QD 1 and 4,
-/// under fcfs and read-first.
+/// under fcfs, read-first and fcfs with program suspend (deferred commit too).
 #[test]
 fn a_closed_loop_replay_resumes_with_a_flush_in_flight() {
     use flashgc_core::checkpoint::CheckpointReader;
@@ -208,8 +208,15 @@ fn a_closed_loop_replay_resumes_with_a_flush_in_flight() {
     let cfg = common::configs::one_plane_hand();
     let json = |r: &RunResult| serde_json::to_string(r).unwrap();
     for qd in [1, 4] {
-        for read_first in [false, true] {
-            let p = timing(read_first, Host::ClosedLoop { queue_depth: qd });
+        for (read_first, suspend) in [(false, false), (true, false), (false, true)] {
+            let mut p = timing(read_first, Host::ClosedLoop { queue_depth: qd });
+            if suspend {
+                p.controller.suspend = Some(Suspend {
+                    suspend_ns: 20_000,
+                    resume_ns: 20_000,
+                    max_per_op: 4,
+                });
+            }
             let run = |e: &mut Engine, ctl: &mut RunControl| {
                 e.run_with(&mut Requests::new(reqs.clone()), &mut |_| {}, ctl)
                     .unwrap()
@@ -221,7 +228,7 @@ fn a_closed_loop_replay_resumes_with_a_flush_in_flight() {
             let t = want.timing.as_ref().unwrap();
             assert_eq!((t.flushes, t.requests), (200, 1800));
             let file = std::env::temp_dir().join(format!(
-                "flashgc-replay-slot-{}-{qd}-{read_first}.ckpt",
+                "flashgc-replay-slot-{}-{qd}-{read_first}-{suspend}.ckpt",
                 std::process::id()
             ));
             let mut e = Engine::new(&cfg, Some(p.clone())).unwrap();
@@ -248,7 +255,7 @@ fn a_closed_loop_replay_resumes_with_a_flush_in_flight() {
             let _ = std::fs::remove_file(&file);
             assert!(
                 json(&got) == json(&want),
-                "QD {qd}, read-first {read_first}: resumed result differs"
+                "QD {qd}, read-first {read_first}, suspend {suspend}: resumed result differs"
             );
         }
     }
