@@ -35,8 +35,9 @@ use std::path::{Path, PathBuf};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FGCKPT\r\n";
-/// Version of the file layout; bumped whenever a saved structure changes.
-pub const FORMAT_VERSION: u32 = 9;
+/// Version of the file layout; bumped whenever a saved structure changes (or what it
+/// means: in version 10 a replayed trace's flush holds a closed-loop slot).
+pub const FORMAT_VERSION: u32 = 10;
 /// The flashgc version written into (and required of) checkpoints.
 pub const FLASHGC_VERSION: &str = env!("CARGO_PKG_VERSION");
 

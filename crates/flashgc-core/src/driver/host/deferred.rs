@@ -15,6 +15,10 @@ use crate::workload::Request;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+// Flushes' request slots, and a streaming or trace flush's wait for earlier requests.
+mod flushes;
+use flushes::StreamFlush;
+
 /// A request whose completion is not final yet.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Inflight {
@@ -81,21 +85,6 @@ pub(crate) struct Deferred {
     done: Vec<(u32, u64)>,
 }
 
-/// A streaming flush in flight: it completes once its own programs (its slot) and the
-/// writes, trims and flushes in flight when it arrived have completed.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct StreamFlush {
-    /// Its own request slot.
-    slot: u32,
-    arrival: u64,
-    /// The slots of the requests it waits for, still in flight.
-    waits: Vec<u32>,
-    /// The latest completion so far of its own programs and those requests.
-    done: u64,
-    /// Its own programs have completed.
-    own: bool,
-}
-
 /// What bringing the provisional completions up to date changed.
 enum Synced {
     /// Nothing.
@@ -108,18 +97,6 @@ enum Synced {
 }
 
 const NO_FLOW: u32 = u32::MAX;
-
-/// The request a flush holds in flight: no pages (it is told apart by `Inflight::flush`).
-fn flush_request(t: u64) -> Request {
-    Request {
-        time_ns: t,
-        op: Op::Write,
-        lpn: 0,
-        pages: 0,
-        content: 0,
-        fua: false,
-    }
-}
 
 /// Completions one pass of [`Core::complete_until`] orders by a linear scan per request;
 /// more go through [`Core::complete_many`]'s heap (the same order).
@@ -340,6 +317,20 @@ impl<D: DeviceModel> Core<D> {
     pub(super) fn settle_closed(&mut self) {
         let heap_top = self.stats.heap.peek().map(|r| r.0);
         self.settle(heap_top);
+        // Every slot held: a request's completion frees one, but a trace's flush frees its
+        // slot only once the requests it waits for have completed too, which can take
+        // several completions (each pass completes at least one request in flight).
+        while self.stats.heap.is_empty() {
+            let before = self.deferred.as_ref().map_or(0, |d| d.inflight.len());
+            if before == 0 {
+                break;
+            }
+            self.settle(None);
+            // (No progress: an inconsistent state, never a hang.)
+            if self.deferred.as_ref().map_or(0, |d| d.inflight.len()) == before {
+                break;
+            }
+        }
     }
 
     /// Advances the device through every decision before the earlier of `bound` and the
@@ -398,93 +389,12 @@ impl<D: DeviceModel> Core<D> {
         any
     }
 
-    /// Streaming in deferred mode: a host flush arriving at `t` (docs/serve.md,
-    /// "Flushes"). The write cache's dirty pages are queued as host programs of a slot of
-    /// their own; the flush completes once they and every write, trim and flush in flight
-    /// now have completed, and is then counted with its latency in the timing report.
-    /// `streaming`: from the streaming API (else a replayed trace's flush).
-    pub(super) fn flush_stream_deferred(
-        &mut self,
-        sim: &mut Simulation,
-        t: u64,
-        streaming: bool,
-    ) -> Result<()> {
-        self.advance_to(t);
-        let d = self.deferred.as_mut().expect("deferred mode");
-        d.streaming |= streaming;
-        // (Every request completed so far completed by `t`: `advance_to` completes only
-        // up to it.)
-        let waits = d
-            .inflight
-            .iter()
-            .filter(|f| f.flush || f.req.op != Op::Read)
-            .map(|f| f.slot)
-            .collect();
-        let slot = self.queue_flush(sim, t, NO_FLOW, 0)?;
-        let d = self.deferred.as_mut().expect("deferred mode");
-        d.stream_flushes.push(StreamFlush {
-            slot,
-            arrival: t,
-            waits,
-            done: t,
-            own: false,
-        });
-        Ok(())
-    }
-
-    /// A request slot of its own for a flush at `t` (of flow `flow`, the `order`-th of its
-    /// I/Os, or `NO_FLOW`): the write cache's dirty pages queued as its host programs, the
-    /// slot in flight; returns it.
-    fn queue_flush(&mut self, sim: &mut Simulation, t: u64, flow: u32, order: u64) -> Result<u32> {
-        let slot = self.open_deferred_slot(sim);
-        let base = self.flush_at(sim, t)?;
-        let f = Inflight {
-            slot,
-            req: flush_request(t),
-            flow,
-            arrival: t,
-            base,
-            flush: true,
-            order,
-        };
-        let d = self.deferred.as_mut().expect("deferred mode");
-        d.push_inflight(&self.dev, f);
-        Ok(slot)
-    }
-
     /// A free request slot, opened at the device for the host operations queued next.
     fn open_deferred_slot(&mut self, sim: &Simulation) -> u32 {
         let slot = self.deferred.as_mut().expect("deferred mode").take_slot();
         self.dev.open_slot(slot);
         self.dev.set_free_segments(sim.ftl().free_segments() as u64);
         slot
-    }
-
-    /// Streaming flushes: the request on `slot` (`own`: a flush's own programs) completed
-    /// at `c`; records the flushes this completes.
-    fn stream_flush_progress(&mut self, slot: u32, c: u64, own: bool) {
-        let d = self.deferred.as_mut().expect("deferred mode");
-        let mut k = 0;
-        while k < d.stream_flushes.len() {
-            let p = &mut d.stream_flushes[k];
-            if own && !p.own && p.slot == slot {
-                p.own = true;
-                p.done = p.done.max(c);
-            } else if let Some(j) = p.waits.iter().position(|&s| s == slot) {
-                p.waits.swap_remove(j);
-                p.done = p.done.max(c);
-            }
-            if p.own && p.waits.is_empty() {
-                // In arrival order among those completing together (`remove`, not a swap).
-                let p = d.stream_flushes.remove(k);
-                self.flushes.count += 1;
-                self.flushes
-                    .latency
-                    .record(p.done.saturating_sub(p.arrival));
-                continue;
-            }
-            k += 1;
-        }
     }
 
     /// Finishes every request in flight (end of the run).
@@ -551,22 +461,6 @@ impl<D: DeviceModel> Core<D> {
         self.deferred.as_mut().expect("deferred mode").streaming = true;
         self.advance_to(t);
         self.issue_deferred(sim, req, t, (NO_FLOW, 0), rec, fua)
-    }
-
-    /// Several flows in deferred mode: flow `flow`'s flush at `t` (docs/flows.md,
-    /// "Flushes"), the `order`-th of its I/Os. The write cache's dirty pages are queued as
-    /// host programs of a request slot of their own, whose end a later
-    /// [`Core::settle_flows`] reports to the flow with `order`; without a cache the slot
-    /// has no operation and ends at `t`.
-    pub(crate) fn flush_deferred(
-        &mut self,
-        sim: &mut Simulation,
-        t: u64,
-        flow: usize,
-        order: u64,
-    ) -> Result<()> {
-        self.advance_to(t);
-        self.queue_flush(sim, t, flow as u32, order).map(|_| ())
     }
 
     /// Serves `req` at `t` (of `flow`, the `order`-th of its I/Os, or `NO_FLOW`) with its
@@ -788,8 +682,19 @@ impl Deferred {
         n
     }
 
-    /// Requests in flight outside flows (a single closed loop's outstanding requests).
+    /// Queue slots held outside flows (a single closed loop's outstanding requests): the
+    /// requests in flight and, replaying a trace, its flushes not complete yet (each holds
+    /// one slot, whether its own programs are still in flight or not).
     pub(crate) fn inflight_single(&self) -> usize {
-        self.inflight.iter().filter(|f| f.flow == NO_FLOW).count()
+        let requests = self
+            .inflight
+            .iter()
+            .filter(|f| f.flow == NO_FLOW && !f.flush);
+        let flushes = if self.streaming {
+            0
+        } else {
+            self.stream_flushes.len()
+        };
+        requests.count() + flushes
     }
 }

@@ -10,8 +10,8 @@
 //!   completes when they are.
 //! * A replayed trace's flushes ([`crate::workload::Op::Flush`] requests: blkparse `FN`,
 //!   fio `sync`) and FUA writes ([`crate::workload::Request::fua`]): the same as the
-//!   streaming API's, the flush arriving by the host model as a request would
-//!   ([`Core::flush_next`]).
+//!   streaming API's, the flush arriving by the host model as a request would and, in a
+//!   closed loop, holding its queue slot until it completes ([`Core::flush_next`]).
 //!
 //! With the write cache, durable means programmed: a flush programs the cache's dirty
 //! pages (least recently used first), which stay cached, clean. Without one the device
@@ -103,20 +103,33 @@ impl<D: DeviceModel> Core<D> {
     }
 
     /// A replayed trace's flush (`req`, an [`crate::workload::Op::Flush`]), arriving by
-    /// the host model as a request would (open loop: its trace time; closed loop: when a
-    /// queue slot frees, without holding one; fixed rate: the next request's time), served
-    /// as a streaming flush.
+    /// the host model as a request would (open loop: its trace time; fixed rate: the next
+    /// request's time; closed loop: when a queue slot frees), served as a streaming flush.
+    /// Closed loop, it holds that slot until it completes, as an NVMe Flush command or a
+    /// block-layer flush request holds a submission-queue entry: under fcfs its completion
+    /// takes the slot's place in the completion heap at once; under deferred commit the
+    /// slot is taken now and given back when the flush completes
+    /// (`Core::stream_flush_progress`).
     pub(in crate::driver) fn flush_next(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
     ) -> Result<()> {
-        if self.deferred.is_some() && matches!(self.p.host, crate::timing::Host::ClosedLoop { .. })
-        {
+        let closed = matches!(self.p.host, crate::timing::Host::ClosedLoop { .. });
+        if closed && self.deferred.is_some() {
             self.settle_closed();
         }
         let t = self.arrival(req);
-        self.host_flush(sim, t, false).map(|_| ())
+        if closed && self.deferred.is_some() {
+            self.stats.heap.pop();
+        }
+        let done = self.host_flush(sim, t, false)?;
+        if let (true, Some(done)) = (closed, done) {
+            if let Some(mut top) = self.stats.heap.peek_mut() {
+                *top = std::cmp::Reverse(done);
+            }
+        }
+        Ok(())
     }
 
     /// [`Core::flush`]; `streaming`: it comes through the streaming API (deferred commit
