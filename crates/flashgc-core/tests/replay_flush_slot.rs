@@ -191,7 +191,6 @@ fn flush() -> Request {
 /// under fcfs, read-first and fcfs with program suspend (deferred commit too).
 #[test]
 fn a_closed_loop_replay_resumes_with_a_flush_in_flight() {
-    use flashgc_core::checkpoint::CheckpointReader;
     use flashgc_core::driver::Engine;
     use flashgc_core::sim::{RunControl, RunEnd};
     let reqs: Vec<Request> = (0..2000u64)
@@ -217,7 +216,7 @@ fn a_closed_loop_replay_resumes_with_a_flush_in_flight() {
                     max_per_op: 4,
                 });
             }
-            let run = |e: &mut Engine, ctl: &mut RunControl| {
+            let mut run = |e: &mut Engine, ctl: &mut RunControl| {
                 e.run_with(&mut Requests::new(reqs.clone()), &mut |_| {}, ctl)
                     .unwrap()
             };
@@ -227,32 +226,10 @@ fn a_closed_loop_replay_resumes_with_a_flush_in_flight() {
             };
             let t = want.timing.as_ref().unwrap();
             assert_eq!((t.flushes, t.requests), (200, 1800));
-            let file = std::env::temp_dir().join(format!(
-                "flashgc-replay-slot-{}-{qd}-{read_first}-{suspend}.ckpt",
-                std::process::id()
-            ));
-            let mut e = Engine::new(&cfg, Some(p.clone())).unwrap();
             // Request 5 of each ten is a flush: stopped just after three of them, and
             // just before one.
-            let mut stops = [5u64, 1005, 1014, 1575].into_iter();
-            let mut next = stops.next();
-            let got = loop {
-                let mut ctl = RunControl {
-                    checkpoint: Some(file.clone()),
-                    stop_after_requests: next,
-                    ..RunControl::default()
-                };
-                match run(&mut e, &mut ctl) {
-                    RunEnd::Finished(r) => break r,
-                    RunEnd::Stopped { checkpoint, .. } => {
-                        assert!(checkpoint.is_some());
-                        e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap())
-                            .unwrap();
-                        next = stops.next();
-                    }
-                }
-            };
-            let _ = std::fs::remove_file(&file);
+            let tag = format!("replay-slot-{qd}-{read_first}-{suspend}");
+            let got = common::resume::resumed(&cfg, &p, &[5, 1005, 1014, 1575], &tag, &mut run);
             assert!(
                 json(&got) == json(&want),
                 "QD {qd}, read-first {read_first}, suspend {suspend}: resumed result differs"

@@ -1,7 +1,6 @@
 //! Runs of host flows (`[[flow]]` sections) on the timed engine: to the end, and stopped
 //! and resumed from a checkpoint.
 
-use flashgc_core::checkpoint::CheckpointReader;
 use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
 use flashgc_core::driver::Engine;
 use flashgc_core::sim::{RunControl, RunEnd};
@@ -73,31 +72,14 @@ pub fn resumed_json_probing(
     make: &dyn Fn() -> flows::FlowSet,
     probe: &mut (dyn FnMut(&flows::FlowSet) + Send),
 ) -> String {
-    let file = std::env::temp_dir().join(format!("flashgc-{tag}-{}.ckpt", std::process::id()));
-    let mut e = Engine::new(c, Some(p.clone())).unwrap();
-    let mut stops = stops.iter().copied();
-    let mut next = stops.next();
-    let got = loop {
-        let mut ctl = RunControl {
-            checkpoint: Some(file.clone()),
-            stop_after_requests: next,
-            ..RunControl::default()
-        };
+    let got = super::resume::resumed(c, p, stops, tag, &mut |e, ctl| {
         let mut wl = Probed {
             fs: make(),
             probe: &mut *probe,
         };
-        match e.run_with(&mut wl, &mut |_| {}, &mut ctl).unwrap() {
-            RunEnd::Finished(r) => break serde_json::to_string_pretty(&r).unwrap(),
-            RunEnd::Stopped { .. } => {
-                drop(e);
-                e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
-                next = stops.next();
-            }
-        }
-    };
-    let _ = std::fs::remove_file(&file);
-    got
+        e.run_with(&mut wl, &mut |_| {}, ctl).unwrap()
+    });
+    serde_json::to_string_pretty(&got).unwrap()
 }
 
 /// Runs the flows `fs` (a job file's plan, say) on the device of `c` to their end under `p`.

@@ -7,4 +7,5 @@ pub mod dedup;
 pub mod flows;
 pub mod golden;
 pub mod requests;
+pub mod resume;
 pub mod traces;

@@ -3,7 +3,7 @@
 //! apply; records were validated when the file was opened). One loop per `.fgt` version,
 //! so that version 1's loop keeps no test of version 2's flush records and flags.
 
-use super::TraceWorkload;
+use super::{note_volume, TraceWorkload};
 use crate::error::TraceError;
 use crate::fgt::{RECORD_FUA, RECORD_PREFLUSH};
 use crate::options::Flushes;
@@ -86,12 +86,7 @@ impl TraceWorkload {
                 }
                 if flush || preflush {
                     let volume = keys.get(vi).copied().unwrap_or(0);
-                    if self.last_volume != Some(volume) {
-                        self.last_volume = Some(volume);
-                        if self.volumes.len() < 1000 {
-                            self.volumes.insert(volume);
-                        }
-                    }
+                    note_volume(&mut self.last_volume, &mut self.volumes, volume);
                     t = time.saturating_sub(first_time);
                     if pass0 {
                         self.first_emit.get_or_insert(t);
@@ -126,12 +121,7 @@ impl TraceWorkload {
             let first = offset >> sh;
             let pages = (lb >> sh) + 1 - first;
             let volume = keys.get(vi).copied().unwrap_or(0);
-            if self.last_volume != Some(volume) {
-                self.last_volume = Some(volume);
-                if self.volumes.len() < 1000 {
-                    self.volumes.insert(volume);
-                }
-            }
+            note_volume(&mut self.last_volume, &mut self.volumes, volume);
             t = time.saturating_sub(first_time);
             if pass0 {
                 self.first_emit.get_or_insert(t);

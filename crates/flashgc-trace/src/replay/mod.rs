@@ -87,6 +87,19 @@ pub struct TraceWorkload {
     flush_seen: bool,
 }
 
+/// Notes `volume` among the volumes a replay has handed out requests of (at most 1000
+/// kept, for the run's description); `last`, the volume seen last, spares the set lookup
+/// for the runs of records of one volume that traces mostly are.
+#[inline(always)]
+fn note_volume(last: &mut Option<u64>, volumes: &mut HashSet<u64>, volume: u64) {
+    if *last != Some(volume) {
+        *last = Some(volume);
+        if volumes.len() < 1000 {
+            volumes.insert(volume);
+        }
+    }
+}
+
 impl TraceWorkload {
     /// Opens `path` for a device of `logical_pages` pages of `lpn_size` bytes. Fails with
     /// [`TraceError::Empty`] when nothing passes the filters.
@@ -295,12 +308,7 @@ impl TraceWorkload {
         if flush && !replay_flushes {
             return Ok(());
         }
-        if self.last_volume != Some(r.rec.volume) {
-            self.last_volume = Some(r.rec.volume);
-            if self.volumes.len() < 1000 {
-                self.volumes.insert(r.rec.volume);
-            }
-        }
+        note_volume(&mut self.last_volume, &mut self.volumes, r.rec.volume);
         let t = if self.scale == 1.0 {
             rel
         } else {
