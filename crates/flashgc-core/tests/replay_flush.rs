@@ -172,7 +172,6 @@ fn untimed_a_flush_changes_nothing() {
 /// the checkpoint (format version 9), with the flushes in flight under deferred commit.
 #[test]
 fn a_replay_with_flushes_resumes_byte_for_byte() {
-    use flashgc_core::checkpoint::CheckpointReader;
     use flashgc_core::driver::Engine;
     use flashgc_core::sim::{RunControl, RunEnd};
     let reqs: Vec<Request> = (0..3000u64)
@@ -214,33 +213,18 @@ fn a_replay_with_flushes_resumes_byte_for_byte() {
         let v: serde_json::Value = serde_json::from_str(&want).unwrap();
         assert_eq!(v["timing"]["flushes"], 300, "{}", v["timing"]);
         assert_eq!(v["timing"]["fua_writes"], 300);
-        let file = std::env::temp_dir().join(format!(
-            "flashgc-replay-flush-{}-{read_first}.ckpt",
-            std::process::id()
-        ));
-        let mut e = Engine::new(&cfg, Some(p.clone())).unwrap();
         // Stops just before and after a flush (request 5 of each ten is one).
-        let mut stops = [1004u64, 1005, 2201].into_iter();
-        let mut next = stops.next();
-        let got = loop {
-            let mut ctl = RunControl {
-                checkpoint: Some(file.clone()),
-                stop_after_requests: next,
-                ..RunControl::default()
-            };
-            match e
-                .run_with(&mut Requests::new(reqs.clone()), &mut |_| {}, &mut ctl)
-                .unwrap()
-            {
-                RunEnd::Finished(r) => break json(&r),
-                RunEnd::Stopped { checkpoint, .. } => {
-                    assert!(checkpoint.is_some());
-                    drop(e);
-                    e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
-                    next = stops.next();
-                }
-            }
-        };
+        let got = common::resume::resumed(
+            &cfg,
+            &p,
+            &[1004, 1005, 2201],
+            &format!("replay-flush-{read_first}"),
+            &mut |e, ctl| {
+                e.run_with(&mut Requests::new(reqs.clone()), &mut |_| {}, ctl)
+                    .unwrap()
+            },
+        );
+        let got = json(&got);
         assert!(
             got == want,
             "read-first {read_first}: resumed result differs"
