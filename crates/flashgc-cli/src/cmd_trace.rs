@@ -355,6 +355,9 @@ impl Workload for Ticking {
     fn is_infinite(&self) -> bool {
         self.inner.is_infinite()
     }
+    fn may_flush(&self) -> bool {
+        self.inner.may_flush()
+    }
 }
 
 /// Runs a `flashgc trace` subcommand; returns the process exit code.

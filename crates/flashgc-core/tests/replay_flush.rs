@@ -231,3 +231,90 @@ fn a_replay_with_flushes_resumes_byte_for_byte() {
         );
     }
 }
+
+/// A workload that hands out no flushes or FUA writes ([`Workload::may_flush`] false) is
+/// served by the batch loop without their tests: the same result, byte for byte, as
+/// through the loop with them, WAF-only and timed (open and closed loop, fcfs and
+/// read-first, with a write cache).
+#[test]
+fn a_workload_without_flushes_gives_the_same_result_through_either_loop() {
+    use flashgc_core::driver::Engine;
+    use flashgc_core::sim::{RunControl, RunEnd};
+    use flashgc_core::workload::Workload;
+    let reqs: Vec<Request> = (0..3000u64)
+        .map(|i| match i % 5 {
+            3 => req(Op::Read, i * 7 % 4096, i * 300_000),
+            4 if i % 3 == 0 => req(Op::Trim, i * 11 % 4096, i * 300_000),
+            _ => write(i * 13 % 4096, i * 300_000),
+        })
+        .collect();
+    assert!(Requests::new(vec![]).may_flush());
+    assert!(!Requests::without_flushes(vec![]).may_flush());
+    let cfg = common::configs::one_plane_hand();
+    let timed = |host: Host, read_first: bool| {
+        let mut p = TimingParams {
+            cache_pages: 64,
+            host,
+            ..TimingParams::default()
+        };
+        if read_first {
+            p.controller.scheduler = Scheduler::ReadFirst;
+        }
+        Some(p)
+    };
+    let open = Host::OpenLoop { time_scale: 1.0 };
+    let closed = Host::ClosedLoop { queue_depth: 4 };
+    for timing in [
+        None,
+        timed(open, false),
+        timed(closed, false),
+        timed(open, true),
+        timed(closed, true),
+    ] {
+        let run = |w: &mut Requests| {
+            let mut e = Engine::new(&cfg, timing.clone()).unwrap();
+            match e
+                .run_with(w, &mut |_| {}, &mut RunControl::default())
+                .unwrap()
+            {
+                RunEnd::Finished(r) => serde_json::to_string(&r).unwrap(),
+                RunEnd::Stopped { .. } => unreachable!("no stop requested"),
+            }
+        };
+        let with = run(&mut Requests::new(reqs.clone()));
+        let without = run(&mut Requests::without_flushes(reqs.clone()));
+        assert!(with == without, "{timing:?}: the results differ");
+        // Every request was served: 2200 writes (600 reads, 200 trims).
+        let v: serde_json::Value = serde_json::from_str(&with).unwrap();
+        match timing {
+            None => assert_eq!(v["total"]["user_writes"], 2200),
+            Some(_) => assert_eq!(v["timing"]["write_requests"], 2200, "{timing:?}"),
+        }
+    }
+}
+
+/// A flush from a workload that said it hands out none is an error naming the request,
+/// not a request served without pages (nor skipped), WAF-only and timed.
+#[test]
+fn a_flush_from_a_workload_without_flushes_is_an_error() {
+    use flashgc_core::driver::Engine;
+    use flashgc_core::sim::RunControl;
+    let cfg = common::configs::one_plane_hand();
+    let timing = TimingParams {
+        host: Host::OpenLoop { time_scale: 1.0 },
+        ..TimingParams::default()
+    };
+    for timing in [None, Some(timing)] {
+        let mut e = Engine::new(&cfg, timing.clone()).unwrap();
+        let mut w = Requests::without_flushes(vec![write(1, 0), write(2, 1), flush(2)]);
+        let err = e
+            .run_with(&mut w, &mut |_| {}, &mut RunControl::default())
+            .err()
+            .unwrap_or_else(|| panic!("{timing:?}: the flush was served"))
+            .to_string();
+        assert!(
+            err.contains("request 3: a flush from a workload that hands out none"),
+            "{timing:?}: {err}"
+        );
+    }
+}

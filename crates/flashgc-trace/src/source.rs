@@ -26,6 +26,17 @@ pub enum AnySource {
     Piped(Box<PipedSource>),
 }
 
+impl AnySource {
+    /// Whether this trace can hold flushes, FUA writes or preflush requests: its format
+    /// can express them ([`Format::carries_flushes`]), and a `.fgt` file is version 2.
+    pub fn carries_flushes(&self) -> bool {
+        match self {
+            AnySource::Fgt(f) => f.version() != crate::fgt::FGT_VERSION_PLAIN,
+            other => other.format().carries_flushes(),
+        }
+    }
+}
+
 impl RecordSource for AnySource {
     #[inline]
     fn next_record(&mut self) -> Result<Option<Record>, TraceError> {

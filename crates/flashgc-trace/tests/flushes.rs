@@ -371,3 +371,86 @@ fn fgt_version_2_fast_replay_names_a_preflush_request_beyond_the_device() {
         "{e_text}"
     );
 }
+
+/// Only a trace that can hold flushes, replayed with `--trace-flushes replay`, says it may
+/// hand some out (the driver then keeps their tests on its hot path): blkparse, fio and
+/// `.fgt` version 2 traces, not MSR CSV or `.fgt` version 1, nor anything under `ignore`.
+#[test]
+fn only_traces_that_can_hold_flushes_may_hand_them_out() {
+    let may = |p: &Path, o: &TraceOptions| {
+        TraceWorkload::open(p, o, 4096, 1 << 20)
+            .unwrap()
+            .may_flush()
+    };
+    let blk = write_file("may.blkparse.txt", BLKPARSE);
+    let fio = write_file(
+        "may.fio3.iolog",
+        "fio version 3 iolog\n1 /dev/sdb write 0 4096\n",
+    );
+    let msr = write_file("may.msr.csv", "128166385295514663,hm,0,Write,0,4096,10\n");
+    let (v1, v2) = (tmp("may1.fgt"), tmp("may2.fgt"));
+    assert_eq!(convert(&msr, &no_pipeline(), &v1).unwrap().version, 1);
+    assert_eq!(convert(&blk, &no_pipeline(), &v2).unwrap().version, 2);
+    let ignore = TraceOptions {
+        flushes: Flushes::Ignore,
+        ..no_pipeline()
+    };
+    for pipeline in [false, true] {
+        let o = TraceOptions {
+            pipeline,
+            ..TraceOptions::default()
+        };
+        for (p, want) in [
+            (&blk, true),
+            (&fio, true),
+            (&v2, true),
+            (&msr, false),
+            (&v1, false),
+        ] {
+            assert_eq!(may(p, &o), want, "{} (pipeline {pipeline})", p.display());
+            assert!(!may(p, &ignore), "{} ignored", p.display());
+        }
+    }
+}
+
+/// A blkparse trace without flushes replays through the flush-aware path, its `.fgt`
+/// version 1 conversion through the one without: the same requests, with remapping and a
+/// write target (the general path, not the `.fgt` hot loop) and without.
+#[test]
+fn a_trace_without_flushes_replays_alike_with_and_without_the_flush_tests() {
+    let text: String = (0..200u64)
+        .map(|i| {
+            let op = ["W", "R", "WS", "W", "D"][(i % 5) as usize];
+            let sector = (i * 37 % 64) * 8;
+            format!(
+                "  8,0 0 {i} 0.{:09} 100 D {op} {sector} + 16 [a]\n",
+                i * 1000
+            )
+        })
+        .collect();
+    let blk = write_file("alike.blkparse.txt", &text);
+    let fgt = tmp("alike.fgt");
+    assert_eq!(convert(&blk, &no_pipeline(), &fgt).unwrap().version, 1);
+    let compact = TraceOptions {
+        remap: flashgc_trace::Remap::Compact,
+        loop_until: Some(3.0),
+        ..no_pipeline()
+    };
+    for o in [no_pipeline(), compact] {
+        let open = |p: &Path| TraceWorkload::open(p, &o, 4096, 256).unwrap();
+        let (mut a, mut b) = (open(&blk), open(&fgt));
+        assert!(a.may_flush() && !b.may_flush());
+        let (mut ra, mut rb) = (Vec::new(), Vec::new());
+        loop {
+            let n = (ra.len(), rb.len());
+            a.fill_requests(&mut ra, 7).unwrap();
+            b.fill_requests(&mut rb, 7).unwrap();
+            if (ra.len(), rb.len()) == n {
+                break;
+            }
+        }
+        assert!(ra.len() >= 200, "{}", ra.len());
+        assert_eq!(ra, rb);
+        assert_eq!(a.trace_requests_out(), b.trace_requests_out());
+    }
+}

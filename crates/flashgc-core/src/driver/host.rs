@@ -273,22 +273,25 @@ impl<D: DeviceModel> Core<D> {
         }
     }
 
-    /// Serves a request at its arrival time (by the host model) and records it.
+    /// Serves a request at its arrival time (by the host model) and records it. `FUA`:
+    /// the request may be a FUA write (its workload may hand out flushes and FUA writes,
+    /// [`crate::workload::Workload::may_flush`]); without, its flag is not looked at.
     #[inline]
-    pub(super) fn submit_next(
+    pub(super) fn submit_next<const FUA: bool>(
         &mut self,
         sim: &mut Simulation,
         req: &Request,
         rec: &mut Recorder,
     ) -> Result<()> {
-        if req.fua && req.op == Op::Write {
+        let fua = FUA && req.fua;
+        if fua && req.op == Op::Write {
             self.flushes.fua_writes += 1;
         }
         if self.deferred.is_some() {
             return self.submit_deferred(sim, req, rec);
         }
         let t = self.arrival(req);
-        self.record_served(sim, req, t, req.fua, rec).map(|_| ())
+        self.record_served(sim, req, t, fua, rec).map(|_| ())
     }
 
     /// Whether completions are decided later (a priority scheduler or suspend).

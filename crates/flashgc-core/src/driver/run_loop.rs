@@ -105,7 +105,6 @@ pub(super) fn run<D: DeviceModel>(
     progress: &mut dyn FnMut(&Progress),
     ctl: &mut RunControl<'_>,
 ) -> Result<RunEnd> {
-    let logical = sim.layout().logical_pages;
     let RunState {
         mut rec,
         requests: mut request_index,
@@ -123,6 +122,8 @@ pub(super) fn run<D: DeviceModel>(
     let mut next_ckpt = next_after(rec.written());
     let mut buf: Vec<Request> = Vec::with_capacity(SAFE_POINT_REQUESTS);
     let mut ended_by = "workload_end";
+    // Fixed for the workload's lifetime: picks the batch loop once.
+    let may_flush = wl.may_flush();
     'outer: loop {
         // Safe point: every request handed out so far has been served completely.
         if target.is_some_and(|t| rec.written() >= t) {
@@ -271,69 +272,15 @@ pub(super) fn run<D: DeviceModel>(
         if buf.is_empty() {
             break;
         }
-        const AHEAD: usize = 16;
-        for (j, req) in buf.iter().enumerate() {
-            if D::TIMED {
-                if let Some(why) = core.ended(&rec, target) {
-                    ended_by = why;
-                    break 'outer;
-                }
-                core.prefetch_for(sim, buf.get(j + 2), buf.get(j + 4));
-            } else if let Some(n) = buf.get(j + AHEAD) {
-                if n.lpn < logical {
-                    sim.ftl().prefetch(n.lpn as u32);
-                }
+        let end = match may_flush {
+            true => serve_batch::<D, true>(sim, core, &buf, &mut rec, target, &mut request_index)?,
+            false => {
+                serve_batch::<D, false>(sim, core, &buf, &mut rec, target, &mut request_index)?
             }
-            request_index += 1;
-            if req.op == Op::Flush {
-                // A replayed trace's flush: the write cache's dirty pages to flash (nothing
-                // to do WAF-only, where there is no cache; the trace counts it).
-                if D::TIMED {
-                    core.flush_next(sim, req)?;
-                }
-                continue;
-            }
-            let end = req.lpn.saturating_add(req.pages as u64);
-            if req.pages == 0 || end > logical {
-                return Err(Error::Workload(format!(
-                    "request {request_index}: pages {}..{} exceed the logical capacity of {logical} pages \
-                     (use a larger device, or remap the trace)",
-                    req.lpn, end
-                )));
-            }
-            if D::TIMED {
-                core.submit_next(sim, req, &mut rec)?;
-                continue;
-            }
-            // WAF-only: page by page, stopping at the exact write volume.
-            let ftl = sim.ftl_mut();
-            match req.op {
-                Op::Write => {
-                    for lpn in req.lpn..end {
-                        if req.content != 0 && ftl.content().is_some() {
-                            let c = crate::content::page_content(req.content, lpn - req.lpn);
-                            ftl.write_content(lpn as u32, c)?;
-                        } else {
-                            ftl.write(lpn as u32)?;
-                        }
-                        if rec.user_page(&ftl.counters) {
-                            ended_by = "write_volume";
-                            break 'outer;
-                        }
-                    }
-                }
-                Op::Read => {
-                    for lpn in req.lpn..end {
-                        ftl.read(lpn as u32);
-                    }
-                }
-                Op::Trim => {
-                    for lpn in req.lpn..end {
-                        ftl.trim(lpn as u32);
-                    }
-                }
-                Op::Flush => {}
-            }
+        };
+        if let Some(why) = end {
+            ended_by = why;
+            break;
         }
         if let Some(e) = sim.ftl().content_error() {
             return Err(Error::Workload(e.to_string()));
@@ -377,8 +324,80 @@ pub(super) fn run<D: DeviceModel>(
     Ok(RunEnd::Finished(r))
 }
 
+/// Serves one batch of a workload's requests (not several flows'), each at its arrival
+/// by the host model when timed; `request_index` counts them. `FLUSHES`: the workload may
+/// hand out flushes and FUA writes ([`Workload::may_flush`]); without, the loop keeps no
+/// test for them, and a flush is refused as a request without pages. Returns why the run
+/// ended, when it did in the batch.
+#[inline(always)]
+fn serve_batch<D: DeviceModel, const FLUSHES: bool>(
+    sim: &mut Simulation,
+    core: &mut Core<D>,
+    buf: &[Request],
+    rec: &mut Recorder,
+    target: Option<u64>,
+    request_index: &mut u64,
+) -> Result<Option<&'static str>> {
+    let logical = sim.layout().logical_pages;
+    const AHEAD: usize = 16;
+    for (j, req) in buf.iter().enumerate() {
+        if D::TIMED {
+            if let Some(why) = core.ended(rec, target) {
+                return Ok(Some(why));
+            }
+            core.prefetch_for(sim, buf.get(j + 2), buf.get(j + 4));
+        } else if let Some(n) = buf.get(j + AHEAD) {
+            if n.lpn < logical {
+                sim.ftl().prefetch(n.lpn as u32);
+            }
+        }
+        *request_index += 1;
+        if FLUSHES && req.op == Op::Flush {
+            // A replayed trace's flush: the write cache's dirty pages to flash (nothing
+            // to do WAF-only, where there is no cache; the trace counts it).
+            if D::TIMED {
+                core.flush_next(sim, req)?;
+            }
+            continue;
+        }
+        debug_assert!(
+            FLUSHES || !req.fua,
+            "a FUA write from a workload without flushes"
+        );
+        let end = req.lpn.saturating_add(req.pages as u64);
+        if req.pages == 0 || end > logical {
+            return Err(bad_request(req, *request_index, logical));
+        }
+        if D::TIMED {
+            core.submit_next::<FLUSHES>(sim, req, rec)?;
+        } else if serve_waf_only(sim, req, rec)? {
+            // WAF-only: page by page, stopping at the exact write volume.
+            return Ok(Some("write_volume"));
+        }
+    }
+    Ok(None)
+}
+
+/// The error of request `index`, `req`, whose pages are none or beyond the device's
+/// `logical` pages (or a flush from a workload that said it hands out none).
+#[cold]
+fn bad_request(req: &Request, index: u64, logical: u64) -> Error {
+    if req.op == Op::Flush {
+        return Error::Workload(format!(
+            "request {index}: a flush from a workload that hands out none (Workload::may_flush)"
+        ));
+    }
+    Error::Workload(format!(
+        "request {index}: pages {}..{} exceed the logical capacity of {logical} pages \
+         (use a larger device, or remap the trace)",
+        req.lpn,
+        req.lpn.saturating_add(req.pages as u64)
+    ))
+}
+
 /// Serves one request WAF-only, page by page; true when the write volume is reached.
-#[inline]
+// Always: it is the WAF-only hot loop of both batch loops and of the flows' loop.
+#[inline(always)]
 fn serve_waf_only(sim: &mut Simulation, req: &Request, rec: &mut Recorder) -> Result<bool> {
     let ftl = sim.ftl_mut();
     let end = req.lpn + req.pages as u64;

@@ -55,6 +55,9 @@ impl Workload for PoissonArrivals {
     fn is_infinite(&self) -> bool {
         self.inner.is_infinite()
     }
+    fn may_flush(&self) -> bool {
+        self.inner.may_flush()
+    }
     fn save_position(&self) -> Option<Vec<u8>> {
         let inner = self.inner.save_position()?;
         crate::checkpoint::encode(&(inner, &self.rng, self.clock)).ok()

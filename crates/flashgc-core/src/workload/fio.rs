@@ -614,6 +614,11 @@ impl Workload for FioWorkload {
     fn is_infinite(&self) -> bool {
         true
     }
+    /// A job's flushes (`fsync=N`, `end_fsync`) are the flows' (`workload/flows`), never
+    /// requests of a single job's stream.
+    fn may_flush(&self) -> bool {
+        false
+    }
 }
 
 fn is_zero(x: &u64) -> bool {

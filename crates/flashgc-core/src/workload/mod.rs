@@ -98,6 +98,13 @@ pub trait Workload: Send {
             "this workload cannot restore a saved position".into(),
         ))
     }
+    /// Whether the workload may hand out flushes ([`Op::Flush`]) or FUA writes
+    /// ([`Request::fua`]). A workload answering false (fixed for its lifetime) is served
+    /// through a run loop without their tests (`driver/run_loop.rs`), and a flush it hands
+    /// out anyway is an error. The default, true, is always correct.
+    fn may_flush(&self) -> bool {
+        true
+    }
     /// The flows, when the workload is several host flows ([`flows::FlowSet`]): the driver
     /// then takes arrivals from them flow by flow and reports completions back.
     fn as_flows(&mut self) -> Option<&mut flows::FlowSet> {

@@ -92,6 +92,9 @@ impl Workload for Phased {
     fn is_infinite(&self) -> bool {
         self.phases.iter().all(|p| p.workload.is_infinite())
     }
+    fn may_flush(&self) -> bool {
+        self.phases.iter().any(|p| p.workload.may_flush())
+    }
 }
 
 #[cfg(test)]

@@ -170,6 +170,9 @@ impl Workload for Synthetic {
     fn is_infinite(&self) -> bool {
         true
     }
+    fn may_flush(&self) -> bool {
+        false
+    }
     fn save_position(&self) -> Option<Vec<u8>> {
         crate::checkpoint::encode(self).ok()
     }

@@ -6,12 +6,26 @@ use flashgc_core::workload::{Request, Workload};
 pub struct Requests {
     reqs: Vec<Request>,
     pos: usize,
+    may_flush: bool,
 }
 
 impl Requests {
     /// A workload of `reqs`.
     pub fn new(reqs: Vec<Request>) -> Requests {
-        Requests { reqs, pos: 0 }
+        Requests {
+            reqs,
+            pos: 0,
+            may_flush: true,
+        }
+    }
+
+    /// A workload of `reqs` that says it hands out no flushes or FUA writes
+    /// ([`Workload::may_flush`] false: the driver's batch loop without their tests).
+    pub fn without_flushes(reqs: Vec<Request>) -> Requests {
+        Requests {
+            may_flush: false,
+            ..Requests::new(reqs)
+        }
     }
 }
 
@@ -24,5 +38,8 @@ impl Workload for Requests {
     }
     fn describe(&self) -> String {
         format!("{} listed requests", self.reqs.len())
+    }
+    fn may_flush(&self) -> bool {
+        self.may_flush
     }
 }

@@ -239,6 +239,16 @@ impl Format {
         }
     }
 
+    /// Whether traces of this format can hold flushes, FUA writes or preflush requests
+    /// (blkparse's RWBS and blktrace's categories, fio's `sync`, `.fgt` version 2): a replay
+    /// of the others keeps no test for them on its hot path.
+    pub fn carries_flushes(&self) -> bool {
+        matches!(
+            self,
+            Format::Fio2 | Format::Fio3 | Format::Blkparse(_) | Format::Fgt
+        )
+    }
+
     /// Short name, e.g. `msr` or `csv:...`.
     pub fn name(&self) -> String {
         match self {

@@ -75,6 +75,10 @@ pub struct TraceWorkload {
     input: TraceInput,
     /// `--trace-flushes`.
     flushes: Flushes,
+    /// `--trace-flushes replay` on a trace that can hold flushes, FUA writes or preflush
+    /// requests ([`AnySource::carries_flushes`]): only then does the replay take
+    /// [`Self::step`]'s tests for them (and the driver its own, [`Workload::may_flush`]).
+    may_flush: bool,
     /// Flushes handed out ([`Op::Flush`] requests; a preflush request's included).
     flushes_out: u64,
     /// FUA writes read (trace requests, however many LPN runs they split into).
@@ -189,17 +193,22 @@ impl TraceWorkload {
             name: None,
             input: input.clone(),
             flushes: opts.flushes,
+            may_flush: false,
             flushes_out: 0,
             fua_out: 0,
             cur_fua: false,
             stepped_request: false,
             flush_seen: false,
         };
+        w.may_flush = w.flushes == Flushes::Replay && w.src.carries_flushes();
         // Read ahead to the first request so an empty trace is reported before a run starts
         // (flushes before it wait with it; a trace of flushes alone is empty).
         let mut first = Vec::new();
         while !first.iter().any(|r: &Request| r.op != Op::Flush) && !w.done {
-            w.step(&mut first)?;
+            match w.may_flush {
+                true => w.step::<true>(&mut first)?,
+                false => w.step::<false>(&mut first)?,
+            }
         }
         if !first.iter().any(|r| r.op != Op::Flush) {
             return Err(w.empty_error());
@@ -288,9 +297,12 @@ impl TraceWorkload {
     }
 
     /// Reads one record and appends its requests to `out` (none when it is filtered out
-    /// or a pass ended).
+    /// or a pass ended). `FLUSHES` is the `may_flush` field: without it the flush records of
+    /// a trace replayed with `--trace-flushes ignore` are dropped, and the preflush and FUA
+    /// flags are not looked at (a trace that cannot hold them has none), so that the loop
+    /// of a trace without flushes keeps none of their tests.
     #[inline]
-    fn step(&mut self, out: &mut Vec<Request>) -> Result<(), TraceError> {
+    fn step<const FLUSHES: bool>(&mut self, out: &mut Vec<Request>) -> Result<(), TraceError> {
         let next = match &mut self.src {
             AnySource::Fgt(f) => f.next_fast(),
             AnySource::Piped(p) => p.next_record()?,
@@ -303,9 +315,8 @@ impl TraceWorkload {
         let Some(rel) = self.filter.keep(&r) else {
             return Ok(());
         };
-        let replay_flushes = self.flushes == Flushes::Replay;
         let flush = r.rec.op == Op::Flush;
-        if flush && !replay_flushes {
+        if flush && !FLUSHES {
             return Ok(());
         }
         note_volume(&mut self.last_volume, &mut self.volumes, r.rec.volume);
@@ -333,7 +344,7 @@ impl TraceWorkload {
             self.emitted_pass0 += !flush as u64;
         }
         let time_ns = t.saturating_add((self.loop_idx as u64).saturating_mul(self.period));
-        if flush || (r.rec.preflush && replay_flushes) {
+        if FLUSHES && (flush || r.rec.preflush) {
             // A preflush request is a flush, then the request, as the block layer does it.
             self.flush_seen = true;
             out.push(Request {
@@ -348,9 +359,11 @@ impl TraceWorkload {
                 return Ok(());
             }
         }
-        self.cur_fua = r.rec.fua && r.rec.op == Op::Write && replay_flushes;
-        self.fua_out += self.cur_fua as u64;
-        self.emit(&r, time_ns, out)
+        if FLUSHES {
+            self.cur_fua = r.rec.fua && r.rec.op == Op::Write;
+            self.fua_out += self.cur_fua as u64;
+        }
+        self.emit::<FLUSHES>(&r, time_ns, out)
     }
 
     fn end_of_pass(&mut self) -> Result<(), TraceError> {
@@ -407,8 +420,15 @@ impl TraceWorkload {
         Ok(())
     }
 
+    /// The requests of record `r` at `time_ns` (`FLUSHES` as in [`Self::step`], whose
+    /// instance of `FLUSHES` is then the only caller: inlined there).
     #[inline]
-    fn emit(&mut self, r: &Record, time_ns: u64, out: &mut Vec<Request>) -> Result<(), TraceError> {
+    fn emit<const FLUSHES: bool>(
+        &mut self,
+        r: &Record,
+        time_ns: u64,
+        out: &mut Vec<Request>,
+    ) -> Result<(), TraceError> {
         let rec = &r.rec;
         let Some(last_byte) = rec.offset.checked_add(rec.len - 1) else {
             return Err(self.cap_err(r, rec.offset / self.lpn_size, u64::MAX));
@@ -433,7 +453,7 @@ impl TraceWorkload {
                 if end > self.logical {
                     return Err(self.cap_err(r, first, end));
                 }
-                self.push_run(out, rec.op, time_ns, first, n, content);
+                self.push_run::<FLUSHES>(out, rec.op, time_ns, first, n, content);
             }
             Remap::Modulo => {
                 // A request longer than the device would write some pages several times
@@ -453,7 +473,7 @@ impl TraceWorkload {
                 let mut left = n;
                 while left > 0 {
                     let k = left.min(self.logical - p);
-                    self.push_run(out, rec.op, time_ns, p, k, content);
+                    self.push_run::<FLUSHES>(out, rec.op, time_ns, p, k, content);
                     left -= k;
                     p = 0;
                 }
@@ -485,22 +505,26 @@ impl TraceWorkload {
                         run_len += 1;
                     } else {
                         if run_len > 0 {
-                            self.push_run(out, rec.op, time_ns, run_start, run_len, content);
+                            self.push_run::<FLUSHES>(
+                                out, rec.op, time_ns, run_start, run_len, content,
+                            );
                         }
                         run_start = id;
                         run_len = 1;
                     }
                 }
                 if run_len > 0 {
-                    self.push_run(out, rec.op, time_ns, run_start, run_len, content);
+                    self.push_run::<FLUSHES>(out, rec.op, time_ns, run_start, run_len, content);
                 }
             }
         }
         Ok(())
     }
 
+    /// Hands out `n` pages from `lpn` (the part the write target leaves), in runs of at
+    /// most `u32::MAX` pages; `FLUSHES` as in [`Self::step`].
     #[inline]
-    fn push_run(
+    fn push_run<const FLUSHES: bool>(
         &mut self,
         out: &mut Vec<Request>,
         op: Op,
@@ -529,7 +553,7 @@ impl TraceWorkload {
                 lpn,
                 pages: k as u32,
                 content,
-                fua: self.cur_fua,
+                fua: FLUSHES && self.cur_fua,
             });
             self.stepped_request = true;
             lpn += k;
@@ -565,12 +589,9 @@ impl TraceWorkload {
                 _ => {}
             }
         }
-        while buf.len() - start < max && !self.done {
-            // A record's first run always lands in the part handed out now (the loop runs
-            // only while there is room); the rest of a split record may wait in `pending`.
-            self.stepped_request = false;
-            self.step(buf)?;
-            self.records_out += self.stepped_request as u64;
+        match self.may_flush {
+            true => self.fill_steps::<true>(buf, start + max)?,
+            false => self.fill_steps::<false>(buf, start + max)?,
         }
         // A record that split into more requests than fit: keep the rest for the next call.
         if buf.len() - start > max {
@@ -583,6 +604,23 @@ impl TraceWorkload {
         };
         self.flushes_out += flushes as u64;
         self.requests_out += (buf.len() - start - flushes) as u64;
+        Ok(())
+    }
+
+    /// The general path of [`Self::fill_requests`]: records read by [`Self::step`] until
+    /// `buf` holds `limit` requests or the replay ends.
+    fn fill_steps<const FLUSHES: bool>(
+        &mut self,
+        buf: &mut Vec<Request>,
+        limit: usize,
+    ) -> Result<(), TraceError> {
+        while buf.len() < limit && !self.done {
+            // A record's first run always lands in the part handed out now (the loop runs
+            // only while there is room); the rest of a split record may wait in `pending`.
+            self.stepped_request = false;
+            self.step::<FLUSHES>(buf)?;
+            self.records_out += self.stepped_request as u64;
+        }
         Ok(())
     }
 }
@@ -648,6 +686,10 @@ impl Workload for TraceWorkload {
 
     fn is_infinite(&self) -> bool {
         self.until_pages.is_some()
+    }
+
+    fn may_flush(&self) -> bool {
+        self.may_flush
     }
 
     fn save_position(&self) -> Option<Vec<u8>> {
