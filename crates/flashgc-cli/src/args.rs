@@ -104,7 +104,7 @@ pub(crate) struct CommonArgs {
     /// Bytes per translation page of the mapping cache (default: the LPN size).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) translation_page_bytes: Option<u32>,
-    /// Refuse runs whose estimated memory exceeds this many GiB (default: the
+    /// Refuse runs whose estimated memory exceeds this many GiB (default: the memory the
     /// machine has available; `compare` divides it among its parallel runs).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) max_memory: Option<f64>,

@@ -534,9 +534,13 @@ pub fn run(
 /// Human-readable summary of a timing report (for `run --timing` output).
 pub fn human(t: &TimingReport) -> String {
     let mut s = String::new();
-    let lat = |name: &str, l: &LatencySummary| {
+    let lat = |name: &str, l: &LatencySummary, what: &str| {
+        if l.count == 0 {
+            // Percentiles of nothing would print as 0.0 us, which reads as instant service.
+            return format!("  {name:5} latency: no {what}\n");
+        }
         format!(
-            "  {name:5} latency us: mean {:.1} | p50 {:.1} | p99 {:.1} | p99.9 {:.1} | p99.99 {:.1} | max {:.1}  ({} requests)\n",
+            "  {name:5} latency us: mean {:.1} | p50 {:.1} | p99 {:.1} | p99.9 {:.1} | p99.99 {:.1} | max {:.1}  ({} {what})\n",
             l.mean_us, l.p50_us, l.p99_us, l.p999_us, l.p9999_us, l.max_us, l.count
         )
     };
@@ -551,11 +555,11 @@ pub fn human(t: &TimingReport) -> String {
             f.gc_time_share * 100.0
         ))
     );
-    s += &lat("read", &t.read_latency);
-    s += &lat("write", &t.write_latency);
+    s += &lat("read", &t.read_latency, "requests");
+    s += &lat("write", &t.write_latency, "requests");
     if let Some(l) = &t.flush_latency {
         // Flushes are not requests: the count closes the line as for the others.
-        s += &lat("flush", l).replace(" requests)", " flushes)");
+        s += &lat("flush", l, "flushes");
     }
     if t.fua_writes > 0 {
         let _ = writeln!(
@@ -615,6 +619,16 @@ pub fn human(t: &TimingReport) -> String {
     s
 }
 
+/// A latency summary's p99 in us for a table cell: "-" for a direction without requests,
+/// whose percentiles would otherwise print as 0.0 us (instant service).
+fn p99(l: &LatencySummary) -> String {
+    if l.count == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.1}", l.p99_us)
+    }
+}
+
 fn series_table(rows: &[(&str, &TimingReport)]) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -626,13 +640,13 @@ fn series_table(rows: &[(&str, &TimingReport)]) -> String {
         for p in &t.series {
             let _ = writeln!(
                 s,
-                "  {:14} {:>9.1} {:>10.0} {:>9.1} {:>11.1} {:>11.1} {:>9} {:>11} {:>7.3}",
+                "  {:14} {:>9.1} {:>10.0} {:>9.1} {:>11} {:>11} {:>9} {:>11} {:>7.3}",
                 name,
                 p.equivalent_gb,
                 p.iops,
                 p.bandwidth_mb_s,
-                p.read.p99_us,
-                p.write.p99_us,
+                p99(&p.read),
+                p99(&p.write),
                 p.erases,
                 p.gc_page_moves,
                 p.waf_cumulative
@@ -733,8 +747,8 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     for (name, r) in &results {
         let t = r.timing.as_ref().expect("timed run");
         println!(
-            "{name:22} IOPS {:>9.0}  MB/s {:>8.1}  read p99 {:>9.1} us  write p99 {:>9.1} us  WAF {:.3}  erases {}  GC moves {}",
-            t.iops, t.bandwidth_mb_s, t.read_latency.p99_us, t.write_latency.p99_us, r.total.waf, r.total.erases, r.total.gc_writes
+            "{name:22} IOPS {:>9.0}  MB/s {:>8.1}  read p99 {:>9} us  write p99 {:>9} us  WAF {:.3}  erases {}  GC moves {}",
+            t.iops, t.bandwidth_mb_s, p99(&t.read_latency), p99(&t.write_latency), r.total.waf, r.total.erases, r.total.gc_writes
         );
         rows.push((name.as_str(), t));
         if let Some(f) = &r.flows {

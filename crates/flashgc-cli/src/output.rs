@@ -162,6 +162,19 @@ pub fn new_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
     Some(b)
 }
 
+/// The bar of `compare`'s `runs` simulations, in thousandths of a run (each run in progress
+/// moves it by its share of the pages it writes), with a spinner and clock that tick while
+/// no run reports (a precondition fill, an oracle's pre-pass). None off a terminal.
+pub fn runs_bar(runs: usize) -> Option<indicatif::ProgressBar> {
+    let b = new_bar(runs as u64 * 1000, "runs")?;
+    b.set_style(bar_style(&format!(
+        "{{spinner}} [{{elapsed_precise}}] {{bar:20}} {{percent}} % of {runs} runs ({{msg}} done) ETA {{eta}}"
+    )));
+    b.set_message(format!("0/{runs}"));
+    b.enable_steady_tick(std::time::Duration::from_millis(250));
+    Some(b)
+}
+
 /// The style of a bar whose length is unknown (a run to a trace's end, a data volume or a
 /// request count): position and rate, without a bar or an ETA that would mean nothing.
 pub fn open_ended_style(unit: &str) -> indicatif::ProgressStyle {
@@ -515,12 +528,18 @@ pub fn compare_table(
         s,
         "as run (every parameter, defaults included; the timing section of --json says which cache policy and GC mode):"
     );
+    // One line per pair: the GC actions crossed with a pair share its specs (their
+    // variants are listed below), and repeating the line for each told nothing new.
+    let mut listed: Vec<String> = Vec::new();
     for (r, _) in rs {
-        let _ = writeln!(
-            s,
+        let line = format!(
             "  {} / {}: {} | {}",
             r.placement, r.victim, r.placement_spec, r.victim_spec
         );
+        if !listed.contains(&line) {
+            let _ = writeln!(s, "{line}");
+            listed.push(line);
+        }
     }
     let _ = writeln!(
         s,

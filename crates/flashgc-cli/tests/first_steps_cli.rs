@@ -1,0 +1,195 @@
+//! What a new user sees first: the top-level help, `compare`'s table and progress, and the
+//! timed summary of a run without reads (issues found by walking the README as a new user).
+
+use std::process::{Command, Output};
+
+fn flashgc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flashgc"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A device that simulates in a fraction of a second.
+const TINY: &[&str] = &[
+    "--logical-gib",
+    "0.0625",
+    "--pages-per-block",
+    "64",
+    "--write-volume",
+    "2",
+];
+
+/// The top-level help says what flashgc is and where to start (it said "The flashgc
+/// command line", the package description).
+#[test]
+fn top_level_help_says_what_flashgc_is_and_where_to_start() {
+    let o = flashgc(&["--help"]);
+    assert!(o.status.success());
+    let s = text(&o.stdout);
+    assert!(s.contains("garbage collection"), "{s}");
+    assert!(s.contains("Start with `flashgc compare`"), "{s}");
+    let p = text(&flashgc(&["help", "policies"]).stdout);
+    assert!(
+        p.contains("GC actions"),
+        "`policies` lists GC actions too: {p}"
+    );
+}
+
+/// `compare` crossing a pair with several GC actions prints the pair's "as run" line once
+/// (it printed one identical line per action).
+#[test]
+fn compare_lists_each_pairs_specs_once_across_gc_actions() {
+    let mut a = vec![
+        "compare",
+        "--workload",
+        "uniform",
+        "--placement",
+        "single,sup-gc",
+        "--victim",
+        "greedy",
+        "--gc-action",
+        "move,cagc",
+    ];
+    a.extend_from_slice(TINY);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = text(&o.stdout);
+    // Four rows in the table, two pairs in the "as run" list.
+    assert_eq!(s.matches("+cagc").count(), 2, "{s}");
+    for pair in ["  single / greedy: ", "  sup-gc / greedy: "] {
+        let n = s.lines().filter(|l| l.starts_with(pair)).count();
+        assert_eq!(n, 1, "`{pair}` listed {n} times:\n{s}");
+    }
+}
+
+/// A timed run without reads says so instead of printing read percentiles of 0.0 us,
+/// which read as instant service; so does `fio`'s one-line summary.
+#[test]
+fn timed_runs_without_reads_print_no_read_percentiles() {
+    let mut a = vec!["run", "--timing", "--workload", "uniform"];
+    a.extend_from_slice(TINY);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = text(&o.stdout);
+    assert!(s.contains("  read  latency: no requests\n"), "{s}");
+    assert!(!s.contains("read  latency us"), "{s}");
+    assert!(s.contains("write latency us: mean "), "{s}");
+
+    let o = flashgc(&[
+        "fio",
+        "--logical-gib",
+        "0.0625",
+        "--rw",
+        "randwrite",
+        "--data-gb",
+        "0.1",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = text(&o.stdout);
+    let row = s
+        .lines()
+        .find(|l| l.contains(" IOPS "))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(row.contains("read p99         - us"), "{row}");
+    assert!(!row.contains("write p99         - us"), "{row}");
+}
+
+/// On a terminal, `compare`'s bar moves while a run is under way (it counted finished
+/// runs only, so one long run showed 0/1 until its end). The terminal is util-linux's
+/// `script`; without it the test is skipped.
+#[cfg(unix)]
+#[test]
+fn compare_progress_moves_within_a_run_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` command");
+        return;
+    }
+    // One run of a few seconds: several progress reports before it ends.
+    let cmd = format!(
+        "{} compare --workload uniform --placement single --victim greedy --logical-gib 1 \
+         --write-volume 16 > /dev/null",
+        env!("CARGO_BIN_EXE_flashgc")
+    );
+    let o = Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    let tty = text(&o.stdout);
+    assert!(o.status.success(), "{tty}");
+    let within: Vec<u32> = tty
+        .split(" % of 1 runs")
+        .filter_map(|before| before.rsplit(' ').next()?.parse().ok())
+        .filter(|p| (1..100).contains(p))
+        .collect();
+    assert!(
+        !within.is_empty(),
+        "no percentage between 0 and 100 on the terminal: {tty:?}"
+    );
+}
+
+/// `--capacity auto` on a small trace enlarges the device and says so once; it also
+/// printed an advisory about an `ftl.logical_gib` the user never gave (the search's last
+/// request, which whole blocks rounded up), and stored that value in the result.
+#[test]
+fn capacity_auto_reports_the_device_it_built_not_its_search() {
+    let d = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    let d = std::env::var_os("FLASHGC_TRACES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or(d);
+    let t = d.join("msr_cambridge/msr-cambridge1-sample.csv");
+    if !t.is_file() {
+        eprintln!("SKIPPED: {} is absent (FLASHGC_TRACES)", t.display());
+        return;
+    }
+    let w = format!("trace:{}", t.display());
+    let o = flashgc(&[
+        "run",
+        "--workload",
+        &w,
+        "--capacity",
+        "auto",
+        "--remap",
+        "compact",
+        "--loop-until",
+        "2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.contains("the device was enlarged to"), "{err}");
+    assert!(!err.contains("ftl.logical_gib ="), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let notes = r["notes"].to_string();
+    assert!(!notes.contains("ftl.logical_gib ="), "{notes}");
+    // The device is the one the search chose (17226 logical pages on the default preset,
+    // the smallest that holds the trace's 1917 pages and still garbage-collects).
+    assert_eq!(r["device"]["logical_pages"], 17226, "{}", r["device"]);
+}
+
+/// A run over the memory limit says how to raise it, on the command line and in Python.
+#[test]
+fn the_memory_limit_error_names_the_flag() {
+    let o = flashgc(&["run", "--logical-gib", "64", "--max-memory", "0.01"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("--max-memory GIB") && e.contains("max_memory_gib"),
+        "{e}"
+    );
+    let o = flashgc(&[
+        "run",
+        "--timing",
+        "--logical-gib",
+        "64",
+        "--max-memory",
+        "0.01",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    assert!(e.contains("--max-memory GIB"), "{e}");
+}
