@@ -193,3 +193,18 @@ fn the_memory_limit_error_names_the_flag() {
     let e = text(&o.stderr);
     assert!(e.contains("--max-memory GIB"), "{e}");
 }
+
+/// `flashgc presets` marks a description it cuts mid-sentence (it ended lines with
+/// "and papers/bf-gc.txt:" or "2048 blocks per") and says where the whole text is.
+#[test]
+fn the_preset_list_marks_cut_descriptions() {
+    let o = flashgc(&["presets"]);
+    assert!(o.status.success());
+    let s = text(&o.stdout);
+    assert!(s.contains("`flashgc presets NAME`"), "{s}");
+    for l in s.lines().skip(1) {
+        assert!(l.ends_with('.') || l.ends_with(" ..."), "`{l}`");
+    }
+    let cosmos = s.lines().find(|l| l.starts_with("cosmos-openssd")).unwrap();
+    assert!(cosmos.ends_with("papers/bf-gc.txt ..."), "{cosmos}");
+}
