@@ -97,6 +97,43 @@ fn timed_runs_without_reads_print_no_read_percentiles() {
         .unwrap_or_else(|| panic!("{s}"));
     assert!(row.contains("read p99         - us"), "{row}");
     assert!(!row.contains("write p99         - us"), "{row}");
+
+    // `dedup` and `noc` print their latency lines the same way.
+    let o = flashgc(&[
+        "dedup",
+        "--small",
+        "--workload",
+        "uniform",
+        "--scheme",
+        "greedy",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = text(&o.stdout);
+    assert!(s.contains(" read  no requests\n"), "{s}");
+    assert!(!s.contains("read  avg"), "{s}");
+    assert!(s.contains(" write avg "), "{s}");
+    let o = flashgc(&[
+        "noc",
+        "--workload",
+        "uniform",
+        "--rate",
+        "300",
+        "--requests",
+        "5000",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = text(&o.stdout);
+    assert!(s.contains("    read  us: no requests\n"), "{s}");
+    assert!(s.contains("    write us: mean "), "{s}");
+    let cmp = s
+        .lines()
+        .find(|l| l.contains("selective vs conventional"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        cmp.contains("mean read -, ") && cmp.contains("peak read -, "),
+        "{cmp}"
+    );
+    assert!(!cmp.contains("--") && !cmp.contains("-0.00"), "{cmp}");
 }
 
 /// On a terminal, `compare`'s bar moves while a run is under way (it counted finished
