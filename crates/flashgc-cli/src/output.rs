@@ -303,7 +303,9 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
     }
     let _ = writeln!(
         s,
-        "\nuser writes {} pages ({:.2} GiB) | GC writes {} | erases {} | GC victims {} in {} episodes | reads {} | trims {}",
+        // Every count with its unit: page counts are mapping units, erases are segments
+        // (a superblock is one erase here; `erases per block` below counts blocks).
+        "\nuser writes {} pages ({:.2} GiB) | GC writes {} pages | erases {} segments | GC victims {} in {} episodes | reads {} pages | trims {} pages",
         t.user_writes,
         gib(t.user_writes, l.lpn_size),
         t.gc_writes,
@@ -543,7 +545,7 @@ pub fn compare_table(
     }
     let _ = writeln!(
         s,
-        "WAF = flash page programs / user page writes; pages are {} B; B/LPN = metadata bytes per logical page;\n\
+        "WAF = flash page programs / user page writes; pages are {} B; GC writes in pages, erases in segments; B/LPN = metadata bytes per logical page;\n\
          cls ns/w = classifier CPU time per user write (wall-clock micro-benchmark on this machine, not part of the results); secs = wall clock.",
         l.lpn_size
     );

@@ -245,3 +245,59 @@ fn the_preset_list_marks_cut_descriptions() {
     let cosmos = s.lines().find(|l| l.starts_with("cosmos-openssd")).unwrap();
     assert!(cosmos.ends_with("papers/bf-gc.txt ..."), "{cosmos}");
 }
+
+/// The run summary gives every count its unit (GC writes and erases had none; erases
+/// count segments, which a superblock device makes differ from blocks).
+#[test]
+fn run_counts_carry_their_units() {
+    let mut a = vec!["run", "--workload", "uniform", "--segment-blocks", "4"];
+    a.extend_from_slice(TINY);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = text(&o.stdout);
+    let line = s
+        .lines()
+        .find(|l| l.starts_with("user writes "))
+        .unwrap_or_else(|| panic!("{s}"));
+    for unit in [
+        " pages (",
+        "GC writes ",
+        " pages | erases ",
+        " segments | GC victims ",
+    ] {
+        assert!(line.contains(unit), "`{unit}` in {line}");
+    }
+    assert!(line.ends_with(" pages"), "{line}");
+}
+
+/// A checkpoint's line says where the run is in the unit `--checkpoint-every 1x` uses.
+#[test]
+fn checkpoint_lines_say_the_capacity_written() {
+    let dir = std::env::temp_dir().join(format!("flashgc-first-steps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ckpt = dir.join("r.ckpt");
+    let mut a = vec!["run", "--workload", "uniform", "--checkpoint-every", "1x"];
+    a.extend_from_slice(TINY);
+    let o = Command::new(env!("CARGO_BIN_EXE_flashgc"))
+        .args(&a)
+        .arg("--checkpoint")
+        .arg(&ckpt)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let e = text(&o.stderr);
+    let first = e
+        .lines()
+        .find(|l| l.starts_with("checkpoint: "))
+        .unwrap_or_else(|| panic!("{e}"));
+    // The first checkpoint lands at the first safe point past 1 x capacity (safe points
+    // are 4096 requests apart: 0.25 x on this small device).
+    let x: f64 = first
+        .split(" user pages (")
+        .nth(1)
+        .and_then(|t| t.split(" x capacity").next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{first}"));
+    assert!((1.0..1.3).contains(&x), "{first}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
