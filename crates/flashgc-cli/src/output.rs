@@ -157,7 +157,7 @@ pub fn new_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
     }
     let b = indicatif::ProgressBar::new(len);
     b.set_style(bar_style(&format!(
-        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} {unit} {{rate}} ETA {{eta}} {{msg}}"
+        "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{human_pos}}/{{human_len}} {unit} {{rate}} ETA {{eta}} {{msg}}"
     )));
     Some(b)
 }
@@ -168,7 +168,7 @@ pub fn new_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
 pub fn runs_bar(runs: usize) -> Option<indicatif::ProgressBar> {
     let b = new_bar(runs as u64 * 1000, "runs")?;
     b.set_style(bar_style(&format!(
-        "{{spinner}} [{{elapsed_precise}}] {{bar:20}} {{percent}} % of {runs} runs ({{msg}} done) ETA {{eta}}"
+        "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{percent}} % of {runs} runs ({{msg}} done) ETA {{eta}}"
     )));
     b.set_message(format!("0/{runs}"));
     b.enable_steady_tick(std::time::Duration::from_millis(250));

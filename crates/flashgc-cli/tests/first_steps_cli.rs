@@ -147,9 +147,13 @@ fn compare_progress_moves_within_a_run_on_a_terminal() {
         return;
     }
     // One run of a few seconds: several progress reports before it ends.
+    // An 80-column terminal: the bar must fit on one line (a 30-column bar with the counts
+    // and the WAF wrapped, and every redraw then moved the cursor up a line).
     let cmd = format!(
-        "{} compare --workload uniform --placement single --victim greedy --logical-gib 1 \
-         --write-volume 16 > /dev/null",
+        "stty cols 80 rows 24; {} compare --workload uniform --placement single --victim greedy \
+         --logical-gib 1 --write-volume 16 > /dev/null; {} run --workload uniform \
+         --logical-gib 1 --write-volume 8 > /dev/null",
+        env!("CARGO_BIN_EXE_flashgc"),
         env!("CARGO_BIN_EXE_flashgc")
     );
     let o = Command::new("script")
@@ -167,6 +171,28 @@ fn compare_progress_moves_within_a_run_on_a_terminal() {
         !within.is_empty(),
         "no percentage between 0 and 100 on the terminal: {tty:?}"
     );
+    assert!(tty.contains(" pages "), "no bar of `run`: {tty:?}");
+    for line in tty.split(['\r', '\n']) {
+        let visible: String = line
+            .split('\x1b')
+            .enumerate()
+            // Drop each escape sequence: `[` then parameters up to a letter.
+            .map(|(i, part)| {
+                if i == 0 {
+                    part
+                } else {
+                    let end = part
+                        .find(|c: char| c.is_ascii_alphabetic())
+                        .map_or(0, |e| e + 1);
+                    &part[end..]
+                }
+            })
+            .collect();
+        assert!(
+            visible.trim_end().chars().count() <= 80,
+            "a bar line wider than the terminal: {visible:?}"
+        );
+    }
 }
 
 /// `--capacity auto` on a small trace enlarges the device and says so once; it also
