@@ -220,7 +220,10 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         } else {
             None
         };
-        print!("{}", output::compare_table(&done, &costs, header));
+        print!(
+            "{}",
+            crate::compare_table::compare_table(&done, &costs, header)
+        );
     }
     // Written after printing: a result that cannot be saved is still shown.
     output::save_printed(a.output.as_deref(), json.as_bytes())?;

@@ -619,16 +619,6 @@ pub fn human(t: &TimingReport) -> String {
     s
 }
 
-/// A latency summary's p99 in us for a table cell: "-" for a direction without requests,
-/// whose percentiles would otherwise print as 0.0 us (instant service).
-fn p99(l: &LatencySummary) -> String {
-    if l.count == 0 {
-        "-".to_string()
-    } else {
-        format!("{:.1}", l.p99_us)
-    }
-}
-
 fn series_table(rows: &[(&str, &TimingReport)]) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -645,8 +635,8 @@ fn series_table(rows: &[(&str, &TimingReport)]) -> String {
                 p.equivalent_gb,
                 p.iops,
                 p.bandwidth_mb_s,
-                p99(&p.read),
-                p99(&p.write),
+                crate::output::p99_cell(&p.read),
+                crate::output::p99_cell(&p.write),
                 p.erases,
                 p.gc_page_moves,
                 p.waf_cumulative
@@ -748,7 +738,7 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
         let t = r.timing.as_ref().expect("timed run");
         println!(
             "{name:22} IOPS {:>9.0}  MB/s {:>8.1}  read p99 {:>9} us  write p99 {:>9} us  WAF {:.3}  erases {}  GC moves {}",
-            t.iops, t.bandwidth_mb_s, p99(&t.read_latency), p99(&t.write_latency), r.total.waf, r.total.erases, r.total.gc_writes
+            t.iops, t.bandwidth_mb_s, crate::output::p99_cell(&t.read_latency), crate::output::p99_cell(&t.write_latency), r.total.waf, r.total.erases, r.total.gc_writes
         );
         rows.push((name.as_str(), t));
         if let Some(f) = &r.flows {

@@ -18,6 +18,7 @@ mod cmd_run;
 mod cmd_serve;
 mod cmd_timing;
 mod cmd_trace;
+mod compare_table;
 mod interrupt;
 mod outfile;
 mod output;

@@ -327,3 +327,50 @@ fn checkpoint_lines_say_the_capacity_written() {
     assert!((1.0..1.3).contains(&x), "{first}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `compare --timing` shows the timing figures in its table (it showed only the WAF
+/// columns, so a timed comparison printed no IOPS or latency at all).
+#[test]
+fn a_timed_compare_table_shows_iops_and_tails() {
+    let mut a = vec![
+        "compare",
+        "--timing",
+        "--workload",
+        "uniform",
+        "--placement",
+        "single,sup-gc",
+    ];
+    a.extend_from_slice(TINY);
+    let o = flashgc(&a);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = text(&o.stdout);
+    let head = s
+        .lines()
+        .find(|l| l.starts_with("placement "))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        head.contains(" IOPS ") && head.contains("wr p99 us"),
+        "{head}"
+    );
+    for scheme in ["single ", "sup-gc "] {
+        let row = s
+            .lines()
+            .find(|l| l.starts_with(scheme))
+            .unwrap_or_else(|| panic!("{s}"));
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        // ... model WAF, IOPS, rd p99, wr p99, secs: a write-only run has no read tail.
+        let n = cells.len();
+        assert_eq!(cells[n - 3], "-", "{row}");
+        assert!(cells[n - 2].parse::<f64>().unwrap() > 0.0, "{row}");
+        assert!(cells[n - 4].parse::<f64>().unwrap() > 0.0, "{row}");
+    }
+    assert!(
+        s.contains("IOPS = host requests per simulated second"),
+        "{s}"
+    );
+    // A WAF-only comparison keeps its columns.
+    let mut a = vec!["compare", "--workload", "uniform", "--placement", "single"];
+    a.extend_from_slice(TINY);
+    let s = text(&flashgc(&a).stdout);
+    assert!(!s.contains("IOPS"), "{s}");
+}
