@@ -74,11 +74,12 @@ pub(crate) struct CommonArgs {
     /// WAF time-series window, GiB of user writes (at least 1/1024: 1 MiB).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) window_gib: Option<f64>,
-    /// Placement scheme (default single; `compare`: comma-separated list, default every
-    /// registered scheme with its paper's victim policy; see `flashgc policies`).
+    /// Placement scheme (default single; `compare` and `fio`: a comma-separated list;
+    /// `compare` without one runs every registered scheme with its paper's victim policy;
+    /// see `flashgc policies`).
     #[arg(long)]
     pub(crate) placement: Option<String>,
-    /// Victim policy (default greedy; `compare`: comma-separated list).
+    /// Victim policy (default greedy; `compare` and `fio`: a comma-separated list).
     #[arg(long)]
     pub(crate) victim: Option<String>,
     /// GC action: move (default) | splitgc | cagc | dagc, with parameters

@@ -20,6 +20,7 @@ const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
 
 pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     cmd_checkpoint::refuse(&a, "`compare`")?;
+    crate::cmd_timing::warn_synthetic_volume(&a.common, a.timing.wants_fio());
     cmd_checkpoint::check_output(&a)?;
     let mut base = build_config(&a.common)?;
     crate::cmd_mqsim::apply(&a.mqsim, &mut base)?;

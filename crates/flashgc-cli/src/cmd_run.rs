@@ -217,6 +217,7 @@ pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBa
 }
 
 pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
+    cmd_timing::warn_synthetic_volume(&a.common, a.timing.wants_fio());
     let mut cfg = build_config(&a.common)?;
     crate::cmd_mqsim::apply(&a.mqsim, &mut cfg)?;
     if let Some(s) = &a.scheme {

@@ -56,7 +56,9 @@ pub struct TimingFlags {
     /// 100 GB) or bf-gc (300 GB); volumes scale from the paper's 1 TiB Cosmos+ to this device.
     #[arg(long)]
     pub paper: Option<String>,
-    /// Host data to transfer (reads + writes), decimal GB; paper-equivalent GB with --paper.
+    /// Host data to transfer (reads + writes), decimal GB; paper-equivalent GB with --paper
+    /// (default, as fio: numjobs x --size, the whole device without --size; --write-volume
+    /// and --warmup do not apply to fio jobs).
     #[arg(long, allow_negative_numbers = true)]
     pub data_gb: Option<f64>,
     /// Report a series point every this many GB of host data (paper-equivalent with --paper);
@@ -460,6 +462,29 @@ pub fn timing_params(
 
 /// `--size` bounds a fio job's region: without a fio pattern there is no job, and the flag
 /// would be ignored.
+/// Warns that `--write-volume` and `--warmup` do not apply to a fio job (`flashgc fio`, or
+/// `--rw` and the other fio flags on `run`/`compare`): its volume is host data
+/// (`--data-gb`, by default `numjobs x size` as fio) and its WAF covers the whole job; the
+/// two flags were ignored without a word. A warning, not an error: scripts that pass a
+/// common flag set to every command keep working.
+pub(crate) fn warn_synthetic_volume(common: &crate::CommonArgs, fio: bool) {
+    if !fio {
+        return;
+    }
+    for (flag, set) in [
+        ("--write-volume", common.write_volume.is_some()),
+        ("--warmup", common.warmup.is_some()),
+    ] {
+        if set {
+            eprintln!(
+                "warning: {flag} does not apply to a fio job and is ignored: a fio job transfers \
+                 --data-gb GB of host data (reads + writes; default numjobs x --size, the whole \
+                 device without --size, as fio does), and its WAF covers the whole job"
+            );
+        }
+    }
+}
+
 fn size_needs_fio(flags: &TimingFlags) -> Result<()> {
     if flags.size.is_some() && !flags.wants_fio() {
         return Err(Error::config(
@@ -680,6 +705,7 @@ pub fn fio(args: &FioArgs) -> i32 {
 }
 
 fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
+    warn_synthetic_volume(&args.common, true);
     let base = crate::build_config(&args.common)?;
     base.layout()?;
     crate::output::check_output(args.output.as_deref())?;

@@ -374,3 +374,54 @@ fn a_timed_compare_table_shows_iops_and_tails() {
     let s = text(&flashgc(&a).stdout);
     assert!(!s.contains("IOPS"), "{s}");
 }
+
+/// A fio job's volume is host data (`--data-gb`, default numjobs x size as fio): the
+/// synthetic runs' `--write-volume` and `--warmup` get a warning with that hint (they were
+/// ignored without a word: `flashgc fio --write-volume 3` wrote one capacity).
+#[test]
+fn fio_jobs_warn_that_the_synthetic_volume_flags_do_not_apply() {
+    for args in [
+        &["fio", "--logical-gib", "0.0625", "--write-volume", "3"][..],
+        &["fio", "--logical-gib", "0.0625", "--warmup", "0.5"][..],
+        &[
+            "run",
+            "--timing",
+            "--rw",
+            "randwrite",
+            "--logical-gib",
+            "0.0625",
+            "--write-volume",
+            "3",
+        ][..],
+        &[
+            "compare",
+            "--timing",
+            "--rwmixwrite",
+            "50",
+            "--placement",
+            "single",
+            "--logical-gib",
+            "0.0625",
+            "--warmup",
+            "0.5",
+        ][..],
+    ] {
+        let o = flashgc(args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+        let e = text(&o.stderr);
+        assert!(
+            e.contains("does not apply to a fio job and is ignored") && e.contains("--data-gb"),
+            "{args:?}: {e}"
+        );
+    }
+    // Synthetic workloads use them: no warning.
+    let mut a = vec!["run", "--timing", "--workload", "uniform"];
+    a.extend_from_slice(TINY);
+    let o = flashgc(&a);
+    assert!(o.status.success());
+    assert!(
+        !text(&o.stderr).contains("does not apply"),
+        "{}",
+        text(&o.stderr)
+    );
+}
