@@ -425,3 +425,52 @@ fn fio_jobs_warn_that_the_synthetic_volume_flags_do_not_apply() {
         text(&o.stderr)
     );
 }
+
+/// Looping a trace whose timestamps jump by decades (blkparse's per-CPU clock artifact in
+/// two of the shared blkparse traces) stops with the span in years and what to do; it
+/// gave the pass length in ns and "use a smaller --time-scale" alone.
+#[test]
+fn a_loop_past_the_clock_says_how_long_a_pass_is_and_what_to_do() {
+    let dir = std::env::temp_dir().join(format!("flashgc-first-jump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // MSR ticks are 100 ns: two writes 10 s apart, then one 50 years later.
+    let t0 = 128_166_385_295_514_663u64;
+    let ticks = [0u64, 100_000_000, 50 * 31_557_600 * 10_000_000];
+    let trace: String = ticks
+        .iter()
+        .enumerate()
+        .map(|(i, dt)| format!("{},hm,0,Write,{},4096,100\n", t0 + dt, i * 4096))
+        .collect();
+    let p = dir.join("jump.csv");
+    std::fs::write(&p, trace).unwrap();
+    let w = format!("trace:{}", p.display());
+    let o = flashgc(&[
+        "run",
+        "--workload",
+        &w,
+        "--capacity",
+        "auto",
+        "--loop-until",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    // A pass is the span plus one mean gap: 50 + 25 years.
+    assert!(e.contains("75.0 years"), "{e}");
+    assert!(e.contains("--time-scale 1e-6"), "{e}");
+    assert!(e.contains("bogus timestamp jump"), "{e}");
+    // The hint works: a WAF-only run with the times scaled down finishes.
+    let o = flashgc(&[
+        "run",
+        "--workload",
+        &w,
+        "--capacity",
+        "auto",
+        "--loop-until",
+        "2",
+        "--time-scale",
+        "1e-6",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
