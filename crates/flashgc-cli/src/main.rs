@@ -41,7 +41,7 @@ use std::process::ExitCode;
              synthetic workloads and real block I/O traces (WAF, erases, GC moves, latency)",
     long_about = None,
     after_help = "Start with `flashgc compare` (every placement scheme with its paper's victim \
-                  policy on the built-in zipf(1.0) workload, under a minute on 2 cores), then \
+                  policy on the built-in zipf(1.0) workload, about a minute on 2 cores), then \
                   `flashgc policies` and `flashgc presets`. `flashgc COMMAND --help` describes \
                   each command; README.md and docs/ describe the rest."
 )]
