@@ -110,6 +110,17 @@ def test_report_cli(results, tmp_path, python_exe):
         timeout=300,
     )
     assert p.returncode == 2 and "error:" in p.stderr
+    # A missing dataset is named as missing, whatever its suffix (a missing `.parquet`
+    # said only its name).
+    for missing in ("results.parquet", "results", "r.json"):
+        p = subprocess.run(
+            [python_exe, "-m", "flashgc", "report", str(tmp_path / missing)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert p.returncode == 2, p.stderr
+        assert "no such file or directory" in p.stderr and "sweep dataset" in p.stderr, p.stderr
 
 
 needs_chromium = pytest.mark.skipif(

@@ -235,6 +235,25 @@ def test_pip_gives_a_flashgc_command_that_forwards_to_the_rust_cli(tmp_path):
     assert p.returncode == 0 and "midas-128g" in p.stdout, p.stderr
 
 
+def test_the_python_flashgc_command_answers_help_without_the_rust_cli(monkeypatch, capsys, tmp_path):
+    # `flashgc --help` after `pip install`, before the Rust command line is installed: what
+    # this command runs and its usage (it answered with an error alone, exit code 2).
+    from flashgc.__main__ import console_main
+
+    monkeypatch.delenv("FLASHGC_BIN", raising=False)
+    monkeypatch.delenv("FLASHGC_FORWARDED", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    for args, code in ((["--help"], 0), (["help"], 0), ([], 2)):
+        assert console_main(args) == code, args
+        c = capsys.readouterr()
+        text = c.out if code == 0 else c.err
+        assert "`flashgc sweep` and `flashgc report` run here" in text, (args, c)
+        assert "cargo install --path crates/flashgc-cli" in text and "sweep" in text and "report" in text, c
+    # Any other command still says what is missing, with exit code 2.
+    assert console_main(["run"]) == 2
+    assert "needs the flashgc command line (Rust)" in capsys.readouterr().err
+
+
 # --- the report ----------------------------------------------------------------------
 
 

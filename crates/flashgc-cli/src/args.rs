@@ -10,16 +10,18 @@ use flashgc_core::Config;
 /// overrides the preset.
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct CommonArgs {
-    /// Embedded device preset (see `flashgc presets`).
+    /// Embedded device preset (see `flashgc presets`; default: `default`, a 4 GiB device).
     #[arg(long)]
     pub(crate) preset: Option<String>,
     /// TOML configuration file (layered over the preset).
     #[arg(long)]
     pub(crate) config: Option<String>,
-    /// Workload: uniform | zipf:THETA | hotcold:W/S | seq | trace:PATH.
+    /// Workload: uniform | zipf:THETA | hotcold:W/S | seq | trace:PATH (default: uniform;
+    /// `compare` without --config: zipf:1.0).
     #[arg(long)]
     pub(crate) workload: Option<String>,
-    /// Over-provisioning as (physical - logical) / logical.
+    /// Over-provisioning as (physical - logical) / logical (default: the preset's, 0.07 for
+    /// `default`).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) op: Option<f64>,
     /// Over-provisioning as (physical - logical) / physical (MQSim's definition).
@@ -49,13 +51,15 @@ pub(crate) struct CommonArgs {
     /// GC runs until this many segments are free (N or X%).
     #[arg(long)]
     pub(crate) gc_high: Option<String>,
-    /// User data to write, in multiples of the logical capacity.
+    /// User data to write, in multiples of the logical capacity (default 8).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) write_volume: Option<f64>,
-    /// Warm-up excluded from the steady-state WAF, in multiples of the logical capacity.
+    /// Warm-up excluded from the steady-state WAF, in multiples of the logical capacity
+    /// (default: half the write volume).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) warmup: Option<f64>,
-    /// Sequential precondition fill, fraction of the logical space (0..1).
+    /// Sequential precondition fill, fraction of the logical space (0..1; default 1, the
+    /// preset's for `ssdsim-splitgc`: 0.9).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) fill: Option<f64>,
     /// Fraction of requests that are reads (synthetic workloads).
@@ -64,16 +68,18 @@ pub(crate) struct CommonArgs {
     /// Pages per request (synthetic workloads).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) request_pages: Option<u32>,
-    /// Random seed.
+    /// Random seed (default 1): same configuration and seed, same numbers.
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) seed: Option<u64>,
     /// WAF time-series window, GiB of user writes (at least 1/1024: 1 MiB).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) window_gib: Option<f64>,
-    /// Placement scheme (`compare`: comma-separated list).
+    /// Placement scheme (default single; `compare` and `fio`: a comma-separated list;
+    /// `compare` without one runs every registered scheme with its paper's victim policy;
+    /// see `flashgc policies`).
     #[arg(long)]
     pub(crate) placement: Option<String>,
-    /// Victim policy (`compare`: comma-separated list).
+    /// Victim policy (default greedy; `compare` and `fio`: a comma-separated list).
     #[arg(long)]
     pub(crate) victim: Option<String>,
     /// GC action: move (default) | splitgc | cagc | dagc, with parameters
@@ -104,7 +110,7 @@ pub(crate) struct CommonArgs {
     /// Bytes per translation page of the mapping cache (default: the LPN size).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) translation_page_bytes: Option<u32>,
-    /// Refuse runs whose estimated memory exceeds this many GiB (default: the
+    /// Refuse runs whose estimated memory exceeds this many GiB (default: the memory the
     /// machine has available; `compare` divides it among its parallel runs).
     #[arg(long, allow_negative_numbers = true)]
     pub(crate) max_memory: Option<f64>,

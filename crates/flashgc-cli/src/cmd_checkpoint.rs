@@ -245,11 +245,14 @@ pub fn run_waf(
         .ftl_mut()
         .set_check_after_gc(a.check);
     let mut progress = crate::bar_progress(bar);
+    // In the unit of `--checkpoint-every 4x` too: a page count alone meant little.
+    let logical_pages = cfg.layout()?.logical_pages.max(1) as f64;
     let mut on_ckpt = |i: &CheckpointInfo| {
         let msg = format!(
-            "checkpoint: {} after {} user pages ({:.1} MiB in {:.2} s)",
+            "checkpoint: {} after {} user pages ({:.2} x capacity; {:.1} MiB in {:.2} s)",
             i.path.display(),
             i.user_pages,
+            i.user_pages as f64 / logical_pages,
             i.bytes as f64 / (1u64 << 20) as f64,
             i.seconds
         );

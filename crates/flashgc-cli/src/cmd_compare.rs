@@ -1,9 +1,10 @@
 //! `flashgc compare`: several placement x victim combinations on the same workload and seed,
 //! run in parallel, one table.
 
-use crate::cmd_run::{progress_bar, run_one, RunArgs};
+use crate::cmd_run::{run_one, RunArgs};
 use crate::{build_config, cmd_checkpoint, output, Fail};
 use flashgc_core::{placement, RunResult};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Splits a comma-separated list of scheme specs (a spec's own parameters also use commas:
 /// a part containing '=' without ':' continues the previous spec).
@@ -19,6 +20,7 @@ const COMPARE_DEFAULT_WORKLOAD: &str = "zipf:1.0";
 
 pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     cmd_checkpoint::refuse(&a, "`compare`")?;
+    crate::cmd_timing::warn_synthetic_volume(&a.common, a.timing.wants_fio());
     cmd_checkpoint::check_output(&a)?;
     let mut base = build_config(&a.common)?;
     crate::cmd_mqsim::apply(&a.mqsim, &mut base)?;
@@ -116,25 +118,44 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     // Ctrl-C or SIGTERM stops every run in progress at its next safe point with its partial
     // result, and the runs not started yet do not start (crate::interrupt).
     let stop = &crate::interrupt::handlers()?.stop;
-    let bar = progress_bar(combos.len() as u64, "runs");
+    let bar = output::runs_bar(combos.len());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<RunSlot> = combos.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    // The bar counts thousandths of runs: each run in progress moves it as it writes, so
+    // a compare of long runs shows progress (and an ETA) before its first run ends.
+    let shown: Vec<AtomicU64> = combos.iter().map(|_| AtomicU64::new(0)).collect();
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let advance = |i: usize, permille: u64| {
+        if let Some(b) = &bar {
+            let old = shown[i].fetch_max(permille, Ordering::Relaxed);
+            if permille > old {
+                b.inc(permille - old);
+            }
+        }
+    };
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
-                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
                     break;
                 }
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= combos.len() {
                     break;
                 }
                 let t0 = std::time::Instant::now();
-                let r =
-                    run_one(&combos[i], &a, None, stop).map(|r| (r, t0.elapsed().as_secs_f64()));
+                let progress = |p: &flashgc_core::sim::Progress| {
+                    if let Some(t) = p.target_pages.filter(|&t| t > 0) {
+                        advance(i, p.user_pages.min(t) * 1000 / t);
+                    }
+                };
+                let r = run_one(&combos[i], &a, progress, stop)
+                    .map(|r| (r, t0.elapsed().as_secs_f64()));
                 *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                advance(i, 1000);
+                let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
                 if let Some(b) = &bar {
-                    b.inc(1);
+                    b.set_message(format!("{n}/{}", combos.len()));
                 }
             });
         }
@@ -200,7 +221,10 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         } else {
             None
         };
-        print!("{}", output::compare_table(&done, &costs, header));
+        print!(
+            "{}",
+            crate::compare_table::compare_table(&done, &costs, header)
+        );
     }
     // Written after printing: a result that cannot be saved is still shown.
     output::save_printed(a.output.as_deref(), json.as_bytes())?;

@@ -346,10 +346,21 @@ fn human(s: &Scheme, r: &RunResult, secs: f64) -> String {
                 .collect()
         })
         .unwrap_or_default();
+    // A direction without requests says so: its zeros would read as instant service.
+    let lat = |name: &str, l: &flashgc_core::metrics::latency::LatencySummary| {
+        if l.count == 0 {
+            format!("{name:5} no requests")
+        } else {
+            format!(
+                "{name:5} avg {:>9.1} us p99 {:>9.1} us p99.99 {:>9.1} us ({} req)",
+                l.mean_us, l.p99_us, l.p9999_us, l.count
+            )
+        }
+    };
     format!(
         "  {:<22} migrated {:>9} | deferred {:>7} (written back {:>7}, pending {:>6}) | remapped {:>7} | reused writes {:>7} | erases {:>7} | WAF {:.3}\n\
-         \x20                        read  avg {:>9.1} us p99 {:>9.1} us p99.99 {:>9.1} us ({} req)\n\
-         \x20                        write avg {:>9.1} us p99 {:>9.1} us p99.99 {:>9.1} us ({} req)\n\
+         \x20                        {}\n\
+         \x20                        {}\n\
          \x20                        {} | SSD metadata B/LPN: {} | scrub {} pages ({} fingerprinted) | content check {} reads OK | {:.0} requests/s simulated (wall clock)\n",
         s.name,
         r.total.gc_writes,
@@ -360,14 +371,8 @@ fn human(s: &Scheme, r: &RunResult, secs: f64) -> String {
         c.revived + c.shared,
         r.total.erases,
         r.total.waf,
-        rd.mean_us,
-        rd.p99_us,
-        rd.p9999_us,
-        rd.count,
-        wr.mean_us,
-        wr.p99_us,
-        wr.p9999_us,
-        wr.count,
+        lat("read", &rd),
+        lat("write", &wr),
         d.map_or("move (no content tracking)".to_string(), |d| d.gc_action.clone()),
         if mem.is_empty() { "-".into() } else { mem.join(", ") },
         c.scrub_pages,

@@ -8,14 +8,19 @@ pub(crate) fn cmd_presets(name: Option<String>) -> Result<(), Fail> {
     match name {
         Some(n) => print!("{}", Config::preset_text(&n)?),
         None => {
+            println!("(`flashgc presets NAME` prints a preset's whole description and TOML)");
             for n in Config::preset_names() {
                 let c = Config::load(Some(n), None)?;
                 let l = c.layout()?;
-                let first = Config::preset_text(n)?
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .trim_start_matches("# ");
+                let text = Config::preset_text(n)?;
+                let line = text.lines().next().unwrap_or("").trim_start_matches("# ");
+                // The first line of a description that goes on mid-sentence: mark the cut
+                // (`flashgc presets NAME` prints the whole text) instead of a dangling word.
+                let first = if line.ends_with('.') {
+                    line.to_string()
+                } else {
+                    format!("{} ...", line.trim_end_matches([':', ',']))
+                };
                 println!(
                     "{n:16} {:>9.2} GiB logical, op {:.4}, {} segments x {} pages  {first}",
                     l.logical_bytes() as f64 / (1u64 << 30) as f64,

@@ -109,6 +109,10 @@ fn human(r: &RunResult) -> String {
         return String::new();
     };
     let lat = |name: &str, l: &flashgc_core::metrics::latency::LatencySummary| {
+        if l.count == 0 {
+            // Zeros would read as instant service.
+            return format!("    {name:5} us: no requests\n");
+        }
         format!(
             "    {name:5} us: mean {:>11.1} | p99 {:>11.1} | p99.9 {:>11.1} | p99.99 {:>11.1} | max {:>11.1}  ({} req)\n",
             l.mean_us, l.p99_us, l.p999_us, l.p9999_us, l.max_us, l.count
@@ -212,12 +216,34 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
     }
     if results.len() == 2 {
         let cmp = NocComparison::new(summary(&results[0]), summary(&results[1]));
+        // Signed changes of selective against conventional (an improvement is a
+        // reduction: a slower selective path printed as "--3.00 %"); "-" for a direction
+        // without requests, whose 0/0 printed as "-0.00 %".
+        let count = |read: bool| {
+            results.iter().map(move |r| {
+                r.timing.as_ref().map_or(0, |t| {
+                    if read {
+                        t.read_latency.count
+                    } else {
+                        t.write_latency.count
+                    }
+                })
+            })
+        };
+        let change = |improvement_pct: f64, read: bool| {
+            if count(read).any(|n| n == 0) {
+                "-".to_string()
+            } else {
+                // `+ 0.0` turns the negative zero of `-0.0` into "+0.00".
+                format!("{:+.2} %", -improvement_pct + 0.0)
+            }
+        };
         println!(
-            "  selective vs conventional: mean read -{:.2} %, mean write -{:.2} %, peak read -{:.2} %, peak write -{:.2} %",
-            cmp.read_mean_improvement_pct,
-            cmp.write_mean_improvement_pct,
-            cmp.read_max_improvement_pct,
-            cmp.write_max_improvement_pct
+            "  selective vs conventional: mean read {}, mean write {}, peak read {}, peak write {}",
+            change(cmp.read_mean_improvement_pct, true),
+            change(cmp.write_mean_improvement_pct, false),
+            change(cmp.read_max_improvement_pct, true),
+            change(cmp.write_max_improvement_pct, false)
         );
     }
     for note in &first.notes {

@@ -140,14 +140,13 @@ pub(crate) fn bar_progress(
 pub(crate) fn run_one(
     cfg: &Config,
     a: &RunArgs,
-    bar: Option<&indicatif::ProgressBar>,
+    mut progress: impl FnMut(&flashgc_core::sim::Progress),
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<RunResult, Fail> {
     use flashgc_core::sim::{RunControl, RunEnd};
     let mut cfg = cfg.clone();
     prepare_trace(&mut cfg, &a.trace)?;
     let mut wl = open_workload(&mut cfg, &a.trace)?;
-    let mut progress = bar_progress(bar);
     let mut ctl = RunControl {
         stop: Some(stop),
         ..RunControl::default()
@@ -218,6 +217,7 @@ pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBa
 }
 
 pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
+    cmd_timing::warn_synthetic_volume(&a.common, a.timing.wants_fio());
     let mut cfg = build_config(&a.common)?;
     crate::cmd_mqsim::apply(&a.mqsim, &mut cfg)?;
     if let Some(s) = &a.scheme {

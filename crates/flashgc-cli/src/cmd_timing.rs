@@ -56,7 +56,9 @@ pub struct TimingFlags {
     /// 100 GB) or bf-gc (300 GB); volumes scale from the paper's 1 TiB Cosmos+ to this device.
     #[arg(long)]
     pub paper: Option<String>,
-    /// Host data to transfer (reads + writes), decimal GB; paper-equivalent GB with --paper.
+    /// Host data to transfer (reads + writes), decimal GB; paper-equivalent GB with --paper
+    /// (default, as fio: numjobs x --size, the whole device without --size; --write-volume
+    /// and --warmup do not apply to fio jobs).
     #[arg(long, allow_negative_numbers = true)]
     pub data_gb: Option<f64>,
     /// Report a series point every this many GB of host data (paper-equivalent with --paper);
@@ -460,6 +462,29 @@ pub fn timing_params(
 
 /// `--size` bounds a fio job's region: without a fio pattern there is no job, and the flag
 /// would be ignored.
+/// Warns that `--write-volume` and `--warmup` do not apply to a fio job (`flashgc fio`, or
+/// `--rw` and the other fio flags on `run`/`compare`): its volume is host data
+/// (`--data-gb`, by default `numjobs x size` as fio) and its WAF covers the whole job; the
+/// two flags were ignored without a word. A warning, not an error: scripts that pass a
+/// common flag set to every command keep working.
+pub(crate) fn warn_synthetic_volume(common: &crate::CommonArgs, fio: bool) {
+    if !fio {
+        return;
+    }
+    for (flag, set) in [
+        ("--write-volume", common.write_volume.is_some()),
+        ("--warmup", common.warmup.is_some()),
+    ] {
+        if set {
+            eprintln!(
+                "warning: {flag} does not apply to a fio job and is ignored: a fio job transfers \
+                 --data-gb GB of host data (reads + writes; default numjobs x --size, the whole \
+                 device without --size, as fio does), and its WAF covers the whole job"
+            );
+        }
+    }
+}
+
 fn size_needs_fio(flags: &TimingFlags) -> Result<()> {
     if flags.size.is_some() && !flags.wants_fio() {
         return Err(Error::config(
@@ -534,9 +559,13 @@ pub fn run(
 /// Human-readable summary of a timing report (for `run --timing` output).
 pub fn human(t: &TimingReport) -> String {
     let mut s = String::new();
-    let lat = |name: &str, l: &LatencySummary| {
+    let lat = |name: &str, l: &LatencySummary, what: &str| {
+        if l.count == 0 {
+            // Percentiles of nothing would print as 0.0 us, which reads as instant service.
+            return format!("  {name:5} latency: no {what}\n");
+        }
         format!(
-            "  {name:5} latency us: mean {:.1} | p50 {:.1} | p99 {:.1} | p99.9 {:.1} | p99.99 {:.1} | max {:.1}  ({} requests)\n",
+            "  {name:5} latency us: mean {:.1} | p50 {:.1} | p99 {:.1} | p99.9 {:.1} | p99.99 {:.1} | max {:.1}  ({} {what})\n",
             l.mean_us, l.p50_us, l.p99_us, l.p999_us, l.p9999_us, l.max_us, l.count
         )
     };
@@ -551,11 +580,11 @@ pub fn human(t: &TimingReport) -> String {
             f.gc_time_share * 100.0
         ))
     );
-    s += &lat("read", &t.read_latency);
-    s += &lat("write", &t.write_latency);
+    s += &lat("read", &t.read_latency, "requests");
+    s += &lat("write", &t.write_latency, "requests");
     if let Some(l) = &t.flush_latency {
         // Flushes are not requests: the count closes the line as for the others.
-        s += &lat("flush", l).replace(" requests)", " flushes)");
+        s += &lat("flush", l, "flushes");
     }
     if t.fua_writes > 0 {
         let _ = writeln!(
@@ -626,13 +655,13 @@ fn series_table(rows: &[(&str, &TimingReport)]) -> String {
         for p in &t.series {
             let _ = writeln!(
                 s,
-                "  {:14} {:>9.1} {:>10.0} {:>9.1} {:>11.1} {:>11.1} {:>9} {:>11} {:>7.3}",
+                "  {:14} {:>9.1} {:>10.0} {:>9.1} {:>11} {:>11} {:>9} {:>11} {:>7.3}",
                 name,
                 p.equivalent_gb,
                 p.iops,
                 p.bandwidth_mb_s,
-                p.read.p99_us,
-                p.write.p99_us,
+                crate::output::p99_cell(&p.read),
+                crate::output::p99_cell(&p.write),
                 p.erases,
                 p.gc_page_moves,
                 p.waf_cumulative
@@ -676,6 +705,7 @@ pub fn fio(args: &FioArgs) -> i32 {
 }
 
 fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
+    warn_synthetic_volume(&args.common, true);
     let base = crate::build_config(&args.common)?;
     base.layout()?;
     crate::output::check_output(args.output.as_deref())?;
@@ -733,8 +763,8 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
     for (name, r) in &results {
         let t = r.timing.as_ref().expect("timed run");
         println!(
-            "{name:22} IOPS {:>9.0}  MB/s {:>8.1}  read p99 {:>9.1} us  write p99 {:>9.1} us  WAF {:.3}  erases {}  GC moves {}",
-            t.iops, t.bandwidth_mb_s, t.read_latency.p99_us, t.write_latency.p99_us, r.total.waf, r.total.erases, r.total.gc_writes
+            "{name:22} IOPS {:>9.0}  MB/s {:>8.1}  read p99 {:>9} us  write p99 {:>9} us  WAF {:.3}  erases {}  GC moves {}",
+            t.iops, t.bandwidth_mb_s, crate::output::p99_cell(&t.read_latency), crate::output::p99_cell(&t.write_latency), r.total.waf, r.total.erases, r.total.gc_writes
         );
         rows.push((name.as_str(), t));
         if let Some(f) = &r.flows {

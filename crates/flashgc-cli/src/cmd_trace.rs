@@ -252,6 +252,18 @@ fn prepare_capacity(
                 cfg.ftl.logical_gib = Some(gib(want));
                 match cfg.layout() {
                     Ok(l) if l.logical_pages >= pages => {
+                        // Record the capacity the device has, not the search's last request:
+                        // whole blocks round that up, and the configuration's advisory then
+                        // reported a gap between an `ftl.logical_gib` the user never gave
+                        // and the device. The realised capacity builds the same device.
+                        let searched = cfg.ftl.logical_gib;
+                        cfg.ftl.logical_gib = Some(gib(l.logical_pages));
+                        let same = cfg.layout().is_ok_and(|m| {
+                            m.logical_pages == l.logical_pages && m.segments == l.segments
+                        });
+                        if !same {
+                            cfg.ftl.logical_gib = searched;
+                        }
                         if want > pages {
                             eprintln!(
                                 "note: --capacity auto: the trace touches {pages} pages; the device was enlarged to {} logical pages, \

@@ -157,8 +157,21 @@ pub fn new_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {
     }
     let b = indicatif::ProgressBar::new(len);
     b.set_style(bar_style(&format!(
-        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{human_pos}}/{{human_len}} {unit} {{rate}} ETA {{eta}} {{msg}}"
+        "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{human_pos}}/{{human_len}} {unit} {{rate}} ETA {{eta}} {{msg}}"
     )));
+    Some(b)
+}
+
+/// The bar of `compare`'s `runs` simulations, in thousandths of a run (each run in progress
+/// moves it by its share of the pages it writes), with a spinner and clock that tick while
+/// no run reports (a precondition fill, an oracle's pre-pass). None off a terminal.
+pub fn runs_bar(runs: usize) -> Option<indicatif::ProgressBar> {
+    let b = new_bar(runs as u64 * 1000, "runs")?;
+    b.set_style(bar_style(&format!(
+        "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{percent}} % of {runs} runs ({{msg}} done) ETA {{eta}}"
+    )));
+    b.set_message(format!("0/{runs}"));
+    b.enable_steady_tick(std::time::Duration::from_millis(250));
     Some(b)
 }
 
@@ -195,7 +208,7 @@ pub fn peak_rss_bytes() -> Option<u64> {
 }
 
 /// The garbage-proportion trigger, when set: what it is and how many victims it took.
-fn gc_trigger_note(r: &RunResult) -> String {
+pub(crate) fn gc_trigger_note(r: &RunResult) -> String {
     match r.device.layout.gc_garbage {
         None => String::new(),
         Some(g) => format!(
@@ -290,7 +303,9 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
     }
     let _ = writeln!(
         s,
-        "\nuser writes {} pages ({:.2} GiB) | GC writes {} | erases {} | GC victims {} in {} episodes | reads {} | trims {}",
+        // Every count with its unit: page counts are mapping units, erases are segments
+        // (a superblock is one erase here; `erases per block` below counts blocks).
+        "\nuser writes {} pages ({:.2} GiB) | GC writes {} pages | erases {} segments | GC victims {} in {} episodes | reads {} pages | trims {} pages",
         t.user_writes,
         gib(t.user_writes, l.lpn_size),
         t.gc_writes,
@@ -405,154 +420,14 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
     s
 }
 
-/// One table row per configuration; `costs` = measured classifier ns per user write.
-/// The GC action's registered name (the part of its spec before `:`).
-fn action_name(r: &RunResult) -> &str {
-    r.dedup
-        .as_ref()
-        .map(|d| d.gc_action.split(':').next().unwrap_or(""))
-        .unwrap_or("move")
-}
-
-pub fn compare_table(
-    rs: &[(RunResult, f64)],
-    costs: &[Option<f64>],
-    pairing: Option<&str>,
-) -> String {
-    let mut s = String::new();
-    let partial = |r: &RunResult| r.ended_by == "interrupted";
-    // The header's volume written: a finished run's, when there is one.
-    let Some((first, _)) = rs.iter().find(|r| !partial(&r.0)).or(rs.first()) else {
-        return "no configurations\n".into();
-    };
-    let l = &first.device.layout;
-    let _ = writeln!(
-        s,
-        "flashgc {} compare | workload {} | seed {} | {:.2} GiB logical, op {:.4} ({}) | {} pages/segment | {:.2} x capacity written, steady state after {:.2} x",
-        first.flashgc_version,
-        first.workload,
-        first.seed,
-        first.device.logical_gib,
-        l.op,
-        l.op_given_as,
-        l.pages_per_segment,
-        first.total.user_writes as f64 / l.logical_pages as f64,
-        first.warmup_user_pages as f64 / l.logical_pages as f64
-    );
-    if let Some(p) = pairing {
-        let _ = writeln!(s, "schemes: {p}");
+/// A p99 latency in us for a table cell: "-" for a direction without requests, whose
+/// percentiles would print as 0.0 us (instant service).
+pub fn p99_cell(l: &flashgc_core::metrics::latency::LatencySummary) -> String {
+    if l.count == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.1}", l.p99_us)
     }
-    let t = gc_trigger_note(first);
-    if !t.is_empty() {
-        let _ = writeln!(s, "GC trigger:{}", t.trim_start_matches(';'));
-    }
-    // Columns as wide as the longest spec (parameters included).
-    let wp = rs
-        .iter()
-        .map(|(r, _)| r.placement.len())
-        .max()
-        .unwrap_or(0)
-        .max(22);
-    let wv = rs
-        .iter()
-        .map(|(r, _)| r.victim.len())
-        .max()
-        .unwrap_or(0)
-        .max(20);
-    let _ = writeln!(
-        s,
-        "{:<wp$} {:<wv$} {:>9} {:>9} {:>13} {:>10} {:>9} {:>10} {:>12} {:>8}",
-        "placement",
-        "victim",
-        "WAF(ss)",
-        "WAF(all)",
-        "GC writes",
-        "erases",
-        "B/LPN",
-        "cls ns/w",
-        "model WAF",
-        "secs"
-    );
-    for (i, (r, secs)) in rs.iter().enumerate() {
-        let model = r
-            .model
-            .as_ref()
-            .map(|m| format!("{:.4}", m.waf))
-            .unwrap_or_else(|| "-".into());
-        let cost = costs
-            .get(i)
-            .copied()
-            .flatten()
-            .map(|c| format!("{c:.1}"))
-            .unwrap_or_else(|| "-".into());
-        let _ = writeln!(
-            s,
-            "{:<wp$} {:<wv$} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12} {:>8.2}{}",
-            r.placement,
-            match &r.dedup {
-                Some(_) => format!("{} +{}", r.victim, action_name(r)),
-                None => r.victim.clone(),
-            },
-            r.steady_state.waf,
-            r.total.waf,
-            r.total.gc_writes,
-            r.total.erases,
-            r.memory_bytes_per_lpn,
-            cost,
-            model,
-            secs,
-            if partial(r) {
-                format!(
-                    "  PARTIAL ({:.2} x capacity)",
-                    r.total.user_writes as f64 / r.device.layout.logical_pages as f64
-                )
-            } else {
-                String::new()
-            }
-        );
-    }
-    let _ = writeln!(
-        s,
-        "as run (every parameter, defaults included; the timing section of --json says which cache policy and GC mode):"
-    );
-    for (r, _) in rs {
-        let _ = writeln!(
-            s,
-            "  {} / {}: {} | {}",
-            r.placement, r.victim, r.placement_spec, r.victim_spec
-        );
-    }
-    let _ = writeln!(
-        s,
-        "WAF = flash page programs / user page writes; pages are {} B; B/LPN = metadata bytes per logical page;\n\
-         cls ns/w = classifier CPU time per user write (wall-clock micro-benchmark on this machine, not part of the results); secs = wall clock.",
-        l.lpn_size
-    );
-    if rs.iter().any(|r| partial(&r.0)) {
-        let _ = writeln!(
-            s,
-            "PARTIAL = stopped by Ctrl-C or SIGTERM (`ended_by` = \"interrupted\"): its figures \
-             cover only the user writes it made (x capacity), not the whole run."
-        );
-    }
-    // Which variant of each content-aware GC action ran (bounded or upper bound).
-    let mut seen: Vec<&str> = Vec::new();
-    for (r, _) in rs {
-        if let Some(d) = &r.dedup {
-            if !seen.contains(&d.gc_action.as_str()) {
-                seen.push(&d.gc_action);
-            }
-        }
-    }
-    if !seen.is_empty() {
-        let _ = writeln!(
-            s,
-            "+ACTION = GC action in the FTL's content mode (docs/splitgc.md); variants that ran: {}; \
-             every read was checked against the content last written",
-            seen.join("; ")
-        );
-    }
-    s
 }
 
 fn csv_field(s: &str) -> String {

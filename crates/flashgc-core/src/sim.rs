@@ -214,7 +214,8 @@ impl Simulation {
                     "run.max_memory_gib",
                     format!(
                         "this run needs about {:.2} GiB ({:.2} B per logical page) but the limit is {limit:.2} GiB; \
-                         use a smaller device or raise the limit",
+                         use a smaller device or raise the limit (`--max-memory GIB` on the command line, `max_memory_gib` in Python; \
+                         by default the memory this machine has available)",
                         estimate as f64 / (1u64 << 30) as f64,
                         estimate as f64 / layout.logical_pages as f64
                     ),

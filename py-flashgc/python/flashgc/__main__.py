@@ -10,6 +10,7 @@ here with ``FLASHGC_BIN`` set).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -155,6 +156,23 @@ def console_main(argv: Optional[Sequence[str]] = None) -> int:
     # Forwarded once at most: a `flashgc` on PATH that is another copy of this script
     # must not hand the command back and forth.
     exe = None if os.environ.get("FLASHGC_FORWARDED") else rust_cli(exclude=sys.argv[0])
+    if exe is None and (not args or args[0] in ("-h", "--help", "help")):
+        # A new user's first command: say what this `flashgc` runs, then its usage (it
+        # answered `--help` with "needs the flashgc command line (Rust)" alone).
+        out = sys.stdout if args else sys.stderr
+        print(
+            "flashgc (Python package): `flashgc sweep` and `flashgc report` run here; every other "
+            "command (run, compare, trace, fio, ...) needs the flashgc command line (Rust), which is "
+            "not installed: `cargo install --path crates/flashgc-cli` from a checkout (or set "
+            "FLASHGC_BIN). The usage below is `python -m flashgc`'s, whose `run` needs no Rust binary.\n",
+            file=out,
+        )
+        with contextlib.redirect_stdout(out):
+            try:
+                main(["--help"])
+            except SystemExit:
+                pass
+        return 0 if args else 2
     if exe is None:
         what = f"`flashgc {args[0]}`" if args else "this command"
         print(

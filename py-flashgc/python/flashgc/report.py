@@ -73,6 +73,12 @@ def load_results(results: Any) -> pd.DataFrame:
         df = results.copy()
     elif isinstance(results, (str, os.PathLike)):
         p = os.fspath(results)
+        if not os.path.exists(p):
+            # A missing `x.parquet` said only "x.parquet" (the reader's bare error).
+            raise ValueError(
+                f"{p}: no such file or directory; give a sweep dataset directory (`flashgc sweep`'s "
+                "`out`), a .parquet file or a .json result"
+            )
         if os.path.isdir(p) or p.endswith(".parquet"):
             from .sweep import read_results
 

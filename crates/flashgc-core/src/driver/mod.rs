@@ -299,7 +299,8 @@ impl Engine {
                     "run.max_memory_gib",
                     format!(
                         "this timed run needs about {:.2} GiB (FTL, policies, device model, cache) but the limit is {limit:.2} GiB; \
-                         use a smaller device or cache, or raise the limit",
+                         use a smaller device or cache, or raise the limit (`--max-memory GIB` on the command line, `max_memory_gib` in Python; \
+                         by default the memory this machine has available)",
                         need / (1u64 << 30) as f64
                     ),
                 ));

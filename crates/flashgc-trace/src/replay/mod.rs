@@ -406,10 +406,20 @@ impl TraceWorkload {
                     "--loop-times"
                 },
                 message: format!(
-                    "{}: pass {} of the trace ({} ns each) would end beyond the simulation clock ({MAX_TIME_NS} ns, 146 years); loop fewer times or use a smaller --time-scale",
+                    "{}: pass {} of the trace ({} ns each, {}) would end beyond the simulation clock ({MAX_TIME_NS} ns, 146 years); \
+                     loop fewer times or use a smaller --time-scale (a WAF-only run does not use the times: --time-scale 1e-6 \
+                     changes no WAF){}",
                     self.src.file(),
                     self.loop_idx + 2,
-                    self.period
+                    self.period,
+                    human_span(self.period),
+                    // blkparse's per-CPU clock artifact makes a trace of seconds span decades.
+                    if self.period > 365 * 86_400 * 1_000_000_000 {
+                        "; a pass of more than a year usually means one bogus timestamp jump \
+                         (`flashgc trace stats` prints the span; --time-window keeps the part before it)"
+                    } else {
+                        ""
+                    }
                 ),
             });
         }
@@ -698,5 +708,19 @@ impl Workload for TraceWorkload {
 
     fn load_position(&mut self, state: &[u8]) -> flashgc_core::Result<()> {
         self.seek_to(state).map_err(Into::into)
+    }
+}
+
+/// `ns` in the largest unit that keeps it readable (s, h, days, years), for messages.
+fn human_span(ns: u64) -> String {
+    let s = ns as f64 / 1e9;
+    if s < 3600.0 {
+        format!("{s:.3} s")
+    } else if s < 86_400.0 * 2.0 {
+        format!("{:.1} h", s / 3600.0)
+    } else if s < 86_400.0 * 365.0 * 2.0 {
+        format!("{:.1} days", s / 86_400.0)
+    } else {
+        format!("{:.1} years", s / (86_400.0 * 365.25))
     }
 }
