@@ -277,6 +277,54 @@ fn merge(base: &mut toml::Value, over: toml::Value) {
     }
 }
 
+/// A field that, given in a layer, replaces another field of the layers below.
+struct Alternative {
+    /// Dotted path of the field given, `(table, key)`.
+    given: (&'static str, &'static str),
+    /// Dotted path of the field it replaces.
+    replaced: (&'static str, &'static str),
+    /// Whether a given value of 0 means "not given" (`blocks_per_plane = 0`: size the
+    /// device from `logical_gib`).
+    zero_is_unset: bool,
+}
+
+/// Fields that say the same thing two ways: a layer that gives one without the other
+/// overrides the lower layers' other one too. Without this a file's `op_of_physical` over a
+/// preset's `op` was refused as "both given", and a file's `blocks_per_plane` was silently
+/// ignored under a preset's `logical_gib` (which sizes the device when set). The
+/// command-line flags do the same (`--op-of-physical`, `--blocks-per-plane`).
+const ALTERNATIVES: &[Alternative] = &[
+    Alternative {
+        given: ("ftl", "op"),
+        replaced: ("ftl", "op_of_physical"),
+        zero_is_unset: false,
+    },
+    Alternative {
+        given: ("ftl", "op_of_physical"),
+        replaced: ("ftl", "op"),
+        zero_is_unset: false,
+    },
+    Alternative {
+        given: ("device", "blocks_per_plane"),
+        replaced: ("ftl", "logical_gib"),
+        zero_is_unset: true,
+    },
+];
+
+/// Removes from `base` the fields the layer `over` replaces (see [`ALTERNATIVES`]).
+fn drop_replaced_alternatives(base: &mut toml::Value, over: &toml::Value) {
+    let get = |(table, key): (&str, &str)| over.get(table).and_then(|t| t.get(key));
+    for a in ALTERNATIVES {
+        let given = get(a.given).is_some_and(|v| !(a.zero_is_unset && v.as_integer() == Some(0)));
+        if given && get(a.replaced).is_none() {
+            let (table, key) = a.replaced;
+            if let Some(t) = base.get_mut(table).and_then(toml::Value::as_table_mut) {
+                t.remove(key);
+            }
+        }
+    }
+}
+
 fn parse_toml(origin: &str, text: &str) -> Result<toml::Value> {
     text.parse::<toml::Table>()
         .map(toml::Value::Table)
@@ -358,7 +406,9 @@ impl Config {
         let ptext = Config::preset_text(&pname)?;
         merge(&mut value, parse_toml(&format!("preset {pname}"), ptext)?);
         if let Some((origin, text)) = user {
-            merge(&mut value, parse_toml(origin, text)?);
+            let user_value = parse_toml(origin, text)?;
+            drop_replaced_alternatives(&mut value, &user_value);
+            merge(&mut value, user_value);
         }
         let origin = user.map(|u| u.0).unwrap_or("preset");
         let mut cfg: Config = value.try_into().map_err(|e: toml::de::Error| {
