@@ -362,9 +362,10 @@ pub fn run(cmd: TraceCmd) -> i32 {
     match run_inner(cmd) {
         Ok(()) => 0,
         Err(e) => {
-            // Every trace error is about the input (file, format, options): exit code 2.
+            // Every trace error is about the input (file, format, options): exit code 2,
+            // unless a signal stopped the command (`convert`): 128 + the signal.
             eprintln!("flashgc: error: {e}");
-            2
+            crate::interrupt::exit_code().map_or(2, i32::from)
         }
     }
 }
@@ -446,7 +447,16 @@ fn run_inner(cmd: TraceCmd) -> Result<(), TraceError> {
                 skip_bad_lines,
                 ..TraceOptions::default()
             };
-            let r = flashgc_trace::convert(Path::new(&file), &o, Path::new(&output))?;
+            // Temporary files of a killed conversion (`kill -9`) go now; Ctrl-C and
+            // SIGTERM stop this one with nothing written (the atomic writer removes its
+            // temporary file).
+            if let Ok(target) = crate::outfile::resolve(Path::new(&output)) {
+                crate::outfile::remove_stale_temps(&target);
+            }
+            let stop = crate::interrupt::handlers()
+                .map(|i| std::sync::Arc::clone(&i.stop))
+                .unwrap_or_default();
+            let r = flashgc_trace::convert_until(Path::new(&file), &o, Path::new(&output), &stop)?;
             println!(
                 "{output}: {} records, {} volumes, {} bytes ({} per record{}), .fgt version {}",
                 r.records,
