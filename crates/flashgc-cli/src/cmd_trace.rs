@@ -245,6 +245,18 @@ fn prepare_capacity(
                 ));
             }
             let gib = |p: u64| p as f64 * lpn as f64 / (1u64 << 30) as f64;
+            // Sized by its highest address, a trace of a few pages far into a large volume
+            // builds (and fills) a device of that size, GiBs of memory for a tiny input:
+            // say so before the device is built.
+            if opts.remap != Remap::Compact && fp.distinct_pages.saturating_mul(100) < pages {
+                eprintln!(
+                    "note: --capacity auto: the trace touches {} distinct pages but addresses up to page {pages}; \
+                     the device is sized to its highest address ({:.3} GiB logical); --remap compact sizes it \
+                     to the pages touched",
+                    fp.distinct_pages,
+                    gib(pages)
+                );
+            }
             cfg.device.blocks_per_plane = 0;
             let mut want = pages;
             // Tiny traces: grow until the geometry has enough segments for GC to work.

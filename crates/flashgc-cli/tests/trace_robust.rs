@@ -507,3 +507,40 @@ fn an_interrupted_convert_writes_nothing_and_says_so() {
     assert_eq!(left, ["t.csv"], "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn capacity_auto_says_when_a_few_pages_size_a_large_device() {
+    let d = tmpdir("capacity-far");
+    // Two pages, one of them 1 GiB in: sized by its highest address, a 1 GiB device.
+    let t = d.join("far.csv");
+    std::fs::write(
+        &t,
+        "1,hm,0,Write,1073741824,4096,1\n2,hm,0,Write,0,4096,1\n",
+    )
+    .unwrap();
+    let w = format!("trace:{}", t.display());
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--workload",
+            &w,
+            "--format",
+            "msr",
+            "--capacity",
+            "auto",
+        ];
+        a.extend_from_slice(extra);
+        stderr_of(&a)
+    };
+    let (code, err) = run(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("touches 2 distinct pages but addresses up to page 262145")
+            && err.contains("--remap compact"),
+        "{err}"
+    );
+    let (code, err) = run(&["--remap", "compact"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("distinct pages but addresses"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}
