@@ -25,6 +25,10 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
     let mut base = build_config(&a.common)?;
     crate::cmd_mqsim::apply(&a.mqsim, &mut base)?;
     output::not_an_input("-o", a.output.as_deref(), &base, a.common.config.as_deref())?;
+    if let Some(o) = &a.output {
+        let x = a.mqsim.mqsim_workload.as_deref();
+        output::not_the_input("-o", o, "MQSim workload file", x)?;
+    }
     // Pairs to run: --scheme as given; else, with neither placement nor victim chosen
     // (flags or config file), every registered scheme with its paper's victim policy;
     // else the cross product of the placement and victim lists.

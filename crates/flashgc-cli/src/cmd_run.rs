@@ -62,13 +62,13 @@ pub(crate) fn open_workload(
     match WorkloadSpec::parse("run.workload", &cfg.run.workload)? {
         WorkloadSpec::Synthetic(kind) => {
             let l = cfg.layout()?;
-            Ok(Box::new(flashgc_core::workload::Synthetic::new(
+            Ok(Box::new(flashgc_core::workload::Synthetic::try_new(
                 kind,
                 l.logical_pages,
                 cfg.run.request_pages,
                 cfg.run.read_ratio,
                 cfg.run.seed,
-            )))
+            )?))
         }
         WorkloadSpec::Trace(path) => {
             let l = cfg.layout()?;

@@ -151,6 +151,19 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
         }
     };
     let data = DataMode::parse(&a.data).map_err(|e| Fail(2, e))?;
+    let data_file = match &data {
+        DataMode::File(p) => Some(p.to_string_lossy().into_owned()),
+        _ => None,
+    };
+    // A result or recording over the disk image (or the configuration), or a disk image
+    // that is the configuration, replaced it without a word.
+    crate::output::distinct_files(&[
+        ("--config", a.common.config.as_deref()),
+        ("--data", data_file.as_deref()),
+        ("--socket", a.socket.as_deref()),
+        ("--record", a.record.as_deref()),
+        ("-o", a.output.as_deref()),
+    ])?;
     let pace = Pace::parse(&a.pace).map_err(|e| Fail(2, e))?;
     let opts = ServeOptions {
         cfg,

@@ -715,6 +715,11 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
         &base,
         args.common.config.as_deref(),
     )?;
+    // The result over the job file replaced it without a word.
+    crate::output::distinct_files(&[
+        ("--job", args.job.as_deref()),
+        ("-o", args.output.as_deref()),
+    ])?;
     let mut flags = args.timing.clone();
     flags.timing = true;
     let jobfile = match &args.job {

@@ -245,6 +245,18 @@ fn prepare_capacity(
                 ));
             }
             let gib = |p: u64| p as f64 * lpn as f64 / (1u64 << 30) as f64;
+            // Sized by its highest address, a trace of a few pages far into a large volume
+            // builds (and fills) a device of that size, GiBs of memory for a tiny input:
+            // say so before the device is built.
+            if opts.remap != Remap::Compact && fp.distinct_pages.saturating_mul(100) < pages {
+                eprintln!(
+                    "note: --capacity auto: the trace touches {} distinct pages but addresses up to page {pages}; \
+                     the device is sized to its highest address ({:.3} GiB logical); --remap compact sizes it \
+                     to the pages touched",
+                    fp.distinct_pages,
+                    gib(pages)
+                );
+            }
             cfg.device.blocks_per_plane = 0;
             let mut want = pages;
             // Tiny traces: grow until the geometry has enough segments for GC to work.
@@ -377,9 +389,10 @@ pub fn run(cmd: TraceCmd) -> i32 {
     match run_inner(cmd) {
         Ok(()) => 0,
         Err(e) => {
-            // Every trace error is about the input (file, format, options): exit code 2.
+            // Every trace error is about the input (file, format, options): exit code 2,
+            // unless a signal stopped the command (`convert`): 128 + the signal.
             eprintln!("flashgc: error: {e}");
-            2
+            crate::interrupt::exit_code().map_or(2, i32::from)
         }
     }
 }
@@ -461,7 +474,16 @@ fn run_inner(cmd: TraceCmd) -> Result<(), TraceError> {
                 skip_bad_lines,
                 ..TraceOptions::default()
             };
-            let r = flashgc_trace::convert(Path::new(&file), &o, Path::new(&output))?;
+            // Temporary files of a killed conversion (`kill -9`) go now; Ctrl-C and
+            // SIGTERM stop this one with nothing written (the atomic writer removes its
+            // temporary file).
+            if let Ok(target) = crate::outfile::resolve(Path::new(&output)) {
+                crate::outfile::remove_stale_temps(&target);
+            }
+            let stop = crate::interrupt::handlers()
+                .map(|i| std::sync::Arc::clone(&i.stop))
+                .unwrap_or_default();
+            let r = flashgc_trace::convert_until(Path::new(&file), &o, Path::new(&output), &stop)?;
             println!(
                 "{output}: {} records, {} volumes, {} bytes ({} per record{}), .fgt version {}",
                 r.records,

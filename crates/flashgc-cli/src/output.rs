@@ -74,6 +74,41 @@ pub fn not_the_input(
     }
 }
 
+/// Refuses two of a command's files that are one file (`files`: the option naming each and
+/// its path, inputs first): writing one would replace or corrupt the other (a result over
+/// the served disk image or the fio job file, a recording over the configuration). Files
+/// that do not exist yet count as one when their paths are, once symlinks are followed.
+pub fn distinct_files(files: &[(&str, Option<&str>)]) -> Result<(), crate::Fail> {
+    let given: Vec<(&str, &str)> = files
+        .iter()
+        .filter_map(|&(flag, path)| Some((flag, path?)))
+        .collect();
+    for (i, &(first_flag, first)) in given.iter().enumerate() {
+        for &(flag, path) in &given[i + 1..] {
+            if one_file(Path::new(first), Path::new(path)) {
+                return Err(crate::Fail(
+                    2,
+                    format!(
+                        "{flag} {path} is the file of {first_flag} {first}: writing one would \
+                         replace or corrupt the other; choose another file"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// True when `a` and `b` name one file: [`same_file`] when both exist, else the same path
+/// once symlinks are followed and made absolute (a file still to be created).
+fn one_file(a: &Path, b: &Path) -> bool {
+    let full = |p: &Path| {
+        let p = crate::outfile::resolve(p).unwrap_or_else(|_| p.to_path_buf());
+        std::path::absolute(&p).unwrap_or(p)
+    };
+    same_file(a, b) || full(a) == full(b)
+}
+
 /// True when `a` and `b` both exist and are one file.
 fn same_file(a: &Path, b: &Path) -> bool {
     let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {

@@ -5,30 +5,11 @@
 //! `cargo test --release -p flashgc-cli --test interrupt_cli` (a few seconds).
 #![cfg(target_os = "linux")]
 
+mod common;
+
+use common::wait_for_handler;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Waits until process `pid` catches `sig` (its handler is installed: bit `sig - 1` of
-/// `SigCgt` in /proc/PID/status), so the test does not depend on how fast it starts.
-fn wait_for_handler(pid: u32, sig: i32) {
-    let t0 = Instant::now();
-    loop {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        let caught = status
-            .lines()
-            .find_map(|l| l.strip_prefix("SigCgt:"))
-            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
-            .unwrap_or(0);
-        if caught & (1 << (sig - 1)) != 0 {
-            return;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(30),
-            "no handler for signal {sig}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
 
 /// Waits until a thread of process `pid` other than its main thread has run for a clock
 /// tick (utime + stime in /proc/PID/task/TID/stat): a `compare` worker has taken its first

@@ -1,7 +1,10 @@
 //! Regression tests for the trace items of issue 19: `trace convert -o` is atomic (4), a
 //! `--loop-until` that needs an absurd number of passes is warned about up front (13), an
 //! absent `--volume` lists the volumes and a blkparse trace without the selected events
-//! gives the `--blkparse-events` hint on every path (16).
+//! gives the `--blkparse-events` hint on every path (16). `trace convert` never replaces
+//! its input, and Ctrl-C leaves nothing behind (audit-input).
+
+mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -423,4 +426,176 @@ fn loop_until_warning_counts_requests_as_trace_stats_does() {
             "--remap {remap}: {w}"
         );
     }
+}
+
+#[test]
+fn convert_never_replaces_its_input() {
+    let d = tmpdir("convert-input");
+    let trace = d.join("t.csv");
+    let text = "128166385295514663,hm,0,Write,9056014336,4096,2833\n\
+                128166385295514878,hm,0,Read,11855351808,4096,2617\n";
+    std::fs::write(&trace, text).unwrap();
+    std::os::unix::fs::symlink("t.csv", d.join("link.csv")).unwrap();
+    std::fs::hard_link(&trace, d.join("hard.csv")).unwrap();
+    // Before: only the literal path was compared, and the conversion was renamed over the
+    // trace through `./t.csv`, a symlink or a hard link.
+    for out in ["t.csv", "link.csv", "hard.csv"] {
+        let o = bin()
+            .current_dir(&d)
+            .args(["trace", "convert", "./t.csv", "-o", out])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "-o {out}: {err}");
+        assert!(err.contains("is the trace file"), "-o {out}: {err}");
+        assert_eq!(std::fs::read_to_string(&trace).unwrap(), text, "-o {out}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_convert_writes_nothing_and_says_so() {
+    use std::io::Write;
+    let d = tmpdir("convert-interrupt");
+    // A FIFO feeds the trace: the conversion is under way, waiting for lines, when the
+    // signal comes, however fast the machine.
+    let fifo = d.join("t.csv");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: creates a FIFO at a path this test owns.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    // A temporary file of a killed conversion (no such process) is removed.
+    std::fs::write(d.join(".out.fgt.tmp4294967"), b"partial").unwrap();
+    let child = bin()
+        .current_dir(&d)
+        .args([
+            "trace", "convert", "t.csv", "--format", "msr", "-o", "out.fgt",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = |w: &mut std::fs::File, from: u64| {
+        for i in from..from + 1000 {
+            let _ = writeln!(
+                w,
+                "{},hm,0,Write,{},4096,10",
+                128166385295514663 + i,
+                i * 4096
+            );
+        }
+        let _ = w.flush();
+    };
+    let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    lines(&mut w, 0);
+    common::wait_for_handler(child.id(), libc::SIGINT);
+    // SAFETY: signals the child this test spawned.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    // More records reach the loop that sees the stop flag.
+    lines(&mut w, 1000);
+    drop(w);
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    // Before: SIGINT's default action ended the process, leaving `.out.fgt.tmpPID`.
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let mut left: Vec<String> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["t.csv"], "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn capacity_auto_says_when_a_few_pages_size_a_large_device() {
+    let d = tmpdir("capacity-far");
+    // Two pages, one of them 1 GiB in: sized by its highest address, a 1 GiB device.
+    let t = d.join("far.csv");
+    std::fs::write(
+        &t,
+        "1,hm,0,Write,1073741824,4096,1\n2,hm,0,Write,0,4096,1\n",
+    )
+    .unwrap();
+    let w = format!("trace:{}", t.display());
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--workload",
+            &w,
+            "--format",
+            "msr",
+            "--capacity",
+            "auto",
+        ];
+        a.extend_from_slice(extra);
+        stderr_of(&a)
+    };
+    let (code, err) = run(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("touches 2 distinct pages but addresses up to page 262145")
+            && err.contains("--remap compact"),
+        "{err}"
+    );
+    let (code, err) = run(&["--remap", "compact"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("distinct pages but addresses"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_request_ending_beyond_2_pow_64_is_not_told_to_remap() {
+    let d = tmpdir("beyond-u64");
+    let both = |name: &str, offset: u64| {
+        let t = d.join(format!("{name}.csv"));
+        let text = format!("1,hm,0,Write,0,4096,1\n2,hm,0,Write,{offset},8192,1\n");
+        std::fs::write(&t, text).unwrap();
+        let fgt = d.join(format!("{name}.fgt"));
+        let (code, err) = stderr_of(&[
+            "trace",
+            "convert",
+            t.to_str().unwrap(),
+            "-o",
+            fgt.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        [t, fgt].map(|p| format!("trace:{}", p.display()))
+    };
+    for w in both("overflow", 18446744073709547520) {
+        // Before: "use --remap compact ...", given with --remap compact.
+        let (code, err) = stderr_of(&[
+            "run",
+            "--workload",
+            &w,
+            "--remap",
+            "compact",
+            "--capacity",
+            "auto",
+        ]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("beyond 2^64") && !err.contains("use --remap"),
+            "{err}"
+        );
+    }
+    // A request merely beyond the device still gets the remapping advice.
+    for w in both("far", 1 << 40) {
+        let (code, err) = stderr_of(&[
+            "run",
+            "--workload",
+            &w,
+            "--logical-gib",
+            "0.0625",
+            "--pages-per-block",
+            "32",
+        ]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("use --remap compact") && !err.contains("2^64"),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
 }

@@ -170,13 +170,13 @@ impl Simulation {
                 WorkloadSpec::parse("run.workload", &cfg.run.workload)
             {
                 let r = &cfg.run;
-                let mut wl = Synthetic::new(
+                let mut wl = Synthetic::try_new(
                     kind,
                     layout.logical_pages,
                     r.request_pages,
                     r.read_ratio,
                     r.seed,
-                );
+                )?;
                 pl.set_future(future_of(layout.logical_pages, r, &mut wl)?);
                 future_ready = true;
             }
@@ -315,13 +315,13 @@ impl Simulation {
     /// CLI and Python layers open).
     pub fn synthetic_workload(&self) -> Result<Synthetic> {
         match WorkloadSpec::parse("run.workload", &self.cfg.run.workload)? {
-            WorkloadSpec::Synthetic(kind) => Ok(Synthetic::new(
+            WorkloadSpec::Synthetic(kind) => Synthetic::try_new(
                 kind,
                 self.layout.logical_pages,
                 self.cfg.run.request_pages,
                 self.cfg.run.read_ratio,
                 self.cfg.run.seed,
-            )),
+            ),
             WorkloadSpec::Trace(p) => Err(Error::config(
                 "run.workload",
                 format!("`trace:{p}` must be opened by a trace reader (flashgc CLI or Python), not the core"),

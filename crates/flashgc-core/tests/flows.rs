@@ -450,6 +450,20 @@ fn bad_flow_sections_name_the_field() {
             "[[flow]]\nname = \"a\"\n[[flow]]\nname = \"a\"\n",
             "flow.name",
         ),
+        // A hot/cold split of a one-request region panicked.
+        (
+            "[[flow]]\nsize = \"4k\"\ndistribution = \"hotcold:80/20\"\n",
+            "`flow0`.distribution",
+        ),
+        // Each copy's depth is allowed alone; all together took GiBs and minutes.
+        (
+            "[[flow]]\nnumjobs = 1024\niodepth = 65536\nrequests = 10\n",
+            "67108864 requests outstanding",
+        ),
+        (
+            "[[flow]]\nnumjobs = 16\niodepth = 65536\n[[flow]]\niodepth = 1\n",
+            "at most 1048576",
+        ),
     ] {
         let c = config(toml);
         let l = c.layout().unwrap();

@@ -273,3 +273,37 @@ fn non_finite_scheme_parameters_are_refused_before_the_run() {
         assert!(e.contains("`run.workload`"), "{w}: {e}");
     }
 }
+
+#[test]
+fn requests_too_large_for_the_space_are_refused_not_a_panic() {
+    // 1/16 GiB = 16384 pages (a few more after rounding); hotcold needs two requests' room.
+    for (workload, pages, field, oracle) in [
+        ("hotcold:80/20", 10_000, "run.workload", false),
+        ("hotcold:80/20", 10_000, "run.workload", true),
+        ("uniform", 65_536, "run.request_pages", false),
+    ] {
+        let mut c = small();
+        c.run.workload = workload.into();
+        c.run.request_pages = pages;
+        c.run.write_volume = 1.0;
+        if oracle {
+            // The oracle's pre-pass builds its own generator.
+            c.run.placement = "oracle:fk".into();
+        }
+        // Before: hotcold's hot/cold split panicked (`clamp(1, 0)`); the oversized request
+        // was a run-time workload error (exit code 1).
+        let e = std::panic::catch_unwind(|| Simulation::run_synthetic(&c, &mut |_| {}))
+            .unwrap_or_else(|_| panic!("{workload} x {pages}: panicked"))
+            .unwrap_err();
+        assert!(
+            matches!(e, flashgc_core::Error::Config { .. }) && e.to_string().contains(field),
+            "{workload} x {pages}: {e}"
+        );
+    }
+    // Room for two requests is enough.
+    let mut c = small();
+    c.run.workload = "hotcold:80/20".into();
+    c.run.request_pages = 4096;
+    c.run.write_volume = 0.5;
+    Simulation::run_synthetic(&c, &mut |_| {}).unwrap();
+}

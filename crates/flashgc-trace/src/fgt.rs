@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The newest `.fgt` version (read, and written for traces with flushes or FUA writes).
@@ -109,8 +110,18 @@ pub fn write_fgt(
     out: &Path,
     content: bool,
 ) -> Result<ConvertReport, TraceError> {
+    write_fgt_until(src, out, content, &AtomicBool::new(false))
+}
+
+/// [`write_fgt`] that stops when `stop` is set: an error, and no file written.
+pub fn write_fgt_until(
+    src: &mut dyn RecordSource,
+    out: &Path,
+    content: bool,
+    stop: &AtomicBool,
+) -> Result<ConvertReport, TraceError> {
     let ofile = out.display().to_string();
-    crate::atomic::write_atomically(out, |w| write_fgt_to(src, w, &ofile, content))
+    crate::atomic::write_atomically(out, |w| write_records(src, w, &ofile, content, stop))
 }
 
 /// [`write_fgt`] to any seekable writer (e.g. an `io::Cursor<Vec<u8>>`), starting at its
@@ -122,9 +133,28 @@ pub fn write_fgt_to<W: Write + Seek>(
     name: &str,
     content: bool,
 ) -> Result<ConvertReport, TraceError> {
+    write_records(src, w, name, content, &AtomicBool::new(false))
+}
+
+/// [`write_fgt_to`], stopping with an error when `stop` is set.
+fn write_records<W: Write + Seek>(
+    src: &mut dyn RecordSource,
+    w: &mut W,
+    name: &str,
+    content: bool,
+    stop: &AtomicBool,
+) -> Result<ConvertReport, TraceError> {
     let mut fw = FgtWriter::new(w, name, content, src.volume_kind())?;
     while let Some(r) = src.next_record()? {
         fw.push(&r.rec, r.line, src.file())?;
+        // A relaxed load per record costs nothing next to parsing one.
+        if stop.load(Ordering::Relaxed) {
+            return Err(TraceError::Io {
+                file: name.to_string(),
+                line: 0,
+                message: format!("interrupted after {} records; nothing was written", fw.n),
+            });
+        }
     }
     let version = fw.version();
     let (n, bytes, volumes) = fw.finish(|k| src.volume_name(k))?;

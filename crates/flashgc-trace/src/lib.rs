@@ -71,16 +71,56 @@ pub fn open_workload(
 
 /// Converts `path` (any readable format; the volume / op / time-window options are not
 /// applied, so the `.fgt` file holds the whole trace) to the `.fgt` binary format at `out`.
+///
+/// `out` must not be one of the files the trace reads (after symlinks and hard links; every
+/// per-CPU file of a blktrace set): the finished file is renamed over `out`, so the trace
+/// would be replaced by its conversion.
 pub fn convert(path: &Path, opts: &TraceOptions, out: &Path) -> Result<ConvertReport, TraceError> {
-    if path == out {
-        return Err(TraceError::Option {
-            option: "-o",
-            message: "the output must differ from the input".into(),
-        });
+    convert_until(path, opts, out, &std::sync::atomic::AtomicBool::new(false))
+}
+
+/// [`convert`] that stops when `stop` is set (Ctrl-C): the error says so, and nothing is
+/// written (the temporary file is removed; whatever `out` held stays).
+pub fn convert_until(
+    path: &Path,
+    opts: &TraceOptions,
+    out: &Path,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<ConvertReport, TraceError> {
+    for input in blktrace::cpu_files(path) {
+        if input == out || same_file(&input, out) {
+            return Err(TraceError::Option {
+                option: "-o",
+                message: format!(
+                    "{} is the trace file {} (the same file): the conversion would replace \
+                     the trace; choose another output",
+                    out.display(),
+                    input.display()
+                ),
+            });
+        }
     }
     let mut src = opts.open(path)?;
     let content = src.format().has_content();
-    fgt::write_fgt(&mut src, out, content)
+    fgt::write_fgt_until(&mut src, out, content, stop)
+}
+
+/// True when `a` and `b` both exist and are one file (symlinks followed, hard links
+/// included).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    }
 }
 
 /// What one pass of a trace (after the filters, as replayed) hands the simulator: see

@@ -46,6 +46,29 @@ pub fn output_within(mut cmd: Command, limit: Duration, what: &str) -> Output {
     }
 }
 
+/// Waits until process `pid` catches `sig` (its handler is installed: bit `sig - 1` of
+/// `SigCgt` in /proc/PID/status), so the test does not depend on how fast it starts.
+#[cfg(target_os = "linux")]
+pub fn wait_for_handler(pid: u32, sig: i32) {
+    let t0 = Instant::now();
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .unwrap_or(0);
+        if caught & (1 << (sig - 1)) != 0 {
+            return;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "no handler for signal {sig}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Sends SIGINT to `child` (as Ctrl-C would) and waits for its output.
 #[cfg(unix)]
 pub fn interrupt(child: std::process::Child) -> Output {

@@ -6,11 +6,13 @@
 
 mod flow;
 mod ftl;
+mod layers;
 
 pub use flow::{ByteSize, FlowConfig};
 pub use ftl::{FtlConfig, GcTrigger, MappingCacheConfig, Watermark, WatermarkText};
 
 use crate::error::{Error, Result};
+use layers::{drop_replaced_alternatives, merge};
 use serde::{Deserialize, Serialize};
 
 /// Longest flash operation (read, program, erase, SRAM access, a mapping unit's channel
@@ -261,22 +263,6 @@ impl Layout {
     }
 }
 
-fn merge(base: &mut toml::Value, over: toml::Value) {
-    match (base, over) {
-        (toml::Value::Table(b), toml::Value::Table(o)) => {
-            for (k, v) in o {
-                match b.get_mut(&k) {
-                    Some(bv) if bv.is_table() && v.is_table() => merge(bv, v),
-                    _ => {
-                        b.insert(k, v);
-                    }
-                }
-            }
-        }
-        (b, o) => *b = o,
-    }
-}
-
 fn parse_toml(origin: &str, text: &str) -> Result<toml::Value> {
     text.parse::<toml::Table>()
         .map(toml::Value::Table)
@@ -358,7 +344,9 @@ impl Config {
         let ptext = Config::preset_text(&pname)?;
         merge(&mut value, parse_toml(&format!("preset {pname}"), ptext)?);
         if let Some((origin, text)) = user {
-            merge(&mut value, parse_toml(origin, text)?);
+            let user_value = parse_toml(origin, text)?;
+            drop_replaced_alternatives(&mut value, &user_value);
+            merge(&mut value, user_value);
         }
         let origin = user.map(|u| u.0).unwrap_or("preset");
         let mut cfg: Config = value.try_into().map_err(|e: toml::de::Error| {

@@ -65,3 +65,31 @@ fn too_little_spare_is_rejected() {
     c.ftl.op = Some(0.001);
     assert!(c.layout().unwrap_err().to_string().contains("spare"));
 }
+
+#[test]
+fn a_file_field_replaces_the_presets_alternative() {
+    // `op_of_physical` over a preset's `op` (and the reverse) is the file's choice, not
+    // "both given".
+    let c = Config::load(None, Some(("x.toml", "[ftl]\nop_of_physical = 0.2\n"))).unwrap();
+    assert_eq!((c.ftl.op, c.ftl.op_of_physical), (None, Some(0.2)));
+    assert_eq!(c.layout().unwrap().op_given_as, "op_of_physical");
+    let c = Config::load(Some("mqsim-default"), Some(("x.toml", "[ftl]\nop = 0.2\n"))).unwrap();
+    assert_eq!((c.ftl.op, c.ftl.op_of_physical), (Some(0.2), None));
+    // Both in one file stay an error.
+    let both = "[ftl]\nop = 0.2\nop_of_physical = 0.2\n";
+    let c = Config::load(None, Some(("x.toml", both))).unwrap();
+    assert!(c.layout().unwrap_err().to_string().contains("not both"));
+    // A file's `blocks_per_plane` sizes the device; the preset's `logical_gib` no longer
+    // overrides it (it did, silently).
+    let bpp = "[device]\nblocks_per_plane = 100\n";
+    let c = Config::load(None, Some(("x.toml", bpp))).unwrap();
+    assert_eq!(c.ftl.logical_gib, None);
+    assert_eq!(c.layout().unwrap().blocks_per_plane, 100);
+    // ... unless the file gives `logical_gib` too, or `blocks_per_plane = 0` ("derive").
+    let both = "[device]\nblocks_per_plane = 100\n[ftl]\nlogical_gib = 1.0\n";
+    let c = Config::load(None, Some(("x.toml", both))).unwrap();
+    assert_eq!(c.ftl.logical_gib, Some(1.0));
+    let zero = "[device]\nblocks_per_plane = 0\n";
+    let c = Config::load(None, Some(("x.toml", zero))).unwrap();
+    assert_eq!(c.ftl.logical_gib, Some(4.0));
+}

@@ -381,7 +381,14 @@ impl FioJob {
             Rw::RandRw | Rw::RandRead | Rw::RandWrite => match shaped {
                 Some(g) => Inner::Shaped(g),
                 None => {
-                    let gen = Synthetic::new(kind, region, pages as u32, read_ratio, self.seed);
+                    let gen = Synthetic::try_new(kind, region, pages as u32, read_ratio, self.seed)
+                        .map_err(|e| match e {
+                            // A flow's region and block size, not the run's.
+                            Error::Config { message, .. } => {
+                                Error::config("fio.distribution", message)
+                            }
+                            e => e,
+                        })?;
                     let one_job = |what: &str| {
                         if self.numjobs > 1 {
                             return Err(Error::config(

@@ -88,7 +88,46 @@ pub(crate) fn scatter_multiplier(rng: &mut Rng, slots: u64) -> u64 {
 }
 
 impl Synthetic {
-    /// A generator over `logical_pages` LPNs, requests of `request_pages` pages.
+    /// [`Synthetic::new`] for parameters from the user: requests larger than the space,
+    /// and a hot/cold split of a space that holds a single request (no hot and cold part
+    /// to tell apart: the split panicked), are errors naming `run.request_pages` and
+    /// `run.workload`.
+    pub fn try_new(
+        kind: SyntheticKind,
+        logical_pages: u64,
+        request_pages: u32,
+        read_ratio: f64,
+        seed: u64,
+    ) -> crate::error::Result<Synthetic> {
+        use crate::error::Error;
+        let pages = request_pages.max(1) as u64;
+        if pages > logical_pages {
+            return Err(Error::config(
+                "run.request_pages",
+                format!("{pages} pages per request exceed the {logical_pages} pages addressed"),
+            ));
+        }
+        if matches!(kind, SyntheticKind::HotCold { .. }) && logical_pages / pages < 2 {
+            return Err(Error::config(
+                "run.workload",
+                format!(
+                    "`{}` needs room for a hot and a cold request: at least 2 x {pages} pages, \
+                     and {logical_pages} are addressed",
+                    kind.describe()
+                ),
+            ));
+        }
+        Ok(Synthetic::new(
+            kind,
+            logical_pages,
+            request_pages,
+            read_ratio,
+            seed,
+        ))
+    }
+
+    /// A generator over `logical_pages` LPNs, requests of `request_pages` pages (checked by
+    /// [`Synthetic::try_new`]).
     pub fn new(
         kind: SyntheticKind,
         logical_pages: u64,

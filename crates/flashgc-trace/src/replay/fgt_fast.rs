@@ -162,7 +162,13 @@ impl TraceWorkload {
             f.advance(done);
             if bad {
                 if let Some(r) = f.next_fast() {
-                    return Err(self.cap_err(&r, r.rec.offset >> sh, u64::MAX));
+                    // u64::MAX: the request's end is beyond 2^64 (`cap_err`).
+                    let end = r
+                        .rec
+                        .offset
+                        .checked_add(r.rec.len.max(1) - 1)
+                        .map_or(u64::MAX, |last| (last >> sh) + 1);
+                    return Err(self.cap_err(&r, r.rec.offset >> sh, end));
                 }
             }
         }

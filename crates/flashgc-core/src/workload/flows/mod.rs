@@ -90,6 +90,10 @@ pub struct FlowSet {
 /// A closed-loop slot whose request is in flight with its completion not known yet.
 const PENDING: u64 = u64::MAX;
 
+/// Most requests all closed-loop flows together keep outstanding (fio's numjobs x iodepth
+/// over every flow): the bound of the fio flags (`timing.iodepth`).
+pub const MAX_OUTSTANDING: u64 = 1 << 20;
+
 impl FlowSet {
     /// The flows of `specs` on a device of `logical_pages` LPNs of `lpn_size` bytes.
     pub fn new(specs: Vec<FlowSpec>, logical_pages: u64, lpn_size: u32) -> Result<FlowSet> {
@@ -98,6 +102,26 @@ impl FlowSet {
         }
         if specs.len() > 1 << 12 {
             return Err(Error::config("flow", "at most 4096 flows"));
+        }
+        // Every closed-loop slot is state, scanned per request: 1024 copies at iodepth 65536
+        // (each allowed alone) took 1.5 GiB and minutes for ten requests each. The bound of
+        // the fio flags' numjobs x iodepth.
+        let depth = |s: &FlowSpec| match s.arrival {
+            FlowArrival::Closed { queue_depth } => queue_depth as u64,
+            FlowArrival::Rate { .. } => 0,
+        };
+        let outstanding: u64 = specs.iter().map(depth).sum();
+        if outstanding > MAX_OUTSTANDING {
+            // Named by the deepest flow, so that a file's error points at an `iodepth` line.
+            let deepest = specs.iter().max_by_key(|s| depth(s)).expect("not empty");
+            return Err(Error::config(
+                format!("flow `{}`.iodepth", deepest.name),
+                format!(
+                    "{} here, {outstanding} requests outstanding over all flows (iodepth x \
+                     numjobs, summed); at most {MAX_OUTSTANDING}",
+                    depth(deepest)
+                ),
+            ));
         }
         for s in specs.iter().filter(|s| s.group > 0) {
             if let Some(u) = specs
