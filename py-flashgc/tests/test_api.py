@@ -111,6 +111,15 @@ def test_op_of_physical_replaces_op(tiny):
     assert lay["op_of_physical"] == pytest.approx(0.2, abs=2e-3)
 
 
+def test_blocks_per_plane_replaces_a_presets_logical_gib():
+    # cosmos-openssd sizes its device by logical_gib (957 GiB); a keyword blocks_per_plane
+    # sizes it instead, as in a TOML file and with --blocks-per-plane.
+    c = flashgc.load_config("cosmos-openssd", blocks_per_plane=16)
+    assert c["ftl"].get("logical_gib") is None
+    assert c["device"]["blocks_per_plane"] == 16
+    assert c.layout()["logical_pages"] < flashgc.load_config("cosmos-openssd").layout()["logical_pages"]
+
+
 def test_presets_and_registries():
     assert "default" in flashgc.presets() and "cosmos-openssd" in flashgc.presets()
     assert {"single", "sup-gc"} <= set(flashgc.placements())
