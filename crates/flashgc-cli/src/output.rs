@@ -65,7 +65,7 @@ pub fn not_the_input(
     what: &str,
     input: Option<&str>,
 ) -> Result<(), crate::Fail> {
-    match input.filter(|i| same_file(Path::new(o), Path::new(i))) {
+    match input.filter(|i| flashgc_trace::same_file(Path::new(o), Path::new(i))) {
         Some(i) => Err(crate::Fail(
             2,
             format!("{flag} {o} is the {what} the run reads ({i}): writing it would replace the {what}; choose another file"),
@@ -99,31 +99,14 @@ pub fn distinct_files(files: &[(&str, Option<&str>)]) -> Result<(), crate::Fail>
     Ok(())
 }
 
-/// True when `a` and `b` name one file: [`same_file`] when both exist, else the same path
-/// once symlinks are followed and made absolute (a file still to be created).
+/// True when `a` and `b` name one file: [`flashgc_trace::same_file`] when both exist, else
+/// the same path once symlinks are followed and made absolute (a file still to be created).
 fn one_file(a: &Path, b: &Path) -> bool {
     let full = |p: &Path| {
         let p = crate::outfile::resolve(p).unwrap_or_else(|_| p.to_path_buf());
         std::path::absolute(&p).unwrap_or(p)
     };
-    same_file(a, b) || full(a) == full(b)
-}
-
-/// True when `a` and `b` both exist and are one file.
-fn same_file(a: &Path, b: &Path) -> bool {
-    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        ma.dev() == mb.dev() && ma.ino() == mb.ino()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (ma, mb);
-        std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
-    }
+    flashgc_trace::same_file(a, b) || full(a) == full(b)
 }
 
 /// Refuses, before a run, an `-o` that cannot take the result (missing directory, not a

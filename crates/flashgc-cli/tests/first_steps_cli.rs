@@ -1,28 +1,14 @@
 //! What a new user sees first: the top-level help, `compare`'s table and progress, and the
 //! timed summary of a run without reads (issues found by walking the README as a new user).
 
-use std::process::{Command, Output};
+mod common;
 
-fn flashgc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flashgc"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
+use common::{flashgc, SMALL as TINY};
+use std::process::Command;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
-
-/// A device that simulates in a fraction of a second.
-const TINY: &[&str] = &[
-    "--logical-gib",
-    "0.0625",
-    "--pages-per-block",
-    "64",
-    "--write-volume",
-    "2",
-];
 
 /// The top-level help says what flashgc is and where to start (it said "The flashgc
 /// command line", the package description).
@@ -304,7 +290,7 @@ fn checkpoint_lines_say_the_capacity_written() {
     let ckpt = dir.join("r.ckpt");
     let mut a = vec!["run", "--workload", "uniform", "--checkpoint-every", "1x"];
     a.extend_from_slice(TINY);
-    let o = Command::new(env!("CARGO_BIN_EXE_flashgc"))
+    let o = common::bin()
         .args(&a)
         .arg("--checkpoint")
         .arg(&ckpt)

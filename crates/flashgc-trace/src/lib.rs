@@ -106,8 +106,8 @@ pub fn convert_until(
 }
 
 /// True when `a` and `b` both exist and are one file (symlinks followed, hard links
-/// included).
-fn same_file(a: &Path, b: &Path) -> bool {
+/// included): an output that would replace an input (`trace convert`, the CLI's outputs).
+pub fn same_file(a: &Path, b: &Path) -> bool {
     let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
         return false;
     };

@@ -94,14 +94,24 @@ const PENDING: u64 = u64::MAX;
 /// over every flow): the bound of the fio flags (`timing.iodepth`).
 pub const MAX_OUTSTANDING: u64 = 1 << 20;
 
+/// Most flows one run has (fio's `numjobs` summed over a job file's sections, or `[[flow]]`
+/// copies): each has its own generator and statistics.
+pub const MAX_FLOWS: usize = 1 << 12;
+
 impl FlowSet {
     /// The flows of `specs` on a device of `logical_pages` LPNs of `lpn_size` bytes.
     pub fn new(specs: Vec<FlowSpec>, logical_pages: u64, lpn_size: u32) -> Result<FlowSet> {
         if specs.is_empty() {
             return Err(Error::config("flow", "at least one flow"));
         }
-        if specs.len() > 1 << 12 {
-            return Err(Error::config("flow", "at most 4096 flows"));
+        if specs.len() > MAX_FLOWS {
+            return Err(Error::config(
+                "flow",
+                format!(
+                    "{} flows (numjobs summed over the flows); at most {MAX_FLOWS}",
+                    specs.len()
+                ),
+            ));
         }
         // Every closed-loop slot is state, scanned per request: 1024 copies at iodepth 65536
         // (each allowed alone) took 1.5 GiB and minutes for ten requests each. The bound of

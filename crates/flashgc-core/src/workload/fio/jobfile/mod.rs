@@ -20,6 +20,7 @@ mod engine;
 mod flush;
 mod holes;
 mod ignored;
+mod limits;
 mod merge;
 mod passes;
 mod plan;
@@ -767,6 +768,7 @@ pub fn parse(file: &str, text: &str) -> Result<JobFile> {
         }
         j.group = g;
     }
+    limits::check_totals(file, &jobs)?;
     for (k, j) in jobs.iter().enumerate() {
         let group: Vec<&JobSpec> = jobs[..k].iter().filter(|o| o.group == j.group).collect();
         j.check_steady(file, &group)?;

@@ -266,3 +266,29 @@ fn holes_parse_and_are_refused_where_not_modelled() {
     assert_eq!(lpns, [0, 2, 4, 6, 8, 0, 2, 4, 6, 8, 0, 2]);
     assert_eq!(m.data_bytes, 20 * 4096);
 }
+
+#[test]
+fn the_jobs_totals_are_refused_at_the_line_that_crosses_them() {
+    // 4096 clones in all are allowed (each clone is a flow); one more names the job and
+    // the line of its numjobs (it was an error without file or line, from the flows).
+    job("[a]\nrw=write\nnumjobs=4000\n[b]\nrw=write\nnumjobs=96\n").unwrap();
+    let e = err_of("[a]\nrw=write\nnumjobs=4000\n[b]\nrw=write\nnumjobs=97\n");
+    assert!(
+        e.contains("p.fio:6")
+            && e.contains("`numjobs`")
+            && e.contains("4097 jobs")
+            && e.contains("4096"),
+        "{e}"
+    );
+    // Requests outstanding, summed: 16 x 65536 is the bound; a second job crosses it at
+    // its iodepth line (an asynchronous engine: a synchronous one caps iodepth at 1).
+    let deep = "[global]\nioengine=libaio\n[a]\nrw=write\nnumjobs=16\niodepth=65536\n";
+    job(deep).unwrap();
+    let e = err_of(&format!("{deep}[b]\nrw=write\niodepth=2\n"));
+    assert!(
+        e.contains("p.fio:9") && e.contains("`iodepth`") && e.contains("1048578 requests"),
+        "{e}"
+    );
+    // psync's cap applies first: the same depths on the default engine are one each.
+    job("[a]\nrw=write\nnumjobs=16\niodepth=65536\n[b]\nrw=write\niodepth=2\n").unwrap();
+}
