@@ -338,10 +338,13 @@ impl TimingFlags {
         let paper = self.paper.as_deref().map(PaperSeries::named).transpose()?;
         let scale = paper.map(|s| s.scale(l.logical_bytes())).unwrap_or(1.0);
         let gb = |field: &str, v: f64| -> Result<u64> {
-            if !(v.is_finite() && v > 0.0) {
+            // Bytes are counted in a u64: a volume past 2^63 would saturate into a run that
+            // never ends instead of an error.
+            let most = (1u64 << 63) as f64 / (1e9 * scale);
+            if !(v.is_finite() && v > 0.0 && v <= most) {
                 return Err(Error::config(
                     field,
-                    format!("{v} must be a positive number of GB"),
+                    format!("{v} must be a positive number of GB, at most {most:.3e}"),
                 ));
             }
             Ok((v * 1e9 * scale).round().max(1.0) as u64)
