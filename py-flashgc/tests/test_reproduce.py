@@ -355,3 +355,17 @@ def test_interrupted_reproduction_resumes_without_redoing_finished_cases(tmp_pat
     # Only the rejected command retries (at the base and at the sweep point).
     assert again["machine"]["ran_now"] == 2
     assert again["claims"] == res["claims"]
+
+
+def test_list_prints_every_claim_and_runs_nothing(tmp_path, capsys, monkeypatch):
+    from flashgc.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["reproduce", "all", "--list"]) == 0
+    text = capsys.readouterr().out
+    for name in PAPERS:
+        header, claims = load_claims(name)
+        assert f"== {name}: {header['title']} ({header['source']}): {len(claims)} claims" in text
+        for c in claims:
+            assert re.search(rf"^  {re.escape(c.id)} +{re.escape(c.figure)} +paper ", text, re.M), c.id
+    assert not any(tmp_path.iterdir()), "--list wrote files"

@@ -10,6 +10,7 @@ import sys
 import textwrap
 from typing import Optional, Sequence
 
+from .claims import load_claims
 from .core import SCALES, reproduce
 from .papers import PAPERS
 
@@ -38,6 +39,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=2, help="LocalCluster workers (default 2)")
     p.add_argument("--no-report", action="store_true", help="do not write report.html and figures")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="list each paper's claims (id, figure, the paper's value, setting) and run nothing",
+    )
     p.set_defaults(func=run)
 
 
@@ -46,6 +52,10 @@ def run(a: argparse.Namespace) -> int:
     for n in papers:
         if n != "all" and n not in PAPERS:
             raise ValueError(f"unknown paper `{n}`; known: {', '.join(PAPERS)}, all")
+    if a.list:
+        names = list(PAPERS) if "all" in papers else list(dict.fromkeys(papers))
+        print(claims_list(names))
+        return 0
     res = reproduce(
         papers,
         scale=a.scale,
@@ -62,6 +72,19 @@ def run(a: argparse.Namespace) -> int:
         print(tables(r))
     print(f"results: {a.out}/<paper>.json" + ("" if a.no_report else f", {a.out}/report.html, {a.out}/figures/"))
     return 0
+
+
+def claims_list(papers: Sequence[str], width: Optional[int] = None) -> str:
+    """Each paper's claims as `reproduce` judges them, without running anything."""
+    width = width or max(100, min(160, shutil.get_terminal_size((120, 20)).columns))
+    out = []
+    for name in papers:
+        header, claims = load_claims(name)
+        out.append(f"== {name}: {header.get('title', '')} ({header.get('source', '')}): {len(claims)} claims")
+        for c in claims:
+            line = f"  {c.id:<30} {c.figure:<12} paper {c.paper_text():<14} {c.setting}"
+            out += textwrap.wrap(line, width, subsequent_indent=" " * 67)
+    return "\n".join(out)
 
 
 def _cell(s: str, w: int) -> str:
