@@ -17,6 +17,8 @@ use pyo3::prelude::*;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod progress;
+
 create_exception!(
     _flashgc,
     FlashgcError,
@@ -347,7 +349,7 @@ fn decode_requests(
 /// run (a Dask worker's own memory limit per thread: above it the worker's nanny would kill
 /// the process). The GIL is released while the simulation runs.
 #[pyfunction]
-#[pyo3(signature = (config_toml, workload=None, ops=None, lpns=None, pages=None, times_ns=None, contents=None, requests_name="requests", trace_options_json=None, timing_json=None, fio_job=None, fio_job_text=None, memory_jobs=1, memory_cap_gib=None))]
+#[pyo3(signature = (config_toml, workload=None, ops=None, lpns=None, pages=None, times_ns=None, contents=None, requests_name="requests", trace_options_json=None, timing_json=None, fio_job=None, fio_job_text=None, memory_jobs=1, memory_cap_gib=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -365,6 +367,7 @@ fn run(
     fio_job_text: Option<&str>,
     memory_jobs: usize,
     memory_cap_gib: Option<f64>,
+    progress: Option<bool>,
 ) -> PyResult<String> {
     let mut cfg = config_from_toml(config_toml)?;
     apply_memory_limit(&mut cfg, memory_jobs, memory_cap_gib)?;
@@ -445,7 +448,9 @@ fn run(
         let stop = AtomicBool::new(false);
         // Ctrl-C reaches Python only between bytecodes: poll for it at each progress report
         // (every few thousand requests) and stop the run at its next safe point.
-        let mut progress = |_: &flashgc_core::sim::Progress| {
+        let mut bar = progress::Bar::new(progress);
+        let mut progress = |p: &flashgc_core::sim::Progress| {
+            bar.update(p);
             if Python::attach(|py| py.check_signals()).is_err() {
                 stop.store(true, Ordering::Relaxed);
                 interrupted.store(true, Ordering::Relaxed);

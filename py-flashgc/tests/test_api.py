@@ -2,6 +2,8 @@
 
 import json
 import pathlib
+import shutil
+import subprocess
 import threading
 
 import numpy as np
@@ -537,3 +539,21 @@ def test_trace_flushes_reach_the_write_cache_unless_ignored(tiny, tmp_path):
     assert ignored.raw["timing"]["cache"]["dirty_at_end"] == 8
     with pytest.raises(FlashgcError, match="allowed: replay, ignore"):
         flashgc.run("default", f"trace:{trace}", trace_options={"flushes": "never"}, **tiny)
+
+
+def test_run_draws_a_progress_bar_on_a_terminal_only(python_exe):
+    # `script` gives the child a terminal; the bar is drawn there unless progress=False,
+    # and never into a pipe (the default off a terminal).
+    script = shutil.which("script")
+    if script is None:
+        pytest.skip("no `script` (util-linux) to give the run a terminal")
+    code = (
+        "import flashgc; flashgc.run('default', 'uniform', logical_gib=0.0625, pages_per_block=64, write_volume=16{})"
+    )
+    for extra, drawn in [("", True), (", progress=False", False)]:
+        cmd = f'{python_exe} -c "{code.format(extra)}"'
+        out = subprocess.run([script, "-qec", cmd, "/dev/null"], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert (" pages " in out.stdout and "WAF " in out.stdout) == drawn, (extra, out.stdout)
+    piped = subprocess.run([python_exe, "-c", code.format("")], capture_output=True, text=True, timeout=300)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr

@@ -67,7 +67,7 @@ def _cmd_run(a: argparse.Namespace) -> int:
             over[k] = json.loads(v)
         except json.JSONDecodeError:
             over[k] = v
-    r = run(a.config, a.workload, **over)
+    r = run(a.config, a.workload, progress=False if a.quiet else None, **over)
     if a.json:
         print(r.to_json())
     else:
@@ -111,6 +111,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     u.add_argument("-w", "--workload", help="workload spec, e.g. zipf:1.0")
     u.add_argument("--set", action="append", metavar="FIELD=VALUE", help="configuration override (repeatable)")
     u.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    u.add_argument("-q", "--quiet", action="store_true", help="no progress bar (drawn only on a terminal anyway)")
     u.set_defaults(func=_cmd_run)
 
     from .reproduce.cli import add_parser as _add_reproduce

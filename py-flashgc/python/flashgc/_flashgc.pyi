@@ -42,8 +42,10 @@ def run(
     fio_job_text: Optional[str] = None,
     memory_jobs: int = 1,
     memory_cap_gib: Optional[float] = None,
+    progress: Optional[bool] = None,
 ) -> str:
-    """Runs one simulation (GIL released) and returns the RunResult as JSON."""
+    """Runs one simulation (GIL released) and returns the RunResult as JSON; ``progress``:
+    a bar on stderr (None: only when stderr is a terminal)."""
 
 def presets() -> list[str]: ...
 def preset_text(name: str) -> str: ...

@@ -588,6 +588,7 @@ def run(
     mqsim_workload: Union[None, str, os.PathLike[str]] = None,
     scenario: Optional[int] = None,
     fio_job: Union[None, str, os.PathLike[str]] = None,
+    progress: Optional[bool] = None,
     **overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
@@ -632,8 +633,14 @@ def run(
 
     As in the CLI, ``run.max_memory_gib`` defaults to the memory the machine has
     available: a device too large for it raises :class:`FlashgcError` before allocating.
+
+    ``progress``: a progress bar on stderr (pages written of the target, rate, ETA, WAF so
+    far), as the CLI draws; ``None`` (the default) draws it only when stderr is a terminal,
+    so notebooks and pipes stay quiet. :func:`compare` and sweeps draw their own.
     """
-    return _run(config, workload, trace_options, timing, mqsim_workload, scenario, fio_job, 1, overrides)
+    return _run(
+        config, workload, trace_options, timing, mqsim_workload, scenario, fio_job, 1, overrides, progress=progress
+    )
 
 
 def _run(
@@ -647,10 +654,12 @@ def _run(
     memory_jobs: int,
     overrides: Mapping[str, Any],
     memory_cap_gib: Optional[float] = None,
+    progress: Optional[bool] = False,
 ) -> Result:
     """:func:`run`, one of ``memory_jobs`` simulations running at once (they share the
     memory limit, as the CLI's ``compare --jobs`` does); ``memory_cap_gib`` bounds this
-    run's share (a Dask worker's own limit)."""
+    run's share (a Dask worker's own limit); ``progress`` as :func:`run`'s (off for the
+    runs of a comparison or a sweep)."""
     cfg = _with_mqsim(load_config(config, **overrides), workload, mqsim_workload, scenario)
     topts = None if trace_options is None else _to_json(trace_options, "trace_options")
     tjson = None if timing is None else _to_json(timing, "timing")
@@ -672,7 +681,13 @@ def _run(
     reqs = _requests(workload)
     if reqs is not None:
         out = _flashgc.run(
-            cfg.toml, None, timing_json=tjson, memory_jobs=memory_jobs, memory_cap_gib=memory_cap_gib, **reqs
+            cfg.toml,
+            None,
+            timing_json=tjson,
+            memory_jobs=memory_jobs,
+            memory_cap_gib=memory_cap_gib,
+            progress=progress,
+            **reqs,
         )
     else:
         spec = _workload_spec(workload)
@@ -683,6 +698,7 @@ def _run(
             timing_json=tjson,
             memory_jobs=memory_jobs,
             memory_cap_gib=memory_cap_gib,
+            progress=progress,
         )
     return Result(json.loads(out), cfg)
 
