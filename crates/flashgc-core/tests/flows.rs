@@ -11,6 +11,8 @@ use flashgc_core::workload::flows::{self, FlowSet, FlowSpec};
 use flashgc_core::workload::Workload;
 use flashgc_core::{Config, RunResult, Simulation};
 
+mod common;
+
 /// 64 MiB logical, 32-page segments, op 0.15, with `flows` as TOML `[[flow]]` sections.
 fn config(flows: &str) -> Config {
     let text = format!(
@@ -375,8 +377,6 @@ fn deterministic_and_resumes_byte_for_byte() {
     let json = |r: &RunResult| serde_json::to_string_pretty(r).unwrap();
     let file = std::env::temp_dir().join(format!("flashgc-flows-{}.ckpt", std::process::id()));
     // WAF-only.
-
-    // WAF-only.
     let want = {
         let mut sim = Simulation::new(&c).unwrap();
         json(&sim.run(flow_set(&c).as_mut(), &mut |_| {}).unwrap())
@@ -405,31 +405,21 @@ fn resumes_byte_for_byte(c: &Config, p: &TimingParams) {
     let want = json(&timed(c, p));
     assert!(want.contains("\"flows\""));
     assert_eq!(want, json(&timed(c, p)), "same config, same result");
-    let file = std::env::temp_dir().join(format!("flashgc-flows-{}.ckpt", std::process::id()));
-    let mut e = Engine::new(c, Some(p.clone())).unwrap();
-    let mut stops = [1_500u64, 1_501, 6_000].into_iter();
-    let mut next = stops.next();
-    let got = loop {
-        let mut ctl = RunControl {
-            checkpoint: Some(file.clone()),
-            stop_after_requests: next,
-            ..RunControl::default()
-        };
-        match e
-            .run_with(flow_set(c).as_mut(), &mut |_| {}, &mut ctl)
-            .unwrap()
-        {
-            RunEnd::Finished(r) => break json(&r),
-            RunEnd::Stopped { partial, .. } => {
+    let stops = [1_500, 1_501, 6_000];
+    let got = json(&common::resume::resumed(
+        c,
+        p,
+        &stops,
+        "flows",
+        &mut |e, ctl| {
+            let end = e.run_with(flow_set(c).as_mut(), &mut |_| {}, ctl).unwrap();
+            if let RunEnd::Stopped { partial, .. } = &end {
                 assert!(partial.flows.is_some());
-                drop(e);
-                e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
-                next = stops.next();
             }
-        }
-    };
+            end
+        },
+    ));
     assert_eq!(want, got, "resumed timed run differs");
-    let _ = std::fs::remove_file(&file);
 }
 
 #[test]

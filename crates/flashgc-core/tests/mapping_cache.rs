@@ -12,6 +12,8 @@ use flashgc_core::timing::{Host, TimingParams};
 use flashgc_core::workload::{Op, Request};
 use flashgc_core::{Config, Simulation};
 
+mod common;
+
 /// 64 MiB logical (16384 LPNs of 4 KiB), 32-page segments, op 0.15.
 fn small(cache_bytes: Option<u64>) -> Config {
     let mut c = Config::default_preset();
@@ -208,25 +210,13 @@ fn deterministic_and_resumes_byte_for_byte() {
     let again = json(&run_timed_with(&c, &p));
     assert_eq!(want, again, "same config, same result");
     let file = std::env::temp_dir().join(format!("flashgc-cmt-{}.ckpt", std::process::id()));
-    let mut e = Engine::new(&c, Some(p.clone())).unwrap();
-    let mut stops = [2_000u64, 2_001, 7_000].into_iter();
-    let mut next = stops.next();
-    let got = loop {
-        let mut ctl = RunControl {
-            checkpoint: Some(file.clone()),
-            stop_after_requests: next,
-            ..RunControl::default()
-        };
-        match e.run_with(&mut wl(), &mut |_| {}, &mut ctl).unwrap() {
-            RunEnd::Finished(r) => break json(&r),
-            RunEnd::Stopped { .. } => {
-                drop(e);
-                e = Engine::from_checkpoint(CheckpointReader::open(&file).unwrap()).unwrap();
-                next = stops.next();
-            }
-        }
-    };
-    let _ = std::fs::remove_file(&file);
+    let got = json(&common::resume::resumed(
+        &c,
+        &p,
+        &[2_000, 2_001, 7_000],
+        "cmt",
+        &mut |e, ctl| e.run_with(&mut wl(), &mut |_| {}, ctl).unwrap(),
+    ));
     assert_eq!(want, got, "resumed run differs");
     // WAF-only too.
     let want = json(&run_waf(&c));

@@ -8,7 +8,6 @@
 mod common;
 
 use common::requests::Requests;
-use flashgc_core::device::policy::Scheduler;
 use flashgc_core::driver::TimedSim;
 use flashgc_core::timing::{Host, TimingParams};
 use flashgc_core::workload::{Op, Request};
@@ -50,14 +49,8 @@ fn flush(t: u64) -> Request {
 /// (`read_first`: under the read-first scheduler, deferred commit); returns the result
 /// and the user pages programmed.
 fn replay(reqs: Vec<Request>, cache_pages: u64, read_first: bool) -> (RunResult, u64) {
-    let mut p = TimingParams {
-        cache_pages,
-        host: Host::OpenLoop { time_scale: 1.0 },
-        ..TimingParams::default()
-    };
-    if read_first {
-        p.controller.scheduler = Scheduler::ReadFirst;
-    }
+    let p =
+        common::configs::cached_timing(cache_pages, Host::OpenLoop { time_scale: 1.0 }, read_first);
     let mut d = TimedSim::new(&common::configs::one_plane_hand(), p).unwrap();
     let r = d.run(&mut Requests::new(reqs), &mut |_| {}).unwrap();
     let programs = r.total.user_writes;
@@ -188,14 +181,7 @@ fn a_replay_with_flushes_resumes_byte_for_byte() {
     let cfg = common::configs::one_plane_hand();
     let json = |r: &RunResult| serde_json::to_string(r).unwrap();
     for read_first in [false, true] {
-        let mut p = TimingParams {
-            cache_pages: 64,
-            host: Host::OpenLoop { time_scale: 1.0 },
-            ..TimingParams::default()
-        };
-        if read_first {
-            p.controller.scheduler = Scheduler::ReadFirst;
-        }
+        let p = common::configs::cached_timing(64, Host::OpenLoop { time_scale: 1.0 }, read_first);
         let want = {
             let mut e = Engine::new(&cfg, Some(p.clone())).unwrap();
             match e
@@ -251,17 +237,8 @@ fn a_workload_without_flushes_gives_the_same_result_through_either_loop() {
     assert!(Requests::new(vec![]).may_flush());
     assert!(!Requests::without_flushes(vec![]).may_flush());
     let cfg = common::configs::one_plane_hand();
-    let timed = |host: Host, read_first: bool| {
-        let mut p = TimingParams {
-            cache_pages: 64,
-            host,
-            ..TimingParams::default()
-        };
-        if read_first {
-            p.controller.scheduler = Scheduler::ReadFirst;
-        }
-        Some(p)
-    };
+    let timed =
+        |host: Host, read_first: bool| Some(common::configs::cached_timing(64, host, read_first));
     let open = Host::OpenLoop { time_scale: 1.0 };
     let closed = Host::ClosedLoop { queue_depth: 4 };
     for timing in [

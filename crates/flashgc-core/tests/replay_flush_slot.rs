@@ -14,7 +14,7 @@
 mod common;
 
 use common::requests::Requests;
-use flashgc_core::device::policy::{Scheduler, Suspend};
+use flashgc_core::device::policy::Suspend;
 use flashgc_core::driver::TimedSim;
 use flashgc_core::timing::{Host, TimingParams};
 use flashgc_core::workload::{Op, Request};
@@ -32,15 +32,7 @@ fn blkparse(events: &[&str]) -> String {
 }
 
 fn timing(read_first: bool, host: Host) -> TimingParams {
-    let mut p = TimingParams {
-        cache_pages: 64,
-        host,
-        ..TimingParams::default()
-    };
-    if read_first {
-        p.controller.scheduler = Scheduler::ReadFirst;
-    }
-    p
+    common::configs::cached_timing(64, host, read_first)
 }
 
 /// Replays `text` (written to a file named `name`) closed loop at `qd` with the 64-page

@@ -38,3 +38,21 @@ pub fn one_plane_hand() -> Config {
                 [[flow]]\nrw = \"randwrite\"\nrequests = 10\n";
     Config::load(None, Some(("test.toml", text))).unwrap()
 }
+
+/// The flush tests' timing: a write cache of `cache_pages` pages, the host model `host`,
+/// and the read-first scheduler (deferred commit) when `read_first`, else fcfs.
+pub fn cached_timing(
+    cache_pages: u64,
+    host: flashgc_core::timing::Host,
+    read_first: bool,
+) -> flashgc_core::timing::TimingParams {
+    let mut p = flashgc_core::timing::TimingParams {
+        cache_pages,
+        host,
+        ..flashgc_core::timing::TimingParams::default()
+    };
+    if read_first {
+        p.controller.scheduler = flashgc_core::device::policy::Scheduler::ReadFirst;
+    }
+    p
+}
