@@ -149,7 +149,10 @@ fn a_checkpoint_that_cannot_be_written_keeps_the_partial_result() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Under way (the run takes seconds; the handler is installed in milliseconds).
+    // Under way: the handler installed (a fixed wait lost the race on a loaded machine, and
+    // SIGINT killed the process before it could catch it), then a moment into the run.
+    #[cfg(target_os = "linux")]
+    common::wait_for_handler(child.id(), libc::SIGINT);
     std::thread::sleep(Duration::from_millis(500));
     let o = common::interrupt(child);
     let err = String::from_utf8_lossy(&o.stderr);
