@@ -42,7 +42,6 @@ const TC_FLUSH: u32 = 1 << (2 + 16);
 const TC_FUA: u32 = 1 << (15 + 16);
 /// The cgroup flag newer kernels set in the action code.
 const TA_CGROUP: u32 = 1 << 8;
-/// blkparse's letters for the action codes 1..=15 (`__BLK_TA_QUEUE` .. `__BLK_TA_REMAP`).
 
 /// The per-CPU files of the trace `path` names: every `NAME.blktrace.N` beside a file
 /// named so (in the order of N), or `path` alone. A `path` that does not exist but whose
