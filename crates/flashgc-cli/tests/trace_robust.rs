@@ -266,7 +266,10 @@ fn blkparse_without_the_selected_events_gives_the_hint_everywhere() {
     ] {
         let (code, err) = stderr_of(&args);
         assert_eq!(code, 2, "{err}");
-        assert!(err.contains("--blkparse-events"), "{args:?}: {err}");
+        assert!(
+            err.contains("requests are in C events: pass --blkparse-events C"),
+            "{args:?}: {err}"
+        );
     }
     let o = bin().args(["trace", "stats"]).arg(&p).output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);

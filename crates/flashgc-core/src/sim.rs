@@ -4,9 +4,13 @@
 //! ([`crate::driver`]; [`Simulation::run`] is its WAF-only entry point).
 
 mod content;
+mod future;
+mod model_check;
+
+use future::future_of;
 
 use crate::checkpoint::{CheckpointReader, CheckpointWriter, Meta, TraceIdentity};
-use crate::config::{Config, Layout, RunConfig};
+use crate::config::{Config, Layout};
 use crate::error::{Error, Result};
 use crate::ftl::{CmtParams, ContentCounters, Ftl, FtlCounters, FtlParams, VICTIM_HIST_BINS};
 pub use crate::metrics::recorder::{Progress, Recorder};
@@ -14,10 +18,10 @@ pub use crate::metrics::result::{
     DeviceSummary, ModelCheck, PhaseCounts, RunResult, Units, VictimHistogram, SCHEMA_VERSION,
 };
 use crate::metrics::{EraseSummary, MemoryItem, WindowPoint};
-use crate::placement::{self, Future, PlacementInit};
+use crate::placement::{self, PlacementInit};
 use crate::validate::cmt_params;
 use crate::victim::{self, VictimInit};
-use crate::workload::{Op, Request, Synthetic, Workload, WorkloadSpec};
+use crate::workload::{Synthetic, Workload, WorkloadSpec};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -663,111 +667,6 @@ impl Simulation {
             flows: None,
         }
     }
-
-    /// Desnoyers' model for this run, when its assumptions hold: single stream, uniform or
-    /// hot/cold writes without reads mixed in, FIFO/greedy/random victims.
-    fn model_check(&self, workload: &str, ss: &PhaseCounts) -> Option<ModelCheck> {
-        use crate::model::*;
-        let alpha = ss.effective_alpha?;
-        if self.ftl.placement().name() != "single"
-            || self.cfg.run.request_pages != 1
-            || ss.user_writes == 0
-        {
-            return None;
-        }
-        let np = self.layout.pages_per_segment as f64;
-        let victim = self.ftl.victim_policy().name();
-        let spec = WorkloadSpec::parse("run.workload", workload).ok()?;
-        let (name, waf) = match (spec, victim) {
-            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "fifo") => {
-                ("Desnoyers Eq. 4 (FIFO)".to_string(), waf_fifo(alpha))
-            }
-            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "greedy") => (
-                format!("Desnoyers Eq. 12 (greedy, Np={np})"),
-                waf_greedy(alpha, np),
-            ),
-            (WorkloadSpec::Synthetic(crate::workload::SyntheticKind::Uniform), "random") => (
-                "random victim alpha/(alpha-1)".to_string(),
-                waf_random(alpha),
-            ),
-            (
-                WorkloadSpec::Synthetic(crate::workload::SyntheticKind::HotCold {
-                    write_share,
-                    space_share,
-                }),
-                "fifo",
-            ) => (
-                "Desnoyers Eq. 14 (hot/cold FIFO)".to_string(),
-                waf_hotcold_fifo(alpha, write_share, space_share),
-            ),
-            (
-                WorkloadSpec::Synthetic(crate::workload::SyntheticKind::HotCold {
-                    write_share,
-                    space_share,
-                }),
-                "greedy",
-            ) => (
-                format!("Desnoyers Eq. 16 (hot/cold greedy, Np={np})"),
-                waf_hotcold_greedy(alpha, write_share, space_share, np),
-            ),
-            _ => return None,
-        };
-        Some(ModelCheck {
-            model: name,
-            alpha,
-            waf,
-            relative_error: (ss.waf - waf) / waf,
-        })
-    }
-}
-
-/// The write/TRIM sequence `precondition` + `run` will issue, and its backward pass.
-/// Kept compact, because it is the oracle's peak memory: the LPN of each write (4 B,
-/// which the future keeps), TRIMs apart (rare), then the backward pass adds its 8 B per
-/// write and a transient 8 B per LPN.
-fn future_of(logical: u64, run: &RunConfig, wl: &mut dyn Workload) -> Result<Future> {
-    let fill = (logical as f64 * run.fill).round() as u64;
-    let target = wl
-        .is_infinite()
-        .then(|| (run.write_volume * logical as f64).round() as u64);
-    // The pre-pass stops at the write volume only: flows that never reach it would loop.
-    if let (Some(t), Some(fs)) = (target, wl.as_flows()) {
-        fs.check_reaches(t)?;
-    }
-    let mut lpns: Vec<crate::types::Lpn> =
-        Vec::with_capacity((fill + target.unwrap_or(0)) as usize);
-    lpns.extend((0..fill).map(|l| l as u32));
-    // (writes before it, LPN) of each TRIM.
-    let mut trims: Vec<(u64, crate::types::Lpn)> = Vec::new();
-    let mut buf: Vec<Request> = Vec::with_capacity(4096);
-    let mut written: u64 = 0;
-    'outer: loop {
-        if target.is_some_and(|t| written >= t) {
-            break;
-        }
-        buf.clear();
-        wl.fill(&mut buf, 4096)?;
-        if buf.is_empty() {
-            break;
-        }
-        for req in &buf {
-            let end = req.lpn.saturating_add(req.pages as u64).min(logical);
-            for lpn in req.lpn..end {
-                match req.op {
-                    Op::Write => {
-                        lpns.push(lpn as u32);
-                        written += 1;
-                        if Some(written) == target {
-                            break 'outer;
-                        }
-                    }
-                    Op::Trim => trims.push((lpns.len() as u64, lpn as u32)),
-                    Op::Read | Op::Flush => {}
-                }
-            }
-        }
-    }
-    Ok(Future::from_writes_and_trims(lpns, &trims, logical))
 }
 
 /// Number of victim histogram bins (re-exported for consumers).

@@ -18,7 +18,7 @@
 //! (major = dev >> 20), so volume names are the `major,minor` of the text output.
 
 use crate::error::TraceError;
-use crate::format::{BlkEvents, Format, Rec, VolumeKind};
+use crate::format::{BlkEvents, Format, Rec, VolumeKind, BLK_ACTIONS};
 use crate::input::{blktrace_endianness, SharedBytes, TraceInput};
 use crate::record::{Diagnostics, Record, RecordSource};
 use flashgc_core::workload::Op;
@@ -42,8 +42,6 @@ const TC_FLUSH: u32 = 1 << (2 + 16);
 const TC_FUA: u32 = 1 << (15 + 16);
 /// The cgroup flag newer kernels set in the action code.
 const TA_CGROUP: u32 = 1 << 8;
-/// blkparse's letters for the action codes 1..=15 (`__BLK_TA_QUEUE` .. `__BLK_TA_REMAP`).
-const LETTERS: &[u8; 15] = b"QMFGSRDCPUTIXBA";
 
 /// The per-CPU files of the trace `path` names: every `NAME.blktrace.N` beside a file
 /// named so (in the order of N), or `path` alone. A `path` that does not exist but whose
@@ -313,16 +311,20 @@ impl BlktraceSource {
 
     /// The request event `e` of file `file` stands for, `None` for events that are not
     /// requests; an error for a request beyond 2^64 bytes (as text formats refuse it,
-    /// rather than saturating the offset).
-    fn request(&self, file: usize, e: &Event) -> Result<Option<Rec>, TraceError> {
+    /// rather than saturating the offset). A request event whose action is not selected
+    /// is `None` too, its letter noted for the hint of an empty trace.
+    fn request(&mut self, file: usize, e: &Event) -> Result<Option<Rec>, TraceError> {
         if e.action & TC_NOTIFY != 0 {
             return Ok(None);
         }
         let code = (e.action & 0xffff & !TA_CGROUP) as usize;
-        let Some(&letter) = code.checked_sub(1).and_then(|c| LETTERS.get(c)) else {
+        let Some(&letter) = code.checked_sub(1).and_then(|c| BLK_ACTIONS.get(c)) else {
             return Ok(None);
         };
         if !self.events.has(letter) {
+            if e.bytes > 0 {
+                self.diag.unselected_actions |= 1 << (letter - b'A');
+            }
             return Ok(None);
         }
         let preflush = e.action & TC_FLUSH != 0;

@@ -146,10 +146,26 @@ impl Filter {
         }
         message.push(')');
         if let (crate::format::Format::Blkparse(e), 0) = (src.format(), d.requests) {
-            message.push_str(&format!(
-                "; only blkparse `{}` events are replayed: pass --blkparse-events with the actions this file holds (e.g. Q, D or C)",
-                e.letters()
-            ));
+            if d.unselected_actions != 0 {
+                message.push_str(&format!(
+                    "; only blkparse `{}` events are replayed, and this file's requests are in {} events: pass --blkparse-events {}",
+                    e.letters(),
+                    crate::format::blk_letters(d.unselected_actions),
+                    // D (issued) is blkparse's usual choice, then Q (queued), then C.
+                    [b'D', b'Q', b'C']
+                        .into_iter()
+                        .find(|&c| d.unselected_actions & (1 << (c - b'A')) != 0)
+                        .map_or_else(
+                            || crate::format::blk_letters(d.unselected_actions & d.unselected_actions.wrapping_neg()),
+                            |c| (c as char).to_string()
+                        )
+                ));
+            } else {
+                message.push_str(&format!(
+                    "; only blkparse `{}` events are replayed and the file holds no other events with data: pass --blkparse-events with the actions it holds (e.g. Q, D or C)",
+                    e.letters()
+                ));
+            }
         }
         if let (Some(v), false, true) = (&self.volume_arg, self.volume_seen, d.requests > 0) {
             let names: Vec<String> = self.others.iter().map(|&k| src.volume_name(k)).collect();

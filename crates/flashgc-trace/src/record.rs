@@ -32,6 +32,11 @@ pub struct Diagnostics {
     /// Valid lines that are not requests (blkparse events not selected, fio open/close/wait,
     /// MiDAS `LOAD_END` and type-2 lines, blkparse summaries and flushes).
     pub ignored_lines: u64,
+    /// blkparse/blktrace: the actions (bit `c - 'A'` for letter `c`) of requests with data
+    /// that were skipped because `--blkparse-events` does not select them, named by the
+    /// message for an empty trace. Not in the JSON or checkpoints, as `flushes`.
+    #[serde(skip)]
+    pub unselected_actions: u32,
     /// Malformed lines skipped because of `--skip-bad-lines`.
     pub bad_lines: u64,
     /// The first few skipped lines' errors.

@@ -133,6 +133,10 @@ impl RecordSource for TextSource {
                 }
                 Ok(Parsed::Blank) => {}
                 Ok(Parsed::Ignored) => self.diag.ignored_lines += 1,
+                Ok(Parsed::Unselected(c)) => {
+                    self.diag.ignored_lines += 1;
+                    self.diag.unselected_actions |= 1 << (c - b'A');
+                }
                 Err(fe) => {
                     let (column, field_no, found) = if fe.index == usize::MAX {
                         let t = String::from_utf8_lossy(&line[..line.len().min(60)]).into_owned();

@@ -342,7 +342,11 @@ fn corrupt_or_truncated_binary_files_are_errors_naming_file_and_offset() {
     let p = tmp("onlyd.blktrace.0");
     std::fs::write(&p, &b).unwrap();
     let err = replay(&p, "C").unwrap_err().to_string();
-    assert!(err.contains("--blkparse-events"), "{err}");
+    // ... naming the actions its requests are in (the set holds D events only).
+    assert!(
+        err.contains("this file's requests are in D events: pass --blkparse-events D"),
+        "{err}"
+    );
 }
 
 /// Flushes and FUA writes (`BLK_TC_FLUSH`, `BLK_TC_FUA`): binary events read as blkparse

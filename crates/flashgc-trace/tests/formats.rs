@@ -398,7 +398,28 @@ fn empty_traces_are_a_clear_error_and_stats_have_no_nan() {
     let e = read_all(&p, &TraceOptions::default())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("--blkparse-events"), "{e}");
+    assert!(
+        e.contains("requests are in C events: pass --blkparse-events C"),
+        "{e}"
+    );
+    // A letter that is no blkparse action (in any blktrace version) is refused, with the list.
+    for bad in ["Z", "DZ", "d", "E"] {
+        let o = TraceOptions {
+            blkparse_events: Some(bad.into()),
+            ..TraceOptions::default()
+        };
+        let e = read_all(&p, &o).unwrap_err().to_string();
+        assert!(
+            e.contains("is not a blkparse action; the actions are A, B, C, D, F, G, I, M, P, Q, R, S, T, U, X"),
+            "{bad}: {e}"
+        );
+    }
+    // Every action letter is accepted.
+    let o = TraceOptions {
+        blkparse_events: Some("QMFGSRDCPUTIXBA".into()),
+        ..TraceOptions::default()
+    };
+    assert!(read_all(&p, &o).is_ok());
     let o = TraceOptions {
         blkparse_events: Some("C".into()),
         ..TraceOptions::default()

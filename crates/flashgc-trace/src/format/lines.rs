@@ -425,7 +425,7 @@ impl LineParser {
             return Ok(Parsed::Ignored);
         }
         let act = self.get(line, 5, "action")?;
-        if act.len() != 1 || !ev.has(act[0]) {
+        if act.len() != 1 {
             return Ok(Parsed::Ignored);
         }
         let rwbs = self.get(line, 6, "rwbs")?;
@@ -433,6 +433,13 @@ impl LineParser {
             // Data-less requests that are not flushes (`N`).
             return Ok(Parsed::Ignored);
         };
+        if !ev.has(act[0]) {
+            return Ok(if act[0].is_ascii_uppercase() {
+                Parsed::Unselected(act[0])
+            } else {
+                Parsed::Ignored
+            });
+        }
         let volume = (maj << 32) | (min & 0xffff_ffff);
         // `C WS 1950885322 [0]`: blkparse prints no `+ N` for an event without data (the
         // flush half of a sync write's completion, or a flush `FN`): a zero-length

@@ -116,14 +116,16 @@ pub(crate) fn fnv1a(b: &[u8]) -> u64 {
 pub struct BlkEvents(u32);
 
 impl BlkEvents {
-    /// Parses letters such as `D`, `Q`, `C` or `QD` (upper case blkparse actions).
+    /// Parses letters such as `D`, `Q`, `C` or `QD` (upper case blkparse actions; each
+    /// must be one of [`BLK_ACTIONS`]).
     pub fn parse(s: &str) -> Result<BlkEvents, String> {
         let mut m = 0u32;
         for c in s.trim().chars().filter(|c| *c != ',') {
-            if !c.is_ascii_uppercase() {
+            if !c.is_ascii() || !BLK_ACTIONS.contains(&(c as u8)) {
                 return Err(format!(
-                    "`{c}` is not a blkparse action; use upper-case action letters such as D (issued to the driver), \
-                     Q (queued) or C (completed)"
+                    "`{c}` is not a blkparse action; the actions are {}: D (issued to the driver), \
+                     Q (queued) and C (completed) are the usual ones",
+                    blk_action_list()
                 ));
             }
             m |= 1 << (c as u8 - b'A');
@@ -150,6 +152,31 @@ impl Default for BlkEvents {
     fn default() -> Self {
         BlkEvents(1 << (b'D' - b'A'))
     }
+}
+
+/// Every blkparse action letter (blktrace's action codes 1..=15 in order, as blkparse
+/// prints them; blkparse(1) names them: Q queued, M/F back/front merge, G get request,
+/// S sleep, R requeue, D issued, C completed, P plug, U/T unplug, I inserted, X split,
+/// B bounced, A remapped).
+pub(crate) const BLK_ACTIONS: &[u8; 15] = b"QMFGSRDCPUTIXBA";
+
+/// [`BLK_ACTIONS`] as `A, B, C, ...` for messages.
+fn blk_action_list() -> String {
+    let mut l = BLK_ACTIONS.to_vec();
+    l.sort_unstable();
+    l.iter()
+        .map(|&c| (c as char).to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The action letters set in the mask `m` (bit `c - 'A'` for letter `c`), e.g. `C, Q`.
+pub(crate) fn blk_letters(m: u32) -> String {
+    (0..26u8)
+        .filter(|i| m & (1 << i) != 0)
+        .map(|i| ((b'A' + i) as char).to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A trace format.
@@ -344,9 +371,12 @@ pub(crate) enum Parsed {
     Rec(Rec),
     /// Blank line, comment or header: not counted.
     Blank,
-    /// A valid line that is not a request (blkparse events not selected, fio open/close,
+    /// A valid line that is not a request (blkparse events without data, fio open/close,
     /// MiDAS `LOAD_END`): counted as ignored.
     Ignored,
+    /// A blkparse event with data whose action (the letter) is not selected: counted as
+    /// ignored, and its letter kept for the hint of an empty trace.
+    Unselected(u8),
 }
 
 /// Formats tried by auto-detection, in order.

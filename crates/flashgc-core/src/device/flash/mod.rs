@@ -8,7 +8,9 @@
 
 mod alloc;
 mod channel;
+mod state;
 mod suspend;
+pub use state::FlashReport;
 use suspend::Running;
 pub mod geometry;
 
@@ -437,48 +439,6 @@ impl FlashMedia {
     }
 }
 
-/// The flash device's mutable state in a checkpoint.
-#[derive(Serialize, serde::Deserialize)]
-struct FlashState {
-    ch_free: Vec<u64>,
-    ch_xfers: Vec<u64>,
-    cells: Vec<Cell>,
-    erased_at: Vec<u64>,
-    dyn_unit: Vec<u16>,
-    dyn_fill: Vec<u16>,
-    /// Round-robin allocation's cursor (0 otherwise).
-    rr_next: u32,
-    /// Back-fill arbitration's booked transfers per channel (empty: off).
-    books: Vec<channel::ChannelBook>,
-    /// Back-fill: calls of the pruning so far (its cell scan runs every 32nd).
-    prune_calls: u32,
-    /// With suspend on: what each cell runs last (empty otherwise).
-    running: Vec<Running>,
-}
-
-/// The flash device's part of a timed result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FlashReport {
-    /// Operation costs, ns.
-    pub costs: Costs,
-    /// Busy fraction of each channel (over the device's makespan).
-    pub channel_utilization: Vec<f64>,
-    /// Busy fraction of each die (or plane, with multi-plane operations on).
-    pub cell_utilization: Vec<f64>,
-    /// Which resource `cell_utilization` lists: "plane" or "die".
-    pub cell_unit: String,
-    /// Share of the cell resources' busy time spent on GC (reads, programs, erases).
-    pub gc_time_share: f64,
-    /// Host reads that suspended a program or erase (with a priority scheduler or
-    /// suspend on; absent otherwise).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub suspensions: Option<u64>,
-    /// Back-fill channels (`--channel backfill`): booked transfers dropped by the bound on
-    /// each channel's book (0: the back-fill was exact; absent with `fifo`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub backfill_dropped: Option<u64>,
-}
-
 /// Whether an operation's busy time counts as GC time (`gc_time_share`): mapping-cache
 /// traffic of host requests does not.
 #[inline(always)]
@@ -690,101 +650,15 @@ impl Media for FlashMedia {
     }
 
     fn report(&self, _span_ns: u64) -> Option<DeviceReport> {
-        let makespan = self.makespan().max(1);
-        let util = |busy: &[u64]| {
-            busy.iter()
-                .map(|&b| b as f64 / makespan as f64)
-                .collect::<Vec<_>>()
-        };
-        let cell_busy_v = self.cell_busy();
-        let cell_busy: u64 = cell_busy_v.iter().sum();
-        let cell_gc: u64 = self.cell_gc_busy().iter().sum();
-        Some(DeviceReport::Flash(FlashReport {
-            costs: self.costs,
-            channel_utilization: util(&self.ch_busy()),
-            cell_utilization: util(&cell_busy_v),
-            cell_unit: if self.multiplane { "plane" } else { "die" }.into(),
-            gc_time_share: if cell_busy > 0 {
-                cell_gc as f64 / cell_busy as f64
-            } else {
-                0.0
-            },
-            suspensions: None,
-            backfill_dropped: (!self.books.is_empty())
-                .then(|| self.books.iter().map(|b| b.dropped).sum()),
-        }))
+        Some(DeviceReport::Flash(self.flash_report()))
     }
 
     fn save_state(&self) -> crate::error::Result<Vec<u8>> {
-        crate::checkpoint::encode(&FlashState {
-            ch_free: self.ch_free.clone(),
-            ch_xfers: self.ch_xfers.clone(),
-            cells: self.cells.clone(),
-            erased_at: self.erased_at.clone(),
-            dyn_unit: self.dyn_unit.clone(),
-            dyn_fill: self.dyn_fill.clone(),
-            rr_next: self.rr_next,
-            books: self.books.clone(),
-            prune_calls: self.prune_calls,
-            running: self.running.clone(),
-        })
+        self.save()
     }
 
     fn load_state(&mut self, state: &[u8]) -> crate::error::Result<()> {
-        let st: FlashState = crate::checkpoint::decode(state)?;
-        let same = st.ch_free.len() == self.ch_free.len()
-            && st.ch_xfers.len() == self.ch_xfers.len()
-            && st.cells.len() == self.cells.len()
-            && st.erased_at.len() == self.erased_at.len()
-            && st.dyn_unit.len() == self.dyn_unit.len()
-            && st.dyn_fill.len() == self.dyn_fill.len()
-            && st.books.len() == self.books.len()
-            && st.running.len() == self.running.len();
-        if !same {
-            return Err(crate::error::Error::Input(
-                "the flash device state does not match the configured device (channels, units, segments, allocation)".into(),
-            ));
-        }
-        use crate::checkpoint::times_ok;
-        let times = times_ok(st.ch_free.iter().chain(&st.ch_xfers).copied())
-            && times_ok(
-                st.cells
-                    .iter()
-                    .flat_map(|c| [c.free, c.busy, c.gc_busy, c.gc_until]),
-            )
-            && times_ok(st.erased_at.iter().copied())
-            && times_ok(st.books.iter().flat_map(|b| b.times()))
-            && st.books.iter().all(|b| b.valid());
-        let units = self.units.len();
-        let segs = self.erased_at.len();
-        let running_ok = times_ok(st.running.iter().flat_map(|r| [r.from, r.end]))
-            && st
-                .running
-                .iter()
-                .all(|r| r.kind <= 2 && r.from <= r.end && (r.seg as usize) < segs.max(1));
-        let dyn_ok = st
-            .dyn_unit
-            .iter()
-            .all(|&u| u == u16::MAX || (u as usize) < units)
-            && (st.rr_next as usize) < units.max(1);
-        if !times || !running_ok || !dyn_ok {
-            return Err(crate::error::Error::Input(
-                "the flash device state holds times or units out of range".into(),
-            ));
-        }
-        self.ch_free = st.ch_free;
-        self.ch_xfers = st.ch_xfers;
-        self.cells = st.cells;
-        self.erased_at = st.erased_at;
-        // The scheduler re-marks the erases its restored queue holds.
-        self.erase_queued.fill(0);
-        self.dyn_unit = st.dyn_unit;
-        self.dyn_fill = st.dyn_fill;
-        self.rr_next = st.rr_next;
-        self.books = st.books;
-        self.prune_calls = st.prune_calls;
-        self.running = st.running;
-        Ok(())
+        self.load(state)
     }
 
     fn describe(&self) -> String {
