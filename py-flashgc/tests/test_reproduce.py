@@ -292,14 +292,15 @@ def _fixture_paper():
     return Fixture()
 
 
-def _run_fixture(tmp_path, binary, caps):
+def _run_fixture(tmp_path, binary, caps, only=None):
     from flashgc.reproduce.core import reproduce_paper
     from flashgc.reproduce.runner import build_id
 
+    tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "fixture.toml"
     path.write_text(FIXTURE_CLAIMS)
     res, _ = reproduce_paper(
-        _fixture_paper(), "quick", str(tmp_path), caps, binary, build_id(binary), "local", 1, False, str(path)
+        _fixture_paper(), "quick", str(tmp_path), caps, binary, build_id(binary), "local", 1, False, str(path), only
     )
     return res
 
@@ -369,3 +370,145 @@ def test_list_prints_every_claim_and_runs_nothing(tmp_path, capsys, monkeypatch)
         for c in claims:
             assert re.search(rf"^  {re.escape(c.id)} +{re.escape(c.figure)} +paper ", text, re.M), c.id
     assert not any(tmp_path.iterdir()), "--list wrote files"
+
+
+# --- one claim (`--claim`) ---------------------------------------------------------------
+
+#: Two noc claims reading the same single case (cassandra): the cheapest runnable selection.
+ONE_CASE_CLAIMS = ["T4-write-mean:cassandra", "T5-write-max:cassandra"]
+
+
+def _reproduce_cli(binary, python_exe, *args):
+    env = dict(os.environ, FLASHGC_PYTHON=python_exe)
+    return subprocess.run([binary, "reproduce", *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_claim_run_gives_the_whole_papers_rows_from_its_cases_only(binary, python_exe, out, tmp_path):
+    # The whole paper (reused from `out` when the tests above ran it).
+    full = reproduce("noc", scale="quick", out=out, progress=False, report=False)["noc"]
+    rows = {c["id"]: c for c in full["claims"]}
+    # Ids copied from --list, one qualified by its paper, comma-separated, through the CLI
+    # (the Rust command forwards to Python) on the Dask path, in a fresh directory.
+    listed = _reproduce_cli(binary, python_exe, "noc", "--list")
+    assert listed.returncode == 0, listed.stderr
+    assert re.findall(r"^  (\S+) ", listed.stdout, re.M) == list(rows)
+    a, b = ONE_CASE_CLAIMS
+    args = ["--claim", f"noc:{a},{b}", "-o", str(tmp_path), "-q", "--json", "--no-report"]
+    p = _reproduce_cli(binary, python_exe, "noc", *args)
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout)["noc"]
+    assert [c["id"] for c in res["claims"]] == ONE_CASE_CLAIMS and res["selected"] == ONE_CASE_CLAIMS
+    for c in res["claims"]:  # bit for bit, sensitivity and deciding setting included
+        assert json.dumps(c) == json.dumps(rows[c["id"]]), c["id"]
+    # Only the shared case ran, once per setting (base and the quick sweep points).
+    points = 1 + sum(len(d["values"]) - 1 for d in full["sensitivity"])
+    assert [c["key"] for c in res["cases"]] == ["cassandra"]
+    assert res["runs"] == res["machine"]["ran_now"] == points < full["runs"]
+    assert res["counts"] == {k: sum(1 for c in res["claims"] if c["verdict"] == k) for k in res["counts"]}
+    assert "--claim" in res["command"]
+    # The claim run's own files; no whole-paper result was written.
+    assert sorted(os.listdir(tmp_path)) == ["claims", "runs"]
+    assert os.listdir(os.path.join(tmp_path, "claims")) == ["noc.json"]
+    on_disk = json.load(open(os.path.join(tmp_path, "claims", "noc.json"), encoding="utf-8"))
+    assert on_disk["claims"] == res["claims"]
+
+
+def test_claim_run_leaves_the_whole_papers_results_alone(out):
+    full = reproduce("noc", scale="quick", out=out, progress=False, report=False)["noc"]
+    before = {}
+    for root, _, files in os.walk(out):
+        for f in files:
+            p = os.path.join(root, f)
+            before[p] = (os.stat(p).st_mtime_ns, open(p, "rb").read())
+
+    def claim(cid):
+        return reproduce("noc", scale="quick", out=out, progress=False, claims=[cid], scheduler="local")["noc"]
+
+    res = claim("T4-write-mean:sqlite")
+    assert res["machine"]["ran_now"] == 0  # its cases are the whole run's, in out/runs
+    row = next(c for c in full["claims"] if c["id"] == "T4-write-mean:sqlite")
+    assert res["claims"] == [row]
+    for p, (mtime, data) in before.items():
+        assert os.stat(p).st_mtime_ns == mtime and open(p, "rb").read() == data, p
+    figs = os.path.join(out, "claims", "figures", "noc")
+    after = {os.path.join(r, f) for r, _, fs in os.walk(out) for f in fs}
+    assert after - set(before) == {
+        os.path.join(out, "claims", "noc.json"),
+        os.path.join(out, "claims", "report.html"),
+        os.path.join(figs, "noc-sens-T4-write-mean_sqlite.png"),
+    }
+    # Another selection in the same directory: its figures only, none left from the last one.
+    # A figure reading cases not run is skipped and named; the one reading cassandra only is drawn.
+    res = claim("T4-write-mean:cassandra")
+    assert sorted(os.listdir(figs)) == [
+        "noc-fig7-cassandra.png",
+        "noc-fig7-cassandra.svg",
+        "noc-sens-T4-write-mean_cassandra.png",
+    ]
+    skipped = {s["figure"]: s["needs"] for s in res["figures_skipped"]}
+    assert set(skipped) == {"noc-table4", "noc-table5", "noc-fig8", "noc-fig7-mysql"}
+    assert skipped["noc-fig7-mysql"] == ["mysql"] and "cassandra" not in skipped["noc-table4"]
+    html = open(os.path.join(out, "claims", "report.html"), encoding="utf-8").read()
+    assert "Not drawn in this run of selected claims" in html and "noc-fig7-mysql (needs mysql)" in html
+    on_disk = json.load(open(os.path.join(out, "claims", "noc.json"), encoding="utf-8"))
+    assert on_disk["figures_skipped"] == res["figures_skipped"] and on_disk["selected"] == [res["claims"][0]["id"]]
+
+
+def test_whole_run_after_a_claim_run_reuses_its_cases(tmp_path, binary, caps):
+    fresh = _run_fixture(tmp_path / "fresh", binary, caps)
+    one = _run_fixture(tmp_path / "shared", binary, caps, only=["greedy-beats-fifo"])
+    assert [c["id"] for c in one["claims"]] == ["greedy-beats-fifo"]
+    assert one["runs"] == 4  # uniform/greedy and uniform/fifo at the base and the op sweep point
+    whole = _run_fixture(tmp_path / "shared", binary, caps)
+    # Only the cases the claim did not read ran now (the rejected command never is stored).
+    assert whole["machine"]["ran_now"] == whole["runs"] - one["runs"]
+    assert whole["claims"] == fresh["claims"]
+    assert one["claims"][0] == next(c for c in fresh["claims"] if c["id"] == "greedy-beats-fifo")
+
+
+def test_unknown_claim_is_a_user_error_naming_the_valid_ids(binary, python_exe, tmp_path):
+    o = str(tmp_path / "o")
+    p = _reproduce_cli(binary, python_exe, "noc", "--claim", "T4-write-mean:cassandra,nosuch", "-o", o)
+    assert p.returncode == 2, p.stderr
+    _, claims = load_claims("noc")
+    assert "unknown claim `nosuch` in noc" in p.stderr
+    assert ", ".join(c.id for c in claims) in p.stderr
+    assert not os.path.exists(o)  # refused before anything ran
+    p = _reproduce_cli(binary, python_exe, "noc", "--claim", "midas:F11-waf", "-o", o)
+    assert p.returncode == 2 and "midas is not among the papers asked for" in p.stderr
+
+
+def test_every_listed_id_selects_itself(capsys):
+    from flashgc.__main__ import main
+    from flashgc.reproduce.selection import resolve
+
+    assert main(["reproduce", "all", "--list"]) == 0
+    listed = re.findall(r"^  (\S+) ", capsys.readouterr().out, re.M)
+    catalog = {n: [c.id for c in load_claims(n)[1]] for n in PAPERS}
+    assert len(listed) == sum(map(len, catalog.values()))
+    owner = {i: n for n, ids in catalog.items() for i in ids}
+    for i in listed:
+        assert resolve([i], catalog, PAPERS) == {owner[i]: [i]}
+        assert resolve([f"{owner[i]}:{i}"], catalog, PAPERS) == {owner[i]: [i]}
+    # --list --claim lists just the selection.
+    assert main(["reproduce", "noc", "--list", "--claim", "T4-write-mean"]) == 0
+    got = re.findall(r"^  (\S+) ", capsys.readouterr().out, re.M)
+    assert got == [i for i in catalog["noc"] if i.startswith("T4-write-mean:")]
+
+
+def test_claim_selection_rules():
+    from flashgc.reproduce.selection import resolve, split_ids
+
+    cat = {"p": ["A", "T:x", "T:y", "B"], "q": ["B", "C"]}
+    assert split_ids(["A,T:x", " C ", "A"]) == ["A", "T:x", "C"]
+    assert resolve(["B", "T:x", "A"], {"p": cat["p"]}) == {"p": ["A", "T:x", "B"]}  # the file's order
+    assert resolve(["T"], cat) == {"p": ["T:x", "T:y"]}  # a table's stem: all its entries
+    assert resolve(["C", "p:B"], cat) == {"p": ["B"], "q": ["C"]}
+    with pytest.raises(ValueError, match=r"`B` is in several papers \(p, q\): write PAPER:ID, e\.g\. p:B or q:B"):
+        resolve(["B"], cat)
+    with pytest.raises(ValueError, match=r"unknown claim `D` in p, q; valid ids .*p: A, T:x, T:y, B; q: B, C"):
+        resolve(["D"], cat)
+    with pytest.raises(ValueError, match=r"unknown claim `Z` in q"):
+        resolve(["q:Z"], cat)
+    with pytest.raises(ValueError, match="no claim id"):
+        resolve(split_ids([" , "]), cat)

@@ -75,6 +75,47 @@ fn sweep_without_the_python_package_says_how_to_install_it() {
 }
 
 #[test]
+fn reproduce_hands_claim_ids_to_python_as_given() {
+    // `flashgc reproduce` passes its arguments to `python -m flashgc reproduce` untouched:
+    // `--claim` ids with their `PAPER:ID` colons and commas, the `--claim=ID` form and a
+    // `--help` after them must reach Python (not clap), and Python's exit code (2: an
+    // unknown claim id) must be the command's.
+    let d = dir("reproduce-claim-forwarding");
+    let log = d.join("argv");
+    let py = d.join("python-recording-argv");
+    let script = format!(
+        "#!/bin/sh\n[ \"$1\" = -c ] && exit 0\nprintf '%s\\n' \"$@\" > '{}'\nexit 2\n",
+        log.display()
+    );
+    std::fs::write(&py, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&py, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let args = [
+        "reproduce",
+        "noc",
+        "--claim",
+        "noc:T4-write-mean:cassandra,T5-write-max:cassandra",
+        "--claim=Eq1-traversal",
+        "--scale",
+        "quick",
+        "--help",
+    ];
+    let o = bin()
+        .args(args)
+        .env("FLASHGC_PYTHON", &py)
+        .output()
+        .expect("binary runs");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let got = std::fs::read_to_string(&log).expect("the fake Python ran");
+    let want: Vec<&str> = ["-m", "flashgc"].into_iter().chain(args).collect();
+    assert_eq!(got.lines().collect::<Vec<_>>(), want);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
 fn serve_refuses_every_fio_flag_it_names() {
     // The refusal lists --size among the fio flags that do not apply to `serve`, but
     // `serve --size 1g` was accepted and silently ignored (the export stays the logical

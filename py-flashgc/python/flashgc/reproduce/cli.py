@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import textwrap
@@ -13,6 +14,7 @@ from typing import Optional, Sequence
 from .claims import load_claims
 from .core import SCALES, reproduce
 from .papers import PAPERS
+from .selection import resolve, split_ids
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -44,6 +46,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="list each paper's claims (id, figure, the paper's value, setting) and run nothing",
     )
+    p.add_argument(
+        "--claim",
+        action="append",
+        metavar="ID",
+        help="judge only this claim (an id as --list prints it, PAPER:ID, or a table-valued claim's stem for "
+        "all its entries; repeatable or comma-separated): runs only the cases it reads and writes to "
+        "OUT/claims/, leaving the whole papers' results in OUT as they are",
+    )
     p.set_defaults(func=run)
 
 
@@ -54,7 +64,11 @@ def run(a: argparse.Namespace) -> int:
             raise ValueError(f"unknown paper `{n}`; known: {', '.join(PAPERS)}, all")
     if a.list:
         names = list(PAPERS) if "all" in papers else list(dict.fromkeys(papers))
-        print(claims_list(names))
+        only = None
+        if a.claim is not None:
+            only = resolve(split_ids(a.claim), {n: [c.id for c in load_claims(n)[1]] for n in names}, PAPERS)
+            names = [n for n in names if n in only]
+        print(claims_list(names, only=only))
         return 0
     res = reproduce(
         papers,
@@ -64,22 +78,27 @@ def run(a: argparse.Namespace) -> int:
         workers=a.workers,
         progress=False if a.quiet else None,
         report=not a.no_report,
+        claims=a.claim,
     )
     if a.json:
         print(json.dumps(res, indent=1))
         return 0
     for r in res.values():
         print(tables(r))
-    print(f"results: {a.out}/<paper>.json" + ("" if a.no_report else f", {a.out}/report.html, {a.out}/figures/"))
+    dest = a.out if a.claim is None else os.path.join(a.out, "claims")
+    print(f"results: {dest}/<paper>.json" + ("" if a.no_report else f", {dest}/report.html, {dest}/figures/"))
     return 0
 
 
-def claims_list(papers: Sequence[str], width: Optional[int] = None) -> str:
-    """Each paper's claims as `reproduce` judges them, without running anything."""
+def claims_list(papers: Sequence[str], width: Optional[int] = None, only: Optional[dict] = None) -> str:
+    """Each paper's claims as `reproduce` judges them, without running anything (``only``:
+    {paper: [claim ids]} to list just those)."""
     width = width or max(100, min(160, shutil.get_terminal_size((120, 20)).columns))
     out = []
     for name in papers:
         header, claims = load_claims(name)
+        if only is not None:
+            claims = [c for c in claims if c.id in only.get(name, ())]
         out.append(f"== {name}: {header.get('title', '')} ({header.get('source', '')}): {len(claims)} claims")
         for c in claims:
             line = f"  {c.id:<30} {c.figure:<12} paper {c.paper_text():<14} {c.setting}"
@@ -140,6 +159,14 @@ def tables(r: dict, width: Optional[int] = None) -> str:
         out.append("no GC: these cases never garbage-collected: " + ", ".join(r["no_gc"]))
     for f in r["failed"]:
         out.append(f"failed: {f['key']}: {f['error']}")
+    skipped = r.get("figures_skipped") or []
+    if skipped:
+        txt = ", ".join(s["figure"] for s in skipped)
+        out += textwrap.wrap(
+            f"figures not drawn (they read cases of other claims, not run here): {txt}",
+            width,
+            subsequent_indent="  ",
+        )
     sens = [c["sensitivity"] for c in r["claims"] if c.get("sensitivity")]
     if sens:
         out.append("sensitivity:")

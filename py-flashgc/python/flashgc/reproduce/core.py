@@ -15,6 +15,7 @@ from .claims import CANNOT, VERDICTS, Missing, evaluate, load_claims
 from .papers import PAPERS
 from .papers.common import fmt_param
 from .runner import Capabilities, Case, build_id, find_binary, run_cases
+from .selection import resolve, split_ids
 
 SCALES = ("quick", "full")
 
@@ -95,11 +96,13 @@ def _why_no_metric(metric: str, m: dict) -> str:
     return ""
 
 
-def _tasks(paper: Any, points: list, caps: Capabilities, binary: str, build: str) -> list:
+def _tasks(paper: Any, points: list, caps: Capabilities, binary: str, build: str, keys: Optional[set] = None) -> list:
+    """The runnable cases of ``points`` (only those with a key in ``keys`` when given), each
+    command once."""
     tasks, seen = [], set()
     for pt in points:
         for c in pt.cases.values():
-            if not c.argv or caps.missing(c):
+            if not c.argv or caps.missing(c) or (keys is not None and c.key not in keys):
                 continue
             rid = c.run_id(build)
             if rid in seen:
@@ -217,14 +220,24 @@ def reproduce_paper(
     workers: int,
     progress: Optional[bool],
     claims_path: Optional[str] = None,
+    only: Optional[list] = None,
 ) -> dict:
     """One paper: plans and runs its cases (finished ones are reused from ``out``/runs) and
     judges its claims (``claims_path``: another claims file than the paper's own, e.g. a
-    researcher's). Returns (result, report context)."""
+    researcher's). ``only``: judge just these claim ids and run just the cases they read, at
+    the base setting and at every sensitivity point (their rows equal those of the whole
+    paper: a claim's value and verdicts read no other case). Returns (result, report context)."""
     header, claims = load_claims(paper.name, claims_path)
+    keys = None
+    if only is not None:
+        unknown = set(only) - {c.id for c in claims}
+        if unknown:
+            raise ValueError(f"{paper.name}: no claim {', '.join(sorted(unknown))}")
+        claims = [c for c in claims if c.id in set(only)]
+        keys = {k for c in claims for k in c.case_keys()}
     base, sens = plan(paper, scale, caps)
     t0 = time.time()
-    tasks = _tasks(paper, [base, *sens], caps, binary, build)
+    tasks = _tasks(paper, [base, *sens], caps, binary, build, keys)
     rows = run_cases(tasks, os.path.join(out, "runs"), scheduler=scheduler, n_workers=workers, progress=progress)
     wall = time.time() - t0
     cache: dict = {}
@@ -232,6 +245,8 @@ def reproduce_paper(
     ev = Evaluator(paper, base, caps, rows, build, cache)
     cases_out, no_gc, failed = [], [], []
     for c in base.cases.values():
+        if keys is not None and c.key not in keys:
+            continue
         miss = caps.missing(c)
         entry = {
             "key": c.key,
@@ -316,7 +331,10 @@ def reproduce_paper(
         "title": header.get("title", paper.title),
         "source": header.get("source"),
         "scale": scale,
-        "command": f"flashgc reproduce {paper.name} --scale {scale}",
+        "command": f"flashgc reproduce {paper.name} --scale {scale}"
+        + (f" --claim {','.join(c.id for c in claims)}" if only is not None else ""),
+        # The claims a `--claim` run judged (absent: the whole paper).
+        **({"selected": [c.id for c in claims]} if only is not None else {}),
         "platform": paper.platform,
         "settings": {k: v for k, v in base.settings.items() if not k.startswith("_")},
         "notes": paper.notes(base.settings),
@@ -342,7 +360,11 @@ def reproduce_paper(
     }
     from .report import context_for
 
-    return _jsonable(res), context_for(paper, base.cases, rows, build, res)
+    # Base cases another claim reads and this run left out: figures reading them are skipped.
+    left_out = {
+        c.key for c in base.cases.values() if keys is not None and c.key not in keys and c.argv and not caps.missing(c)
+    }
+    return _jsonable(res), context_for(paper, base.cases, rows, build, res, left_out)
 
 
 def reproduce(
@@ -354,10 +376,17 @@ def reproduce(
     progress: Optional[bool] = None,
     binary: Optional[str] = None,
     report: bool = True,
+    claims: Optional[list] = None,
 ) -> dict:
     """Reproduces the papers' evaluations (``papers``: a name, a list, or "all") at ``scale``
     ("quick" or "full"); writes ``out``/PAPER.json, ``out``/report.html and its figures, and
-    returns {paper: result}. An interrupted run resumes: finished cases are in ``out``/runs."""
+    returns {paper: result}. An interrupted run resumes: finished cases are in ``out``/runs.
+
+    ``claims``: claim ids (as ``--list`` prints them, ``PAPER:ID``, or a table-valued claim's
+    stem; see :mod:`.selection`): only the papers with one of them run, only the cases those
+    claims read, and the results go to ``out``/claims/ (PAPER.json, report.html, figures), so
+    that the whole papers' results in ``out`` stay as they were; ``out``/runs is shared (a
+    case's file is named by its command and build, so both runs reuse each other's cases)."""
     if scale not in SCALES:
         raise ValueError(f"scale `{scale}`: allowed {', '.join(SCALES)}")
     names = list(PAPERS) if papers in ("all", None) else ([papers] if isinstance(papers, str) else list(papers))
@@ -366,20 +395,40 @@ def reproduce(
     for n in names:
         if n not in PAPERS:
             raise ValueError(f"unknown paper `{n}`; known: {', '.join(PAPERS)}, all")
+    names = list(dict.fromkeys(names))
+    selected = None
+    if claims is not None:
+        ids = split_ids([claims] if isinstance(claims, str) else claims)
+        selected = resolve(ids, {n: [c.id for c in load_claims(n)[1]] for n in names}, PAPERS)
+        names = [n for n in names if n in selected]
     check_scheduler(scheduler, workers)
     binary = binary or find_binary()
     build = build_id(binary)
     caps = Capabilities(binary)
     os.makedirs(out, exist_ok=True)
+    dest = out if selected is None else os.path.join(out, "claims")
+    os.makedirs(dest, exist_ok=True)
     results, contexts = {}, {}
     for n in names:
-        r, ctx = reproduce_paper(PAPERS[n], scale, out, caps, binary, build, scheduler, workers, progress)
+        only = selected[n] if selected is not None else None
+        r, ctx = reproduce_paper(PAPERS[n], scale, out, caps, binary, build, scheduler, workers, progress, only=only)
         results[n], contexts[n] = r, ctx
-        _write_json(os.path.join(out, f"{n}.json"), r)
+        _write_json(os.path.join(dest, f"{n}.json"), r)
     if report:
         from .report import write_report
 
-        write_report(results, contexts, os.path.join(out, "report.html"), os.path.join(out, "figures"))
+        if selected is not None:
+            # Another selection's figures would otherwise stay beside this one's.
+            for n in names:
+                d = os.path.join(dest, "figures", n)
+                for f in os.listdir(d) if os.path.isdir(d) else []:
+                    if f.endswith((".png", ".svg")):
+                        os.remove(os.path.join(d, f))
+        write_report(results, contexts, os.path.join(dest, "report.html"), os.path.join(dest, "figures"))
+        for n, ctx in contexts.items():
+            if ctx.skipped:
+                results[n]["figures_skipped"] = ctx.skipped
+                _write_json(os.path.join(dest, f"{n}.json"), results[n])
     return results
 
 

@@ -214,7 +214,8 @@ def main(argv: Optional[list] = None) -> int:
             if name.endswith(".json"):
                 with open(os.path.join(d, name), encoding="utf-8") as f:
                     r = json.load(f)
-                if isinstance(r, dict) and "claims" in r and "scale" in r:
+                # A `--claim` run's result (OUT/claims/) is a part of a paper: never a block.
+                if isinstance(r, dict) and "claims" in r and "scale" in r and "selected" not in r:
                     results.append(r)
                     if r["scale"] == "full":
                         figures[r["paper"]] = copy_figures(doc, d, r["paper"])

@@ -20,13 +20,32 @@ QUANTILES = (("p50_us", 0.5), ("p99_us", 0.99), ("p999_us", 0.999), ("p9999_us",
 
 
 class Ctx:
-    """What figure functions see: the paper, its base cases and their raw results."""
+    """What figure functions see: the paper, its base cases and their raw results.
+    ``left_out``: base cases the run did not run although it could (a `--claim` run); the
+    keys each figure reads are recorded so that a figure reading one of them is skipped
+    (named in ``skipped``) rather than drawn without it."""
 
-    def __init__(self, paper: Any, cases: dict, raw: Callable[[str], Optional[Any]], result: dict):
+    def __init__(
+        self,
+        paper: Any,
+        cases: dict,
+        raw: Callable[[str], Optional[Any]],
+        result: dict,
+        left_out: Optional[set] = None,
+    ):
         self.paper, self.cases, self._raw, self.result = paper, cases, raw, result
+        self.left_out = set(left_out or ())
+        self.skipped: list = []  # [{"figure": id, "needs": [case keys]}]
+        self._reads: set = set()
 
     def raw(self, key: str) -> Optional[Any]:
+        self._reads.add(key)
         return self._raw(key)
+
+    def take_reads(self) -> set:
+        """The keys read since the last call."""
+        r, self._reads = self._reads, set()
+        return r
 
 
 def _scheme_color(i: int) -> str:

@@ -20,9 +20,28 @@ td.v{font-weight:600;color:#fff;text-align:center}td.l{text-align:left}
 """
 
 
+class _Drawn:
+    """The paper's figures as drawn, each checked against the cases it read: a figure that
+    read a case the run left out (a `--claim` run) would be partial, so it is dropped and
+    named in ``ctx.skipped`` with those cases."""
+
+    def __init__(self, ctx: Ctx, plt):
+        self.ctx, self.plt, self.figs = ctx, plt, []
+        ctx.take_reads()
+
+    def add(self, fid: str, f) -> None:
+        lacking = sorted(self.ctx.take_reads() & self.ctx.left_out)
+        if lacking:
+            if f is not None:
+                self.plt.close(f.fig)
+            self.ctx.skipped.append({"figure": fid, "needs": lacking})
+        elif f is not None:
+            self.figs.append(f)
+
+
 def _paper_figures(ctx: Ctx, plt) -> list:
     name = ctx.paper.name
-    figs = []
+    figs = _Drawn(ctx, plt)
     if name in ("sup-gc", "bf-gc"):
         order = {
             "sup-gc": ((1, "Fig. 14"), (25, "Fig. 15"), (50, "Fig. 16"), (75, "Fig. 17"), (99, "Fig. 18")),
@@ -45,8 +64,7 @@ def _paper_figures(ctx: Ctx, plt) -> list:
                 f = _bf_series(ctx, f"w{w}", fig_name, plt, offset, panels)
             else:
                 f = fig_fio_series(ctx, f"w{w}", fig_name, plt, offset_gb=offset)
-            if f:
-                figs.append(f)
+            figs.add(f"{name}-w{w}", f)
         if name == "sup-gc":
             seq = [k for k in ctx.cases if k.startswith("seq/")]
             base = _metric(ctx, "seq/cosmos", "throughput")
@@ -61,8 +79,7 @@ def _paper_figures(ctx: Ctx, plt) -> list:
                 "normalized throughput",
                 ref=1.0,
             )
-            if f:
-                figs.append(f)
+            figs.add("sup-gc-fig13", f)
         curves = []
         for k in ctx.cases:
             if k.startswith("w75/"):
@@ -72,8 +89,7 @@ def _paper_figures(ctx: Ctx, plt) -> list:
                     t = r.get("timing") or {}
                     curves.append((k.split("/")[1], t.get("write_latency"), t.get("write_histogram")))
         f = fig_cdf(f"{name}-w75-cdf", "Write latency distribution, 75 % writes", curves, plt)
-        if f:
-            figs.append(f)
+        figs.add(f"{name}-w75-cdf", f)
     elif name == "splitgc":
         wls = [w for w in ("home1", "home2", "home3", "webmail", "webresearch", "webusers", "fiu-mail")]
         schemes = ["greedy", "dagc", "cagc", "splitgc"]
@@ -101,8 +117,7 @@ def _paper_figures(ctx: Ctx, plt) -> list:
                 yl,
                 ref=1.0,
             )
-            if f:
-                figs.append(f)
+            figs.add(f"splitgc-{fid}", f)
         for w, fig_name in (("webmail", "Fig. 11"), ("home2", "Fig. 9"), ("fiu-mail", "Fig. 11, real FIU mail slice")):
             curves = []
             for s in schemes:
@@ -118,8 +133,7 @@ def _paper_figures(ctx: Ctx, plt) -> list:
                     else:
                         curves.append((s, r.get("all")))
             f = fig_cdf(f"splitgc-cdf-{w}", f"{fig_name}: CDF of response time in {w}", curves, plt)
-            if f:
-                figs.append(f)
+            figs.add(f"splitgc-cdf-{w}", f)
     elif name == "noc":
         profiles = ["cassandra", "dbench", "mysql", "sqlite", "mongodb", "rocksdb"]
         paper4 = {
@@ -159,8 +173,7 @@ def _paper_figures(ctx: Ctx, plt) -> list:
                 plt,
                 "improvement (%)",
             )
-            if f:
-                figs.append(f)
+            figs.add(f"noc-{fid}", f)
         f = fig_bars(
             "noc-fig8",
             "Fig. 8: copy-backs",
@@ -171,12 +184,10 @@ def _paper_figures(ctx: Ctx, plt) -> list:
             plt,
             "copy-backs / page",
         )
-        if f:
-            figs.append(f)
+        figs.add("noc-fig8", f)
         for p in ("cassandra", "mysql"):
             f = _noc_series(ctx, p, plt)
-            if f:
-                figs.append(f)
+            figs.add(f"noc-fig7-{p}", f)
     elif name == "midas":
         wls = [
             w
@@ -194,8 +205,7 @@ def _paper_figures(ctx: Ctx, plt) -> list:
             plt,
             "WAF",
         )
-        if f:
-            figs.append(f)
+        figs.add("midas-fig11", f)
         vic = ["sepbit", "mida", "cat", "autostream", "oracle"]
         f = fig_bars(
             "midas-fig5",
@@ -207,15 +217,12 @@ def _paper_figures(ctx: Ctx, plt) -> list:
             plt,
             "WAF",
         )
-        if f:
-            figs.append(f)
+        figs.add("midas-fig5", f)
         f = _midas_groups(ctx, "fio-h/midas", plt)
-        if f:
-            figs.append(f)
+        figs.add("midas-fig14", f)
         f = _waf_vs_op(ctx, plt)
-        if f:
-            figs.append(f)
-    return figs
+        figs.add("midas-waf-vs-op", f)
+    return figs.figs
 
 
 def _ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
@@ -483,6 +490,13 @@ def write_report(
 
         for f in _paper_figures(ctx, plt) if ctx is not None else []:
             emit(f)
+        if ctx is not None and ctx.skipped:
+            parts.append(
+                '<p class="note">Not drawn in this run of selected claims (they read cases of other claims, '
+                "which did not run; the whole paper's run draws them): "
+                + html.escape("; ".join(f"{s['figure']} (needs {', '.join(s['needs'])})" for s in ctx.skipped))
+                + ".</p>"
+            )
         if r.get("sensitivity"):
             parts.append("<h3>Sensitivity</h3><ul>")
             for c in r["claims"]:
@@ -503,7 +517,7 @@ def write_report(
     return out_html
 
 
-def context_for(paper: Any, cases: dict, rows: dict, build: str, result: dict) -> Ctx:
+def context_for(paper: Any, cases: dict, rows: dict, build: str, result: dict, left_out: Optional[set] = None) -> Ctx:
     memo: dict = {}
 
     def raw(key: str):
@@ -514,4 +528,4 @@ def context_for(paper: Any, cases: dict, rows: dict, build: str, result: dict) -
         memo[key] = json.loads(row["result_json"]) if row and row.get("status") == "ok" else None
         return memo[key]
 
-    return Ctx(paper, cases, raw, result)
+    return Ctx(paper, cases, raw, result, left_out)
