@@ -220,9 +220,13 @@ pub fn run_waf(
     startup.phase("opening the workload");
     let mut wl = open(&mut cfg)?;
     let mut caller = caller;
-    if trace_read_once(&cfg) {
+    if let Some(note) = trace_read_once(&cfg) {
         // Its resume reads the trace from standard input (see `open_for_resume`).
         caller[TRACE_READ_ONCE] = true.into();
+        if resume.is_none() {
+            // The result says so too (a resumed run's stored configuration has the note).
+            cfg.notes.push(note);
+        }
     }
     startup.phase(if resume.is_some() {
         "restoring the checkpoint"
@@ -327,12 +331,15 @@ pub const TRACE_AS_GIVEN: &str = "trace_as_given";
 /// again, so the resumed run reads the same trace from standard input.
 pub const TRACE_READ_ONCE: &str = "trace_read_once";
 
-/// Whether the configuration's trace was read once into a temporary file.
-fn trace_read_once(cfg: &Config) -> bool {
-    cfg.run
-        .workload
-        .strip_prefix("trace:")
-        .is_some_and(|p| flashgc_core::trace_file::copied(Path::new(p)).is_some())
+/// When the configuration's trace was read once into a temporary file, the note that
+/// says so in the result.
+fn trace_read_once(cfg: &Config) -> Option<String> {
+    let p = cfg.run.workload.strip_prefix("trace:")?;
+    let bytes = flashgc_core::trace_file::copied(Path::new(p))?;
+    Some(format!(
+        "the trace `{p}` is not a regular file (a pipe or standard input): it was read once \
+         into a temporary file ({bytes} bytes)"
+    ))
 }
 
 /// A checkpoint opened for `flashgc resume`.

@@ -71,12 +71,18 @@ fn flashgc_in(dir: &Path, tmp: &Path, args: &[&str], stdin: Option<Vec<u8>>) -> 
     }
 }
 
-/// The result JSON with the workload's name (which holds the path as given) taken out.
-fn numbers(o: &Output) -> (serde_json::Value, String) {
+/// The result JSON with the workload's name (which holds the path as given) and the
+/// note about a trace read once taken out; the name, and the note if there is one.
+fn numbers(o: &Output) -> (serde_json::Value, String, Option<String>) {
     let mut j = common::json(o);
     let name = j["workload"].as_str().unwrap().to_string();
     j["workload"] = serde_json::Value::Null;
-    (j, name)
+    let notes = j["notes"].as_array_mut().unwrap();
+    let i = notes
+        .iter()
+        .position(|n| n.as_str().unwrap().contains("read once"));
+    let note = i.map(|i| notes.remove(i).as_str().unwrap().to_string());
+    (j, name, note)
 }
 
 /// A directory for this test's files and an empty one for TMPDIR.
@@ -120,7 +126,8 @@ fn run_with_capacity_auto_from_a_fifo_equals_the_regular_file() {
         a.extend_from_slice(RUN);
         flashgc_in(&d, &tmp, &a, None)
     };
-    let (file, file_name) = numbers(&run("t.csv"));
+    let (file, file_name, no_note) = numbers(&run("t.csv"));
+    assert_eq!(no_note, None);
     assert!(
         file["total"]["gc_writes"].as_u64().unwrap() > 0,
         "the trace should make GC move pages: {file}"
@@ -129,9 +136,20 @@ fn run_with_capacity_auto_from_a_fifo_equals_the_regular_file() {
     let o = run("p.csv");
     feeder.join().unwrap();
     let err = common::stderr(&o);
-    let (fifo, fifo_name) = numbers(&o);
+    let (fifo, fifo_name, note) = numbers(&o);
     assert_eq!(fifo, file);
     assert_eq!(fifo_name, file_name.replace("t.csv", "p.csv"));
+    let size = std::fs::metadata(d.join("t.csv")).unwrap().len();
+    assert_eq!(
+        note.as_deref(),
+        Some(
+            format!(
+                "the trace `p.csv` is not a regular file (a pipe or standard input): it was \
+                 read once into a temporary file ({size} bytes)"
+            )
+            .as_str()
+        )
+    );
     assert!(
         err.contains("p.csv: not a regular file: read once into a temporary file in")
             && err.contains("KiB)"),
@@ -185,11 +203,12 @@ fn a_dash_reads_the_trace_from_standard_input() {
         a.extend_from_slice(RUN);
         flashgc_in(&d, &tmp, &a, stdin)
     };
-    let (file, _) = numbers(&run("t.csv", None));
+    let (file, _, _) = numbers(&run("t.csv", None));
     let o = run("-", Some(gzip(&trace)));
     let err = common::stderr(&o);
-    let (stdin, name) = numbers(&o);
+    let (stdin, name, note) = numbers(&o);
     assert_eq!(stdin, file);
+    assert!(note.is_some());
     assert!(name.starts_with("trace - (format msr"), "{name}");
     assert!(
         err.contains("standard input: read once into a temporary file in"),
@@ -234,7 +253,7 @@ fn a_run_from_standard_input_resumes_from_the_same_trace_on_standard_input() {
     let trace = msr_trace(6000);
     let mut a = vec!["run", "--workload", "trace:-", "--checkpoint-every", "2x"];
     a.extend_from_slice(RUN);
-    let (full, _) = numbers(&flashgc_in(&d, &tmp, &a, Some(trace.clone())));
+    let full = common::json(&flashgc_in(&d, &tmp, &a, Some(trace.clone())));
     // The last checkpoint (at 4x) is kept: resume it to the end.
     let ckpt = d.join("flashgc-run.ckpt");
     assert!(ckpt.exists());
@@ -248,9 +267,8 @@ fn a_run_from_standard_input_resumes_from_the_same_trace_on_standard_input() {
     };
     let o = resume(trace.clone());
     assert!(o.status.success(), "{}", common::stderr(&o));
-    let mut resumed: serde_json::Value =
+    let resumed: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.join("resumed.json")).unwrap()).unwrap();
-    resumed["workload"] = serde_json::Value::Null;
     assert_eq!(resumed, full);
     let mut other = trace.clone();
     other.truncate(trace.len() / 2);
@@ -285,5 +303,41 @@ fn a_copy_that_cannot_be_made_names_the_input_and_the_directory() {
             && err.contains("set TMPDIR"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `-` with a terminal as standard input is refused at once (it would wait for a trace
+/// typed by hand), as is resuming such a run without its trace piped in. Needs script(1)
+/// for the terminal.
+#[test]
+fn a_terminal_as_standard_input_is_refused_rather_than_waited_on() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: script(1) is absent");
+        return;
+    }
+    let (d, tmp) = dirs("tty");
+    let mut a = vec!["run", "--workload", "trace:-", "--checkpoint-every", "2x"];
+    a.extend_from_slice(RUN);
+    assert!(flashgc_in(&d, &tmp, &a, Some(msr_trace(6000)))
+        .status
+        .success());
+    let exe = env!("CARGO_BIN_EXE_flashgc");
+    for (args, want) in [
+        (
+            "trace stats - --format msr",
+            "-: standard input is a terminal: pipe or redirect the trace into flashgc",
+        ),
+        (
+            "resume flashgc-run.ckpt",
+            "flashgc-run.ckpt: the run read its trace `-` once, from a pipe or standard input",
+        ),
+    ] {
+        let mut c = Command::new("script");
+        c.current_dir(&d)
+            .args(["-qec", &format!("{exe} {args}; echo rc=$?"), "/dev/null"]);
+        let o = output_within(c, LIMIT, args);
+        let out = common::stdout(&o);
+        assert!(out.contains(want) && out.contains("rc=2"), "{args}: {out}");
+    }
     let _ = std::fs::remove_dir_all(&d);
 }

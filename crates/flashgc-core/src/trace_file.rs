@@ -143,20 +143,21 @@ fn copy(given: &Path, source: &Path) -> io::Result<Spool> {
             dir.display()
         ))
     };
-    let from_stdin = source.as_os_str() == STDIN;
-    if from_stdin && io::IsTerminal::is_terminal(&io::stdin()) {
-        // Waiting for a trace typed by hand would look like a hang.
-        return Err(io::Error::other(
-            "standard input is a terminal: pipe or redirect the trace into it \
-             (`zcat t.csv.gz | flashgc ... -`, `... - < t.csv`)",
-        ));
-    }
-    let (mut file, named, reopen) = temporary(&dir).map_err(on_write)?;
-    let mut src: Box<dyn Read> = if from_stdin {
-        Box::new(io::stdin().lock())
+    use io::IsTerminal;
+    let mut src: Box<dyn Read> = if source.as_os_str() == STDIN {
+        let stdin = io::stdin();
+        if stdin.is_terminal() {
+            return Err(terminal("standard input"));
+        }
+        Box::new(stdin.lock())
     } else {
-        Box::new(File::open(source)?)
+        let f = File::open(source)?;
+        if f.is_terminal() {
+            return Err(terminal("it"));
+        }
+        Box::new(f)
     };
+    let (mut file, named, reopen) = temporary(&dir).map_err(on_write)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut bytes = 0u64;
     loop {
@@ -194,6 +195,15 @@ fn copy(given: &Path, source: &Path) -> io::Result<Spool> {
         ));
     }
     Ok(s)
+}
+
+/// The error for a trace input that is a terminal: waiting for a trace typed by hand
+/// would look like a hang.
+fn terminal(what: &str) -> io::Error {
+    io::Error::other(format!(
+        "{what} is a terminal: pipe or redirect the trace into flashgc \
+         (`zcat t.csv.gz | flashgc ... -`, `flashgc ... - < t.csv`)"
+    ))
 }
 
 /// A new temporary file in `dir`: its descriptor, the named file to remove later (None
