@@ -15,7 +15,8 @@
 //! The copy lives until the process ends or [`forget_all`]. On Linux it is an unnamed
 //! file from the start (`O_TMPFILE`), reopened through `/proc/self/fd`, so nothing is left
 //! behind whatever ends the process (a second Ctrl-C, SIGKILL); elsewhere it is a named
-//! file that [`forget_all`] removes.
+//! file that [`forget_all`] removes (the command line calls it as it ends; a signal that
+//! ends the process during the copy leaves the file).
 
 use std::fs::File;
 use std::io::{self, Read, Write};
