@@ -477,11 +477,6 @@ fn run(
         };
         serde_json::to_string(&r).map_err(|e| e.to_string())
     });
-    if let Some(p) = cfg.run.workload.strip_prefix("trace:") {
-        // A trace read from a pipe was copied once for this call (its opens all read the
-        // copy); a later call with the same path reads whatever the path holds then.
-        flashgc_core::trace_file::forget(Path::new(p));
-    }
     if interrupted.load(Ordering::Relaxed) {
         return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
             "the run was interrupted (its partial result is discarded)",

@@ -30,6 +30,10 @@ pub const STDIN: &str = "-";
 struct Spool {
     /// The path as given (the key).
     given: PathBuf,
+    /// The pipe or device the path named when it was copied (device and inode numbers),
+    /// None for standard input: a path that names another one now (`/dev/fd/N` of a new
+    /// pipe, in a long-lived process such as Python's) is copied again.
+    object: Option<(u64, u64)>,
     /// Keeps the unnamed file alive (its path below goes through this descriptor).
     _file: File,
     /// Removes a named temporary file when the spool is forgotten (None when unnamed).
@@ -119,8 +123,14 @@ pub fn forget_all() {
 /// parallel runs opening the same pipe wait for one copy.
 fn spool(given: &Path, source: &Path) -> io::Result<Option<Arc<Spool>>> {
     let mut spools = SPOOLS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(s) = spools.iter().find(|s| s.given == given) {
-        return Ok(Some(s.clone()));
+    if let Some(i) = spools.iter().position(|s| s.given == given) {
+        let s = &spools[i];
+        match (s.object, object_of(given)) {
+            (Some(then), Some(now)) if then != now => {
+                spools.swap_remove(i);
+            }
+            _ => return Ok(Some(s.clone())),
+        }
     }
     if !reads_once(given) {
         return Ok(None);
@@ -174,6 +184,10 @@ fn copy(given: &Path, source: &Path) -> io::Result<Spool> {
     file.flush().map_err(on_write)?;
     let s = Spool {
         given: given.to_path_buf(),
+        object: match source == given && given.as_os_str() != STDIN {
+            true => object_of(given),
+            false => None,
+        },
         _file: file,
         _named: named,
         reopen,
@@ -196,6 +210,20 @@ fn copy(given: &Path, source: &Path) -> io::Result<Spool> {
         ));
     }
     Ok(s)
+}
+
+/// The device and inode numbers of what `path` names now (None if it names nothing).
+fn object_of(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 /// The error for a trace input that is a terminal: waiting for a trace typed by hand
@@ -262,8 +290,51 @@ mod tests {
         assert_eq!(s, "");
         assert_eq!(len(p).unwrap(), 0);
         assert_eq!(copied(p), Some(0));
-        forget_all();
+        // (Not `forget_all`: the other tests' copies are theirs.)
+        forget(p);
         assert_eq!(copied(p), None);
+    }
+
+    /// A path that names another pipe than when it was copied is copied again (a
+    /// long-lived process reusing `/dev/fd/N`); the same pipe is not read twice.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_path_naming_a_new_pipe_is_copied_again() {
+        use std::os::fd::{FromRawFd, OwnedFd};
+        // A descriptor number nothing else in the test process uses: each pipe's reading
+        // end is moved there, so that one path names both in turn.
+        const FD: i32 = 900;
+        let pipe_at_fd = |bytes: &[u8]| {
+            let mut fds = [0; 2];
+            // SAFETY: `fds` has room for the two descriptors pipe(2) returns; dup2 moves the
+            // reading end to FD, which only this test uses; both ends are closed here.
+            unsafe {
+                assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+                assert_eq!(libc::dup2(fds[0], FD), FD);
+                libc::close(fds[0]);
+                File::from(OwnedFd::from_raw_fd(fds[1]))
+                    .write_all(bytes)
+                    .unwrap();
+            }
+        };
+        let read = |p: &Path| {
+            let mut s = String::new();
+            open(p).unwrap().read_to_string(&mut s).unwrap();
+            s
+        };
+        let p = PathBuf::from(format!("/dev/fd/{FD}"));
+        pipe_at_fd(b"first");
+        assert_eq!(read(&p), "first");
+        assert_eq!(read(&p), "first", "the same pipe is read from its copy");
+        pipe_at_fd(b"second");
+        assert_eq!(
+            read(&p),
+            "second",
+            "a new pipe at the same path is read anew"
+        );
+        forget(&p);
+        // SAFETY: FD is this test's.
+        unsafe { libc::close(FD) };
     }
 
     #[test]
