@@ -219,6 +219,15 @@ pub fn run_waf(
     };
     startup.phase("opening the workload");
     let mut wl = open(&mut cfg)?;
+    let mut caller = caller;
+    if let Some(note) = trace_read_once(&cfg) {
+        // Its resume reads the trace from standard input (see `open_for_resume`).
+        caller[TRACE_READ_ONCE] = true.into();
+        if resume.is_none() {
+            // The result says so too (a resumed run's stored configuration has the note).
+            cfg.notes.push(note);
+        }
+    }
     startup.phase(if resume.is_some() {
         "restoring the checkpoint"
     } else {
@@ -317,6 +326,22 @@ pub fn caller_now() -> serde_json::Value {
 /// trace path as the original run gave it (see [`ToResume::trace_as_given`]).
 pub const TRACE_AS_GIVEN: &str = "trace_as_given";
 
+/// The key of the stored command line (`caller`) that says the run read its trace once
+/// from a pipe, a device or `-` (`flashgc_core::trace_file`): that input cannot be opened
+/// again, so the resumed run reads the same trace from standard input.
+pub const TRACE_READ_ONCE: &str = "trace_read_once";
+
+/// When the configuration's trace was read once into a temporary file, the note that
+/// says so in the result.
+fn trace_read_once(cfg: &Config) -> Option<String> {
+    let p = cfg.run.workload.strip_prefix("trace:")?;
+    let bytes = flashgc_core::trace_file::copied(Path::new(p))?;
+    Some(format!(
+        "the trace `{p}` is not a regular file (a pipe or standard input): it was read once \
+         into a temporary file ({bytes} bytes)"
+    ))
+}
+
 /// A checkpoint opened for `flashgc resume`.
 pub struct ToResume {
     /// The reader (a relative trace path made absolute against the original directory).
@@ -373,10 +398,41 @@ pub fn open_for_resume(path: &str) -> Result<ToResume, Fail> {
             }
         }
     }
+    if r.meta.caller[TRACE_READ_ONCE].as_bool() == Some(true) {
+        read_trace_from_stdin(path, &r.meta.config.run.workload)?;
+    }
     Ok(ToResume {
         reader: r,
         path: abs,
         args,
         trace_as_given,
     })
+}
+
+/// Reads the trace of a run that read it once (a pipe, `-`) from standard input, as the
+/// content of its stored path: the checkpoint's identity check (size, first and last MiB)
+/// then refuses a different trace. A terminal is refused rather than waited on.
+fn read_trace_from_stdin(ckpt: &str, workload: &str) -> Result<(), Fail> {
+    use std::io::IsTerminal;
+    let Some(p) = workload.strip_prefix("trace:") else {
+        return Ok(());
+    };
+    if std::io::stdin().is_terminal() {
+        return Err(Fail(
+            2,
+            format!(
+                "{ckpt}: the run read its trace `{p}` once, from a pipe or standard input, \
+                 and it cannot be opened again: give the same trace on standard input to \
+                 resume, e.g. `zcat TRACE.gz | flashgc resume {ckpt}`"
+            ),
+        ));
+    }
+    flashgc_core::trace_file::read_stdin_as(Path::new(p))
+        .map(|_| ())
+        .map_err(|e| {
+            Fail(
+                2,
+                format!("{ckpt}: reading the trace `{p}` from standard input: {e}"),
+            )
+        })
 }

@@ -215,6 +215,8 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // Said once per trace read from a pipe, a device or `-` (docs/traces.md).
+    flashgc_core::trace_file::set_notice(|m| eprintln!("flashgc: {m}"));
     let r = match cli.cmd {
         Cmd::Run(a) => cmd_run::cmd_run(a),
         Cmd::Resume { checkpoint, output } => cmd_run::cmd_resume(&checkpoint, output),
@@ -250,6 +252,8 @@ fn main() -> ExitCode {
         Cmd::Report { args } => cmd_info::forward_python("report", &args),
         Cmd::Reproduce { args } => cmd_info::forward_python("reproduce", &args),
     };
+    // The temporary copies of traces read once (named ones outside Linux).
+    flashgc_core::trace_file::forget_all();
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(code, msg)) => {

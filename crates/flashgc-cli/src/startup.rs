@@ -49,6 +49,9 @@ impl Startup {
                         eprintln!(
                             "flashgc: interrupted before the run started ({what}): nothing was written"
                         );
+                        // (A trace's temporary copy has no name on Linux; elsewhere it is
+                        // removed here.)
+                        flashgc_core::trace_file::forget_all();
                         std::process::exit(128 + sig);
                     }
                 }

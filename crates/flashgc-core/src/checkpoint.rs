@@ -520,7 +520,8 @@ impl TraceIdentity {
     /// Computes the identity of the trace at `path`.
     pub fn of(path: &str) -> Result<TraceIdentity> {
         let p = Path::new(path);
-        let mut f = File::open(p).map_err(|e| io_err(p, "cannot open trace", e))?;
+        // Through `trace_file`: a trace read from a pipe is identified by its copy.
+        let mut f = crate::trace_file::open(p).map_err(|e| io_err(p, "cannot open trace", e))?;
         let size = f
             .metadata()
             .map_err(|e| io_err(p, "cannot stat trace", e))?

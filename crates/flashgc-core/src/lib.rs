@@ -25,6 +25,8 @@
 //!   simulation: FTL, precondition, checkpoint files).
 //! * [`checkpoint`]: versioned, CRC-checked checkpoint files of a whole run (resume).
 //! * [`validate`]: every check a run makes before it starts, without running it.
+//! * [`trace_file`]: opening trace files by path; a pipe or `-` is read once into a
+//!   temporary file that every later open reads.
 //!
 //! No I/O happens in this crate's hot path; trace files are read by `flashgc-trace`.
 
@@ -49,6 +51,7 @@ pub mod segment;
 pub mod sim;
 pub mod spec;
 pub mod timing;
+pub mod trace_file;
 pub mod types;
 pub mod validate;
 pub mod victim;

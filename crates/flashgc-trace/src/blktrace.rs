@@ -24,7 +24,6 @@ use crate::record::{Diagnostics, Record, RecordSource};
 use flashgc_core::workload::Op;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -267,7 +266,8 @@ impl BlktraceSource {
         for inp in &self.inputs {
             let src: Box<dyn Read + Send> = match inp {
                 TraceInput::File(p) => {
-                    let f = File::open(p).map_err(|e| crate::input::io_err(&inp.name(), 0, &e))?;
+                    let f = crate::input::open_file(p)
+                        .map_err(|e| crate::input::io_err(&inp.name(), 0, &e))?;
                     Box::new(BufReader::with_capacity(1 << 18, f))
                 }
                 TraceInput::Memory { data, .. } => {

@@ -11,7 +11,6 @@ use crate::input::{TraceInput, FGT_MAGIC};
 use crate::record::{Diagnostics, Record, RecordSource};
 use flashgc_core::workload::Op;
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -413,7 +412,7 @@ impl FgtSource {
     /// Opens and verifies (header, sizes, CRC-32) a `.fgt` file.
     pub fn open(path: &Path) -> Result<FgtSource, TraceError> {
         let file = path.display().to_string();
-        let f = File::open(path).map_err(|e| TraceError::Io {
+        let f = crate::input::open_file(path).map_err(|e| TraceError::Io {
             file: file.clone(),
             line: 0,
             message: e.to_string(),

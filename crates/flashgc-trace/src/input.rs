@@ -104,10 +104,16 @@ impl AsRef<[u8]> for SharedBytes {
     }
 }
 
+/// Opens a trace file through [`flashgc_core::trace_file`]: a pipe, a device or `-` is
+/// read once into a temporary file that this and every later open reads.
+pub(crate) fn open_file(path: &Path) -> io::Result<File> {
+    flashgc_core::trace_file::open(path)
+}
+
 pub(crate) fn sniff(input: &TraceInput) -> Result<Kind, TraceError> {
     match input {
         TraceInput::File(path) => {
-            let mut f = File::open(path).map_err(|e| io_err(&input.name(), 0, &e))?;
+            let mut f = open_file(path).map_err(|e| io_err(&input.name(), 0, &e))?;
             let mut head = [0u8; 8];
             let mut n = 0;
             while n < head.len() {
@@ -187,7 +193,7 @@ pub(crate) fn open_at(input: &TraceInput, offset: u64) -> Result<Box<dyn Read + 
     use std::io::Seek;
     Ok(match input {
         TraceInput::File(path) => {
-            let mut f = File::open(path).map_err(|e| io_err(&input.name(), 0, &e))?;
+            let mut f = open_file(path).map_err(|e| io_err(&input.name(), 0, &e))?;
             f.seek(io::SeekFrom::Start(offset))
                 .map_err(|e| io_err(&input.name(), 0, &e))?;
             Box::new(f)
@@ -209,7 +215,7 @@ pub(crate) fn open_stream(
     let name = || input.name();
     Ok(match input {
         TraceInput::File(path) => {
-            let f = File::open(path).map_err(|e| io_err(&name(), 0, &e))?;
+            let f = open_file(path).map_err(|e| io_err(&name(), 0, &e))?;
             let src: Box<dyn Read + Send> = match c {
                 Compression::None => Box::new(f),
                 Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(

@@ -54,9 +54,9 @@ struct ReplayPos {
 
 fn size_of(input: &TraceInput) -> Result<u64, TraceError> {
     match input {
-        TraceInput::File(p) => std::fs::metadata(p)
-            .map(|m| m.len())
-            .map_err(|e| crate::input::io_err(&input.name(), 0, &e)),
+        TraceInput::File(p) => {
+            flashgc_core::trace_file::len(p).map_err(|e| crate::input::io_err(&input.name(), 0, &e))
+        }
         TraceInput::Memory { data, .. } => Ok(data.len() as u64),
     }
 }
