@@ -292,6 +292,16 @@ def _fixture_paper():
     return Fixture()
 
 
+def test_features_the_build_has_are_detected(caps):
+    """A claim that needs a feature runs once the build has it: the detection must look for
+    what the CLI really offers (the NoC read claims once looked for a `--priorities` flag
+    that never existed, and said "cannot run" after the task queues had landed)."""
+    assert caps.feature("noc-priorities") is None
+    assert caps.feature("cpu-cost") is None
+    # Each check reads the CLI: a value the flag does not list is not detected.
+    assert not caps.has("choice:noc:--scheduler:no-such-scheduler")
+
+
 def _run_fixture(tmp_path, binary, caps, only=None):
     from flashgc.reproduce.core import reproduce_paper
     from flashgc.reproduce.runner import build_id

@@ -145,8 +145,8 @@ class Capabilities:
     FEATURES = {
         "cpu-cost": ("flag:fio:--cpu-cost", "firmware CPU time charged to requests (the controller issue, 15)"),
         "noc-priorities": (
-            "flag:noc:--priorities",
-            "the NoC paper's task-queue priorities (read-first scheduling, the controller issue, 15)",
+            "choice:noc:--scheduler:noc-priority",
+            "the NoC paper's task-queue priorities (`flashgc noc --scheduler noc-priority`, the controller issue, 15)",
         ),
         "fio-warmup": (
             "flag:fio:--flow",
