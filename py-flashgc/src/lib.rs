@@ -438,6 +438,18 @@ fn run(
             open_workload(&sim, &cfg, &topts)
         };
         let mut wl = make()?;
+        // A trace replay's own memory, listed in the result as the CLI lists it
+        // (docs/traces.md, "Memory").
+        let logical = sim.layout().logical_pages.max(1);
+        let replay: Vec<flashgc_core::metrics::MemoryItem> = wl
+            .memory()
+            .into_iter()
+            .map(|(structure, bytes)| flashgc_core::metrics::MemoryItem {
+                structure,
+                bytes,
+                bytes_per_lpn: bytes as f64 / logical as f64,
+            })
+            .collect();
         // Simulation::new took the future of a synthetic `run.workload` already; a request
         // table or flows replace it (a trace has none yet).
         let mut future = match sim.ftl().placement().needs_future() && !synthetic {
@@ -471,10 +483,11 @@ fn run(
             },
         )
         .map_err(|e| e.to_string())?;
-        let r = match end {
+        let mut r = match end {
             RunEnd::Finished(r) => r,
             RunEnd::Stopped { partial, .. } => partial,
         };
+        r.memory.extend(replay);
         serde_json::to_string(&r).map_err(|e| e.to_string())
     });
     if interrupted.load(Ordering::Relaxed) {

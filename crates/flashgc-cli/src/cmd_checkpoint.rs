@@ -278,9 +278,17 @@ pub fn run_waf(
         stop_after_requests: None,
         on_checkpoint: Some(&mut on_ckpt),
     };
-    let estimate = engine.memory_estimate();
+    // The workload's own structures (a trace replay's remap table, docs/traces.md,
+    // "Memory") come on top of the engine's, which `Engine::new` checked alone.
+    let replay = replay_memory(wl.as_ref(), &cfg)?;
+    let estimate = engine.memory_estimate() + replay.iter().map(|m| m.bytes).sum::<u64>();
+    check_limit(&cfg, estimate, &replay)?;
     startup.end();
     let end = engine.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
+    let with_replay = |mut r: flashgc_core::RunResult| {
+        r.memory.extend(replay.iter().cloned());
+        r
+    };
     let signal = signals.signal();
     Ok(match end {
         RunEnd::Finished(result) => {
@@ -292,7 +300,7 @@ pub fn run_waf(
                 );
             }
             Outcome {
-                result,
+                result: with_replay(result),
                 stopped: None,
                 path,
                 signal: None,
@@ -303,13 +311,68 @@ pub fn run_waf(
             partial,
             checkpoint,
         } => Outcome {
-            result: partial,
+            result: with_replay(partial),
             stopped: checkpoint,
             path,
             signal,
             estimate,
         },
     })
+}
+
+/// The workload's memory ([`flashgc_core::workload::Workload::memory`]) as items of the
+/// result's `memory` section (per logical page of the device, as the simulator's).
+pub(crate) fn replay_memory(
+    wl: &dyn flashgc_core::workload::Workload,
+    cfg: &Config,
+) -> Result<Vec<flashgc_core::metrics::MemoryItem>, Fail> {
+    let logical = cfg.layout()?.logical_pages.max(1);
+    Ok(wl
+        .memory()
+        .into_iter()
+        .map(|(structure, bytes)| flashgc_core::metrics::MemoryItem {
+            structure,
+            bytes,
+            bytes_per_lpn: bytes as f64 / logical as f64,
+        })
+        .collect())
+}
+
+/// Refuses a run whose estimate, the workload's memory included, is over
+/// `run.max_memory_gib` (the engine checked its own tables alone when it was built).
+pub(crate) fn check_limit(
+    cfg: &Config,
+    estimate: u64,
+    replay: &[flashgc_core::metrics::MemoryItem],
+) -> Result<(), Fail> {
+    let (Some(limit), false) = (cfg.run.max_memory_gib, replay.is_empty()) else {
+        return Ok(());
+    };
+    let gib = (1u64 << 30) as f64;
+    if estimate as f64 <= limit * gib {
+        return Ok(());
+    }
+    let items: Vec<String> = replay
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {:.1} MiB",
+                m.structure,
+                m.bytes as f64 / (1u64 << 20) as f64
+            )
+        })
+        .collect();
+    Err(Fail(
+        2,
+        format!(
+            "run.max_memory_gib: this run needs about {:.2} GiB (the simulator's tables and policies, and the trace replay's: {}) \
+             but the limit is {limit:.2} GiB; use a smaller device or trace (with --remap compact on a device of a given size, \
+             the remap table is counted for one entry per logical page; --capacity auto sizes it for the pages the trace touches), \
+             or raise the limit (`--max-memory GIB`; by default the memory this machine has available)",
+            estimate as f64 / gib,
+            items.join(", ")
+        ),
+    ))
 }
 
 /// What the checkpoint stores about the command line: the arguments and the directory

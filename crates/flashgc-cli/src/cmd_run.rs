@@ -147,21 +147,29 @@ pub(crate) fn run_one(
     let mut cfg = cfg.clone();
     prepare_trace(&mut cfg, &a.trace)?;
     let mut wl = open_workload(&mut cfg, &a.trace)?;
+    // A trace replay's own memory, listed in the result as `run` lists it.
+    let replay = cmd_checkpoint::replay_memory(wl.as_ref(), &cfg)?;
+    let with_replay = |mut r: RunResult| {
+        r.memory.extend(replay.iter().cloned());
+        r
+    };
     let mut ctl = RunControl {
         stop: Some(stop),
         ..RunControl::default()
     };
     if a.timing.timing || a.timing.any_timing_flag() {
-        return Ok(cmd_timing::run(
+        return Ok(with_replay(cmd_timing::run(
             &a.timing,
             &cfg,
             wl.as_mut(),
             &mut progress,
             &mut ctl,
-        )?);
+        )?));
     }
     // WAF-only: one simulation (its tables are the run's memory; never build two).
     let mut sim = flashgc_core::Simulation::new(&cfg)?;
+    let need = sim.memory_estimate() + replay.iter().map(|m| m.bytes).sum::<u64>();
+    cmd_checkpoint::check_limit(&cfg, need, &replay)?;
     if sim.needs_future() {
         // A future-knowledge placement (the oracle) gets a pre-pass over an identical
         // second instance of the workload.
@@ -169,10 +177,12 @@ pub(crate) fn run_one(
         sim.prepare_future(future.as_mut())?;
     }
     sim.ftl_mut().set_check_after_gc(a.check);
-    Ok(match sim.run_with(wl.as_mut(), &mut progress, &mut ctl)? {
-        RunEnd::Finished(r) => r,
-        RunEnd::Stopped { partial, .. } => partial,
-    })
+    Ok(with_replay(
+        match sim.run_with(wl.as_mut(), &mut progress, &mut ctl)? {
+            RunEnd::Finished(r) => r,
+            RunEnd::Stopped { partial, .. } => partial,
+        },
+    ))
 }
 
 /// Runs `f` with a progress callback that drives a terminal progress bar of its own

@@ -366,10 +366,17 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
             n
         );
     }
+    // The listed items' total: a trace replay's items (after the simulator's) are in the
+    // list but not in `memory_bytes_per_lpn`, which compares the schemes' tables.
     let _ = writeln!(
         s,
         "\nmetadata memory ({:.2} bytes per logical page in all)",
         r.memory_bytes_per_lpn
+            + r.memory
+                .iter()
+                .filter(|m| m.structure.starts_with("trace "))
+                .map(|m| m.bytes_per_lpn)
+                .sum::<f64>()
     );
     for m in &r.memory {
         let _ = writeln!(

@@ -209,9 +209,11 @@ pub struct RunResult {
     pub victim_valid_ratio: VictimHistogram,
     /// Erase counts per block (a segment's blocks are erased together).
     pub erase_counts: EraseSummary,
-    /// Metadata memory by structure.
+    /// Metadata memory by structure: the simulator's, then (a trace run from the CLI or
+    /// Python) the workload's own, named `trace ...` ([`crate::workload::Workload::memory`]).
     pub memory: Vec<MemoryItem>,
-    /// Total metadata bytes per logical page.
+    /// Total metadata bytes per logical page of the simulator's structures (a trace
+    /// replay's are listed in `memory` but not counted here: this compares schemes).
     pub memory_bytes_per_lpn: f64,
     /// Scheme-specific report of the placement (see `Placement::report`).
     pub placement_report: Option<serde_json::Value>,

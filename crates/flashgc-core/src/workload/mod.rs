@@ -110,6 +110,13 @@ pub trait Workload: Send {
     fn as_flows(&mut self) -> Option<&mut flows::FlowSet> {
         None
     }
+    /// The memory the workload itself holds at its largest over the run, as named
+    /// structures and bytes, known before the run starts (a trace replay's remap table;
+    /// docs/traces.md, "Memory"): the run's memory estimate adds it to the simulator's.
+    /// The default, none: generators whose state is a few words.
+    fn memory(&self) -> Vec<(String, u64)> {
+        Vec::new()
+    }
 }
 
 /// The simulator's random number generator: xoshiro256++ (fixed algorithm, so runs are

@@ -3,6 +3,7 @@
 //! `options.rs`; the `.fgt` hot loop in `fgt_fast.rs`.
 
 mod fgt_fast;
+mod memory;
 mod resume;
 
 use crate::error::TraceError;
@@ -42,6 +43,8 @@ pub struct TraceWorkload {
     logical: u64,
     remap: Remap,
     compact: PageMap<u32>,
+    /// Distinct pages `compact` was sized for up front (0: not sized; see `memory.rs`).
+    reserved: u64,
     next_id: u64,
     loops: u32,
     loop_idx: u32,
@@ -163,6 +166,7 @@ impl TraceWorkload {
             logical: logical_pages,
             remap: opts.remap,
             compact: PageMap::default(),
+            reserved: 0,
             next_id: 0,
             loops,
             loop_idx: 0,
@@ -711,6 +715,10 @@ impl Workload for TraceWorkload {
 
     fn may_flush(&self) -> bool {
         self.may_flush
+    }
+
+    fn memory(&self) -> Vec<(String, u64)> {
+        self.memory_items()
     }
 
     fn save_position(&self) -> Option<Vec<u8>> {

@@ -186,7 +186,9 @@ impl TraceWorkload {
             }
         }
         self.filter.set_state(p.filter);
-        self.compact = p.compact.into_iter().collect();
+        // Into the table as sized (`reserve_distinct_pages`): collected anew, it would grow.
+        self.compact.clear();
+        self.compact.extend(p.compact);
         self.next_id = p.next_id;
         self.written = p.written;
         self.written_this_pass = p.written_this_pass;
