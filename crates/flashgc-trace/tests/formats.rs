@@ -390,41 +390,6 @@ fn empty_traces_are_a_clear_error_and_stats_have_no_nan() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("empty"), "{e}");
-    // blkparse without the selected events points at --blkparse-events.
-    let p = write(
-        "only-c.blkparse",
-        "  1,0   15        1     0.000000000 19146  C  WS 299456 + 1 [0]\n",
-    );
-    let e = read_all(&p, &TraceOptions::default())
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("requests are in C events: pass --blkparse-events C"),
-        "{e}"
-    );
-    // A letter that is no blkparse action (in any blktrace version) is refused, with the list.
-    for bad in ["Z", "DZ", "d", "E"] {
-        let o = TraceOptions {
-            blkparse_events: Some(bad.into()),
-            ..TraceOptions::default()
-        };
-        let e = read_all(&p, &o).unwrap_err().to_string();
-        assert!(
-            e.contains("is not a blkparse action; the actions are A, B, C, D, F, G, I, M, P, Q, R, S, T, U, X"),
-            "{bad}: {e}"
-        );
-    }
-    // Every action letter is accepted.
-    let o = TraceOptions {
-        blkparse_events: Some("QMFGSRDCPUTIXBA".into()),
-        ..TraceOptions::default()
-    };
-    assert!(read_all(&p, &o).is_ok());
-    let o = TraceOptions {
-        blkparse_events: Some("C".into()),
-        ..TraceOptions::default()
-    };
-    assert_eq!(read_all(&p, &o).unwrap().len(), 1);
 }
 
 #[test]
