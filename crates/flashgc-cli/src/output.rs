@@ -401,7 +401,7 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
         Some(e) => {
             let _ = write!(
                 s,
-                "memory: estimated {:.1} MiB before the run (tables + policies{} + 5 MiB process)",
+                "memory: estimated {:.1} MiB before the run (tables + policies{} + 7 MiB process)",
                 mib(e),
                 match (&r.timing, &r.noc) {
                     (_, Some(_)) => " + NoC model, its time series and the driver",

@@ -687,8 +687,9 @@ pub fn memory_estimate(layout: &Layout, policies: u64) -> u64 {
         + layout.physical_pages * 4
         + layout.physical_pages.div_ceil(64) * 8
         + layout.segments as u64 * (crate::segment::Segments::BYTES_PER_SEGMENT + 4);
-    // Binary, stack, allocator slack and the request buffers: measured 4.8 MiB for the
-    // CLI on a tiny device (peak RSS; BENCHMARKS.md, Memory).
-    const PROCESS: u64 = 5 << 20;
+    // Binary, stack, allocator slack and the request buffers: measured 7.2-7.6 MiB peak RSS
+    // for the CLI on a 0.02 GiB device (2026-11-28; 4.8 MiB when first measured, before the
+    // binary grew), so 7 MiB (BENCHMARKS.md, Memory).
+    const PROCESS: u64 = 7 << 20;
     ftl + policies + PROCESS
 }
