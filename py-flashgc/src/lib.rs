@@ -301,16 +301,8 @@ fn run(
         let mut wl = make()?;
         // A trace replay's own memory, listed in the result as the CLI lists it
         // (docs/traces.md, "Memory").
-        let logical = sim.layout().logical_pages.max(1);
-        let replay: Vec<flashgc_core::metrics::MemoryItem> = wl
-            .memory()
-            .into_iter()
-            .map(|(structure, bytes)| flashgc_core::metrics::MemoryItem {
-                structure,
-                bytes,
-                bytes_per_lpn: bytes as f64 / logical as f64,
-            })
-            .collect();
+        let replay =
+            flashgc_core::metrics::MemoryItem::list(wl.memory(), sim.layout().logical_pages);
         // Simulation::new took the future of a synthetic `run.workload` already; a request
         // table or flows replace it (a trace has none yet).
         let mut future = match sim.ftl().placement().needs_future() && !synthetic {

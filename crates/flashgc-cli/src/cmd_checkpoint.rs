@@ -326,16 +326,10 @@ pub(crate) fn replay_memory(
     wl: &dyn flashgc_core::workload::Workload,
     cfg: &Config,
 ) -> Result<Vec<flashgc_core::metrics::MemoryItem>, Fail> {
-    let logical = cfg.layout()?.logical_pages.max(1);
-    Ok(wl
-        .memory()
-        .into_iter()
-        .map(|(structure, bytes)| flashgc_core::metrics::MemoryItem {
-            structure,
-            bytes,
-            bytes_per_lpn: bytes as f64 / logical as f64,
-        })
-        .collect())
+    Ok(flashgc_core::metrics::MemoryItem::list(
+        wl.memory(),
+        cfg.layout()?.logical_pages,
+    ))
 }
 
 /// Refuses a run whose estimate, the workload's memory included, is over

@@ -83,6 +83,42 @@ fn estimate(out: &str) -> u64 {
     (mib * (1u64 << 20) as f64) as u64
 }
 
+/// Runs measured one after another and the ones whose estimate is off by more than 10 %.
+#[derive(Default)]
+struct Ratios {
+    report: Vec<String>,
+    bad: Vec<String>,
+}
+
+impl Ratios {
+    /// Runs `args`, notes its estimate against its peak under `label`; returns its output.
+    fn measure(&mut self, label: &str, args: &[&str]) -> String {
+        let (out, peak) = run_measured(args);
+        let est = estimate(&out);
+        let ratio = est as f64 / peak as f64;
+        self.report.push(format!(
+            "{label:32} estimate {:7.1} MiB  peak RSS {:7.1} MiB  ratio {ratio:.3}",
+            est as f64 / (1u64 << 20) as f64,
+            peak as f64 / (1u64 << 20) as f64
+        ));
+        if !(0.9..=1.1).contains(&ratio) {
+            self.bad.push(label.to_string());
+        }
+        out
+    }
+
+    /// Prints the table and fails naming every run off by more than 10 %.
+    fn assert_within_10_percent(self) {
+        println!("{}", self.report.join("\n"));
+        assert!(
+            self.bad.is_empty(),
+            "estimates off by more than 10 %: {:?}\n{}",
+            self.bad,
+            self.report.join("\n")
+        );
+    }
+}
+
 #[test]
 fn every_placements_estimate_is_within_10_percent_of_the_peak_rss() {
     let names: Vec<String> = {
@@ -98,42 +134,29 @@ fn every_placements_estimate_is_within_10_percent_of_the_peak_rss() {
             .collect()
     };
     assert!(names.len() >= 10, "{names:?}");
-    let mut report = Vec::new();
-    let mut bad = Vec::new();
+    let mut r = Ratios::default();
     for p in &names {
         let victim = if p == "midas" { "fifo" } else { "greedy" };
         // 1 x capacity of zipf writes after the fill: the oracle's future covers 2 x
         // capacity of writes (its tables grow with the volume).
-        let (out, peak) = run_measured(&[
-            "run",
-            "--logical-gib",
-            "8",
-            "--workload",
-            "zipf:1.0",
-            "--write-volume",
-            "1",
-            "--placement",
+        r.measure(
             p,
-            "--victim",
-            victim,
-        ]);
-        let est = estimate(&out);
-        let ratio = est as f64 / peak as f64;
-        report.push(format!(
-            "{p:12} estimate {:7.1} MiB  peak RSS {:7.1} MiB  ratio {ratio:.3}",
-            est as f64 / (1u64 << 20) as f64,
-            peak as f64 / (1u64 << 20) as f64
-        ));
-        if !(0.9..=1.1).contains(&ratio) {
-            bad.push(p.clone());
-        }
+            &[
+                "run",
+                "--logical-gib",
+                "8",
+                "--workload",
+                "zipf:1.0",
+                "--write-volume",
+                "1",
+                "--placement",
+                p,
+                "--victim",
+                victim,
+            ],
+        );
     }
-    println!("{}", report.join("\n"));
-    assert!(
-        bad.is_empty(),
-        "estimates off by more than 10 %: {bad:?}\n{}",
-        report.join("\n")
-    );
+    r.assert_within_10_percent();
 }
 
 /// Timed runs (one engine: the device model, cache and driver on top of the FTL) are
@@ -142,8 +165,7 @@ fn every_placements_estimate_is_within_10_percent_of_the_peak_rss() {
 /// windows on long runs; its estimate counts 48 Ki and is printed, not asserted here.)
 #[test]
 fn timed_runs_estimates_are_within_10_percent_of_the_peak_rss() {
-    let mut report = Vec::new();
-    let mut bad = Vec::new();
+    let mut r = Ratios::default();
     for extra in [
         &["--timing"][..],
         &["--timing", "--gc-mode", "background"][..],
@@ -159,25 +181,9 @@ fn timed_runs_estimates_are_within_10_percent_of_the_peak_rss() {
             "1",
         ];
         args.extend_from_slice(extra);
-        let (out, peak) = run_measured(&args);
-        let est = estimate(&out);
-        let ratio = est as f64 / peak as f64;
-        report.push(format!(
-            "{:32} estimate {:7.1} MiB  peak RSS {:7.1} MiB  ratio {ratio:.3}",
-            extra.join(" "),
-            est as f64 / (1u64 << 20) as f64,
-            peak as f64 / (1u64 << 20) as f64
-        ));
-        if !(0.9..=1.1).contains(&ratio) {
-            bad.push(extra.join(" "));
-        }
+        r.measure(&extra.join(" "), &args);
     }
-    println!("{}", report.join("\n"));
-    assert!(
-        bad.is_empty(),
-        "estimates off by more than 10 %: {bad:?}\n{}",
-        report.join("\n")
-    );
+    r.assert_within_10_percent();
 }
 
 /// Writes an MSR-format trace of `writes` 4 KiB writes to pages drawn uniformly from
@@ -209,8 +215,7 @@ fn sparse_trace(name: &str, writes: u64, space: u64) -> String {
 fn trace_replays_estimates_are_within_10_percent_of_the_peak_rss() {
     let trace = sparse_trace("sparse-1m.csv", 1_200_000, 1 << 22);
     let workload = format!("trace:{trace}");
-    let mut report = Vec::new();
-    let mut bad = Vec::new();
+    let mut r = Ratios::default();
     for extra in [
         &["--remap", "compact"][..],
         &["--remap", "none"][..],
@@ -218,27 +223,11 @@ fn trace_replays_estimates_are_within_10_percent_of_the_peak_rss() {
     ] {
         let mut args = vec!["run", "--workload", &workload, "--capacity", "auto"];
         args.extend_from_slice(extra);
-        let (out, peak) = run_measured(&args);
-        let est = estimate(&out);
-        let ratio = est as f64 / peak as f64;
-        report.push(format!(
-            "{:26} estimate {:7.1} MiB  peak RSS {:7.1} MiB  ratio {ratio:.3}",
-            extra.join(" "),
-            est as f64 / (1u64 << 20) as f64,
-            peak as f64 / (1u64 << 20) as f64
-        ));
-        if !(0.9..=1.1).contains(&ratio) {
-            bad.push(extra.join(" "));
-        }
+        let out = r.measure(&extra.join(" "), &args);
         if extra[1] == "compact" {
             assert!(out.contains("trace remap table"), "{out}");
         }
     }
     let _ = std::fs::remove_file(&trace);
-    println!("{}", report.join("\n"));
-    assert!(
-        bad.is_empty(),
-        "estimates off by more than 10 %: {bad:?}\n{}",
-        report.join("\n")
-    );
+    r.assert_within_10_percent();
 }

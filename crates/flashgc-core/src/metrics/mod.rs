@@ -74,6 +74,22 @@ pub struct MemoryItem {
     pub bytes_per_lpn: f64,
 }
 
+impl MemoryItem {
+    /// The items of `(structure, bytes)` pairs (e.g. a workload's
+    /// [`crate::workload::Workload::memory`]) on a device of `logical_pages`.
+    pub fn list(pairs: Vec<(String, u64)>, logical_pages: u64) -> Vec<MemoryItem> {
+        let logical = logical_pages.max(1) as f64;
+        pairs
+            .into_iter()
+            .map(|(structure, bytes)| MemoryItem {
+                structure,
+                bytes,
+                bytes_per_lpn: bytes as f64 / logical,
+            })
+            .collect()
+    }
+}
+
 /// WAF between two counter snapshots: flash programs / user page writes (content mode:
 /// absorbed writes program nothing, background writes program too). Equals
 /// [`waf`]`(user, gc)` when neither occurs.
