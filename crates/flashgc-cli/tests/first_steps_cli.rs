@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{flashgc, SMALL as TINY};
+use common::{flashgc, stdout_ok, SMALL as TINY};
 use std::process::Command;
 
 fn text(b: &[u8]) -> String {
@@ -42,9 +42,7 @@ fn compare_lists_each_pairs_specs_once_across_gc_actions() {
         "move,cagc",
     ];
     a.extend_from_slice(TINY);
-    let o = flashgc(&a);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let s = text(&o.stdout);
+    let s = stdout_ok(&a);
     // Four rows in the table, two pairs in the "as run" list.
     assert_eq!(s.matches("+cagc").count(), 2, "{s}");
     for pair in ["  single / greedy: ", "  sup-gc / greedy: "] {
@@ -59,14 +57,12 @@ fn compare_lists_each_pairs_specs_once_across_gc_actions() {
 fn timed_runs_without_reads_print_no_read_percentiles() {
     let mut a = vec!["run", "--timing", "--workload", "uniform"];
     a.extend_from_slice(TINY);
-    let o = flashgc(&a);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let s = text(&o.stdout);
+    let s = stdout_ok(&a);
     assert!(s.contains("  read  latency: no requests\n"), "{s}");
     assert!(!s.contains("read  latency us"), "{s}");
     assert!(s.contains("write latency us: mean "), "{s}");
 
-    let o = flashgc(&[
+    let s = stdout_ok(&[
         "fio",
         "--logical-gib",
         "0.0625",
@@ -75,8 +71,6 @@ fn timed_runs_without_reads_print_no_read_percentiles() {
         "--data-gb",
         "0.1",
     ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let s = text(&o.stdout);
     let row = s
         .lines()
         .find(|l| l.contains(" IOPS "))
@@ -85,7 +79,7 @@ fn timed_runs_without_reads_print_no_read_percentiles() {
     assert!(!row.contains("write p99         - us"), "{row}");
 
     // `dedup` and `noc` print their latency lines the same way.
-    let o = flashgc(&[
+    let s = stdout_ok(&[
         "dedup",
         "--small",
         "--workload",
@@ -93,12 +87,10 @@ fn timed_runs_without_reads_print_no_read_percentiles() {
         "--scheme",
         "greedy",
     ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let s = text(&o.stdout);
     assert!(s.contains(" read  no requests\n"), "{s}");
     assert!(!s.contains("read  avg"), "{s}");
     assert!(s.contains(" write avg "), "{s}");
-    let o = flashgc(&[
+    let s = stdout_ok(&[
         "noc",
         "--workload",
         "uniform",
@@ -107,8 +99,6 @@ fn timed_runs_without_reads_print_no_read_percentiles() {
         "--requests",
         "5000",
     ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let s = text(&o.stdout);
     assert!(s.contains("    read  us: no requests\n"), "{s}");
     assert!(s.contains("    write us: mean "), "{s}");
     let cmp = s
@@ -264,9 +254,7 @@ fn the_preset_list_marks_cut_descriptions() {
 fn run_counts_carry_their_units() {
     let mut a = vec!["run", "--workload", "uniform", "--segment-blocks", "4"];
     a.extend_from_slice(TINY);
-    let o = flashgc(&a);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let s = text(&o.stdout);
+    let s = stdout_ok(&a);
     let line = s
         .lines()
         .find(|l| l.starts_with("user writes "))
@@ -327,9 +315,7 @@ fn a_timed_compare_table_shows_iops_and_tails() {
         "single,sup-gc",
     ];
     a.extend_from_slice(TINY);
-    let o = flashgc(&a);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let s = text(&o.stdout);
+    let s = stdout_ok(&a);
     let head = s
         .lines()
         .find(|l| l.starts_with("placement "))

@@ -119,6 +119,17 @@ impl Ratios {
     }
 }
 
+/// The synthetic runs: 8 GiB logical, 1 x capacity of zipf writes after the fill.
+const SYNTHETIC: [&str; 7] = [
+    "run",
+    "--logical-gib",
+    "8",
+    "--workload",
+    "zipf:1.0",
+    "--write-volume",
+    "1",
+];
+
 #[test]
 fn every_placements_estimate_is_within_10_percent_of_the_peak_rss() {
     let names: Vec<String> = {
@@ -139,22 +150,9 @@ fn every_placements_estimate_is_within_10_percent_of_the_peak_rss() {
         let victim = if p == "midas" { "fifo" } else { "greedy" };
         // 1 x capacity of zipf writes after the fill: the oracle's future covers 2 x
         // capacity of writes (its tables grow with the volume).
-        r.measure(
-            p,
-            &[
-                "run",
-                "--logical-gib",
-                "8",
-                "--workload",
-                "zipf:1.0",
-                "--write-volume",
-                "1",
-                "--placement",
-                p,
-                "--victim",
-                victim,
-            ],
-        );
+        let mut args = SYNTHETIC.to_vec();
+        args.extend_from_slice(&["--placement", p, "--victim", victim]);
+        r.measure(p, &args);
     }
     r.assert_within_10_percent();
 }
@@ -171,15 +169,7 @@ fn timed_runs_estimates_are_within_10_percent_of_the_peak_rss() {
         &["--timing", "--gc-mode", "background"][..],
         &["--timing", "--cache-mib", "64"][..],
     ] {
-        let mut args = vec![
-            "run",
-            "--logical-gib",
-            "8",
-            "--workload",
-            "zipf:1.0",
-            "--write-volume",
-            "1",
-        ];
+        let mut args = SYNTHETIC.to_vec();
         args.extend_from_slice(extra);
         r.measure(&extra.join(" "), &args);
     }

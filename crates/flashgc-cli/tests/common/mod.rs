@@ -96,6 +96,18 @@ pub fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).expect("JSON on stdout")
 }
 
+/// The standard output of `flashgc args`, after checking it succeeded (its standard error
+/// is the failure message).
+pub fn stdout_ok(args: &[&str]) -> String {
+    let o = flashgc(args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    stdout(&o)
+}
+
 /// The standard output as text (lossy: a test's output is UTF-8).
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
