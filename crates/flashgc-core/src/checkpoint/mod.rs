@@ -33,16 +33,19 @@ use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 mod serde_with;
+mod state;
 pub use serde_with::RawInt;
 pub(crate) use serde_with::{
     cap_deque, cap_deques, cap_vecs, f64_or_inf, json_text, leak_str, raw, RAW_CHUNK,
 };
+pub use state::{StateIn, StateOut};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FGCKPT\r\n";
 /// Version of the file layout; bumped whenever a saved structure changes (or what it
-/// means: in version 10 a replayed trace's flush holds a closed-loop slot).
-pub const FORMAT_VERSION: u32 = 10;
+/// means: in version 10 a replayed trace's flush holds a closed-loop slot; in 11 raw
+/// tables are stored in chunks and policy sections are streamed).
+pub const FORMAT_VERSION: u32 = 11;
 /// The flashgc version written into (and required of) checkpoints.
 pub const FLASHGC_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -93,10 +96,16 @@ macro_rules! serde_state {
         $crate::checkpoint::serde_state!(same: [], len: []);
     };
     (same: [$($same:ident),*], len: [$($len:ident),*]) => {
-        fn save_state(&self) -> $crate::error::Result<Vec<u8>> {
-            $crate::checkpoint::encode(self)
+        fn save_state(
+            &self,
+            out: &mut $crate::checkpoint::StateOut<'_>,
+        ) -> $crate::error::Result<()> {
+            out.put(self)
         }
-        fn load_state(&mut self, state: &[u8]) -> $crate::error::Result<()> {
+        fn load_state(
+            &mut self,
+            state: &mut $crate::checkpoint::StateIn<'_>,
+        ) -> $crate::error::Result<()> {
             // The fresh instance's tables go before the decoded ones arrive, so a resume
             // holds one copy of each (a failed load leaves the instance unusable; every
             // caller discards it).
@@ -104,7 +113,7 @@ macro_rules! serde_state {
                 let $len = self.$len.len();
                 self.$len = Default::default();
             )*
-            let d: Self = $crate::checkpoint::decode(state)?;
+            let d: Self = state.get()?;
             $(
                 if d.$same != self.$same {
                     return Err($crate::checkpoint::inconsistent(format!(
@@ -208,6 +217,25 @@ impl CheckpointWriter {
         self.put(payload)
     }
 
+    /// A section holding `v` encoded as [`encode`] would, streamed into the file (its
+    /// size computed first): the encoding is never held in memory whole.
+    pub(crate) fn value<T: Serialize + ?Sized>(&mut self, tag: &[u8; 4], v: &T) -> Result<()> {
+        use bincode::Options;
+        let enc = |e| Error::Input(format!("cannot encode checkpoint state: {e}"));
+        let len = opts().serialized_size(v).map_err(enc)?;
+        self.put(tag)?;
+        self.put(&len.to_le_bytes())?;
+        let start = self.body_len;
+        opts().serialize_into(BodyOut(self), v).map_err(enc)?;
+        if self.body_len - start != len {
+            return Err(Error::Input(format!(
+                "internal: a checkpoint section's state took {} bytes where {len} were announced",
+                self.body_len - start
+            )));
+        }
+        Ok(())
+    }
+
     /// A section holding a raw little-endian array.
     pub(crate) fn raw<T: RawInt>(&mut self, tag: &[u8; 4], v: &[T]) -> Result<()> {
         self.put(tag)?;
@@ -269,6 +297,38 @@ impl Drop for CheckpointWriter {
         // An abandoned (failed) checkpoint leaves no temporary file behind; after `finish`
         // the temporary name no longer exists and this is a no-op.
         let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// The body of a checkpoint being written, as a [`Write`] (CRC and length kept).
+struct BodyOut<'a>(&'a mut CheckpointWriter);
+impl Write for BodyOut<'_> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .put(b)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The rest of one section of a checkpoint being read, as a [`Read`] (CRC kept).
+struct Body<'a> {
+    r: &'a mut CheckpointReader,
+    left: u64,
+}
+impl Read for Body<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = (buf.len() as u64).min(self.left) as usize;
+        if n > 0 {
+            self.r
+                .get(&mut buf[..n])
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            self.left -= n as u64;
+        }
+        Ok(n)
     }
 }
 
@@ -539,6 +599,36 @@ impl CheckpointReader {
         let len = self.header(tag)?;
         let mut v = vec![0u8; len as usize];
         self.get(&mut v)?;
+        Ok(v)
+    }
+
+    /// Decodes a value from the next `left` bytes of the current section (streamed;
+    /// `left` is what remains unread afterwards).
+    fn decode_body<T: DeserializeOwned>(&mut self, left: &mut u64) -> Result<T> {
+        use bincode::Options;
+        let mut body = Body {
+            r: self,
+            left: *left,
+        };
+        let v = opts().with_limit(*left).deserialize_from(&mut body);
+        *left = body.left;
+        v.map_err(|e| Error::Input(format!("damaged checkpoint state: {e}")))
+    }
+
+    /// Reads the next section, which must carry `tag`, as one value written by
+    /// [`CheckpointWriter::value`] (streamed: its bytes are never held whole); `what`
+    /// names it in errors.
+    pub(crate) fn value<T: DeserializeOwned>(&mut self, tag: &[u8; 4], what: &str) -> Result<T> {
+        let mut left = self.header(tag)?;
+        let v = self
+            .decode_body(&mut left)
+            .map_err(|e| self.damaged(format!("{what}: {e}")))?;
+        if left != 0 {
+            return Err(self.damaged(format!(
+                "section {:?} has {left} bytes after its state",
+                String::from_utf8_lossy(tag)
+            )));
+        }
         Ok(v)
     }
 
