@@ -303,6 +303,15 @@ fn run(
         // (docs/traces.md, "Memory").
         let replay =
             flashgc_core::metrics::MemoryItem::list(wl.memory(), sim.layout().logical_pages);
+        // Its limit counts them too (the engine checks its own tables alone).
+        flashgc_core::driver::check_memory_limit(
+            &cfg,
+            sim.memory_estimate(),
+            &replay,
+            "use a smaller device or trace (trace={'remap': 'compact'} counts one remap entry per \
+             logical page of the device), or raise max_memory_gib (by default the memory this machine has available)",
+        )
+        .map_err(|e| e.to_string())?;
         // Simulation::new took the future of a synthetic `run.workload` already; a request
         // table or flows replace it (a trace has none yet).
         let mut future = match sim.ftl().placement().needs_future() && !synthetic {

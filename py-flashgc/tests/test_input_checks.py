@@ -67,6 +67,21 @@ def test_compare_shares_the_memory_limit_among_parallel_jobs():
     assert len(flashgc.compare("default", "uniform", seeds=[1], jobs=8, max_memory_gib=limit, **base)) == 1
 
 
+def test_a_trace_replays_own_memory_counts_against_the_limit(tmp_path):
+    # `remap: compact` on a 1 GiB device counts a remap table of one entry per logical page
+    # (about 12 MiB) beside the device's few MiB of tables: a limit between the two refused
+    # nothing before (the core checks its own tables alone); the CLI always counted it.
+    trace = tmp_path / "t.csv"
+    trace.write_text("".join(f"{128166372003061629 + 100 * i},hm,0,Write,{4096 * i},4096,100\n" for i in range(64)))
+    dev = dict(logical_gib=1, write_volume=0.001)
+    limit = _needs_gib(**dev) + 2 / 1024
+    with pytest.raises(FlashgcError, match="trace remap table") as e:
+        flashgc.run("default", f"trace:{trace}", trace_options={"remap": "compact"}, max_memory_gib=limit, **dev)
+    assert "max_memory_gib" in str(e.value) and "this run needs about" in str(e.value)
+    r = flashgc.run("default", f"trace:{trace}", trace_options={"remap": "compact"}, max_memory_gib=limit + 0.05, **dev)
+    assert any("remap table" in m for m in r.memory["structure"])
+
+
 # --- preset as a keyword ---------------------------------------------------------------
 
 

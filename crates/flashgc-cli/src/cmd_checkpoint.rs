@@ -332,41 +332,23 @@ pub(crate) fn replay_memory(
     ))
 }
 
-/// Refuses a run whose estimate, the workload's memory included, is over
-/// `run.max_memory_gib` (the engine checked its own tables alone when it was built).
+/// Refuses a run whose estimate, the workload's memory included (`estimate` has it), is
+/// over `run.max_memory_gib` (the engine checked its own tables alone when it was built).
 pub(crate) fn check_limit(
     cfg: &Config,
     estimate: u64,
     replay: &[flashgc_core::metrics::MemoryItem],
 ) -> Result<(), Fail> {
-    let (Some(limit), false) = (cfg.run.max_memory_gib, replay.is_empty()) else {
-        return Ok(());
-    };
-    let gib = (1u64 << 30) as f64;
-    if estimate as f64 <= limit * gib {
-        return Ok(());
-    }
-    let items: Vec<String> = replay
-        .iter()
-        .map(|m| {
-            format!(
-                "{} {:.1} MiB",
-                m.structure,
-                m.bytes as f64 / (1u64 << 20) as f64
-            )
-        })
-        .collect();
-    Err(Fail(
-        2,
-        format!(
-            "run.max_memory_gib: this run needs about {:.2} GiB (the simulator's tables and policies, and the trace replay's: {}) \
-             but the limit is {limit:.2} GiB; use a smaller device or trace (with --remap compact on a device of a given size, \
-             the remap table is counted for one entry per logical page; --capacity auto sizes it for the pages the trace touches), \
-             or raise the limit (`--max-memory GIB`; by default the memory this machine has available)",
-            estimate as f64 / gib,
-            items.join(", ")
-        ),
-    ))
+    let engine = estimate - replay.iter().map(|m| m.bytes).sum::<u64>();
+    flashgc_core::driver::check_memory_limit(
+        cfg,
+        engine,
+        replay,
+        "use a smaller device or trace (with --remap compact on a device of a given size, \
+         the remap table is counted for one entry per logical page; --capacity auto sizes it for the pages the trace touches), \
+         or raise the limit (`--max-memory GIB`; by default the memory this machine has available)",
+    )
+    .map_err(|e| Fail(2, e.to_string()))
 }
 
 /// What the checkpoint stores about the command line: the arguments and the directory

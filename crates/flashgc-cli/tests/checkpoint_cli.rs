@@ -552,17 +552,22 @@ fn an_edited_content_record_is_refused_at_load() {
         at += 12 + len;
     };
     // The last-written table (one u64 per LPN), followed by the table of LPNs staged in a
-    // write cache (one bit per LPN in u64 words), each a byte string with its length first.
+    // write cache (one bit per LPN in u64 words), each a raw table: its element count, its
+    // number of chunks (one here: fewer than 64 Ki elements) and the chunk as a byte string
+    // with its length first.
     let words = lpns.div_ceil(64) as u64;
     let c = &b[cont.clone()];
-    let expect = (0..c.len() - 8 * lpns - 16)
+    let raw_head = |n: u64| [n, 1, 8 * n];
+    let expect = (0..c.len() - 8 * lpns - 48)
         .find(|&i| {
             let at = |j: usize| u64::from_le_bytes(c[j..j + 8].try_into().unwrap());
-            at(i) == 8 * lpns as u64 && at(i + 8 + 8 * lpns) == 8 * words
+            let next = i + 24 + 8 * lpns;
+            [at(i), at(i + 8), at(i + 16)] == raw_head(lpns as u64)
+                && [at(next), at(next + 8), at(next + 16)] == raw_head(words)
         })
         .expect("the last-written table")
         + cont.start
-        + 8;
+        + 24;
     let k = (0..lpns)
         .map(|k| expect + 8 * k)
         .find(|&o| b[o..o + 8] != [0; 8])

@@ -148,6 +148,9 @@ pub struct Simulation {
     pub(crate) content_base: ContentCounters,
     /// Bytes the run is estimated to need (see [`memory_estimate`]).
     estimate: u64,
+    /// The part of `estimate` beside the FTL's tables and the policies: the content
+    /// mode's and the mapping cache's (kept when the policies' part is recomputed).
+    estimate_other: u64,
     /// The placement and victim specs as they run, every parameter spelled out.
     resolved: (String, String),
 }
@@ -206,10 +209,11 @@ impl Simulation {
             &cfg.run.placement,
             cmt.is_some() as usize + extra,
         )?;
-        let content_bytes = content::memory_estimate(action.as_deref(), &layout);
+        let estimate_other =
+            content::memory_estimate(action.as_deref(), &layout) + cmt.map_or(0, cmt_memory);
         let estimate = memory_estimate(
             &layout,
-            pl.memory_bytes() + vic.memory_bytes() + content_bytes + cmt.map_or(0, cmt_memory),
+            pl.memory_bytes() + vic.memory_bytes() + estimate_other,
         );
         if let Some(limit) = cfg.run.max_memory_gib {
             let limit_bytes = limit * (1u64 << 30) as f64;
@@ -254,6 +258,7 @@ impl Simulation {
             paused: None,
             content_base: ContentCounters::default(),
             estimate,
+            estimate_other,
             resolved: (placement_spec, victim_spec),
         })
     }
@@ -395,7 +400,9 @@ impl Simulation {
     fn refresh_estimate(&mut self) {
         self.estimate = memory_estimate(
             &self.layout,
-            self.ftl.placement().memory_bytes() + self.ftl.victim_policy().memory_bytes(),
+            self.ftl.placement().memory_bytes()
+                + self.ftl.victim_policy().memory_bytes()
+                + self.estimate_other,
         );
     }
 

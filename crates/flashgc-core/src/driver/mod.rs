@@ -422,3 +422,43 @@ pub fn available_memory_gib() -> Option<f64> {
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / (1u64 << 20) as f64)
 }
+
+/// Refuses a run whose estimate (`estimate`: the engine's tables, policies and device) with
+/// its workload's own memory (`replay`: a trace replay's remap table and parser; nothing to
+/// check when empty, since the engine checked its own part when it was built) is over
+/// `run.max_memory_gib`. `hint` says, in the front end's words, how to shrink the run or
+/// raise the limit.
+pub fn check_memory_limit(
+    cfg: &Config,
+    estimate: u64,
+    replay: &[crate::metrics::MemoryItem],
+    hint: &str,
+) -> Result<()> {
+    let (Some(limit), false) = (cfg.run.max_memory_gib, replay.is_empty()) else {
+        return Ok(());
+    };
+    let gib = (1u64 << 30) as f64;
+    let need = estimate + replay.iter().map(|m| m.bytes).sum::<u64>();
+    if need as f64 <= limit * gib {
+        return Ok(());
+    }
+    let items: Vec<String> = replay
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {:.1} MiB",
+                m.structure,
+                m.bytes as f64 / (1u64 << 20) as f64
+            )
+        })
+        .collect();
+    Err(Error::config(
+        "run.max_memory_gib",
+        format!(
+            "this run needs about {:.2} GiB (the simulator's tables and policies, and the trace replay's: {}) \
+             but the limit is {limit:.2} GiB; {hint}",
+            need as f64 / gib,
+            items.join(", ")
+        ),
+    ))
+}

@@ -1,7 +1,7 @@
 //! Content mode: invariant checker, end-to-end content check, memory, report, checkpoint.
 
 use super::{ContentCounters, Ftl};
-use crate::checkpoint::{CheckpointReader, CheckpointWriter};
+use crate::checkpoint::{CheckpointReader, CheckpointWriter, StateIn, StateOut};
 use crate::content::{ContentGen, ContentStore, VFLAG};
 use crate::error::{Error, Result};
 use crate::segment::SegState;
@@ -167,18 +167,22 @@ impl Ftl {
             counters: &'a ContentCounters,
             error: &'a Option<String>,
         }
-        let b = crate::checkpoint::encode(&Ref {
-            store: &cl.store,
-            gen: &cl.gen,
-            queue: &cl.queue,
-            queue_peak: cl.queue_peak,
-            expect: &cl.expect,
-            staged: &cl.staged,
-            counters: &cl.counters,
-            error: &cl.error,
-        })?;
-        w.section(b"CONT", &b)?;
-        w.section(b"GACT", &cl.action.save_state()?)?;
+        w.value(
+            b"CONT",
+            &Ref {
+                store: &cl.store,
+                gen: &cl.gen,
+                queue: &cl.queue,
+                queue_peak: cl.queue_peak,
+                expect: &cl.expect,
+                staged: &cl.staged,
+                counters: &cl.counters,
+                error: &cl.error,
+            },
+        )?;
+        let mut out = StateOut::section(w, b"GACT");
+        cl.action.save_state(&mut out)?;
+        out.finish("the GC action")?;
         Ok(())
     }
 
@@ -187,9 +191,7 @@ impl Ftl {
         if self.content.is_none() {
             return Ok(());
         }
-        let b = r.section(b"CONT")?;
-        let st: ContentState =
-            crate::checkpoint::decode(&b).map_err(|e| r.damaged(format!("content layer: {e}")))?;
+        let st: ContentState = r.value(b"CONT", "content layer")?;
         let phys = self.map.p2l.len();
         let ok = st.store.pcontent.len() == phys
             && st.store.gid.len() == phys
@@ -206,12 +208,14 @@ impl Ftl {
                 "content layer does not match the configured device and GC action".into(),
             ));
         }
-        let ga = r.section(b"GACT")?;
         let name = self.cl().action.name();
-        self.clm()
+        let mut ga = StateIn::section(r, b"GACT")?;
+        let loaded = self
+            .clm()
             .action
-            .load_state(&ga)
-            .map_err(|e| r.damaged(format!("GC action `{name}`: {e}")))?;
+            .load_state(&mut ga)
+            .and_then(|_| ga.finish());
+        loaded.map_err(|e| r.damaged(format!("GC action `{name}`: {e}")))?;
         let cl = self.clm();
         cl.store = st.store;
         cl.gen = st.gen;

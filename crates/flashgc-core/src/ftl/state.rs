@@ -2,7 +2,7 @@
 //! the hot write path's code generation (inlining, codegen units) is not disturbed.
 
 use super::{Frontier, Ftl, FtlCounters, VICTIM_HIST_BINS};
-use crate::checkpoint::{CheckpointReader, CheckpointWriter};
+use crate::checkpoint::{CheckpointReader, CheckpointWriter, StateIn, StateOut};
 use crate::error::Result;
 use crate::segment::{RestoredDevice, SegState, Segments};
 use crate::types::{SegmentId, NONE};
@@ -55,8 +55,12 @@ impl Ftl {
         w.raw(b"L2P ", &self.map.l2p)?;
         w.raw(b"P2L ", &self.map.p2l)?;
         w.raw(b"VALD", &self.map.valid)?;
-        w.section(b"PLCY", &self.placement.save_state()?)?;
-        w.section(b"VICT", &self.victim.save_state()?)?;
+        let mut out = StateOut::section(w, b"PLCY");
+        self.placement.save_state(&mut out)?;
+        out.finish("the placement")?;
+        let mut out = StateOut::section(w, b"VICT");
+        self.victim.save_state(&mut out)?;
+        out.finish("the victim policy")?;
         if let Some(b) = self.cmt_state()? {
             w.section(b"CMT ", &b)?;
         }
@@ -126,14 +130,12 @@ impl Ftl {
         }) {
             return Err(r.damaged("L2P entry beyond the physical pages".into()));
         }
-        let pl = r.section(b"PLCY")?;
-        self.placement
-            .load_state(&pl)
-            .map_err(|e| r.damaged(format!("placement `{}`: {e}", self.placement.name())))?;
-        let vi = r.section(b"VICT")?;
-        self.victim
-            .load_state(&vi)
-            .map_err(|e| r.damaged(format!("victim policy `{}`: {e}", self.victim.name())))?;
+        let mut pl = StateIn::section(r, b"PLCY")?;
+        let loaded = self.placement.load_state(&mut pl).and_then(|_| pl.finish());
+        loaded.map_err(|e| r.damaged(format!("placement `{}`: {e}", self.placement.name())))?;
+        let mut vi = StateIn::section(r, b"VICT")?;
+        let loaded = self.victim.load_state(&mut vi).and_then(|_| vi.finish());
+        loaded.map_err(|e| r.damaged(format!("victim policy `{}`: {e}", self.victim.name())))?;
         if self.cmt.is_some() {
             let b = r.section(b"CMT ")?;
             self.load_cmt_state(&b)

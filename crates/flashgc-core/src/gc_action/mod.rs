@@ -274,14 +274,14 @@ pub trait GcAction: Send {
         None
     }
     /// Whole mutable state, for a checkpoint (most policies: `crate::checkpoint::serde_state!();`).
-    fn save_state(&self) -> Result<Vec<u8>> {
+    fn save_state(&self, _out: &mut crate::checkpoint::StateOut<'_>) -> Result<()> {
         Err(crate::checkpoint::not_checkpointable(
             "GC action",
             self.name(),
         ))
     }
     /// Restores what [`GcAction::save_state`] wrote.
-    fn load_state(&mut self, _state: &[u8]) -> Result<()> {
+    fn load_state(&mut self, _state: &mut crate::checkpoint::StateIn<'_>) -> Result<()> {
         Err(crate::checkpoint::not_checkpointable(
             "GC action",
             self.name(),

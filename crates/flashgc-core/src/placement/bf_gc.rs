@@ -303,11 +303,15 @@ impl Placement for BfGc {
     fn classifier_ns(&self) -> f64 {
         CLASSIFIER_NS
     }
-    fn save_state(&self) -> Result<Vec<u8>> {
-        crate::checkpoint::encode(self)
+    fn save_state(&self, out: &mut crate::checkpoint::StateOut<'_>) -> Result<()> {
+        out.put(self)
     }
-    fn load_state(&mut self, state: &[u8]) -> Result<()> {
-        let d: BfGc = crate::checkpoint::decode(state)?;
+    fn load_state(&mut self, state: &mut crate::checkpoint::StateIn<'_>) -> Result<()> {
+        // One copy of the per-page tables at a time (as `serde_state!`).
+        let (state_len, shadow_len) = (self.state.len(), self.shadow.len());
+        self.state = Vec::new();
+        self.shadow = Vec::new();
+        let d: BfGc = state.get()?;
         let same = d.filter.same_shape(&self.filter)
             && (
                 d.fp_check,
@@ -332,8 +336,8 @@ impl Placement for BfGc {
                 d.n_hist.len(),
                 d.per_level.len(),
             ] == [
-                self.state.len(),
-                self.shadow.len(),
+                state_len,
+                shadow_len,
                 self.n_hist.len(),
                 self.per_level.len(),
             ]

@@ -78,11 +78,11 @@ impl Placement for BfOpt {
     fn classifier_ns(&self) -> f64 {
         CLASSIFIER_NS
     }
-    fn save_state(&self) -> Result<Vec<u8>> {
-        crate::checkpoint::encode(self)
+    fn save_state(&self, out: &mut crate::checkpoint::StateOut<'_>) -> Result<()> {
+        out.put(self)
     }
-    fn load_state(&mut self, state: &[u8]) -> Result<()> {
-        let d: BfOpt = crate::checkpoint::decode(state)?;
+    fn load_state(&mut self, state: &mut crate::checkpoint::StateIn<'_>) -> Result<()> {
+        let d: BfOpt = state.get()?;
         if !d.filter.same_shape(&self.filter)
             || (d.reset_every, d.gc) != (self.reset_every, self.gc)
         {

@@ -105,11 +105,11 @@ impl Placement for Mbf {
     fn classifier_ns(&self) -> f64 {
         CLASSIFIER_NS
     }
-    fn save_state(&self) -> Result<Vec<u8>> {
-        crate::checkpoint::encode(self)
+    fn save_state(&self, out: &mut crate::checkpoint::StateOut<'_>) -> Result<()> {
+        out.put(self)
     }
-    fn load_state(&mut self, state: &[u8]) -> Result<()> {
-        let d: Mbf = crate::checkpoint::decode(state)?;
+    fn load_state(&mut self, state: &mut crate::checkpoint::StateIn<'_>) -> Result<()> {
+        let d: Mbf = state.get()?;
         let same = d.filters.len() == self.filters.len()
             && d.filters.iter().all(|f| f.same_shape(&self.filters[0]))
             && (d.window, d.hot, d.gc) == (self.window, self.hot, self.gc)

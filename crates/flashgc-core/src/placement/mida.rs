@@ -73,11 +73,11 @@ impl Placement for Mida {
     fn name(&self) -> &'static str {
         "mida"
     }
-    fn save_state(&self) -> Result<Vec<u8>> {
-        crate::checkpoint::encode(self)
+    fn save_state(&self, out: &mut crate::checkpoint::StateOut<'_>) -> Result<()> {
+        out.put(self)
     }
-    fn load_state(&mut self, state: &[u8]) -> Result<()> {
-        let d: Mida = crate::checkpoint::decode(state)?;
+    fn load_state(&mut self, state: &mut crate::checkpoint::StateIn<'_>) -> Result<()> {
+        let d: Mida = state.get()?;
         let same_hot = match (&d.hot, &self.hot) {
             (None, None) => true,
             (Some(a), Some(b)) => a.same_shape(b),

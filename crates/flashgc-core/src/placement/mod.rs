@@ -144,7 +144,7 @@ pub trait Placement: Send {
     /// The scheme's whole mutable state, for a checkpoint (classifier tables, counters,
     /// history; not what `set_future` gives, which a resumed run recomputes). Most schemes
     /// derive serde and write `crate::checkpoint::serde_state!();` in their impl.
-    fn save_state(&self) -> Result<Vec<u8>> {
+    fn save_state(&self, _out: &mut crate::checkpoint::StateOut<'_>) -> Result<()> {
         Err(crate::checkpoint::not_checkpointable(
             "placement scheme",
             self.name(),
@@ -152,7 +152,7 @@ pub trait Placement: Send {
     }
     /// Restores what [`Placement::save_state`] wrote into a scheme freshly built from the
     /// same spec and device. Damaged bytes give an error, never a panic.
-    fn load_state(&mut self, _state: &[u8]) -> Result<()> {
+    fn load_state(&mut self, _state: &mut crate::checkpoint::StateIn<'_>) -> Result<()> {
         Err(crate::checkpoint::not_checkpointable(
             "placement scheme",
             self.name(),

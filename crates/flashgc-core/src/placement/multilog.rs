@@ -367,7 +367,10 @@ mod tests {
         let b = build(&spec, init).unwrap();
         spec.finish().unwrap();
         // Round-trip through the checkpoint encoding to get the concrete type back.
-        let mut m: MultiLog = crate::checkpoint::decode(&b.save_state().unwrap()).unwrap();
+        let mut bytes = Vec::new();
+        b.save_state(&mut crate::checkpoint::StateOut::buffer(&mut bytes))
+            .unwrap();
+        let mut m: MultiLog = crate::checkpoint::decode(&bytes).unwrap();
         m.rng = Rng::new(1);
         m
     }

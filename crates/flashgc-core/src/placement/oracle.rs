@@ -331,16 +331,20 @@ impl Placement for Oracle {
     fn name(&self) -> &'static str {
         "oracle"
     }
-    fn save_state(&self) -> Result<Vec<u8>> {
-        crate::checkpoint::encode(self)
+    fn save_state(&self, out: &mut crate::checkpoint::StateOut<'_>) -> Result<()> {
+        out.put(self)
     }
-    fn load_state(&mut self, state: &[u8]) -> Result<()> {
-        // Keep the future `set_future` gave (or will give) this instance.
-        let mut o: Oracle = crate::checkpoint::decode(state)?;
+    fn load_state(&mut self, state: &mut crate::checkpoint::StateIn<'_>) -> Result<()> {
+        // Keep the future `set_future` gave (or will give) this instance. Its own table
+        // goes before the saved one arrives (one copy at a time; a failed load leaves the
+        // instance unusable, and every caller discards it).
+        let inv_len = self.inv.len();
+        self.inv = Vec::new();
+        let mut o: Oracle = state.get()?;
         // Fixed by the spec and device (bounds: by the future, when this instance has it).
         let same = (o.classes, o.fk, &o.explicit, o.iterations, o.logical)
             == (self.classes, self.fk, &self.explicit, self.iterations, self.logical)
-            && o.inv.len() == self.inv.len()
+            && o.inv.len() == inv_len
             && o.user_class.len() == self.classes
             && o.gc_class.len() == self.classes
             && o.bounds.len() < self.classes

@@ -109,7 +109,7 @@ pub trait VictimPolicy: Send {
     }
     /// The policy's whole mutable state, for a checkpoint. Most policies derive serde and
     /// write `crate::checkpoint::serde_state!();` in their impl.
-    fn save_state(&self) -> Result<Vec<u8>> {
+    fn save_state(&self, _out: &mut crate::checkpoint::StateOut<'_>) -> Result<()> {
         Err(crate::checkpoint::not_checkpointable(
             "victim policy",
             self.name(),
@@ -117,7 +117,7 @@ pub trait VictimPolicy: Send {
     }
     /// Restores what [`VictimPolicy::save_state`] wrote into a policy freshly built from
     /// the same spec and device. Damaged bytes give an error, never a panic.
-    fn load_state(&mut self, _state: &[u8]) -> Result<()> {
+    fn load_state(&mut self, _state: &mut crate::checkpoint::StateIn<'_>) -> Result<()> {
         Err(crate::checkpoint::not_checkpointable(
             "victim policy",
             self.name(),

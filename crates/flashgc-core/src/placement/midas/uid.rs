@@ -62,14 +62,19 @@ pub struct UidBuilder {
     hits: usize,
     /// `counts[k * (bins + 1) + j]`: intervals in I-bin `j` (`j = bins`: longer) of versions
     /// whose classifier statistic fell in m-bin `k` (`k = mbins`: fewer than `hits` intervals).
+    #[serde(with = "crate::checkpoint::raw")]
     counts: Vec<u64>,
     /// Last write time (1-based user-write clock) of sampled LPN `i * sample`; 0 = not live.
+    #[serde(with = "crate::checkpoint::raw")]
     ts: Vec<u64>,
     /// The last `hits - 1` intervals of each sampled LPN (0 = none) and its current m-bin.
+    #[serde(with = "crate::checkpoint::raw")]
     prev: Vec<[u64; 2]>,
+    #[serde(with = "crate::checkpoint::raw")]
     mbin: Vec<u8>,
     /// Interval counts of every user write (fed by [`UidBuilder::on_interval`]) when
     /// [`UidBuilder::count_all_intervals`] is on; empty otherwise.
+    #[serde(with = "crate::checkpoint::raw")]
     all: Vec<u64>,
 }
 

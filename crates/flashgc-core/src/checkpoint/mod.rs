@@ -27,17 +27,25 @@
 
 use crate::error::{Error, Result};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::collections::VecDeque;
+use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+mod serde_with;
+mod state;
+pub use serde_with::RawInt;
+pub(crate) use serde_with::{
+    cap_deque, cap_deques, cap_vecs, f64_or_inf, json_text, leak_str, raw, RAW_CHUNK,
+};
+pub use state::{StateIn, StateOut};
+
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"FGCKPT\r\n";
 /// Version of the file layout; bumped whenever a saved structure changes (or what it
-/// means: in version 10 a replayed trace's flush holds a closed-loop slot).
-pub const FORMAT_VERSION: u32 = 10;
+/// means: in version 10 a replayed trace's flush holds a closed-loop slot; in 11 raw
+/// tables are stored in chunks and policy sections are streamed).
+pub const FORMAT_VERSION: u32 = 11;
 /// The flashgc version written into (and required of) checkpoints.
 pub const FLASHGC_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -88,11 +96,24 @@ macro_rules! serde_state {
         $crate::checkpoint::serde_state!(same: [], len: []);
     };
     (same: [$($same:ident),*], len: [$($len:ident),*]) => {
-        fn save_state(&self) -> $crate::error::Result<Vec<u8>> {
-            $crate::checkpoint::encode(self)
+        fn save_state(
+            &self,
+            out: &mut $crate::checkpoint::StateOut<'_>,
+        ) -> $crate::error::Result<()> {
+            out.put(self)
         }
-        fn load_state(&mut self, state: &[u8]) -> $crate::error::Result<()> {
-            let d: Self = $crate::checkpoint::decode(state)?;
+        fn load_state(
+            &mut self,
+            state: &mut $crate::checkpoint::StateIn<'_>,
+        ) -> $crate::error::Result<()> {
+            // The fresh instance's tables go before the decoded ones arrive, so a resume
+            // holds one copy of each (a failed load leaves the instance unusable; every
+            // caller discards it).
+            $(
+                let $len = self.$len.len();
+                self.$len = Default::default();
+            )*
+            let d: Self = state.get()?;
             $(
                 if d.$same != self.$same {
                     return Err($crate::checkpoint::inconsistent(format!(
@@ -104,12 +125,12 @@ macro_rules! serde_state {
                 }
             )*
             $(
-                if d.$len.len() != self.$len.len() {
+                if d.$len.len() != $len {
                     return Err($crate::checkpoint::inconsistent(format!(
                         "`{}` has {} entries; the configuration gives {}",
                         stringify!($len),
                         d.$len.len(),
-                        self.$len.len()
+                        $len
                     )));
                 }
             )*
@@ -132,208 +153,6 @@ pub(crate) fn not_checkpointable(kind: &str, name: &str) -> Error {
         format!("the {kind} `{name}` cannot be checkpointed yet (no save_state/load_state)"),
     )
 }
-
-// ---- serde helpers that keep a container's capacity (memory reports read capacities, and a
-// resumed run must report the same bytes as an uninterrupted one) ----
-
-/// Refuses absurd capacities (the CRC has been checked, so only a crafted file has them).
-fn check_cap<E: serde::de::Error>(cap: u64) -> std::result::Result<(), E> {
-    if cap > 1 << 32 {
-        return Err(E::custom(format!(
-            "container capacity {cap} is not plausible"
-        )));
-    }
-    Ok(())
-}
-
-/// `#[serde(with = "cap_deque")]` for a `VecDeque<T>`.
-pub(crate) mod cap_deque {
-    use super::*;
-    pub fn serialize<S: Serializer, T: Serialize>(
-        v: &VecDeque<T>,
-        s: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        (v.capacity() as u64, v).serialize(s)
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-        d: D,
-    ) -> std::result::Result<VecDeque<T>, D::Error> {
-        let (cap, items): (u64, Vec<T>) = Deserialize::deserialize(d)?;
-        check_cap::<D::Error>(cap)?;
-        let mut q = VecDeque::with_capacity((cap as usize).max(items.len()));
-        q.extend(items);
-        Ok(q)
-    }
-}
-
-/// `#[serde(with = "cap_vecs")]` for a `Vec<Vec<T>>` (each inner capacity kept).
-pub(crate) mod cap_vecs {
-    use super::*;
-    pub fn serialize<S: Serializer, T: Serialize>(
-        v: &[Vec<T>],
-        s: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        let parts: Vec<(u64, &Vec<T>)> = v.iter().map(|g| (g.capacity() as u64, g)).collect();
-        parts.serialize(s)
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-        d: D,
-    ) -> std::result::Result<Vec<Vec<T>>, D::Error> {
-        let parts: Vec<(u64, Vec<T>)> = Deserialize::deserialize(d)?;
-        parts
-            .into_iter()
-            .map(|(cap, mut g)| {
-                check_cap::<D::Error>(cap)?;
-                g.reserve_exact((cap as usize).saturating_sub(g.len()));
-                Ok(g)
-            })
-            .collect()
-    }
-}
-
-/// `#[serde(with = "cap_deques")]` for a `Vec<VecDeque<T>>` (each inner capacity kept).
-pub(crate) mod cap_deques {
-    use super::*;
-    pub fn serialize<S: Serializer, T: Serialize>(
-        v: &[VecDeque<T>],
-        s: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        let parts: Vec<(u64, &VecDeque<T>)> = v.iter().map(|g| (g.capacity() as u64, g)).collect();
-        parts.serialize(s)
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-        d: D,
-    ) -> std::result::Result<Vec<VecDeque<T>>, D::Error> {
-        let parts: Vec<(u64, Vec<T>)> = Deserialize::deserialize(d)?;
-        parts
-            .into_iter()
-            .map(|(cap, g)| {
-                check_cap::<D::Error>(cap)?;
-                let mut q = VecDeque::with_capacity(cap as usize);
-                q.extend(g);
-                Ok(q)
-            })
-            .collect()
-    }
-}
-
-/// `#[serde(with = "raw")]` for a large `Vec<u8|u32|u64>` (per-LPN tables): stored as one
-/// little-endian byte string instead of element by element (several times faster).
-pub(crate) mod raw {
-    use super::*;
-    pub fn serialize<S: Serializer, T: RawInt>(
-        v: &[T],
-        s: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        let mut b = vec![0u8; v.len() * T::SIZE];
-        for (x, o) in v.iter().zip(b.chunks_exact_mut(T::SIZE)) {
-            x.to_le(o);
-        }
-        s.serialize_bytes(&b)
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>, T: RawInt>(
-        d: D,
-    ) -> std::result::Result<Vec<T>, D::Error> {
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<T: RawInt> serde::de::Visitor<'_> for V<T> {
-            type Value = Vec<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                write!(f, "a byte string of {}-byte integers", T::SIZE)
-            }
-            fn visit_bytes<E: serde::de::Error>(self, b: &[u8]) -> std::result::Result<Vec<T>, E> {
-                if b.len() % T::SIZE != 0 {
-                    return Err(E::custom(
-                        "raw table length is not a whole number of elements",
-                    ));
-                }
-                Ok(b.chunks_exact(T::SIZE).map(T::from_le).collect())
-            }
-        }
-        d.deserialize_bytes(V(std::marker::PhantomData))
-    }
-}
-
-/// `#[serde(deserialize_with = "leak_str")]` for a `&'static str` label (e.g. an event
-/// name in a report): a resumed run allocates the few bytes once.
-pub(crate) fn leak_str<'de, D: Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<&'static str, D::Error> {
-    let s = String::deserialize(d)?;
-    Ok(Box::leak(s.into_boxed_str()))
-}
-
-/// `#[serde(with = "json_text")]`: a value stored as JSON text (for report structures
-/// with `serde_json::Value`s or skipped fields, which bincode cannot round-trip). Floats
-/// survive exactly (serde_json's `float_roundtrip`); non-finite floats become null, as in
-/// the report itself.
-pub(crate) mod json_text {
-    use super::*;
-    pub fn serialize<S: Serializer, T: Serialize>(
-        v: &T,
-        s: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        serde_json::to_string(v)
-            .map_err(serde::ser::Error::custom)?
-            .serialize(s)
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'static>>(
-        d: D,
-    ) -> std::result::Result<T, D::Error> {
-        // Through a `Value` (a deserializer for any lifetime), so structures with
-        // `&'static str` labels (see `leak_str`) decode too.
-        let s = String::deserialize(d)?;
-        let v: serde_json::Value = serde_json::from_str(&s).map_err(serde::de::Error::custom)?;
-        T::deserialize(v).map_err(serde::de::Error::custom)
-    }
-}
-
-/// `#[serde(deserialize_with = "f64_or_inf")]` for a JSON-stored `f64` that may have been
-/// infinite (JSON writes null for it).
-pub(crate) fn f64_or_inf<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
-    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
-}
-
-// ---- raw little-endian slices ----
-
-/// Plain integer element of a raw table.
-pub trait RawInt: Copy + Default {
-    /// Bytes of one value.
-    const SIZE: usize;
-    /// Writes the value little-endian into `out` (`SIZE` bytes).
-    fn to_le(self, out: &mut [u8]);
-    /// Reads a value from `SIZE` little-endian bytes.
-    fn from_le(b: &[u8]) -> Self;
-}
-impl RawInt for u8 {
-    const SIZE: usize = 1;
-    fn to_le(self, out: &mut [u8]) {
-        out[0] = self;
-    }
-    fn from_le(b: &[u8]) -> Self {
-        b[0]
-    }
-}
-impl RawInt for u32 {
-    const SIZE: usize = 4;
-    fn to_le(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
-    }
-    fn from_le(b: &[u8]) -> Self {
-        u32::from_le_bytes(b.try_into().expect("4 bytes"))
-    }
-}
-impl RawInt for u64 {
-    const SIZE: usize = 8;
-    fn to_le(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
-    }
-    fn from_le(b: &[u8]) -> Self {
-        u64::from_le_bytes(b.try_into().expect("8 bytes"))
-    }
-}
-
-/// Chunk of elements converted at a time (bounded scratch memory).
-const RAW_CHUNK: usize = 1 << 16;
 
 // ---- writer ----
 
@@ -398,6 +217,25 @@ impl CheckpointWriter {
         self.put(payload)
     }
 
+    /// A section holding `v` encoded as [`encode`] would, streamed into the file (its
+    /// size computed first): the encoding is never held in memory whole.
+    pub(crate) fn value<T: Serialize + ?Sized>(&mut self, tag: &[u8; 4], v: &T) -> Result<()> {
+        use bincode::Options;
+        let enc = |e| Error::Input(format!("cannot encode checkpoint state: {e}"));
+        let len = opts().serialized_size(v).map_err(enc)?;
+        self.put(tag)?;
+        self.put(&len.to_le_bytes())?;
+        let start = self.body_len;
+        opts().serialize_into(BodyOut(self), v).map_err(enc)?;
+        if self.body_len - start != len {
+            return Err(Error::Input(format!(
+                "internal: a checkpoint section's state took {} bytes where {len} were announced",
+                self.body_len - start
+            )));
+        }
+        Ok(())
+    }
+
     /// A section holding a raw little-endian array.
     pub(crate) fn raw<T: RawInt>(&mut self, tag: &[u8; 4], v: &[T]) -> Result<()> {
         self.put(tag)?;
@@ -459,6 +297,38 @@ impl Drop for CheckpointWriter {
         // An abandoned (failed) checkpoint leaves no temporary file behind; after `finish`
         // the temporary name no longer exists and this is a no-op.
         let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// The body of a checkpoint being written, as a [`Write`] (CRC and length kept).
+struct BodyOut<'a>(&'a mut CheckpointWriter);
+impl Write for BodyOut<'_> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .put(b)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The rest of one section of a checkpoint being read, as a [`Read`] (CRC kept).
+struct Body<'a> {
+    r: &'a mut CheckpointReader,
+    left: u64,
+}
+impl Read for Body<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = (buf.len() as u64).min(self.left) as usize;
+        if n > 0 {
+            self.r
+                .get(&mut buf[..n])
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            self.left -= n as u64;
+        }
+        Ok(n)
     }
 }
 
@@ -729,6 +599,36 @@ impl CheckpointReader {
         let len = self.header(tag)?;
         let mut v = vec![0u8; len as usize];
         self.get(&mut v)?;
+        Ok(v)
+    }
+
+    /// Decodes a value from the next `left` bytes of the current section (streamed;
+    /// `left` is what remains unread afterwards).
+    fn decode_body<T: DeserializeOwned>(&mut self, left: &mut u64) -> Result<T> {
+        use bincode::Options;
+        let mut body = Body {
+            r: self,
+            left: *left,
+        };
+        let v = opts().with_limit(*left).deserialize_from(&mut body);
+        *left = body.left;
+        v.map_err(|e| Error::Input(format!("damaged checkpoint state: {e}")))
+    }
+
+    /// Reads the next section, which must carry `tag`, as one value written by
+    /// [`CheckpointWriter::value`] (streamed: its bytes are never held whole); `what`
+    /// names it in errors.
+    pub(crate) fn value<T: DeserializeOwned>(&mut self, tag: &[u8; 4], what: &str) -> Result<T> {
+        let mut left = self.header(tag)?;
+        let v = self
+            .decode_body(&mut left)
+            .map_err(|e| self.damaged(format!("{what}: {e}")))?;
+        if left != 0 {
+            return Err(self.damaged(format!(
+                "section {:?} has {left} bytes after its state",
+                String::from_utf8_lossy(tag)
+            )));
+        }
         Ok(v)
     }
 
