@@ -298,8 +298,74 @@ def test_features_the_build_has_are_detected(caps):
     that never existed, and said "cannot run" after the task queues had landed)."""
     assert caps.feature("noc-priorities") is None
     assert caps.feature("cpu-cost") is None
+    # bf-gc's warm-up phase: a job file's stonewall groups (it once looked for a `--flow` flag).
+    assert caps.feature("fio-warmup") is None
     # Each check reads the CLI: a value the flag does not list is not detected.
     assert not caps.has("choice:noc:--scheduler:no-such-scheduler")
+    assert not caps.has("mention:fio:--job:no-such-option")
+
+
+def _sections(job: str) -> list:
+    """[(section, {option: value})] of a fio job file, in order."""
+    out: list = []
+    for line in job.splitlines():
+        line = line.strip()
+        if not line or line.startswith(";"):
+            continue
+        if line.startswith("["):
+            out.append((line.strip("[]"), {}))
+        else:
+            k, _, v = line.partition("=")
+            out[-1][1][k.strip()] = v.strip()
+    return out
+
+
+def test_bf_gc_warms_up_in_a_phase_of_its_own_and_measures_after_it(caps, binary):
+    """Sec. 4.3: 1 TB written to reach GC's steady state, then 300 GB measured. The warm-up
+    is a random-write group before the measured randrw job, and every metric is of the
+    measured phase (the old single job at 1 % writes hardly wrote in its 'warm-up')."""
+    from flashgc.reproduce.papers.bf_gc import JOBS, WARMUP_GB
+    from flashgc.reproduce.runner import execute_case
+
+    paper = PAPERS["bf-gc"]
+    s = paper.settings("quick")
+    case = next(c for c in paper.cases(s, caps) if c.key == "w1/cosmos")
+    ((name, job),) = case.files.items()
+    assert case.argv[case.argv.index("--job") + 1] == name and "--data-gb" not in case.argv
+    (g, glob), (w, warm), (m, meas) = _sections(job)
+    assert (g, w, m) == ("global", "warmup", "measured")
+    assert warm["rw"] == "randwrite" and "stonewall" not in warm
+    assert meas["rw"] == "randrw" and meas["rwmixwrite"] == "1" and "stonewall" in meas
+    gb = case.labels["gb_bytes"]
+    jobs = int(glob["numjobs"])
+    assert jobs == JOBS and int(warm["io_size"]) * jobs == pytest.approx(WARMUP_GB * gb)
+    assert int(meas["io_size"]) * jobs == pytest.approx(300 * gb)
+    # The sensitivity variant warms up with the measured job itself.
+    same = next(c for c in paper.cases(dict(s, warmup="same-job"), caps) if c.key == "w1/cosmos")
+    assert _sections(next(iter(same.files.values())))[1][1]["rw"] == "randrw"
+
+    row = execute_case(
+        {"run_id": "x", "binary": binary, "argv": case.argv, "paper": "bf-gc", "key": case.key, "files": case.files}
+    )
+    assert row["status"] == "ok", row.get("error")
+    raw = json.loads(row["result_json"])
+    r = raw[0]
+    series = r["timing"]["series"]
+    end = next(p for p in series if p["data_bytes"] == int(warm["io_size"]) * jobs)
+    flows = [f for f in r["flows"] if f["name"].startswith("measured.")]
+    assert len(flows) == jobs
+    # The measured job starts at the warm-up's last completion: the point at its end.
+    assert all(f["start_ns"] == round(end["time_s"] * 1e9) for f in flows)
+    met = paper.metrics(case, raw)
+    last = series[-1]
+    assert met["erases@300"] == last["erases"] - end["erases"] == met["erases"]
+    assert met["gc_moves"] == last["gc_page_moves"] - end["gc_page_moves"]
+    # The warm-up's erases are in the run's total, not in the measured phase's.
+    assert 0 < met["erases"] < r["total"]["erases"] and end["erases"] > 0
+    # The phase's IOPS from its flows' own request counts over its span.
+    reqs = sum(f["requests"] for f in flows)
+    assert met["iops"] == pytest.approx(reqs / (last["time_s"] - end["time_s"]), rel=1e-6)
+    assert met["gc_active"] == 1.0
 
 
 def _run_fixture(tmp_path, binary, caps, only=None):

@@ -108,7 +108,10 @@ def _tasks(paper: Any, points: list, caps: Capabilities, binary: str, build: str
             if rid in seen:
                 continue
             seen.add(rid)
-            tasks.append({"run_id": rid, "binary": binary, "argv": list(c.argv), "paper": paper.name, "key": c.key})
+            task = {"run_id": rid, "binary": binary, "argv": list(c.argv), "paper": paper.name, "key": c.key}
+            if c.files:
+                task["files"] = dict(c.files)
+            tasks.append(task)
     return tasks
 
 
@@ -238,6 +241,7 @@ def reproduce_paper(
     base, sens = plan(paper, scale, caps)
     t0 = time.time()
     tasks = _tasks(paper, [base, *sens], caps, binary, build, keys)
+    _write_case_files(tasks, os.path.join(out, "jobs"))
     rows = run_cases(tasks, os.path.join(out, "runs"), scheduler=scheduler, n_workers=workers, progress=progress)
     wall = time.time() - t0
     cache: dict = {}
@@ -254,6 +258,8 @@ def reproduce_paper(
             "note": c.note,
             "labels": c.labels,
             "command": ("flashgc " + " ".join(c.argv)) if c.argv else None,
+            # The files the command names (run it from OUT/jobs, where they are written).
+            **({"files": sorted(c.files)} if c.files else {}),
             "variant": _variant(c.argv),
             "missing": miss,
         }
@@ -261,7 +267,12 @@ def reproduce_paper(
             row = rows.get(c.run_id(build))
             entry["status"] = (row or {}).get("status", "not run")
             if entry["status"] == "ok":
-                m = ev.metrics(c.key)
+                try:
+                    m = ev.metrics(c.key)
+                except Missing as e:
+                    # The run finished but its result lacks what the metrics read.
+                    entry["status"], row = "error", {"error": str(e)}
+            if entry["status"] == "ok":
                 entry["metrics"] = m
                 entry["gc_active"] = bool(m.get("gc_active", 1.0))
                 if not entry["gc_active"]:
@@ -430,6 +441,20 @@ def reproduce(
                 results[n]["figures_skipped"] = ctx.skipped
                 _write_json(os.path.join(dest, f"{n}.json"), results[n])
     return results
+
+
+def _write_case_files(tasks: list, dest: str) -> None:
+    """Writes the files the cases read (fio job files) to ``dest`` for the reader, so that a
+    case's command can be run again from there; each case also carries them to its worker."""
+    for t in tasks:
+        for name, text in (t.get("files") or {}).items():
+            os.makedirs(dest, exist_ok=True)
+            path = os.path.join(dest, name)
+            if not os.path.exists(path):
+                tmp = path + ".tmp"
+                with open(tmp, "w", encoding="utf-8") as f:
+                    f.write(text)
+                os.replace(tmp, path)
 
 
 def _write_json(path: str, obj: Any) -> None:

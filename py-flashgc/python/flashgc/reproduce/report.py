@@ -245,7 +245,11 @@ def _bf_series(ctx: Ctx, series: str, figure: str, plt, offset: float, panels: t
     from .papers.common import fio_series
 
     schemes = [(k.split("/", 1)[1], k) for k in ctx.cases if k.startswith(series + "/")]
-    data = [(n, fio_series(ctx.raw(k), offset)) for n, k in schemes if ctx.raw(k) is not None]
+    data = [
+        (n, fio_series(ctx.raw(k), offset, ctx.cases[k].labels.get("gb_bytes")))
+        for n, k in schemes
+        if ctx.raw(k) is not None
+    ]
     data = [d for d in data if d[1]]
     if not data:
         return None

@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -28,7 +29,8 @@ __all__ = ["Need", "Case", "Capabilities", "find_binary", "build_id", "run_cases
 @dataclass(frozen=True)
 class Need:
     """Something a case needs: ``placement:NAME``, ``victim:NAME``, ``flag:CMD:--FLAG``,
-    ``choice:CMD:--FLAG:VALUE`` (a value the flag's help lists), ``file:PATH``,
+    ``choice:CMD:--FLAG:VALUE`` (a value the flag's help lists), ``mention:CMD:--FLAG:WORD``
+    (a word the flag's help paragraph contains, e.g. an option a job file may give), ``file:PATH``,
     ``feature:NAME`` (see :meth:`Capabilities.feature`) or ``never`` (not public); and the
     reason printed when it is missing."""
 
@@ -47,9 +49,16 @@ class Case:
     labels: dict = field(default_factory=dict)  # scheme, workload, ... for figures
     needs: list = field(default_factory=list)  # [Need]
     note: str = ""  # what the case stands for (stand-ins say how they differ)
+    # Files the command reads, by the name its argv gives them (e.g. a fio job file):
+    # written into the directory the command runs in, so a case carries its whole input.
+    files: dict = field(default_factory=dict)
 
     def run_id(self, build: str) -> str:
-        data = json.dumps({"argv": list(self.argv), "build": build}, sort_keys=True)
+        ident: dict = {"argv": list(self.argv), "build": build}
+        if self.files:
+            # A file's content is part of what ran (the argv only names it).
+            ident["files"] = dict(self.files)
+        data = json.dumps(ident, sort_keys=True)
         return hashlib.sha256(data.encode()).hexdigest()[:16]
 
 
@@ -116,6 +125,7 @@ class Capabilities:
                 if pv and section is self.placements:
                     self.paper_victims[name] = pv.group(1).strip()
         self._help: dict = {}
+        self._logical: dict = {}
 
     def _out(self, args: list) -> str:
         p = subprocess.run([self.binary, *args], capture_output=True, text=True, timeout=120)
@@ -148,10 +158,11 @@ class Capabilities:
             "choice:noc:--scheduler:noc-priority",
             "the NoC paper's task-queue priorities (`flashgc noc --scheduler noc-priority`, the controller issue, 15)",
         ),
+        # bf-gc's warm-up is a job file's first group, the measured job a `stonewall` group after
+        # it (docs/flows.md): fio job files with groups, each section a flow of its own.
         "fio-warmup": (
-            "flag:fio:--flow",
-            "a 1 TB random-write warm-up before the measured fio job (host flows "
-            "with start times, the controller issue 15; the warm-up here is the measured job itself)",
+            "mention:fio:--job:stonewall",
+            "a warm-up phase before the measured fio job (`flashgc fio --job` with `stonewall` groups)",
         ),
     }
 
@@ -170,6 +181,10 @@ class Capabilities:
             cmd, flag, value = rest.split(":", 2)
             h = self.flag_help(cmd, flag)
             return h is not None and value in h.replace(",", " ").replace("|", " ").split()
+        if kind == "mention":
+            cmd, flag, word = rest.split(":", 2)
+            h = self.flag_help(cmd, flag)
+            return h is not None and word in h
         if kind == "file":
             return os.path.isfile(rest)
         if kind == "feature":
@@ -182,6 +197,21 @@ class Capabilities:
         need, reason = self.FEATURES[name]
         return None if self.has(need) else reason
 
+    def logical_bytes(self, device_argv: list) -> int:
+        """The logical capacity, bytes, of the device `flashgc fio DEVICE_ARGV` simulates: a
+        one-request probe run without precondition (milliseconds), cached per device. Cases
+        that size their volumes in bytes (a job file's io_size) need it; the layout's rounding
+        stays in the CLI."""
+        key = tuple(device_argv)
+        if key not in self._logical:
+            argv = [self.binary, "fio", *device_argv, "--fill", "0", "--requests", "1", "--rw", "randwrite", "--json"]
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+            if p.returncode != 0:
+                raise RuntimeError(f"flashgc {' '.join(argv[1:])}: exit {p.returncode}: {p.stderr.strip()}")
+            dev = json.loads(p.stdout)[0]["device"]
+            self._logical[key] = int(dev["logical_pages"]) * int(dev["lpn_size"])
+        return self._logical[key]
+
     def missing(self, case: Case) -> list:
         """Reasons ``case`` cannot run (empty: it can)."""
         return [n.reason for n in case.needs if not self.has(n.what)]
@@ -193,8 +223,16 @@ def execute_case(task: dict) -> dict:
     it and does not store it, so the next run tries again)."""
     argv = [task["binary"], *task["argv"]]
     ident = {"run_id": task["run_id"], "paper": task["paper"], "key": task["key"]}
+    files = task.get("files") or {}
     try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=task.get("timeout", 7200), cwd=task.get("cwd"))
+        # The case's files go into a directory of its own on the worker (a Dask worker may
+        # not see the output directory), which the command runs in.
+        with tempfile.TemporaryDirectory(prefix="flashgc-case-") as tmp:
+            for name, text in files.items():
+                with open(os.path.join(tmp, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+            cwd = tmp if files else task.get("cwd")
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=task.get("timeout", 7200), cwd=cwd)
     except (OSError, subprocess.TimeoutExpired) as e:
         return {**ident, "status": "error", "error": str(e)}
     if p.returncode != 0:

@@ -119,24 +119,29 @@ def all_request_percentiles(timing: dict) -> Optional[dict]:
 # --- fio series (sup-gc, bf-gc) ---------------------------------------------------------
 
 
-def fio_metrics(raw: Any, offset_gb: float = 0.0) -> dict:
+def fio_metrics(
+    raw: Any, offset_gb: float = 0.0, gb_bytes: Optional[float] = None, phase: Optional[str] = None
+) -> dict:
     """Metrics of a `flashgc fio --json` result (a one-element array): per series point at
     paper-equivalent GB (after ``offset_gb`` of warm-up, counts from its end): iops, bw,
     write_iops, read_iops, write_bw, erases, gc_moves, p99 (of the request class with more
     requests in the window; write_p99, read_p99 separately), mean latency; and onset_gb
-    (first point with erases), throughput (MB/s of the whole run), gc_active."""
+    (first point with erases), throughput (MB/s of the whole run), gc_active.
+
+    ``gb_bytes``: bytes of host data per paper-equivalent GB, for a job file run (its series
+    counts plain GB); else the series' own ``equivalent_gb`` (`--paper`). ``phase``: the name
+    of the job section measured after the warm-up (its flows are ``PHASE.N``): then the run's
+    totals (iops, throughput, erases, gc_moves, waf, latencies) are the phase's too, and
+    the warm-up's end must be a series point (a missing one is an error, not a zero)."""
     r = raw[0] if isinstance(raw, list) else raw
     t = r.get("timing") or {}
     m: dict = {}
     series = t.get("series") or []
-    base_er = base_mv = 0
-    if offset_gb > 0:
-        for p in series:
-            if abs(p["equivalent_gb"] - offset_gb) < 0.5:
-                base_er, base_mv = p["erases"], p["gc_page_moves"]
+    base = _phase_start(series, offset_gb, gb_bytes, required=phase is not None)
+    base_er, base_mv = (base["erases"], base["gc_page_moves"]) if base else (0, 0)
     onset = math.inf
     for p in series:
-        gb = p["equivalent_gb"] - offset_gb
+        gb = _gb(p, gb_bytes) - offset_gb
         if gb < 0.5:
             continue
         g = int(round(gb))
@@ -162,7 +167,7 @@ def fio_metrics(raw: Any, offset_gb: float = 0.0) -> dict:
     m["erases"] = tot.get("erases", 0)
     m["gc_moves"] = tot.get("gc_writes", 0)
     m["waf"] = tot.get("waf", float("nan"))
-    last = _last(series, offset_gb)
+    last = _last(series, offset_gb, gb_bytes)
     measured = m.get(f"erases@{last}") if last is not None else tot.get("erases", 0)
     m["gc_active"] = 1.0 if (measured or 0) > 0 else 0.0
     pa = all_request_percentiles(t)
@@ -174,6 +179,8 @@ def fio_metrics(raw: Any, offset_gb: float = 0.0) -> dict:
         m["mean_latency"] = (
             (wl.get("mean_us") or 0) * (wl.get("count") or 0) + (rl.get("mean_us") or 0) * (rl.get("count") or 0)
         ) / n
+    if phase is not None:
+        m.update(_phase_totals(r, series, base, phase))
     pr = r.get("placement_report") or {}
     if isinstance(pr, dict):
         fp = _find(pr, ("false_positive_rate", "measured_fp_rate", "fp_rate"))
@@ -182,10 +189,62 @@ def fio_metrics(raw: Any, offset_gb: float = 0.0) -> dict:
     return m
 
 
-def _last(series: list, offset_gb: float) -> Optional[int]:
+def _gb(p: dict, gb_bytes: Optional[float]) -> float:
+    """A series point's host data in paper-equivalent GB."""
+    return p["data_bytes"] / gb_bytes if gb_bytes else p["equivalent_gb"]
+
+
+def _phase_start(series: list, offset_gb: float, gb_bytes: Optional[float], required: bool) -> Optional[dict]:
+    """The series point at the warm-up's end (``offset_gb``), or None without a warm-up."""
+    if offset_gb <= 0:
+        return None
+    for p in series:
+        if abs(_gb(p, gb_bytes) - offset_gb) < 0.5:
+            return p
+    if required:
+        raise ValueError(f"the result has no series point at the warm-up's end ({offset_gb:g} GB)")
+    return None
+
+
+def _phase_totals(r: dict, series: list, base: Optional[dict], phase: str) -> dict:
+    """The measured phase's totals: from the series points after its start (counts and
+    times) and from its flows (latencies), so that nothing of the warm-up is in them."""
+    if base is None:
+        raise ValueError("a measured phase needs its start point")
+    after = [p for p in series if p["data_bytes"] > base["data_bytes"]]
+    flows = [f for f in r.get("flows") or [] if f.get("name", "").rsplit(".", 1)[0] == phase]
+    if not after or not flows:
+        raise ValueError(f"the result has no series point or no flow of the measured phase `{phase}`")
+    last = after[-1]
+    dt = last["time_s"] - base["time_s"]
+    reqs = sum(p["read"]["count"] + p["write"]["count"] for p in after)
+    writes = sum(p["write"]["count"] for p in after)
+    nbytes = last["data_bytes"] - base["data_bytes"]
+    moves = last["gc_page_moves"] - base["gc_page_moves"]
+    lpn = (r.get("device") or {}).get("lpn_size") or 4096
+    # Each request of the job is whole LPNs: its bytes over the requests give the pages.
+    pages_per_request = nbytes / reqs / lpn if reqs else 1.0
+    m = {
+        "iops": reqs / dt if dt > 0 else float("nan"),
+        "throughput": nbytes / 1e6 / dt if dt > 0 else float("nan"),
+        "erases": last["erases"] - base["erases"],
+        "gc_moves": moves,
+        "waf": 1.0 + moves / (writes * pages_per_request) if writes else float("nan"),
+    }
+    h = merged_histogram(*(f.get("read_histogram") for f in flows), *(f.get("write_histogram") for f in flows))
+    if h:
+        m["p99_all"], m["p9999_all"] = hist_percentile(h, 0.99), hist_percentile(h, 0.9999)
+    lat = [f.get(k) or {} for f in flows for k in ("read_latency", "write_latency")]
+    n = sum(x.get("count") or 0 for x in lat)
+    if n:
+        m["mean_latency"] = sum((x.get("mean_us") or 0) * (x.get("count") or 0) for x in lat) / n
+    return m
+
+
+def _last(series: list, offset_gb: float, gb_bytes: Optional[float] = None) -> Optional[int]:
     if not series:
         return None
-    return int(round(series[-1]["equivalent_gb"] - offset_gb))
+    return int(round(_gb(series[-1], gb_bytes) - offset_gb))
 
 
 def _find(d: Any, names: tuple) -> Optional[float]:
@@ -206,18 +265,16 @@ def _find(d: Any, names: tuple) -> Optional[float]:
     return None
 
 
-def fio_series(raw: Any, offset_gb: float = 0.0) -> list:
+def fio_series(raw: Any, offset_gb: float = 0.0, gb_bytes: Optional[float] = None) -> list:
     """The series points of a fio result as dicts (gb, iops, bw, write_p99, read_p99, erases,
-    gc_moves), for figures."""
+    gc_moves), for figures (``gb_bytes`` as in :func:`fio_metrics`)."""
     r = raw[0] if isinstance(raw, list) else raw
     out = []
     series = (r.get("timing") or {}).get("series") or []
-    base_er = base_mv = 0
+    base = _phase_start(series, offset_gb, gb_bytes, required=False)
+    base_er, base_mv = (base["erases"], base["gc_page_moves"]) if base else (0, 0)
     for p in series:
-        if offset_gb > 0 and abs(p["equivalent_gb"] - offset_gb) < 0.5:
-            base_er, base_mv = p["erases"], p["gc_page_moves"]
-    for p in series:
-        gb = p["equivalent_gb"] - offset_gb
+        gb = _gb(p, gb_bytes) - offset_gb
         if gb < 0.5:
             continue
         out.append(
