@@ -4,7 +4,12 @@ use super::Ftl;
 use crate::error::Result;
 use crate::ops::{FlashOp, Origin};
 use crate::segment::{SegState, SegmentView};
-use crate::types::{SegmentId, NONE};
+use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
+
+/// How many pages ahead of the one being relocated GC prefetches the L2P entry (random
+/// stores on large devices). 16 and 32, and write-intent prefetches, measured no faster
+/// (BENCHMARKS.md, "Where flashgc's time goes").
+const GC_AHEAD: usize = 8;
 
 impl Ftl {
     /// Relocates the valid pages of `victim` (just returned by the victim policy) and
@@ -40,12 +45,74 @@ impl Ftl {
         let p2l = &self.map.p2l;
         self.map
             .for_each_valid(base, pps as u64, |ppn| pages.push(p2l[ppn as usize]));
-        const AHEAD: usize = 8;
-        for i in 0..pages.len() {
-            if let Some(&next) = pages.get(i + AHEAD) {
+        // Translation pages (mapping cache) take their own stream: per page.
+        let one = if self.cmt.is_none() {
+            let view = SegmentView::new(&self.segs, self.clock);
+            self.placement
+                .gc_stream_of_victim(victim, pages.len() as u32, &view)
+        } else {
+            None
+        };
+        let r = match one {
+            Some(s) => self.relocate_to(s, &pages),
+            None => self.relocate_each(victim, &pages),
+        };
+        self.gc_buf = pages;
+        r?;
+        if !self.gc_tpages.is_empty() {
+            self.gc_batch_update()?;
+        }
+        self.erase(victim);
+        Ok(())
+    }
+
+    /// Relocates `pages` (the victim's valid LPNs, in PPN order) to stream `s`, one run per
+    /// destination segment: the same writes, seals and op stream as [`Ftl::relocate_each`]
+    /// with every page going to `s`, and the segment table updated once per run.
+    fn relocate_to(&mut self, s: StreamId, pages: &[Lpn]) -> Result<()> {
+        let pps = self.p.pages_per_segment;
+        let mut i = 0;
+        while i < pages.len() {
+            let mut seg = self.open[s as usize].seg;
+            if seg == NONE {
+                seg = self.open_segment(s)?;
+            }
+            let off = self.segs.written[seg as usize];
+            let take = ((pps - off) as usize).min(pages.len() - i);
+            let first = seg * pps + off;
+            let run = &pages[i..i + take];
+            if self.log.is_on() {
+                for (k, &lpn) in run.iter().enumerate() {
+                    let src = self.map.l2p[lpn as usize];
+                    self.log.push(FlashOp::Copyback {
+                        src,
+                        dst: first + k as Ppn,
+                        origin: Origin::Gc,
+                    });
+                }
+            }
+            let next = pages.get(i + GC_AHEAD..).unwrap_or(&[]);
+            self.map.map_run(run, next, first);
+            let n = take as u32;
+            self.segs.valid[seg as usize] += n;
+            self.segs.written[seg as usize] = off + n;
+            self.written_pages += take as u64;
+            if off + n == pps {
+                self.seal(s, seg);
+            }
+            self.counters.gc_writes += take as u64;
+            i += take;
+        }
+        Ok(())
+    }
+
+    /// Relocates `pages` (the victim's valid LPNs, in PPN order) one by one, each to the
+    /// stream the placement names for it.
+    fn relocate_each(&mut self, victim: SegmentId, pages: &[Lpn]) -> Result<()> {
+        for (i, &lpn) in pages.iter().enumerate() {
+            if let Some(&next) = pages.get(i + GC_AHEAD) {
                 self.map.prefetch(next);
             }
-            let lpn = pages[i];
             // The source page only matters to the op stream (an L2P load WAF-only runs skip).
             let src = if self.log.is_on() {
                 self.map.l2p[lpn as usize]
@@ -69,11 +136,6 @@ impl Ftl {
                 }
             }
         }
-        self.gc_buf = pages;
-        if !self.gc_tpages.is_empty() {
-            self.gc_batch_update()?;
-        }
-        self.erase(victim);
         Ok(())
     }
 
