@@ -42,6 +42,18 @@ impl Mapping {
             prefetch_ptr(e as *const Ppn as *const i8);
         }
     }
+    /// Hints the CPU to fetch the validity word of `lpn`'s current page, the word a write or
+    /// trim of `lpn` clears (a miss per user write on large devices). Reads the L2P entry,
+    /// so it pays only a few requests after [`Mapping::prefetch`] of the same LPN, once
+    /// that entry has arrived.
+    #[inline(always)]
+    pub fn prefetch_valid_word(&self, lpn: Lpn) {
+        if let Some(&ppn) = self.l2p.get(lpn as usize) {
+            if let Some(w) = self.valid.get((ppn >> 6) as usize) {
+                prefetch_ptr(w as *const u64 as *const i8);
+            }
+        }
+    }
     /// Maps the `lpns` (relocated in order) to the consecutive pages starting at `first`,
     /// all in one segment and unwritten, and marks them valid: GC's relocation of a run of
     /// pages to one stream. `next[k]` is the LPN relocated a few pages after `lpns[k]`,

@@ -376,6 +376,13 @@ impl Ftl {
         }
     }
 
+    /// Second prefetch hint for `lpn`, given a few requests after [`Ftl::prefetch`]: the
+    /// validity word of its current copy, which the write invalidates.
+    #[inline(always)]
+    pub fn prefetch_old_copy(&self, lpn: Lpn) {
+        self.map.prefetch_valid_word(lpn);
+    }
+
     /// Reads one user page (WAF mode: counted only). Returns the PPN if mapped.
     #[inline]
     pub fn read(&mut self, lpn: Lpn) -> Option<Ppn> {
