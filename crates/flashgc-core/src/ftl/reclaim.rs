@@ -7,8 +7,8 @@ use crate::segment::{SegState, SegmentView};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
 
 /// How many pages ahead of the one being relocated GC prefetches the L2P entry (random
-/// stores on large devices). 16 and 32, and write-intent prefetches, measured no faster
-/// (BENCHMARKS.md, "Where flashgc's time goes").
+/// stores on large devices). 16, 32 and 64, and write-intent prefetches, measured no
+/// faster (BENCHMARKS.md, "GC relocation in runs").
 const GC_AHEAD: usize = 8;
 
 impl Ftl {
