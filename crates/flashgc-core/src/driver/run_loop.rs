@@ -340,15 +340,24 @@ fn serve_batch<D: DeviceModel, const FLUSHES: bool>(
 ) -> Result<Option<&'static str>> {
     let logical = sim.layout().logical_pages;
     const AHEAD: usize = 16;
+    const AHEAD_OLD: usize = 4;
     for (j, req) in buf.iter().enumerate() {
         if D::TIMED {
             if let Some(why) = core.ended(rec, target) {
                 return Ok(Some(why));
             }
             core.prefetch_for(sim, buf.get(j + 2), buf.get(j + 4));
-        } else if let Some(n) = buf.get(j + AHEAD) {
-            if n.lpn < logical {
-                sim.ftl().prefetch(n.lpn as u32);
+        } else {
+            if let Some(n) = buf.get(j + AHEAD) {
+                if n.lpn < logical {
+                    sim.ftl().prefetch(n.lpn as u32);
+                }
+            }
+            // By now the L2P entry prefetched AHEAD requests ago has arrived.
+            if let Some(n) = buf.get(j + AHEAD_OLD) {
+                if n.lpn < logical {
+                    sim.ftl().prefetch_old_copy(n.lpn as u32);
+                }
             }
         }
         *request_index += 1;

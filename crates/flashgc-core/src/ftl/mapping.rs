@@ -42,6 +42,34 @@ impl Mapping {
             prefetch_ptr(e as *const Ppn as *const i8);
         }
     }
+    /// Hints the CPU to fetch the validity word of `lpn`'s current page, the word a write or
+    /// trim of `lpn` clears (a miss per user write on large devices). Reads the L2P entry,
+    /// so it pays only a few requests after [`Mapping::prefetch`] of the same LPN, once
+    /// that entry has arrived.
+    #[inline(always)]
+    pub fn prefetch_valid_word(&self, lpn: Lpn) {
+        if let Some(&ppn) = self.l2p.get(lpn as usize) {
+            if let Some(w) = self.valid.get((ppn >> 6) as usize) {
+                prefetch_ptr(w as *const u64 as *const i8);
+            }
+        }
+    }
+    /// Maps the `lpns` (relocated in order) to the consecutive pages starting at `first`,
+    /// all in one segment and unwritten, and marks them valid: GC's relocation of a run of
+    /// pages to one stream. `next[k]` is the LPN relocated a few pages after `lpns[k]`,
+    /// whose L2P entry is prefetched meanwhile (random stores on large devices).
+    #[inline]
+    pub(crate) fn map_run(&mut self, lpns: &[Lpn], next: &[Lpn], first: Ppn) {
+        let first = first as usize;
+        for (k, &lpn) in lpns.iter().enumerate() {
+            if let Some(&n) = next.get(k) {
+                self.prefetch(n);
+            }
+            self.l2p[lpn as usize] = (first + k) as Ppn;
+        }
+        self.p2l[first..first + lpns.len()].copy_from_slice(lpns);
+        self.set_valid_range(first as u64, lpns.len() as u64);
+    }
     /// Is physical page `ppn` valid?
     #[inline]
     pub fn is_valid(&self, ppn: Ppn) -> bool {
@@ -54,6 +82,23 @@ impl Mapping {
     #[inline]
     pub(crate) fn clear_valid(&mut self, ppn: Ppn) {
         self.valid[(ppn >> 6) as usize] &= !(1 << (ppn & 63));
+    }
+    /// Sets the validity bits of pages `[start, start + len)`.
+    pub(crate) fn set_valid_range(&mut self, start: u64, len: u64) {
+        let end = start + len;
+        let mut p = start;
+        while p < end {
+            let w = (p >> 6) as usize;
+            let bit = p & 63;
+            let n = (64 - bit).min(end - p);
+            let mask = if n == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << n) - 1) << bit
+            };
+            self.valid[w] |= mask;
+            p += n;
+        }
     }
     /// Clears the validity bits of pages `[start, start + len)`.
     pub(crate) fn clear_range(&mut self, start: u64, len: u64) {

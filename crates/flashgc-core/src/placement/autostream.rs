@@ -117,6 +117,14 @@ impl Placement for AutoStream {
     fn gc_stream(&mut self, _lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId {
         view.stream(victim)
     }
+    fn gc_stream_of_victim(
+        &mut self,
+        victim: SegmentId,
+        _pages: u32,
+        view: &SegmentView,
+    ) -> Option<StreamId> {
+        Some(view.stream(victim))
+    }
     fn memory_bytes(&self) -> u64 {
         (self.count.len() * 8) as u64
     }

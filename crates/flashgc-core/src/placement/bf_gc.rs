@@ -406,6 +406,17 @@ impl Placement for BfGc {
             GcLevel::Reclassify => self.level_of(self.state[lpn as usize]) as StreamId,
         }
     }
+    fn gc_stream_of_victim(
+        &mut self,
+        victim: SegmentId,
+        _pages: u32,
+        view: &SegmentView,
+    ) -> Option<StreamId> {
+        match self.gc {
+            GcLevel::Keep | GcLevel::Coldest => Some(self.gc_stream(0, victim, view)),
+            GcLevel::Reclassify => None,
+        }
+    }
     fn on_trim(&mut self, lpn: Lpn) {
         self.state[lpn as usize] = 0;
     }

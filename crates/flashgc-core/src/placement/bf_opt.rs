@@ -137,6 +137,15 @@ impl Placement for BfOpt {
             _ => 1,
         }
     }
+    fn gc_stream_of_victim(
+        &mut self,
+        victim: SegmentId,
+        _pages: u32,
+        view: &SegmentView,
+    ) -> Option<StreamId> {
+        // gc=reclassify (0) asks the filter per page.
+        (self.gc != 0).then(|| self.gc_stream(0, victim, view))
+    }
     fn memory_bytes(&self) -> u64 {
         self.filter.memory_bytes()
     }

@@ -167,6 +167,15 @@ impl Placement for Mbf {
             _ => 1,
         }
     }
+    fn gc_stream_of_victim(
+        &mut self,
+        victim: SegmentId,
+        _pages: u32,
+        view: &SegmentView,
+    ) -> Option<StreamId> {
+        // gc=reclassify (0) asks the filter per page.
+        (self.gc != 0).then(|| self.gc_stream(0, victim, view))
+    }
     fn memory_bytes(&self) -> u64 {
         self.filters.iter().map(|f| f.memory_bytes()).sum()
     }

@@ -216,6 +216,15 @@ impl Placement for Mhf {
             _ => 1,
         }
     }
+    fn gc_stream_of_victim(
+        &mut self,
+        victim: SegmentId,
+        _pages: u32,
+        view: &SegmentView,
+    ) -> Option<StreamId> {
+        // gc=reclassify (0) asks the filter per page.
+        (self.gc != 0).then(|| self.gc_stream(0, victim, view))
+    }
     fn memory_bytes(&self) -> u64 {
         // Counters of `bits` <= 4 are packed two per byte, as in firmware.
         self.counters.len() as u64

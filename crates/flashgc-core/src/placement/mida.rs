@@ -131,6 +131,14 @@ impl Placement for Mida {
         // HOT -> G1, Gi -> Gi+1, GN -> GN.
         (view.stream(victim) + 1).min(self.groups - 1 + self.g1())
     }
+    fn gc_stream_of_victim(
+        &mut self,
+        victim: SegmentId,
+        _pages: u32,
+        view: &SegmentView,
+    ) -> Option<StreamId> {
+        Some(self.gc_stream(0, victim, view))
+    }
     fn on_victim(&mut self, seg: SegmentId, view: &SegmentView) {
         if let Some(f) = &mut self.hot {
             if view.stream(seg) == 0 {

@@ -72,6 +72,22 @@ pub trait Placement: Send {
     /// Stream for relocating valid page `lpn` out of victim `victim` (whose group is
     /// `view.stream(victim)`).
     fn gc_stream(&mut self, lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId;
+    /// One stream for all `pages` valid pages of `victim`, for schemes whose GC stream does
+    /// not depend on the page: GC asks once per victim (after [`Placement::on_victim`]) and,
+    /// given `Some(s)`, relocates every page to `s` without calling
+    /// [`Placement::gc_stream`]. `Some(s)` must be exactly what `pages` calls of `gc_stream`
+    /// for this victim would answer, each of them `s`, and leave the scheme's state as
+    /// they would (counters included); between those calls GC only seals segments
+    /// ([`Placement::on_seal`]), so the answer may not depend on seals. Default `None`:
+    /// per-page `gc_stream` calls (always correct).
+    fn gc_stream_of_victim(
+        &mut self,
+        _victim: SegmentId,
+        _pages: u32,
+        _view: &SegmentView,
+    ) -> Option<StreamId> {
+        None
+    }
     /// Which sealed segments GC takes its next victim from (default: all). A scheme that
     /// keeps its own order of some groups (MiDAS's FIFO groups) may name the segment
     /// (`VictimScope::Segment`); the victim policy then only forgets it.

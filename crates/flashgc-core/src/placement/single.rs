@@ -37,4 +37,12 @@ impl Placement for Single {
     fn gc_stream(&mut self, _lpn: Lpn, _victim: SegmentId, _view: &SegmentView) -> StreamId {
         0
     }
+    fn gc_stream_of_victim(
+        &mut self,
+        _victim: SegmentId,
+        _pages: u32,
+        _view: &SegmentView,
+    ) -> Option<StreamId> {
+        Some(0)
+    }
 }

@@ -46,4 +46,12 @@ impl Placement for SupGc {
     fn gc_stream(&mut self, _lpn: Lpn, _victim: SegmentId, _view: &SegmentView) -> StreamId {
         COLD
     }
+    fn gc_stream_of_victim(
+        &mut self,
+        _victim: SegmentId,
+        _pages: u32,
+        _view: &SegmentView,
+    ) -> Option<StreamId> {
+        Some(COLD)
+    }
 }

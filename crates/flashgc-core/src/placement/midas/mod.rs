@@ -388,6 +388,34 @@ impl Midas {
         self.stream_pages[s as usize] = sp + 1;
     }
 
+    /// `n` pages relocated out of a victim of group `src` (each one `gc_stream` call): the
+    /// counters, and the destination, which depends only on the group.
+    #[inline]
+    fn relocations(&mut self, src: usize, n: u64) -> StreamId {
+        self.gc_reloc += n;
+        let d = match self.unit_of.get(src) {
+            Some(&ui) => {
+                let u = &self.units[ui as usize];
+                if u.lo == u.hi {
+                    // Per-group statistics only where victims are counted per group.
+                    self.win_reloc[src] += n;
+                    self.total_reloc[src] += n;
+                    self.ep_reloc[src] += n;
+                }
+                self.next_stream[src]
+            }
+            // A GC action's own stream (CAGC's cold region), none of MiDAS's groups (as in
+            // `on_victim` and `rescan`): its pages go where the chain ends.
+            None => *self.next_stream.last().expect("MiDAS has streams"),
+        };
+        self.ep_gc += n;
+        self.cap_gc += n;
+        for _ in 0..n {
+            self.note_write(d);
+        }
+        d
+    }
+
     #[inline]
     fn is_open(&self, s: StreamId) -> bool {
         self.stream_pages[s as usize] % self.pps as u64 != 0
@@ -571,27 +599,16 @@ impl Placement for Midas {
     }
 
     fn gc_stream(&mut self, _lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId {
-        self.gc_reloc += 1;
-        let src = view.stream(victim) as usize;
-        let d = match self.unit_of.get(src) {
-            Some(&ui) => {
-                let u = &self.units[ui as usize];
-                if u.lo == u.hi {
-                    // Per-group statistics only where victims are counted per group.
-                    self.win_reloc[src] += 1;
-                    self.total_reloc[src] += 1;
-                    self.ep_reloc[src] += 1;
-                }
-                self.next_stream[src]
-            }
-            // A GC action's own stream (CAGC's cold region), none of MiDAS's groups (as in
-            // `on_victim` and `rescan`): its pages go where the chain ends.
-            None => *self.next_stream.last().expect("MiDAS has streams"),
-        };
-        self.ep_gc += 1;
-        self.cap_gc += 1;
-        self.note_write(d);
-        d
+        self.relocations(view.stream(victim) as usize, 1)
+    }
+
+    fn gc_stream_of_victim(
+        &mut self,
+        victim: SegmentId,
+        pages: u32,
+        view: &SegmentView,
+    ) -> Option<StreamId> {
+        Some(self.relocations(view.stream(victim) as usize, pages as u64))
     }
 
     fn victim_scope(&mut self, view: &SegmentView) -> VictimScope {
