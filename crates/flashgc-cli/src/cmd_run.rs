@@ -200,7 +200,9 @@ pub(crate) fn with_bar<T>(f: impl FnOnce(&mut dyn FnMut(&flashgc_core::sim::Prog
 /// Runs `wl` on `cfg` (timed by `p`, WAF-only when None) to its end under [`with_bar`]:
 /// the result, or the partial one of a run a signal stopped (`fio`, `noc` and `dedup` take
 /// no checkpoint; see [`crate::interrupt`]: the caller stops its loop when
-/// `interrupt::exit_code` says so and ends with `interrupt::finish`).
+/// `interrupt::exit_code` says so and ends with `interrupt::finish`). A trace replay's own
+/// memory (its remap table and parser) counts against `run.max_memory_gib` and is listed in
+/// the result, as `run` does it.
 pub(crate) fn run_with_bar(
     cfg: &Config,
     p: Option<flashgc_core::timing::TimingParams>,
@@ -208,17 +210,23 @@ pub(crate) fn run_with_bar(
 ) -> Result<RunResult, Fail> {
     use flashgc_core::sim::{RunControl, RunEnd};
     let stop = &crate::interrupt::handlers()?.stop;
+    let replay = cmd_checkpoint::replay_memory(wl, cfg)?;
+    let mut engine = flashgc_core::driver::Engine::new(cfg, p)?;
+    let need = engine.memory_estimate() + replay.iter().map(|m| m.bytes).sum::<u64>();
+    cmd_checkpoint::check_limit(cfg, need, &replay)?;
     let end = with_bar(|progress| {
         let mut ctl = RunControl {
             stop: Some(stop),
             ..RunControl::default()
         };
-        flashgc_core::driver::run(cfg, p, wl, None, progress, &mut ctl)
+        engine.run_with(wl, progress, &mut ctl)
     })?;
-    Ok(match end {
+    let mut r = match end {
         RunEnd::Finished(r) => r,
         RunEnd::Stopped { partial, .. } => partial,
-    })
+    };
+    r.memory.extend(replay);
+    Ok(r)
 }
 
 /// A progress bar on a terminal (see [`output::progress_bar`]: integer rates).
