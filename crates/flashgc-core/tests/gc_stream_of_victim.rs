@@ -82,8 +82,11 @@ impl Placement for Wrap {
     fn report(&self) -> Option<serde_json::Value> {
         self.inner.report()
     }
-    fn save_state(&self) -> flashgc_core::Result<Vec<u8>> {
-        self.inner.save_state()
+    fn save_state(
+        &self,
+        out: &mut flashgc_core::checkpoint::StateOut<'_>,
+    ) -> flashgc_core::Result<()> {
+        self.inner.save_state(out)
     }
 }
 
@@ -166,7 +169,13 @@ fn run(spec: &str, victim_spec: &str, per_victim: bool) -> (Outcome, u64) {
         victims: f.victim_log().to_vec(),
         ops,
         l2p: (0..LOGICAL as Lpn).map(|l| f.mapping().lookup(l)).collect(),
-        state: f.placement().save_state().unwrap(),
+        state: {
+            let mut b = Vec::new();
+            f.placement()
+                .save_state(&mut flashgc_core::checkpoint::StateOut::buffer(&mut b))
+                .unwrap();
+            b
+        },
         report: f.placement().report(),
     };
     (out, answered.load(Ordering::Relaxed))
