@@ -122,12 +122,13 @@ fn compare_progress_moves_within_a_run_on_a_terminal() {
         eprintln!("skipped: no `script` command");
         return;
     }
-    // One run of a few seconds: several progress reports before it ends.
+    // One run of about a second: several progress reports (every 0.25 s) before it ends.
+    // (At 16 x capacity it took 0.2 s once GC relocation ran per victim: no report within.)
     // An 80-column terminal: the bar must fit on one line (a 30-column bar with the counts
     // and the WAF wrapped, and every redraw then moved the cursor up a line).
     let cmd = format!(
         "stty cols 80 rows 24; {} compare --workload uniform --placement single --victim greedy \
-         --logical-gib 1 --write-volume 16 > /dev/null; {} run --workload uniform \
+         --logical-gib 1 --write-volume 96 > /dev/null; {} run --workload uniform \
          --logical-gib 1 --write-volume 8 > /dev/null",
         env!("CARGO_BIN_EXE_flashgc"),
         env!("CARGO_BIN_EXE_flashgc")
