@@ -12,17 +12,7 @@ trap 'rm -rf "$dir"' EXIT
 # MQSim's matched device of issue 15 (docs/controller.md).
 M=$dir/matched.toml
 printf '[device]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 1\nblocks_per_plane = 1024\npages_per_block = 256\npage_size = 4096\nlpn_size = 4096\nsegment_blocks = 1\n[device.timing]\nread_us = 75.0\nprogram_us = 750.0\nerase_us = 3800.0\nchannel_mb_s = 333.0\n[ftl]\nop_of_physical = 0.07\n' > "$M"
-strip() {
-  python3 -c 'import json, sys
-def s(x):
-    if isinstance(x, dict):
-        return {k: s(v) for k, v in x.items()
-                if not any(w in k for w in ("memory", "wall", "elapsed", "rate"))}
-    if isinstance(x, list):
-        return [s(v) for v in x]
-    return x
-print(json.dumps(s(json.load(sys.stdin)), sort_keys=True))' | md5sum | cut -c1-12
-}
+strip() { python3 "$(dirname "$0")/json-digest.py"; }
 R="run --timing --logical-gib 0.25 --workload zipf:0.8 --read-ratio 0.3 --write-volume 0.5 --json"
 C="run --timing --preset mqsim-default --blocks-per-plane 16 --workload uniform --write-volume 0.3 --json"
 # Segments striped over 16 planes: many resources with waiting host operations at once.

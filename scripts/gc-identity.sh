@@ -9,17 +9,7 @@
 set -euo pipefail
 F=${1:?usage: gc-identity.sh FLASHGC_BINARY}
 TRACE=${TRACE:-/work/shared/traces/msr_cambridge/msr-cambridge1-sample.csv}
-strip() {
-  python3 -c 'import json, sys
-def s(x):
-    if isinstance(x, dict):
-        return {k: s(v) for k, v in x.items()
-                if not any(w in k for w in ("memory", "wall", "elapsed", "rate"))}
-    if isinstance(x, list):
-        return [s(v) for v in x]
-    return x
-print(json.dumps(s(json.load(sys.stdin)), sort_keys=True))' | md5sum | cut -c1-12
-}
+strip() { python3 "$(dirname "$0")/json-digest.py"; }
 # BENCHMARKS.md's sssl-ftlsim setting (4 Mi logical pages).
 B="run --logical-gib 16 --op 0.07 --pages-per-block 256 --workload uniform --victim greedy --write-volume 6 --warmup 5 --json"
 Z="run --logical-gib 0.5 --workload zipf:1.0 --write-volume 4 --json"

@@ -115,14 +115,10 @@ impl<'a> StateIn<'a> {
     /// what was saved).
     pub(crate) fn finish(self) -> Result<()> {
         match self.from {
-            From::Section(r, 0) => {
-                let _ = r;
-                Ok(())
-            }
-            From::Section(_, left) => Err(Error::Input(format!(
+            From::Section(_, left) if left > 0 => Err(Error::Input(format!(
                 "{left} bytes of the section were not read"
             ))),
-            From::Bytes(_) => Ok(()),
+            _ => Ok(()),
         }
     }
 }

@@ -85,37 +85,11 @@ impl Mapping {
     }
     /// Sets the validity bits of pages `[start, start + len)`.
     pub(crate) fn set_valid_range(&mut self, start: u64, len: u64) {
-        let end = start + len;
-        let mut p = start;
-        while p < end {
-            let w = (p >> 6) as usize;
-            let bit = p & 63;
-            let n = (64 - bit).min(end - p);
-            let mask = if n == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << n) - 1) << bit
-            };
-            self.valid[w] |= mask;
-            p += n;
-        }
+        for_each_word(start, len, |w, mask| self.valid[w] |= mask);
     }
     /// Clears the validity bits of pages `[start, start + len)`.
     pub(crate) fn clear_range(&mut self, start: u64, len: u64) {
-        let end = start + len;
-        let mut p = start;
-        while p < end {
-            let w = (p >> 6) as usize;
-            let bit = p & 63;
-            let n = (64 - bit).min(end - p);
-            let mask = if n == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << n) - 1) << bit
-            };
-            self.valid[w] &= !mask;
-            p += n;
-        }
+        for_each_word(start, len, |w, mask| self.valid[w] &= !mask);
     }
     /// Calls `f(ppn)` for each valid page in `[start, start + len)`, in PPN order.
     #[inline]
@@ -147,5 +121,24 @@ impl Mapping {
             self.p2l.len() as u64 * 4,
             self.valid.len() as u64 * 8,
         )
+    }
+}
+
+/// Calls `f(word, mask)` for each 64-bit word of a bitmap that pages `[start, start + len)`
+/// touch, `mask` holding their bits in it.
+#[inline]
+fn for_each_word(start: u64, len: u64, mut f: impl FnMut(usize, u64)) {
+    let end = start + len;
+    let mut p = start;
+    while p < end {
+        let bit = p & 63;
+        let n = (64 - bit).min(end - p);
+        let mask = if n == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << n) - 1) << bit
+        };
+        f((p >> 6) as usize, mask);
+        p += n;
     }
 }
