@@ -3,6 +3,9 @@
 //! registered placement and victim policy restores its state exactly; damaged, truncated
 //! and foreign files give clear errors.
 
+mod common;
+
+use common::identity::{checkpoint_at, first_difference, last_periodic};
 use flashgc_core::checkpoint::CheckpointReader;
 use flashgc_core::sim::{RunControl, RunEnd};
 use flashgc_core::workload::{Rng, Workload};
@@ -331,64 +334,6 @@ fn every_registered_policy_round_trips_its_state() {
     }
 }
 
-/// The bytes of the checkpoint that a run of `c` (timed under `timing`; resumed from the
-/// checkpoint `from` first) writes to `file` when it stops after `at` requests.
-fn checkpoint_at(
-    c: &Config,
-    open: Open,
-    timing: Option<&flashgc_core::timing::TimingParams>,
-    from: Option<&Path>,
-    at: u64,
-    file: &Path,
-) -> Vec<u8> {
-    use flashgc_core::driver::Engine;
-    let mut e = match from {
-        Some(f) => Engine::from_checkpoint(CheckpointReader::open(f).unwrap()).unwrap(),
-        None => Engine::new(c, timing.cloned()).unwrap(),
-    };
-    if e.simulation().needs_future() {
-        let mut future = open(c);
-        e.simulation_mut().prepare_future(future.as_mut()).unwrap();
-    }
-    let mut ctl = RunControl {
-        checkpoint: Some(file.to_path_buf()),
-        stop_after_requests: Some(at),
-        caller: serde_json::json!({"test": "identity"}),
-        ..RunControl::default()
-    };
-    match e.run_with(open(c).as_mut(), &mut |_| {}, &mut ctl).unwrap() {
-        RunEnd::Stopped {
-            checkpoint: Some(_),
-            ..
-        } => {}
-        _ => panic!("no checkpoint after {at} requests"),
-    }
-    std::fs::read(file).unwrap()
-}
-
-/// Where two checkpoints first differ: the byte and the section holding it (the header's
-/// CRC differs whenever the body does, so the body is searched first).
-fn first_difference(a: &[u8], b: &[u8]) -> Option<String> {
-    // Header: magic, format (u32), version (u16 length + text), body length, CRC.
-    let body = 14 + u16::from_le_bytes([a[12], a[13]]) as usize + 12;
-    let differ = |from: usize| (from..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i));
-    let (i, mut section) = match differ(body) {
-        Some(i) => (i, String::new()),
-        None => (differ(0)?, "the header".to_string()),
-    };
-    let mut o = body;
-    while section.is_empty() || (o + 12 <= a.len() && o <= i) {
-        if o + 12 > a.len() {
-            section = "past the end".into();
-            break;
-        }
-        let len = u64::from_le_bytes(a[o + 4..o + 12].try_into().unwrap()) as usize;
-        section = format!("section `{}`", String::from_utf8_lossy(&a[o..o + 4]));
-        o += 12 + len;
-    }
-    Some(format!("byte {i} of {} / {} ({section})", a.len(), b.len()))
-}
-
 /// Checkpoints are part of the record: for `c`, (a) two identical runs write identical
 /// bytes, and (b) a run resumed from a checkpoint and checkpointed again later writes the
 /// bytes the uninterrupted run writes at that point.
@@ -476,6 +421,30 @@ fn checkpoints_are_byte_identical_for_every_scheme() {
         c.run.read_ratio = 0.3;
         let what = format!("timed {p} + {v}");
         assert_identical_checkpoints(&what, &c, &synthetic, Some(&timed), points);
+    }
+    // Periodic checkpoints of a run resumed from a stop anywhere come at the requests of
+    // the uninterrupted run's (safe points are counted from the measured phase's start).
+    for timing in [None, Some(&timed)] {
+        let c = small("zipf:0.9", "sepbit", "cost-benefit");
+        let u = last_periodic(
+            &c,
+            &synthetic,
+            timing,
+            None,
+            &tmp("identity-periodic-u.ckpt"),
+        );
+        let stop = Some(9_001);
+        let r = last_periodic(
+            &c,
+            &synthetic,
+            timing,
+            stop,
+            &tmp("identity-periodic-r.ckpt"),
+        );
+        if let Some(d) = first_difference(&u, &r) {
+            let t = if timing.is_some() { "timed" } else { "WAF" };
+            panic!("{t}: the resumed run's last periodic checkpoint differs: {d}");
+        }
     }
     // A trace replayed through `--remap compact` over several volumes (the remap table
     // and the volume names are hash maps).
