@@ -292,8 +292,24 @@ fn flow_by_name(text: &str, field: &str) -> Option<String> {
     Some(format!("flow[{i}].{key}"))
 }
 
-/// Builds the configuration of `a`: preset, then the TOML file, then the flags.
+/// Builds the configuration of `a`: preset, then the TOML file, then the flags; without a
+/// memory limit from any of them, the memory this machine has available now.
 pub(crate) fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
+    let mut c = build_config_as_given(a)?;
+    default_memory_limit(&mut c);
+    Ok(c)
+}
+
+/// Without a memory limit, the memory this machine has available now (a figure that
+/// changes from one run to the next: `flashgc run` keeps it out of its checkpoints).
+pub(crate) fn default_memory_limit(c: &mut Config) {
+    let r = &mut c.run;
+    r.max_memory_gib = r.max_memory_gib.or_else(output::available_memory_gib);
+}
+
+/// [`build_config`] with the memory limit as the preset, file or flag give it (None when
+/// none does).
+pub(crate) fn build_config_as_given(a: &CommonArgs) -> Result<Config, Fail> {
     let text = match &a.config {
         Some(path) => Some(
             std::fs::read_to_string(path)
@@ -433,7 +449,7 @@ pub(crate) fn build_config(a: &CommonArgs) -> Result<Config, Fail> {
             ))
         }
         Some(v) => Some(v),
-        None => r.max_memory_gib.or_else(output::available_memory_gib),
+        None => r.max_memory_gib,
     };
     // A warm-up beyond a reduced volume would be rejected; keep the default ratio instead.
     if a.write_volume.is_some() && a.warmup.is_none() {

@@ -183,13 +183,16 @@ pub fn redirect_output(a: &mut RunArgs, given: Option<String>) {
 }
 
 /// Runs (or, with `resume`, continues) a simulation, WAF-only or timed, with checkpoints
-/// and Ctrl-C handling. `caller` is what the checkpoint stores to rebuild these flags.
+/// and Ctrl-C handling. `caller` is what the checkpoint stores to rebuild these flags;
+/// `memory_limit` the memory limit it stores (the one the user gave, None when the run's
+/// limit is the machine's available memory: see [`ToResume::memory_limit`]).
 pub fn run_waf(
     cfg: &Config,
     a: &RunArgs,
     bar: Option<&indicatif::ProgressBar>,
     resume: Option<(CheckpointReader, PathBuf)>,
     caller: serde_json::Value,
+    memory_limit: Option<f64>,
 ) -> Result<Outcome, Fail> {
     // Ctrl-C or SIGTERM sets the flag; the run stops at its next safe point, and a second
     // signal ends the process (crate::interrupt). Installed first: until the run loop
@@ -253,6 +256,11 @@ pub fn run_waf(
         .simulation_mut()
         .ftl_mut()
         .set_check_after_gc(a.check);
+    // Checked against the limit in force; the checkpoints store the user's, so that two
+    // identical runs (or a resumed one) write identical bytes.
+    engine
+        .simulation_mut()
+        .set_stored_memory_limit(memory_limit);
     let mut progress = crate::bar_progress(bar);
     // In the unit of `--checkpoint-every 4x` too: a page count alone meant little.
     let logical_pages = cfg.layout()?.logical_pages.max(1) as f64;
@@ -392,6 +400,10 @@ pub struct ToResume {
     /// The trace path as the original run gave it, when it was made absolute: the name
     /// the result keeps.
     pub trace_as_given: Option<String>,
+    /// The memory limit the original run was given (None: it had the machine's available
+    /// memory). The resumed run checks the lower of it and this machine's available
+    /// memory, and its checkpoints store it as it was.
+    pub memory_limit: Option<f64>,
 }
 
 /// Opens a checkpoint for `flashgc resume`.
@@ -418,6 +430,7 @@ pub fn open_for_resume(path: &str) -> Result<ToResume, Fail> {
     // A resumed run's checkpoints hold the absolute path, and the name as given here.
     let mut trace_as_given = caller[TRACE_AS_GIVEN].as_str().map(str::to_string);
     let mut r = r;
+    let memory_limit = r.meta.config.run.max_memory_gib;
     // The stored memory limit was the original machine's: apply this one's too (a
     // checkpoint may describe any device).
     if let Some(avail) = crate::output::available_memory_gib() {
@@ -445,6 +458,7 @@ pub fn open_for_resume(path: &str) -> Result<ToResume, Fail> {
         path: abs,
         args,
         trace_as_given,
+        memory_limit,
     })
 }
 

@@ -1,9 +1,7 @@
 //! `flashgc run` and `flashgc resume`: one configuration, WAF-only or timed, with
 //! checkpoints; workload opening and progress bars shared with the other commands.
 
-use crate::{
-    build_config, cmd_checkpoint, cmd_midas, cmd_timing, cmd_trace, output, CommonArgs, Fail,
-};
+use crate::{cmd_checkpoint, cmd_midas, cmd_timing, cmd_trace, output, CommonArgs, Fail};
 use clap::Args;
 use flashgc_core::workload::{Workload, WorkloadSpec};
 use flashgc_core::{Config, RunResult};
@@ -236,7 +234,10 @@ pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBa
 
 pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     cmd_timing::warn_synthetic_volume(&a.common, a.timing.wants_fio());
-    let mut cfg = build_config(&a.common)?;
+    let mut cfg = crate::args::build_config_as_given(&a.common)?;
+    // The limit the checkpoints store: the user's, not this moment's available memory.
+    let memory_limit = cfg.run.max_memory_gib;
+    crate::args::default_memory_limit(&mut cfg);
     crate::cmd_mqsim::apply(&a.mqsim, &mut cfg)?;
     if let Some(s) = &a.scheme {
         let pairs = flashgc_core::scheme::parse_pairs("--scheme", s)?;
@@ -271,7 +272,8 @@ pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     let bar = progress_bar(0, "pages");
     let t0 = std::time::Instant::now();
     // WAF-only and timed runs alike: checkpoints, Ctrl-C and resume.
-    let out = cmd_checkpoint::run_waf(&cfg, &a, bar.as_ref(), None, cmd_checkpoint::caller_now())?;
+    let caller = cmd_checkpoint::caller_now();
+    let out = cmd_checkpoint::run_waf(&cfg, &a, bar.as_ref(), None, caller, memory_limit)?;
     let r = out.result.clone();
     let out = Some(out);
     let secs = t0.elapsed().as_secs_f64();
@@ -289,6 +291,7 @@ pub(crate) fn cmd_resume(path: &str, output: Option<String>) -> Result<(), Fail>
         path: abs,
         args,
         trace_as_given,
+        memory_limit,
     } = cmd_checkpoint::open_for_resume(path)?;
     let mut caller = reader.meta.caller.clone();
     if let Some(t) = &trace_as_given {
@@ -328,7 +331,8 @@ pub(crate) fn cmd_resume(path: &str, output: Option<String>) -> Result<(), Fail>
     );
     let bar = progress_bar(0, "pages");
     let t0 = std::time::Instant::now();
-    let o = cmd_checkpoint::run_waf(&cfg, &a, bar.as_ref(), Some((reader, abs)), caller).map_err(
+    let resume = Some((reader, abs));
+    let o = cmd_checkpoint::run_waf(&cfg, &a, bar.as_ref(), resume, caller, memory_limit).map_err(
         |Fail(code, msg)| {
             // Bad input found while resuming is the checkpoint's (its stored configuration,
             // command line or workload position): name the file, as the reader's errors do.

@@ -727,3 +727,71 @@ fn a_signal_before_the_run_starts_ends_it_with_a_message() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The `META` JSON of a checkpoint.
+fn meta_of(ckpt: &[u8]) -> serde_json::Value {
+    let meta = std::cell::RefCell::new(serde_json::Value::Null);
+    edit_meta(ckpt, |m| *meta.borrow_mut() = m.clone());
+    meta.into_inner()
+}
+
+/// Same command, same checkpoint bytes: a checkpoint stores the memory limit the user gave,
+/// not the memory the machine had available at that moment (which changes from one run to
+/// the next), and a resumed run's checkpoints store the original run's configuration and
+/// command line as they were.
+#[cfg(unix)]
+#[test]
+fn identical_runs_write_identical_checkpoints() {
+    let d = dir("identical");
+    let run = |extra: &[&str]| -> Vec<u8> {
+        let st = bin()
+            .current_dir(&d)
+            .args([
+                "run",
+                "--logical-gib",
+                "0.0625",
+                "--op",
+                "0.3",
+                "--placement",
+            ])
+            .args(["sepbit", "--write-volume", "3", "--checkpoint-every", "1x"])
+            .args(["-o", "r.json"])
+            .args(extra)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        std::fs::read(d.join("r.json.ckpt")).unwrap()
+    };
+    let first = run(&[]);
+    assert!(
+        first == run(&[]),
+        "two identical runs wrote different checkpoints"
+    );
+    let limit = |c: &[u8]| meta_of(c)["config"]["run"]["max_memory_gib"].clone();
+    assert!(limit(&first).is_null());
+    assert_eq!(limit(&run(&["--max-memory", "3"])), 3.0);
+
+    let ckpt = d.join("p.ckpt");
+    let spawn = |args: &[&str]| {
+        bin()
+            .current_dir(&d)
+            .args(args)
+            .args(["-o", "p.json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut args = RUN.to_vec();
+    args.extend(["--checkpoint-every", "0.5x", "--checkpoint", "p.ckpt"]);
+    interrupt_after_checkpoint(spawn(&args), &ckpt, None);
+    let stopped = meta_of(&std::fs::read(&ckpt).unwrap());
+    let since = std::fs::metadata(&ckpt).unwrap().modified().ok();
+    interrupt_after_checkpoint(spawn(&["resume", "p.ckpt"]), &ckpt, since);
+    let resumed = meta_of(&std::fs::read(&ckpt).unwrap());
+    assert!(resumed["user_pages"].as_u64() > stopped["user_pages"].as_u64());
+    assert_eq!(stopped["config"], resumed["config"]);
+    assert_eq!(stopped["caller"], resumed["caller"]);
+    let _ = std::fs::remove_dir_all(&d);
+}

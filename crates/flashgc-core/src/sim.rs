@@ -274,6 +274,15 @@ impl Simulation {
     pub fn config(&self) -> &Config {
         &self.cfg
     }
+
+    /// Sets the memory limit the configuration keeps, which checkpoints store (the limit
+    /// was checked when the simulation was built). A front end that defaulted
+    /// `run.max_memory_gib` to the memory the machine has available, a figure that changes
+    /// from one run to the next, stores the user's limit instead (None when none was
+    /// given), so that identical runs write identical checkpoints.
+    pub fn set_stored_memory_limit(&mut self, gib: Option<f64>) {
+        self.cfg.run.max_memory_gib = gib;
+    }
     /// Counts of the precondition fill (zero before it ran).
     pub fn precondition_counts(&self) -> &PhaseCounts {
         &self.pre

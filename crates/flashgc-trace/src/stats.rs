@@ -601,11 +601,13 @@ pub fn volumes_input(
         }
         v.size_bytes = v.size_bytes.max(r.rec.offset.saturating_add(r.rec.len));
     }
-    let mut sorted: BTreeMap<(u64, String), VolumeInfo> = BTreeMap::new();
+    // Keyed by the volume key too: two keys may carry one name (a `.fgt` volume table
+    // holds any names), and both are listed, in the same order in every run.
+    let mut sorted: BTreeMap<(u64, String, u64), VolumeInfo> = BTreeMap::new();
     for (k, mut v) in m {
         v.volume = src.volume_name(k);
         let num = v.volume.parse::<u64>().unwrap_or(u64::MAX);
-        sorted.insert((num, v.volume.clone()), v);
+        sorted.insert((num, v.volume.clone(), k), v);
     }
     Ok(sorted.into_values().collect())
 }

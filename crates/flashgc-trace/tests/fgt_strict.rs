@@ -231,3 +231,33 @@ fn version_2_records_are_checked_as_strictly() {
     std::fs::write(&p, &g).unwrap();
     assert!(open_source(&p, None, None, false).is_ok());
 }
+
+/// A volume table may give two volume keys one name: `trace volumes` lists both (it
+/// sorted by name alone, keeping one of the two, picked by a hash map's random order).
+#[test]
+fn volumes_sharing_a_name_are_each_listed() {
+    use flashgc_core::workload::Op;
+    use flashgc_trace::fgt::FgtWriter;
+    use flashgc_trace::{Rec, VolumeKind};
+    let p = tmp("same-name.fgt");
+    let f = std::fs::File::create(&p).unwrap();
+    let mut w = FgtWriter::new(f, "same-name.fgt", false, VolumeKind::Text).unwrap();
+    for (i, volume) in [7u64, 9, 9].into_iter().enumerate() {
+        let rec = Rec {
+            time_ns: i as u64,
+            op: Op::Write,
+            offset: 4096 * i as u64,
+            len: 4096,
+            volume,
+            content: 0,
+            fua: false,
+            preflush: false,
+        };
+        w.push(&rec, i as u64 + 1, "same-name.fgt").unwrap();
+    }
+    w.finish(|_| "disk".to_string()).unwrap();
+    let v = flashgc_trace::stats::volumes(&p, &TraceOptions::default()).unwrap();
+    let got: Vec<(&str, u64)> = v.iter().map(|x| (x.volume.as_str(), x.writes)).collect();
+    assert_eq!(got, [("disk", 1), ("disk", 2)]);
+    let _ = std::fs::remove_file(&p);
+}

@@ -207,10 +207,15 @@ pub(super) fn run<D: DeviceModel>(
             }
         }
         buf.clear();
+        // Safe points at multiples of SAFE_POINT_REQUESTS requests of the measured phase: a
+        // run resumed from a stop anywhere meets them where the uninterrupted run does, so
+        // its periodic checkpoints come at the same requests, with the same bytes.
+        let per = SAFE_POINT_REQUESTS as u64;
+        let to_safe = per - request_index % per;
         let want = match ctl.stop_after_requests {
-            Some(n) => (n - request_index).min(SAFE_POINT_REQUESTS as u64) as usize,
-            None => SAFE_POINT_REQUESTS,
-        };
+            Some(n) => (n - request_index).min(to_safe),
+            None => to_safe,
+        } as usize;
         if let Some(fs) = wl.as_flows() {
             // Several flows: one arrival at a time, the earliest over all flows, each
             // completion reported back to its flow (closed loops wait for it).

@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::segment::{SegState, SegmentView};
 use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 /// SepBIT placement.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -49,9 +49,12 @@ pub struct SepBit {
     pps: u64,
     c1_writes: u64,
     c1_open_clock: u64,
-    c1_opened: HashMap<u64, u64>,
-    /// Most entries `c1_opened` ever held (its memory figure: a hash map's capacity
-    /// depends on its deletion history, which a checkpoint cannot reproduce).
+    /// Open time of each class-1 segment not yet reclaimed, by its seal time. Ordered (a
+    /// B-tree, not a hash map) so that a checkpoint saves it in the same order in every
+    /// run, a resumed one included: a hash map iterates in a per-process random order.
+    c1_opened: BTreeMap<u64, u64>,
+    /// Most entries `c1_opened` ever held (its memory figure, 16 B per entry as in a hash
+    /// table: a map's allocation depends on its history, which a checkpoint cannot keep).
     c1_peak: usize,
     tracked: Vec<u64>,
     last_scan: u64,
@@ -85,7 +88,7 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         pps: init.pages_per_segment as u64,
         c1_writes: 0,
         c1_open_clock: 0,
-        c1_opened: HashMap::new(),
+        c1_opened: BTreeMap::new(),
         c1_peak: 0,
         tracked: vec![0; init.segments as usize],
         last_scan: 0,

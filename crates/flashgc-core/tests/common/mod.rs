@@ -6,6 +6,7 @@ pub mod configs;
 pub mod dedup;
 pub mod flows;
 pub mod golden;
+pub mod identity;
 pub mod requests;
 pub mod resume;
 pub mod traces;
