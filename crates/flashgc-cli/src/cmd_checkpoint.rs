@@ -97,6 +97,8 @@ pub struct Outcome {
     pub signal: Option<i32>,
     /// The memory estimate the run was admitted with, bytes.
     pub estimate: u64,
+    /// Why the estimate is an upper bound, if it is one.
+    pub estimate_bound: Option<&'static str>,
 }
 
 impl Outcome {
@@ -236,6 +238,7 @@ pub fn run_waf(
     } else {
         "building the device"
     });
+    let resumed = resume.is_some();
     let (mut engine, path) = match resume {
         Some((r, path)) => (Engine::from_checkpoint(r)?, path),
         None => {
@@ -289,8 +292,15 @@ pub fn run_waf(
     // The workload's own structures (a trace replay's remap table, docs/traces.md,
     // "Memory") come on top of the engine's, which `Engine::new` checked alone.
     let replay = replay_memory(wl.as_ref(), &cfg)?;
-    let estimate = engine.memory_estimate() + replay.iter().map(|m| m.bytes).sum::<u64>();
+    // A run that writes checkpoints, or was read from one, also holds the file's buffers.
+    let io = if every.is_some() || resumed {
+        flashgc_core::checkpoint::IO_BYTES
+    } else {
+        0
+    };
+    let estimate = engine.memory_estimate() + io + replay.iter().map(|m| m.bytes).sum::<u64>();
     check_limit(&cfg, estimate, &replay)?;
+    let estimate_bound = engine.simulation().memory_estimate_upper_bound();
     startup.end();
     let end = engine.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
     let with_replay = |mut r: flashgc_core::RunResult| {
@@ -313,6 +323,7 @@ pub fn run_waf(
                 path,
                 signal: None,
                 estimate,
+                estimate_bound,
             }
         }
         RunEnd::Stopped {
@@ -324,6 +335,7 @@ pub fn run_waf(
             path,
             signal,
             estimate,
+            estimate_bound,
         },
     })
 }

@@ -365,7 +365,10 @@ pub(crate) fn report(
     } else if a.csv {
         print!("{}", output::csv(std::slice::from_ref(r)));
     } else {
-        print!("{}", output::human(r, secs, out.map(|o| o.estimate)));
+        print!(
+            "{}",
+            output::human(r, secs, out.map(|o| (o.estimate, o.estimate_bound)))
+        );
         if let Some(lines) = r
             .placement_report
             .as_ref()

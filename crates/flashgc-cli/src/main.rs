@@ -200,6 +200,17 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Allocations of 1 MiB and more (the tables) always get pages of their own: glibc
+    // otherwise raises that threshold to the size of the largest block freed (up to 32
+    // MiB), so after a resume freed the fresh tables, the next ones grew in the heap by
+    // copying and left holes behind (a resumed CAGC run peaked 8 % above the uninterrupted
+    // one and 11 % above the memory estimate). Smaller blocks (request batches) stay in the
+    // heap: no system call per batch.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: called before any allocation-heavy work and before any thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
     let cli = match Cli::try_parse_from(negative_values_attached(std::env::args_os())) {
         Ok(c) => c,
         Err(e) => {

@@ -239,8 +239,9 @@ pub(crate) fn gc_trigger_note(r: &RunResult) -> String {
 }
 
 /// The report of one run, for a terminal; `estimate`: the memory estimate the run was
-/// admitted with (`Simulation::memory_estimate`), when known.
-pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
+/// admitted with (`Simulation::memory_estimate`), when known, and why it is an upper bound
+/// if it is one (`Simulation::memory_estimate_upper_bound`).
+pub fn human(r: &RunResult, secs: f64, estimate: Option<(u64, Option<&str>)>) -> String {
     let mut s = String::new();
     let d = &r.device;
     let l = &d.layout;
@@ -398,16 +399,17 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<u64>) -> String {
     }
     let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
     match estimate {
-        Some(e) => {
+        Some((e, bound)) => {
             let _ = write!(
                 s,
-                "memory: estimated {:.1} MiB before the run (tables + policies{} + 7 MiB process)",
+                "memory: estimated {:.1} MiB before the run (tables + policies{} + 7 MiB process{})",
                 mib(e),
                 match (&r.timing, &r.noc) {
                     (_, Some(_)) => " + NoC model, its time series and the driver",
                     (Some(_), None) => " + device model, cache and driver",
                     _ => "",
-                }
+                },
+                bound.map_or(String::new(), |why| format!("; an upper bound: {why}"))
             );
         }
         None => {

@@ -151,6 +151,9 @@ pub struct Simulation {
     /// The part of `estimate` beside the FTL's tables and the policies: the content
     /// mode's and the mapping cache's (kept when the policies' part is recomputed).
     estimate_other: u64,
+    /// Why `estimate` is an upper bound, if it is one (see
+    /// [`Simulation::memory_estimate_upper_bound`]).
+    estimate_bound: Option<&'static str>,
     /// The placement and victim specs as they run, every parameter spelled out.
     resolved: (String, String),
 }
@@ -209,8 +212,8 @@ impl Simulation {
             &cfg.run.placement,
             cmt.is_some() as usize + extra,
         )?;
-        let estimate_other =
-            content::memory_estimate(action.as_deref(), &layout) + cmt.map_or(0, cmt_memory);
+        let content_estimate = content::memory_estimate(action.as_deref(), &layout, cfg);
+        let estimate_other = content_estimate.map_or(0, |e| e.bytes) + cmt.map_or(0, cmt_memory);
         let estimate = memory_estimate(
             &layout,
             pl.memory_bytes() + vic.memory_bytes() + estimate_other,
@@ -221,11 +224,14 @@ impl Simulation {
                 return Err(Error::config(
                     "run.max_memory_gib",
                     format!(
-                        "this run needs about {:.2} GiB ({:.2} B per logical page) but the limit is {limit:.2} GiB; \
+                        "this run needs about {:.2} GiB ({:.2} B per logical page{}) but the limit is {limit:.2} GiB; \
                          use a smaller device or raise the limit (`--max-memory GIB` on the command line, `max_memory_gib` in Python; \
                          by default the memory this machine has available)",
                         estimate as f64 / (1u64 << 30) as f64,
-                        estimate as f64 / layout.logical_pages as f64
+                        estimate as f64 / layout.logical_pages as f64,
+                        content_estimate
+                            .and_then(|e| e.upper_bound)
+                            .map_or(String::new(), |why| format!("; an upper bound: {why}"))
                     ),
                 ));
             }
@@ -259,6 +265,7 @@ impl Simulation {
             content_base: ContentCounters::default(),
             estimate,
             estimate_other,
+            estimate_bound: content_estimate.and_then(|e| e.upper_bound),
             resolved: (placement_spec, victim_spec),
         })
     }
@@ -268,6 +275,13 @@ impl Simulation {
     /// is checked against and what the CLI prints next to the measured peak.
     pub fn memory_estimate(&self) -> u64 {
         self.estimate
+    }
+
+    /// Why [`Simulation::memory_estimate`] is an upper bound rather than a prediction, if
+    /// it is one: a structure whose size depends on the run itself (CAGC's unbounded
+    /// index) or on a trace's contents is counted at its largest.
+    pub fn memory_estimate_upper_bound(&self) -> Option<&'static str> {
+        self.estimate_bound
     }
 
     /// The configuration.

@@ -690,6 +690,13 @@ impl FgtSource {
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
+
+    /// Bytes of the trace that are resident while it is replayed: the whole file (its
+    /// mapping's pages are touched by the CRC check at open, and the kernel counts them in
+    /// the process's resident set) or the buffer holding it.
+    pub fn resident_bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
 }
 
 impl RecordSource for FgtSource {

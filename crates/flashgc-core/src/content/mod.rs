@@ -15,10 +15,12 @@
 //! * [`Bloom`]: SplitGC's Bloom prefilter (its read scrub's fingerprint lookups).
 
 mod bloom;
+pub mod estimate;
 mod gen;
 mod store;
 
 pub use bloom::{ap, bkdr, djb, Bloom};
+pub use estimate::Grouped;
 pub use gen::{mix64, ContentGen, ContentParams};
 pub use store::{ContentNeeds, ContentStore, ContentView, GroupId, Replacement, VFLAG};
 

@@ -100,9 +100,13 @@ impl Members {
         }
     }
     /// Removes the element at position `i` and moves the last one there; returns the
-    /// element now at `i`, if any.
+    /// element now at `i`, if any. A list left with its first member alone frees its
+    /// vector: GC migrating a group's only copy joins the new copy before the old one
+    /// leaves, and the emptied vector kept 32 B of heap per group so migrated (35 MiB more
+    /// peak RSS after 2 x capacity of writes on an 8 GiB device under SplitGC, which
+    /// neither the report nor the estimate counted).
     pub(crate) fn swap_remove(&mut self, i: usize) -> Option<u32> {
-        if i == 0 {
+        let now = if i == 0 {
             match self.rest.pop() {
                 Some(last) => {
                     self.first = last;
@@ -116,7 +120,11 @@ impl Members {
         } else {
             self.rest.swap_remove(i - 1);
             self.rest.get(i - 1).copied()
+        };
+        if self.rest.is_empty() && self.rest.capacity() > 0 {
+            self.rest = Vec::new();
         }
+        now
     }
     /// Capacity a vector grown by pushes to the list beyond the first member's length has
     /// (at least 4 elements, doubling). A model, not `Vec::capacity`: that depends on the
@@ -460,11 +468,13 @@ impl ContentStore {
 /// bytes; the map is rebuilt on load).
 mod index_serde {
     use super::{FpIndex, GroupId};
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde::{Deserialize, Deserializer, Serializer};
     pub fn serialize<S: Serializer>(m: &FpIndex, s: S) -> Result<S::Ok, S::Error> {
-        let mut v: Vec<(u64, GroupId)> = m.iter().map(|(&k, &g)| (k, g)).collect();
-        v.sort_unstable();
-        v.serialize(s)
+        // The keys alone are sorted (8 B per entry while a checkpoint is written, not 16:
+        // the same bytes as the sorted pairs, whose copy peaked 8 % over the estimate).
+        let mut keys: Vec<u64> = m.keys().copied().collect();
+        keys.sort_unstable();
+        s.collect_seq(keys.iter().map(|k| (*k, m[k])))
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<FpIndex, D::Error> {
         let v: Vec<(u64, GroupId)> = Vec::deserialize(d)?;
@@ -574,5 +584,28 @@ impl<'a> ContentView<'a> {
     /// Pages per segment.
     pub fn pages_per_segment(&self) -> u32 {
         self.pps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Members;
+
+    #[test]
+    fn a_list_back_to_one_member_frees_its_vector() {
+        // GC migrating a group's only copy: the new copy joins, then the old one leaves.
+        let mut m = Members::new();
+        m.push(7);
+        m.push(9);
+        assert!(m.rest.capacity() > 0);
+        assert_eq!(m.swap_remove(0), Some(9));
+        assert_eq!((m.first(), m.rest.capacity()), (Some(9), 0));
+        // From the middle too, and a list still holding copies keeps its vector.
+        m.push(11);
+        m.push(12);
+        assert_eq!(m.swap_remove(1), Some(12));
+        assert!(m.rest.capacity() > 0);
+        assert_eq!(m.swap_remove(1), None);
+        assert_eq!((m.len(), m.rest.capacity()), (1, 0));
     }
 }

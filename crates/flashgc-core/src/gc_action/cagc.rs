@@ -27,7 +27,7 @@
 //! * The victim is whatever `--victim` says (the paper: greedy by default, Sec. IV-A).
 
 use super::{ActionCosts, ActionInit, GcAction, PageAction, Target};
-use crate::content::{ContentNeeds, ContentView, Replacement};
+use crate::content::{ContentNeeds, ContentView, Grouped, Replacement};
 use crate::error::Result;
 use crate::segment::SegmentView;
 use crate::spec::Spec;
@@ -97,6 +97,9 @@ impl GcAction for Cagc {
             replacement: self.replacement,
             ..ContentNeeds::default()
         }
+    }
+    fn grouped(&self) -> Grouped {
+        Grouped::Migrated
     }
     fn extra_streams(&self) -> usize {
         1

@@ -80,7 +80,7 @@
 //! ftl.check().unwrap();
 //! ```
 
-use crate::content::{ContentNeeds, ContentView, GroupId};
+use crate::content::{ContentNeeds, ContentView, GroupId, Grouped};
 use crate::error::{Error, Result};
 use crate::segment::SegmentView;
 use crate::spec::Spec;
@@ -209,6 +209,12 @@ pub trait GcAction: Send {
     }
     /// What the content layer must keep for this policy.
     fn needs(&self) -> ContentNeeds;
+    /// Which pages the policy puts in content groups, for the memory estimate (an
+    /// unbounded index's group count). Default: every written page until erased, the
+    /// most there can be.
+    fn grouped(&self) -> Grouped {
+        Grouped::Written
+    }
     /// Write streams of its own (relocation targets beyond the placement's streams).
     fn extra_streams(&self) -> usize {
         0

@@ -23,7 +23,7 @@
 //!   until its LPN is rewritten (a page is deferred at most once).
 
 use super::{ActionCosts, ActionInit, GcAction, PageAction, ScrubStep, Target};
-use crate::content::{Bloom, ContentNeeds, ContentView};
+use crate::content::{Bloom, ContentNeeds, ContentView, Grouped};
 use crate::error::{Error, Result};
 use crate::segment::{SegState, SegmentView};
 use crate::spec::Spec;
@@ -166,6 +166,14 @@ impl GcAction for SplitGc {
             dup_counts: true,
             defers: true,
             ..ContentNeeds::default()
+        }
+    }
+    fn grouped(&self) -> Grouped {
+        // Without the prescrub, pages join groups as the scrub and GC reach them.
+        if self.prescrub() {
+            Grouped::Live
+        } else {
+            Grouped::Migrated
         }
     }
     fn costs(&self) -> ActionCosts {

@@ -3,10 +3,12 @@
 //! `dedup` section with its notes.
 
 use crate::config::{Config, Layout};
+use crate::content::estimate::{self, ContentEstimate, EstimateInput};
 use crate::content::ContentGen;
 use crate::error::{Error, Result};
 use crate::ftl::{ContentCounters, ContentLayer, ContentReport, Ftl};
 use crate::gc_action::{self, ActionInit, GcAction};
+use crate::workload::WorkloadSpec;
 
 /// The configured GC action (None for `move`: the FTL's plain path). Checks the `[content]`
 /// parameters when it needs them; `mapping_cache`: whether a mapping cache is configured
@@ -45,23 +47,37 @@ pub(super) fn action(
     Ok(action)
 }
 
-/// Bytes the content mode will hold (0 without an action): page contents, group links and
-/// positions (16 B per physical page), the last written content per LPN (8 B), the groups:
-/// at most one per indexed content (the index capacity, else every physical page) at about
-/// 80 B each (group record, index bucket, recency links, list block), and the end-of-run
-/// report's sorted contents of the live LPNs (8 B per LPN at most; measured: without it,
-/// content runs peaked 18-28 % above the estimate).
-pub(super) fn memory_estimate(action: Option<&dyn GcAction>, layout: &Layout) -> u64 {
-    let Some(a) = action else {
-        return 0;
-    };
-    let groups = a
-        .needs()
-        .index_capacity
-        .unwrap_or(layout.physical_pages)
-        .min(layout.physical_pages);
-    let report = layout.logical_pages * 8;
-    layout.physical_pages * 16 + layout.logical_pages * 8 + groups * 80 + report
+/// What the content mode will hold at its peak (None without an action; see
+/// [`crate::content::estimate::estimate`]): the synthetic content's duplicate model gives
+/// the number of distinct contents, a trace's are unknown before the run.
+pub(super) fn memory_estimate(
+    action: Option<&dyn GcAction>,
+    layout: &Layout,
+    cfg: &Config,
+) -> Option<ContentEstimate> {
+    let a = action?;
+    let trace = matches!(
+        WorkloadSpec::parse("run.workload", &cfg.run.workload),
+        Ok(WorkloadSpec::Trace(_))
+    );
+    let needs = a.needs();
+    Some(estimate::estimate(
+        EstimateInput {
+            logical_pages: layout.logical_pages,
+            physical_pages: layout.physical_pages,
+            segments: layout.segments as u64,
+            content: (!trace).then_some(cfg.content),
+            // A synthetic workload writes `write_volume` x the logical space after the fill.
+            written_pages: (!trace && cfg.flow.is_empty()).then(|| {
+                let l = layout.logical_pages as f64;
+                (l * cfg.run.fill).round() as u64 + (l * cfg.run.write_volume).round() as u64
+            }),
+        },
+        a.grouped(),
+        needs.index_capacity,
+        needs.defers,
+        a.memory_bytes(),
+    ))
 }
 
 /// Switches `ftl` to content mode with `action`.

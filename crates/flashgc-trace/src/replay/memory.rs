@@ -60,7 +60,8 @@ impl TraceWorkload {
     /// The replay's memory at its largest over the run, as named structures and bytes,
     /// known before the run starts: `--remap compact`'s table (exact when sized up front
     /// by [`Self::reserve_distinct_pages`], else an upper bound: the table grown to one
-    /// entry per logical page of the device) and a text trace's parser pipeline.
+    /// entry per logical page of the device), a text trace's parser pipeline and a `.fgt`
+    /// trace's mapped file.
     pub fn memory_items(&self) -> Vec<(String, u64)> {
         let mut items = Vec::new();
         if self.remap == Remap::Compact {
@@ -92,11 +93,19 @@ impl TraceWorkload {
                 ));
             }
         }
-        if matches!(self.src, crate::source::AnySource::Piped(_)) {
-            items.push((
+        match &self.src {
+            crate::source::AnySource::Piped(_) => items.push((
                 "trace parser pipeline (batches of records, read buffer)".into(),
                 PIPELINE,
-            ));
+            )),
+            // Measured: a 36 MB .fgt file replayed on an 8 GiB device peaked at 60.1 MiB of
+            // RSS against an estimate of 24.2 MiB that did not count it.
+            crate::source::AnySource::Fgt(f) => items.push((
+                ".fgt trace, mapped (file pages, resident once read: the kernel can drop them)"
+                    .into(),
+                f.resident_bytes(),
+            )),
+            _ => {}
         }
         items
     }
