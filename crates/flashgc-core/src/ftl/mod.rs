@@ -570,12 +570,7 @@ impl Ftl {
         if self.cmt.is_some() {
             scope = self.translation_scope(scope);
         }
-        let victim = self.select(scope).ok_or_else(|| {
-            Error::DeviceFull(format!(
-                "GC needs a victim in {scope:?} but no sealed segment there is a candidate \
-                 (none sealed, or none passes the victim policy's min_garbage filter)"
-            ))
-        })?;
+        let victim = self.select(scope).ok_or_else(|| self.no_victim(scope))?;
         self.reclaim(victim)?;
         Ok(victim)
     }

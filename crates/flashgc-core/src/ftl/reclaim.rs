@@ -1,10 +1,11 @@
 //! GC relocation: moving a victim's valid pages to the placement's streams and erasing it.
 
 use super::Ftl;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ops::{FlashOp, Origin};
 use crate::segment::{SegState, SegmentView};
 use crate::types::{Lpn, Ppn, SegmentId, StreamId, NONE};
+use crate::victim::VictimScope;
 
 /// How many pages ahead of the one being relocated GC prefetches the L2P entry (random
 /// stores on large devices). 16, 32 and 64, and write-intent prefetches, measured no
@@ -155,5 +156,48 @@ impl Ftl {
         self.segs.state[victim as usize] = SegState::Free;
         self.free.push_back(victim);
         self.counters.erases += 1;
+    }
+
+    /// The error of a GC that found no victim in `scope`, with what the user needs to see
+    /// why: how many segments were sealed there and the most garbage any of them held,
+    /// against the victim policy that declined them (typically a `min_garbage` filter
+    /// above what the device's over-provisioning leaves in a segment).
+    pub(super) fn no_victim(&self, scope: VictimScope) -> Error {
+        let groups = self.placement.streams() + usize::from(self.cmt.is_some());
+        let in_scope = |s: usize| match scope {
+            VictimScope::Segment(v) => s == v as usize,
+            _ => scope
+                .range(groups)
+                .contains(&(self.segs.stream[s] as usize)),
+        };
+        let (sealed, fewest_valid) = (0..self.segs.len())
+            .filter(|&s| self.segs.state[s] == SegState::Sealed && in_scope(s))
+            .fold((0u64, u32::MAX), |(n, v), s| {
+                (n + 1, v.min(self.segs.valid[s]))
+            });
+        let pps = self.p.pages_per_segment;
+        let place = match scope {
+            VictimScope::All => "the device".to_string(),
+            VictimScope::Group(g) => format!("stream {g}"),
+            VictimScope::Groups(lo, hi) => format!("streams {lo}..={hi}"),
+            VictimScope::Segment(v) => format!("segment {v}, the placement's choice"),
+        };
+        let why = if sealed == 0 {
+            format!(
+                "no segment of {place} is sealed (the placement's open streams hold the \
+                 free space: use fewer streams or a larger device)"
+            )
+        } else {
+            let garbage = 100.0 * f64::from(pps - fewest_valid) / f64::from(pps);
+            format!(
+                "{sealed} segments of {place} are sealed and the most garbage any holds is \
+                 {garbage:.1} % ({} of {pps} pages invalid), but the victim policy `{}` took \
+                 none of them (a `min_garbage` filter above that share: lower it or give the \
+                 device more over-provisioning)",
+                pps - fewest_valid,
+                self.victim.name()
+            )
+        };
+        Error::DeviceFull(format!("GC needs a victim but none qualifies: {why}"))
     }
 }
