@@ -1,6 +1,7 @@
 //! Helpers shared by the command-line tests (each test file uses a part of them).
 #![allow(dead_code)]
 
+pub mod checkpoint;
 #[cfg(unix)]
 pub mod serve;
 
