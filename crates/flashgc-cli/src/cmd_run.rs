@@ -380,7 +380,7 @@ pub(crate) fn report(
             }
         }
         if let Some(t) = &r.timing {
-            print!("{}", cmd_timing::human(t));
+            print!("{}", crate::timing_summary::human(t));
         }
         if let Some(f) = &r.flows {
             print!("{}", output::human_flows(f));

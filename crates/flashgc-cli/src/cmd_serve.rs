@@ -227,7 +227,7 @@ pub fn serve(a: &ServeArgs) -> Result<(), Fail> {
         crate::output::human(r, s.wall_seconds, None)
     };
     if let (false, Some(t)) = (a.json, &r.timing) {
-        text.push_str(&cmd_timing::human(t));
+        text.push_str(&crate::timing_summary::human(t));
     }
     let _ = std::io::stdout().write_all(text.as_bytes());
     crate::output::save_printed(a.output.as_deref(), json.as_bytes())

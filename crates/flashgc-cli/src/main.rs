@@ -8,6 +8,7 @@ mod args;
 mod cmd_checkpoint;
 mod cmd_compare;
 mod cmd_dedup;
+mod cmd_fio;
 mod cmd_fiojob;
 mod cmd_info;
 mod cmd_midas;
@@ -23,6 +24,7 @@ mod interrupt;
 mod outfile;
 mod output;
 mod startup;
+mod timing_summary;
 
 pub(crate) use args::{build_config, CommonArgs};
 use clap::{Parser, Subcommand};
@@ -79,7 +81,7 @@ enum Cmd {
     /// --mqsim-workload, an MQSim IO scenario as `[[flow]]` sections.
     Config(ConfigArgs),
     /// fio-like timed jobs (randrw, rwmixwrite, bs, numjobs, iodepth); `--paper sup-gc|bf-gc` runs a paper's write-ratio series.
-    Fio(Box<cmd_timing::FioArgs>),
+    Fio(Box<cmd_fio::FioArgs>),
     /// NoC SSD controller: conventional vs selective copy-back GC (papers/noc-copyback-gc.txt).
     Noc(Box<cmd_noc::NocArgs>),
     /// Dedup-aware GC: SplitGC vs greedy, CAGC, DAGC on page content (papers/splitgc.txt).
@@ -255,7 +257,7 @@ fn main() -> ExitCode {
         Cmd::Dedup(a) => cmd_dedup::dedup(&a),
         Cmd::Noc(a) => cmd_noc::noc(&a),
         Cmd::Serve(a) => cmd_serve::serve(&a),
-        Cmd::Fio(a) => match cmd_timing::fio(&a) {
+        Cmd::Fio(a) => match cmd_fio::fio(&a) {
             0 => Ok(()),
             code => Err(Fail(code.clamp(1, 255) as u8, String::new())),
         },

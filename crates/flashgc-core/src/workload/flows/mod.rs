@@ -16,19 +16,21 @@
 pub use crate::config::{ByteSize, FlowConfig};
 pub use sections::from_config;
 
+mod checks;
 mod drain;
 mod flush;
 mod issue;
 mod pending;
+mod position;
+mod report;
 mod sections;
 mod spec;
 mod steady;
 mod think;
 use crate::error::{Error, Result};
 use crate::metrics::latency::Latencies;
-use crate::metrics::result::FlowReport;
-use crate::workload::fio::{FioJob, FioWorkload, Rw};
-use crate::workload::{Op, Request, Workload};
+use crate::workload::fio::{FioJob, FioWorkload};
+use crate::workload::{Op, Request};
 pub use flush::FlushDevice;
 pub use issue::FlowEvent;
 use serde::{Deserialize, Serialize};
@@ -232,112 +234,6 @@ impl FlowSet {
     /// The flows.
     pub fn specs(&self) -> &[FlowSpec] {
         &self.specs
-    }
-
-    /// Refuses a run that only its write volume (`target` user pages) can end when the
-    /// flows can never write that much: every flow without a request count only reads,
-    /// and those with one write too little. Such a run would go on forever.
-    pub fn check_reaches(&self, target: u64) -> Result<()> {
-        let writes = |s: &FlowSpec| match s.job.rw {
-            Rw::Read | Rw::RandRead | Rw::Trim | Rw::RandTrim => false,
-            Rw::Write | Rw::RandWrite | Rw::TrimWrite | Rw::RandTrimWrite => true,
-            // As the generator draws it: a read share that rounds to 1 never writes.
-            Rw::RandRw => 1.0 - s.job.rwmixwrite / 100.0 < 1.0,
-        };
-        let mut most: u64 = 0;
-        let mut endless = None;
-        for s in &self.specs {
-            if !s.bounded() && s.runtime_ns.is_some() && !writes(s) {
-                // Its run time ends it.
-                continue;
-            }
-            match (s.bounded().then_some(()), writes(s)) {
-                // A flow without a request count that writes reaches any volume.
-                (None, true) => return Ok(()),
-                (None, false) => {
-                    endless.get_or_insert(s);
-                }
-                (Some(_), true) => {
-                    let pages = s.most_pages(self.lpn_size).unwrap_or(u64::MAX);
-                    most = most.saturating_add(pages);
-                }
-                (Some(_), false) => {}
-            }
-        }
-        match endless {
-            Some(s) if most < target => Err(Error::config(
-                format!("flow `{}`.requests", s.name),
-                format!(
-                    "the flow only reads and has no request count, and the flows with one \
-                     write at most {most} of the {target} user pages of the run's write \
-                     volume, so the run would never end: give the flow a request count, or \
-                     bound the run with --requests or --data-gb (timed runs)"
-                ),
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    /// Refuses flows that a run without a timed device (WAF-only) would starve. Its
-    /// completions are instantaneous, so a closed-loop flow without a request count issues
-    /// requests at its start time without end: a rate flow of its group (whose arrivals
-    /// are spaced in time) or a closed-loop flow of its group that starts later would get
-    /// none (or one) of them, silently.
-    pub fn check_untimed(&self) -> Result<()> {
-        // Without a clock a run time never passes (closed loops complete instantly).
-        if let Some(f) = self
-            .specs
-            .iter()
-            .find(|f| f.runtime_ns.is_some() || f.ramp_ns > 0 || f.steady.is_some())
-        {
-            let field = if f.runtime_ns.is_some() {
-                "runtime_ms"
-            } else if f.steady.is_some() {
-                "steadystate"
-            } else {
-                "ramp_ms"
-            };
-            return Err(Error::config(
-                format!("flow `{}`.{field}", f.name),
-                "a run time or a ramp is simulated time, which a WAF-only run does not have: \
-                 run with --timing",
-            ));
-        }
-        for (k, c) in self.specs.iter().enumerate() {
-            if c.bounded() || !matches!(c.arrival, FlowArrival::Closed { .. }) {
-                continue;
-            }
-            for (j, f) in self.specs.iter().enumerate() {
-                let (field, what) = match f.arrival {
-                    _ if j == k || f.group != c.group => continue,
-                    FlowArrival::Rate { .. } => ("rate_iops", "a rate flow".to_string()),
-                    FlowArrival::Closed { .. } if f.start_ns > c.start_ns => (
-                        "start_ms",
-                        format!(
-                            "a closed-loop flow that starts later ({} ms)",
-                            ms(f.start_ns)
-                        ),
-                    ),
-                    FlowArrival::Closed { .. } => continue,
-                };
-                return Err(Error::config(
-                    format!("flow `{}`.{field}", f.name),
-                    format!(
-                        "without --timing (WAF-only) completions are instantaneous, so the \
-                         closed-loop flow `{c}` without a request count issues requests at \
-                         its start ({} ms) without end, and `{}`, {what}, would starve: run \
-                         with --timing (the flows then share the device in time), give `{c}` \
-                         a request count (its requests then come first), or make the flows \
-                         of the group all rate flows (interleaved by their rates) or all \
-                         closed-loop flows with one start (taking turns)",
-                        ms(c.start_ns),
-                        f.name,
-                        c = c.name,
-                    ),
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// Whether flow `i` has issued all its requests.
@@ -567,211 +463,6 @@ impl FlowSet {
             // Flows' flushes are not requests (they go through the flow's flush state).
             Op::Flush => {}
         }
-    }
-
-    /// The per-flow section of a result, over a run of `span_ns` simulated nanoseconds
-    /// (rates over the run's span, so that the flows' rates add up to the run's).
-    pub fn report(&self, span_ns: u64, timed: bool) -> Vec<FlowReport> {
-        let secs = span_ns as f64 / 1e9;
-        self.specs
-            .iter()
-            .zip(&self.state)
-            .zip(&self.regions)
-            .enumerate()
-            .map(|(i, ((s, st), &(off, region)))| {
-                // With a ramp: the requests issued after it, over the flow's own time from
-                // the ramp's end to its last completion (fio's figures after ramp_time).
-                let ramp_end = self.ramp_end(i).filter(|_| timed && s.ramp_ns > 0);
-                let (n, bytes, secs) = match ramp_end {
-                    Some(e) => (
-                        st.issued - st.ramp_requests,
-                        st.bytes - st.ramp_bytes,
-                        st.last_done.saturating_sub(e) as f64 / 1e9,
-                    ),
-                    None => (st.issued, st.bytes, secs),
-                };
-                let rate = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
-                let active_ns = st
-                    .first_arrival
-                    .map_or(0, |f| st.last_done.saturating_sub(f));
-                // Its own time: from the ramp's end, else its first arrival.
-                let own = match ramp_end {
-                    Some(e) => st.last_done.saturating_sub(e),
-                    None => active_ns,
-                } as f64
-                    / 1e9;
-                let own_rate = |x: f64| if timed && own > 0.0 { x / own } else { 0.0 };
-                FlowReport {
-                    name: s.name.clone(),
-                    pattern: s.job.describe(),
-                    arrival: s.describe_arrival(),
-                    start_ns: st.first_arrival.unwrap_or(s.start_ns),
-                    offset_bytes: off * self.lpn_size as u64,
-                    size_bytes: region * self.lpn_size as u64,
-                    requests: st.issued,
-                    read_requests: st.reads,
-                    write_requests: st.writes,
-                    trim_requests: st.trims,
-                    bytes: st.bytes,
-                    iops: rate(n as f64),
-                    bandwidth_mb_s: rate(bytes as f64 / 1e6),
-                    active_ns,
-                    active_iops: own_rate(n as f64),
-                    active_bandwidth_mb_s: own_rate(bytes as f64 / 1e6),
-                    ramp_requests: ramp_end.map(|_| st.ramp_requests),
-                    read_latency: timed.then(|| st.rd.summary()),
-                    write_latency: timed.then(|| st.wr.summary()),
-                    read_histogram: timed.then(|| st.rd.log_histogram()),
-                    write_histogram: timed.then(|| st.wr.log_histogram()),
-                    flushes: st.flush.count,
-                    flush_latency: (timed && st.flush.count > 0)
-                        .then(|| st.flush.latency.summary()),
-                    steady_state: self.steady_report(i),
-                }
-            })
-            .collect()
-    }
-
-    /// One line per flow.
-    pub fn describe_flows(&self) -> String {
-        self.specs
-            .iter()
-            .map(|s| {
-                format!(
-                    "{}: {} @ {} bytes, {}",
-                    s.name,
-                    s.job.describe(),
-                    s.offset,
-                    s.describe_arrival()
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-}
-
-/// The saved position of a [`FlowSet`]: its flows' states; generators are replayed.
-#[derive(Serialize, Deserialize)]
-struct Saved {
-    names: Vec<String>,
-    state: Vec<FlowState>,
-    /// Requests in flight per flow (deferred commit; zeros otherwise).
-    inflight: Vec<u32>,
-    /// The steady-state units' progress.
-    steady: Vec<steady::UnitState>,
-}
-
-impl Workload for FlowSet {
-    fn fill(&mut self, buf: &mut Vec<Request>, max: usize) -> Result<()> {
-        // Outside the driver's flow loop (e.g. a future-knowledge pre-pass): the requests
-        // in arrival order with instantaneous completions.
-        for _ in 0..max {
-            let Some((i, req, t)) = self.next_arrival_request()? else {
-                break;
-            };
-            self.completed(i, &req, t, t, false);
-            buf.push(req);
-        }
-        Ok(())
-    }
-    fn describe(&self) -> String {
-        format!("flows [{}]", self.describe_flows())
-    }
-    fn is_infinite(&self) -> bool {
-        self.specs.iter().any(|s| !s.bounded())
-    }
-    fn save_position(&self) -> Option<Vec<u8>> {
-        let mut state = self.state.clone();
-        for s in &mut state {
-            s.slots.sort_unstable();
-        }
-        crate::checkpoint::encode(&Saved {
-            names: self.specs.iter().map(|s| s.name.clone()).collect(),
-            state,
-            inflight: self.inflight.clone(),
-            steady: self.steady.clone(),
-        })
-        .ok()
-    }
-    fn load_position(&mut self, b: &[u8]) -> Result<()> {
-        let saved: Saved = crate::checkpoint::decode(b).map_err(|e| {
-            Error::Input(format!(
-                "the saved workload position is not that of host flows (taken on another \
-                 workload?): {e}"
-            ))
-        })?;
-        let names: Vec<&String> = self.specs.iter().map(|s| &s.name).collect();
-        if saved.names.iter().collect::<Vec<_>>() != names {
-            return Err(Error::Input(
-                "the checkpoint's flows differ from the configured ones".into(),
-            ));
-        }
-        if saved.inflight.len() != self.specs.len()
-            || saved.state.len() != self.specs.len()
-            || saved.steady.len() != self.steady.len()
-            || saved
-                .steady
-                .iter()
-                .zip(&self.units)
-                .any(|(s, u)| !s.window.fits(u.spec.dur))
-        {
-            return Err(Error::Input(
-                "the checkpoint's flows differ from the configured ones".into(),
-            ));
-        }
-        for (i, st) in saved.state.iter().enumerate() {
-            // Requests and queued syncs in flight each hold a slot.
-            let waiting = st.slots.iter().filter(|&&s| s == PENDING).count();
-            let holding = saved.inflight[i] as usize + st.flush.queued.len();
-            let closed = matches!(self.specs[i].arrival, FlowArrival::Closed { .. });
-            if closed && waiting != holding {
-                return Err(Error::Input(format!(
-                    "flow `{}`: the checkpoint's waiting slots do not match its requests in flight",
-                    self.specs[i].name
-                )));
-            }
-        }
-        self.inflight = saved.inflight;
-        self.steady = saved.steady;
-        for (i, st) in saved.state.into_iter().enumerate() {
-            if st.slots.len() != self.state[i].slots.len() {
-                return Err(Error::Input(format!(
-                    "flow `{}`: the checkpoint's queue depth differs",
-                    self.specs[i].name
-                )));
-            }
-            // Replay the generator to where the flow was, summing the bytes it issued.
-            let mut left = st.issued;
-            self.issued_bytes[i] = 0;
-            while left > 0 {
-                self.buf.clear();
-                let n = left.min(4096) as usize;
-                self.gens[i].fill(&mut self.buf, n)?;
-                self.issued_bytes[i] += self
-                    .buf
-                    .iter()
-                    .map(|r| r.pages as u64 * self.lpn_size as u64)
-                    .sum::<u64>();
-                if self.buf.len() != n {
-                    return Err(Error::Input(format!(
-                        "flow `{}` does not replay its {} requests",
-                        self.specs[i].name, st.issued
-                    )));
-                }
-                left -= n as u64;
-            }
-            self.state[i] = st;
-            if !self.pending_consistent(i) {
-                return Err(Error::Input(format!(
-                    "flow `{}`: the checkpoint's writes in flight do not match its requests in flight",
-                    self.specs[i].name
-                )));
-            }
-        }
-        Ok(())
-    }
-    fn as_flows(&mut self) -> Option<&mut FlowSet> {
-        Some(self)
     }
 }
 

@@ -1,5 +1,6 @@
 //! Unit tests of the job-file parser: options, defaults, groups, pacing and errors.
 
+use super::values::{size, time_ns};
 use super::*;
 
 #[test]
