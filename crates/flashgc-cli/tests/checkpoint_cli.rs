@@ -5,15 +5,13 @@
 
 mod common;
 
+use common::bin;
+
 use common::checkpoint::meta_of;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_flashgc"))
-}
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("flashgc-ckpt-cli-{}-{name}", std::process::id()));

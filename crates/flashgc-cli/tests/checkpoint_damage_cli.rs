@@ -4,14 +4,12 @@
 
 mod common;
 
+use common::bin;
+
 use common::checkpoint::{crc32, edit_meta};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_flashgc"))
-}
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("flashgc-ckpt-cli-{}-{name}", std::process::id()));

@@ -2,17 +2,10 @@
 
 mod common;
 
+use common::CLI_SMALL as SMALL;
+
 use common::{flashgc, stderr, stdout};
 use std::process::Command;
-
-const SMALL: &[&str] = &[
-    "--logical-gib",
-    "0.125",
-    "--pages-per-block",
-    "64",
-    "--write-volume",
-    "4",
-];
 
 #[test]
 fn run_prints_units_op_definition_and_steady_state() {

@@ -4,17 +4,9 @@
 
 mod common;
 
-use common::{flashgc, stderr, stdout};
+use common::CLI_SMALL as SMALL;
 
-/// The 128 MiB device of `cli.rs`: 64-page blocks, 4 capacities of writes.
-const SMALL: &[&str] = &[
-    "--logical-gib",
-    "0.125",
-    "--pages-per-block",
-    "64",
-    "--write-volume",
-    "4",
-];
+use common::{flashgc, stderr, stdout};
 
 #[test]
 fn bad_input_exits_2_with_the_field_named_and_never_panics() {

@@ -80,6 +80,17 @@ pub fn interrupt(child: std::process::Child) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// The 128 MiB device of the command-line tests (`cli.rs`, `input_errors_cli.rs`):
+/// 64-page blocks, 4 capacities of writes.
+pub const CLI_SMALL: &[&str] = &[
+    "--logical-gib",
+    "0.125",
+    "--pages-per-block",
+    "64",
+    "--write-volume",
+    "4",
+];
+
 /// The `flashgc` binary under test, as a command to add arguments to.
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_flashgc"))
