@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 15's speed goal, measured: the instructions of the features-on mode
 # (`--scheduler read-first --cpu-cost on`) against the fcfs timed mode on the same
-# commands, and their ratio (docs/controller.md, "What at most 1.25x needs"). Instruction
+# commands, and their ratio (docs/controller-speed.md, "What at most 1.25x needs"). Instruction
 # counts (valgrind's cachegrind) are deterministic, where CPU seconds on a shared 2-core
 # machine vary by up to 70 % between identical runs. The synthetic workloads have their
 # precondition fill (the same in both modes) subtracted, measured by the same command at a

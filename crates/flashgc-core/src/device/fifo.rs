@@ -2,7 +2,7 @@
 //! scheduler's queues (the GC queue, the ends of committed move reads, each resource's
 //! waiting host operations) push at the back and take from the front once per flash
 //! operation, and a `VecDeque`'s wrap-around index arithmetic on every access was a
-//! measurable part of deferred commit (docs/controller.md, "Speed"). The waiting entries
+//! measurable part of deferred commit (docs/controller-speed.md). The waiting entries
 //! are one slice, so scans run over plain memory too.
 
 /// A FIFO of `T`: `v[head..]` are the entries, oldest first. The taken prefix is dropped
