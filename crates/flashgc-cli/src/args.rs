@@ -312,7 +312,7 @@ pub(crate) fn default_memory_limit(c: &mut Config) {
 pub(crate) fn build_config_as_given(a: &CommonArgs) -> Result<Config, Fail> {
     let text = match &a.config {
         Some(path) => Some(
-            std::fs::read_to_string(path)
+            flashgc_core::text_file::read(path)
                 .map_err(|e| Fail(2, format!("{path}: cannot read config: {e}")))?,
         ),
         None => None,

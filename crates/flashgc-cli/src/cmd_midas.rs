@@ -84,7 +84,7 @@ pub fn model_midas(args: &MidasModelArgs) -> i32 {
     match run(args) {
         Ok(()) => 0,
         Err((code, msg)) => {
-            eprintln!("flashgc: error: {msg}");
+            crate::print_error(&msg);
             code
         }
     }
