@@ -104,6 +104,7 @@ fn configuration_and_job_files() {
     let section = cfg("section.toml", "[nosuch]\na = 1\n");
     let subtable = cfg("subtable.toml", "[run.timing]\ncache_mib = 1\n");
     let placement = cfg("placement.toml", "placement = \"nosuch\"\n");
+    let preset = write(&d, "preset.toml", b"preset = \"nosuch\"\n");
     let long = cfg(
         "long.toml",
         &format!("workload = \"{}\"\n", "a".repeat(1 << 20)),
@@ -159,6 +160,12 @@ fn configuration_and_job_files() {
             name: "unknown placement in a file",
             args: vec![f("run"), f("--config"), placement.clone()],
             needles: vec![format!("{placement}: line 5: unknown placement scheme `nosuch`")],
+        },
+        // defect: no file or line either.
+        Case {
+            name: "unknown preset in a file",
+            args: vec![f("run"), f("--config"), preset.clone()],
+            needles: vec![format!("{preset}: line 1: unknown preset `nosuch`")],
         },
         // defect: the job file's NUL byte was invisible in "`randwrite`: supported randrw, ...".
         Case {
