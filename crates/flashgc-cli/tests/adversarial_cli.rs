@@ -235,6 +235,23 @@ fn values_commands_used_to_ignore() {
             ),
             &["`--cpu-ns.classifier`: given twice"],
         ),
+        // defect: 0 was taken as 1 silently.
+        case(
+            "GCaR window 0",
+            &tiny(
+                "run",
+                &[
+                    "--timing",
+                    "--cache-mib",
+                    "1",
+                    "--cache-policy",
+                    "gcar",
+                    "--gcar-window",
+                    "0",
+                ],
+            ),
+            &["`--gcar-window`: 0 must be at least 1 cache entry"],
+        ),
         // Correct before: pinned (spec strings at their edges).
         case(
             "zipf nan",
@@ -335,6 +352,19 @@ fn traces() {
             name: "byte-order mark",
             args: vec![f("trace"), f("stats"), bom],
             needles: vec![f("first line: `\\u{feff}3,W")],
+        },
+        // defect: exit 1 (a run-time failure) from `model midas`, which samples the trace.
+        Case {
+            name: "midas model on a damaged trace",
+            args: vec![
+                f("model"),
+                f("midas"),
+                f("--logical-gib"),
+                f("8"),
+                f("--workload"),
+                format!("trace:{beyond}"),
+            ],
+            needles: vec![f("ends beyond 2^64 bytes")],
         },
         // Correct before: pinned.
         case(
