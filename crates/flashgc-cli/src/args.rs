@@ -131,7 +131,8 @@ static CONFIG_SOURCE: std::sync::Mutex<Option<ConfigSource>> = std::sync::Mutex:
 
 /// The configuration fields each given flag of `a` sets (a table stands for its fields).
 fn flag_fields(a: &CommonArgs) -> Vec<&'static str> {
-    let given: [(bool, &[&'static str]); 27] = [
+    let given: [(bool, &[&'static str]); 28] = [
+        (a.preset.is_some(), &["preset"]),
         (a.pages_per_block.is_some(), &["device.pages_per_block"]),
         (a.page_size.is_some(), &["device.page_size"]),
         (a.lpn_size.is_some(), &["device.lpn_size"]),
@@ -312,7 +313,7 @@ pub(crate) fn default_memory_limit(c: &mut Config) {
 pub(crate) fn build_config_as_given(a: &CommonArgs) -> Result<Config, Fail> {
     let text = match &a.config {
         Some(path) => Some(
-            std::fs::read_to_string(path)
+            flashgc_core::text_file::read(path)
                 .map_err(|e| Fail(2, format!("{path}: cannot read config: {e}")))?,
         ),
         None => None,

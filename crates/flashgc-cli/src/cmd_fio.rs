@@ -32,7 +32,7 @@ pub fn fio(args: &FioArgs) -> i32 {
         Ok(()) => 0,
         Err(crate::Fail(code, msg)) => {
             if !msg.is_empty() {
-                eprintln!("flashgc: error: {msg}");
+                crate::print_error(&msg);
             }
             code as i32
         }

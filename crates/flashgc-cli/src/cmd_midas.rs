@@ -84,7 +84,7 @@ pub fn model_midas(args: &MidasModelArgs) -> i32 {
     match run(args) {
         Ok(()) => 0,
         Err((code, msg)) => {
-            eprintln!("flashgc: error: {msg}");
+            crate::print_error(&msg);
             code
         }
     }
@@ -197,8 +197,12 @@ fn run(a: &MidasModelArgs) -> Result<(), (i32, String)> {
         hot_hits: a.hot_hits,
         all_intervals,
     };
+    // A damaged trace read while sampling is bad input (2), as everywhere else; it was 1.
     let uid = midas::uid_from_workload(wl.as_mut(), logical, &o)
-        .map_err(|e| (1, e.to_string()))?
+        .map_err(|e| {
+            let crate::Fail(code, msg) = e.into();
+            (code as i32, msg)
+        })?
         .with_hot_model(hot_model);
     let gp = GcsParams {
         max_groups: a.max_groups,

@@ -175,6 +175,17 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
             ));
         }
     }
+    // The profile or --workload is the workload: a fio job's flags were ignored silently
+    // (a NaN --rwmixwrite ran as if not given).
+    let t = &a.timing;
+    if t.wants_fio() || t.size.is_some() {
+        return Err(Fail(
+            2,
+            "fio flags (--rw, --rwmixwrite, --bs, --bssplit, --size, --distribution, --paper) \
+             do not apply to `flashgc noc`: its workload is --profile or --workload"
+                .into(),
+        ));
+    }
     let paths: Vec<&str> = match a.path.trim() {
         "both" => vec!["conventional", "selective"],
         s @ ("conventional" | "selective") => vec![s],

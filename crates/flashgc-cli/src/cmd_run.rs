@@ -405,7 +405,7 @@ pub(crate) fn report(
             "flashgc: interrupted: the results above are PARTIAL (ended_by = \"interrupted\"); {how}"
         );
         if let Err(Fail(_, msg)) = saved {
-            eprintln!("flashgc: error: {msg}");
+            crate::print_error(&msg);
         }
         return Err(Fail(o.exit_code(), String::new()));
     }

@@ -309,6 +309,15 @@ impl TimingFlags {
                 ),
             ));
         }
+        // Checked whichever host model runs: an open-loop run ignored a bad depth silently.
+        if let Some(d) = self.iodepth {
+            if d == 0 || d as u64 > MAX_QUEUE_DEPTH {
+                return Err(Error::config(
+                    "--iodepth",
+                    format!("{d} must be in 1..={MAX_QUEUE_DEPTH}"),
+                ));
+            }
+        }
         let closed = match self.host.as_deref().map(|h| h.trim().to_ascii_lowercase()) {
             None => (closed_default || job.is_some()) && self.rate.is_none(),
             Some(h) if h == "closed" => true,

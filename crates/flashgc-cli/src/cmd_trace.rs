@@ -414,7 +414,7 @@ pub fn run(cmd: TraceCmd) -> i32 {
         Err(e) => {
             // Every trace error is about the input (file, format, options): exit code 2,
             // unless a signal stopped the command (`convert`): 128 + the signal.
-            eprintln!("flashgc: error: {e}");
+            crate::print_error(&e.to_string());
             crate::interrupt::exit_code().map_or(2, i32::from)
         }
     }

@@ -172,6 +172,38 @@ pub(crate) fn negative_values_attached<T: Into<std::ffi::OsString>>(
     out
 }
 
+/// Longest error message printed whole, bytes: messages quote the value they refuse, and a
+/// 10 MB line of a configuration or job file was printed back whole.
+const MAX_ERROR_BYTES: usize = 4096;
+
+/// Prints `flashgc: error: MSG` on stderr, the middle of an overlong message elided.
+pub(crate) fn print_error(msg: &str) {
+    eprintln!("flashgc: error: {}", elide(msg, MAX_ERROR_BYTES));
+}
+
+/// `msg` itself, or its start and end around `[... N bytes elided ...]` when it is longer
+/// than `most` bytes (cut at character boundaries).
+fn elide(msg: &str, most: usize) -> std::borrow::Cow<'_, str> {
+    if msg.len() <= most {
+        return msg.into();
+    }
+    let floor = |mut i: usize| {
+        while !msg.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let head = floor(most / 2);
+    let tail = floor(msg.len() - most / 4);
+    format!(
+        "{} [... {} bytes elided ...] {}",
+        &msg[..head],
+        tail - head,
+        &msg[tail..]
+    )
+    .into()
+}
+
 /// A failure with the exit code it maps to: 2 for bad input, 1 for run-time failures.
 pub(crate) struct Fail(pub(crate) u8, pub(crate) String);
 
@@ -185,6 +217,7 @@ impl From<Error> for Fail {
         // errors do (values are validated after the file is read).
         let at = match &e {
             Error::Config { field, .. } => args::config_line_of(field),
+            Error::Unknown { field, .. } if !field.is_empty() => args::config_line_of(field),
             _ => None,
         };
         match at {
@@ -271,7 +304,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(code, msg)) => {
             if !msg.is_empty() {
-                eprintln!("flashgc: error: {msg}");
+                print_error(&msg);
             }
             ExitCode::from(code)
         }
@@ -285,4 +318,19 @@ struct ConfigArgs {
     common: CommonArgs,
     #[command(flatten)]
     mqsim: cmd_mqsim::MqsimFlags,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::elide;
+
+    #[test]
+    fn overlong_messages_are_elided_in_the_middle() {
+        assert_eq!(elide("short", 100), "short");
+        let long = format!("start {} end", "é".repeat(5000));
+        let e = elide(&long, 4096);
+        assert!(e.len() < 4096, "{}", e.len());
+        assert!(e.starts_with("start ") && e.ends_with(" end"), "{e}");
+        assert!(e.contains("bytes elided"), "{e}");
+    }
 }

@@ -271,7 +271,13 @@ fn config_values_of_the_wrong_form_name_the_accepted_forms() {
             "`ftl.gc_high`",
             "0..=4294967295",
         ),
-        ("bs.toml", "[[flow]]\nbs = -4096\n", "`bs`", "\"4k\""),
+        // A key of a `[[flow]]` section is named with its section (it was `bs`).
+        (
+            "bs.toml",
+            "[[flow]]\nbs = -4096\n",
+            "`flow[0].bs`",
+            "\"4k\"",
+        ),
     ] {
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();

@@ -19,6 +19,9 @@ pub enum Error {
     /// A policy, preset or workload name that is not registered.
     #[error("unknown {kind} `{name}`; known: {known}")]
     Unknown {
+        /// The configuration field that gave the name (`run.placement`), so that a front
+        /// end can point at the line of a file that sets it; empty when there is none.
+        field: String,
         /// What kind of name (placement, victim, preset, workload).
         kind: &'static str,
         /// The name given.

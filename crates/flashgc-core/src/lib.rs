@@ -50,6 +50,7 @@ pub mod scheme;
 pub mod segment;
 pub mod sim;
 pub mod spec;
+pub mod text_file;
 pub mod timing;
 pub mod trace_file;
 pub mod types;

@@ -171,6 +171,7 @@ fn copy(given: &Path, source: &Path) -> io::Result<Spool> {
     let (mut file, named, reopen) = temporary(&dir).map_err(on_write)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut bytes = 0u64;
+    let mut sniff = Sniff::default();
     loop {
         let n = match src.read(&mut buf) {
             Ok(0) => break,
@@ -178,6 +179,7 @@ fn copy(given: &Path, source: &Path) -> io::Result<Spool> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
+        sniff.feed(&buf[..n])?;
         file.write_all(&buf[..n]).map_err(on_write)?;
         bytes += n as u64;
     }
@@ -210,6 +212,74 @@ fn copy(given: &Path, source: &Path) -> io::Result<Spool> {
         ));
     }
     Ok(s)
+}
+
+/// Bytes at the start of a read-once input that [`Sniff`] looks at: as long as the longest
+/// line a text trace may have (`flashgc-trace` refuses longer ones).
+const SNIFF_BYTES: usize = 1 << 20;
+
+/// Refuses, early, a read-once input that is no trace: `/dev/zero` or `/dev/urandom` given
+/// as a trace were copied until the disk filled (the readers' own checks come after the
+/// copy). Its start must be a binary trace's or a compressed stream's magic, or text: no
+/// NUL byte and a line break within [`SNIFF_BYTES`].
+#[derive(Default)]
+struct Sniff {
+    /// The first bytes (up to 8, for the magic).
+    head: Vec<u8>,
+    /// Bytes looked at so far (at most [`SNIFF_BYTES`]).
+    seen: usize,
+    /// Whether a line break came within them.
+    newline: bool,
+    /// Decided: the start is a known magic, or the first [`SNIFF_BYTES`] were text.
+    done: bool,
+}
+
+impl Sniff {
+    fn feed(&mut self, chunk: &[u8]) -> io::Result<()> {
+        if self.done {
+            return Ok(());
+        }
+        let part = &chunk[..chunk.len().min(SNIFF_BYTES - self.seen)];
+        let want = 8 - self.head.len().min(8);
+        self.head.extend_from_slice(&part[..part.len().min(want)]);
+        if self.head.len() >= 8 && binary_magic(&self.head) {
+            self.done = true;
+            return Ok(());
+        }
+        if self.head.len() >= 8 && (part.contains(&0) || self.head.contains(&0)) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "binary data, not a trace: a NUL byte near its start, and no .fgt, blktrace, \
+                 gzip or zstd magic (was it read once from a device such as /dev/zero?)",
+            ));
+        }
+        self.newline |= part.contains(&b'\n');
+        self.seen += part.len();
+        if self.seen >= SNIFF_BYTES {
+            if !self.newline {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "no line break in its first {} bytes and no .fgt, blktrace, gzip or \
+                         zstd magic: not a trace",
+                        SNIFF_BYTES
+                    ),
+                ));
+            }
+            self.done = true;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `head` (at least 8 bytes) starts with the magic of an input a reader takes as
+/// binary: `.fgt`, a blktrace per-CPU file (`0x65617400 | version`, little-endian), gzip,
+/// zstd.
+fn binary_magic(head: &[u8]) -> bool {
+    head.starts_with(b"FLASHGCT")
+        || head[1..4] == [0x74, 0x61, 0x65]
+        || head.starts_with(&[0x1f, 0x8b])
+        || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
 }
 
 /// The device and inode numbers of what `path` names now (None if it names nothing).
@@ -335,6 +405,27 @@ mod tests {
         forget(&p);
         // SAFETY: FD is this test's.
         unsafe { libc::close(FD) };
+    }
+
+    /// `/dev/zero` and `/dev/urandom` as traces were copied until the disk filled; they
+    /// are refused within the first MiB. Text and the binary formats' magics pass.
+    #[test]
+    fn endless_binary_devices_are_refused_early() {
+        for dev in ["/dev/zero", "/dev/urandom"] {
+            let p = Path::new(dev);
+            let e = open(p).unwrap_err();
+            assert!(
+                e.to_string().contains("binary data, not a trace"),
+                "{dev}: {e}"
+            );
+            assert_eq!(copied(p), None);
+        }
+        let mut s = Sniff::default();
+        assert!(s.feed(b"FLASHGCT\0\0\0").is_ok());
+        let mut s = Sniff::default();
+        assert!(s.feed(b"1,2").is_ok() && s.feed(b",3\n").is_ok());
+        let mut s = Sniff::default();
+        assert!(s.feed(&vec![b'a'; SNIFF_BYTES]).is_err(), "no line break");
     }
 
     #[test]

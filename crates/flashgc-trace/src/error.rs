@@ -145,3 +145,31 @@ impl FieldError {
         }
     }
 }
+
+/// The first `most` bytes of `text` as a message quotes them: invalid UTF-8 replaced, and
+/// control characters other than a tab escaped (`\u{0}`, `\r`; a byte-order mark too), so
+/// that a NUL byte or a carriage return in a damaged line shows instead of making
+/// `found `4096`` look valid.
+pub(crate) fn shown(text: &[u8], most: usize) -> String {
+    String::from_utf8_lossy(&text[..text.len().min(most)])
+        .chars()
+        .map(|c| match c {
+            '\t' => c.to_string(),
+            '\r' | '\n' => c.escape_debug().to_string(),
+            // A byte-order mark (spreadsheets write one) is invisible too.
+            c if c.is_control() || c == '\u{feff}' => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shown_text_makes_control_bytes_visible() {
+        assert_eq!(super::shown(b"40\x0096\r", 40), "40\\u{0}96\\r");
+        assert_eq!(super::shown(b"a\tb\xff", 40), "a\tb\u{fffd}");
+        assert_eq!(super::shown(b"abcdef", 3), "abc");
+        assert_eq!(super::shown("\u{feff}1,W".as_bytes(), 40), "\\u{feff}1,W");
+    }
+}

@@ -234,6 +234,10 @@ impl<W: Write + Seek> FgtWriter<W> {
                 rec.len
             ),
         })?;
+        // A request past 2^64 bytes would be written, then refused by every replay.
+        if rec.offset.checked_add(rec.len.saturating_sub(1)).is_none() {
+            return Err(crate::record::beyond_2_64(file, line, rec.offset, rec.len));
+        }
         let flush = rec.op == Op::Flush;
         if rec.time_ns < self.last_time || (len == 0) != flush || (flush && record_flags(rec) != 0)
         {
@@ -550,6 +554,13 @@ impl FgtSource {
             }
             last_time = time;
             let len = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
+            let offset = u64::from_le_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+            if offset.checked_add(len.saturating_sub(1) as u64).is_none() {
+                return Err(bad(format!(
+                    "record {}: offset {offset} + length {len} ends beyond 2^64 bytes (at byte {o})",
+                    i + 1
+                )));
+            }
             let vi = u16::from_le_bytes([b[20], b[21]]) as usize;
             if version == FGT_VERSION_PLAIN && b[23] != 0 {
                 return Err(bad(format!(

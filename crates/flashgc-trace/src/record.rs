@@ -16,6 +16,33 @@ pub struct Record {
     pub line: u64,
 }
 
+impl Record {
+    /// One past the request's last byte (`u64::MAX` when that byte is the last of 2^64), or
+    /// the error for a request whose last byte is beyond 2^64 bytes, naming `file` and the
+    /// line: no device or `--remap` addresses it, so `trace stats`, `trace volumes` and
+    /// `--capacity auto` refuse it as the replay does.
+    pub fn end_byte(&self, file: &str) -> Result<u64, TraceError> {
+        match self.rec.offset.checked_add(self.rec.len.saturating_sub(1)) {
+            Some(_) => Ok(self.rec.offset.saturating_add(self.rec.len)),
+            None => Err(beyond_2_64(file, self.line, self.rec.offset, self.rec.len)),
+        }
+    }
+}
+
+/// The error for a request at `offset` of `len` bytes, line `line` of `file`, whose last
+/// byte is beyond 2^64.
+pub(crate) fn beyond_2_64(file: &str, line: u64, offset: u64, len: u64) -> TraceError {
+    TraceError::Capacity {
+        file: file.to_string(),
+        line,
+        message: format!(
+            "request at byte offset {offset} ({len} bytes) ends beyond 2^64 bytes, which no \
+             device or --remap addresses (a damaged line? --skip-bad-lines does not skip it; \
+             remove it)"
+        ),
+    }
+}
+
 /// Problems found while reading, and what was skipped. Which problems are errors and
 /// which are counted warnings is listed in `docs/traces.md`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -289,7 +289,7 @@ pub fn stats_input(
         t_last = t_last.max(rel);
         vols.insert(rec.volume);
         s.requests += 1;
-        let end = rec.offset.saturating_add(rec.len);
+        let end = r.end_byte(src.file())?;
         s.min_offset = Some(s.min_offset.map_or(rec.offset, |m| m.min(rec.offset)));
         s.max_end = Some(s.max_end.map_or(end, |m| m.max(end)));
         let b = SIZE_BOUNDS
@@ -599,7 +599,7 @@ pub fn volumes_input(
             }
             Op::Trim | Op::Flush => {}
         }
-        v.size_bytes = v.size_bytes.max(r.rec.offset.saturating_add(r.rec.len));
+        v.size_bytes = v.size_bytes.max(r.end_byte(src.file())?);
     }
     // Keyed by the volume key too: two keys may carry one name (a `.fgt` volume table
     // holds any names), and both are listed, in the same order in every run.
@@ -646,7 +646,7 @@ pub fn footprint_input(
             continue;
         }
         let first = r.rec.offset / pb;
-        let end = r.rec.offset.saturating_add(r.rec.len).div_ceil(pb);
+        let end = r.end_byte(src.file())?.div_ceil(pb);
         max_end = max_end.max(end);
         pages.update(r.rec.volume, first, end, |_, _, _| ());
     }

@@ -139,14 +139,14 @@ impl RecordSource for TextSource {
                 }
                 Err(fe) => {
                     let (column, field_no, found) = if fe.index == usize::MAX {
-                        let t = String::from_utf8_lossy(&line[..line.len().min(60)]).into_owned();
+                        let t = crate::error::shown(line, 60);
                         (1, 1, t)
                     } else {
                         let t = self.parser.field_text(line, fe.index);
                         (
                             self.parser.field_start(fe.index) + 1,
                             fe.index + 1,
-                            String::from_utf8_lossy(&t[..t.len().min(40)]).into_owned(),
+                            crate::error::shown(t, 40),
                         )
                     };
                     let err = TraceError::Parse {

@@ -95,6 +95,36 @@ fn reserved_record_byte_must_be_zero() {
     );
 }
 
+/// A record whose request ends beyond 2^64 bytes (its CRCs recomputed) was accepted at
+/// open, so the replay that promises never to fail refused it later; and `convert` wrote
+/// such a request from a text trace.
+#[test]
+fn a_request_past_2_64_bytes_is_refused_at_open_and_by_convert() {
+    let (p, g) = good("beyond.fgt");
+    let mut b = g.clone();
+    // Record 1's offset (bytes 8..16 of the record at byte 64); its length is 8192.
+    b[64 + 8..64 + 16].copy_from_slice(&(u64::MAX - 100).to_le_bytes());
+    reseal(&mut b);
+    let e = open_err(&p, &b);
+    assert!(
+        e.contains(&p.display().to_string())
+            && e.contains("record 1: offset 18446744073709551515 + length 8192 ends beyond 2^64 bytes (at byte 64)"),
+        "{e}"
+    );
+    let text = tmp("beyond.csv");
+    std::fs::write(
+        &text,
+        "128166385295514663,hm,0,Write,18446744073709547520,8192,100\n",
+    )
+    .unwrap();
+    let e = convert(&text, &TraceOptions::default(), &tmp("beyond-out.fgt")).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("beyond.csv:1: request at byte offset 18446744073709547520 (8192 bytes) ends beyond 2^64 bytes"),
+        "{e}"
+    );
+}
+
 #[test]
 fn trailing_bytes_are_refused() {
     let (p, g) = good("trailing.fgt");

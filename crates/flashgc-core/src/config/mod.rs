@@ -7,12 +7,14 @@
 mod flow;
 mod ftl;
 mod layers;
+mod locate;
 
 pub use flow::{ByteSize, FlowConfig};
 pub use ftl::{FtlConfig, GcTrigger, MappingCacheConfig, Watermark, WatermarkText};
 
 use crate::error::{Error, Result};
 use layers::{drop_replaced_alternatives, merge};
+use locate::locate;
 use serde::{Deserialize, Serialize};
 
 /// Longest flash operation (read, program, erase, SRAM access, a mapping unit's channel
@@ -277,36 +279,6 @@ fn gcd(a: u64, b: u64) -> u64 {
     }
 }
 
-/// A deserialization error of `text` with the line and the dotted field name it points at
-/// (`device.pages_per_block`), or None when it carries no position.
-fn locate(origin: &str, text: &str, e: &toml::de::Error) -> Option<Error> {
-    let span = e.span()?;
-    let before = text.get(..span.start)?;
-    let line = before.matches('\n').count() + 1;
-    // The key: on the error's line before `=`; the table: the last `[header]` above it.
-    let this_line = text.lines().nth(line - 1).unwrap_or("");
-    let key = this_line
-        .split_once('=')
-        .map(|(k, _)| k.trim().trim_matches('"').to_string())
-        .filter(|k| !k.is_empty() && !k.starts_with('['));
-    let table = before
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| l.starts_with('[') && !l.starts_with("[["))
-        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
-    let field = match (table, key) {
-        (Some(t), Some(k)) => format!("{t}.{k}"),
-        (None, Some(k)) => k,
-        (Some(t), None) => t,
-        (None, None) => return None,
-    };
-    Some(Error::Input(format!(
-        "{origin}: line {line}: `{field}`: {}",
-        e.message()
-    )))
-}
-
 impl Config {
     /// Names of the embedded presets.
     pub fn preset_names() -> Vec<&'static str> {
@@ -320,6 +292,7 @@ impl Config {
             .find(|(n, _)| *n == name)
             .map(|(_, t)| *t)
             .ok_or_else(|| Error::Unknown {
+                field: "preset".into(),
                 kind: "preset",
                 name: name.to_string(),
                 known: Config::preset_names().join(", "),
@@ -640,6 +613,18 @@ impl Config {
                 ));
             }
         }
+        // NaN compared false with every estimate: the memory check passed whatever the
+        // run needed.
+        if let Some(m) = r.max_memory_gib {
+            if m.is_nan() || m <= 0.0 {
+                return Err(Error::config(
+                    "run.max_memory_gib",
+                    format!("{m} must be a positive number of GiB"),
+                ));
+            }
+        }
+        // Checked whether or not a GC action uses them: a bad value is a typo either way.
+        self.content.validate()?;
         Ok(Layout {
             pages_per_segment: pages_per_segment as u32,
             segments: segments as u32,

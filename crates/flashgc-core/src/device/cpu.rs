@@ -143,6 +143,13 @@ impl CostOverrides {
                     format!("`{}` is not a number of ns", v.trim()),
                 )
             })?;
+            // The last value silently won.
+            if slot.is_some() {
+                return Err(Error::config(
+                    format!("{field}.{k}"),
+                    "given twice; give each cost once",
+                ));
+            }
             *slot = Some(x);
         }
         o.validate(field)?;
@@ -718,6 +725,11 @@ mod tests {
         assert_eq!((o.classifier, o.ecc_read), (Some(5.0), Some(7.0)));
         let e = CostOverrides::parse("--cpu-ns", "victim=1e13").unwrap_err();
         assert!(e.to_string().contains("--cpu-ns.victim"), "{e}");
+        let e = CostOverrides::parse("--cpu-ns", "victim=1,victim=2").unwrap_err();
+        assert!(
+            e.to_string().contains("--cpu-ns.victim`: given twice"),
+            "{e}"
+        );
         let e = CostOverrides::parse("--cpu-ns", "victim").unwrap_err();
         assert!(e.to_string().contains("key=nanoseconds"), "{e}");
     }

@@ -334,6 +334,7 @@ pub fn build(field: &str, spec: &str, init: ActionInit) -> Result<Option<Box<dyn
         .iter()
         .find(|r| r.0 == spec.name)
         .ok_or_else(|| Error::Unknown {
+            field: field.to_string(),
             kind: "GC action",
             name: spec.name.clone(),
             known: names().join(", "),

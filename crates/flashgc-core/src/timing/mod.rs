@@ -550,7 +550,14 @@ impl TimingOptions {
             }
         }
         if let Some(w) = self.gcar_window {
-            p.gcar_window = w.max(1);
+            // 0 was taken as 1 silently.
+            if w == 0 {
+                return Err(Error::config(
+                    name("gcar_window"),
+                    "0 must be at least 1 cache entry",
+                ));
+            }
+            p.gcar_window = w;
         }
         let hosts = [
             self.queue_depth.is_some(),

@@ -199,6 +199,7 @@ pub fn build_resolved(
         .iter()
         .find(|r| r.0 == spec.name)
         .ok_or_else(|| Error::Unknown {
+            field: field.to_string(),
             kind: "victim policy",
             name: spec.name.clone(),
             known: names().join(", "),

@@ -230,6 +230,7 @@ impl WorkloadSpec {
                 Ok(WorkloadSpec::Trace(a.to_string()))
             }
             _ => Err(Error::Unknown {
+                field: field.to_string(),
                 kind: "workload",
                 name: name.to_string(),
                 known: "uniform, zipf:THETA, hotcold:W/S, seq, trace:PATH".into(),

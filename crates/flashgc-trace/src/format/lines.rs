@@ -384,7 +384,19 @@ impl LineParser {
             b"wait" => {
                 let us = self.uint(line, b + 2, "delay", "microseconds")?;
                 if !v3 {
-                    self.fio_clock = self.fio_clock.saturating_add(us.saturating_mul(1000));
+                    // Saturating, the clock stopped at 2^64 ns and every later request
+                    // replayed at that one instant.
+                    self.fio_clock = us
+                        .checked_mul(1000)
+                        .and_then(|ns| self.fio_clock.checked_add(ns))
+                        .ok_or_else(|| {
+                            FieldError::new(
+                                b + 2,
+                                "delay",
+                                "a delay that keeps the log's clock (the waits summed) below \
+                                 2^64 ns, about 584 years",
+                            )
+                        })?;
                 }
                 return Ok(Parsed::Ignored);
             }

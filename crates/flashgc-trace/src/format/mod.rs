@@ -447,7 +447,7 @@ pub(crate) fn detect(lines: &[Vec<u8>], blk: BlkEvents) -> Result<Format, String
                         };
                         near.push(NearMiss {
                             line: i,
-                            found: String::from_utf8_lossy(found).into_owned(),
+                            found: crate::error::shown(found, found.len()),
                             error: e,
                             format: cand.clone(),
                         });
@@ -475,7 +475,7 @@ pub(crate) fn detect(lines: &[Vec<u8>], blk: BlkEvents) -> Result<Format, String
         if let Some(m) = near_miss(&near) {
             return Err(m);
         }
-        let shown = String::from_utf8_lossy(&f[..f.len().min(100)]).into_owned();
+        let shown = crate::error::shown(f, 100);
         return Err(format!(
             "cannot detect the trace format from its first lines (first line: `{shown}`); pass --format NAME, \
              one of {FORMAT_NAMES}"

@@ -291,19 +291,14 @@ impl TraceWorkload {
     /// A request beyond the device; `end == u64::MAX`: one whose last byte is beyond 2^64
     /// (no remapping helps: the line is damaged).
     fn cap_err(&self, r: &Record, first: u64, end: u64) -> TraceError {
-        let message = if end == u64::MAX {
-            format!(
-                "request at byte offset {} ({} bytes) ends beyond 2^64 bytes, which no device or \
-                 --remap addresses (a damaged line? --skip-bad-lines does not skip it; remove it)",
-                r.rec.offset, r.rec.len
-            )
-        } else {
-            format!(
-                "request at byte offset {} ({} bytes) covers pages {first}..{end}, beyond the device's {} logical pages \
-                 of {} bytes; use --remap compact or --remap modulo, --capacity auto, or a larger device",
-                r.rec.offset, r.rec.len, self.logical, self.lpn_size
-            )
-        };
+        if end == u64::MAX {
+            return crate::record::beyond_2_64(self.src.file(), r.line, r.rec.offset, r.rec.len);
+        }
+        let message = format!(
+            "request at byte offset {} ({} bytes) covers pages {first}..{end}, beyond the device's {} logical pages \
+             of {} bytes; use --remap compact or --remap modulo, --capacity auto, or a larger device",
+            r.rec.offset, r.rec.len, self.logical, self.lpn_size
+        );
         TraceError::Capacity {
             file: self.src.file().to_string(),
             line: r.line,

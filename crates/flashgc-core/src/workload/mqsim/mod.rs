@@ -264,7 +264,7 @@ const INT_MAX: u64 = i32::MAX as u64;
 impl MqsimWorkload {
     /// Reads the file at `path` (messages name it as given).
     pub fn load(path: &str) -> Result<MqsimWorkload> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::text_file::read(path)
             .map_err(|e| Error::Input(format!("{path}: cannot read the MQSim workload: {e}")))?;
         MqsimWorkload::parse(path, &text)
     }

@@ -42,7 +42,7 @@ pub struct PlannedRun {
 impl JobFile {
     /// Reads and parses the job file at `path` (errors name it).
     pub fn read(path: &str) -> Result<JobFile> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::text_file::read(path)
             .map_err(|e| Error::Input(format!("{path}: cannot read the job file: {e}")))?;
         super::parse(path, &text)
     }
