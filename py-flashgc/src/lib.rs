@@ -6,6 +6,7 @@
 //! little-endian byte buffers, so the crate needs no numpy bindings. Everything else
 //! (DataFrames, sweeps, reports) lives in the Python package `flashgc`.
 
+use flashgc_core::driver::Engine;
 use flashgc_core::sim::{RunControl, RunEnd};
 use flashgc_core::timing::{TimingOptions, TimingParams};
 use flashgc_core::workload::{Op, Request, Workload, WorkloadSpec};
@@ -281,7 +282,10 @@ fn run(
     }
     let interrupted = AtomicBool::new(false);
     let result = py.detach(|| -> Result<String, String> {
-        let sim = Simulation::new(&cfg).map_err(|e| e.to_string())?;
+        // One engine, built once: its estimate is the one the limit is checked against and
+        // the one the result reports (`memory_estimate`, as the CLI's memory line prints it).
+        let mut engine = Engine::new(&cfg, timing).map_err(|e| e.to_string())?;
+        let sim = engine.simulation();
         // The workload, built twice for a future-knowledge placement (the oracle's
         // pre-pass reads an identical second instance, as the CLI's does).
         let make = || -> Result<Box<dyn Workload>, String> {
@@ -296,7 +300,7 @@ fn run(
                     return Ok(Box::new(f));
                 }
             }
-            open_workload(&sim, &cfg, &topts)
+            open_workload(sim, &cfg, &topts)
         };
         let mut wl = make()?;
         // A trace replay's own memory, listed in the result as the CLI lists it
@@ -304,21 +308,25 @@ fn run(
         let replay =
             flashgc_core::metrics::MemoryItem::list(wl.memory(), sim.layout().logical_pages);
         // Its limit counts them too (the engine checks its own tables alone).
+        let estimate = engine.memory_estimate();
+        let bound = sim.memory_estimate_upper_bound();
         flashgc_core::driver::check_memory_limit(
             &cfg,
-            sim.memory_estimate(),
+            estimate,
             &replay,
             "use a smaller device or trace (trace={'remap': 'compact'} counts one remap entry per \
              logical page of the device), or raise max_memory_gib (by default the memory this machine has available)",
         )
         .map_err(|e| e.to_string())?;
         // Simulation::new took the future of a synthetic `run.workload` already; a request
-        // table or flows replace it (a trace has none yet).
-        let mut future = match sim.ftl().placement().needs_future() && !synthetic {
-            true => Some(make()?),
-            false => None,
-        };
-        drop(sim);
+        // table or flows replace it (a trace has none yet), as `driver::run` does it.
+        if sim.ftl().placement().needs_future() && !synthetic {
+            let mut future = make()?;
+            engine
+                .simulation_mut()
+                .prepare_future(future.as_mut())
+                .map_err(|e| e.to_string())?;
+        }
         let stop = AtomicBool::new(false);
         // Ctrl-C reaches Python only between bytecodes: poll for it at each progress report
         // (every few thousand requests) and stop the run at its next safe point.
@@ -330,27 +338,23 @@ fn run(
                 interrupted.store(true, Ordering::Relaxed);
             }
         };
-        let end = flashgc_core::driver::run(
-            &cfg,
-            timing,
-            wl.as_mut(),
-            match future.as_mut() {
-                Some(f) => Some(f.as_mut()),
-                None => None,
-            },
-            &mut progress,
-            &mut RunControl {
-                stop: Some(&stop),
-                ..RunControl::default()
-            },
-        )
-        .map_err(|e| e.to_string())?;
+        let end = engine
+            .run_with(
+                wl.as_mut(),
+                &mut progress,
+                &mut RunControl {
+                    stop: Some(&stop),
+                    ..RunControl::default()
+                },
+            )
+            .map_err(|e| e.to_string())?;
         let mut r = match end {
             RunEnd::Finished(r) => r,
             RunEnd::Stopped { partial, .. } => partial,
         };
-        r.memory.extend(replay);
-        serde_json::to_string(&r).map_err(|e| e.to_string())
+        r.memory.extend(replay.iter().cloned());
+        let need = estimate + replay.iter().map(|m| m.bytes).sum::<u64>();
+        with_estimate(&r, need, bound).map_err(|e| e.to_string())
     });
     if interrupted.load(Ordering::Relaxed) {
         return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
@@ -433,11 +437,13 @@ fn run_fio_job(
         p.host = flashgc_core::timing::Host::ClosedLoop { queue_depth };
     }
     p.data_volume_bytes = Some(planned.data_bytes);
-    let end = flashgc_core::driver::run(
-        cfg,
-        Some(p),
+    let mut engine = Engine::new(cfg, Some(p))?;
+    let (estimate, bound) = (
+        engine.memory_estimate(),
+        engine.simulation().memory_estimate_upper_bound(),
+    );
+    let end = engine.run_with(
         planned.workload.as_mut(),
-        None,
         &mut |_| {},
         &mut RunControl::default(),
     )?;
@@ -445,7 +451,25 @@ fn run_fio_job(
         RunEnd::Finished(r) => r,
         RunEnd::Stopped { partial, .. } => partial,
     };
-    serde_json::to_string(&r).map_err(|e| Error::Input(format!("result as JSON: {e}")))
+    with_estimate(&r, estimate, bound).map_err(|e| Error::Input(format!("result as JSON: {e}")))
+}
+
+/// A result as JSON with the memory estimate its run was admitted with: `memory_estimate`
+/// = `{"bytes": N, "upper_bound": null | "why"}` (the CLI prints the same in its memory
+/// line; it is not part of the core's result record, whose JSON the CLI writes).
+fn with_estimate(
+    r: &flashgc_core::RunResult,
+    bytes: u64,
+    upper_bound: Option<&str>,
+) -> serde_json::Result<String> {
+    let mut v = serde_json::to_value(r)?;
+    if let serde_json::Value::Object(m) = &mut v {
+        m.insert(
+            "memory_estimate".into(),
+            serde_json::json!({ "bytes": bytes, "upper_bound": upper_bound }),
+        );
+    }
+    serde_json::to_string(&v)
 }
 
 /// Trace replay options from a JSON object (the fields of `flashgc_trace::TraceOptions`,

@@ -82,6 +82,28 @@ def test_a_trace_replays_own_memory_counts_against_the_limit(tmp_path):
     assert any("remap table" in m for m in r.memory["structure"])
 
 
+def test_the_estimate_a_run_reports_is_the_one_it_was_admitted_with(tmp_path):
+    base = dict(TINY, write_volume=0.5)
+    r = flashgc.run("default", "uniform", **base)
+    est = r.memory_estimate
+    assert est is not None and est > 0 and r.memory_estimate_upper_bound is None
+    # The limit is checked against exactly this figure: just below it is refused.
+    with pytest.raises(FlashgcError, match="max_memory_gib"):
+        flashgc.run("default", "uniform", max_memory_gib=est * (1 - 1e-6) / 2**30, **base)
+    assert flashgc.run("default", "uniform", max_memory_gib=est * (1 + 1e-6) / 2**30, **base).raw == r.raw
+    # A timed run adds the device model, its queues and the driver.
+    timed = flashgc.run("default", "uniform", timing={"queue_depth": 8}, **base)
+    assert timed.memory_estimate > est
+    # CAGC's unbounded index grows with the run: its estimate is a bound, and says why.
+    full = flashgc.run("default", "uniform", gc_action="cagc:index=full", dup_ratio=0.3, **base)
+    assert full.memory_estimate > est and "upper bound" not in (full.memory_estimate_upper_bound or "x")
+    assert full.memory_estimate_upper_bound
+    # A fio job file's run reports its estimate too.
+    job = tmp_path / "j.fio"
+    job.write_text("[w]\nrw=randwrite\nbs=4k\nsize=1m\n")
+    assert flashgc.run(None, fio_job=str(job), logical_gib=0.0625, pages_per_block=64).memory_estimate > 0
+
+
 # --- preset as a keyword ---------------------------------------------------------------
 
 

@@ -317,7 +317,7 @@ fn run_one(a: &DedupArgs, cfg: &Config, scheme: &Scheme) -> Result<(RunResult, f
     )?;
     cpu_params(a, &mut p)?;
     let t = std::time::Instant::now();
-    let r = crate::cmd_run::run_with_bar(&cfg, Some(p), wl.as_mut())?;
+    let (r, _) = crate::cmd_run::run_with_bar(&cfg, Some(p), wl.as_mut())?;
     Ok((r, t.elapsed().as_secs_f64()))
 }
 

@@ -78,7 +78,7 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
                     crate::cmd_run::run_with_bar(&c, Some(params), wl.as_mut())?
                 }
             };
-            results.push((format!("{p}+{v}"), r));
+            results.push((format!("{p}+{v}"), r.0, r.1));
             if crate::interrupt::exit_code().is_some() {
                 break 'pairs;
             }
@@ -100,16 +100,24 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
         first.device.logical_gib
     );
     let mut rows = Vec::new();
-    for (name, r) in &results {
+    for (name, r, estimate) in &results {
         let t = r.timing.as_ref().expect("timed run");
         println!(
             "{name:22} IOPS {:>9.0}  MB/s {:>8.1}  read p99 {:>9} us  write p99 {:>9} us  WAF {:.3}  erases {}  GC moves {}",
             t.iops, t.bandwidth_mb_s, crate::output::p99_cell(&t.read_latency), crate::output::p99_cell(&t.write_latency), r.total.waf, r.total.erases, r.total.gc_writes
         );
         rows.push((name.as_str(), t));
+        let alone = results.len() == 1;
+        print!(
+            "  {}",
+            crate::output::memory_line(r, Some(*estimate), alone)
+        );
         if let Some(f) = &r.flows {
             print!("{}", crate::output::human_flows(f));
         }
+    }
+    if results.len() > 1 {
+        print!("{}", crate::output::peak_line(results.len()));
     }
     if rows.iter().any(|r| !r.1.series.is_empty()) {
         println!("\nseries over host data volume (GB(eq): paper-equivalent GB when --paper scales the volume)");

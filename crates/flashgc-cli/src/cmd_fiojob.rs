@@ -50,7 +50,7 @@ pub fn run(
     (plan, notes): &(JobPlan, Vec<String>),
     flags: &TimingFlags,
     cfg: &Config,
-) -> Result<RunResult, Fail> {
+) -> Result<(RunResult, crate::cmd_run::Estimate), Fail> {
     let mut cfg = cfg.clone();
     cfg.notes.extend(notes.iter().cloned());
     let cfg = &cfg;

@@ -86,7 +86,11 @@ fn workload(a: &NocArgs, cfg: &mut Config) -> Result<(Box<dyn Workload>, Option<
     }
 }
 
-fn run_path(a: &NocArgs, cfg: &Config, path: &str) -> Result<RunResult, Fail> {
+fn run_path(
+    a: &NocArgs,
+    cfg: &Config,
+    path: &str,
+) -> Result<(RunResult, crate::cmd_run::Estimate), Fail> {
     let mut cfg = cfg.clone();
     let (mut wl, rate) = workload(a, &mut cfg)?;
     let mut flags = a.timing.clone();
@@ -104,7 +108,7 @@ fn run_path(a: &NocArgs, cfg: &Config, path: &str) -> Result<RunResult, Fail> {
     crate::cmd_run::run_with_bar(&cfg, Some(p), wl.as_mut())
 }
 
-fn human(r: &RunResult) -> String {
+fn human(r: &RunResult, estimate: crate::cmd_run::Estimate, alone: bool) -> String {
     let (Some(t), Some(n)) = (&r.timing, &r.noc) else {
         return String::new();
     };
@@ -136,6 +140,8 @@ fn human(r: &RunResult) -> String {
         },
         n.simulated_s
     );
+    s += "    ";
+    s += &crate::output::memory_line(r, Some(estimate), alone);
     s
 }
 
@@ -197,8 +203,11 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
         }
     };
     let mut results = Vec::new();
+    let mut estimates = Vec::new();
     for p in &paths {
-        results.push(run_path(a, &cfg, p)?);
+        let (r, e) = run_path(a, &cfg, p)?;
+        results.push(r);
+        estimates.push(e);
         if crate::interrupt::exit_code().is_some() {
             break;
         }
@@ -222,8 +231,11 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
         first.victim,
         first.timing.as_ref().map_or(String::new(), |t| format!("GC {:?}", t.params.gc_mode)),
     );
-    for r in &results {
-        print!("{}", human(r));
+    for (r, e) in results.iter().zip(&estimates) {
+        print!("{}", human(r, *e, results.len() == 1));
+    }
+    if results.len() > 1 {
+        print!("  {}", crate::output::peak_line(results.len()));
     }
     if results.len() == 2 {
         let cmp = NocComparison::new(summary(&results[0]), summary(&results[1]));

@@ -200,18 +200,20 @@ pub(crate) fn with_bar<T>(f: impl FnOnce(&mut dyn FnMut(&flashgc_core::sim::Prog
 /// no checkpoint; see [`crate::interrupt`]: the caller stops its loop when
 /// `interrupt::exit_code` says so and ends with `interrupt::finish`). A trace replay's own
 /// memory (its remap table and parser) counts against `run.max_memory_gib` and is listed in
-/// the result, as `run` does it.
+/// the result, as `run` does it. Returns the result and the memory estimate the run was
+/// admitted with ([`Estimate`]), for the report's memory line.
 pub(crate) fn run_with_bar(
     cfg: &Config,
     p: Option<flashgc_core::timing::TimingParams>,
     wl: &mut dyn Workload,
-) -> Result<RunResult, Fail> {
+) -> Result<(RunResult, Estimate), Fail> {
     use flashgc_core::sim::{RunControl, RunEnd};
     let stop = &crate::interrupt::handlers()?.stop;
     let replay = cmd_checkpoint::replay_memory(wl, cfg)?;
     let mut engine = flashgc_core::driver::Engine::new(cfg, p)?;
     let need = engine.memory_estimate() + replay.iter().map(|m| m.bytes).sum::<u64>();
     cmd_checkpoint::check_limit(cfg, need, &replay)?;
+    let bound = engine.simulation().memory_estimate_upper_bound();
     let end = with_bar(|progress| {
         let mut ctl = RunControl {
             stop: Some(stop),
@@ -224,8 +226,13 @@ pub(crate) fn run_with_bar(
         RunEnd::Stopped { partial, .. } => partial,
     };
     r.memory.extend(replay);
-    Ok(r)
+    Ok((r, (need, bound)))
 }
+
+/// The memory estimate a run was admitted with (bytes; checked against
+/// `run.max_memory_gib`) and why it is an upper bound rather than a prediction, if it is
+/// one ([`flashgc_core::Simulation::memory_estimate_upper_bound`]).
+pub(crate) type Estimate = (u64, Option<&'static str>);
 
 /// A progress bar on a terminal (see [`output::progress_bar`]: integer rates).
 pub(crate) fn progress_bar(len: u64, unit: &str) -> Option<indicatif::ProgressBar> {

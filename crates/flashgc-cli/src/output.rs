@@ -238,6 +238,60 @@ pub(crate) fn gc_trigger_note(r: &RunResult) -> String {
     }
 }
 
+/// The memory line of a run's report: the estimate the run was admitted with (and why it
+/// is an upper bound, if it is one) or, without one, the metadata the result lists; then
+/// the process's peak RSS so far, where the system reports it and `with_peak` asks for it
+/// (a command that runs several simulations prints the process's peak once, after them:
+/// [`peak_line`]). `run`, `fio` and `noc` print it, so the estimate checked against
+/// `--max-memory` is always on screen.
+pub fn memory_line(
+    r: &RunResult,
+    estimate: Option<(u64, Option<&str>)>,
+    with_peak: bool,
+) -> String {
+    let mut s = String::new();
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    match estimate {
+        Some((e, bound)) => {
+            let _ = write!(
+                s,
+                "memory: estimated {:.1} MiB before the run (tables + policies{} + 7 MiB process{})",
+                mib(e),
+                match (&r.timing, &r.noc) {
+                    (_, Some(_)) => " + NoC model, its time series and the driver",
+                    (Some(_), None) => " + device model, cache and driver",
+                    _ => "",
+                },
+                bound.map_or(String::new(), |why| format!("; an upper bound: {why}"))
+            );
+        }
+        None => {
+            let metadata: u64 = r.memory.iter().map(|m| m.bytes).sum();
+            let _ = write!(s, "memory: {:.1} MiB of metadata", mib(metadata));
+        }
+    }
+    match peak_rss_bytes().filter(|_| with_peak) {
+        Some(rss) => {
+            let _ = writeln!(s, ", peak RSS {:.1} MiB", mib(rss));
+        }
+        None => {
+            let _ = writeln!(s);
+        }
+    }
+    s
+}
+
+/// The process's peak RSS after `runs` simulations (empty where the system does not
+/// report it): their estimates are each run's, the peak is the largest of them all.
+pub fn peak_line(runs: usize) -> String {
+    peak_rss_bytes().map_or(String::new(), |rss| {
+        format!(
+            "memory: peak RSS {:.1} MiB over the {runs} runs\n",
+            rss as f64 / (1u64 << 20) as f64
+        )
+    })
+}
+
 /// The report of one run, for a terminal; `estimate`: the memory estimate the run was
 /// admitted with (`Simulation::memory_estimate`), when known, and why it is an upper bound
 /// if it is one (`Simulation::memory_estimate_upper_bound`).
@@ -397,34 +451,7 @@ pub fn human(r: &RunResult, secs: f64, estimate: Option<(u64, Option<&str>)>) ->
             .collect();
         let _ = writeln!(s, "  {}", line.join(" | "));
     }
-    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
-    match estimate {
-        Some((e, bound)) => {
-            let _ = write!(
-                s,
-                "memory: estimated {:.1} MiB before the run (tables + policies{} + 7 MiB process{})",
-                mib(e),
-                match (&r.timing, &r.noc) {
-                    (_, Some(_)) => " + NoC model, its time series and the driver",
-                    (Some(_), None) => " + device model, cache and driver",
-                    _ => "",
-                },
-                bound.map_or(String::new(), |why| format!("; an upper bound: {why}"))
-            );
-        }
-        None => {
-            let metadata: u64 = r.memory.iter().map(|m| m.bytes).sum();
-            let _ = write!(s, "memory: {:.1} MiB of metadata", mib(metadata));
-        }
-    }
-    match peak_rss_bytes() {
-        Some(rss) => {
-            let _ = writeln!(s, ", peak RSS {:.1} MiB", mib(rss));
-        }
-        None => {
-            let _ = writeln!(s);
-        }
-    }
+    s += &memory_line(r, estimate, true);
     for note in &r.notes {
         let _ = writeln!(s, "note: {note}");
     }

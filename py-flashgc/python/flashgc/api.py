@@ -340,6 +340,8 @@ class Result:
     """
 
     def __init__(self, raw: dict, config: Config):
+        # The estimate comes beside the core's record, not in it: ``raw`` stays the CLI's JSON.
+        self._estimate = raw.pop("memory_estimate", None)
         self.raw = raw
         self.config = config
 
@@ -399,6 +401,21 @@ class Result:
     def memory(self) -> pd.DataFrame:
         """Metadata memory by structure (bytes, bytes per logical page)."""
         return pd.DataFrame(self.raw.get("memory", []), columns=["structure", "bytes", "bytes_per_lpn"])
+
+    @property
+    def memory_estimate(self) -> Optional[int]:
+        """Bytes the run was estimated to need before it started (checked against
+        ``run.max_memory_gib``; the CLI's memory line prints it); None for a result built
+        from the CLI's JSON, which does not record it (a resumed run's estimate differs)."""
+        e = self._estimate
+        return None if e is None else int(e["bytes"])
+
+    @property
+    def memory_estimate_upper_bound(self) -> Optional[str]:
+        """Why :attr:`memory_estimate` is an upper bound rather than a prediction (an
+        unbounded content index, trace content), or None when it is a prediction."""
+        e = self._estimate
+        return None if e is None else e.get("upper_bound")
 
     @property
     def erase_counts(self) -> dict:

@@ -96,15 +96,10 @@ impl Mapping {
     pub(crate) fn for_each_valid(&self, start: u64, len: u64, mut f: impl FnMut(Ppn)) {
         let end = start + len;
         let mut p = start;
+        // The loop of `for_each_word`, written out: through its closure GC's hot loop
+        // compiled to 1 % more instructions in all (cachegrind, 0.5 GiB uniform greedy).
         while p < end {
-            let w = (p >> 6) as usize;
-            let bit = p & 63;
-            let n = (64 - bit).min(end - p);
-            let mask = if n == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << n) - 1) << bit
-            };
+            let (w, mask, n) = word_span(p, end);
             let mut word = self.valid[w] & mask;
             while word != 0 {
                 let b = word.trailing_zeros() as u64;
@@ -131,14 +126,22 @@ fn for_each_word(start: u64, len: u64, mut f: impl FnMut(usize, u64)) {
     let end = start + len;
     let mut p = start;
     while p < end {
-        let bit = p & 63;
-        let n = (64 - bit).min(end - p);
-        let mask = if n == 64 {
-            u64::MAX
-        } else {
-            ((1u64 << n) - 1) << bit
-        };
-        f((p >> 6) as usize, mask);
+        let (w, mask, n) = word_span(p, end);
+        f(w, mask);
         p += n;
     }
+}
+
+/// The bitmap word holding page `p`, the mask of the pages from `p` up to `end` (or the
+/// word's end) in it, and how many pages that is.
+#[inline(always)]
+fn word_span(p: u64, end: u64) -> (usize, u64, u64) {
+    let bit = p & 63;
+    let n = (64 - bit).min(end - p);
+    let mask = if n == 64 {
+        u64::MAX
+    } else {
+        ((1u64 << n) - 1) << bit
+    };
+    ((p >> 6) as usize, mask, n)
 }
