@@ -555,10 +555,15 @@ fn capacity_auto_says_when_a_few_pages_size_a_large_device() {
 #[test]
 fn a_request_ending_beyond_2_pow_64_is_not_told_to_remap() {
     let d = tmpdir("beyond-u64");
-    let both = |name: &str, offset: u64| {
+    let csv = |name: &str, offset: u64| {
         let t = d.join(format!("{name}.csv"));
         let text = format!("1,hm,0,Write,0,4096,1\n2,hm,0,Write,{offset},8192,1\n");
         std::fs::write(&t, text).unwrap();
+        t
+    };
+    // `trace convert` writes what it can replay: the CSV converts, and its `.fgt` too.
+    let both = |name: &str, offset: u64| {
+        let t = csv(name, offset);
         let fgt = d.join(format!("{name}.fgt"));
         let (code, err) = stderr_of(&[
             "trace",
@@ -570,23 +575,37 @@ fn a_request_ending_beyond_2_pow_64_is_not_told_to_remap() {
         assert_eq!(code, 0, "{err}");
         [t, fgt].map(|p| format!("trace:{}", p.display()))
     };
-    for w in both("overflow", 18446744073709547520) {
-        // Before: "use --remap compact ...", given with --remap compact.
-        let (code, err) = stderr_of(&[
-            "run",
-            "--workload",
-            &w,
-            "--remap",
-            "compact",
-            "--capacity",
-            "auto",
-        ]);
-        assert_eq!(code, 2, "{err}");
-        assert!(
-            err.contains("beyond 2^64") && !err.contains("use --remap"),
-            "{err}"
-        );
-    }
+    let t = csv("overflow", 18446744073709547520);
+    // Before: "use --remap compact ...", given with --remap compact; and `trace convert`
+    // wrote the request into a `.fgt` file (refused since: it names the line instead).
+    let fgt = d.join("overflow.fgt");
+    let (code, err) = stderr_of(&[
+        "trace",
+        "convert",
+        t.to_str().unwrap(),
+        "-o",
+        fgt.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("overflow.csv:2") && err.contains("beyond 2^64"),
+        "{err}"
+    );
+    let w = format!("trace:{}", t.display());
+    let (code, err) = stderr_of(&[
+        "run",
+        "--workload",
+        &w,
+        "--remap",
+        "compact",
+        "--capacity",
+        "auto",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("beyond 2^64") && !err.contains("use --remap"),
+        "{err}"
+    );
     // A request merely beyond the device still gets the remapping advice.
     for w in both("far", 1 << 40) {
         let (code, err) = stderr_of(&[
