@@ -309,7 +309,7 @@ fn run(
             flashgc_core::metrics::MemoryItem::list(wl.memory(), sim.layout().logical_pages);
         // Its limit counts them too (the engine checks its own tables alone).
         let estimate = engine.memory_estimate();
-        let bound = sim.memory_estimate_upper_bound();
+        let bound = engine.memory_estimate_upper_bound();
         flashgc_core::driver::check_memory_limit(
             &cfg,
             estimate,
@@ -440,7 +440,7 @@ fn run_fio_job(
     let mut engine = Engine::new(cfg, Some(p))?;
     let (estimate, bound) = (
         engine.memory_estimate(),
-        engine.simulation().memory_estimate_upper_bound(),
+        engine.memory_estimate_upper_bound(),
     );
     let end = engine.run_with(
         planned.workload.as_mut(),

@@ -300,7 +300,7 @@ pub fn run_waf(
     };
     let estimate = engine.memory_estimate() + io + replay.iter().map(|m| m.bytes).sum::<u64>();
     check_limit(&cfg, estimate, &replay)?;
-    let estimate_bound = engine.simulation().memory_estimate_upper_bound();
+    let estimate_bound = engine.memory_estimate_upper_bound();
     startup.end();
     let end = engine.run_with(wl.as_mut(), &mut progress, &mut ctl)?;
     let with_replay = |mut r: flashgc_core::RunResult| {

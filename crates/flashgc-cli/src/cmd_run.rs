@@ -213,7 +213,7 @@ pub(crate) fn run_with_bar(
     let mut engine = flashgc_core::driver::Engine::new(cfg, p)?;
     let need = engine.memory_estimate() + replay.iter().map(|m| m.bytes).sum::<u64>();
     cmd_checkpoint::check_limit(cfg, need, &replay)?;
-    let bound = engine.simulation().memory_estimate_upper_bound();
+    let bound = engine.memory_estimate_upper_bound();
     let end = with_bar(|progress| {
         let mut ctl = RunControl {
             stop: Some(stop),

@@ -220,6 +220,12 @@ pub trait DeviceModel: Clone {
         self.memory_bytes()
     }
 
+    /// Why [`DeviceModel::memory_estimate`] is an upper bound rather than a prediction, if
+    /// it is one (default: it is not).
+    fn memory_estimate_upper_bound(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Checks restored state against the device's `layout` (a checkpoint's CRC proves
     /// integrity, not consistency): every queued operation's page or segment exists, and
     /// what the model marks as waiting for an erase has that erase queued.

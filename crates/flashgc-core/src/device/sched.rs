@@ -121,6 +121,11 @@ pub trait Media {
     fn memory_estimate(&self) -> u64 {
         self.memory_bytes()
     }
+    /// Why [`Media::memory_estimate`] is an upper bound rather than a prediction, if it
+    /// counts a structure at a size only some runs reach (default: it does not).
+    fn memory_estimate_upper_bound(&self) -> Option<&'static str> {
+        None
+    }
     /// The media's report over `span_ns`.
     fn report(&self, span_ns: u64) -> Option<DeviceReport>;
     /// One line describing the media and its options.
@@ -582,6 +587,10 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
 
     fn memory_estimate(&self) -> u64 {
         self.media.memory_estimate()
+    }
+
+    fn memory_estimate_upper_bound(&self) -> Option<&'static str> {
+        self.media.memory_estimate_upper_bound()
     }
 
     fn memory_bytes(&self) -> u64 {

@@ -644,6 +644,11 @@ impl<D: DeviceModel> Core<D> {
     /// model's state (a NoC model's time series at its full size), the write cache's
     /// index and a fixed allowance for the latency histograms, the op log and the
     /// request buffers (measured about 0.6 MiB on flash runs of 0.25 to 4 GiB devices).
+    /// Why [`Core::memory_estimate`]'s device part is an upper bound, if it is one.
+    pub(crate) fn memory_estimate_upper_bound(&self) -> Option<&'static str> {
+        self.dev.memory_estimate_upper_bound()
+    }
+
     pub(crate) fn memory_estimate(&self) -> u64 {
         const DRIVER: u64 = 640 << 10;
         self.dev.memory_estimate() + self.cache.as_ref().map_or(0, |c| c.memory_bytes()) + DRIVER

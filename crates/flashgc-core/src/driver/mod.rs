@@ -245,6 +245,15 @@ impl<D: DeviceModel> Driver<D> {
         self.sim.memory_estimate() + self.core.memory_estimate()
     }
 
+    /// Why [`Driver::memory_estimate`] is an upper bound rather than a prediction, if it is
+    /// one: the simulation's reason ([`Simulation::memory_estimate_upper_bound`]), else the
+    /// device model's.
+    pub fn memory_estimate_upper_bound(&self) -> Option<&'static str> {
+        self.sim
+            .memory_estimate_upper_bound()
+            .or_else(|| self.core.memory_estimate_upper_bound())
+    }
+
     /// Rebuilds a timed run from a checkpoint whose driver section the reader is at (after
     /// the simulation's sections), on device model `dev` built from the stored options.
     fn resume(
@@ -361,6 +370,16 @@ impl Engine {
             Engine::Waf(s) => s.memory_estimate(),
             Engine::Flash(d) => d.memory_estimate(),
             Engine::Noc(d) => d.memory_estimate(),
+        }
+    }
+
+    /// Why [`Engine::memory_estimate`] is an upper bound rather than a prediction, if it is
+    /// one (see [`Driver::memory_estimate_upper_bound`]).
+    pub fn memory_estimate_upper_bound(&self) -> Option<&'static str> {
+        match self {
+            Engine::Waf(s) => s.memory_estimate_upper_bound(),
+            Engine::Flash(d) => d.memory_estimate_upper_bound(),
+            Engine::Noc(d) => d.memory_estimate_upper_bound(),
         }
     }
 
