@@ -7,9 +7,10 @@ use flashgc_core::{placement, RunResult};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Splits a comma-separated list of scheme specs (a spec's own parameters also use commas:
-/// a part containing '=' without ':' continues the previous spec).
-pub(crate) fn split_list(s: &str) -> Vec<String> {
-    flashgc_core::scheme::split_specs(s)
+/// a part containing '=' without ':' continues the previous spec); an empty entry is an
+/// error naming `field`.
+pub(crate) fn split_list(field: &str, s: &str) -> Result<Vec<String>, Fail> {
+    Ok(flashgc_core::scheme::split_specs(field, s)?)
 }
 
 /// One `compare` result slot, filled by whichever worker thread runs that combination.
@@ -60,14 +61,14 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
             .map(|p| (p.placement, p.victim))
             .collect()
     } else {
-        let placements = split_list(&base.run.placement);
-        let victims = split_list(&base.run.victim);
+        let placements = split_list("run.placement", &base.run.placement)?;
+        let victims = split_list("run.victim", &base.run.victim)?;
         placements
             .iter()
             .flat_map(|p| victims.iter().map(move |v| (p.clone(), v.clone())))
             .collect()
     };
-    let actions = split_list(&base.run.gc_action);
+    let actions = split_list("run.gc_action", &base.run.gc_action)?;
     // An empty list (`--placement ''`, `--victim ,`) would run nothing and print "no
     // configurations" with exit code 0.
     for (field, list) in [
@@ -75,7 +76,8 @@ pub(crate) fn cmd_compare(a: RunArgs) -> Result<(), Fail> {
         ("run.victim", &base.run.victim),
         ("run.gc_action", &base.run.gc_action),
     ] {
-        if split_list(list).is_empty() && !(a.scheme.is_some() && field != "run.gc_action") {
+        if split_list(field, list)?.is_empty() && !(a.scheme.is_some() && field != "run.gc_action")
+        {
             return Err(flashgc_core::Error::config(
                 field,
                 format!("`{list}`: give at least one name (see `flashgc policies`)"),

@@ -208,7 +208,7 @@ fn schemes(a: &DedupArgs) -> Result<Vec<Scheme>, Fail> {
     let dagc_us = us("--dagc-write-us", a.dagc_write_us)?;
     let yn = |b: bool| if b { "yes" } else { "no" };
     let mut names: Vec<String> = Vec::new();
-    for s in split_list(&a.scheme) {
+    for s in split_list("--scheme", &a.scheme)? {
         match s.as_str() {
             "all" => names.extend(["greedy", "cagc", "dagc", "splitgc"].map(String::from)),
             "bounds" => names.extend(["cagc:index=full", "dagc:cache=unbounded"].map(String::from)),

@@ -65,8 +65,9 @@ fn fio_inner(args: &FioArgs) -> std::result::Result<(), crate::Fail> {
         flags.rw = Some("randwrite".into());
     }
     let mut results = Vec::new();
-    'pairs: for p in crate::split_list(&base.run.placement) {
-        for v in crate::split_list(&base.run.victim) {
+    let victims = crate::split_list("run.victim", &base.run.victim)?;
+    'pairs: for p in crate::split_list("run.placement", &base.run.placement)? {
+        for v in &victims {
             let mut c = base.clone();
             c.run.placement = p.clone();
             c.run.victim = v.clone();

@@ -24,9 +24,25 @@ pub struct SchemePair {
 /// (`midas:sample=1,hot=off`): a part that starts with `key=` (no `:` before its first
 /// `=`) continues the previous spec, also when a pair's victim follows it
 /// (`irrhand=off/cost-benefit:sqrt`).
-pub fn split_specs(s: &str) -> Vec<String> {
+///
+/// A blank list gives no specs (the caller says what it needs); an empty entry in a list
+/// (`single,,sup-gc`, `greedy,`) is an error naming `field` and the entry's position: a
+/// list that silently lost an entry would run fewer schemes than were asked for.
+pub fn split_specs(field: &str, s: &str) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    if s.trim().is_empty() {
+        return Ok(out);
+    }
+    for (i, part) in s.split(',').map(str::trim).enumerate() {
+        if part.is_empty() {
+            return Err(Error::config(
+                field,
+                format!(
+                    "`{s}`: entry {} of the comma-separated list is empty; separate the names with single commas",
+                    i + 1
+                ),
+            ));
+        }
         let continues = part
             .split_once('=')
             .is_some_and(|(key, _)| !key.contains([':', '/']));
@@ -38,7 +54,7 @@ pub fn split_specs(s: &str) -> Vec<String> {
             out.push(part.to_string());
         }
     }
-    out
+    Ok(out)
 }
 
 fn spec_name(spec: &str) -> &str {
@@ -113,7 +129,7 @@ pub fn parse_pair(field: &str, text: &str) -> Result<SchemePair> {
 
 /// Parses a comma-separated list of pairs (`midas/fifo,sepbit/cost-benefit`).
 pub fn parse_pairs(field: &str, text: &str) -> Result<Vec<SchemePair>> {
-    let specs = split_specs(text);
+    let specs = split_specs(field, text)?;
     if specs.is_empty() {
         return Err(Error::config(
             field,
@@ -219,6 +235,31 @@ mod tests {
         let e = parse_pairs("scheme", "/fifo").unwrap_err().to_string();
         assert!(e.contains("empty half"), "{e}");
         assert!(parse_pairs("scheme", " , ").is_err());
+    }
+
+    #[test]
+    fn empty_entries_are_refused_with_their_position() {
+        // Dropped silently before: `single,,sup-gc` ran two schemes, `greedy,` one.
+        for (text, at) in [
+            ("single,,sup-gc", 2),
+            ("greedy,", 2),
+            (",fifo", 1),
+            ("midas/fifo, ,sepbit/greedy", 2),
+        ] {
+            let e = split_specs("run.placement", text).unwrap_err().to_string();
+            assert!(
+                e.contains("`run.placement`")
+                    && e.contains(&format!(
+                        "`{text}`: entry {at} of the comma-separated list is empty"
+                    )),
+                "{text}: {e}"
+            );
+        }
+        let e = parse_pairs("--scheme", "midas/fifo,,sepbit/greedy")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("entry 2"), "{e}");
+        assert_eq!(split_specs("f", " ").unwrap(), Vec::<String>::new());
     }
 
     #[test]

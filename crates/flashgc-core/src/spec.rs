@@ -33,6 +33,17 @@ impl Spec {
             return Err(Error::config(field, "empty scheme name"));
         }
         if name.contains([',', '=']) {
+            // A list where one spec belongs (`run --config` with `single,,sup-gc`): an
+            // empty entry is named as `compare` names it, not turned into a parameter.
+            if let Some(i) = text.split(',').position(|p| p.trim().is_empty()) {
+                return Err(Error::config(
+                    field,
+                    format!(
+                        "`{text}`: entry {} of the comma-separated list is empty; separate the names with single commas",
+                        i + 1
+                    ),
+                ));
+            }
             let (n, rest) = name.split_once(',').unwrap_or((name, ""));
             return Err(Error::config(
                 field,
@@ -49,7 +60,28 @@ impl Spec {
         }
         let mut params = BTreeMap::new();
         if let Some(rest) = rest {
-            for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            // No parameter has an empty meaning: `greedy:` or `d-choices:d=8,` is a
+            // truncated spec, not the defaults.
+            if rest.trim().is_empty() {
+                return Err(Error::config(
+                    field,
+                    format!(
+                        "`{text}`: nothing follows the colon; give key=value parameters after it \
+                         (e.g. `d-choices:d=8`, or a bare value as in `cost-benefit:sqrt`) or drop the colon"
+                    ),
+                ));
+            }
+            for (i, part) in rest.split(',').map(str::trim).enumerate() {
+                if part.is_empty() {
+                    return Err(Error::config(
+                        field,
+                        format!(
+                            "`{text}`: parameter {} after the colon is empty; parameters are \
+                             key=value pairs separated by single commas",
+                            i + 1
+                        ),
+                    ));
+                }
                 let (k, v) = match part.split_once('=') {
                     Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
                     None => ("_".to_string(), part.to_string()),
@@ -212,6 +244,41 @@ mod tests {
         let s = Spec::parse("victim", "d-choices:d=0").unwrap();
         let e = s.num::<u32>("d", 2, 1, 64).unwrap_err();
         assert!(e.to_string().contains("1..=64"), "{e}");
+    }
+
+    #[test]
+    fn a_colon_with_nothing_after_it_and_empty_parameters_are_refused() {
+        // Accepted as the defaults before: `greedy:` ran plain greedy.
+        for text in ["greedy:", "single: ", "cost-benefit:"] {
+            let e = Spec::parse("run.victim", text).unwrap_err().to_string();
+            assert!(
+                e.contains("`run.victim`")
+                    && e.contains(&format!("`{}`: nothing follows the colon", text.trim()))
+                    && e.contains("key=value"),
+                "{text}: {e}"
+            );
+        }
+        for (text, at) in [
+            ("d-choices:d=8,", 2),
+            ("cost-benefit:,sqrt", 1),
+            ("mida:hot=filter,,x=1", 2),
+        ] {
+            let e = Spec::parse("run.victim", text).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!(
+                    "`{text}`: parameter {at} after the colon is empty"
+                )),
+                "{text}: {e}"
+            );
+        }
+        // A list with an empty entry where one spec belongs was hinted as `single:,sup-gc`.
+        let e = Spec::parse("run.placement", "single,,sup-gc")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`single,,sup-gc`: entry 2 of the comma-separated list is empty"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -284,3 +284,48 @@ fn inputs_found_by_debug_batches_are_refused() {
         }
     }
 }
+
+/// Every section of a WAF-only and a timed checkpoint filled with 0xff or 0x00 bytes (CRC
+/// recomputed): a state that runs past its section's end said only "io error: " (bincode's
+/// empty message); each refusal now says what was expected, and none is that bare.
+#[test]
+fn a_state_that_runs_past_its_section_says_how_far_it_got() {
+    let waf = fuzzing::cases().len();
+    let sepbit = fuzzing::cases()
+        .iter()
+        .position(|c| c.0 == "sepbit" && c.1 == "greedy")
+        .expect("registered");
+    let mut bare = Vec::new();
+    for case in [sepbit, waf] {
+        let b = fuzzing::base_checkpoint(case);
+        let secs = fuzzing::sections(&b).unwrap();
+        for (tag, &(_, len)) in &secs {
+            for fill in [0xffu8, 0x00] {
+                let m = with_section(&b, tag, &vec![fill; len]);
+                let e = match fuzzing::resume(&m) {
+                    Outcome::Refused(e) | Outcome::RunError(e) => e,
+                    Outcome::Ran => continue,
+                };
+                if e.contains("io error") || e.trim_end().ends_with(':') {
+                    bare.push(format!(
+                        "{} {:?} {fill:#x}: {e}",
+                        fuzzing::case_name(case),
+                        String::from_utf8_lossy(tag)
+                    ));
+                }
+            }
+        }
+        // The run state's first table length made huge: the section ends after 8 bytes.
+        let (start, len) = secs[b"SIM "];
+        let mut sim = b[start..start + len].to_vec();
+        sim[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        match fuzzing::resume(&with_section(&b, b"SIM ", &sim)) {
+            Outcome::Refused(e) => assert!(
+                e.contains(&format!("run state: damaged checkpoint state: the state ended after 8 of {len} bytes where more were expected")),
+                "{e}"
+            ),
+            o => panic!("accepted: {o:?}"),
+        }
+    }
+    assert!(bare.is_empty(), "{}", bare.join("\n"));
+}

@@ -125,6 +125,7 @@ fn options(format: Option<String>, a: u8, b: u8) -> TraceOptions {
             crate::options::Flushes::Replay
         },
         pipeline: false,
+        pipeline_min_bytes: 0,
     }
 }
 
@@ -272,6 +273,7 @@ fn pipelined_replay_matches(input: &TraceInput, opts: &TraceOptions, lpn_size: u
     let direct = replay_outcome(input, opts, lpn_size, logical);
     let piped_opts = TraceOptions {
         pipeline: true,
+        pipeline_min_bytes: 0,
         ..opts.clone()
     };
     if !crate::pipe::worth_it() {

@@ -247,6 +247,9 @@ pub(crate) fn open_stream(
 /// Longest accepted line; longer ones mean the file is not a text trace.
 const MAX_LINE: usize = 1 << 20;
 
+/// The UTF-8 byte-order mark, skipped at the start of a text trace.
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// Splits a byte stream into lines (`\n` or `\r\n`), reading 1 MiB at a time.
 pub(crate) struct LineReader {
     src: Box<dyn Read + Send>,
@@ -259,6 +262,9 @@ pub(crate) struct LineReader {
     /// Bytes of the stream up to the end of the line returned last, terminator included
     /// (where a resumed replay of an uncompressed trace starts reading again).
     pub consumed: u64,
+    /// Offset in the stream of `buf[0]`: 0 while the buffer still holds the stream from
+    /// its start (then, once at its end, the whole stream is in memory).
+    base: u64,
 }
 
 impl LineReader {
@@ -274,7 +280,21 @@ impl LineReader {
             eof: false,
             line_no: 0,
             consumed: 0,
+            base: 0,
         }
+    }
+
+    /// Starts over at line 1 without reading the stream again when the buffer holds all
+    /// of it (a trace of up to 1 MiB read to its end); false (nothing changed) otherwise.
+    /// A short trace looped a million times then costs no open, read or close per pass.
+    pub fn rewind_in_buffer(&mut self) -> bool {
+        if !(self.eof && self.base == 0) {
+            return false;
+        }
+        self.pos = 0;
+        self.line_no = 0;
+        self.consumed = 0;
+        true
     }
 
     /// Starts over on `src` (a reopened stream), keeping the buffer: looping a short
@@ -292,6 +312,7 @@ impl LineReader {
         self.eof = false;
         self.line_no = line_no;
         self.consumed = consumed;
+        self.base = consumed;
     }
 
     /// The next line without its terminator, or `None` at the end.
@@ -310,9 +331,12 @@ impl LineReader {
                 }
                 return Ok(None);
             }
-            if self.pos > 0 {
+            // Moved to the front only when the buffer is full: a stream that fits stays
+            // whole from its start (see `rewind_in_buffer`).
+            if self.end == self.buf.len() && self.pos > 0 {
                 self.buf.copy_within(self.pos..self.end, 0);
                 self.end -= self.pos;
+                self.base += self.pos as u64;
                 self.pos = 0;
             }
             if self.end == self.buf.len() {
@@ -343,8 +367,16 @@ impl LineReader {
                 }
             }
         };
+        // A UTF-8 byte-order mark (Windows tools write one) is no part of the first
+        // line's first field; `consumed` still counts it, as it stays a file offset.
+        let at_start = self.line_no == 0 && self.consumed == 0;
         self.line_no += 1;
         self.consumed += (self.pos - s) as u64;
+        let s = if at_start && self.buf[s..e].starts_with(UTF8_BOM) {
+            s + UTF8_BOM.len()
+        } else {
+            s
+        };
         let e = if e > s && self.buf[e - 1] == b'\r' {
             e - 1
         } else {

@@ -204,6 +204,10 @@ pub struct TraceOptions {
     /// used only when the machine has a second core). Results are identical either way;
     /// `false` keeps everything on the caller's thread.
     pub pipeline: bool,
+    /// Traces stored in fewer bytes are read on the caller's thread even with `pipeline`
+    /// (default [`crate::pipe::PIPE_MIN_BYTES`]: a short pass gives the reader thread
+    /// nothing to overlap); 0 pipelines every trace (the tests comparing the two).
+    pub pipeline_min_bytes: u64,
 }
 
 impl Default for TraceOptions {
@@ -221,6 +225,7 @@ impl Default for TraceOptions {
             skip_bad_lines: false,
             flushes: Flushes::Replay,
             pipeline: true,
+            pipeline_min_bytes: crate::pipe::PIPE_MIN_BYTES,
         }
     }
 }

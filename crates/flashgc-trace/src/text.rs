@@ -178,8 +178,10 @@ impl RecordSource for TextSource {
         if self.first_pass.is_none() {
             self.first_pass = Some(self.diag.clone());
         }
-        let (src, _) = open_stream(&self.input, self.compression)?;
-        self.lines.restart(src);
+        if !self.lines.rewind_in_buffer() {
+            let (src, _) = open_stream(&self.input, self.compression)?;
+            self.lines.restart(src);
+        }
         self.parser.reset();
         self.last_time = None;
         Ok(())

@@ -63,6 +63,7 @@ fn both(path: &Path, opts: &TraceOptions) {
         path,
         &TraceOptions {
             pipeline: true,
+            pipeline_min_bytes: 0,
             ..opts.clone()
         },
     );

@@ -84,9 +84,56 @@ pub fn encode<T: Serialize + ?Sized>(v: &T) -> Result<Vec<u8>> {
 /// Decodes what [`encode`] wrote; an error (never a panic) on damaged bytes.
 pub fn decode<T: DeserializeOwned>(b: &[u8]) -> Result<T> {
     use bincode::Options;
-    opts()
-        .deserialize(b)
-        .map_err(|e| Error::Input(format!("damaged checkpoint state: {e}")))
+    let len = b.len() as u64;
+    opts().deserialize(b).map_err(|e| match *e {
+        // bincode reports a state that runs past its bytes as an empty "io error: ":
+        // decoded again (only then) through a reader that counts what was read. The limit
+        // stops a damaged length before it allocates, and the overrun alike.
+        bincode::ErrorKind::Io(_) => {
+            let mut counted = Counted { b, at: 0 };
+            match opts()
+                .with_limit(len)
+                .deserialize_from::<_, T>(&mut counted)
+            {
+                Err(again) => state_error(again, counted.at as u64, len),
+                Ok(_) => state_error(e, len, len),
+            }
+        }
+        _ => state_error(e, len, len),
+    })
+}
+
+/// The error of a state that does not decode from its `len` bytes, `at` of them read:
+/// one that runs past its end says how far it got (bincode's own message says nothing).
+fn state_error(e: bincode::Error, at: u64, len: u64) -> Error {
+    let ran_out = match &*e {
+        bincode::ErrorKind::SizeLimit => true,
+        bincode::ErrorKind::Io(io) => io.kind() == std::io::ErrorKind::UnexpectedEof,
+        _ => false,
+    };
+    let what = if ran_out {
+        format!(
+            "the state ended after {at} of {len} bytes where more were expected \
+             (a length or count in it is damaged)"
+        )
+    } else {
+        e.to_string()
+    };
+    Error::Input(format!("damaged checkpoint state: {what}"))
+}
+
+/// Bytes being decoded, as a [`Read`] that counts what was read.
+struct Counted<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+impl Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.b.len() - self.at);
+        buf[..n].copy_from_slice(&self.b[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 /// Implements `save_state`/`load_state` of a placement or victim policy whose whole struct
@@ -613,13 +660,13 @@ impl CheckpointReader {
     /// `left` is what remains unread afterwards).
     fn decode_body<T: DeserializeOwned>(&mut self, left: &mut u64) -> Result<T> {
         use bincode::Options;
-        let mut body = Body {
-            r: self,
-            left: *left,
-        };
-        let v = opts().with_limit(*left).deserialize_from(&mut body);
+        let len = *left;
+        let mut body = Body { r: self, left: len };
+        // The limit stops a damaged length before it allocates, and an overrun of the
+        // section's end.
+        let v = opts().with_limit(len).deserialize_from(&mut body);
         *left = body.left;
-        v.map_err(|e| Error::Input(format!("damaged checkpoint state: {e}")))
+        v.map_err(|e| state_error(e, len - *left, len))
     }
 
     /// Reads the next section, which must carry `tag`, as one value written by

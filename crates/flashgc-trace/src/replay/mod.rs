@@ -145,7 +145,7 @@ impl TraceWorkload {
         } else {
             opts.loop_times.max(1)
         };
-        if opts.pipeline && crate::pipe::worth_it() {
+        if opts.pipeline && crate::pipe::worth_it_for(input, opts.pipeline_min_bytes) {
             src = match src {
                 AnySource::Text(t) => AnySource::Piped(Box::new(PipedSource::spawn(*t, loops))),
                 AnySource::Blk(b) => AnySource::Piped(Box::new(PipedSource::spawn(*b, loops))),
