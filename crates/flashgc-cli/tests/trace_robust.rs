@@ -555,37 +555,31 @@ fn capacity_auto_says_when_a_few_pages_size_a_large_device() {
 #[test]
 fn a_request_ending_beyond_2_pow_64_is_not_told_to_remap() {
     let d = tmpdir("beyond-u64");
-    let csv = |name: &str, offset: u64| {
+    // The trace `name.csv` with a request at byte `offset`, and `trace convert`'s exit code
+    // and stderr for it (its `.fgt` written beside it when it converts).
+    let convert = |name: &str, offset: u64| {
         let t = d.join(format!("{name}.csv"));
         let text = format!("1,hm,0,Write,0,4096,1\n2,hm,0,Write,{offset},8192,1\n");
         std::fs::write(&t, text).unwrap();
-        t
-    };
-    // `trace convert` writes what it can replay: the CSV converts, and its `.fgt` too.
-    let both = |name: &str, offset: u64| {
-        let t = csv(name, offset);
         let fgt = d.join(format!("{name}.fgt"));
-        let (code, err) = stderr_of(&[
+        let out = stderr_of(&[
             "trace",
             "convert",
             t.to_str().unwrap(),
             "-o",
             fgt.to_str().unwrap(),
         ]);
+        (t, fgt, out)
+    };
+    // `trace convert` writes what it can replay: the CSV converts, and its `.fgt` too.
+    let both = |name: &str, offset: u64| {
+        let (t, fgt, (code, err)) = convert(name, offset);
         assert_eq!(code, 0, "{err}");
         [t, fgt].map(|p| format!("trace:{}", p.display()))
     };
-    let t = csv("overflow", 18446744073709547520);
     // Before: "use --remap compact ...", given with --remap compact; and `trace convert`
     // wrote the request into a `.fgt` file (refused since: it names the line instead).
-    let fgt = d.join("overflow.fgt");
-    let (code, err) = stderr_of(&[
-        "trace",
-        "convert",
-        t.to_str().unwrap(),
-        "-o",
-        fgt.to_str().unwrap(),
-    ]);
+    let (t, _, (code, err)) = convert("overflow", 18446744073709547520);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("overflow.csv:2") && err.contains("beyond 2^64"),
