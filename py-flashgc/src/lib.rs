@@ -484,6 +484,17 @@ fn trace_options(json: Option<&str>) -> Result<TraceOptions, String> {
     };
     const KNOWN: &str =
         "format, blkparse_events, volume, remap, loop_times, loop_until, time_scale, ops, time_window, skip_bad_lines, flushes, pipeline";
+    // As the CLI: `loop_until` would override `loop_times` without a word.
+    if ["loop_times", "loop_until"]
+        .iter()
+        .all(|k| m.get(*k).is_some_and(|v| !v.is_null()))
+    {
+        return Err(
+            "trace options: loop_times and loop_until both given: loop_until replays as many \
+             passes as its target needs; give one of them"
+                .into(),
+        );
+    }
     for (k, v) in m {
         if v.is_null() {
             continue;

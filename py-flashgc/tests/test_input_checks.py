@@ -82,6 +82,14 @@ def test_a_trace_replays_own_memory_counts_against_the_limit(tmp_path):
     assert any("remap table" in m for m in r.memory["structure"])
 
 
+def test_loop_times_and_loop_until_together_are_refused(tmp_path):
+    # loop_until replaced loop_times without a word (as --loop-until did --loop-times).
+    trace = tmp_path / "t.csv"
+    trace.write_text("128166372003061629,hm,0,Write,0,4096,100\n")
+    with pytest.raises(FlashgcError, match="loop_times and loop_until both given"):
+        flashgc.run("default", f"trace:{trace}", trace_options={"loop_times": 3, "loop_until": 2}, **TINY)
+
+
 def test_the_estimate_a_run_reports_is_the_one_it_was_admitted_with(tmp_path):
     base = dict(TINY, write_volume=0.5)
     r = flashgc.run("default", "uniform", **base)

@@ -97,6 +97,16 @@ impl TraceFlags {
         if let Some(n) = self.loop_times {
             o.loop_times = n;
         }
+        // The library lets `loop_until` override `loop_times`; given both, one would be
+        // dropped without a word.
+        if self.loop_times.is_some() && self.loop_until.is_some() {
+            return Err(TraceError::Option {
+                option: "--loop-times",
+                message: "and --loop-until both given: --loop-until replays as many passes as its \
+                          target needs; give one of them"
+                    .into(),
+            });
+        }
         o.loop_until = self.loop_until;
         if let Some(s) = self.time_scale {
             o.time_scale = s;

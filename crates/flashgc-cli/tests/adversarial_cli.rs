@@ -377,6 +377,26 @@ fn traces() {
     let f = |s: &str| s.to_string();
     let beyond_msg = format!("{beyond}:2: request at byte offset 18446744073709547520 (8192 bytes) ends beyond 2^64 bytes");
     check(vec![
+        // defect: exit 0, --loop-until silently replacing --loop-times.
+        case(
+            "loop times and loop until",
+            &tiny(
+                "run",
+                &[
+                    "--workload",
+                    &format!("trace:{}", msr("loops.csv", &[(t, "0", "4096")])),
+                    "--loop-times",
+                    "3",
+                    "--loop-until",
+                    "2",
+                ],
+            ),
+            &[
+                "--loop-times",
+                "--loop-until both given",
+                "give one of them",
+            ],
+        ),
         // defect: copied into $TMPDIR until the disk filled.
         case(
             "trace /dev/zero",
