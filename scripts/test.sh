@@ -25,6 +25,8 @@ cargo test --locked -p flashgc-core --test checkpoint_damage
 if [ -z "${FLASHGC_SKIP_PYTHON:-}" ]; then
   echo "== Chromium for the report's browser test (Debian package)"
   bash scripts/install-chromium.sh || echo "warning: chromium could not be installed; the browser test will say it skipped"
+  echo "== MariaDB, sysbench and nbdfuse for the recorded-application test (Debian packages)"
+  bash scripts/install-app-tools.sh || echo "warning: the application tools could not be installed; the recording test will say it skipped"
   echo "== Python package"
   bash scripts/test-python.sh
 fi

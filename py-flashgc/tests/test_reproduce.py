@@ -14,13 +14,22 @@ from flashgc.reproduce import PAPERS, load_claims, reproduce
 from flashgc.reproduce.claims import CANNOT, CONTRADICTS, DIRECTION, HOLDS, Claim, evaluate, judge
 from flashgc.reproduce.core import plan
 from flashgc.reproduce.docs import stated_no_gc, stated_verdicts
-from flashgc.reproduce.papers.common import traces_dir
+from flashgc.reproduce.papers.common import APP_TRACES_ENV, traces_dir
 from flashgc.reproduce.runner import Capabilities, find_binary
 
 from . import browser
 from .conftest import ROOT
 
 DOC = os.path.join(ROOT, "docs", "reproduce.md")
+
+
+@pytest.fixture(autouse=True)
+def no_recorded_app_traces(tmp_path_factory, monkeypatch):
+    """The documented quick verdicts are those of a machine without recorded application
+    traces (sup-gc Figs. 19-20 cannot run there): a recording in the user's cache
+    (~/.cache/flashgc/app-traces) must not change what these tests compare.
+    tests/test_app_traces.py runs them from a recording of its own."""
+    monkeypatch.setenv(APP_TRACES_ENV, str(tmp_path_factory.mktemp("no-app-traces")))
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 from .claims import load_claims
 from .core import SCALES, reproduce
 from .papers import PAPERS
+from .papers.common import APP_TRACES_ENV
 from .selection import resolve, split_ids
 
 
@@ -54,6 +55,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "all its entries; repeatable or comma-separated): runs only the cases it reads and writes to "
         "OUT/claims/, leaving the whole papers' results in OUT as they are",
     )
+    p.add_argument(
+        "--app-traces",
+        metavar="DIR",
+        help="recorded application traces (sysbench + MariaDB for sup-gc Figs. 19-20, by "
+        "scripts/record-sysbench-mysql.sh); default $FLASHGC_APP_TRACES, else ~/.cache/flashgc/app-traces",
+    )
     p.set_defaults(func=run)
 
 
@@ -62,6 +69,11 @@ def run(a: argparse.Namespace) -> int:
     for n in papers:
         if n != "all" and n not in PAPERS:
             raise ValueError(f"unknown paper `{n}`; known: {', '.join(PAPERS)}, all")
+    if a.app_traces is not None:
+        if not os.path.isdir(a.app_traces):
+            raise ValueError(f"--app-traces {a.app_traces}: no such directory")
+        # Read where the cases are built (papers/common.py: app_traces_dir).
+        os.environ[APP_TRACES_ENV] = os.path.abspath(a.app_traces)
     if a.list:
         names = list(PAPERS) if "all" in papers else list(dict.fromkeys(papers))
         only = None

@@ -52,14 +52,40 @@ class Case:
     # Files the command reads, by the name its argv gives them (e.g. a fio job file):
     # written into the directory the command runs in, so a case carries its whole input.
     files: dict = field(default_factory=dict)
+    # Files outside the run directory the argv names and whose content decides the result (a
+    # recorded trace that can be recorded again under the same name): their SHA-256 is part of
+    # the run's identity, so a new recording is not answered from the old one's results.
+    inputs: list = field(default_factory=list)
 
     def run_id(self, build: str) -> str:
         ident: dict = {"argv": list(self.argv), "build": build}
         if self.files:
             # A file's content is part of what ran (the argv only names it).
             ident["files"] = dict(self.files)
+        if self.inputs:
+            ident["inputs"] = {p: file_digest(p) for p in self.inputs}
         data = json.dumps(ident, sort_keys=True)
         return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+_DIGESTS: dict = {}
+
+
+def file_digest(path: str) -> str:
+    """SHA-256 of a file's content (kept per path, size and modification time: a large
+    trace is read once per process), or "missing"."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "missing"
+    key = (path, st.st_size, st.st_mtime_ns)
+    if key not in _DIGESTS:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        _DIGESTS[key] = h.hexdigest()
+    return _DIGESTS[key]
 
 
 def find_binary() -> str:

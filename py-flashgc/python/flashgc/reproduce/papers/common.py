@@ -40,6 +40,32 @@ def trace(rel: str) -> tuple:
     return p, Need(f"file:{p}", f"the trace {rel} (not found under {traces_dir()}; set {TRACES_ENV})")
 
 
+APP_TRACES_ENV = "FLASHGC_APP_TRACES"
+
+
+def app_traces_dir() -> str:
+    """Where recorded application traces are looked for: $FLASHGC_APP_TRACES (set by
+    `reproduce --app-traces DIR`), else ~/.cache/flashgc/app-traces, where
+    scripts/record-sysbench-mysql.sh writes by default."""
+    env = os.environ.get(APP_TRACES_ENV)
+    if env:
+        return os.path.abspath(env)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "flashgc", "app-traces")
+
+
+def tilde(path: str) -> str:
+    """``path`` with the home directory written as ~ (for messages and the docs)."""
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home not in ("", "/") and path.startswith(home + os.sep) else path
+
+
+def app_trace(name: str, how: str) -> tuple:
+    """(absolute path, Need) of a recorded application trace; ``how`` says how to record it."""
+    p = os.path.join(app_traces_dir(), name)
+    return p, Need(f"file:{p}", f"the recorded trace {name} (not in {tilde(app_traces_dir())}): {how}")
+
+
 class Paper:
     """A paper's reproduction. Subclasses set ``name``, ``title``, ``platform`` and implement
     :meth:`settings`, :meth:`cases`, :meth:`metrics`."""
@@ -186,6 +212,41 @@ def fio_metrics(
         fp = _find(pr, ("false_positive_rate", "measured_fp_rate", "fp_rate"))
         if fp is not None:
             m["bloom_fp_pct"] = 100.0 * fp if fp <= 1.0 else fp
+    return m
+
+
+def replay_metrics(raw: Any) -> dict:
+    """Metrics of a timed `flashgc run --json` trace replay, over the whole replay (the
+    precondition fill excluded): iops, throughput (MB/s), mean_latency (us: reads, writes and
+    flushes weighted by their counts), read_latency, write_latency, p99_all, erases, gc_moves, waf,
+    gc_active and, when the trace has flushes, flush_latency."""
+    r = raw[0] if isinstance(raw, list) else raw
+    t = r.get("timing") or {}
+    tot = r.get("total") or {}
+    m: dict = {
+        "iops": t.get("iops", float("nan")),
+        "throughput": t.get("bandwidth_mb_s", float("nan")),
+        "erases": tot.get("erases", 0),
+        "gc_moves": tot.get("gc_writes", 0),
+        "waf": tot.get("waf", float("nan")),
+        "gc_active": 1.0 if tot.get("erases", 0) else 0.0,
+    }
+    wl, rl, fl = t.get("write_latency") or {}, t.get("read_latency") or {}, t.get("flush_latency") or {}
+    parts = [(x.get("mean_us") or 0.0, x.get("count") or 0) for x in (wl, rl, fl)]
+    n = sum(c for _, c in parts)
+    if n:
+        # A flush holds its queue slot like a request (docs/traces.md), and a database commit
+        # waits for its fsync: the flushes' latency is part of what the application waits for.
+        m["mean_latency"] = sum(v * c for v, c in parts) / n
+    if wl.get("count"):
+        m["write_latency"] = wl.get("mean_us", float("nan"))
+    if rl.get("count"):
+        m["read_latency"] = rl.get("mean_us", float("nan"))
+    pa = all_request_percentiles(t)
+    if pa:
+        m["p99_all"] = pa["p99"]
+    if fl.get("count"):
+        m["flush_latency"] = fl.get("mean_us", float("nan"))
     return m
 
 

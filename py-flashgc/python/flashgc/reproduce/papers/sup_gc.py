@@ -3,15 +3,21 @@ OpenSSD, fio randrw at 1-99 % writes over 700 GB (Figs. 13-20)."""
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
-from ..runner import Case, Need
-from .common import CONFIGS, Paper, fio_metrics
+from ..runner import Case, Need, file_digest
+from .common import CONFIGS, Paper, app_trace, fio_metrics, replay_metrics, tilde
 
 RATIOS = (1, 25, 50, 75, 99)
 DIES = 8 * 4  # the scaled device: 8 channels x 4 ways (configs/cosmos-real-blocks.toml)
 COSMOS_BUFFER_MIB_PER_DIE = 0.25  # Cosmos+ GreedyFTL: 16 data-buffer entries of 16 KiB per die
+RECORD_HOW = (
+    "record sysbench + MariaDB on the simulated SSD with `sudo bash scripts/record-sysbench-mysql.sh` (root, "
+    "/dev/fuse and loop devices; about 5 minutes; packages by scripts/install-app-tools.sh), or point "
+    "`--app-traces DIR` at a recording"
+)
 
 
 def bf_optimized_name(caps: Any) -> tuple:
@@ -55,6 +61,9 @@ class SupGc(Paper):
         "gc_mode": "GC scheduling (the paper's firmware: in the write path)",
         "cpu_cost": "firmware CPU cost model (docs/cpu.md; the board's ARM cores run every scheme's work)",
         "cpu_scale": "firmware-core ns per calibrated host ns (not stated: the board's cores are not timed; default 4)",
+        "app_iodepth": "requests outstanding in the MySQL traces' closed-loop replay (not stated; the recording's 8 "
+        "sysbench threads)",
+        "app_volume": "MySQL traces replayed until this many x the logical capacity is written",
     }
 
     def settings(self, scale: str) -> dict:
@@ -70,6 +79,8 @@ class SupGc(Paper):
             # BF-Optimized's hashing and GCaR-Optimized's cache search (Figs. 13-14).
             "cpu_cost": "on",
             "cpu_scale": 4.0,
+            "app_iodepth": 8,
+            "app_volume": 4.0,
             "seed": 1,
         }
 
@@ -93,15 +104,17 @@ class SupGc(Paper):
             "op": [0.15, 0.28],
             "iodepth": [4, 32],
             "gc_mode": ["per-die", "background"],
+            "app_iodepth": [1, 32],
         }
 
     def sensitivity_filter(self, key: str, scale: str) -> bool:
-        """Every case runs at every sweep point (the MySQL cases cannot run anyway)."""
+        """Every case runs at every sweep point (a case whose command a parameter leaves unchanged
+        is the base point's run, not run again)."""
         return True
 
-    def cases(self, s: dict, caps: Any) -> list:
-        base = [
-            "fio",
+    def device(self, s: dict) -> list:
+        """The scaled Cosmos+ device, seed and GC scheduling: every case's."""
+        return [
             "--preset",
             "cosmos-openssd",
             "--config",
@@ -112,18 +125,21 @@ class SupGc(Paper):
             str(s["op"]),
             "--seed",
             str(s["seed"]),
-            "--paper",
-            "sup-gc",
-            "--iodepth",
-            str(s["iodepth"]),
             "--gc-mode",
             s["gc_mode"],
         ]
+
+    def cpu_flags(self, s: dict) -> list:
+        """The firmware CPU model's flags of this setting (none when it is off)."""
+        if s.get("cpu_cost", "off") != "on":
+            return []
+        scale = ["--cpu-scale", f"{s['cpu_scale']:g}"] if s.get("cpu_scale", 4.0) != 4.0 else []
+        return ["--cpu-cost", "on", *scale]
+
+    def cases(self, s: dict, caps: Any) -> list:
+        base = ["fio", *self.device(s), "--paper", "sup-gc", "--iodepth", str(s["iodepth"]), *self.cpu_flags(s)]
         cpu_need = []
         if s.get("cpu_cost", "off") == "on":
-            base += ["--cpu-cost", "on"]
-            if s.get("cpu_scale", 4.0) != 4.0:
-                base += ["--cpu-scale", f"{s['cpu_scale']:g}"]
             cpu_need = [Need("feature:cpu-cost", "the firmware CPU model (--cpu-cost, issue 15)")]
         cache_mib = s["cache_per_die_mib"] * DIES
         cache = ["--cache-mib", f"{cache_mib:g}"] if cache_mib > 0 else []
@@ -195,21 +211,88 @@ class SupGc(Paper):
                         note,
                     )
                 )
-            for series, fig in (("mysql-w", "Fig. 19"), ("mysql-rw", "Fig. 20")):
-                out.append(
-                    Case(
-                        f"{series}/{name}",
-                        fig,
-                        "fio",
-                        [],
-                        {"scheme": name, "series": series},
-                        [Need("never", "the sysbench + MySQL workload (no public trace)")],
-                        note,
-                    )
-                )
+            out += self.mysql_cases(s, name, args, needs, note)
         return out
 
+    def mysql_cases(self, s: dict, name: str, args: list, needs: list, note: str) -> list:
+        """Figs. 19-20: the recorded sysbench + MariaDB run (scripts/record-sysbench-mysql.sh)
+        replayed closed-loop on the same device, until `app_volume` x its logical capacity is
+        written; counts over the whole replay, as the paper's over its whole test."""
+        out = []
+        for series, fig, mode in (("mysql-w", "Fig. 19", "write-only"), ("mysql-rw", "Fig. 20", "read-write")):
+            path, need = app_trace(f"sysbench-mysql-{mode}.fgt", RECORD_HOW)
+            argv = [
+                "run",
+                "--timing",
+                *self.device(s),
+                "--fill",
+                str(s["fill"]),
+                "--workload",
+                f"trace:{path}",
+                "--host",
+                "closed",
+                "--numjobs",
+                "1",
+                "--iodepth",
+                str(s["app_iodepth"]),
+                "--loop-until",
+                f"{s['app_volume']:g}",
+                *self.cpu_flags(s),
+                *args,
+                "--json",
+            ]
+            out.append(
+                Case(
+                    f"{series}/{name}",
+                    fig,
+                    "run",
+                    argv,
+                    {"scheme": name, "series": series},
+                    [*needs, need],
+                    f"{note}; sysbench oltp_{mode.replace('-', '_')} on MariaDB over ext4, recorded through "
+                    f"flashgc serve, replayed closed-loop at QD {s['app_iodepth']}",
+                    inputs=[path],
+                )
+            )
+        return out
+
+    def mysql_notes(self, s: dict) -> list:
+        """What the Figs. 19-20 cases replayed: each recording's settings from its metadata."""
+        notes = [
+            "Figs. 19-20: the paper's sysbench + MySQL run (100 tables x 9 M rows after a 1 TB preheat) is not "
+            "public; flashgc records one on its own simulated SSD (scripts/record-sysbench-mysql.sh: sysbench "
+            "oltp_write_only / oltp_read_write on MariaDB, InnoDB with O_DIRECT, over ext4) and replays the block "
+            f"trace closed-loop at QD {s['app_iodepth']} until {s['app_volume']:g} x the logical capacity is "
+            "written, after the full precondition (the paper's preheat). Transactions are read as the replay's "
+            "IOPS and latency as the mean over reads, writes and flushes: the same stream for every scheme, so "
+            "their ratios are the transaction rate's if the database is I/O-bound (it cannot run faster or "
+            "slower than the device here)."
+        ]
+        for mode in ("write-only", "read-write"):
+            path, _ = app_trace(f"sysbench-mysql-{mode}.fgt", RECORD_HOW)
+            meta = os.path.splitext(path)[0] + ".json"
+            if not os.path.isfile(path):
+                notes.append(f"{mode}: no recording in {tilde(os.path.dirname(path))} ({RECORD_HOW}).")
+                continue
+            try:
+                with open(meta) as f:
+                    m = json.load(f)
+                db = str(m.get("mariadb", "?"))
+                db = db.split("Ver ", 1)[-1].split(" for ")[0].strip()  # `mariadbd --version`'s version
+                notes.append(
+                    f"{mode}: {m['tables']} tables x {m['table_size']} rows, {m['threads']} threads for "
+                    f"{m['time_s']} s, buffer pool {m['buffer_pool_mib']} MiB, MariaDB {db}; "
+                    f"trace SHA-256 {file_digest(path)[:16]}"
+                )
+            except (OSError, ValueError, KeyError) as e:
+                notes.append(
+                    f"{mode}: {path} (its metadata {meta} is unreadable: {e}); SHA-256 {file_digest(path)[:16]}"
+                )
+        return notes
+
     def metrics(self, case: Case, raw: Any) -> dict:
+        if case.kind == "run":
+            return replay_metrics(raw)
         return fio_metrics(raw)
 
     def notes(self, s: dict) -> list:
@@ -218,7 +301,7 @@ class SupGc(Paper):
             "neither the distribution nor the queue depth; it ran fio through ext4).",
             "p99 is that of the request class with more requests in the window (the series carries read and "
             "write percentiles, not the whole histogram).",
-            "Figs. 19-20 need the sysbench + MySQL workload, which is not public.",
+            *self.mysql_notes(s),
             f"Firmware CPU model {s.get('cpu_cost', 'off')} (--cpu-cost, docs/cpu.md): BF-Optimized's hashing per "
             "write and GCaR-Optimized's cache search per replacement take controller time, as on the board.",
         ]

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that put a real database on the simulated SSD without the
+# kernel's nbd module (scripts/record-sysbench-mysql.sh): mariadb-server (MySQL's Debian
+# successor, InnoDB), sysbench (its OLTP benchmarks), libnbd-bin (nbdfuse: the NBD export as
+# a file through FUSE), fuse3 (fusermount3) and e2fsprogs (mkfs.ext4). Needs root
+# (apt-get); a no-op when everything is present.
+#
+#   scripts/install-app-tools.sh
+set -euo pipefail
+
+install_app_tools() {
+    local missing=()
+    command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || missing+=(mariadb-server)
+    command -v sysbench >/dev/null || missing+=(sysbench)
+    command -v nbdfuse >/dev/null || missing+=(libnbd-bin)
+    command -v fusermount3 >/dev/null || missing+=(fuse3)
+    command -v mkfs.ext4 >/dev/null || [ -x /sbin/mkfs.ext4 ] || missing+=(e2fsprogs)
+    if [ ${#missing[@]} -eq 0 ]; then
+        echo "application tools already installed: $(sysbench --version), $(/usr/sbin/mariadbd --version | cut -d' ' -f1-4)"
+        return 0
+    fi
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    sysbench --version
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    install_app_tools
+fi
