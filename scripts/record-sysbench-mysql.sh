@@ -32,12 +32,15 @@ TABLE_SIZE=200000
 THREADS=8
 TIME=60
 POOL_MIB=64
-BIN="${FLASHGC_BIN:-}"
-DEVICE=(--preset cosmos-openssd
+SSD_WHO=record-sysbench-mysql
+SSD_BIN="${FLASHGC_BIN:-}"
+SSD_SERVE=(--preset cosmos-openssd
     --config "$ROOT/py-flashgc/python/flashgc/reproduce/configs/cosmos-real-blocks.toml"
     --blocks-per-plane 32 --op 0.07)
+# shellcheck source=scripts/lib/simulated-ssd.sh
+. "$ROOT/scripts/lib/simulated-ssd.sh"
 
-die() { echo "record-sysbench-mysql: error: $*" >&2; exit 2; }
+die() { ssd_die "$@"; }
 posint() { [[ "$2" =~ ^[1-9][0-9]{0,8}$ ]] || die "$1 must be a whole number from 1 to 999999999, not \`$2\`"; }
 
 while [ $# -gt 0 ]; do
@@ -49,8 +52,8 @@ while [ $# -gt 0 ]; do
         --threads) [ $# -ge 2 ] || die "--threads needs a number"; posint --threads "$2"; THREADS="$2"; shift 2 ;;
         --time) [ $# -ge 2 ] || die "--time needs seconds"; posint --time "$2"; TIME="$2"; shift 2 ;;
         --buffer-pool-mib) [ $# -ge 2 ] || die "--buffer-pool-mib needs a number"; posint --buffer-pool-mib "$2"; POOL_MIB="$2"; shift 2 ;;
-        --flashgc) [ $# -ge 2 ] || die "--flashgc needs the binary's path"; BIN="$2"; shift 2 ;;
-        --) shift; DEVICE=("$@"); break ;;
+        --flashgc) [ $# -ge 2 ] || die "--flashgc needs the binary's path"; SSD_BIN="$2"; shift 2 ;;
+        --) shift; SSD_SERVE=("$@"); break ;;
         -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument \`$1\` (see --help)" ;;
     esac
@@ -63,28 +66,16 @@ case "$MODE" in
 esac
 [ "$POOL_MIB" -ge 8 ] || die "--buffer-pool-mib must be at least 8 (InnoDB's smallest pool is 5 MiB), not $POOL_MIB"
 
-if [ -z "$BIN" ]; then
-    if [ -x "$ROOT/target/release/flashgc" ]; then BIN="$ROOT/target/release/flashgc"
-    elif command -v flashgc >/dev/null; then BIN="$(command -v flashgc)"
-    else die "no flashgc binary: build it (cargo build --release -p flashgc-cli) or give --flashgc BIN"; fi
-fi
-[ -x "$BIN" ] || die "--flashgc $BIN is not an executable file"
-[ "$(id -u)" -eq 0 ] || die "needs root: losetup and mount put ext4 on the simulated SSD (run it with sudo)"
-[ -c /dev/fuse ] || die "no /dev/fuse: nbdfuse shows the NBD export as a file through FUSE (a container needs --device /dev/fuse)"
+ssd_find_flashgc "$ROOT"
 MARIADBD="$(command -v mariadbd || echo /usr/sbin/mariadbd)"
-for tool in sysbench nbdfuse fusermount3 losetup mkfs.ext4 mariadb-install-db mariadb-admin "$MARIADBD"; do
-    command -v "$tool" >/dev/null || [ -x "$tool" ] \
-        || die "\`$tool\` is missing: install the tools with scripts/install-app-tools.sh"
-done
+ssd_check_prerequisites sysbench mkfs.ext4 mariadb-install-db mariadb-admin "$MARIADBD"
 id mysql >/dev/null 2>&1 || die "no \`mysql\` user: install mariadb-server (scripts/install-app-tools.sh)"
 mkdir -p "$OUT" || die "cannot create the output directory $OUT"
 OUT="$(cd "$OUT" && pwd)"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/flashgc-sysbench.XXXXXX")"
 chmod 755 "$WORK" # mariadbd runs as `mysql` and must reach its socket and data in here
-SERVE_PID=""
-FUSE_PID=""
-LOOP=""
+SSD_WORK="$WORK"
 DB_UP=""
 
 # Tears down whatever is up, innermost first; safe to call twice (the trap calls it too).
@@ -94,45 +85,20 @@ teardown() {
         for _ in $(seq 1 120); do [ -e "$WORK/run/mysqld.pid" ] || break; sleep 0.5; done
         DB_UP=""
     fi
-    if mountpoint -q "$WORK/mnt" 2>/dev/null; then umount "$WORK/mnt" || umount -l "$WORK/mnt" || true; fi
-    if [ -n "$LOOP" ]; then losetup -d "$LOOP" 2>/dev/null || true; LOOP=""; fi
-    if mountpoint -q "$WORK/fuse" 2>/dev/null; then fusermount3 -u "$WORK/fuse" 2>/dev/null || umount -l "$WORK/fuse" || true; fi
-    if [ -n "$FUSE_PID" ]; then wait "$FUSE_PID" 2>/dev/null || true; FUSE_PID=""; fi
-    if [ -n "$SERVE_PID" ]; then
-        kill -INT "$SERVE_PID" 2>/dev/null || true
-        wait "$SERVE_PID" 2>/dev/null || true
-        SERVE_PID=""
-    fi
+    ssd_detach "$WORK/mnt"
 }
 cleanup() { teardown; rm -rf "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-fail() {
-    echo "record-sysbench-mysql: $1 failed; its log:" >&2
-    [ -f "$2" ] && tail -n 40 "$2" >&2
-    exit 1
-}
+fail() { ssd_fail "$@"; }
 
-# Starts `flashgc serve` on the data file (extra flags: the recording), then the block
-# device over it: nbdfuse, a loop device, the mount point.
+# The block device on the simulated SSD (extra flags: serve's recording and result).
 attach() {
-    mkdir -p "$WORK/fuse" "$WORK/mnt"
-    rm -f "$WORK/serve.sock"
-    "$BIN" serve "${DEVICE[@]}" --socket "$WORK/serve.sock" --data "file:$WORK/disk.img" --quiet "$@" \
-        >"$WORK/serve.log" 2>&1 &
-    SERVE_PID=$!
-    for _ in $(seq 1 600); do [ -S "$WORK/serve.sock" ] && break; kill -0 "$SERVE_PID" 2>/dev/null || break; sleep 0.1; done
-    [ -S "$WORK/serve.sock" ] || fail "flashgc serve" "$WORK/serve.log"
-    nbdfuse "$WORK/fuse" "nbd+unix:///?socket=$WORK/serve.sock" >"$WORK/fuse.log" 2>&1 &
-    FUSE_PID=$!
-    for _ in $(seq 1 100); do [ -e "$WORK/fuse/nbd" ] && break; sleep 0.1; done
-    [ -e "$WORK/fuse/nbd" ] || fail "nbdfuse" "$WORK/fuse.log"
-    # Direct I/O keeps a second page cache (the FUSE file's) out of the stream.
-    LOOP="$(losetup --find --show --direct-io=on "$WORK/fuse/nbd" 2>"$WORK/losetup.log" || true)"
-    [ -n "$LOOP" ] || LOOP="$(losetup --find --show "$WORK/fuse/nbd" 2>>"$WORK/losetup.log" || true)"
-    [ -n "$LOOP" ] || fail "losetup (a loop device over the export)" "$WORK/losetup.log"
+    mkdir -p "$WORK/mnt"
+    ssd_attach "file:$WORK/disk.img" "$@"
+    LOOP="$SSD_LOOP"
 }
 
 start_db() {
@@ -187,7 +153,7 @@ for mode in "${MODES[@]}"; do
     sha="$(sha256sum "$trace" | cut -d' ' -f1)"
     tps="$(sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$WORK/run.log")"
     python3 - "$trace.json.partial" "$mode" "$sha" "$tps" "$WORK/run.log" "$TABLES" "$TABLE_SIZE" "$THREADS" \
-        "$TIME" "$POOL_MIB" "$(sysbench --version)" "$("$MARIADBD" --version)" "$(uname -r)" "${DEVICE[@]}" <<'EOF'
+        "$TIME" "$POOL_MIB" "$(sysbench --version)" "$("$MARIADBD" --version)" "$(uname -r)" "${SSD_SERVE[@]}" <<'EOF'
 import json, sys
 out, mode, sha, tps, log, tables, size, threads, time_s, pool, sb, db, kernel = sys.argv[1:14]
 meta = {
@@ -210,7 +176,7 @@ with open(out, "w") as f:
     json.dump(meta, f, indent=2)
 EOF
     mv -f "$trace.json.partial" "${trace%.fgt}.json"
-    echo "   $("$BIN" trace stats "$trace" | sed -n 's/^requests *//p')"
+    echo "   $("$SSD_BIN" trace stats "$trace" | sed -n 's/^requests *//p')"
     echo "   sysbench on this machine: ${tps:-?} transactions/s (untimed device; the replay times it)"
 done
 echo "recorded in $OUT"

@@ -20,3 +20,23 @@ def tiny():
 @pytest.fixture
 def python_exe():
     return sys.executable
+
+
+def why_no_simulated_block_device(*tools):
+    """Why this machine cannot put the simulated SSD in the kernel's reach (scripts/lib/
+    simulated-ssd.sh: serve, nbdfuse, a loop device), or None: root, /dev/fuse, a free loop
+    device and the tools (those of scripts/install-app-tools.sh, which scripts/test.sh installs)."""
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0:
+        return "not root (losetup and mount need it)"
+    if not os.path.exists("/dev/fuse"):
+        return "no /dev/fuse"
+    for tool in ("nbdfuse", "fusermount3", "losetup", "mountpoint", *tools):
+        if shutil.which(tool) is None and not os.path.exists(tool):
+            return f"`{tool}` is missing (scripts/install-app-tools.sh installs it)"
+    p = subprocess.run(["losetup", "--find"], capture_output=True, text=True)
+    if p.returncode != 0:
+        return f"no free loop device: {p.stderr.strip()}"
+    return None

@@ -19,7 +19,7 @@ from flashgc.reproduce.papers import PAPERS
 from flashgc.reproduce.papers.common import APP_TRACES_ENV, replay_metrics
 from flashgc.reproduce.runner import Capabilities, Case, find_binary
 
-from .conftest import ROOT
+from .conftest import ROOT, why_no_simulated_block_device
 
 SCRIPT = os.path.join(ROOT, "scripts", "record-sysbench-mysql.sh")
 MYSQL_CLAIMS = ["F19-erases", "F19-transactions", "F20-gc-moves"]
@@ -64,6 +64,28 @@ def test_mysql_claims_without_a_recording_say_how_to_make_one(tmp_path, monkeypa
     assert any("no recording in" in n for n in res["notes"]), res["notes"]
 
 
+def test_app_traces_must_be_a_directory(tmp_path, binary, python_exe):
+    p = subprocess.run(
+        [
+            python_exe,
+            "-m",
+            "flashgc",
+            "reproduce",
+            "sup-gc",
+            "--app-traces",
+            str(tmp_path / "nope"),
+            "-o",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, FLASHGC_BIN=binary),
+    )
+    assert p.returncode == 2 and "--app-traces" in p.stderr and "no such directory" in p.stderr, p.stderr
+    with pytest.raises(ValueError, match="no such directory"):
+        reproduce("sup-gc", out=str(tmp_path), app_traces=str(tmp_path / "nope"))
+
+
 def test_record_script_refuses_bad_arguments():
     for args, words in (
         (["--mode", "write"], "--mode must be write-only, read-write or both"),
@@ -77,24 +99,9 @@ def test_record_script_refuses_bad_arguments():
         assert p.returncode == 2 and words in p.stderr, (args, p.returncode, p.stderr)
 
 
-def _why_not_recordable():
-    if os.geteuid() != 0:
-        return "not root (losetup and mount need it)"
-    if not os.path.exists("/dev/fuse"):
-        return "no /dev/fuse"
-    for tool in ("sysbench", "nbdfuse", "fusermount3", "losetup", "mkfs.ext4", "mariadb-install-db"):
-        if shutil.which(tool) is None:
-            return f"`{tool}` is missing (scripts/install-app-tools.sh installs it)"
-    if not (shutil.which("mariadbd") or os.path.exists("/usr/sbin/mariadbd")):
-        return "mariadbd is missing (scripts/install-app-tools.sh installs it)"
-    p = subprocess.run(["losetup", "--find"], capture_output=True, text=True)
-    if p.returncode != 0:
-        return f"no free loop device: {p.stderr.strip()}"
-    return None
-
-
 def test_a_recorded_sysbench_run_is_replayed_for_figs_19_20(tmp_path, binary, monkeypatch):
-    why = _why_not_recordable()
+    mariadbd = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
+    why = why_no_simulated_block_device("sysbench", "mkfs.ext4", "mariadb-install-db", mariadbd)
     if why:
         pytest.skip(f"cannot record sysbench + MariaDB on this machine: {why}")
     traces = tmp_path / "traces"
@@ -140,7 +147,10 @@ def test_a_recorded_sysbench_run_is_replayed_for_figs_19_20(tmp_path, binary, mo
     with open("/proc/mounts", encoding="utf-8") as f:
         assert "flashgc-sysbench" not in f.read()
 
-    monkeypatch.setenv(APP_TRACES_ENV, str(traces))
+    # The argument wins over the environment, which it leaves as it was.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv(APP_TRACES_ENV, str(empty))
     res = reproduce(
         "sup-gc",
         scale="quick",
@@ -149,13 +159,16 @@ def test_a_recorded_sysbench_run_is_replayed_for_figs_19_20(tmp_path, binary, mo
         report=False,
         claims=["F19-erases", "F19-transactions"],
         scheduler="local",
+        app_traces=str(traces),
     )["sup-gc"]
+    assert os.environ[APP_TRACES_ENV] == str(empty)
     by_id = {c["id"]: c for c in res["claims"]}
     assert set(by_id) == {f"F19-{m}:{s}" for m in ("erases", "transactions") for s in ("cosmos", "bf-opt", "gcar")}
     assert all(c["verdict"] != CANNOT for c in by_id.values()), by_id
     assert any("SHA-256 " + meta["sha256"][:16] in n for n in res["notes"]), res["notes"]
 
     # The value is the change between two replays of the trace run here on their own.
+    monkeypatch.setenv(APP_TRACES_ENV, str(traces))
     base, _ = plan(PAPERS["sup-gc"], "quick", Capabilities(binary))
     m = {}
     for k in ("mysql-w/sup-gc", "mysql-w/cosmos"):

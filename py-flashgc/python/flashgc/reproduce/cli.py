@@ -14,7 +14,6 @@ from typing import Optional, Sequence
 from .claims import load_claims
 from .core import SCALES, reproduce
 from .papers import PAPERS
-from .papers.common import APP_TRACES_ENV
 from .selection import resolve, split_ids
 
 
@@ -69,11 +68,8 @@ def run(a: argparse.Namespace) -> int:
     for n in papers:
         if n != "all" and n not in PAPERS:
             raise ValueError(f"unknown paper `{n}`; known: {', '.join(PAPERS)}, all")
-    if a.app_traces is not None:
-        if not os.path.isdir(a.app_traces):
-            raise ValueError(f"--app-traces {a.app_traces}: no such directory")
-        # Read where the cases are built (papers/common.py: app_traces_dir).
-        os.environ[APP_TRACES_ENV] = os.path.abspath(a.app_traces)
+    if a.app_traces is not None and not os.path.isdir(a.app_traces):
+        raise ValueError(f"--app-traces {a.app_traces}: no such directory")
     if a.list:
         names = list(PAPERS) if "all" in papers else list(dict.fromkeys(papers))
         only = None
@@ -91,6 +87,7 @@ def run(a: argparse.Namespace) -> int:
         progress=False if a.quiet else None,
         report=not a.no_report,
         claims=a.claim,
+        app_traces=a.app_traces,
     )
     if a.json:
         print(json.dumps(res, indent=1))

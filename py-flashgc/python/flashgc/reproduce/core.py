@@ -13,7 +13,7 @@ from typing import Any, Optional
 from ..sweep import check_scheduler
 from .claims import CANNOT, VERDICTS, Missing, evaluate, load_claims
 from .papers import PAPERS
-from .papers.common import fmt_param
+from .papers.common import APP_TRACES_ENV, fmt_param
 from .runner import Capabilities, Case, build_id, find_binary, run_cases
 from .selection import resolve, split_ids
 
@@ -388,6 +388,7 @@ def reproduce(
     binary: Optional[str] = None,
     report: bool = True,
     claims: Optional[list] = None,
+    app_traces: Optional[str] = None,
 ) -> dict:
     """Reproduces the papers' evaluations (``papers``: a name, a list, or "all") at ``scale``
     ("quick" or "full"); writes ``out``/PAPER.json, ``out``/report.html and its figures, and
@@ -397,7 +398,24 @@ def reproduce(
     stem; see :mod:`.selection`): only the papers with one of them run, only the cases those
     claims read, and the results go to ``out``/claims/ (PAPER.json, report.html, figures), so
     that the whole papers' results in ``out`` stay as they were; ``out``/runs is shared (a
-    case's file is named by its command and build, so both runs reuse each other's cases)."""
+    case's file is named by its command and build, so both runs reuse each other's cases).
+
+    ``app_traces``: the folder of recorded application traces (sup-gc Figs. 19-20, by
+    scripts/record-sysbench-mysql.sh); default $FLASHGC_APP_TRACES, else
+    ~/.cache/flashgc/app-traces."""
+    if app_traces is not None:
+        if not os.path.isdir(app_traces):
+            raise ValueError(f"app_traces {app_traces}: no such directory")
+        saved = os.environ.get(APP_TRACES_ENV)
+        # Read where the cases are built (papers/common.py: app_traces_dir).
+        os.environ[APP_TRACES_ENV] = os.path.abspath(app_traces)
+        try:
+            return reproduce(papers, scale, out, scheduler, workers, progress, binary, report, claims)
+        finally:
+            if saved is None:
+                os.environ.pop(APP_TRACES_ENV, None)
+            else:
+                os.environ[APP_TRACES_ENV] = saved
     if scale not in SCALES:
         raise ValueError(f"scale `{scale}`: allowed {', '.join(SCALES)}")
     names = list(PAPERS) if papers in ("all", None) else ([papers] if isinstance(papers, str) else list(papers))
