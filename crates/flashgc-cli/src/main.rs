@@ -107,8 +107,9 @@ enum Cmd {
         args: Vec<String>,
     },
     /// Reproduce a paper's evaluation: its claims beside flashgc's values, with verdicts
-    /// (sup-gc, bf-gc, splitgc, noc, midas, all; `--scale quick|full`, `-o DIR`, `--claim ID`;
-    /// forwards to `python3 -m flashgc reproduce`, which runs this binary for every case).
+    /// (sup-gc, bf-gc, splitgc, noc, midas, all; `--scale quick|full`, `-o DIR`, `--claim ID`,
+    /// `--app-traces DIR`; forwards to `python3 -m flashgc reproduce`, which runs this binary
+    /// for every case).
     #[command(disable_help_flag = true)]
     Reproduce {
         /// Arguments for `python3 -m flashgc reproduce`.

@@ -329,3 +329,26 @@ fn a_state_that_runs_past_its_section_says_how_far_it_got() {
     }
     assert!(bare.is_empty(), "{}", bare.join("\n"));
 }
+
+/// A state followed by bytes it does not hold says where it ends (bincode's own message was
+/// "Slice had bytes remaining after deserialization", found by the bad-input pass).
+#[test]
+fn a_state_with_bytes_after_it_says_where_it_ends() {
+    let mut b = flashgc_core::checkpoint::encode(&(7u64, vec![1u32, 2, 3])).unwrap();
+    let len = b.len();
+    b.extend_from_slice(&[0xab; 5]);
+    let e = flashgc_core::checkpoint::decode::<(u64, Vec<u32>)>(&b)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(&format!(
+            "damaged checkpoint state: the state ends after {len} of its {} bytes and 5 bytes follow it",
+            len + 5
+        )),
+        "{e}"
+    );
+    assert!(!e.contains("Slice had bytes"), "{e}");
+    // The bytes alone still decode.
+    let v: (u64, Vec<u32>) = flashgc_core::checkpoint::decode(&b[..len]).unwrap();
+    assert_eq!(v, (7, vec![1, 2, 3]));
+}

@@ -99,6 +99,24 @@ pub fn decode<T: DeserializeOwned>(b: &[u8]) -> Result<T> {
                 Ok(_) => state_error(e, len, len),
             }
         }
+        // A state followed by bytes it does not hold: bincode says only "Slice had bytes
+        // remaining after deserialization"; decoded again to say where the state ends.
+        bincode::ErrorKind::Custom(ref m) if m.contains("bytes remaining") => {
+            let mut counted = Counted { b, at: 0 };
+            let end = match opts()
+                .allow_trailing_bytes()
+                .with_limit(len)
+                .deserialize_from::<_, T>(&mut counted)
+            {
+                Ok(_) => counted.at as u64,
+                Err(again) => return state_error(again, counted.at as u64, len),
+            };
+            Error::Input(format!(
+                "damaged checkpoint state: the state ends after {end} of its {len} bytes and \
+                 {} bytes follow it (a length or count in it is damaged)",
+                len - end
+            ))
+        }
         _ => state_error(e, len, len),
     })
 }
