@@ -74,6 +74,7 @@ mkdir -p "$OUT" || die "cannot create the output directory $OUT"
 OUT="$(cd "$OUT" && pwd)"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/flashgc-sysbench.XXXXXX")"
+WORK="$(cd "$WORK" && pwd -P)" # as /proc/mounts will name its mount points
 chmod 755 "$WORK" # mariadbd runs as `mysql` and must reach its socket and data in here
 SSD_WORK="$WORK"
 DB_UP=""

@@ -76,6 +76,7 @@ ssd_find_flashgc "$ROOT"
 if [ -n "$MKFS" ]; then ssd_check_prerequisites "$MKFS" mount umount; else ssd_check_prerequisites; fi
 
 SSD_WORK="$(mktemp -d "${TMPDIR:-/tmp}/flashgc-ssd.XXXXXX")"
+SSD_WORK="$(cd "$SSD_WORK" && pwd -P)" # as /proc/mounts will name its mount points
 MNT="$SSD_WORK/mnt"
 mkdir -p "$MNT"
 # shellcheck disable=SC2317 # run by the trap

@@ -33,7 +33,7 @@ def why_no_simulated_block_device(*tools):
         return "not root (losetup and mount need it)"
     if not os.path.exists("/dev/fuse"):
         return "no /dev/fuse"
-    for tool in ("nbdfuse", "fusermount3", "losetup", "mountpoint", *tools):
+    for tool in ("nbdfuse", "fusermount3", "losetup", "setsid", *tools):
         if shutil.which(tool) is None and not os.path.exists(tool):
             return f"`{tool}` is missing (scripts/install-app-tools.sh installs it)"
     p = subprocess.run(["losetup", "--find"], capture_output=True, text=True)

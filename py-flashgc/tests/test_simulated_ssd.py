@@ -110,3 +110,51 @@ def test_the_commands_exit_code_is_the_scripts_and_the_result_is_still_written(b
     p = _run(binary, "-o", str(res), "--serve", SMALL, "--", "sh", "-c", "echo partial > f; exit 7")
     assert p.returncode == 7, p.stderr[-3000:]
     assert json.loads(res.read_text())["total"]["user_writes"] > 0
+
+
+def test_sigterm_to_the_process_group_unmounts_first_and_keeps_the_data(binary, tmp_path):
+    """A terminal's Ctrl-C or a SIGTERM reaches the script's whole process group: the device
+    (serve, nbdfuse) runs in sessions of its own, so it stays up until the file system is
+    unmounted and its dirty data written to it; then the result is written."""
+    _need_block_device("mkfs.ext4")
+    import signal
+    import time
+
+    res = tmp_path / "term.json"
+    err = tmp_path / "stderr"
+    with open(err, "w") as e:
+        p = subprocess.Popen(
+            [
+                "bash",
+                SCRIPT,
+                "--flashgc",
+                binary,
+                "-o",
+                str(res),
+                "--serve",
+                SMALL,
+                "--",
+                "sh",
+                "-c",
+                "dd if=/dev/urandom of=f bs=1M count=8 status=none && echo written >&2 && sleep 60",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=e,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.time() + 120
+        while "written" not in err.read_text() and time.time() < deadline and p.poll() is None:
+            time.sleep(0.2)
+        assert "written" in err.read_text(), err.read_text()
+        os.killpg(p.pid, signal.SIGTERM)
+        assert p.wait(timeout=120) == 143, err.read_text()
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    # Whatever of the 8 MiB was still in the page cache reached the device at the unmount.
+    total = json.loads(res.read_text())["total"]
+    assert total["user_writes"] >= 2048, total
+    assert "flashgc-ssd" not in subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
+    with open("/proc/mounts", encoding="utf-8") as f:
+        assert "flashgc-ssd" not in f.read()

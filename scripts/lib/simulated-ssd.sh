@@ -15,6 +15,10 @@ SSD_LOOP=""
 
 ssd_die() { echo "$SSD_WHO: error: $*" >&2; exit 2; }
 
+# Whether $1 is a mount point, read from /proc/mounts: `mountpoint` cannot stat a FUSE mount
+# whose server is gone ("Transport endpoint is not connected") and would call it unmounted.
+ssd_mounted() { awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/mounts; }
+
 # A failed step: its log's end, exit 1.
 ssd_fail() {
     echo "$SSD_WHO: $1 failed; its log:" >&2
@@ -37,7 +41,7 @@ ssd_check_prerequisites() {
     [ "$(id -u)" -eq 0 ] || ssd_die "needs root: losetup and mount put the simulated SSD in the kernel's reach (run it with sudo)"
     [ -c /dev/fuse ] || ssd_die "no /dev/fuse: nbdfuse shows the NBD export as a file through FUSE (a container needs --device /dev/fuse)"
     local tool
-    for tool in nbdfuse fusermount3 losetup mountpoint "$@"; do
+    for tool in nbdfuse fusermount3 losetup setsid "$@"; do
         command -v "$tool" >/dev/null || [ -x "$tool" ] \
             || ssd_die "\`$tool\` is missing: install the tools with scripts/install-app-tools.sh"
     done
@@ -50,7 +54,10 @@ ssd_attach() {
     shift
     mkdir -p "$SSD_WORK/fuse"
     rm -f "$SSD_WORK/serve.sock"
-    "$SSD_BIN" serve "${SSD_SERVE[@]}" --socket "$SSD_WORK/serve.sock" --data "$data" --quiet "$@" \
+    # serve and nbdfuse get sessions of their own: a Ctrl-C or SIGTERM to the terminal's
+    # process group reaches the script and its command only, and the device stays up until
+    # ssd_detach has unmounted the file system (whose dirty data goes to it) in order.
+    setsid "$SSD_BIN" serve "${SSD_SERVE[@]}" --socket "$SSD_WORK/serve.sock" --data "$data" --quiet "$@" \
         >"$SSD_WORK/serve.out" 2>"$SSD_WORK/serve.log" &
     SSD_SERVE_PID=$!
     local _
@@ -60,7 +67,7 @@ ssd_attach() {
         sleep 0.1
     done
     [ -S "$SSD_WORK/serve.sock" ] || { SSD_SERVE_PID=""; ssd_fail "flashgc serve" "$SSD_WORK/serve.log"; }
-    nbdfuse "$SSD_WORK/fuse" "nbd+unix:///?socket=$SSD_WORK/serve.sock" >"$SSD_WORK/fuse.log" 2>&1 &
+    setsid nbdfuse "$SSD_WORK/fuse" "nbd+unix:///?socket=$SSD_WORK/serve.sock" >"$SSD_WORK/fuse.log" 2>&1 &
     SSD_FUSE_PID=$!
     for _ in $(seq 1 100); do [ -e "$SSD_WORK/fuse/nbd" ] && break; sleep 0.1; done
     [ -e "$SSD_WORK/fuse/nbd" ] || ssd_fail "nbdfuse" "$SSD_WORK/fuse.log"
@@ -73,11 +80,11 @@ ssd_attach() {
 # Unmounts $1 (when mounted), detaches the loop device and FUSE, and stops serve with SIGINT,
 # which writes its recording and result; safe to call twice and from a trap.
 ssd_detach() {
-    if [ -n "${1:-}" ] && mountpoint -q "$1" 2>/dev/null; then
+    if [ -n "${1:-}" ] && ssd_mounted "$1"; then
         umount "$1" 2>/dev/null || umount -l "$1" || true
     fi
     if [ -n "$SSD_LOOP" ]; then losetup -d "$SSD_LOOP" 2>/dev/null || true; SSD_LOOP=""; fi
-    if mountpoint -q "$SSD_WORK/fuse" 2>/dev/null; then
+    if ssd_mounted "$SSD_WORK/fuse"; then
         fusermount3 -u "$SSD_WORK/fuse" 2>/dev/null || umount -l "$SSD_WORK/fuse" || true
     fi
     if [ -n "$SSD_FUSE_PID" ]; then wait "$SSD_FUSE_PID" 2>/dev/null || true; SSD_FUSE_PID=""; fi
