@@ -7,6 +7,8 @@
 #
 #   scripts/install-app-tools.sh
 set -euo pipefail
+# shellcheck source=scripts/lib/apt.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 install_app_tools() {
     local missing=()
@@ -19,10 +21,7 @@ install_app_tools() {
         echo "application tools already installed: $(sysbench --version), $(/usr/sbin/mariadbd --version | cut -d' ' -f1-4)"
         return 0
     fi
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    apt_install "${missing[@]}"
     sysbench --version
 }
 

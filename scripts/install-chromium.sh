@@ -8,16 +8,15 @@
 # --disable-background-networking --disable-component-update --disable-sync
 # --no-first-run and a fresh --user-data-dir (no network is needed or used).
 set -euo pipefail
+# shellcheck source=scripts/lib/apt.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 install_chromium() {
     if [ -x /usr/bin/chromium ]; then
         echo "chromium already installed: $(/usr/bin/chromium --version 2>/dev/null || echo /usr/bin/chromium)"
         return 0
     fi
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+    apt_install chromium
     /usr/bin/chromium --version 2>/dev/null || true
 }
 

@@ -6,6 +6,8 @@
 #
 #   scripts/install-nbd-tools.sh
 set -euo pipefail
+# shellcheck source=scripts/lib/apt.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 install_nbd_tools() {
     local missing=()
@@ -17,10 +19,7 @@ install_nbd_tools() {
         echo "NBD tools already installed: $(fio --version), $(nbdkit --version)"
         return 0
     fi
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    apt_install "${missing[@]}"
     fio --version
 }
 

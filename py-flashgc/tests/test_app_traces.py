@@ -30,6 +30,13 @@ def binary():
     return find_binary()
 
 
+def _quick(out, claims, **kw):
+    """The sup-gc result of a quick reproduction of ``claims`` into ``out``."""
+    return reproduce(
+        "sup-gc", scale="quick", out=str(out), progress=False, report=False, claims=claims, scheduler="local", **kw
+    )["sup-gc"]
+
+
 def test_run_id_follows_the_content_of_input_files(tmp_path):
     """A trace recorded again under the same name is a new run, not the old one's result."""
     p = tmp_path / "t.fgt"
@@ -48,15 +55,7 @@ def test_run_id_follows_the_content_of_input_files(tmp_path):
 
 def test_mysql_claims_without_a_recording_say_how_to_make_one(tmp_path, monkeypatch):
     monkeypatch.setenv(APP_TRACES_ENV, str(tmp_path))
-    res = reproduce(
-        "sup-gc",
-        scale="quick",
-        out=str(tmp_path / "out"),
-        progress=False,
-        report=False,
-        claims=MYSQL_CLAIMS,
-        scheduler="local",
-    )["sup-gc"]
+    res = _quick(tmp_path / "out", MYSQL_CLAIMS)
     assert res["claims"], res
     for c in res["claims"]:
         assert c["verdict"] == CANNOT, c
@@ -151,16 +150,7 @@ def test_a_recorded_sysbench_run_is_replayed_for_figs_19_20(tmp_path, binary, mo
     empty = tmp_path / "empty"
     empty.mkdir()
     monkeypatch.setenv(APP_TRACES_ENV, str(empty))
-    res = reproduce(
-        "sup-gc",
-        scale="quick",
-        out=str(tmp_path / "out"),
-        progress=False,
-        report=False,
-        claims=["F19-erases", "F19-transactions"],
-        scheduler="local",
-        app_traces=str(traces),
-    )["sup-gc"]
+    res = _quick(tmp_path / "out", ["F19-erases", "F19-transactions"], app_traces=str(traces))
     assert os.environ[APP_TRACES_ENV] == str(empty)
     by_id = {c["id"]: c for c in res["claims"]}
     assert set(by_id) == {f"F19-{m}:{s}" for m in ("erases", "transactions") for s in ("cosmos", "bf-opt", "gcar")}

@@ -25,6 +25,11 @@ def _run(binary, *args, timeout=300):
     return subprocess.run(["bash", SCRIPT, "--flashgc", binary, *args], capture_output=True, text=True, timeout=timeout)
 
 
+def _sh(binary, script, *opts):
+    """The script with ``opts``, the small device and ``sh -c SCRIPT`` as the command."""
+    return _run(binary, *opts, "--serve", SMALL, "--", "sh", "-c", script)
+
+
 def _need_block_device(*tools):
     why = why_no_simulated_block_device(*tools)
     if why:
@@ -47,19 +52,11 @@ def test_bad_arguments_are_refused_before_anything_starts(binary, tmp_path):
 def test_a_command_on_ext4_is_served_recorded_and_replays_to_the_same_counts(binary, tmp_path):
     _need_block_device("mkfs.ext4")
     rec, res = tmp_path / "app.fgt", tmp_path / "app.json"
-    p = _run(
+    p = _sh(
         binary,
-        "--record",
-        str(rec),
-        "-o",
-        str(res),
-        "--serve",
-        SMALL,
-        "--",
-        "sh",
-        "-c",
         'dd if=/dev/urandom of=data bs=1M count=16 conv=fsync status=none && test "$PWD" = "$FLASHGC_MNT" '
         '&& test -b "$FLASHGC_DEV"',
+        *("--record", str(rec), "-o", str(res)),
     )
     assert p.returncode == 0, p.stderr[-3000:]
     assert "served over NBD" in p.stdout  # serve's own text result
@@ -86,18 +83,10 @@ def test_the_raw_device_sees_exactly_what_the_command_writes(binary, tmp_path):
     """4 MiB written with O_DIRECT to the block device: 1024 pages of 4 KiB, no file system."""
     _need_block_device()
     res = tmp_path / "raw.json"
-    p = _run(
+    p = _sh(
         binary,
-        "--fs",
-        "none",
-        "-o",
-        str(res),
-        "--serve",
-        SMALL,
-        "--",
-        "sh",
-        "-c",
         'test -z "$FLASHGC_MNT" && dd if=/dev/zero of="$FLASHGC_DEV" bs=1M count=4 oflag=direct status=none',
+        *("--fs", "none", "-o", str(res)),
     )
     assert p.returncode == 0, p.stderr[-3000:]
     total = json.loads(res.read_text())["total"]
@@ -107,7 +96,7 @@ def test_the_raw_device_sees_exactly_what_the_command_writes(binary, tmp_path):
 def test_the_commands_exit_code_is_the_scripts_and_the_result_is_still_written(binary, tmp_path):
     _need_block_device("mkfs.ext4")
     res = tmp_path / "failed.json"
-    p = _run(binary, "-o", str(res), "--serve", SMALL, "--", "sh", "-c", "echo partial > f; exit 7")
+    p = _sh(binary, "echo partial > f; exit 7", "-o", str(res))
     assert p.returncode == 7, p.stderr[-3000:]
     assert json.loads(res.read_text())["total"]["user_writes"] > 0
 
