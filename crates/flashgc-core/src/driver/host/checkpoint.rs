@@ -40,7 +40,7 @@ impl<D: DeviceModel> Core<D> {
             host_busy_until: self.host_busy_until,
             stats: self.stats.clone(),
             cpu: self.cpu.clone(),
-            deferred: self.deferred.clone(),
+            deferred: self.deferred.as_ref().map(|d| d.for_checkpoint()),
             flushes: self.flushes.clone(),
         })
         .map(Some)

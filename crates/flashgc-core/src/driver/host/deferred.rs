@@ -83,6 +83,20 @@ pub(crate) struct Deferred {
     /// Scratch: the (slot, completion) a completion pass completes.
     #[serde(skip)]
     done: Vec<(u32, u64)>,
+    /// Per request slot: the streaming flushes (by [`StreamFlush::id`]) waiting for the
+    /// request on it, so that a completion finds them without a scan of every flush.
+    /// Rebuilt from the flushes' `waits` after a restore (`watch_built`).
+    #[serde(skip)]
+    watchers: Vec<Vec<u64>>,
+    /// Per request slot: the streaming flush (by id) whose own programs it holds.
+    #[serde(skip)]
+    own_flush: Vec<u64>,
+    /// The id the next streaming flush gets (ids grow in arrival order).
+    #[serde(skip)]
+    next_flush_id: u64,
+    /// `watchers`, `own_flush` and the flushes' ids are built (false after a restore).
+    #[serde(skip)]
+    watch_built: bool,
 }
 
 /// What bringing the provisional completions up to date changed.
