@@ -295,3 +295,60 @@ fn a_flush_from_a_workload_without_flushes_is_an_error() {
         );
     }
 }
+
+/// An overloaded open-loop replay (a request every 100 us, a program takes 510 us) keeps
+/// hundreds of flushes in flight, each waiting for the requests before it: stopped at
+/// checkpoints deep in that backlog and resumed (the flushes' waits rebuilt from the
+/// checkpoint into the frontier of `deferred/flushes.rs`), it writes the uninterrupted
+/// run's result byte for byte.
+#[test]
+fn an_overloaded_replay_resumes_with_hundreds_of_flushes_in_flight() {
+    use flashgc_core::driver::Engine;
+    use flashgc_core::sim::{RunControl, RunEnd};
+    let reqs: Vec<Request> = (0..4000u64)
+        .map(|i| {
+            let t = i * 100_000;
+            match i % 5 {
+                2 => flush(t),
+                4 => req(Op::Read, i * 7 % 4096, t),
+                _ => write(i * 13 % 4096, t),
+            }
+        })
+        .collect();
+    let cfg = common::configs::one_plane_hand();
+    let json = |r: &RunResult| serde_json::to_string(r).unwrap();
+    let p = common::configs::cached_timing(16, Host::OpenLoop { time_scale: 1.0 }, true);
+    let want = {
+        let mut e = Engine::new(&cfg, Some(p.clone())).unwrap();
+        match e
+            .run_with(
+                &mut Requests::new(reqs.clone()),
+                &mut |_| {},
+                &mut RunControl::default(),
+            )
+            .unwrap()
+        {
+            RunEnd::Finished(r) => json(&r),
+            RunEnd::Stopped { .. } => unreachable!("no stop requested"),
+        }
+    };
+    let v: serde_json::Value = serde_json::from_str(&want).unwrap();
+    assert_eq!(v["timing"]["flushes"], 800, "{}", v["timing"]);
+    // The backlog: a flush waits on average for seconds (hundreds of them in flight).
+    let mean = v["timing"]["flush_latency"]["mean_us"].as_f64().unwrap();
+    assert!(
+        mean > 100_000.0,
+        "not overloaded: mean flush latency {mean} us"
+    );
+    let got = common::resume::resumed(
+        &cfg,
+        &p,
+        &[1502, 2603, 3997],
+        "replay-flush-overloaded",
+        &mut |e, ctl| {
+            e.run_with(&mut Requests::new(reqs.clone()), &mut |_| {}, ctl)
+                .unwrap()
+        },
+    );
+    assert!(json(&got) == want, "resumed result differs");
+}

@@ -83,20 +83,10 @@ pub(crate) struct Deferred {
     /// Scratch: the (slot, completion) a completion pass completes.
     #[serde(skip)]
     done: Vec<(u32, u64)>,
-    /// Per request slot: the streaming flushes (by [`StreamFlush::id`]) waiting for the
-    /// request on it, so that a completion finds them without a scan of every flush.
-    /// Rebuilt from the flushes' `waits` after a restore (`watch_built`).
+    /// The order of the writes, trims and flushes in flight while streaming flushes are
+    /// (flushes.rs, `Frontier`): built at the first such flush, dropped when none is left.
     #[serde(skip)]
-    watchers: Vec<Vec<u64>>,
-    /// Per request slot: the streaming flush (by id) whose own programs it holds.
-    #[serde(skip)]
-    own_flush: Vec<u64>,
-    /// The id the next streaming flush gets (ids grow in arrival order).
-    #[serde(skip)]
-    next_flush_id: u64,
-    /// `watchers`, `own_flush` and the flushes' ids are built (false after a restore).
-    #[serde(skip)]
-    watch_built: bool,
+    frontier: Option<Box<flushes::Frontier>>,
 }
 
 /// What bringing the provisional completions up to date changed.
@@ -204,13 +194,18 @@ impl<D: DeviceModel> Core<D> {
     /// Records in-flight request `i` as completed at `c`.
     fn complete(&mut self, i: usize, c: u64) {
         let d = self.deferred.as_mut().expect("deferred mode");
+        if d.frontier.is_none() && !d.stream_flushes.is_empty() {
+            // (After a restore: built while the request is still among those in flight.)
+            d.build_frontier();
+        }
         let f = d.inflight.swap_remove(i);
         if let Some(m) = d.inflight.get(i).map(|m| m.slot) {
             d.set_pos(m, i);
         }
         d.free_slots.push(f.slot);
         self.host_busy_until = self.host_busy_until.max(c);
-        let streaming_flush = !d.stream_flushes.is_empty() && (f.flush || f.req.op != Op::Read);
+        let streaming_flush = (d.frontier.is_some() || !d.stream_flushes.is_empty())
+            && (f.flush || f.req.op != Op::Read);
         if f.flush {
             if f.flow != NO_FLOW {
                 d.flow_flushed.push((f.flow, c, f.order));
@@ -558,6 +553,11 @@ impl Deferred {
             self.base_of.resize(slot as usize + 1, 0);
         }
         self.base_of[slot as usize] = base;
+        if let Some(w) = self.frontier.as_mut() {
+            if f.flush || f.req.op != Op::Read {
+                w.issue(slot);
+            }
+        }
         let i = self.inflight.len();
         self.inflight.push(f);
         // Its provisional completion (all its parts may have needed no flash).

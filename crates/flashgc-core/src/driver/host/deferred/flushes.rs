@@ -28,15 +28,65 @@ pub(super) struct StreamFlush {
     pub(super) done: u64,
     /// Its own programs have completed.
     pub(super) own: bool,
-    /// Its place in arrival order (the key of `Deferred::watchers`; given again after a
-    /// restore).
+    /// The sequence number of its own slot in the [`Frontier`]: it waits for the
+    /// requests numbered below it. (`waits` is filled for a checkpoint only.)
     #[serde(skip)]
-    pub(super) id: u64,
-    /// How many of `waits` are still in flight: `waits` keeps every slot it waited for
-    /// at its arrival (a completion only counts down here) until a checkpoint keeps only
-    /// those still in flight ([`Deferred::for_checkpoint`]).
+    pub(super) q: u64,
+    /// Every request it waits for has completed (`done` counts them).
     #[serde(skip)]
-    pub(super) left: u32,
+    pub(super) covered: bool,
+}
+
+/// The writes, trims and flushes in flight, numbered in issue order, while streaming
+/// flushes are in flight. A flush waits for exactly the requests numbered below its own
+/// slot, so the flushes' waits are nested and satisfied in arrival order: a frontier (the
+/// lowest number still in flight) replaces a list of slots per flush, which cost a scan of
+/// every flush and a search of its list at each completion (quadratic when many requests
+/// and flushes are in flight; in memory too, a slot per flush and request).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Frontier {
+    /// Per request slot: the number of the request on it.
+    num: Vec<u64>,
+    /// From number `base` on: `u64::MAX` while in flight, else its completion.
+    win: std::collections::VecDeque<u64>,
+    base: u64,
+    /// The latest completion numbered below `base`.
+    max_below: u64,
+    /// Index in `stream_flushes` of the first flush not yet covered.
+    next: usize,
+}
+
+impl Frontier {
+    /// Numbers the request now on `slot` (issued in flight).
+    pub(super) fn issue(&mut self, slot: u32) -> u64 {
+        let q = self.base + self.win.len() as u64;
+        let i = slot as usize;
+        if self.num.len() <= i {
+            self.num.resize(i + 1, u64::MAX);
+        }
+        self.num[i] = q;
+        self.win.push_back(u64::MAX);
+        q
+    }
+
+    /// A number that is already complete (a restored flush whose own programs were done).
+    fn issue_done(&mut self) -> u64 {
+        self.win.push_back(0);
+        self.base + self.win.len() as u64 - 1
+    }
+
+    /// The request on `slot` completed at `c`.
+    fn complete(&mut self, slot: u32, c: u64) {
+        let Some(&q) = self.num.get(slot as usize) else {
+            return;
+        };
+        if let Some(x) = q
+            .checked_sub(self.base)
+            .and_then(|i| self.win.get_mut(i as usize))
+        {
+            *x = c;
+        }
+    }
 }
 
 /// The request a flush holds in flight: no pages (it is told apart by `Inflight::flush`).
@@ -68,30 +118,24 @@ impl<D: DeviceModel> Core<D> {
         d.streaming |= streaming;
         // (Every request completed so far completed by `t`: `advance_to` completes only
         // up to it.)
-        d.build_watchers();
-        let id = d.next_flush_id;
-        d.next_flush_id += 1;
-        let mut waits = Vec::new();
-        for f in d
-            .inflight
-            .iter()
-            .filter(|f| f.flush || f.req.op != Op::Read)
-        {
-            waits.push(f.slot);
-            watchers_of(&mut d.watchers, f.slot).push(id);
-        }
+        d.build_frontier();
         let slot = self.queue_flush(sim, t, NO_FLOW, 0)?;
         let d = self.deferred.as_mut().expect("deferred mode");
-        set_own(&mut d.own_flush, slot, id);
+        let q = d
+            .frontier
+            .as_ref()
+            .and_then(|w| w.num.get(slot as usize).copied());
         d.stream_flushes.push(StreamFlush {
             slot,
             arrival: t,
-            left: waits.len() as u32,
-            waits,
+            waits: Vec::new(),
             done: t,
             own: false,
-            id,
+            q: q.expect("a streaming flush's slot is numbered"),
+            covered: false,
         });
+        let mut touched = Vec::new();
+        d.advance_frontier(&mut touched);
         Ok(())
     }
 
@@ -116,38 +160,45 @@ impl<D: DeviceModel> Core<D> {
     }
 
     /// Streaming flushes: the request on `slot` (`own`: a flush's own programs) completed
-    /// at `c`; records the flushes this completes. Only the flushes waiting for that slot
-    /// are looked at (through `watchers`): a scan of every flush in flight, each with a
-    /// search of its waits, made a replay with many flushes in flight quadratic.
+    /// at `c`; records the flushes this completes, in arrival order among those completing
+    /// together.
     pub(super) fn stream_flush_progress(&mut self, slot: u32, c: u64, own: bool) {
         let d = self.deferred.as_mut().expect("deferred mode");
-        d.build_watchers();
+        d.build_frontier();
         // A replayed trace's flush in a closed loop holds a queue slot, freed now.
         let frees_slot = !d.streaming && matches!(self.p.host, Host::ClosedLoop { .. });
-        let mut touched = std::mem::take(watchers_of(&mut d.watchers, slot));
-        for &id in &touched {
-            if let Some(p) = d.flush_mut(id) {
-                p.left -= 1;
-                p.done = p.done.max(c);
-            }
-        }
+        let mut touched = Vec::new();
         if own {
-            let id = d.own_flush.get(slot as usize).copied().unwrap_or(u64::MAX);
-            if let Some(p) = d.flush_mut(id).filter(|p| !p.own && p.slot == slot) {
-                p.own = true;
-                p.done = p.done.max(c);
-                touched.push(id);
-                touched.sort_unstable();
+            let q = d
+                .frontier
+                .as_ref()
+                .and_then(|w| w.num.get(slot as usize).copied());
+            if let Some(k) = q.and_then(|q| d.stream_flushes.binary_search_by_key(&q, |p| p.q).ok())
+            {
+                let p = &mut d.stream_flushes[k];
+                if !p.own && p.slot == slot {
+                    p.own = true;
+                    p.done = p.done.max(c);
+                    touched.push(k);
+                }
             }
         }
-        // In arrival order among those completing together.
-        for &id in &touched {
-            let Ok(k) = d.stream_flushes.binary_search_by_key(&id, |p| p.id) else {
-                continue;
-            };
+        if let Some(w) = d.frontier.as_mut() {
+            w.complete(slot, c);
+        }
+        d.advance_frontier(&mut touched);
+        touched.sort_unstable();
+        touched.dedup();
+        let mut removed = 0;
+        for k in touched {
+            let k = k - removed;
             let p = &d.stream_flushes[k];
-            if p.own && p.left == 0 {
+            if p.own && p.covered {
                 let p = d.stream_flushes.remove(k);
+                removed += 1;
+                if let Some(w) = d.frontier.as_mut() {
+                    w.next -= 1; // (a covered flush lies before it)
+                }
                 self.flushes.count += 1;
                 self.flushes
                     .latency
@@ -157,9 +208,10 @@ impl<D: DeviceModel> Core<D> {
                 }
             }
         }
-        touched.clear();
-        // (The emptied list keeps its capacity for the slot's next request.)
-        *watchers_of(&mut d.watchers, slot) = touched;
+        if removed > 0 && d.stream_flushes.is_empty() {
+            // No flush waits any more: nothing is numbered until the next one.
+            d.frontier = None;
+        }
     }
 
     /// Several flows in deferred mode: flow `flow`'s flush at `t` (docs/flows.md,
@@ -179,66 +231,111 @@ impl<D: DeviceModel> Core<D> {
     }
 }
 
-/// The list of flushes waiting for the request on `slot`, grown to reach it.
-fn watchers_of(w: &mut Vec<Vec<u64>>, slot: u32) -> &mut Vec<u64> {
-    let i = slot as usize;
-    if w.len() <= i {
-        w.resize_with(i + 1, Vec::new);
-    }
-    &mut w[i]
-}
-
-/// Records that `slot` holds the own programs of flush `id`.
-fn set_own(o: &mut Vec<u64>, slot: u32, id: u64) {
-    let i = slot as usize;
-    if o.len() <= i {
-        o.resize(i + 1, u64::MAX);
-    }
-    o[i] = id;
-}
-
 impl super::Deferred {
-    /// Builds `watchers`, `own_flush` and the flushes' ids from their `waits` (after a
-    /// restore, whose `waits` hold only the slots still in flight); nothing once built.
-    pub(super) fn build_watchers(&mut self) {
-        if self.watch_built {
+    /// Builds the frontier when streaming flushes start (or after a restore, from their
+    /// `waits`); nothing while it stands.
+    pub(super) fn build_frontier(&mut self) {
+        if self.frontier.is_some() {
             return;
         }
-        self.watch_built = true;
-        self.watchers.iter_mut().for_each(Vec::clear);
-        self.own_flush.clear();
-        for (i, p) in self.stream_flushes.iter_mut().enumerate() {
-            p.id = i as u64;
-            p.left = p.waits.len() as u32;
+        let mut w = Frontier::default();
+        let covered = |f: &Inflight| f.flush || f.req.op != Op::Read;
+        // Restored flushes wait for nested sets: number the requests the first waits for,
+        // then its own slot, then those the second adds, and so on; then the rest.
+        let mut rank: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+        let own: std::collections::HashSet<u32> = self
+            .stream_flushes
+            .iter()
+            .filter(|p| !p.own)
+            .map(|p| p.slot)
+            .collect();
+        for (k, p) in self.stream_flushes.iter().enumerate() {
             for &s in &p.waits {
-                watchers_of(&mut self.watchers, s).push(p.id);
-            }
-            if !p.own {
-                set_own(&mut self.own_flush, p.slot, p.id);
+                rank.entry(s).or_insert(k);
             }
         }
-        self.next_flush_id = self.stream_flushes.len() as u64;
+        let n = self.stream_flushes.len();
+        let mut by_rank: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
+        for f in self
+            .inflight
+            .iter()
+            .filter(|f| covered(f) && !own.contains(&f.slot))
+        {
+            by_rank[rank.get(&f.slot).copied().unwrap_or(n).min(n)].push(f.slot);
+        }
+        for (k, p) in self.stream_flushes.iter_mut().enumerate() {
+            for &s in &by_rank[k] {
+                w.issue(s);
+            }
+            p.q = if p.own {
+                w.issue_done()
+            } else {
+                w.issue(p.slot)
+            };
+            p.covered = false;
+            p.waits.clear();
+        }
+        for &s in &by_rank[n] {
+            w.issue(s);
+        }
+        self.frontier = Some(Box::new(w));
+        let mut touched = Vec::new();
+        self.advance_frontier(&mut touched);
     }
 
-    /// The streaming flush with id `id`, if still in flight (they are kept in id order).
-    fn flush_mut(&mut self, id: u64) -> Option<&mut StreamFlush> {
-        let k = self
-            .stream_flushes
-            .binary_search_by_key(&id, |p| p.id)
-            .ok()?;
-        Some(&mut self.stream_flushes[k])
+    /// Moves the frontier past the completed requests, marking the flushes it reaches as
+    /// covered (their `done` takes the latest completion below them) into `touched`.
+    fn advance_frontier(&mut self, touched: &mut Vec<usize>) {
+        let Some(w) = self.frontier.as_mut() else {
+            return;
+        };
+        loop {
+            while let Some(p) = self
+                .stream_flushes
+                .get_mut(w.next)
+                .filter(|p| p.q <= w.base)
+            {
+                p.covered = true;
+                p.done = p.done.max(w.max_below);
+                touched.push(w.next);
+                w.next += 1;
+            }
+            match w.win.front() {
+                Some(&c) if c != u64::MAX => {
+                    w.max_below = w.max_below.max(c);
+                    w.win.pop_front();
+                    w.base += 1;
+                }
+                _ => break,
+            }
+        }
     }
 
-    /// A copy for a checkpoint: each flush's `waits` keeps only the slots it still waits
-    /// for (the format since version 9).
+    /// A copy for a checkpoint: each streaming flush with the slots it still waits for
+    /// (`waits`) and the latest completion among those it waited for that completed
+    /// (`done`), as the format has kept them since version 9.
     pub(in crate::driver::host) fn for_checkpoint(&self) -> Self {
         let mut d = self.clone();
-        if self.watch_built {
-            for p in &mut d.stream_flushes {
-                let w = &self.watchers;
-                p.waits
-                    .retain(|&s| w.get(s as usize).is_some_and(|l| l.contains(&p.id)));
-            }
+        d.frontier = None;
+        let Some(w) = self.frontier.as_ref() else {
+            return d; // (as restored: nothing changed since)
+        };
+        for p in d.stream_flushes.iter_mut().filter(|p| !p.covered) {
+            let below = |q: u64| q < p.q;
+            p.waits = self
+                .inflight
+                .iter()
+                .filter(|f| (f.flush || f.req.op != Op::Read) && f.slot != p.slot)
+                .filter(|f| {
+                    w.num
+                        .get(f.slot as usize)
+                        .is_some_and(|&q| q >= w.base && below(q))
+                })
+                .map(|f| f.slot)
+                .collect();
+            let upto = p.q.saturating_sub(w.base) as usize;
+            let done = w.win.iter().take(upto).filter(|&&c| c != u64::MAX).max();
+            p.done = p.done.max(w.max_below).max(done.copied().unwrap_or(0));
         }
         d
     }
