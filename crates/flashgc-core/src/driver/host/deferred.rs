@@ -658,7 +658,8 @@ impl Deferred {
             return Err("times out of range".into());
         }
         // A trace's flushes in flight wait for slots in flight, their own among them.
-        let in_flight = |s: &u32| self.inflight.iter().any(|f| f.slot == *s);
+        let slots: std::collections::HashSet<u32> = self.inflight.iter().map(|f| f.slot).collect();
+        let in_flight = |s: &u32| slots.contains(s);
         if !self.stream_flushes.iter().all(|p| {
             p.done >= p.arrival && (p.own || in_flight(&p.slot)) && p.waits.iter().all(in_flight)
         }) {
