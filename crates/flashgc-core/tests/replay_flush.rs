@@ -159,14 +159,30 @@ fn untimed_a_flush_changes_nothing() {
     assert_eq!(with.total, without.total);
 }
 
+/// The result of replaying `reqs` on `cfg` with `p` without a stop.
+fn uninterrupted(cfg: &flashgc_core::Config, p: &TimingParams, reqs: &[Request]) -> RunResult {
+    use flashgc_core::driver::Engine;
+    use flashgc_core::sim::{RunControl, RunEnd};
+    let mut e = Engine::new(cfg, Some(p.clone())).unwrap();
+    match e
+        .run_with(
+            &mut Requests::new(reqs.to_vec()),
+            &mut |_| {},
+            &mut RunControl::default(),
+        )
+        .unwrap()
+    {
+        RunEnd::Finished(r) => r,
+        RunEnd::Stopped { .. } => unreachable!("no stop requested"),
+    }
+}
+
 /// A replay with flushes and FUA writes stopped at checkpoints (a flush's programs in
 /// flight among them under read-first) and resumed from them writes the uninterrupted
 /// run's result byte for byte: the flush counts, latencies and writes-done time are in
 /// the checkpoint (format version 9), with the flushes in flight under deferred commit.
 #[test]
 fn a_replay_with_flushes_resumes_byte_for_byte() {
-    use flashgc_core::driver::Engine;
-    use flashgc_core::sim::{RunControl, RunEnd};
     let reqs: Vec<Request> = (0..3000u64)
         .map(|i| {
             let t = i * 300_000;
@@ -182,20 +198,7 @@ fn a_replay_with_flushes_resumes_byte_for_byte() {
     let json = |r: &RunResult| serde_json::to_string(r).unwrap();
     for read_first in [false, true] {
         let p = common::configs::cached_timing(64, Host::OpenLoop { time_scale: 1.0 }, read_first);
-        let want = {
-            let mut e = Engine::new(&cfg, Some(p.clone())).unwrap();
-            match e
-                .run_with(
-                    &mut Requests::new(reqs.clone()),
-                    &mut |_| {},
-                    &mut RunControl::default(),
-                )
-                .unwrap()
-            {
-                RunEnd::Finished(r) => json(&r),
-                RunEnd::Stopped { .. } => unreachable!("no stop requested"),
-            }
-        };
+        let want = json(&uninterrupted(&cfg, &p, &reqs));
         let v: serde_json::Value = serde_json::from_str(&want).unwrap();
         assert_eq!(v["timing"]["flushes"], 300, "{}", v["timing"]);
         assert_eq!(v["timing"]["fua_writes"], 300);
@@ -303,8 +306,6 @@ fn a_flush_from_a_workload_without_flushes_is_an_error() {
 /// run's result byte for byte.
 #[test]
 fn an_overloaded_replay_resumes_with_hundreds_of_flushes_in_flight() {
-    use flashgc_core::driver::Engine;
-    use flashgc_core::sim::{RunControl, RunEnd};
     let reqs: Vec<Request> = (0..4000u64)
         .map(|i| {
             let t = i * 100_000;
@@ -318,20 +319,7 @@ fn an_overloaded_replay_resumes_with_hundreds_of_flushes_in_flight() {
     let cfg = common::configs::one_plane_hand();
     let json = |r: &RunResult| serde_json::to_string(r).unwrap();
     let p = common::configs::cached_timing(16, Host::OpenLoop { time_scale: 1.0 }, true);
-    let want = {
-        let mut e = Engine::new(&cfg, Some(p.clone())).unwrap();
-        match e
-            .run_with(
-                &mut Requests::new(reqs.clone()),
-                &mut |_| {},
-                &mut RunControl::default(),
-            )
-            .unwrap()
-        {
-            RunEnd::Finished(r) => json(&r),
-            RunEnd::Stopped { .. } => unreachable!("no stop requested"),
-        }
-    };
+    let want = json(&uninterrupted(&cfg, &p, &reqs));
     let v: serde_json::Value = serde_json::from_str(&want).unwrap();
     assert_eq!(v["timing"]["flushes"], 800, "{}", v["timing"]);
     // The backlog: a flush waits on average for seconds (hundreds of them in flight).
