@@ -83,8 +83,8 @@ pub(crate) struct Deferred {
     /// Scratch: the (slot, completion) a completion pass completes.
     #[serde(skip)]
     done: Vec<(u32, u64)>,
-    /// The order of the writes, trims and flushes in flight while streaming flushes are
-    /// (flushes.rs, `Frontier`): built at the first such flush, dropped when none is left.
+    /// The order of the writes, trims and flushes in flight for streaming flushes
+    /// (flushes.rs, `Frontier`): built afresh by a flush that finds no other in flight.
     #[serde(skip)]
     frontier: Option<Box<flushes::Frontier>>,
 }

@@ -118,6 +118,12 @@ impl<D: DeviceModel> Core<D> {
         d.streaming |= streaming;
         // (Every request completed so far completed by `t`: `advance_to` completes only
         // up to it.)
+        if d.stream_flushes.is_empty() {
+            // No flush waits: number afresh from the requests in flight now. (Dropped only
+            // here, so nothing between this and the push below can leave the flush's own
+            // slot unnumbered.)
+            d.frontier = None;
+        }
         d.build_frontier();
         let slot = self.queue_flush(sim, t, NO_FLOW, 0)?;
         let d = self.deferred.as_mut().expect("deferred mode");
@@ -207,10 +213,6 @@ impl<D: DeviceModel> Core<D> {
                     self.stats.heap.push(Reverse(p.done));
                 }
             }
-        }
-        if removed > 0 && d.stream_flushes.is_empty() {
-            // No flush waits any more: nothing is numbered until the next one.
-            d.frontier = None;
         }
     }
 
