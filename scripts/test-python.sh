@@ -39,6 +39,9 @@ maturin develop --release --quiet -m py-flashgc/Cargo.toml
 echo "== ruff"
 ruff check py-flashgc examples
 ruff format --check py-flashgc examples
+# The Varmail recorder's Python (standard library only) under the package's settings.
+ruff check --config py-flashgc/pyproject.toml scripts/varmail.py
+ruff format --check --config py-flashgc/pyproject.toml scripts/varmail.py
 
 echo "== pytest"
 # shellcheck disable=SC2086

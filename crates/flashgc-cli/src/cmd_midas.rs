@@ -69,6 +69,10 @@ pub struct MidasModelArgs {
     /// Largest number of groups GCS may create.
     #[arg(long, default_value_t = 8)]
     max_groups: usize,
+    /// How GCS sizes a split's new group: full (every size, the authors' simulator) | greedy
+    /// (grown one segment at a time while the WAF drops; flashgc before 2026-11-28).
+    #[arg(long, value_enum, default_value_t = SplitScan::Full)]
+    split_scan: SplitScan,
     /// Seed of the synthetic workload.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -77,6 +81,15 @@ pub struct MidasModelArgs {
     json: bool,
     #[command(flatten)]
     trace: cmd_trace::TraceFlags,
+}
+
+/// GCS's sizing of a split's new group (`--split-scan`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+enum SplitScan {
+    /// Every size (the authors' simulator).
+    Full,
+    /// Grown while the WAF drops.
+    Greedy,
 }
 
 /// Runs `flashgc model midas`; returns the exit code.
@@ -206,6 +219,7 @@ fn run(a: &MidasModelArgs) -> Result<(), (i32, String)> {
         .with_hot_model(hot_model);
     let gp = GcsParams {
         max_groups: a.max_groups,
+        full_scan: a.split_scan == SplitScan::Full,
         ..GcsParams::default()
     };
     let rep = midas::model(&uid, given.as_ref(), budget, pps, &gp);

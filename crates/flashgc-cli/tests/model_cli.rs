@@ -105,3 +105,45 @@ fn model_midas_prints_its_cdf_in_order_of_the_interval() {
     assert!(xs.len() >= 6, "{s}");
     assert!(xs.windows(2).all(|w| w[0] <= w[1]), "{xs:?}");
 }
+
+/// `--split-scan`: GCS sizes a split's new group by every size (full, the default) or grows
+/// it while the WAF drops (greedy). On zipf 1.0 data with one-block segments and at most two
+/// cold groups (one split) the full scan evaluates far more configurations and predicts no
+/// worse: the sizes the greedy growth visits are among those the scan evaluates.
+#[test]
+fn model_midas_split_scan_full_evaluates_every_size() {
+    let gcs = |scan: &str| -> serde_json::Value {
+        let o = flashgc(&[
+            "model",
+            "midas",
+            "--logical-gib",
+            "1",
+            "--segment-blocks",
+            "1",
+            "--workload",
+            "zipf:1.0",
+            "--volume",
+            "1",
+            "--max-groups",
+            "2",
+            "--split-scan",
+            scan,
+            "--json",
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["gcs"].clone()
+    };
+    let (full, greedy) = (gcs("full"), gcs("greedy"));
+    let evals = |v: &serde_json::Value| v["evaluations"].as_u64().unwrap();
+    let waf = |v: &serde_json::Value| v["prediction"]["waf"].as_f64().unwrap();
+    assert!(evals(&full) > 10 * evals(&greedy), "{full} vs {greedy}");
+    assert!(waf(&full) <= waf(&greedy) + 1e-12, "{full} vs {greedy}");
+    let o = flashgc(&["model", "midas", "--split-scan", "some"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("possible values: full, greedy"));
+}

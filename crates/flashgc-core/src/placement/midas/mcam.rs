@@ -99,19 +99,56 @@ struct Pop {
     hot: bool,
 }
 
+/// What a configuration's HOT size fixes: its threshold, the share of writes it admits and
+/// the UID split at the threshold. GCS evaluates thousands of configurations with one HOT
+/// size, so it computes this once per size (the split is most of a prediction's cost).
+#[derive(Debug, Clone)]
+pub struct HotSplit {
+    segments: u32,
+    t: f64,
+    h: f64,
+    split: Split,
+}
+
+impl HotSplit {
+    /// The split for a HOT group of `segments` segments of `pps` pages.
+    pub fn new(uid: &Uid, segments: u32, pps: u32) -> HotSplit {
+        let hot_pages = segments as f64 * pps as f64;
+        let t = if hot_pages > 0.0 {
+            hot_threshold(uid, hot_pages)
+        } else {
+            0.0
+        };
+        let h = if t > 0.0 { uid.hot_mass(0.0, t) } else { 0.0 };
+        HotSplit {
+            segments,
+            t,
+            h,
+            split: uid.split(t),
+        }
+    }
+
+    /// The HOT size (segments) this split is for.
+    pub fn segments(&self) -> u32 {
+        self.segments
+    }
+}
+
 /// Predicts the WAF of `cfg` on `uid` with `pps` pages per segment.
 pub fn predict(uid: &Uid, cfg: &GroupConfig, pps: u32) -> Prediction {
+    predict_with(&HotSplit::new(uid, cfg.sizes[0], pps), cfg, pps)
+}
+
+/// [`predict`] with the split of `cfg`'s HOT size already computed (`hot.segments()` must be
+/// `cfg.sizes[0]`).
+pub fn predict_with(hot: &HotSplit, cfg: &GroupConfig, pps: u32) -> Prediction {
+    debug_assert_eq!(hot.segments, cfg.sizes[0]);
     let pps = pps as f64;
     let n = cfg.groups();
     let hot_pages = cfg.sizes[0] as f64 * pps;
-    let t = if hot_pages > 0.0 {
-        hot_threshold(uid, hot_pages)
-    } else {
-        0.0
-    };
-    let h = if t > 0.0 { uid.hot_mass(0.0, t) } else { 0.0 };
+    let (t, h) = (hot.t, hot.h);
     // Unnormalized survival of each population: P(I >= x, class).
-    let split = uid.split(t);
+    let split = &hot.split;
     let mass = |hot: bool, x: f64| split.mass(hot, x);
     let mut v = vec![0.0; n + 1];
     let mut flow = vec![0.0; n + 1];
@@ -164,7 +201,7 @@ pub fn predict(uid: &Uid, cfg: &GroupConfig, pps: u32) -> Prediction {
     }
     let r: f64 = pops.iter().map(|p| p.flow).sum();
     flow[n] = r;
-    let (vn, wn) = last_group(&split, &pops, r, cfg.sizes[n] as f64 * pps);
+    let (vn, wn) = last_group(split, &pops, r, cfg.sizes[n] as f64 * pps);
     v[n] = vn;
     wait[n] = wn;
     let waf_closed_form = closed_form(h, &v);

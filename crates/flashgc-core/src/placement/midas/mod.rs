@@ -41,7 +41,8 @@
 //! `irr_error=over|relative`, `irr_start=collected|window`, `irr_after_fallback=check|stop`
 //! (flashgc's earlier rule: `relative,window,stop` with `check=1`), `irr_floor=0.1` (relative errors are taken against
 //! max(predicted, irr_floor)), `irr_min_victims=16`, `check` (x capacity; default 0.3 x
-//! `epoch`), `split_gain=0.005`, `split_patience=5`,
+//! `epoch`), `split_gain=0.005`, `split_patience=5`, `split_scan=full|greedy` (how a split's new
+//! group is sized: every size, as the authors' simulator, or grown while the WAF drops),
 //! `fixed=H/G1/../GN` (segments; pins a configuration: no search, no fallback, GN takes
 //! the rest of the space; for model validation).
 //!

@@ -263,6 +263,7 @@ impl MidasParams {
                 min_gain: spec.num::<f64>("split_gain", d.gcs.min_gain, 0.0, 1.0)?,
                 patience: spec.num::<usize>("split_patience", d.gcs.patience, 1, 1000)?,
                 hot,
+                full_scan: spec.choice("split_scan", "full", &["full", "greedy"])? == "full",
             },
             fixed,
             mida_hot: spec.choice("mida_hot", "filter", &["filter", "none"])? == "filter",
