@@ -87,7 +87,8 @@ def test_app_traces_must_be_a_directory(tmp_path, binary, python_exe):
 
 def test_record_script_refuses_bad_arguments():
     for args, words in (
-        (["--mode", "write"], "--mode must be write-only, read-write or both"),
+        (["--mode", "write"], "--mode must be write-only, read-write, both, ycsb-a, ycsb-f or ycsb"),
+        (["--records", "0"], "--records must be a whole number"),
         (["--tables", "0"], "--tables must be a whole number"),
         (["--time", "ten"], "--time must be a whole number"),
         (["--buffer-pool-mib", "4"], "--buffer-pool-mib must be at least 8"),

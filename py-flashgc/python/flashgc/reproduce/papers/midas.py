@@ -51,12 +51,17 @@ TRACES = {
 }
 
 
-# Fig. 15(b)'s Varmail WAF: a recording of Filebench's Varmail personality on ext4 on the
-# simulated SSD (scripts/record-varmail.sh), and the four schemes the paper measured it on.
-VARMAIL_SCHEMES = ("pageftl", "mida", "sepbit", "midas")
+# Recorded applications (Fig. 15(b)'s Varmail, Fig. 11's YCSB-A and -F on MySQL): traces of the
+# applications on ext4 on the simulated SSD, replayed for the four schemes the prototype ran.
+RECORDED_SCHEMES = ("pageftl", "mida", "sepbit", "midas")
 RECORD_VARMAIL = (
     "record Varmail on the simulated SSD with `sudo bash scripts/record-varmail.sh` (root, /dev/fuse and loop "
     "devices; about 3 minutes; packages by scripts/install-app-tools.sh), or point `--app-traces DIR` at a recording"
+)
+RECORD_YCSB = (
+    "record YCSB-A and -F on MariaDB on the simulated SSD with `sudo bash scripts/record-sysbench-mysql.sh --mode "
+    "ycsb` (root, /dev/fuse and loop devices; about 6 minutes; packages by scripts/install-app-tools.sh), or point "
+    "`--app-traces DIR` at a recording"
 )
 
 
@@ -287,14 +292,15 @@ class Midas(Paper):
                     )
                 )
         out.extend(self.varmail_cases(s))
+        out.extend(self.ycsb_cases(s))
         return out
 
-    def varmail_cases(self, s: dict) -> list:
-        """Fig. 15(b)'s Varmail WAF from a recording (scripts/record-varmail.sh): replayed at its
-        own addresses on a device of its own size (the file system's), filled first as the paper
-        fills its SSD, looped until `volume` x the capacity is written; segments of 128 pages
-        (about 2200 on the 1 GiB recording, the paper's count)."""
-        path, need = app_trace("varmail.fgt", RECORD_VARMAIL)
+    def recorded_cases(self, s: dict, series: str, name: str, how: str, figure: str, note: str) -> list:
+        """Cases replaying the recording ``name`` (an application on ext4 on the simulated SSD) at
+        its own addresses on a device of its own size, filled first as the paper fills its SSD,
+        looped until `volume` x the capacity is written; segments of 128 pages (about 2200 on a
+        1 GiB recording, the paper's count)."""
+        path, need = app_trace(name, how)
         argv = [
             *self._common(s),
             "--pages-per-block",
@@ -312,36 +318,82 @@ class Midas(Paper):
         ]
         return [
             Case(
-                f"varmail/{sc}",
-                "Fig. 15(b)",
+                f"{series}/{sc}",
+                figure,
                 "run",
                 [*argv, *self._scheme(sc, s), "--json"],
-                {"scheme": sc, "workload": "varmail"},
+                {"scheme": sc, "workload": series},
                 [need],
-                "Varmail (scripts/varmail.py, Filebench's flowops) on ext4, recorded through flashgc serve, replayed "
-                "at its addresses after a full fill",
+                note,
                 inputs=[path],
             )
-            for sc in VARMAIL_SCHEMES
+            for sc in RECORDED_SCHEMES
         ]
 
-    def varmail_notes(self) -> list:
-        """What the Varmail cases replayed: the recording's settings from its metadata."""
-        path, _ = app_trace("varmail.fgt", RECORD_VARMAIL)
+    def varmail_cases(self, s: dict) -> list:
+        """Fig. 15(b)'s Varmail WAF (and Fig. 11's Varmail) from scripts/record-varmail.sh."""
+        return self.recorded_cases(
+            s,
+            "varmail",
+            "varmail.fgt",
+            RECORD_VARMAIL,
+            "Fig. 15(b)",
+            "Varmail (scripts/varmail.py, Filebench's flowops) on ext4, recorded through flashgc serve, replayed "
+            "at its addresses after a full fill",
+        )
+
+    def ycsb_cases(self, s: dict) -> list:
+        """Fig. 11's YCSB-A and YCSB-F on MySQL from scripts/record-sysbench-mysql.sh --mode ycsb."""
+        out = []
+        for w in ("a", "f"):
+            out += self.recorded_cases(
+                s,
+                f"ycsb-{w}-mysql",
+                f"sysbench-mysql-ycsb-{w}.fgt",
+                RECORD_YCSB,
+                "Fig. 11",
+                f"YCSB-{w.upper()} (scripts/sysbench/ycsb.lua) on MariaDB over ext4, recorded through flashgc serve, "
+                "replayed at its addresses after a full fill",
+            )
+        return out
+
+    @staticmethod
+    def recording_note(label: str, name: str, how: str, describe: Any) -> str:
+        """One line on the recording ``name``: its settings (``describe(metadata)``) and digest."""
+        path, _ = app_trace(name, how)
         if not os.path.isfile(path):
-            return [f"Varmail: no recording in {tilde(os.path.dirname(path))} ({RECORD_VARMAIL})."]
+            return f"{label}: no recording in {tilde(os.path.dirname(path))} ({how})."
         meta = os.path.splitext(path)[0] + ".json"
         try:
             with open(meta) as f:
                 m = json.load(f)
-            fs = m.get("fileset") or {}
-            return [
-                f"Varmail: {m['files']} entries ({fs.get('files', '?')} files created), {m['threads']} threads, "
-                f"{m['loops']} loops, ext4 mounted with {m.get('mount_options', 'defaults')}; "
-                f"trace SHA-256 {file_digest(path)[:16]}"
-            ]
+            return f"{label}: {describe(m)}; trace SHA-256 {file_digest(path)[:16]}"
         except (OSError, ValueError, KeyError) as e:
-            return [f"Varmail: {path} (its metadata {meta} is unreadable: {e}); SHA-256 {file_digest(path)[:16]}"]
+            return f"{label}: {path} (its metadata {meta} is unreadable: {e}); SHA-256 {file_digest(path)[:16]}"
+
+    def varmail_notes(self) -> list:
+        """What the recorded cases replayed: each recording's settings from its metadata."""
+
+        def varmail(m: dict) -> str:
+            fs = m.get("fileset") or {}
+            return (
+                f"{m['files']} entries ({fs.get('files', '?')} files created), {m['threads']} threads, "
+                f"{m['loops']} loops, ext4 mounted with {m.get('mount_options', 'defaults')}"
+            )
+
+        def ycsb(m: dict) -> str:
+            return (
+                f"{m['table_size']} records of 1 KB, {m['threads']} threads for {m['time_s']} s, buffer pool "
+                f"{m['buffer_pool_mib']} MiB"
+            )
+
+        return [
+            self.recording_note("Varmail", "varmail.fgt", RECORD_VARMAIL, varmail),
+            *(
+                self.recording_note(f"YCSB-{w.upper()}", f"sysbench-mysql-ycsb-{w}.fgt", RECORD_YCSB, ycsb)
+                for w in ("a", "f")
+            ),
+        ]
 
     def metrics(self, case: Case, raw: Any) -> dict:
         ss = raw.get("steady_state") or {}
@@ -387,13 +439,17 @@ class Midas(Paper):
 
     def notes(self, s: dict) -> list:
         return [
-            "YCSB-F, the Alibaba and Exchange traces and the paper's YCSB-A/TPC-C runs are not public; stand-ins run "
+            "The Alibaba and Exchange traces and the paper's own YCSB-A/TPC-C runs are not public; stand-ins run "
             "where the shared traces offer one, looped (a looped trace repeats its update sequence, which favours "
             "age-based placement and cost-benefit victims alike).",
             "Fig. 15(b)'s Varmail WAF: the paper's Varmail run is not public and Filebench is not a Debian package; "
             "flashgc records Filebench's Varmail flowops (scripts/varmail.py) on ext4 on its own simulated SSD "
             "(scripts/record-varmail.sh) and replays the block trace at its own addresses after filling the device, "
             "looped. The paper does not give its fileset's size; the recording's is about half the file system.",
+            "Fig. 11's YCSB-A and -F on MySQL: the paper's runs are not public; flashgc records YCSB's workloads A "
+            "and F (scripts/sysbench/ycsb.lua: one usertable of 1 KB records, zipfian 0.99, 50 % reads) on MariaDB "
+            "over ext4 on its own simulated SSD (scripts/record-sysbench-mysql.sh --mode ycsb) and replays them the "
+            "same way (series ycsb-a-mysql and ycsb-f-mysql; ycsb-a is the SNIA RocksDB stand-in).",
             *self.varmail_notes(),
             "The prototype's throughput (Fig. 15b) needs the prototype's firmware timing; its CPU utilization "
             "(Fig. 16b) is compared as the difference flashgc's firmware CPU model gives (each scheme's declared "
