@@ -57,8 +57,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--app-traces",
         metavar="DIR",
-        help="recorded application traces (sysbench + MariaDB for sup-gc Figs. 19-20, by "
-        "scripts/record-sysbench-mysql.sh); default $FLASHGC_APP_TRACES, else ~/.cache/flashgc/app-traces",
+        help="recorded application traces: sysbench + MariaDB for sup-gc Figs. 19-20 and YCSB-A/-F on MariaDB for "
+        "MiDAS Fig. 11 (scripts/record-sysbench-mysql.sh), Varmail for MiDAS Fig. 15(b) (scripts/record-varmail.sh); "
+        "default $FLASHGC_APP_TRACES, else ~/.cache/flashgc/app-traces",
     )
     p.set_defaults(func=run)
 

@@ -400,9 +400,9 @@ def reproduce(
     that the whole papers' results in ``out`` stay as they were; ``out``/runs is shared (a
     case's file is named by its command and build, so both runs reuse each other's cases).
 
-    ``app_traces``: the folder of recorded application traces (sup-gc Figs. 19-20, by
-    scripts/record-sysbench-mysql.sh); default $FLASHGC_APP_TRACES, else
-    ~/.cache/flashgc/app-traces."""
+    ``app_traces``: the folder of recorded application traces (sup-gc Figs. 19-20 and MiDAS
+    Fig. 11's YCSB on MySQL, by scripts/record-sysbench-mysql.sh; MiDAS Fig. 15(b)'s Varmail, by
+    scripts/record-varmail.sh); default $FLASHGC_APP_TRACES, else ~/.cache/flashgc/app-traces."""
     if app_traces is not None:
         if not os.path.isdir(app_traces):
             raise ValueError(f"app_traces {app_traces}: no such directory")

@@ -46,7 +46,7 @@ APP_TRACES_ENV = "FLASHGC_APP_TRACES"
 def app_traces_dir() -> str:
     """Where recorded application traces are looked for: $FLASHGC_APP_TRACES (set by
     `reproduce --app-traces DIR`), else ~/.cache/flashgc/app-traces, where
-    scripts/record-sysbench-mysql.sh writes by default."""
+    scripts/record-sysbench-mysql.sh and scripts/record-varmail.sh write by default."""
     env = os.environ.get(APP_TRACES_ENV)
     if env:
         return os.path.abspath(env)
