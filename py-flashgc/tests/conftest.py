@@ -40,3 +40,13 @@ def why_no_simulated_block_device(*tools):
     if p.returncode != 0:
         return f"no free loop device: {p.stderr.strip()}"
     return None
+
+
+def quick_claims(paper, out, claims, **kw):
+    """``paper``'s result of a quick, local, report-free reproduction of ``claims`` into ``out``
+    (``kw``: e.g. ``app_traces``)."""
+    from flashgc.reproduce import reproduce
+
+    return reproduce(
+        paper, scale="quick", out=str(out), progress=False, report=False, claims=claims, scheduler="local", **kw
+    )[paper]

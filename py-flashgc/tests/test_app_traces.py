@@ -19,7 +19,7 @@ from flashgc.reproduce.papers import PAPERS
 from flashgc.reproduce.papers.common import APP_TRACES_ENV, replay_metrics
 from flashgc.reproduce.runner import Capabilities, Case, find_binary
 
-from .conftest import ROOT, why_no_simulated_block_device
+from .conftest import ROOT, quick_claims, why_no_simulated_block_device
 
 SCRIPT = os.path.join(ROOT, "scripts", "record-sysbench-mysql.sh")
 MYSQL_CLAIMS = ["F19-erases", "F19-transactions", "F20-gc-moves"]
@@ -32,9 +32,7 @@ def binary():
 
 def _quick(out, claims, **kw):
     """The sup-gc result of a quick reproduction of ``claims`` into ``out``."""
-    return reproduce(
-        "sup-gc", scale="quick", out=str(out), progress=False, report=False, claims=claims, scheduler="local", **kw
-    )["sup-gc"]
+    return quick_claims("sup-gc", out, claims, **kw)
 
 
 def test_run_id_follows_the_content_of_input_files(tmp_path):

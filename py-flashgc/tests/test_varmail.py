@@ -13,12 +13,11 @@ import sys
 
 import pytest
 
-from flashgc.reproduce import reproduce
 from flashgc.reproduce.claims import CANNOT
 from flashgc.reproduce.papers.common import APP_TRACES_ENV
 from flashgc.reproduce.runner import find_binary
 
-from .conftest import ROOT, why_no_simulated_block_device
+from .conftest import ROOT, quick_claims, why_no_simulated_block_device
 
 VARMAIL = os.path.join(ROOT, "scripts", "varmail.py")
 RECORD = os.path.join(ROOT, "scripts", "record-varmail.sh")
@@ -70,16 +69,7 @@ def test_record_varmail_refuses_bad_arguments():
 
 
 def _claims(out, app_traces):
-    return reproduce(
-        "midas",
-        scale="quick",
-        out=str(out),
-        progress=False,
-        report=False,
-        claims=["F15b-varmail-waf"],
-        scheduler="local",
-        app_traces=str(app_traces),
-    )["midas"]
+    return quick_claims("midas", out, ["F15b-varmail-waf"], app_traces=str(app_traces))
 
 
 def test_varmail_claims_without_a_recording_say_how_to_make_one(tmp_path, monkeypatch):

@@ -13,29 +13,19 @@ import subprocess
 
 import pytest
 
-from flashgc.reproduce import reproduce
 from flashgc.reproduce.claims import CANNOT
 from flashgc.reproduce.core import plan
 from flashgc.reproduce.papers import PAPERS
 from flashgc.reproduce.papers.common import APP_TRACES_ENV
 from flashgc.reproduce.runner import Capabilities, find_binary
 
-from .conftest import ROOT, why_no_simulated_block_device
+from .conftest import ROOT, quick_claims, why_no_simulated_block_device
 
 SCRIPT = os.path.join(ROOT, "scripts", "record-sysbench-mysql.sh")
 
 
 def _claims(out, app_traces):
-    return reproduce(
-        "midas",
-        scale="quick",
-        out=str(out),
-        progress=False,
-        report=False,
-        claims=["F11-warm-mysql"],
-        scheduler="local",
-        app_traces=str(app_traces),
-    )["midas"]
+    return quick_claims("midas", out, ["F11-warm-mysql"], app_traces=str(app_traces))
 
 
 def test_ycsb_claims_without_a_recording_say_how_to_make_one(tmp_path, monkeypatch):

@@ -131,6 +131,12 @@ class Midas(Paper):
             str(s["seed"]),
         ]
 
+    @staticmethod
+    def _looped(s: dict) -> list:
+        """A trace looped until `volume` x the capacity is written, the second half measured."""
+        v = s["volume"]
+        return ["--loop-until", str(v), "--write-volume", str(v), "--warmup", str(v // 2)]
+
     def _scheme(self, name: str, s: dict, epoch: Optional[float] = None) -> list:
         if name == "midas":
             opts = [f"sample={s['sample']}"] + ([f"epoch={epoch:g}"] if epoch else [])
@@ -267,12 +273,7 @@ class Midas(Paper):
                 "compact",
                 "--capacity",
                 "auto",
-                "--loop-until",
-                str(s["volume"]),
-                "--write-volume",
-                str(s["volume"]),
-                "--warmup",
-                str(s["volume"] // 2),
+                *self._looped(s),
             ]
             schemes = ["midas", "sepbit"]
             if w == "ycsb-a":
@@ -309,12 +310,7 @@ class Midas(Paper):
             "auto",
             "--workload",
             f"trace:{path}",
-            "--loop-until",
-            str(s["volume"]),
-            "--write-volume",
-            str(s["volume"]),
-            "--warmup",
-            str(s["volume"] // 2),
+            *self._looped(s),
         ]
         return [
             Case(
