@@ -133,10 +133,12 @@ start_db() {
     fail "mariadbd" "$WORK/mysqld.log"
 }
 
+# sysbench in place of the (background, by ssd_run) subshell this runs in, so that stopping
+# the workload stops sysbench itself.
 sysbench_do() {
     local test="$1" action="$2"
     shift 2
-    sysbench "$test" --db-driver=mysql --mysql-socket="$WORK/run/mysqld.sock" --mysql-user=root \
+    exec sysbench "$test" --db-driver=mysql --mysql-socket="$WORK/run/mysqld.sock" --mysql-user=root \
         --mysql-db=sbtest --tables="$M_TABLES" --table-size="$M_SIZE" "${M_ARGS[@]}" "$@" "$action"
 }
 
@@ -166,14 +168,14 @@ for mode in "${MODES[@]}"; do
     start_db
     mariadb --socket="$WORK/run/mysqld.sock" -uroot -e "CREATE DATABASE sbtest" >"$WORK/create.log" 2>&1 \
         || fail "CREATE DATABASE" "$WORK/create.log"
-    sysbench_do "$test" prepare --threads="$THREADS" >"$WORK/prepare.log" 2>&1 || fail "sysbench prepare" "$WORK/prepare.log"
+    ssd_run "$WORK/prepare.log" sysbench_do "$test" prepare --threads="$THREADS" || fail "sysbench prepare" "$WORK/prepare.log"
     teardown
 
     echo "== $mode: sysbench run, $THREADS threads for $TIME s, recorded to $trace"
     attach --record "$trace.partial" -o "$WORK/serve.json"
     mount "$LOOP" "$WORK/mnt" 2>"$WORK/mount.log" || fail "mount" "$WORK/mount.log"
     start_db
-    sysbench_do "$test" run --threads="$THREADS" --time="$TIME" --report-interval=0 >"$WORK/run.log" 2>&1 \
+    ssd_run "$WORK/run.log" sysbench_do "$test" run --threads="$THREADS" --time="$TIME" --report-interval=0 \
         || fail "sysbench run" "$WORK/run.log"
     teardown
     [ -s "$trace.partial" ] || fail "the recording (flashgc serve --record)" "$WORK/serve.log"

@@ -85,13 +85,13 @@ mkdir -p "$WORK/mnt"
 ssd_attach "file:$WORK/disk.img"
 mkfs.ext4 -q "$SSD_LOOP" >"$WORK/mkfs.log" 2>&1 || ssd_fail "mkfs.ext4" "$WORK/mkfs.log"
 mount_fs
-"${VARMAIL[@]}" create "$WORK/mnt" "${SHAPE[@]}" >"$WORK/create.log" 2>&1 || ssd_fail "varmail create" "$WORK/create.log"
+ssd_run "$WORK/create.log" "${VARMAIL[@]}" create "$WORK/mnt" "${SHAPE[@]}" || ssd_fail "varmail create" "$WORK/create.log"
 ssd_detach "$WORK/mnt"
 
 echo "== varmail: $THREADS threads, $LOOPS loops of its 13 flowops, recorded to $trace"
 ssd_attach "file:$WORK/disk.img" --record "$trace.partial" -o "$WORK/serve.json"
 mount_fs
-"${VARMAIL[@]}" run "$WORK/mnt" "${SHAPE[@]}" --loops "$LOOPS" >"$WORK/run.log" 2>&1 || ssd_fail "varmail run" "$WORK/run.log"
+ssd_run "$WORK/run.log" "${VARMAIL[@]}" run "$WORK/mnt" "${SHAPE[@]}" --loops "$LOOPS" || ssd_fail "varmail run" "$WORK/run.log"
 ssd_detach "$WORK/mnt"
 [ -s "$trace.partial" ] || ssd_fail "the recording (flashgc serve --record)" "$WORK/serve.log"
 mv -f "$trace.partial" "$trace"

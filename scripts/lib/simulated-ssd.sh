@@ -12,6 +12,7 @@
 SSD_SERVE_PID=""
 SSD_FUSE_PID=""
 SSD_LOOP=""
+SSD_CHILD=""
 
 ssd_die() { echo "$SSD_WHO: error: $*" >&2; exit 2; }
 
@@ -77,9 +78,29 @@ ssd_attach() {
     [ -n "$SSD_LOOP" ] || ssd_fail "losetup (a loop device over the export)" "$SSD_WORK/losetup.log"
 }
 
+# Runs a workload (no input; output to the log $1) in the background and waits for it, so that
+# a SIGTERM or SIGINT sent to the calling script alone runs its trap at once (bash runs a trap
+# only after the foreground command ends: a recording of thousands of loops would go on);
+# ssd_detach stops the workload first. Returns the workload's exit status.
+ssd_run() {
+    local log="$1" rc=0
+    shift
+    "$@" </dev/null >"$log" 2>&1 &
+    SSD_CHILD=$!
+    wait "$SSD_CHILD" || rc=$?
+    SSD_CHILD=""
+    return "$rc"
+}
+
 # Unmounts $1 (when mounted), detaches the loop device and FUSE, and stops serve with SIGINT,
-# which writes its recording and result; safe to call twice and from a trap.
+# which writes its recording and result; safe to call twice and from a trap. A workload still
+# running (ssd_run, interrupted) is stopped first.
 ssd_detach() {
+    if [ -n "$SSD_CHILD" ]; then
+        kill "$SSD_CHILD" 2>/dev/null || true
+        wait "$SSD_CHILD" 2>/dev/null || true
+        SSD_CHILD=""
+    fi
     if [ -n "${1:-}" ] && ssd_mounted "$1"; then
         umount "$1" 2>/dev/null || umount -l "$1" || true
     fi
