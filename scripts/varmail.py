@@ -36,12 +36,14 @@ I/O error (named with its file).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
 import sys
 import threading
 import time
+from typing import Iterator
 
 NAME = "bigfileset"
 
@@ -128,6 +130,21 @@ class Worker(threading.Thread):
         write_bytes(fd, n)
         self.counts["appended_bytes"] += n
 
+    def append_fsync(self, fd: int) -> None:
+        """appendfilerand, then fsync."""
+        self.append(fd)
+        os.fsync(fd)
+        self.counts["fsyncs"] += 1
+
+    @contextlib.contextmanager
+    def held(self, i: int, fd: int) -> Iterator[int]:
+        """Entry ``i``, open as ``fd``: closed and released (as existing) on leaving."""
+        try:
+            yield fd
+        finally:
+            os.close(fd)
+            self.fs.release(i, True)
+
     def read_whole(self, fd: int) -> None:
         while True:
             b = os.read(fd, self.args.iosize)
@@ -157,35 +174,20 @@ class Worker(threading.Thread):
         i = fs.pick(self.rng, False)
         if i is not None:
             fd = os.open(entry_path(fs.root, i), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
-            try:
-                self.append(fd)
-                os.fsync(fd)
-                c["fsyncs"] += 1
-            finally:
-                os.close(fd)
-                fs.release(i, True)
+            with self.held(i, fd):
+                self.append_fsync(fd)
             c["creates"] += 1
         # openfile, readwholefile, appendfilerand, fsync, closefile
         got = self.open_existing()
         if got is not None:
-            i, fd = got
-            try:
+            with self.held(*got) as fd:
                 self.read_whole(fd)
-                self.append(fd)
-                os.fsync(fd)
-                c["fsyncs"] += 1
-            finally:
-                os.close(fd)
-                fs.release(i, True)
+                self.append_fsync(fd)
         # openfile, readwholefile, closefile
         got = self.open_existing()
         if got is not None:
-            i, fd = got
-            try:
+            with self.held(*got) as fd:
                 self.read_whole(fd)
-            finally:
-                os.close(fd)
-                fs.release(i, True)
         c["loops"] += 1
 
     def run(self) -> None:

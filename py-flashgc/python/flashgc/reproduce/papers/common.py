@@ -3,11 +3,12 @@ cases, the metrics the claims read, and its figures; plus helpers for fio-series
 
 from __future__ import annotations
 
+import json
 import math
 import os
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-from ..runner import Case, Need
+from ..runner import Case, Need, file_digest
 
 CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
 TRACES_ENV = "FLASHGC_TRACES"
@@ -64,6 +65,21 @@ def app_trace(name: str, how: str) -> tuple:
     """(absolute path, Need) of a recorded application trace; ``how`` says how to record it."""
     p = os.path.join(app_traces_dir(), name)
     return p, Need(f"file:{p}", f"the recorded trace {name} (not in {tilde(app_traces_dir())}): {how}")
+
+
+def recording_note(label: str, name: str, how: str, describe: Callable[[dict], str]) -> str:
+    """One line on the recorded trace ``name``: its settings (``describe`` of the metadata JSON
+    beside it) and its digest, or where it was looked for and ``how`` to record it."""
+    path, _ = app_trace(name, how)
+    if not os.path.isfile(path):
+        return f"{label}: no recording in {tilde(os.path.dirname(path))} ({how})."
+    meta = os.path.splitext(path)[0] + ".json"
+    try:
+        with open(meta) as f:
+            m = json.load(f)
+        return f"{label}: {describe(m)}; trace SHA-256 {file_digest(path)[:16]}"
+    except (OSError, ValueError, KeyError) as e:
+        return f"{label}: {path} (its metadata {meta} is unreadable: {e}); SHA-256 {file_digest(path)[:16]}"
 
 
 class Paper:

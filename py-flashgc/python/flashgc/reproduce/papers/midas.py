@@ -3,13 +3,11 @@ trace-driven simulator setting (Figs. 5, 11, 13, Table 4, Sec. 4.3, 5.1)."""
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from typing import Any, Optional
 
-from ..runner import Case, Need, file_digest
-from .common import Paper, app_trace, tilde, trace
+from ..runner import Case, Need
+from .common import Paper, app_trace, recording_note, trace
 
 # The baselines' victims: cost-benefit (Sec. 6.1: "All techniques, except for MiDAS, adopt CB").
 BASELINES = ("sepbit", "mida", "cat", "autostream", "oracle")
@@ -353,20 +351,6 @@ class Midas(Paper):
             )
         return out
 
-    @staticmethod
-    def recording_note(label: str, name: str, how: str, describe: Any) -> str:
-        """One line on the recording ``name``: its settings (``describe(metadata)``) and digest."""
-        path, _ = app_trace(name, how)
-        if not os.path.isfile(path):
-            return f"{label}: no recording in {tilde(os.path.dirname(path))} ({how})."
-        meta = os.path.splitext(path)[0] + ".json"
-        try:
-            with open(meta) as f:
-                m = json.load(f)
-            return f"{label}: {describe(m)}; trace SHA-256 {file_digest(path)[:16]}"
-        except (OSError, ValueError, KeyError) as e:
-            return f"{label}: {path} (its metadata {meta} is unreadable: {e}); SHA-256 {file_digest(path)[:16]}"
-
     def varmail_notes(self) -> list:
         """What the recorded cases replayed: each recording's settings from its metadata."""
 
@@ -384,9 +368,9 @@ class Midas(Paper):
             )
 
         return [
-            self.recording_note("Varmail", "varmail.fgt", RECORD_VARMAIL, varmail),
+            recording_note("Varmail", "varmail.fgt", RECORD_VARMAIL, varmail),
             *(
-                self.recording_note(f"YCSB-{w.upper()}", f"sysbench-mysql-ycsb-{w}.fgt", RECORD_YCSB, ycsb)
+                recording_note(f"YCSB-{w.upper()}", f"sysbench-mysql-ycsb-{w}.fgt", RECORD_YCSB, ycsb)
                 for w in ("a", "f")
             ),
         ]

@@ -3,12 +3,11 @@ OpenSSD, fio randrw at 1-99 % writes over 700 GB (Figs. 13-20)."""
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
-from ..runner import Case, Need, file_digest
-from .common import CONFIGS, Paper, app_trace, fio_metrics, replay_metrics, tilde
+from ..runner import Case, Need
+from .common import CONFIGS, Paper, app_trace, fio_metrics, recording_note, replay_metrics
 
 RATIOS = (1, 25, 50, 75, 99)
 DIES = 8 * 4  # the scaled device: 8 channels x 4 ways (configs/cosmos-real-blocks.toml)
@@ -268,26 +267,17 @@ class SupGc(Paper):
             "their ratios are the transaction rate's if the database is I/O-bound (it cannot run faster or "
             "slower than the device here)."
         ]
+
+        def describe(m: dict) -> str:
+            db = str(m.get("mariadb", "?"))
+            db = db.split("Ver ", 1)[-1].split(" for ")[0].strip()  # `mariadbd --version`'s version
+            return (
+                f"{m['tables']} tables x {m['table_size']} rows, {m['threads']} threads for "
+                f"{m['time_s']} s, buffer pool {m['buffer_pool_mib']} MiB, MariaDB {db}"
+            )
+
         for mode in ("write-only", "read-write"):
-            path, _ = app_trace(f"sysbench-mysql-{mode}.fgt", RECORD_HOW)
-            meta = os.path.splitext(path)[0] + ".json"
-            if not os.path.isfile(path):
-                notes.append(f"{mode}: no recording in {tilde(os.path.dirname(path))} ({RECORD_HOW}).")
-                continue
-            try:
-                with open(meta) as f:
-                    m = json.load(f)
-                db = str(m.get("mariadb", "?"))
-                db = db.split("Ver ", 1)[-1].split(" for ")[0].strip()  # `mariadbd --version`'s version
-                notes.append(
-                    f"{mode}: {m['tables']} tables x {m['table_size']} rows, {m['threads']} threads for "
-                    f"{m['time_s']} s, buffer pool {m['buffer_pool_mib']} MiB, MariaDB {db}; "
-                    f"trace SHA-256 {file_digest(path)[:16]}"
-                )
-            except (OSError, ValueError, KeyError) as e:
-                notes.append(
-                    f"{mode}: {path} (its metadata {meta} is unreadable: {e}); SHA-256 {file_digest(path)[:16]}"
-                )
+            notes.append(recording_note(mode, f"sysbench-mysql-{mode}.fgt", RECORD_HOW, describe))
         return notes
 
     def metrics(self, case: Case, raw: Any) -> dict:
