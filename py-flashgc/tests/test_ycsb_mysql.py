@@ -24,8 +24,8 @@ from .conftest import ROOT, quick_claims, why_no_simulated_block_device
 SCRIPT = os.path.join(ROOT, "scripts", "record-sysbench-mysql.sh")
 
 
-def _claims(out, app_traces):
-    return quick_claims("midas", out, ["F11-warm-mysql"], app_traces=str(app_traces))
+def _claims(out, app_traces, ids=("F11-warm-mysql",)):
+    return quick_claims("midas", out, list(ids), app_traces=str(app_traces))
 
 
 def test_ycsb_claims_without_a_recording_say_how_to_make_one(tmp_path, monkeypatch):
@@ -63,17 +63,23 @@ def test_a_recorded_ycsb_run_is_replayed_for_fig_11(tmp_path, monkeypatch):
     with open("/proc/mounts", encoding="utf-8") as f:
         assert "flashgc-sysbench" not in f.read()
 
-    res = _claims(tmp_path / "out", traces)
-    (c,) = res["claims"]
-    assert c["verdict"] != CANNOT, c
+    # F11-warm-mysql-sim: MiDAS as its authors' simulator runs it (gn_model=greedy, their CB).
+    res = _claims(tmp_path / "out", traces, ("F11-warm-mysql", "F11-warm-mysql-sim"))
+    claims = {c["id"]: c for c in res["claims"]}
+    assert set(claims) == {"F11-warm-mysql", "F11-warm-mysql-sim"}, claims
     # Each value is the change between two replays run here on their own.
     monkeypatch.setenv(APP_TRACES_ENV, str(traces))
     base, _ = plan(PAPERS["midas"], "quick", Capabilities(binary))
-    for w in ("a", "f"):
-        waf = {}
-        for sc in ("midas", "sepbit"):
-            case = base.cases[f"ycsb-{w}-mysql/{sc}"]
-            p = subprocess.run([binary, *case.argv], capture_output=True, text=True, check=True)
-            waf[sc] = json.loads(p.stdout)["steady_state"]["waf"]
-        want = (waf["midas"] - waf["sepbit"]) / waf["sepbit"] * 100.0
-        assert c["values"][f"ycsb-{w}-mysql"] == pytest.approx(want, rel=1e-9), (c, waf)
+    sim = base.cases["ycsb-a-mysql/midas-sim"].argv
+    assert any("gn_model=greedy" in a for a in sim) and sim[sim.index("--victim") + 1] == "cost-benefit:sqrt", sim
+    for cid, scheme in (("F11-warm-mysql", "midas"), ("F11-warm-mysql-sim", "midas-sim")):
+        c = claims[cid]
+        assert c["verdict"] != CANNOT, c
+        for w in ("a", "f"):
+            waf = {}
+            for sc in (scheme, "sepbit"):
+                case = base.cases[f"ycsb-{w}-mysql/{sc}"]
+                p = subprocess.run([binary, *case.argv], capture_output=True, text=True, check=True)
+                waf[sc] = json.loads(p.stdout)["steady_state"]["waf"]
+            want = (waf[scheme] - waf["sepbit"]) / waf["sepbit"] * 100.0
+            assert c["values"][f"ycsb-{w}-mysql"] == pytest.approx(want, rel=1e-9), (c, waf)

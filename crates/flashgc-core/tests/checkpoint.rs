@@ -131,6 +131,13 @@ fn resumed_runs_equal_uninterrupted_runs_byte_for_byte() {
             "greedy",
             "zipf:1.0",
         ),
+        // The authors' last group: epoch ends wait for the segment view (a stop may fall
+        // between an epoch's last write and its end) and count static segments.
+        (
+            "midas:epoch=0.5,check=0.25,uid_skip=0.5,gn_model=greedy,gn_static_min=0",
+            "greedy",
+            "hotcold:99/50",
+        ),
     ];
     // 16 Ki logical pages x 4 = 64 Ki writes: stops early (during the first GCs), mid-run
     // (around the warm-up boundary) and late.

@@ -204,7 +204,7 @@ pub const REGISTRY: &[(&str, &str, Ctor, &str)] = &[
     ),
     (
         "midas",
-        "MiDAS (papers/midas.txt): HOT + age-chain groups sized by UID/MCAM/GCS per epoch, irregularity fallback; FIFO victims",
+        "MiDAS (papers/midas.txt): HOT + age-chain groups sized by UID/MCAM/GCS per epoch, irregularity fallback; FIFO victims (gn_model=greedy: the authors' simulator's last group, with greedy or cost-benefit victims)",
         midas::build,
         "fifo",
     ),

@@ -3,7 +3,7 @@
 
 use super::gcs::{self, GcsResult};
 use super::mcam;
-use super::params::{Adopt, IrrError, IrrStart};
+use super::params::{Adopt, GnModel, IrrError, IrrStart};
 use super::{Midas, Mode, MIN_UID_SAMPLES};
 use serde_json::json;
 
@@ -47,6 +47,9 @@ pub(super) struct HistoryEntry {
     /// group had given a victim under it, and the irregularity checks started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     checks_from: Option<f64>,
+    /// `gn_model=greedy`: the last group's static segments set aside for this epoch's plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    static_segments: Option<u32>,
 }
 
 impl Midas {
@@ -73,6 +76,7 @@ impl Midas {
             predicted_v: None,
             uid_samples: None,
             gcs_evaluations: None,
+            static_segments: (self.p.gn_model == GnModel::Greedy).then_some(self.static_segs),
             budget_segments: None,
             checks_from: None,
         }
@@ -84,7 +88,7 @@ impl Midas {
             .uid
             .finish(self.now, self.live_pages)
             .with_hot_model(self.p.hot_model);
-        let budget = self.learned_budget();
+        let (uid, budget) = self.planning(uid, self.learned_budget());
         let measured =
             (self.ep_user > 0).then(|| (self.ep_user + self.ep_gc) as f64 / self.ep_user as f64);
         let pps = self.pps as f64;
@@ -182,6 +186,9 @@ impl Midas {
                 Mode::Configured => "reconfiguration",
             };
             self.cfg = found.config.clone();
+            // The static segments set aside from the plan stay in the last group.
+            let n = self.cfg.groups();
+            self.cfg.sizes[n] += self.static_segs * (self.p.gn_model == GnModel::Greedy) as u32;
             self.threshold = found.prediction.threshold;
             self.pred = Some(found.prediction.clone());
             self.mode = Mode::Configured;

@@ -44,7 +44,9 @@
 //! `epoch`), `split_gain=0.005`, `split_patience=5`, `split_scan=full|greedy` (how a split's new
 //! group is sized: every size, as the authors' simulator, or grown while the WAF drops),
 //! `fixed=H/G1/../GN` (segments; pins a configuration: no search, no fallback, GN takes
-//! the rest of the space; for model validation).
+//! the rest of the space; for model validation), `gn_model=fifo|greedy` (GN as the paper's
+//! text models it, or as the authors' simulator does, with never-invalidated segments set
+//! aside: see [`GnModel`]; `gn_static_min=0.2`, `gn_static_margin=0.05`).
 //!
 //! Memory: 4 B of last-write time (wrapping 32-bit user-write clock) + 2 bits of hot counter
 //! per LPN (the paper keeps only the 2 bits and derives the interval from segment
@@ -60,10 +62,11 @@ mod params;
 mod relabel;
 mod report;
 mod restore;
+mod static_data;
 pub mod uid;
 
 pub use offline::{model, uid_from_workload, ModelReport, UidOptions, UidSummary};
-pub use params::MidasParams;
+pub use params::{GnModel, MidasParams};
 
 use super::{Placement, PlacementInit, VictimScope};
 use crate::error::Result;
@@ -185,6 +188,12 @@ pub struct Midas {
     gc_reloc: u64,
     stalls: u64,
     now: u64,
+    /// An epoch's end is due and waits for the segment view (`gn_model=greedy`).
+    #[serde(default)]
+    epoch_due: bool,
+    /// Static segments of the last group counted at the last epoch end (`gn_model=greedy`).
+    #[serde(default)]
+    static_segs: u32,
     /// MCAM evaluations since the firmware-CPU model last asked (drained after every host
     /// page operation, so nothing is pending at a checkpoint's safe point).
     #[serde(skip)]
@@ -262,6 +271,8 @@ impl Midas {
             gc_now: u64::MAX,
             gc_picks: 0,
             gc_reloc: 0,
+            epoch_due: false,
+            static_segs: 0,
             cpu_evals: 0,
             stalls: 0,
             now: 0,
@@ -585,7 +596,11 @@ impl Placement for Midas {
         }
         if now >= self.next_epoch {
             self.next_epoch = now + self.epoch_len;
-            self.end_epoch();
+            if self.epoch_needs_view() {
+                self.epoch_due = true;
+            } else {
+                self.end_epoch();
+            }
         }
         if now >= self.next_check {
             self.check_irregular();
@@ -613,6 +628,7 @@ impl Placement for Midas {
     }
 
     fn victim_scope(&mut self, view: &SegmentView) -> VictimScope {
+        self.run_due_epoch(view);
         if self.pending_rescan {
             self.rescan(view);
             self.pending_rescan = false;
@@ -698,6 +714,7 @@ impl Placement for Midas {
     }
 
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
+        self.run_due_epoch(view);
         let s = view.stream(seg);
         if let Some(q) = self.sealed_q.get_mut(s as usize) {
             q.push_back(seg);

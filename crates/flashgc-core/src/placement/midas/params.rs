@@ -81,6 +81,18 @@ pub struct MidasParams {
     /// paper: "only pointers ... are moved", §5.1). `off`: flashgc's earlier rule, the
     /// surplus is reclaimed one group per GC (the reconfiguration transient, docs/midas.md).
     pub relabel: bool,
+    /// How MCAM models the last group (see [`GnModel`]).
+    #[serde(default)]
+    pub gn_model: GnModel,
+    /// `gn_model=greedy`: never-invalidated data is set aside only when it is at least this
+    /// share of the device's pages (model.cpp: `SEGNUM * PPS * 0.2`).
+    #[serde(default = "default_gn_static_min")]
+    pub gn_static_min: f64,
+    /// `gn_model=greedy`: share of the last group's sealed segments that may be full of
+    /// valid pages without being static (just sealed), subtracted from the count
+    /// (model.cpp: `TOTAL_GNUM[GN] * 0.05`).
+    #[serde(default = "default_gn_static_margin")]
+    pub gn_static_margin: f64,
     /// Fig. 12 breakdown switches: the HOT group (+HotSep), the group configuration by
     /// UID + MCAM + GCS (+GrpConf), the irregularity fallback (+IrrHand).
     pub hot: bool,
@@ -88,6 +100,33 @@ pub struct MidasParams {
     pub grpconf: bool,
     /// See `hot`.
     pub irrhand: bool,
+}
+
+/// How MCAM models the last group `G_N`, which relocates into itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GnModel {
+    /// The paper's text (§4.1, §4.4): `G_N`'s victims are its oldest segments, modelled by
+    /// Desnoyers' FIFO fixed point over the UID (every live page, the never-rewritten ones
+    /// too, goes round the group again at each lap). Default.
+    #[default]
+    Fifo,
+    /// MiDAS's simulator (model.cpp, `#define DES 2`, run with greedy or cost-benefit
+    /// victims in `G_N`): `G_N`'s sealed segments that no write has invalidated hold static
+    /// data a greedy victim policy never picks, so MCAM sets them aside (`no_access_lba`):
+    /// their pages leave the UID's live pages older than its window and their segments
+    /// leave the budget; the rest of `G_N` is modelled by the FIFO fixed point with
+    /// Desnoyers' greedy correction (a group `1 + 1/(2 pps)` larger, its WAF divided by
+    /// that factor). Pair it with `--victim greedy` or `cost-benefit`.
+    Greedy,
+}
+
+fn default_gn_static_min() -> f64 {
+    0.2
+}
+
+fn default_gn_static_margin() -> f64 {
+    0.05
 }
 
 /// The adoption rule at an epoch end.
@@ -184,6 +223,9 @@ impl MidasParams {
             uid_skip: 2.0,
             sized_victims_fifo: true,
             relabel: true,
+            gn_model: GnModel::Fifo,
+            gn_static_min: default_gn_static_min(),
+            gn_static_margin: default_gn_static_margin(),
             hot: true,
             grpconf: true,
             irrhand: true,
@@ -284,6 +326,15 @@ impl MidasParams {
             sized_victims_fifo: spec.choice("sized_victims", "fifo", &["fifo", "policy"])?
                 == "fifo",
             relabel: on("relabel")?,
+            gn_model: match spec
+                .choice("gn_model", "fifo", &["fifo", "greedy"])?
+                .as_str()
+            {
+                "greedy" => GnModel::Greedy,
+                _ => GnModel::Fifo,
+            },
+            gn_static_min: spec.num::<f64>("gn_static_min", d.gn_static_min, 0.0, 1.0)?,
+            gn_static_margin: spec.num::<f64>("gn_static_margin", d.gn_static_margin, 0.0, 1.0)?,
             hot,
             grpconf: on("grpconf")?,
             irrhand: on("irrhand")?,

@@ -73,3 +73,31 @@ fn cycle_sum_matches_geometric_series_for_exponential() {
         assert!((got - want).abs() / want < 2e-3, "w {w}: {got} vs {want}");
     }
 }
+
+#[test]
+fn live_pages_older_than_the_window_keep_a_tail_when_littles_law_clamps() {
+    // Every completed interval is 5050 writes long, but only 3000 live pages are younger
+    // than the window (6000 live, half of them older): Little's law would need fewer writes
+    // than the counts, so K is the counts. The 3000 old pages must stay in the model as
+    // the tail's integral, not vanish with a tail of no mass.
+    let mut counts = vec![0u64; 101];
+    counts[50] = 1000;
+    let uid = Uid::from_counts(100.0, &counts, 6000.0, 100, 50);
+    let t = uid.tail_mass * uid.tail_mean;
+    assert!((t - 3000.0).abs() < 1e-6 * 3000.0, "tail integral {t}");
+    assert!(
+        uid.tail_mass > 0.0 && uid.tail_mass < 1e-3,
+        "{}",
+        uid.tail_mass
+    );
+    assert!(
+        (uid.mean - (5050.0 + 3000.0)).abs() < 10.0,
+        "mean {}",
+        uid.mean
+    );
+    // The body keeps the observed shape: S just below and above the counted bin.
+    assert!(uid.survival(4900.0) > 0.999 && uid.survival(5200.0) < 1e-3);
+    // Setting the old pages aside (gn_model=greedy) leaves the observed intervals alone.
+    let aside = uid.set_aside(3000.0);
+    assert!((aside.mean - 5050.0).abs() < 10.0, "mean {}", aside.mean);
+}
