@@ -56,6 +56,10 @@ pub struct MidasModelArgs {
     /// sampled LPNs' only, the paper).
     #[arg(long, default_value = "all")]
     uid_counts: String,
+    /// A trimmed version's life counts as an interval: count (the authors' simulator;
+    /// flashgc's default) | ignore (flashgc before 2026-11-28).
+    #[arg(long, value_enum, default_value = "count")]
+    uid_trims: UidTrims,
     /// HOT admission model: joint (flashgc) | paper (Sec. 4.4 approximation).
     #[arg(long, default_value = "joint")]
     hot_model: String,
@@ -90,6 +94,15 @@ enum SplitScan {
     Full,
     /// Grown while the WAF drops.
     Greedy,
+}
+
+/// Whether a trimmed version's life counts as a UID interval (`--uid-trims`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+enum UidTrims {
+    /// Counted (the authors' simulator).
+    Count,
+    /// Left out.
+    Ignore,
 }
 
 /// Runs `flashgc model midas`; returns the exit code.
@@ -209,6 +222,7 @@ fn run(a: &MidasModelArgs) -> Result<(), (i32, String)> {
         sample: a.sample,
         hot_hits: a.hot_hits,
         all_intervals,
+        count_trims: a.uid_trims == UidTrims::Count,
     };
     // A damaged trace read while sampling is bad input (2), as everywhere else; it was 1.
     let uid = midas::uid_from_workload(wl.as_mut(), logical, &o)

@@ -20,7 +20,12 @@ fn midas(extra: &[&str]) -> Output {
         "1",
     ];
     a.extend_from_slice(extra);
-    let o = flashgc(&a);
+    ok(&a)
+}
+
+/// `flashgc ARGS`, which must exit 0.
+fn ok(a: &[&str]) -> Output {
+    let o = flashgc(a);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -110,12 +115,21 @@ fn model_midas_prints_its_cdf_in_order_of_the_interval() {
 /// it while the WAF drops (greedy). On zipf 1.0 data with one-block segments and at most two
 /// cold groups (one split) the full scan evaluates far more configurations and predicts no
 /// worse: the sizes the greedy growth visits are among those the scan evaluates.
+/// `model midas ARGS --json`, which must succeed, as JSON.
+fn model_json(args: &[&str]) -> serde_json::Value {
+    let a: Vec<&str> = ["model", "midas"]
+        .iter()
+        .chain(args)
+        .chain(&["--json"])
+        .copied()
+        .collect();
+    serde_json::from_slice(&ok(&a).stdout).unwrap()
+}
+
 #[test]
 fn model_midas_split_scan_full_evaluates_every_size() {
-    let gcs = |scan: &str| -> serde_json::Value {
-        let o = flashgc(&[
-            "model",
-            "midas",
+    let gcs = |scan: &str| {
+        model_json(&[
             "--logical-gib",
             "1",
             "--segment-blocks",
@@ -128,15 +142,8 @@ fn model_midas_split_scan_full_evaluates_every_size() {
             "2",
             "--split-scan",
             scan,
-            "--json",
-        ]);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["gcs"].clone()
+        ])["gcs"]
+            .clone()
     };
     let (full, greedy) = (gcs("full"), gcs("greedy"));
     let evals = |v: &serde_json::Value| v["evaluations"].as_u64().unwrap();
@@ -146,4 +153,55 @@ fn model_midas_split_scan_full_evaluates_every_size() {
     let o = flashgc(&["model", "midas", "--split-scan", "some"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("possible values: full, greedy"));
+}
+
+#[test]
+fn model_midas_counts_trimmed_lives_unless_told_not_to() {
+    // Each page is written and trimmed 1024 writes later (the authors' trace format, type 3
+    // = trim): every version dies by trim after exactly 1024 writes.
+    let dir = common::temp_dir("model", "trims");
+    let path = dir.join("trims.midas.trace");
+    let mut text = String::new();
+    for k in 0..12 * 2048u64 {
+        text += &format!("{k} 1 {} 4096\n", k % 2048);
+        if k >= 1024 {
+            text += &format!("{k} 3 {} 4096\n", (k - 1024) % 2048);
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let w = format!("trace:{}", path.display());
+    let uid = |mode: &str| {
+        model_json(&[
+            "--workload",
+            &w,
+            "--format",
+            "midas",
+            "--capacity",
+            "auto",
+            "--pages-per-block",
+            "64",
+            "--segment-blocks",
+            "1",
+            "--sample",
+            "1",
+            "--volume",
+            "100",
+            "--epoch",
+            "0",
+            "--fill",
+            "0",
+            "--uid-trims",
+            mode,
+        ])["uid"]
+            .clone()
+    };
+    let (count, ignore) = (uid("count"), uid("ignore"));
+    assert!(count["samples"].as_u64().unwrap() > 20_000, "{count}");
+    // 1024 writes fall in the fifth bin of 256: its midpoint, 1152.
+    assert!(
+        (count["mean"].as_f64().unwrap() - 1152.0).abs() < 1.0,
+        "{count}"
+    );
+    assert_eq!(ignore["samples"].as_u64(), Some(0), "{ignore}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

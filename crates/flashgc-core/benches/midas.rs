@@ -103,6 +103,7 @@ fn gcs_bench(c: &mut Criterion) {
         sample: 1,
         hot_hits: 3,
         all_intervals: true,
+        count_trims: true,
     };
     let uid = uid_from_workload(&mut wl, n, &o).expect("uid");
     let p = gcs::GcsParams::default();

@@ -139,6 +139,7 @@ fn uid_from_every_write_is_robust_to_lpn_sampling() {
             sample,
             hot_hits: 3,
             all_intervals: all,
+            count_trims: true,
         };
         let uid = uid_from_workload(&mut wl, n, &o).expect("uid");
         let mut c = cfg.clone();

@@ -43,7 +43,8 @@
 //! max(predicted, irr_floor)), `irr_min_victims=16`, `check` (x capacity; default 0.3 x
 //! `epoch`), `split_gain=0.005`, `split_patience=5`, `split_scan=full|greedy` (how a split's new
 //! group is sized: every size, as the authors' simulator, or grown while the WAF drops),
-//! `fixed=H/G1/../GN` (segments; pins a configuration: no search, no fallback, GN takes
+//! `uid_trims=count|ignore` (a trimmed version's life counts as an interval, as the authors'
+//! simulator does, or is left out), `fixed=H/G1/../GN` (segments; pins a configuration: no search, no fallback, GN takes
 //! the rest of the space; for model validation), `gn_model=fifo|greedy` (GN as the paper's
 //! text models it, or as the authors' simulator does, with never-invalidated segments set
 //! aside: see [`GnModel`]; `gn_static_min=0.2`, `gn_static_margin=0.05`).
@@ -762,12 +763,18 @@ impl Placement for Midas {
 
     fn on_trim(&mut self, lpn: Lpn) {
         let l = lpn as usize;
-        if self.ts[l] != NEVER {
+        let last = self.ts[l];
+        if last != NEVER {
             self.ts[l] = NEVER;
             self.live_pages -= 1;
+            if self.p.uid_count_trims {
+                let now32 = (self.now as u32).min(NEVER - 1);
+                self.uid.on_interval(now32.wrapping_sub(last) as u64);
+            }
         }
         self.set_hot_counter(l, 0);
-        self.uid.on_trim(lpn as u64);
+        self.uid
+            .on_trim(lpn as u64, self.now.max(1), self.p.uid_count_trims);
     }
 
     fn memory_bytes(&self) -> u64 {

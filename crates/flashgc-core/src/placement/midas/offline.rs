@@ -24,6 +24,8 @@ pub struct UidOptions {
     pub hot_hits: u8,
     /// Count every write's interval (MiDAS's `uid_counts=all`), not only the sampled LPNs'.
     pub all_intervals: bool,
+    /// Count a trimmed version's life as an interval (MiDAS's `uid_trims=count`).
+    pub count_trims: bool,
 }
 
 /// Builds a UID from a request stream: sequentially fills `o.fill` of the logical space (as
@@ -38,6 +40,7 @@ pub fn uid_from_workload(wl: &mut dyn Workload, logical_pages: u64, o: &UidOptio
         sample,
         hot_hits,
         all_intervals,
+        count_trims,
     } = *o;
     let filled = ((logical_pages as f64 * fill.clamp(0.0, 1.0)).round() as u64).min(logical_pages);
     let total = filled + writes;
@@ -110,9 +113,13 @@ pub fn uid_from_workload(wl: &mut dyn Workload, logical_pages: u64, o: &UidOptio
                         }
                     }
                     Op::Trim => {
-                        b.on_trim(lpn);
+                        b.on_trim(lpn, now.max(1), count_trims);
                         if all_intervals {
-                            last[lpn as usize] = 0;
+                            let l = &mut last[lpn as usize];
+                            if count_trims && *l != 0 {
+                                b.on_interval(now - *l);
+                            }
+                            *l = 0;
                         }
                         if live[lpn as usize] {
                             live[lpn as usize] = false;

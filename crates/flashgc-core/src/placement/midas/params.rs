@@ -23,6 +23,11 @@ pub struct MidasParams {
     /// The UID's interval counts come from every user write (`uid_counts=all`, default) or
     /// only from the sampled LPNs (`sampled`, the paper); see [`uid`]'s module docs.
     pub uid_counts_all: bool,
+    /// A trimmed version's life (write to trim) is counted as an interval (`uid_trims=count`,
+    /// default: MiDAS's simulator, model.cpp's `REMOVE` mode); `ignore`: flashgc's earlier
+    /// rule, deaths by trim left out of the UID (what a checkpoint written then resumes with).
+    #[serde(default)]
+    pub uid_count_trims: bool,
     /// Short intervals in a row before a page is hot.
     pub hot_hits: u8,
     /// How MCAM models HOT admission (`joint`, or the paper's approximation `paper`).
@@ -201,6 +206,7 @@ impl MidasParams {
             unit: pps as u64,
             sample: uid::DEFAULT_SAMPLE,
             uid_counts_all: true,
+            uid_count_trims: true,
             hot_hits: 3,
             hot_model: HotModel::Joint,
             thr_window: 16,
@@ -271,6 +277,7 @@ impl MidasParams {
             unit: spec.num::<u64>("unit", d.unit, 1, 1 << 40)?,
             sample: spec.num::<u32>("sample", d.sample, 1, 1 << 20)?,
             uid_counts_all: spec.choice("uid_counts", "all", &["all", "sampled"])? == "all",
+            uid_count_trims: spec.choice("uid_trims", "count", &["count", "ignore"])? == "count",
             hot_hits: spec.num::<u8>("hot_hits", d.hot_hits, 1, 3)?,
             hot_model: match spec
                 .choice("hot_model", "joint", &["joint", "paper"])?

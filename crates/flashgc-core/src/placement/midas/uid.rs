@@ -206,12 +206,21 @@ impl UidBuilder {
         self.ts[i] = now.max(1);
     }
 
-    /// A TRIM of `lpn`: its version dies without an overwrite (not an update interval).
+    /// A TRIM of `lpn` at user-write clock `now`: its version dies without an overwrite.
+    /// With `count` its life (write to trim) is an interval, as MiDAS's simulator counts it
+    /// (model.cpp, `REMOVE`): MCAM needs when versions die, however they die.
     #[inline]
-    pub fn on_trim(&mut self, lpn: u64) {
-        if lpn % self.sample == 0 {
-            self.ts[(lpn / self.sample) as usize] = 0;
+    pub fn on_trim(&mut self, lpn: u64, now: u64, count: bool) {
+        if lpn % self.sample != 0 {
+            return;
         }
+        let i = (lpn / self.sample) as usize;
+        let last = self.ts[i];
+        if count && last != 0 {
+            let j = (now.saturating_sub(last) / self.unit).min(self.bins as u64) as usize;
+            self.counts[self.mbin[i] as usize * (self.bins + 1) + j] += 1;
+        }
+        self.ts[i] = 0;
     }
 
     /// Intervals counted so far in this epoch (every write's when counting all intervals).
@@ -468,13 +477,10 @@ impl Uid {
         let mut tail_mass = (1.0 - body / k).clamp(0.0, 1.0);
         let mut k = k;
         if little && t_int > 0.0 && num / denom < body + overflow {
-            // The window's completed intervals are longer on average than Little's law
-            // allows for the live pages younger than the window (a periodic trace whose
-            // window holds a period's start, where every page's long interval completes),
-            // so K is the counts and the tail had no mass left: the live pages older than
-            // the window (T) vanished from the model. On a looped YCSB recording that was
-            // half the device, and MCAM predicted 1.4 for a configuration measured at 12.
-            // They keep a tail of at least one count's share, which carries T.
+            // Completed intervals longer on average than Little's law allows (a looped
+            // trace's window holding a loop's start) clamp K to the counts, which left the
+            // tail no mass and dropped the live pages older than the window (T; half the
+            // device on a looped YCSB recording). A tail of one count's share carries T.
             let floor = 1.0 / (body + overflow + 1.0);
             if tail_mass < floor {
                 tail_mass = floor;

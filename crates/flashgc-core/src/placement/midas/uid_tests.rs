@@ -101,3 +101,40 @@ fn live_pages_older_than_the_window_keep_a_tail_when_littles_law_clamps() {
     let aside = uid.set_aside(3000.0);
     assert!((aside.mean - 5050.0).abs() < 10.0, "mean {}", aside.mean);
 }
+
+#[test]
+fn a_trimmed_versions_life_is_an_interval_when_trims_count() {
+    // Each LPN is written, trimmed `d` writes later, and written again after a gap: every
+    // version lives exactly `d` writes and dies by trim, with `d` pages live at any time
+    // (Little's law: mean life = live pages).
+    let (n, d) = (4096u64, 2048u64);
+    let build = |count: bool| {
+        let mut b = UidBuilder::new(n, 64, 1, 4 * n, 3);
+        for t in 1..=12 * n {
+            b.on_write(t % n, t);
+            if t > d {
+                b.on_trim((t - d) % n, t, count);
+            }
+        }
+        b.finish(12 * n, d)
+    };
+    let uid = build(true);
+    assert!(uid.samples > 10 * n, "{}", uid.samples);
+    assert!(
+        uid.survival(0.9 * d as f64) > 0.95,
+        "{}",
+        uid.survival(0.9 * d as f64)
+    );
+    assert!(
+        uid.survival(1.1 * d as f64) < 0.05,
+        "{}",
+        uid.survival(1.1 * d as f64)
+    );
+    assert!(
+        (uid.mean - d as f64).abs() < 0.05 * d as f64,
+        "mean {}",
+        uid.mean
+    );
+    // Left out, no version ever completes an interval: the UID knows nothing of the lives.
+    assert_eq!(build(false).samples, 0);
+}
