@@ -307,3 +307,32 @@ fn requests_too_large_for_the_space_are_refused_not_a_panic() {
     c.run.write_volume = 0.5;
     Simulation::run_synthetic(&c, &mut |_| {}).unwrap();
 }
+
+#[test]
+fn a_hot_set_that_rounds_to_nothing_is_refused_not_clamped() {
+    // About 16384 one-page requests: 0.001 % is 0.16 of one, 99.999 % leaves 0.16 cold.
+    // Before: the hot set was silently clamped to one request (or all but one), 6x the share
+    // asked for or none of the cold one.
+    for (w, what) in [
+        ("hotcold:80/0.001", "no hot request"),
+        ("hotcold:80/99.999", "no cold request"),
+    ] {
+        let mut c = small();
+        c.run.workload = w.into();
+        c.run.write_volume = 0.1;
+        let e = Simulation::run_synthetic(&c, &mut |_| {}).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            matches!(e, flashgc_core::Error::Config { .. })
+                && msg.contains("run.workload")
+                && msg.contains(what)
+                && msg.contains("S must be between"),
+            "{w}: {msg}"
+        );
+    }
+    // Half a request rounds to one: the smallest share the message names is accepted.
+    let mut c = small();
+    c.run.workload = "hotcold:80/0.004".into();
+    c.run.write_volume = 0.1;
+    Simulation::run_synthetic(&c, &mut |_| {}).unwrap();
+}

@@ -282,7 +282,10 @@ impl TimingParams {
             ));
         }
         if !(self.idle_us.is_finite() && self.idle_us >= 0.0) {
-            return Err(Error::config("timing.idle_us", "must be >= 0"));
+            return Err(Error::config(
+                "timing.idle_us",
+                "must be a finite number >= 0",
+            ));
         }
         if self.cache_pages > logical_pages || self.cache_pages >= u32::MAX as u64 {
             return Err(Error::config(
@@ -533,7 +536,7 @@ impl TimingOptions {
                 if !(m.is_finite() && m >= 0.0) {
                     return Err(Error::config(
                         name("cache_mib"),
-                        format!("{m} must be >= 0"),
+                        format!("{m}: must be a finite number >= 0"),
                     ));
                 }
                 p.cache_pages = (m * (1u64 << 20) as f64 / l.lpn_size as f64).round() as u64;
@@ -630,7 +633,10 @@ impl TimingOptions {
         }
         if let Some(v) = self.idle_us {
             if !(v.is_finite() && v >= 0.0) {
-                return Err(Error::config(name("idle_us"), format!("{v} must be >= 0")));
+                return Err(Error::config(
+                    name("idle_us"),
+                    format!("{v}: must be a finite number >= 0"),
+                ));
             }
             p.idle_us = v;
         }

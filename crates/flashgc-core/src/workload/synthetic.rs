@@ -117,6 +117,30 @@ impl Synthetic {
                 ),
             ));
         }
+        if let SyntheticKind::HotCold { space_share, .. } = kind {
+            // The hot set is a whole number of requests; one that rounds to none (or leaves
+            // no cold request) would be clamped to one, far from the share asked for.
+            let slots = logical_pages / pages;
+            let hot = slots as f64 * space_share;
+            if hot < 0.5 || slots as f64 - hot < 0.5 {
+                return Err(Error::config(
+                    "run.workload",
+                    format!(
+                        "`{}`: its hot share of the {slots} requests of {pages} page(s) addressed \
+                         is {hot:.3} requests, which rounds to {}; S must be between {:.3} and \
+                         {:.3} %",
+                        kind.describe(),
+                        if hot < 0.5 {
+                            "no hot request"
+                        } else {
+                            "no cold request"
+                        },
+                        50.0 / slots as f64,
+                        100.0 - 50.0 / slots as f64,
+                    ),
+                ));
+            }
+        }
         Ok(Synthetic::new(
             kind,
             logical_pages,
