@@ -186,9 +186,10 @@ impl Midas {
                 Mode::Configured => "reconfiguration",
             };
             self.cfg = found.config.clone();
-            // The static segments set aside from the plan stay in the last group.
+            // The static segments set aside from the plan (gn_model=greedy; else 0) stay in
+            // the last group.
             let n = self.cfg.groups();
-            self.cfg.sizes[n] += self.static_segs * (self.p.gn_model == GnModel::Greedy) as u32;
+            self.cfg.sizes[n] += self.static_segs;
             self.threshold = found.prediction.threshold;
             self.pred = Some(found.prediction.clone());
             self.mode = Mode::Configured;

@@ -579,12 +579,9 @@ impl Uid {
         u
     }
 
-    /// The UID for MiDAS's `gn_model=greedy`: `pages` live pages that no write invalidates
-    /// (static data a greedy victim policy leaves alone) are set aside. They are live pages
-    /// older than the window, so they leave the tail's integral `T` (the live pages older
-    /// than `x_b`): its mean residual shrinks, while the body and the count scale stay as
-    /// they are (Little's law's `U - T` does not change when both lose the same pages).
-    /// At most the whole tail is set aside; the rest stays a tail of one unit.
+    /// The UID for MiDAS's `gn_model=greedy` (it marks MCAM's last group greedy): `pages`
+    /// never-invalidated live pages, all older than the window, leave the tail's integral
+    /// `T`; the body and Little's law's scale (`U - T`) are unchanged. At most all of `T`.
     pub fn set_aside(mut self, pages: f64) -> Uid {
         self.greedy_last = true;
         if self.tail_mass > 0.0 && pages > 0.0 {
