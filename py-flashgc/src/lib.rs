@@ -579,7 +579,12 @@ fn open_workload(
     match WorkloadSpec::parse("run.workload", &cfg.run.workload).map_err(|e| e.to_string())? {
         WorkloadSpec::Trace(path) => {
             let l = sim.layout();
-            flashgc_trace::open_workload(Path::new(&path), opts, l.lpn_size, l.logical_pages)
+            // The content mode needs a recording's pages one at a time, with their fingerprints.
+            let opts = TraceOptions {
+                per_page: cfg.run.content_mode(),
+                ..opts.clone()
+            };
+            flashgc_trace::open_workload(Path::new(&path), &opts, l.lpn_size, l.logical_pages)
                 .map_err(|e| e.to_string())
         }
         WorkloadSpec::Synthetic(_) => Ok(Box::new(

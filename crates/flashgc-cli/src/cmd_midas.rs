@@ -208,7 +208,7 @@ fn run(a: &MidasModelArgs) -> Result<(), (i32, String)> {
     let mut wl: Box<dyn Workload> = match &spec {
         WorkloadSpec::Synthetic(kind) => Box::new(Synthetic::new(*kind, logical, 1, 0.0, a.seed)),
         WorkloadSpec::Trace(p) => {
-            cmd_trace::open_workload(&a.trace, p, layout.lpn_size, logical).map_err(bad)?
+            cmd_trace::open_workload(&a.trace, p, layout.lpn_size, logical, false).map_err(bad)?
         }
     };
     let writes = (a.volume * logical as f64).round() as u64;

@@ -70,7 +70,8 @@ pub(crate) fn open_workload(
         }
         WorkloadSpec::Trace(path) => {
             let l = cfg.layout()?;
-            cmd_trace::open_workload(trace, &path, l.lpn_size, l.logical_pages)
+            let per_page = cfg.run.content_mode();
+            cmd_trace::open_workload(trace, &path, l.lpn_size, l.logical_pages, per_page)
                 .map_err(|e| Fail(2, e))
         }
     }

@@ -332,14 +332,18 @@ fn release_freed_memory() {
     }
 }
 
-/// Opens `path` as a workload for a device of `logical_pages` pages of `lpn_size` bytes.
+/// Opens `path` as a workload for a device of `logical_pages` pages of `lpn_size` bytes;
+/// `per_page`: the FTL is in its content mode (a recording's multi-page writes are then
+/// replayed a page at a time, each with its fingerprint).
 pub fn open_workload(
     flags: &TraceFlags,
     path: &str,
     lpn_size: u32,
     logical_pages: u64,
+    per_page: bool,
 ) -> Result<Box<dyn Workload>, String> {
-    let opts = flags.options().map_err(|e| e.to_string())?;
+    let mut opts = flags.options().map_err(|e| e.to_string())?;
+    opts.per_page = per_page;
     let mut wl =
         flashgc_trace::TraceWorkload::open(Path::new(path), &opts, lpn_size, logical_pages)
             .map_err(|e| e.to_string())?;

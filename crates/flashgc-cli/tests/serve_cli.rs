@@ -672,3 +672,71 @@ fn flush_and_fua_session(d: &std::path::Path, extra: &[&str]) -> Value {
     assert_eq!(r["total"]["user_writes"], 10, "{extra:?}: {}", r["total"]);
     r
 }
+
+/// A write of several pages is served as the one request the client sent and recorded one
+/// page per record with each page's fingerprint (`.fgt` version 3 continuation records):
+/// the served record, `trace stats` and a timed replay all count the client's requests and
+/// agree on their latencies. In the FTL's content mode each page is its own request (the
+/// content store needs its fingerprint), served and replayed alike.
+#[test]
+fn a_multi_page_write_is_one_request_served_and_replayed() {
+    // (name, flags, simulator requests, of them FUA writes)
+    let cases: [(&str, &[&str], u64, u64); 2] = [
+        ("joined", &[], 6, 1),
+        ("per-page", &["--gc-action", "cagc"], 24, 2),
+    ];
+    for (name, extra, requests, fua) in cases {
+        let d = dir(&format!("multipage-{name}"));
+        let mut a = vec!["--data", "memory", "--timing"];
+        a.extend(extra);
+        let srv = Server::start(&d, &a);
+        let (mut c, _) = Raw::go(&srv.sock);
+        let mut handle = 0;
+        let mut ok = |c: &mut Raw, kind: u16, flags: u16, offset: u64, len: u32, data: &[u8]| {
+            handle += 1;
+            c.request_flags(kind, flags, handle, offset, len, data);
+            assert_eq!(c.reply(0), (0, handle, vec![]), "{name}: command {kind}");
+        };
+        // 16 pages of distinct content, three single pages, a FUA write of two pages and a
+        // WRITE_ZEROES (NO_HOLE) of three: six requests, 24 pages.
+        let big: Vec<u8> = (0..16 * 4096)
+            .map(|i| (i / 4096 * 7 + i % 251) as u8)
+            .collect();
+        ok(&mut c, 1, 0, 0, big.len() as u32, &big);
+        for p in 0..3u64 {
+            ok(&mut c, 1, 0, (1 << 20) + p * 8192, 4096, &big[..4096]);
+        }
+        ok(&mut c, 1, 1, 2 << 20, 8192, &big[..8192]);
+        ok(&mut c, 6, 2, 3 << 20, 3 * 4096, &[]);
+        c.request(2, 99, 0, 0, &[]);
+        let log_wait = Instant::now();
+        while !srv.log().contains("NBD_CMD_DISC") && log_wait.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let r = srv.stop();
+        assert_eq!(r["total"]["user_writes"], 24, "{name}: {}", r["total"]);
+        assert_eq!(r["timing"]["requests"], requests, "{name}: {}", r["timing"]);
+        assert_eq!(r["timing"]["fua_writes"], fua, "{name}: {}", r["timing"]);
+        // The recording: six requests of 24 hashed pages, the 64 KiB one in its size bucket.
+        let st = bin()
+            .args(["trace", "stats", "--json"])
+            .arg(d.join("rec.fgt"))
+            .output()
+            .unwrap();
+        let s: Value = serde_json::from_slice(&st.stdout).unwrap();
+        assert_eq!(
+            (&s["requests"], &s["writes"]),
+            (&6.into(), &6.into()),
+            "{s}"
+        );
+        assert_eq!(s["fua_writes"], 1, "{s}");
+        assert_eq!(s["duplicates"]["written_pages_with_hash"], 24, "{s}");
+        let sizes = s["size_histogram"].to_string();
+        assert!(sizes.contains("65536"), "{sizes}");
+        let rep = replay(&d, &[&["--timing"][..], extra].concat());
+        assert_eq!(rep["total"], r["total"], "{name}");
+        for k in ["requests", "fua_writes", "write_latency"] {
+            assert_eq!(rep["timing"][k], r["timing"][k], "{name}: {k}");
+        }
+    }
+}

@@ -394,6 +394,7 @@ fn transmission(
                     };
                     pieces.push(page_piece(Op::Write, p, lpn, content));
                 }
+                mark_continuations(&mut pieces);
                 let d = durability(ctx, h.flags);
                 submit(ctx, replies, &h, arrival, Pieces::from(pieces), None, d)?;
             }
@@ -436,6 +437,7 @@ fn transmission(
                     },
                     offset: h.offset,
                     len: h.len as u64,
+                    cont: false,
                 };
                 // FUA on a read asks nothing of the device's write cache.
                 let d = Durability::Plain;
@@ -467,7 +469,8 @@ fn transmission(
                     replies.send(h.handle, 0, None)?;
                     continue;
                 }
-                let pieces = zero_pieces(ctx, &h, zeroes, zero_content, &mut page);
+                let mut pieces = zero_pieces(ctx, &h, zeroes, zero_content, &mut page);
+                mark_continuations(&mut pieces);
                 // TRIM frees the whole LPN pages it covers (reads of them return zeros, as
                 // on a drive with deterministic zeros after TRIM); WRITE_ZEROES zeroes its
                 // whole range.
@@ -546,6 +549,18 @@ fn page_piece(op: Op, p: u64, lpn: u64, content: u64) -> Piece {
         },
         offset: p * lpn,
         len: lpn,
+        cont: false,
+    }
+}
+
+/// Marks each write piece that starts where the write piece before it ends as that
+/// request's continuation: one NBD request's pages, served as one simulator request unless
+/// the FTL's content mode needs each page's fingerprint, and recorded one page per record
+/// either way (`.fgt` version 3 continuation records).
+fn mark_continuations(pieces: &mut [Piece]) {
+    for i in 1..pieces.len() {
+        let (a, b) = (pieces[i - 1].req, pieces[i].req);
+        pieces[i].cont = a.op == Op::Write && b.op == Op::Write && b.lpn == a.lpn + a.pages as u64;
     }
 }
 
@@ -611,6 +626,7 @@ fn zero_pieces(
                 },
                 offset: a * lpn,
                 len: (b - a) * lpn,
+                cont: false,
             });
         }
     }

@@ -80,6 +80,8 @@ pub struct LiveEngine {
     flushes: u64,
     /// FUA requests served (simulated or not).
     fua: u64,
+    /// The FTL is in its content mode (each written page needs its own fingerprint).
+    content_mode: bool,
 }
 
 fn no_future(placement: &str) -> Error {
@@ -125,9 +127,16 @@ impl LiveEngine {
             cache: matches!(backend, Backend::Timed(p) if p.cache_pages > 0),
             flushes: 0,
             fua: 0,
+            content_mode: cfg.run.content_mode(),
         };
         e.base = e.ftl_counters();
         Ok(e)
+    }
+
+    /// True when the FTL is in its content mode: a write is then served a page at a time,
+    /// each page with its fingerprint (otherwise as the one request the client sent).
+    pub fn content_mode(&self) -> bool {
+        self.content_mode
     }
 
     /// Logical pages of the device.

@@ -2,15 +2,17 @@
 //! fingerprints, written as requests are served and renamed into place at shutdown (a
 //! crash leaves `FILE.fgt.partial`, never a truncated `FILE.fgt`).
 //!
-//! One record per simulator request: a read or trim as the client sent it (trims cover the
-//! whole LPN pages they free), a write as one record per LPN page carrying that page's
-//! content hash (flashgc carries one fingerprint per request, so content-bearing requests
-//! are single pages; docs/traces.md). Times are the simulator's arrival times in ns.
+//! A read or trim as the client sent it (trims cover the whole LPN pages they free), a
+//! write as one record per LPN page carrying that page's content hash (flashgc carries one
+//! fingerprint per request), its pages after the first flagged as continuations (`.fgt`
+//! version 3): a replay joins them into the one request the client sent, unless the FTL's
+//! content mode needs the fingerprints (docs/traces.md). Times are the simulator's
+//! arrival times in ns.
 //! An NBD FLUSH is a flush record and a FUA write's pages carry the FUA flag (`.fgt`
 //! version 2, written only when the session had either), so a replay sends them to the
 //! write cache as the session did.
 
-use flashgc_core::workload::Op;
+use flashgc_core::workload::{Op, Request};
 use flashgc_trace::fgt::FgtWriter;
 use flashgc_trace::{Rec, VolumeKind};
 use std::fs::File;
@@ -49,26 +51,28 @@ impl Recorder {
         })
     }
 
-    /// Appends one request (`time_ns` non-decreasing); `fua`: served with NBD's FUA flag
-    /// (kept on writes, the only requests it changes).
+    /// Appends one request of the simulator's op and content, at the recorded byte range
+    /// `(offset, len)` (`time_ns` non-decreasing); `fua`: served with NBD's FUA flag
+    /// (kept on writes, the only requests it changes); `cont`: a write page continuing the
+    /// previous record's write (the same NBD request).
     pub fn push(
         &mut self,
         time_ns: u64,
-        op: Op,
-        offset: u64,
-        len: u64,
-        content: u64,
+        req: &Request,
+        (offset, len): (u64, u64),
         fua: bool,
+        cont: bool,
     ) -> Result<(), String> {
         self.push_rec(Rec {
             time_ns,
-            op,
+            op: req.op,
             offset,
             len,
             volume: 0,
-            content,
-            fua: fua && op == Op::Write,
+            content: req.content,
+            fua: fua && req.op == Op::Write,
             preflush: false,
+            cont,
         })
     }
 
@@ -83,6 +87,7 @@ impl Recorder {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         })
     }
 

@@ -85,6 +85,8 @@ pub struct Piece {
     pub offset: u64,
     /// Recorded byte length.
     pub len: u64,
+    /// A write continuing the previous piece's write (the same NBD request's next page).
+    pub cont: bool,
 }
 
 /// The pieces of one NBD request.
@@ -229,6 +231,7 @@ fn engine_thread(
     let mut last_arrival: Option<Instant> = None;
     let mut last_t = 0u64;
     let mut n = 0u64;
+    let join = !engine.content_mode();
     loop {
         let msg = match rx.recv_timeout(Duration::from_millis(250)) {
             Ok(m) => m,
@@ -261,9 +264,19 @@ fn engine_thread(
                     .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
             }
         }
-        for p in msg.pieces.as_slice() {
-            let mut req = p.req;
+        let pieces = msg.pieces.as_slice();
+        let mut i = 0;
+        while i < pieces.len() {
+            // A write's pages are one request, as the client sent it, unless the content
+            // mode needs each page's fingerprint (as a replay of the recording does them).
+            let mut req = pieces[i].req;
             req.time_ns = t;
+            let mut j = i + 1;
+            while join && j < pieces.len() && pieces[j].cont {
+                req.pages += pieces[j].req.pages;
+                req.content = 0;
+                j += 1;
+            }
             let c = engine.submit(&req, t, fua).map_err(|e| {
                 stop.store(true, Ordering::Relaxed);
                 format!("the simulator failed: {e}")
@@ -271,10 +284,13 @@ fn engine_thread(
             // Under deferred commit the completion is decided later (pace none only).
             done = done.zip(c).map(|(d, c)| d.max(c));
             if let Some(rec) = recorder.as_mut() {
-                rec.push(t, req.op, p.offset, p.len, req.content, fua)
-                    .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
+                for p in &pieces[i..j] {
+                    rec.push(t, &p.req, (p.offset, p.len), fua, p.cont)
+                        .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
+                }
             }
             n += 1;
+            i = j;
         }
         if let Some(v) = view.as_mut() {
             // A completion not known yet counts the request but no latency.

@@ -363,6 +363,7 @@ impl BlktraceSource {
             content: 0,
             fua: e.action & TC_FUA != 0 && op == Op::Write,
             preflush,
+            cont: false,
         }))
     }
 }

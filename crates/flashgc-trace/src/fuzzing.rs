@@ -126,6 +126,8 @@ fn options(format: Option<String>, a: u8, b: u8) -> TraceOptions {
         },
         pipeline: false,
         pipeline_min_bytes: 0,
+        // Only `.fgt` version 3 has continuation records to join or not.
+        per_page: b & 1 != 0,
     }
 }
 

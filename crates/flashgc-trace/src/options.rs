@@ -208,6 +208,11 @@ pub struct TraceOptions {
     /// (default [`crate::pipe::PIPE_MIN_BYTES`]: a short pass gives the reader thread
     /// nothing to overlap); 0 pipelines every trace (the tests comparing the two).
     pub pipeline_min_bytes: u64,
+    /// Replay a `.fgt` recording's multi-page writes (version 3 continuation records,
+    /// `flashgc serve --record`) one page per request, each with its content fingerprint:
+    /// what the FTL's content mode needs. `false` (default) replays each as the one
+    /// request the application sent, whose content is then unknown.
+    pub per_page: bool,
 }
 
 impl Default for TraceOptions {
@@ -226,6 +231,7 @@ impl Default for TraceOptions {
             flushes: Flushes::Replay,
             pipeline: true,
             pipeline_min_bytes: crate::pipe::PIPE_MIN_BYTES,
+            per_page: false,
         }
     }
 }

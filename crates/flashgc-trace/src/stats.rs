@@ -276,19 +276,25 @@ pub fn stats_input(
     let mut hashed_writes: u64 = 0;
     let mut vols: HashSet<u64> = HashSet::new();
     let (mut t_first, mut t_last): (Option<u64>, u64) = (None, 0);
+    // The write request a continuation record (`.fgt` version 3: a recorded write, one
+    // page per record) extends: its size bucket and length so far. Sizes, counts and
+    // sequentiality are those of the requests as the application sent them.
+    let mut open_write: Option<(usize, u64)> = None;
     while let Some(r) = src.next_record()? {
         let Some(rel) = filter.keep(&r) else { continue };
         let rec = r.rec;
         if rec.op == Op::Flush {
             s.flushes += 1;
+            open_write = None;
             continue;
         }
+        let cont = rec.cont && rec.op == Op::Write && open_write.is_some();
         s.flushes += rec.preflush as u64;
-        s.fua_writes += (rec.fua && rec.op == Op::Write) as u64;
+        s.fua_writes += (rec.fua && rec.op == Op::Write && !cont) as u64;
         t_first.get_or_insert(rel);
         t_last = t_last.max(rel);
         vols.insert(rec.volume);
-        s.requests += 1;
+        s.requests += !cont as u64;
         let end = r.end_byte(src.file())?;
         s.min_offset = Some(s.min_offset.map_or(rec.offset, |m| m.min(rec.offset)));
         s.max_end = Some(s.max_end.map_or(end, |m| m.max(end)));
@@ -309,16 +315,32 @@ pub fn stats_input(
                 s.read_bytes += rec.len;
                 hist[b].0 += 1;
                 seq_r += sequential as u64;
+                open_write = None;
             }
             Op::Write => {
-                s.writes += 1;
                 s.write_bytes += rec.len;
-                hist[b].1 += 1;
-                seq_w += sequential as u64;
+                match (cont, open_write.as_mut()) {
+                    (true, Some((ob, olen))) => {
+                        hist[*ob].1 -= 1;
+                        *olen += rec.len;
+                        *ob = SIZE_BOUNDS
+                            .iter()
+                            .position(|&u| *olen <= u)
+                            .unwrap_or(SIZE_BOUNDS.len());
+                        hist[*ob].1 += 1;
+                    }
+                    _ => {
+                        s.writes += 1;
+                        hist[b].1 += 1;
+                        seq_w += sequential as u64;
+                        open_write = Some((b, rec.len));
+                    }
+                }
             }
             Op::Trim | Op::Flush => {
                 s.trims += 1;
                 s.trim_bytes += rec.len;
+                open_write = None;
             }
         }
         let first = rec.offset / pb;
@@ -587,14 +609,16 @@ pub fn volumes_input(
             write_bytes: 0,
             size_bytes: 0,
         });
-        v.requests += 1;
+        // A continuation record (a recorded write's next page) is part of the request before.
+        let new = !r.rec.cont as u64;
+        v.requests += new;
         match r.rec.op {
             Op::Read => {
                 v.reads += 1;
                 v.read_bytes += r.rec.len;
             }
             Op::Write => {
-                v.writes += 1;
+                v.writes += new;
                 v.write_bytes += r.rec.len;
             }
             Op::Trim | Op::Flush => {}

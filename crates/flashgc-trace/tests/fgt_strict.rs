@@ -1,4 +1,4 @@
-//! The `.fgt` reader accepts only what versions 1 and 2 define: reserved header and
+//! The `.fgt` reader accepts only what versions 1 to 3 define: reserved header and
 //! record bytes must be 0, the flags hold only bit 0, and nothing may follow the volume
 //! table. Each refusal names the file and the byte. Every file `convert` writes (from every
 //! hand-written test trace, with and without content fingerprints) still loads.
@@ -241,8 +241,8 @@ fn version_2_records_are_checked_as_strictly() {
             "record 2: op code 3 (0 read, 1 write, 2 trim), length 0",
         ),
         (
-            vec![(8, 3)],
-            "version 3; this flashgc reads versions 1 and 2",
+            vec![(8, 4)],
+            "version 4; this flashgc reads versions 1 to 3",
         ),
     ];
     for (edits, want) in cases {
@@ -282,6 +282,7 @@ fn volumes_sharing_a_name_are_each_listed() {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         };
         w.push(&rec, i as u64 + 1, "same-name.fgt").unwrap();
     }

@@ -203,6 +203,15 @@ impl Default for RunConfig {
     }
 }
 
+impl RunConfig {
+    /// True when the GC action puts the FTL in its content mode (any action but `move`):
+    /// a trace replay must then hand out each written page with its own fingerprint.
+    pub fn content_mode(&self) -> bool {
+        let name = self.gc_action.split(':').next().unwrap_or("").trim();
+        !name.is_empty() && name != "move"
+    }
+}
+
 /// A whole configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]

@@ -30,6 +30,7 @@ pub(crate) fn flush_rec(time_ns: u64, volume: u64) -> Rec {
         content: 0,
         fua: false,
         preflush: false,
+        cont: false,
     }
 }
 
@@ -100,6 +101,7 @@ impl LineParser {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 
@@ -138,6 +140,7 @@ impl LineParser {
             content,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 
@@ -162,6 +165,7 @@ impl LineParser {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 
@@ -186,6 +190,7 @@ impl LineParser {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 
@@ -210,6 +215,7 @@ impl LineParser {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 
@@ -238,6 +244,7 @@ impl LineParser {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 
@@ -263,6 +270,7 @@ impl LineParser {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 
@@ -284,6 +292,7 @@ impl LineParser {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 
@@ -325,6 +334,7 @@ impl LineParser {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 
@@ -419,6 +429,7 @@ impl LineParser {
             content: 0,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 
@@ -476,6 +487,7 @@ impl LineParser {
                 content: 0,
                 fua: false,
                 preflush: false,
+                cont: false,
             }));
         }
         if self.n < 10 || self.get(line, 8, "+")? != b"+" {
@@ -508,6 +520,7 @@ impl LineParser {
             content: 0,
             fua: fua && op == Op::Write,
             preflush,
+            cont: false,
         }))
     }
 
@@ -577,6 +590,7 @@ impl LineParser {
             content,
             fua: false,
             preflush: false,
+            cont: false,
         }))
     }
 }

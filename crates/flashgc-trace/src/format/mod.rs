@@ -363,6 +363,12 @@ pub struct Rec {
     /// `BLK_TC_FLUSH` on a request with data): replayed as a flush, then the request, as
     /// the block layer splits it. A flush on its own is [`Op::Flush`] (no data, length 0).
     pub preflush: bool,
+    /// This write continues the previous record's request: a request recorded one page per
+    /// record for the pages' content fingerprints (`flashgc serve --record`, `.fgt` version
+    /// 3). A replay joins such records into the one request the application sent, except
+    /// where the FTL's content mode needs each page's fingerprint
+    /// (`TraceOptions::per_page`). Always false in text formats.
+    pub cont: bool,
 }
 
 /// Result of parsing one line.

@@ -140,6 +140,15 @@ impl TraceWorkload {
             });
         }
         let mut src = opts.open_input(input)?;
+        // A recording's multi-page writes: one request each, unless each page's fingerprint
+        // is needed.
+        let joins = match &mut src {
+            AnySource::Fgt(f) => {
+                f.set_join(!opts.per_page);
+                !opts.per_page && f.continuations() > 0
+            }
+            _ => false,
+        };
         let loops = if opts.loop_until.is_some() {
             u32::MAX
         } else {
@@ -180,7 +189,9 @@ impl TraceWorkload {
             period: 0,
             pending: Vec::new(),
             pending_pos: 0,
-            plain: opts.remap == Remap::None
+            // The hot loop hands out one request per record.
+            plain: !joins
+                && opts.remap == Remap::None
                 && opts.loop_until.is_none()
                 && opts.volume.is_none()
                 && opts.ops == Ops::All

@@ -1,29 +1,36 @@
-//! The `.fgt` binary trace format (versions 1 and 2): fixed-size little-endian records
+//! The `.fgt` binary trace format (versions 1 to 3): fixed-size little-endian records
 //! behind a 64-byte header, a volume-name table at the end, and a CRC-32 over everything
 //! after the header. Read memory-mapped. The layout is documented in `docs/traces.md`.
-//! Version 2 adds flush records (op 3) and a record flags byte (FUA, preflush); writers
-//! write it only for traces that have them, so a trace without flushes converts to the
-//! same version 1 bytes as before.
+//! Version 2 adds flush records (op 3) and a record flags byte (FUA, preflush); version 3
+//! the continuation flag (a write recorded one page per record, `flashgc serve --record`).
+//! Writers write the lowest version that holds the trace, so a trace without flushes
+//! converts to the same version 1 bytes as before.
 
 use crate::error::TraceError;
 use crate::format::{Format, Rec, VolumeKind};
+
+mod write;
 use crate::input::{TraceInput, FGT_MAGIC};
 use crate::record::{Diagnostics, Record, RecordSource};
 use flashgc_core::workload::Op;
 use std::collections::HashMap;
-use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+pub use write::{write_fgt, write_fgt_to, write_fgt_until, ConvertReport, FgtWriter};
 
-/// The newest `.fgt` version (read, and written for traces with flushes or FUA writes).
-pub const FGT_VERSION: u16 = 2;
+/// The newest `.fgt` version (read, and written for traces with continuation records).
+pub const FGT_VERSION: u16 = 3;
+/// The version written for traces with flushes or FUA writes but no continuation records.
+pub const FGT_VERSION_FLUSH: u16 = 2;
 /// The version written for traces without flushes or FUA writes (also read).
 pub const FGT_VERSION_PLAIN: u16 = 1;
 /// Record flags byte 23 (version 2): a write with Force Unit Access.
 pub const RECORD_FUA: u8 = 1;
 /// Record flags byte 23 (version 2): a flush precedes the request.
 pub const RECORD_PREFLUSH: u8 = 2;
+/// Record flags byte 23 (version 3): this write continues the previous record's request
+/// (same time, volume and FUA flag, starting where the previous write ends).
+pub const RECORD_CONT: u8 = 4;
 /// Record op code of a flush (version 2).
 const OP_FLUSH: u8 = 3;
 /// Header size in bytes.
@@ -48,9 +55,42 @@ fn op_code(op: Op) -> u8 {
     }
 }
 
-/// The record flags byte of `rec` (version 2; 0 for every record of a version 1 file).
+/// The record flags byte of `rec` (version 2 or 3; 0 for every record of a version 1 file).
 fn record_flags(rec: &Rec) -> u8 {
-    (if rec.fua { RECORD_FUA } else { 0 }) | (if rec.preflush { RECORD_PREFLUSH } else { 0 })
+    (if rec.fua { RECORD_FUA } else { 0 })
+        | (if rec.preflush { RECORD_PREFLUSH } else { 0 })
+        | (if rec.cont { RECORD_CONT } else { 0 })
+}
+
+/// Why record `i` (1-based; flags `flags`, op code `op`) cannot continue the record
+/// before it (`prev`: its time, op code, volume index, end byte and flags; `None` for the
+/// first record); `None` when it can.
+fn continuation_problem(
+    i: usize,
+    time: u64,
+    op: u8,
+    volume: u16,
+    offset: u64,
+    flags: u8,
+    prev: Option<(u64, u8, u16, u64, u8)>,
+) -> Option<String> {
+    let Some((pt, pop, pv, pend, pflags)) = prev else {
+        return Some(format!(
+            "record {i}: a continuation (flags bit 2) needs a write before it, but it is the first record"
+        ));
+    };
+    if op != 1 || pop != 1 || flags & RECORD_PREFLUSH != 0 {
+        return Some(format!(
+            "record {i}: a continuation (flags bit 2) is a write (op 1) without preflush after a write; found op {op} after op {pop}"
+        ));
+    }
+    if time != pt || volume != pv || offset != pend || (flags ^ pflags) & RECORD_FUA != 0 {
+        return Some(format!(
+            "record {i}: a continuation (flags bit 2) must have the previous write's time ({pt} ns), volume ({pv}) and FUA flag \
+             and start where it ends (byte {pend}); found {time} ns, volume {volume}, byte {offset}"
+        ));
+    }
+    None
 }
 
 /// Checks the op code, flags and length of version-`version` record `i` (1-based);
@@ -65,9 +105,19 @@ fn record_problem(version: u16, i: usize, op: u8, flags: u8, len: u32) -> Option
             "record {i}: op code {op} (0 read, 1 write, 2 trim, 3 flush)"
         ));
     }
-    if flags & !(RECORD_FUA | RECORD_PREFLUSH) != 0 {
+    let known = if version >= FGT_VERSION {
+        RECORD_FUA | RECORD_PREFLUSH | RECORD_CONT
+    } else {
+        RECORD_FUA | RECORD_PREFLUSH
+    };
+    if flags & !known != 0 {
         return Some(format!(
-            "record {i}: flags byte 23 is {flags:#04x}; version 2 defines only bit 0 (FUA) and bit 1 (preflush)"
+            "record {i}: flags byte 23 is {flags:#04x}; version {version} defines only {}",
+            if version >= FGT_VERSION {
+                "bit 0 (FUA), bit 1 (preflush) and bit 2 (continuation)"
+            } else {
+                "bit 0 (FUA) and bit 1 (preflush)"
+            }
         ));
     }
     if op == OP_FLUSH {
@@ -82,263 +132,6 @@ fn record_problem(version: u16, i: usize, op: u8, flags: u8, len: u32) -> Option
     }
     (flags & RECORD_FUA != 0 && op != 1)
         .then(|| format!("record {i}: FUA (flags bit 0) on op code {op}: only a write (1) has FUA"))
-}
-
-/// What a conversion wrote.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ConvertReport {
-    /// Records written.
-    pub records: u64,
-    /// Output size in bytes.
-    pub bytes: u64,
-    /// Distinct volumes, i.e. entries of the file's volume table.
-    pub volumes: usize,
-    /// Whether records carry content fingerprints.
-    pub content: bool,
-    /// Diagnostics of reading the source.
-    pub diagnostics: Diagnostics,
-    /// The `.fgt` version written: 2 when the trace has flushes or FUA writes, else 1.
-    #[serde(skip)]
-    pub version: u16,
-}
-
-/// Writes every record of `src` to `out` as a `.fgt` file. `content` chooses the 32-byte
-/// records that keep content fingerprints.
-pub fn write_fgt(
-    src: &mut dyn RecordSource,
-    out: &Path,
-    content: bool,
-) -> Result<ConvertReport, TraceError> {
-    write_fgt_until(src, out, content, &AtomicBool::new(false))
-}
-
-/// [`write_fgt`] that stops when `stop` is set: an error, and no file written.
-pub fn write_fgt_until(
-    src: &mut dyn RecordSource,
-    out: &Path,
-    content: bool,
-    stop: &AtomicBool,
-) -> Result<ConvertReport, TraceError> {
-    let ofile = out.display().to_string();
-    crate::atomic::write_atomically(out, |w| write_records(src, w, &ofile, content, stop))
-}
-
-/// [`write_fgt`] to any seekable writer (e.g. an `io::Cursor<Vec<u8>>`), starting at its
-/// current position 0; `name` is used in write errors. The writer must be empty: readers
-/// refuse bytes after the volume table, and this cannot truncate a longer one.
-pub fn write_fgt_to<W: Write + Seek>(
-    src: &mut dyn RecordSource,
-    w: &mut W,
-    name: &str,
-    content: bool,
-) -> Result<ConvertReport, TraceError> {
-    write_records(src, w, name, content, &AtomicBool::new(false))
-}
-
-/// [`write_fgt_to`], stopping with an error when `stop` is set.
-fn write_records<W: Write + Seek>(
-    src: &mut dyn RecordSource,
-    w: &mut W,
-    name: &str,
-    content: bool,
-    stop: &AtomicBool,
-) -> Result<ConvertReport, TraceError> {
-    let mut fw = FgtWriter::new(w, name, content, src.volume_kind())?;
-    while let Some(r) = src.next_record()? {
-        fw.push(&r.rec, r.line, src.file())?;
-        // A relaxed load per record costs nothing next to parsing one.
-        if stop.load(Ordering::Relaxed) {
-            return Err(TraceError::Io {
-                file: name.to_string(),
-                line: 0,
-                message: format!("interrupted after {} records; nothing was written", fw.n),
-            });
-        }
-    }
-    let version = fw.version();
-    let (n, bytes, volumes) = fw.finish(|k| src.volume_name(k))?;
-    Ok(ConvertReport {
-        records: n,
-        bytes,
-        volumes,
-        content,
-        diagnostics: src.diagnostics().clone(),
-        version,
-    })
-}
-
-/// A `.fgt` file written one record at a time (push style: `flashgc serve --record`
-/// appends the requests it serves as they arrive). Records must come in time order;
-/// [`FgtWriter::finish`] writes the volume table and the header.
-pub struct FgtWriter<W: Write + Seek> {
-    w: W,
-    name: String,
-    content: bool,
-    kind: VolumeKind,
-    crc: crc32fast::Hasher,
-    vols: HashMap<u64, u16>,
-    order: Vec<u64>,
-    n: u64,
-    last_time: u64,
-    /// A flush or a flagged record was written: the file is version 2.
-    v2: bool,
-}
-
-impl<W: Write + Seek> FgtWriter<W> {
-    /// Starts a `.fgt` stream on `w` (at position 0) with records of 32 bytes when
-    /// `content` (content fingerprints) or 24 bytes; `name` is used in write errors.
-    pub fn new(
-        mut w: W,
-        name: &str,
-        content: bool,
-        kind: VolumeKind,
-    ) -> Result<FgtWriter<W>, TraceError> {
-        w.write_all(&[0u8; HEADER_BYTES])
-            .map_err(|e| write_err(name, e))?;
-        Ok(FgtWriter {
-            w,
-            name: name.to_string(),
-            content,
-            kind,
-            crc: crc32fast::Hasher::new(),
-            vols: HashMap::new(),
-            order: Vec::new(),
-            n: 0,
-            last_time: 0,
-            v2: false,
-        })
-    }
-
-    /// The version the file gets: 2 once a flush or a FUA / preflush record was pushed.
-    pub fn version(&self) -> u16 {
-        if self.v2 {
-            FGT_VERSION
-        } else {
-            FGT_VERSION_PLAIN
-        }
-    }
-
-    /// Records written so far.
-    pub fn records(&self) -> u64 {
-        self.n
-    }
-
-    /// Appends one record (`line` and `file` name its source in errors). A record earlier
-    /// than the previous one is an error (readers refuse such files).
-    pub fn push(&mut self, rec: &Rec, line: u64, file: &str) -> Result<(), TraceError> {
-        let len = u32::try_from(rec.len).map_err(|_| TraceError::Capacity {
-            file: file.to_string(),
-            line,
-            message: format!(
-                "request of {} bytes: .fgt records hold at most 4 GiB - 1 per request",
-                rec.len
-            ),
-        })?;
-        // A request past 2^64 bytes would be written, then refused by every replay.
-        if rec.offset.checked_add(rec.len.saturating_sub(1)).is_none() {
-            return Err(crate::record::beyond_2_64(file, line, rec.offset, rec.len));
-        }
-        let flush = rec.op == Op::Flush;
-        if rec.time_ns < self.last_time || (len == 0) != flush || (flush && record_flags(rec) != 0)
-        {
-            return Err(TraceError::Capacity {
-                file: file.to_string(),
-                line,
-                message: format!(
-                    "record at {} ns of {len} bytes after one at {} ns: .fgt records are in time order and non-empty \
-                     (flushes: empty, without FUA or preflush)",
-                    rec.time_ns, self.last_time
-                ),
-            });
-        }
-        self.v2 |= flush || record_flags(rec) != 0;
-        self.last_time = rec.time_ns;
-        let vi = match self.vols.get(&rec.volume) {
-            Some(&i) => i,
-            None => {
-                if self.order.len() >= u16::MAX as usize {
-                    return Err(TraceError::Capacity {
-                        file: file.to_string(),
-                        line,
-                        message: "more than 65535 volumes: .fgt v1 cannot hold them; select one with --volume".into(),
-                    });
-                }
-                let i = self.order.len() as u16;
-                self.vols.insert(rec.volume, i);
-                self.order.push(rec.volume);
-                i
-            }
-        };
-        let mut buf = [0u8; RECORD_BYTES_CONTENT];
-        buf[0..8].copy_from_slice(&rec.time_ns.to_le_bytes());
-        buf[8..16].copy_from_slice(&rec.offset.to_le_bytes());
-        buf[16..20].copy_from_slice(&len.to_le_bytes());
-        buf[20..22].copy_from_slice(&vi.to_le_bytes());
-        buf[22] = op_code(rec.op);
-        buf[23] = record_flags(rec);
-        buf[24..32].copy_from_slice(&rec.content.to_le_bytes());
-        let rs = self.record_bytes();
-        self.crc.update(&buf[..rs]);
-        self.w
-            .write_all(&buf[..rs])
-            .map_err(|e| write_err(&self.name, e))?;
-        self.n += 1;
-        Ok(())
-    }
-
-    fn record_bytes(&self) -> usize {
-        if self.content {
-            RECORD_BYTES_CONTENT
-        } else {
-            RECORD_BYTES
-        }
-    }
-
-    /// Writes the volume table and the header (`volume_name` names each volume key) and
-    /// flushes; returns (records, file bytes, volumes).
-    pub fn finish(
-        mut self,
-        volume_name: impl Fn(u64) -> String,
-    ) -> Result<(u64, u64, usize), TraceError> {
-        let werr = |e: std::io::Error| write_err(&self.name, e);
-        let rs = self.record_bytes();
-        let table_offset = HEADER_BYTES as u64 + self.n * rs as u64;
-        let mut table = Vec::new();
-        table.extend_from_slice(&(self.order.len() as u32).to_le_bytes());
-        for &k in &self.order {
-            let name = volume_name(k);
-            let nb = name.as_bytes();
-            let nb = &nb[..nb.len().min(u16::MAX as usize)];
-            table.extend_from_slice(&k.to_le_bytes());
-            table.extend_from_slice(&(nb.len() as u16).to_le_bytes());
-            table.extend_from_slice(nb);
-        }
-        self.crc.update(&table);
-        self.w.write_all(&table).map_err(werr)?;
-        let mut h = [0u8; HEADER_BYTES];
-        h[0..8].copy_from_slice(FGT_MAGIC);
-        h[8..10].copy_from_slice(&self.version().to_le_bytes());
-        h[10..12].copy_from_slice(&(rs as u16).to_le_bytes());
-        h[12..16].copy_from_slice(&(if self.content { FLAG_CONTENT } else { 0 }).to_le_bytes());
-        h[16..24].copy_from_slice(&self.n.to_le_bytes());
-        h[24..32].copy_from_slice(&table_offset.to_le_bytes());
-        h[32] = self.kind.code();
-        h[48..52].copy_from_slice(&self.crc.clone().finalize().to_le_bytes());
-        let hcrc = crc32fast::hash(&h[0..52]);
-        h[52..56].copy_from_slice(&hcrc.to_le_bytes());
-        self.w.seek(SeekFrom::Start(0)).map_err(werr)?;
-        self.w.write_all(&h).map_err(werr)?;
-        self.w.flush().map_err(werr)?;
-        Ok((self.n, table_offset + table.len() as u64, self.order.len()))
-    }
-}
-
-fn write_err(name: &str, e: std::io::Error) -> TraceError {
-    TraceError::Io {
-        file: name.to_string(),
-        line: 0,
-        message: format!("cannot write: {e}"),
-    }
 }
 
 /// A `.fgt` volume table: the keys by index, their names, and the byte where it ends.
@@ -400,8 +193,12 @@ impl std::ops::Deref for Backing {
 pub struct FgtSource {
     file: String,
     map: Backing,
-    /// 1, or 2 (records may be flushes or carry flags).
+    /// 1, 2 (records may be flushes or carry flags) or 3 (continuation records too).
     version: u16,
+    /// Continuation records in the file.
+    continuations: u64,
+    /// [`Self::next_fast`] joins continuation records to the request they continue.
+    join: bool,
     count: u64,
     rs: usize,
     pos: u64,
@@ -462,9 +259,9 @@ impl FgtSource {
             return Err(bad("header checksum mismatch (corrupt header)".into()));
         }
         let version = u16at(8);
-        if version != FGT_VERSION && version != FGT_VERSION_PLAIN {
+        if !(FGT_VERSION_PLAIN..=FGT_VERSION).contains(&version) {
             return Err(bad(format!(
-                "version {version}; this flashgc reads versions {FGT_VERSION_PLAIN} and {FGT_VERSION}"
+                "version {version}; this flashgc reads versions {FGT_VERSION_PLAIN} to {FGT_VERSION}"
             )));
         }
         // Reserved bytes must be 0: a reader that ignored them could not tell a file written
@@ -541,6 +338,8 @@ impl FgtSource {
         // meet a bad record.
         let mut last_time = 0u64;
         let mut flushes = 0u64;
+        let mut continuations = 0u64;
+        let mut prev = None;
         for i in 0..count as usize {
             let o = HEADER_BYTES + i * rs;
             let b = &map[o..o + RECORD_BYTES];
@@ -579,11 +378,26 @@ impl FgtSource {
             if let Some(m) = record_problem(version, i + 1, b[22], b[23], len) {
                 return Err(bad(format!("{m} (at byte {o})")));
             }
+            if b[23] & RECORD_CONT != 0 {
+                if let Some(m) =
+                    continuation_problem(i + 1, time, b[22], vi as u16, offset, b[23], prev)
+                {
+                    return Err(bad(format!("{m} (at byte {o})")));
+                }
+                continuations += 1;
+            }
+            prev = Some((
+                time,
+                b[22],
+                vi as u16,
+                offset.saturating_add(len as u64),
+                b[23],
+            ));
             flushes += (b[22] == OP_FLUSH) as u64;
         }
         let diag = Diagnostics {
             lines: count,
-            requests: count - flushes,
+            requests: count - flushes - continuations,
             flushes,
             ..Diagnostics::default()
         };
@@ -591,6 +405,8 @@ impl FgtSource {
             file,
             map,
             version,
+            continuations,
+            join: false,
             count,
             rs,
             pos: 0,
@@ -639,19 +455,44 @@ impl FgtSource {
             0
         };
         self.pos += 1;
+        let mut rec = Rec {
+            time_ns: rd8(0),
+            op,
+            offset: rd8(8),
+            len: u32::from_le_bytes([b[16], b[17], b[18], b[19]]) as u64,
+            volume,
+            content,
+            fua: b[23] & RECORD_FUA != 0,
+            preflush: b[23] & RECORD_PREFLUSH != 0,
+            cont: b[23] & RECORD_CONT != 0,
+        };
+        if self.join && self.continuations > 0 {
+            self.join_continuations(&mut rec);
+        }
         Some(Record {
-            rec: Rec {
-                time_ns: rd8(0),
-                op,
-                offset: rd8(8),
-                len: u32::from_le_bytes([b[16], b[17], b[18], b[19]]) as u64,
-                volume,
-                content,
-                fua: b[23] & RECORD_FUA != 0,
-                preflush: b[23] & RECORD_PREFLUSH != 0,
-            },
+            rec,
             line: self.pos,
         })
+    }
+
+    /// Extends `rec` over the continuation records that follow it (validated at open:
+    /// each starts where the one before ends). The joined request's pages had a
+    /// fingerprint each, which one request cannot carry: its content is unknown.
+    #[cold]
+    fn join_continuations(&mut self, rec: &mut Rec) {
+        let map: &[u8] = &self.map;
+        while self.pos < self.count {
+            let o = HEADER_BYTES + self.pos as usize * self.rs;
+            let Some(b) = map.get(o..o + RECORD_BYTES) else {
+                break;
+            };
+            if b[23] & RECORD_CONT == 0 {
+                break;
+            }
+            rec.len += u32::from_le_bytes([b[16], b[17], b[18], b[19]]) as u64;
+            rec.content = 0;
+            self.pos += 1;
+        }
     }
 
     /// Up to `max` unread records as raw bytes, and the record size (the replay hot loop
@@ -682,12 +523,26 @@ impl FgtSource {
         true
     }
 
+    /// Joins continuation records to the request they continue (a replay without the
+    /// FTL's content mode: the requests as the application sent them), or hands each out
+    /// on its own (`false`, the default: what `trace stats`, `convert` and the content
+    /// mode read).
+    pub fn set_join(&mut self, join: bool) {
+        self.join = join;
+    }
+
+    /// Continuation records in the file (version 3).
+    pub fn continuations(&self) -> u64 {
+        self.continuations
+    }
+
     /// Marks `n` records as read.
     pub(crate) fn advance(&mut self, n: usize) {
         self.pos = (self.pos + n as u64).min(self.count);
     }
 
-    /// The file's version: 1, or 2 (flush records and record flags).
+    /// The file's version: 1, 2 (flush records and record flags) or 3 (continuation
+    /// records).
     pub fn version(&self) -> u16 {
         self.version
     }
