@@ -34,6 +34,27 @@ fn replay(d: &Path, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// `flashgc trace stats --json` of `path`.
+fn trace_stats(path: &Path) -> Value {
+    let st = bin()
+        .args(["trace", "stats", "--json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&st.stdout).unwrap()
+}
+
+/// Ends a raw client's session (NBD_CMD_DISC), waits until the server logged it, stops the
+/// server and returns its result.
+fn disconnect_and_stop(c: &mut Raw, srv: Server) -> Value {
+    c.request(2, 99, 0, 0, &[]);
+    let log_wait = Instant::now();
+    while !srv.log().contains("NBD_CMD_DISC") && log_wait.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    srv.stop()
+}
+
 #[test]
 fn fio_verify_crc32c_with_gc_and_the_recording_replays_to_the_same_waf() {
     if !have_fio_nbd() {
@@ -94,12 +115,7 @@ fn fio_verify_crc32c_with_gc_and_the_recording_replays_to_the_same_waf() {
     assert_eq!(w["total"]["gc_writes"], live["total"]["gc_writes"]);
     assert_eq!(w["total"]["waf"], live["total"]["waf"]);
     // Every write record carries a content hash.
-    let st = bin()
-        .args(["trace", "stats", "--json"])
-        .arg(d.join("rec.fgt"))
-        .output()
-        .unwrap();
-    let s: Value = serde_json::from_slice(&st.stdout).unwrap();
+    let s = trace_stats(&d.join("rec.fgt"));
     assert_eq!(s["writes"].as_u64().unwrap(), wrote / 4096, "{s}");
     assert_eq!(
         s["duplicates"]["written_pages_with_hash"].as_u64().unwrap(),
@@ -555,12 +571,7 @@ fn content_mode_over_tcp_gets_the_real_content() {
     let share = r["dedup"]["measured_dup_share"].as_f64().unwrap();
     eprintln!("measured_dup_share {share}");
     assert!(share > 0.0, "{}", r["dedup"]);
-    let st = bin()
-        .args(["trace", "stats", "--json"])
-        .arg(d.join("rec.fgt"))
-        .output()
-        .unwrap();
-    let s: Value = serde_json::from_slice(&st.stdout).unwrap();
+    let s = trace_stats(&d.join("rec.fgt"));
     assert_eq!(s["duplicates"]["written_pages_with_hash"], 1025);
     assert_eq!(s["duplicates"]["distinct_hashes"], 2, "{s}");
 }
@@ -610,12 +621,7 @@ fn under_a_priority_scheduler_flushes_and_fua_program_the_write_cache_too() {
 /// (`extra` besides the 4 MiB cache): the same pages programmed, flushes, FUA writes,
 /// dirty pages at the end and flush latency.
 fn replay_matches_the_session(d: &std::path::Path, r: &Value, extra: &[&str]) {
-    let st = bin()
-        .args(["trace", "stats", "--json"])
-        .arg(d.join("rec.fgt"))
-        .output()
-        .unwrap();
-    let s: Value = serde_json::from_slice(&st.stdout).unwrap();
+    let s = trace_stats(&d.join("rec.fgt"));
     assert_eq!(
         (&s["flushes"], &s["fua_writes"]),
         (&1.into(), &2.into()),
@@ -657,12 +663,7 @@ fn flush_and_fua_session(d: &std::path::Path, extra: &[&str]) -> Value {
     for p in 0..2u64 {
         ok(&mut c, 1, 0, (3 << 20) + p * 4096, 4096, &page);
     }
-    c.request(2, 99, 0, 0, &[]);
-    let log_wait = Instant::now();
-    while !srv.log().contains("NBD_CMD_DISC") && log_wait.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let r = srv.stop();
+    let r = disconnect_and_stop(&mut c, srv);
     let t = &r["timing"];
     assert_eq!(t["flushes"], 1, "{extra:?}: {t}");
     assert_eq!(t["fua_writes"], 2, "{extra:?}: {t}");
@@ -708,22 +709,12 @@ fn a_multi_page_write_is_one_request_served_and_replayed() {
         }
         ok(&mut c, 1, 1, 2 << 20, 8192, &big[..8192]);
         ok(&mut c, 6, 2, 3 << 20, 3 * 4096, &[]);
-        c.request(2, 99, 0, 0, &[]);
-        let log_wait = Instant::now();
-        while !srv.log().contains("NBD_CMD_DISC") && log_wait.elapsed() < Duration::from_secs(10) {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let r = srv.stop();
+        let r = disconnect_and_stop(&mut c, srv);
         assert_eq!(r["total"]["user_writes"], 24, "{name}: {}", r["total"]);
         assert_eq!(r["timing"]["requests"], requests, "{name}: {}", r["timing"]);
         assert_eq!(r["timing"]["fua_writes"], fua, "{name}: {}", r["timing"]);
         // The recording: six requests of 24 hashed pages, the 64 KiB one in its size bucket.
-        let st = bin()
-            .args(["trace", "stats", "--json"])
-            .arg(d.join("rec.fgt"))
-            .output()
-            .unwrap();
-        let s: Value = serde_json::from_slice(&st.stdout).unwrap();
+        let s = trace_stats(&d.join("rec.fgt"));
         assert_eq!(
             (&s["requests"], &s["writes"]),
             (&6.into(), &6.into()),

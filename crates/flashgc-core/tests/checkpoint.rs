@@ -123,6 +123,9 @@ fn resumed_runs_equal_uninterrupted_runs_byte_for_byte() {
         ("midas:epoch=0.5,check=0.25", "fifo", "hotcold:90/10"),
         ("oracle", "greedy", "zipf:1.0"),
         ("mida", "fifo", "uniform"),
+        // The first group held at a size (the MiDAS paper's Fig. 3(b)).
+        ("mida:group1=12", "cost-benefit", "zipf:0.9"),
+        ("sepbit:group1=12", "cost-benefit", "zipf:0.9"),
         ("single", "random", "uniform"),
         // Victims the placement names (Multi-Log), MiDAS's FIFO groups with greedy in GN.
         ("multilog", "fifo", "zipf:1.0"),

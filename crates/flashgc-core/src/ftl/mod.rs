@@ -530,7 +530,9 @@ impl Ftl {
             picked += 1;
             if picked > 2 * self.p.segments as u64 + 16 {
                 break Err(Error::DeviceFull(
-                    "GC reclaimed no space after visiting every segment (all data valid?)".into(),
+                    "GC reclaimed no space after visiting every segment (all data valid? or \
+                     a group held at a size, `group1`, that leaves the others no room)"
+                        .into(),
                 ));
             }
             if let Err(e) = self.collect_one().and_then(|_| self.check_if_asked()) {

@@ -14,11 +14,15 @@
 //! `hot_threshold` (1.0) x logical capacity, the simulator's initial window, then follows
 //! the mean age of the last `thr_window` (16) HOT victims; `hot_hits` (3). papers/midas.txt
 //! describes MiDA without HOT (§2.3); this variant is the paper's Fig. 12 "+HotSep" step.
+//! `group1` (default 0: free): G1 held at this many segments, the paper's Fig. 3(b)
+//! experiment ([`GroupSize`]; without HOT, with at least two groups). The report gives G1's
+//! mean size at the victims either way (`group1`).
 //! Memory: none beyond the segment table without HOT; with it, 4 B + 2 bits per LPN.
 
+use super::common::GroupSize;
 use super::midas::hot::HotFilter;
-use super::{Placement, PlacementInit};
-use crate::error::Result;
+use super::{Placement, PlacementInit, VictimScope};
+use crate::error::{Error, Result};
 use crate::segment::SegmentView;
 use crate::spec::Spec;
 use crate::types::{Lpn, SegmentId, StreamId};
@@ -33,6 +37,10 @@ pub struct Mida {
     /// The HOT group's filter (stream 0; G1..GN are then streams 1..=N).
     hot: Option<HotFilter>,
     hot_writes: u64,
+    /// G1 held at this many segments (0: free; `group1`).
+    group1: u32,
+    /// G1's size over the run.
+    g1_size: GroupSize,
 }
 
 impl Mida {
@@ -42,6 +50,8 @@ impl Mida {
             groups: groups.max(1),
             hot: None,
             hot_writes: 0,
+            group1: 0,
+            g1_size: GroupSize::default(),
         }
     }
 
@@ -66,6 +76,14 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
             window,
         ));
     }
+    m.group1 = spec.num::<u32>("group1", 0, 0, init.segments)?;
+    if m.group1 > 0 && (m.hot.is_some() || m.groups < 2) {
+        return Err(Error::config(
+            spec.path("group1"),
+            "holds G1 at a size for MiDA without HOT (hot=none) and with at least two groups: \
+             the other groups are the ones that shrink",
+        ));
+    }
     Ok(Box::new(m))
 }
 
@@ -83,9 +101,9 @@ impl Placement for Mida {
             (Some(a), Some(b)) => a.same_shape(b),
             _ => false,
         };
-        if d.groups != self.groups || !same_hot {
+        if d.groups != self.groups || !same_hot || d.group1 != self.group1 {
             return Err(crate::checkpoint::inconsistent(
-                "MiDA groups or hot filter differ from the configuration".into(),
+                "MiDA groups, hot filter or group1 differ from the configuration".into(),
             ));
         }
         *self = d;
@@ -95,6 +113,9 @@ impl Placement for Mida {
         &self,
         dev: &crate::segment::RestoredDevice,
     ) -> std::result::Result<(), String> {
+        if !self.g1_size.matches(&dev.view, self.g1()) {
+            return Err("G1's count of sealed segments differs from the segment table".into());
+        }
         self.hot
             .as_ref()
             .map_or(Ok(()), |f| f.check_restored(dev.view.now()))
@@ -139,7 +160,18 @@ impl Placement for Mida {
     ) -> Option<StreamId> {
         Some(self.gc_stream(0, victim, view))
     }
+    fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
+        self.g1_size.on_seal(view.stream(seg) == self.g1());
+    }
+    fn victim_scope(&mut self, view: &SegmentView) -> VictimScope {
+        if self.group1 == 0 {
+            return VictimScope::All;
+        }
+        self.g1_size
+            .scope(self.group1, view, 0, (1, self.groups as StreamId - 1))
+    }
     fn on_victim(&mut self, seg: SegmentId, view: &SegmentView) {
+        self.g1_size.on_victim(view.stream(seg) == self.g1());
         if let Some(f) = &mut self.hot {
             if view.stream(seg) == 0 {
                 f.on_hot_victim(view.age(seg));
@@ -155,13 +187,13 @@ impl Placement for Mida {
         self.hot.as_ref().map_or(0, HotFilter::memory_bytes)
     }
     fn report(&self) -> Option<serde_json::Value> {
-        self.hot.as_ref().map(|f| {
-            serde_json::json!({
-                "hot": "filter (MiDAS's 2-bit hot filter, as MiDAS's simulator runs MiDA)",
-                "hot_user_writes": self.hot_writes,
-                "threshold_user_writes": f.threshold(),
-            })
-        })
+        let mut r = serde_json::json!({ "group1": self.g1_size.report(self.group1) });
+        if let Some(f) = &self.hot {
+            r["hot"] = "filter (MiDAS's 2-bit hot filter, as MiDAS's simulator runs MiDA)".into();
+            r["hot_user_writes"] = self.hot_writes.into();
+            r["threshold_user_writes"] = f.threshold().into();
+        }
+        Some(r)
     }
 }
 

@@ -198,7 +198,7 @@ type Ctor = fn(&Spec, PlacementInit) -> Result<Box<dyn Placement>>;
 pub const REGISTRY: &[(&str, &str, Ctor, &str)] = &[
     (
         "mida",
-        "MiDA (papers/midas.txt Sec. 2.3): age chain, user writes to G1, GC moves Gi -> Gi+1, GN into itself; groups=8; hot=filter adds MiDAS's HOT group",
+        "MiDA (papers/midas.txt Sec. 2.3): age chain, user writes to G1, GC moves Gi -> Gi+1, GN into itself; groups=8; hot=filter adds MiDAS's HOT group; group1=N holds G1 at N segments (MiDAS Fig. 3(b))",
         mida::build,
         "cost-benefit:sqrt",
     ),
@@ -234,7 +234,7 @@ pub const REGISTRY: &[(&str, &str, Ctor, &str)] = &[
     ),
     (
         "sepbit",
-        "SepBIT (FAST'22): user writes by last update interval vs. class-1 lifespan, GC writes by age; 6 classes",
+        "SepBIT (FAST'22): user writes by last update interval vs. class-1 lifespan, GC writes by age; 6 classes; group1=N holds class 1 at N segments (MiDAS Fig. 3(b))",
         sepbit::build,
         "cost-benefit:sqrt",
     ),

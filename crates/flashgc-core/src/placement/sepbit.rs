@@ -18,6 +18,9 @@
 //! * `window` (default 16): number of recently reclaimed class-1 segments averaged for ℓ
 //!   (SepBIT's prototype value).
 //! * `age_multiples` (default `4/16`): the GC age thresholds as multiples of ℓ (SepBIT §4).
+//! * `group1` (default 0: free): class 1 held at this many segments, the MiDAS paper's
+//!   Fig. 3(b) experiment ([`GroupSize`]); the report gives class 1's mean size at the
+//!   victims either way (`group1`).
 //!
 //! Implementation notes: SepBIT infers v with a FIFO of recently written LBAs to bound
 //! memory; flashgc keeps an exact last-write timestamp per LPN (8 B per LPN; the FIFO's
@@ -29,7 +32,7 @@
 //! scan, at that scan's clock (GC does not advance the user-write clock). The scan costs
 //! O(segments) per victim.
 
-use super::common::{check_increasing, num_list};
+use super::common::{check_increasing, num_list, GroupSize};
 use super::{Placement, PlacementInit, VictimScope};
 use crate::error::{Error, Result};
 use crate::segment::{SegState, SegmentView};
@@ -60,6 +63,10 @@ pub struct SepBit {
     last_scan: u64,
     reclaimed_c1: u64,
     per_class: [u64; 6],
+    /// Class 1 held at this many segments (0: free; `group1`).
+    group1: u32,
+    /// Class 1's size over the run.
+    c1_size: GroupSize,
 }
 
 pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placement>> {
@@ -79,6 +86,7 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         }
     };
     super::common::check_streams(spec, "(6 classes)", 6, init.segments)?;
+    let group1 = spec.num::<u32>("group1", 0, 0, init.segments)?;
     Ok(Box::new(SepBit {
         last: vec![0; init.logical_pages as usize],
         ell: f64::INFINITY,
@@ -94,6 +102,8 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         last_scan: 0,
         reclaimed_c1: 0,
         per_class: [0; 6],
+        group1,
+        c1_size: GroupSize::default(),
     }))
 }
 
@@ -123,7 +133,7 @@ impl Placement for SepBit {
     fn classifier_ns(&self) -> f64 {
         CLASSIFIER_NS
     }
-    crate::checkpoint::serde_state!(same: [window, mult, pps], len: [last, tracked]);
+    crate::checkpoint::serde_state!(same: [window, mult, pps, group1], len: [last, tracked]);
     fn check_restored(
         &self,
         dev: &crate::segment::RestoredDevice,
@@ -136,6 +146,9 @@ impl Placement for SepBit {
         }
         if self.recent.len() > self.window || self.last_scan > now {
             return Err("lifespan window".into());
+        }
+        if !self.c1_size.matches(&dev.view, 0) {
+            return Err("class 1's count of sealed segments differs from the segment table".into());
         }
         Ok(())
     }
@@ -201,7 +214,16 @@ impl Placement for SepBit {
             }
         }
         self.last_scan = view.now();
-        VictimScope::All
+        if self.group1 == 0 {
+            return VictimScope::All;
+        }
+        self.c1_size.scope(self.group1, view, 0, (1, 5))
+    }
+    fn on_seal(&mut self, seg: SegmentId, view: &SegmentView) {
+        self.c1_size.on_seal(view.stream(seg) == 0);
+    }
+    fn on_victim(&mut self, seg: SegmentId, view: &SegmentView) {
+        self.c1_size.on_victim(view.stream(seg) == 0);
     }
     fn on_trim(&mut self, lpn: Lpn) {
         self.last[lpn as usize] = 0;
@@ -215,6 +237,7 @@ impl Placement for SepBit {
             "reclaimed_class1_segments": self.reclaimed_c1,
             "writes_per_class": self.per_class,
             "age_multiples": [self.mult.0, self.mult.1],
+            "group1": self.c1_size.report(self.group1),
         }))
     }
 }

@@ -54,6 +54,9 @@ TRACES = {
 # for MiDAS as its authors' simulator runs it (`midas-sim`: MCAM's last group modelled as model.cpp
 # does, `gn_model=greedy`, with the simulator's cost-benefit victims there, as its README runs it).
 RECORDED_SCHEMES = ("pageftl", "mida", "sepbit", "midas", "midas-sim")
+# Fig. 3(b): MiDA's and SepBIT's Group 1 held at these sizes (segments of the recording's 2208,
+# the paper's count), around the paper's "about 20 segments".
+GROUP1_SIZES = (5, 10, 20, 40, 80)
 RECORD_VARMAIL = (
     "record Varmail on the simulated SSD with `sudo bash scripts/record-varmail.sh` (root, /dev/fuse and loop "
     "devices; about 3 minutes; packages by scripts/install-app-tools.sh), or point `--app-traces DIR` at a recording"
@@ -341,7 +344,8 @@ class Midas(Paper):
         )
 
     def ycsb_cases(self, s: dict) -> list:
-        """Fig. 11's YCSB-A and YCSB-F on MySQL from scripts/record-sysbench-mysql.sh --mode ycsb."""
+        """Fig. 11's YCSB-A and YCSB-F on MySQL from scripts/record-sysbench-mysql.sh --mode ycsb, and
+        Fig. 3(b)'s MiDA and SepBIT with Group 1 held at each of GROUP1_SIZES segments on YCSB-A."""
         out = []
         for w in ("a", "f"):
             out += self.recorded_cases(
@@ -353,6 +357,24 @@ class Midas(Paper):
                 f"YCSB-{w.upper()} (scripts/sysbench/ycsb.lua) on MariaDB over ext4, recorded through flashgc serve, "
                 "replayed at its addresses after a full fill",
             )
+        free = {c.key.split("/")[1]: c for c in out if c.key.startswith("ycsb-a-mysql/")}
+        for sc in ("mida", "sepbit"):
+            base = free[sc]
+            i = base.argv.index("--placement")
+            for n in GROUP1_SIZES:
+                argv = [*base.argv[:i], "--placement", f"{sc}:group1={n}", *base.argv[i + 2 :]]
+                out.append(
+                    Case(
+                        f"ycsb-a-mysql/{sc}-g1-{n}",
+                        "Fig. 3(b)",
+                        "run",
+                        argv,
+                        {"scheme": sc, "workload": "ycsb-a-mysql", "group1": n},
+                        list(base.needs),
+                        f"{base.note}; Group 1 held at {n} segments",
+                        inputs=base.inputs,
+                    )
+                )
         return out
 
     def varmail_notes(self) -> list:
