@@ -295,7 +295,7 @@ fn results_and_tables_say_which_variant_ran() {
     let r = json("mida:hot=filter/cost-benefit");
     assert_eq!(
         r["placement_spec"],
-        "mida:groups=8,hot=filter,hot_threshold=1,hot_hits=3,thr_window=16"
+        "mida:groups=8,hot=filter,hot_threshold=1,hot_hits=3,thr_window=16,group1=0"
     );
     assert_eq!(
         r["victim_spec"],

@@ -134,6 +134,11 @@ pub struct TraceStats {
     /// the JSON when 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub fua_writes: u64,
+    /// Write records that continue the write before them (`.fgt` version 3: a write recorded
+    /// one page per record), counted in that write's request and size. Left out of the JSON
+    /// when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub continuations: u64,
     /// Why no request is counted, when none is (what the file held, and the hint for
     /// blkparse events or an absent `--volume`); `None` otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -257,6 +262,7 @@ pub fn stats_input(
         warnings: Vec::new(),
         flushes: 0,
         fua_writes: 0,
+        continuations: 0,
         empty: None,
     };
     let mut hist = vec![(0u64, 0u64); SIZE_BOUNDS.len() + 1];
@@ -295,6 +301,7 @@ pub fn stats_input(
         t_last = t_last.max(rel);
         vols.insert(rec.volume);
         s.requests += !cont as u64;
+        s.continuations += cont as u64;
         let end = r.end_byte(src.file())?;
         s.min_offset = Some(s.min_offset.map_or(rec.offset, |m| m.min(rec.offset)));
         s.max_end = Some(s.max_end.map_or(end, |m| m.max(end)));
@@ -492,6 +499,13 @@ impl TraceStats {
             o.push_str(&format!(
                 "flushes    {} (not requests); FUA writes {}\n",
                 self.flushes, self.fua_writes
+            ));
+        }
+        if self.continuations > 0 {
+            o.push_str(&format!(
+                "recorded   {} more write records continue the write before them (one per page, \
+                 .fgt version 3): counted in that write\n",
+                self.continuations
             ));
         }
         o.push_str(&format!(

@@ -105,7 +105,7 @@ fn a_recorded_write_replays_as_one_request_or_page_by_page() {
     );
     let s = flashgc_trace::stats(&p, &TraceOptions::default(), 4096).unwrap();
     assert_eq!((s.requests, s.reads, s.writes), (3, 1, 2));
-    assert_eq!(s.write_bytes, 4 * 4096);
+    assert_eq!((s.write_bytes, s.continuations), (4 * 4096, 2));
     let d = s.duplicates.as_ref().expect("fingerprints");
     assert_eq!(d.written_pages_with_hash, 4);
     // One write of 12 KiB and one of 4 KiB; the read of 8 KiB.
