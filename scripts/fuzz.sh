@@ -33,7 +33,8 @@ for f in crates/flashgc-core/presets/*.toml; do cp "$f" "fuzz/corpus/config/$(ba
 i=0
 for s in 'uniform\nsingle\ngreedy' 'zipf:0.99\nsup-gc\nd-choices:d=8' \
   'hotcold:80/20\ndac\ncost-benefit:formula=sqrt' 'seq\nsingle\nfifo' \
-  'zipf:1.2\nsingle\nwindowed-greedy:w=16' 'uniform\nsingle\nrandom'; do
+  'zipf:1.2\nsingle\nwindowed-greedy:w=16' 'uniform\nsingle\nrandom' \
+  'zipf:0.9\nsepbit:group1=4\ncost-benefit' 'uniform\nmida:group1=3\ngreedy'; do
   printf "!$s" > "fuzz/corpus/config/spec$i"; i=$((i+1))
 done
 i=0
