@@ -207,6 +207,14 @@ fn address_runs(pages: &PageRuns<PageState>) -> PageRuns<u8> {
     a
 }
 
+/// The size-histogram bucket of a request of `len` bytes (the last: larger than every bound).
+fn size_bucket(len: u64) -> usize {
+    SIZE_BOUNDS
+        .iter()
+        .position(|&u| len <= u)
+        .unwrap_or(SIZE_BOUNDS.len())
+}
+
 /// Computes the statistics of `path` with pages of `page_bytes` (4096 in the README).
 pub fn stats(path: &Path, opts: &TraceOptions, page_bytes: u32) -> Result<TraceStats, TraceError> {
     stats_input(&TraceInput::from(path), opts, page_bytes)
@@ -305,10 +313,7 @@ pub fn stats_input(
         let end = r.end_byte(src.file())?;
         s.min_offset = Some(s.min_offset.map_or(rec.offset, |m| m.min(rec.offset)));
         s.max_end = Some(s.max_end.map_or(end, |m| m.max(end)));
-        let b = SIZE_BOUNDS
-            .iter()
-            .position(|&u| rec.len <= u)
-            .unwrap_or(SIZE_BOUNDS.len());
+        let b = size_bucket(rec.len);
         let opk = match rec.op {
             Op::Read => 0u8,
             Op::Write => 1,
@@ -330,10 +335,7 @@ pub fn stats_input(
                     (true, Some((ob, olen))) => {
                         hist[*ob].1 -= 1;
                         *olen += rec.len;
-                        *ob = SIZE_BOUNDS
-                            .iter()
-                            .position(|&u| *olen <= u)
-                            .unwrap_or(SIZE_BOUNDS.len());
+                        *ob = size_bucket(*olen);
                         hist[*ob].1 += 1;
                     }
                     _ => {

@@ -321,9 +321,20 @@ def _noc_series(ctx: Ctx, profile: str, plt):
     )
 
 
+def _waf_figure(fig, ax, xlabel: str, fid: str, title: str, caption: str):
+    """A one-panel figure of steady-state WAF against `xlabel`, finished (legend, grid)."""
+    from ..report import Figure
+
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("steady-state WAF")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return Figure(fid, title, caption, fig)
+
+
 def _group1_sizes(ctx: Ctx, plt):
     """Fig. 3(b): WAF against the size Group 1 is held at, each scheme's free run at its mean size."""
-    from ..report import Figure
     from .papers.midas import GROUP1_SIZES
 
     fig, ax = plt.subplots(figsize=(6.5, 3.6))
@@ -337,7 +348,8 @@ def _group1_sizes(ctx: Ctx, plt):
         ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color=c, label=f"{sc}: Group 1 held")
         key = f"ycsb-a-mysql/{sc}"
         w = _metric(ctx, key, "waf")
-        g = (((ctx.raw(key) or {}) if key in ctx.cases else {}).get("placement_report") or {}).get("group1") or {}
+        raw = ctx.raw(key) if key in ctx.cases else None
+        g = ((raw or {}).get("placement_report") or {}).get("group1") or {}
         if w is not None and isinstance(g.get("mean_segments"), (int, float)):
             ax.plot([g["mean_segments"]], [w], "o", color="#d62728", ms=9, mfc="none", mew=2)
             ax.annotate(f"{sc} free", (g["mean_segments"], w), fontsize=7, xytext=(4, 4), textcoords="offset points")
@@ -346,17 +358,14 @@ def _group1_sizes(ctx: Ctx, plt):
         plt.close(fig)
         return None
     ax.set_xscale("log")
-    ax.set_xlabel("Group 1 size (segments)")
-    ax.set_ylabel("steady-state WAF")
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return Figure(
+    return _waf_figure(
+        fig,
+        ax,
+        "Group 1 size (segments)",
         "midas-fig3b",
         "Fig. 3(b): WAF against the size of Group 1 (YCSB-A on MySQL, recorded)",
         "MiDA's G1 and SepBIT's class 1 held at a number of segments (`group1`); red circles: each scheme "
         "free, at the mean size its Group 1 had (the paper's red dots).",
-        fig,
     )
 
 
@@ -401,7 +410,6 @@ def _midas_groups(ctx: Ctx, key: str, plt):
 
 def _waf_vs_op(ctx: Ctx, plt):
     from .. import model_waf
-    from ..report import Figure
 
     ops = sorted({c.labels["op"] for k, c in ctx.cases.items() if k.startswith("uniform-op")})
     if not ops:
@@ -428,18 +436,15 @@ def _waf_vs_op(ctx: Ctx, plt):
     if not drawn:
         plt.close(fig)
         return None
-    ax.set_xlabel("over-provisioning op")
-    ax.set_ylabel("steady-state WAF")
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    return Figure(
+    return _waf_figure(
+        fig,
+        ax,
+        "over-provisioning op",
         "midas-waf-vs-op",
         "WAF against over-provisioning with the analytic model (uniform random writes)",
         "Cross-check of the simulator under the papers' comparisons: one stream, greedy (32-page segments) "
         "and FIFO victims; lines: Desnoyers' Eq. 12 and Eq. 4 at alpha = 1 + op; crosses: the same models at "
         "the effective alpha the run measured (reserved free segments and open frontiers are not spare).",
-        fig,
     )
 
 
