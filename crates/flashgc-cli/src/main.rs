@@ -262,8 +262,9 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    // Said once per trace read from a pipe, a device or `-` (docs/traces.md).
-    flashgc_core::trace_file::set_notice(|m| eprintln!("flashgc: {m}"));
+    // Said once per trace read from a pipe, a device or `-` (docs/traces.md), and when a
+    // named pipe given as an input has nothing written to it yet.
+    flashgc_core::notice::set(|m| eprintln!("flashgc: {m}"));
     let r = match cli.cmd {
         Cmd::Run(a) => cmd_run::cmd_run(a),
         Cmd::Resume { checkpoint, output } => cmd_run::cmd_resume(&checkpoint, output),

@@ -27,6 +27,8 @@
 //! * [`validate`]: every check a run makes before it starts, without running it.
 //! * [`trace_file`]: opening trace files by path; a pipe or `-` is read once into a
 //!   temporary file that every later open reads.
+//! * [`named_pipe`]: an input path that is a FIFO, waited on with a notice instead of
+//!   silently; [`notice`]: where such notices go.
 //!
 //! No I/O happens in this crate's hot path; trace files are read by `flashgc-trace`.
 
@@ -44,6 +46,8 @@ pub mod gc_action;
 pub(crate) mod mem;
 pub mod metrics;
 pub mod model;
+pub mod named_pipe;
+pub mod notice;
 pub mod ops;
 pub mod placement;
 pub mod scheme;

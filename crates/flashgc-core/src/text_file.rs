@@ -19,7 +19,7 @@ pub const MAX_TEXT_BYTES: u64 = 16 << 20;
 /// path (callers prefix it, with the kind of file): a read error, a file larger than
 /// [`MAX_TEXT_BYTES`], or `line L, column C: ...` for the first byte that is not text.
 pub fn read(path: &str) -> io::Result<String> {
-    let f = std::fs::File::open(path)?;
+    let f = crate::named_pipe::open(std::path::Path::new(path))?;
     let mut bytes = Vec::new();
     f.take(MAX_TEXT_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_TEXT_BYTES {

@@ -21,7 +21,7 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// The path that means standard input.
 pub const STDIN: &str = "-";
@@ -46,15 +46,6 @@ struct Spool {
 
 /// Every input read once so far in this process.
 static SPOOLS: Mutex<Vec<Arc<Spool>>> = Mutex::new(Vec::new());
-
-/// Told of each input as it is read once (the command line prints it).
-static NOTICE: OnceLock<fn(&str)> = OnceLock::new();
-
-/// Sets the function told, with a one-line message, of each input read once into a
-/// temporary file (by default nobody is told). Only the first call counts.
-pub fn set_notice(f: fn(&str)) {
-    let _ = NOTICE.set(f);
-}
 
 /// Whether `path` is read once into a temporary file before use: `-` (standard input), or
 /// an existing path that is neither a regular file nor a directory (a FIFO, `/dev/fd/N`
@@ -162,7 +153,7 @@ fn copy(given: &Path, source: &Path) -> io::Result<Spool> {
         }
         Box::new(stdin.lock())
     } else {
-        let f = File::open(source)?;
+        let f = crate::named_pipe::open(source)?;
         if f.is_terminal() {
             return Err(terminal("it"));
         }
@@ -195,22 +186,20 @@ fn copy(given: &Path, source: &Path) -> io::Result<Spool> {
         reopen,
         bytes,
     };
-    if let Some(f) = NOTICE.get() {
-        let what = match (given.as_os_str() == STDIN, source == given) {
-            (true, _) => "standard input: read once",
-            (false, true) => "not a regular file: read once",
-            (false, false) => "read from standard input once",
-        };
-        f(&format!(
-            "{}{what} into a temporary file in {} ({})",
-            match given.as_os_str() == STDIN {
-                true => String::new(),
-                false => format!("{}: ", given.display()),
-            },
-            dir.display(),
-            human_bytes(bytes)
-        ));
-    }
+    let what = match (given.as_os_str() == STDIN, source == given) {
+        (true, _) => "standard input: read once",
+        (false, true) => "not a regular file: read once",
+        (false, false) => "read from standard input once",
+    };
+    crate::notice::tell(&format!(
+        "{}{what} into a temporary file in {} ({})",
+        match given.as_os_str() == STDIN {
+            true => String::new(),
+            false => format!("{}: ", given.display()),
+        },
+        dir.display(),
+        human_bytes(bytes)
+    ));
     Ok(s)
 }
 
