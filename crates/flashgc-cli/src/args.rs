@@ -312,6 +312,9 @@ pub(crate) fn default_memory_limit(c: &mut Config) {
 /// none does).
 pub(crate) fn build_config_as_given(a: &CommonArgs) -> Result<Config, Fail> {
     let text = match &a.config {
+        Some(path) if path.trim().is_empty() => {
+            return Err(Fail(2, "--config: an empty path; give a file name".into()))
+        }
         Some(path) => Some(
             flashgc_core::text_file::read(path)
                 .map_err(|e| Fail(2, format!("{path}: cannot read config: {e}")))?,

@@ -37,6 +37,12 @@ pub fn load(path: &str, flags: &TimingFlags, cfg: &Config) -> Result<(JobPlan, V
     }
     let l = cfg.layout()?;
     // Checked now (regions, sizes), so that a bad job fails before any run, at its line.
+    if path.trim().is_empty() {
+        return Err(Fail(
+            2,
+            "the job file: an empty path; give a file name".into(),
+        ));
+    }
     let jf = JobFile::read(path)?;
     let plan = jf.plan(l.logical_pages, l.lpn_size, cfg.run.seed)?;
     let mut notes = jf.notes();

@@ -150,6 +150,18 @@ fn run(a: &MidasModelArgs) -> Result<(), (i32, String)> {
             a.hot_hits
         )));
     }
+    // The ranges of the `midas:` placement's `sample` and `unit` (params.rs): 0 was taken
+    // as 1 or printed "1 LPN in 0".
+    if !(1..=1 << 20).contains(&a.sample) {
+        return Err(bad(format!(
+            "--sample {}: allowed range 1..={}",
+            a.sample,
+            1 << 20
+        )));
+    }
+    if let Some(u) = a.unit.filter(|u| !(1..=1 << 40).contains(u)) {
+        return Err(bad(format!("--unit {u}: allowed range 1..={}", 1u64 << 40)));
+    }
     if a.max_groups == 0 || a.max_groups > 256 {
         return Err(bad(format!(
             "--max-groups {}: allowed range 1..=256",

@@ -86,7 +86,8 @@ pub(crate) fn cmd_model(a: ModelArgs) -> Result<(), Fail> {
     } else {
         println!(
             "Analytic WAF, uniform random writes (Desnoyers, SYSTOR 2012); op = {} ((physical - logical) / logical), alpha = {:.4}",
-            t.op, t.alpha
+            flashgc_core::error::compact_numbers(&t.op.to_string()),
+            t.alpha
         );
         for (name, v) in &t.rows {
             println!("  {name:58} {v:>8.4}");

@@ -27,6 +27,12 @@ pub(crate) fn apply(m: &MqsimFlags, cfg: &mut Config) -> Result<(), Fail> {
     let Some(path) = &m.mqsim_workload else {
         return Ok(());
     };
+    if path.trim().is_empty() {
+        return Err(Fail(
+            2,
+            "--mqsim-workload: an empty path; give a file name".into(),
+        ));
+    }
     if !cfg.flow.is_empty() {
         return Err(Fail(
             2,

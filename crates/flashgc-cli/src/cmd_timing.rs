@@ -226,11 +226,41 @@ impl TimingFlags {
 
     /// Whether any flag besides `--timing` is set (they need `--timing`).
     pub fn any_timing_flag(&self) -> bool {
-        let f = TimingFlags {
-            timing: false,
-            ..self.clone()
+        !self.timing_flags_given().is_empty()
+    }
+
+    /// The timing flags given, as `--name` (`--timing` itself left out), in the order of
+    /// the struct. Read from the derived pretty `Debug` form, whose fields each start a
+    /// line at one level of indentation (`    name: None,` when not given), so a flag added
+    /// to the struct is covered without a list to keep in step; every field's flag is its
+    /// name in kebab case (`#[arg(long)]`).
+    pub fn timing_flags_given(&self) -> Vec<String> {
+        format!("{self:#?}")
+            .lines()
+            .filter_map(|l| {
+                let field = l.strip_prefix("    ")?;
+                let (name, rest) = field.split_once(':')?;
+                let given = !name.starts_with(' ') && name != "timing" && rest != " None,";
+                given.then(|| format!("--{}", name.replace('_', "-")))
+            })
+            .collect()
+    }
+
+    /// The error for timing flags given without `--timing`, naming them.
+    fn without_timing(&self) -> Error {
+        let given = self.timing_flags_given();
+        let (noun, verb) = match given.len() {
+            1 => ("flag", "was"),
+            _ => ("flags", "were"),
         };
-        format!("{f:?}") != format!("{:?}", TimingFlags::default())
+        Error::config(
+            "--timing",
+            format!(
+                "the timing {noun} {} {verb} given without --timing (a WAF-only run would \
+                 ignore them): add --timing, or leave them out",
+                given.join(", ")
+            ),
+        )
     }
 
     /// The fio job the flags describe (`--rwmixwrite` alone implies randrw).
@@ -458,10 +488,7 @@ pub fn timing_params(
             return Err(Error::config("--timing", "fio flags (--rw, --rwmixwrite, --bs, --paper) need --timing (or use `flashgc fio`)"));
         }
         if flags.any_timing_flag() {
-            return Err(Error::config(
-                "--timing",
-                "timing flags were given without --timing (WAF-only runs ignore them)",
-            ));
+            return Err(flags.without_timing());
         }
         return Ok(None);
     }
@@ -541,10 +568,7 @@ pub fn run(
             return Err(Error::config("--timing", "fio flags (--rw, --rwmixwrite, --bs, --paper) need --timing (or use `flashgc fio`)"));
         }
         if flags.any_timing_flag() {
-            return Err(Error::config(
-                "--timing",
-                "timing flags were given without --timing (WAF-only runs ignore them)",
-            ));
+            return Err(flags.without_timing());
         }
     }
     size_needs_fio(flags)?;

@@ -514,9 +514,17 @@ fn run_inner(cmd: TraceCmd) -> Result<(), TraceError> {
             // Temporary files of a killed conversion (`kill -9`) go now; Ctrl-C and
             // SIGTERM stop this one with nothing written (the atomic writer removes its
             // temporary file).
-            if let Ok(target) = crate::outfile::resolve(Path::new(&output)) {
-                crate::outfile::remove_stale_temps(&target);
+            // A bad output path fails now, not after the whole conversion.
+            let bad_output = |message: String| TraceError::Option {
+                option: "-o",
+                message,
+            };
+            if output.trim().is_empty() {
+                return Err(bad_output("an empty path; give a file name".into()));
             }
+            let target = crate::outfile::resolve(Path::new(&output))
+                .map_err(|m| bad_output(format!("{output}: {m}")))?;
+            crate::outfile::remove_stale_temps(&target);
             let stop = crate::interrupt::handlers()
                 .map(|i| std::sync::Arc::clone(&i.stop))
                 .unwrap_or_default();

@@ -179,7 +179,8 @@ const MAX_ERROR_BYTES: usize = 4096;
 
 /// Prints `flashgc: error: MSG` on stderr, the middle of an overlong message elided.
 pub(crate) fn print_error(msg: &str) {
-    eprintln!("flashgc: error: {}", elide(msg, MAX_ERROR_BYTES));
+    let msg = flashgc_core::error::compact_numbers(msg);
+    eprintln!("flashgc: error: {}", elide(&msg, MAX_ERROR_BYTES));
 }
 
 /// `msg` itself, or its start and end around `[... N bytes elided ...]` when it is longer

@@ -1,13 +1,13 @@
 //! Opening an input path that may be a named pipe (FIFO), without waiting silently.
 //!
 //! Opening a FIFO for reading blocks until a writer opens it, so `--config f` for a FIFO
-//! nobody writes to used to wait with no word said, and a Ctrl-C that arrived once the
-//! command line's handlers were installed did not end the wait (the open is restarted).
-//! Here a FIFO is opened without blocking and then waited on with `poll`: when nothing has
-//! come after [`QUIET_WAIT`], a notice ([`crate::notice`]) says what the program is
-//! waiting for, and a signal that interrupts the wait ends it with an error instead of
-//! waiting on. Once input is there the file is switched back to blocking reads, so callers
-//! read it as any file. Every other path is opened as it is.
+//! nobody writes to used to wait with no word said. Here a FIFO is opened without
+//! blocking and then waited on with `poll`: when nothing has come after [`QUIET_WAIT`], a
+//! notice ([`crate::notice`]) says what the program is waiting for. A signal is left to
+//! the program's handlers, as during a blocking open (the command line's default action
+//! or its startup watcher ends the process with the exit code of an interrupted run), so
+//! an interrupted `poll` is simply resumed. Once input is there the file is switched back
+//! to blocking reads, so callers read it as any file. Every other path is opened as it is.
 
 use std::fs::File;
 use std::io;
@@ -60,12 +60,9 @@ pub fn open_with(path: &Path, quiet: Duration, notice: &dyn Fn(&str)) -> io::Res
             }
             _ => {
                 let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    return Err(io::Error::other(
-                        "stopped by a signal while waiting for a writer on this named pipe",
-                    ));
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
                 }
-                return Err(e);
             }
         }
     }

@@ -84,6 +84,26 @@ pub fn cmt_params(cfg: &Config, layout: &Layout) -> Result<Option<CmtParams>> {
         .map(|m| {
             let (entries_per_page, pages, capacity) =
                 m.shape(layout.logical_pages, layout.lpn_size)?;
+            // The table lives on flash, a mapping unit per translation page, beside the
+            // data: small translation pages make it as large as the data, and the run
+            // would only fail later, with "device full".
+            let per_segment = layout.pages_per_segment as u64;
+            let data = layout.logical_pages.div_ceil(per_segment);
+            let table = (pages as u64).div_ceil(per_segment);
+            let reserve = layout.gc_high as u64 + 2;
+            if data + table + reserve > layout.segments as u64 {
+                return Err(Error::config(
+                    "ftl.mapping_cache.translation_page_bytes",
+                    format!(
+                        "the table's {pages} translation pages ({entries_per_page} entries \
+                         each) fill {table} segments of flash; with {data} segments of data \
+                         and GC's reserve of {reserve} they do not fit the device's {} \
+                         segments: use larger translation pages (default: device.lpn_size) \
+                         or raise op",
+                        layout.segments
+                    ),
+                ));
+            }
             Ok(CmtParams {
                 capacity,
                 entries_per_page,

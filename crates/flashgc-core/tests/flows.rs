@@ -438,7 +438,7 @@ fn bad_flow_sections_name_the_field() {
         ("[[flow]]\niodepth = 0\n", "iodepth"),
         (
             "[[flow]]\nname = \"a\"\n[[flow]]\nname = \"a\"\n",
-            "flow.name",
+            "flow[1].name",
         ),
         // A hot/cold split of a one-request region panicked.
         (

@@ -53,6 +53,8 @@ fn run_timed(c: &Config) -> flashgc_core::RunResult {
 fn hand_worked_hits_misses_reads_and_writes() {
     // 4 entries of 4 B per 16-byte translation page; 2 pages cached (32 bytes).
     let mut c = small(None);
+    // A quarter of the data again in translation pages, which must fit on flash too.
+    c.ftl.op = Some(0.45);
     c.ftl.mapping_cache = Some(MappingCacheConfig {
         bytes: 32,
         entry_bytes: 4,

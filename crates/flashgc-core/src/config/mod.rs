@@ -490,6 +490,9 @@ impl Config {
                 "a segment may hold at most 16 Mi mapping units",
             ));
         }
+        // Whether `ftl.logical_gib` asked for less than the smallest device the geometry
+        // allows (one step of blocks per plane): then a lack of spare segments is its doing.
+        let mut smallest = false;
         let blocks_per_plane = match self.ftl.logical_gib {
             Some(g) => {
                 if !(g.is_finite() && g > 0.0 && g <= 16384.0) {
@@ -510,6 +513,7 @@ impl Config {
                 let k = d.segment_blocks as u64;
                 let step = k / gcd(planes, k);
                 let per_plane = blocks_total.div_ceil(planes).max(1);
+                smallest = per_plane <= step;
                 per_plane.div_ceil(step) * step
             }
             None => {
@@ -570,6 +574,18 @@ impl Config {
         }
         let used_segments = logical_pages.div_ceil(pages_per_segment);
         let spare = segments.saturating_sub(used_segments);
+        if spare < gc_high + 2 && smallest {
+            return Err(Error::config(
+                "ftl.logical_gib",
+                format!(
+                    "{} GiB is less than the smallest device this geometry builds: {segments} \
+                     segments of which {spare} are spare at op {op}, where GC needs at least \
+                     gc_high + 2 = {} (raise logical_gib or op, or use smaller segments)",
+                    self.ftl.logical_gib.unwrap_or_default(),
+                    gc_high + 2
+                ),
+            ));
+        }
         if spare < gc_high + 2 {
             return Err(Error::config(
                 "ftl.op",

@@ -539,7 +539,19 @@ impl TimingOptions {
                         format!("{m}: must be a finite number >= 0"),
                     ));
                 }
-                p.cache_pages = (m * (1u64 << 20) as f64 / l.lpn_size as f64).round() as u64;
+                let pages = (m * (1u64 << 20) as f64 / l.lpn_size as f64).round();
+                // Checked here, in MiB: the page count of a huge value saturates and the
+                // later check would show u64::MAX pages.
+                if pages > l.logical_pages as f64 {
+                    return Err(Error::config(
+                        name("cache_mib"),
+                        format!(
+                            "{m} MiB is more than the logical capacity, {:.1} MiB",
+                            (l.logical_pages * l.lpn_size as u64) as f64 / (1u64 << 20) as f64
+                        ),
+                    ));
+                }
+                p.cache_pages = pages as u64;
             }
             (None, None) => {}
         }

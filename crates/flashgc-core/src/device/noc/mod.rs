@@ -198,10 +198,17 @@ impl NocParams {
         // Times are whole ns (u64): a page crossing or an ECC step beyond a second would,
         // far enough beyond, saturate the clock and give silently wrong latencies.
         let max_ns = crate::config::MAX_OP_US * 1e3;
-        let moves = self.page_bits as f64 / self.transfer_unit_bits as f64 + self.avg_slices - 1.0;
+        let units = self.page_bits as f64 / self.transfer_unit_bits as f64;
+        let moves = units + self.avg_slices - 1.0;
         if moves * self.hop_ns > max_ns {
+            // Name the factor that makes the product large: the slices when they outweigh
+            // the page's own transfer units.
+            let field = match self.avg_slices - 1.0 > units {
+                true => "noc.avg_slices",
+                false => "noc.hop_ns",
+            };
             return Err(Error::config(
-                "noc.hop_ns",
+                field,
                 format!(
                     "a page crossing takes (page_bits / transfer_unit_bits + avg_slices - 1) x \
                      hop_ns = {moves} x {} ns; it must be at most {max_ns} ns (1 s)",

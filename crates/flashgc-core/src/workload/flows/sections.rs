@@ -166,6 +166,8 @@ pub fn from_config(cfg: &crate::Config, layout: &crate::config::Layout) -> Resul
         return Ok(None);
     }
     let mut specs = Vec::new();
+    // The section each flow comes from (one section gives `numjobs` flows).
+    let mut section = Vec::new();
     for (i, f) in cfg.flow.iter().enumerate() {
         let v = f.specs(i, cfg.run.seed, layout.logical_bytes())?;
         // The mix's sizes against the LPN size, named as the section's field.
@@ -177,14 +179,21 @@ pub fn from_config(cfg: &crate::Config, layout: &crate::config::Layout) -> Resul
                 e => e,
             })?;
         }
+        section.extend(std::iter::repeat_n(i, v.len()));
         specs.extend(v);
     }
-    let mut seen = std::collections::BTreeSet::new();
-    for s in &specs {
-        if !seen.insert(s.name.clone()) {
+    // Named by the later section's field, so that the message points at its line.
+    let mut seen = std::collections::BTreeMap::new();
+    for (s, &i) in specs.iter().zip(&section) {
+        if let Some(first) = seen.insert(s.name.clone(), i) {
             return Err(Error::config(
-                "flow.name",
-                format!("`{}` names two flows", s.name),
+                format!("flow[{i}].name"),
+                format!(
+                    "`{}` names two flows (sections {} and {} of [[flow]], counted from 1)",
+                    s.name,
+                    first + 1,
+                    i + 1
+                ),
             ));
         }
     }

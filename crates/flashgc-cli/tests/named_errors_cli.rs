@@ -1,0 +1,126 @@
+//! Errors that must name their real cause (exit 2): the flag, the field, the line of the
+//! file, with numbers as a reader writes them. Each case was a message that blamed another
+//! field, named no flag or file, printed hundreds of digits, or only failed mid-run with
+//! "device full" (found by an adversarial sweep of the command line, 2026-11-28).
+
+mod common;
+
+use common::{flashgc, stderr};
+
+/// Runs `args`, expects exit code 2, and returns standard error.
+fn refused(args: &[&str]) -> String {
+    let o = flashgc(args);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+    assert!(!e.contains("panicked"), "{args:?}: {e}");
+    e
+}
+
+#[test]
+fn timing_flags_without_timing_are_named() {
+    let e = refused(&["run", "--requests", "5", "--scheduler", "read-first"]);
+    assert!(
+        e.contains("the timing flags --requests, --scheduler were given without --timing"),
+        "{e}"
+    );
+    let e = refused(&["run", "--cache-mib", "1"]);
+    assert!(e.contains("the timing flag --cache-mib was given"), "{e}");
+}
+
+#[test]
+fn empty_paths_name_their_flag_before_any_work() {
+    for (args, flag) in [
+        (&["run", "--config", ""][..], "--config: an empty path"),
+        (
+            &["trace", "convert", "x.csv", "-o", ""][..],
+            "-o: an empty path",
+        ),
+        (
+            &["run", "--timing", "--mqsim-workload", ""][..],
+            "--mqsim-workload: an empty path",
+        ),
+    ] {
+        let e = refused(args);
+        assert!(e.contains(flag), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn a_flow_name_given_twice_names_the_second_section_and_its_line() {
+    let d = common::temp_dir("named-errors", "flows");
+    let f = d.join("two.toml");
+    std::fs::write(&f, "[[flow]]\nname = \"a\"\n\n[[flow]]\nname = \"a\"\n").unwrap();
+    let e = refused(&["run", "--timing", "--config", f.to_str().unwrap()]);
+    assert!(e.contains("two.toml: line 5"), "{e}");
+    assert!(e.contains("`flow[1].name`"), "{e}");
+    assert!(e.contains("sections 1 and 2"), "{e}");
+}
+
+#[test]
+fn extreme_values_blame_their_own_field_in_readable_numbers() {
+    // Below the smallest device: the size, not the over-provisioning.
+    let e = refused(&["run", "--logical-gib", "1e-300"]);
+    assert!(
+        e.contains("`ftl.logical_gib`: 1e-300 GiB is less than"),
+        "{e}"
+    );
+    // Tiny over-provisioning on a real size is still op's doing.
+    let e = refused(&["run", "--op-of-physical", "1e-300"]);
+    assert!(e.contains("`ftl.op`"), "{e}");
+    // The NoC's page crossing: the slices, not the hop time.
+    let e = refused(&["noc", "--avg-slices", "1e30"]);
+    assert!(e.contains("`noc.avg_slices`"), "{e}");
+    assert!(e.contains("1e30 x"), "{e}");
+    let e = refused(&["run", "--timing", "--rate", "1e-300"]);
+    assert!(e.contains("1e-300: must be"), "{e}");
+    assert!(!e.contains("0000000000"), "{e}");
+    // A cache beyond the device, in the unit given (it printed u64::MAX pages).
+    let e = refused(&["run", "--timing", "--cache-mib", "1e30"]);
+    assert!(
+        e.contains("1e30 MiB is more than the logical capacity"),
+        "{e}"
+    );
+}
+
+#[test]
+fn translation_pages_too_small_for_the_device_are_refused_before_the_run() {
+    // The table's pages live on flash: at 2 entries a page it is half the data, which the
+    // device's spare cannot hold. The run used to fail midway with "device full" (exit 1).
+    let base = [
+        "run",
+        "--logical-gib",
+        "0.0625",
+        "--write-volume",
+        "1",
+        "--pages-per-block",
+        "64",
+        "--op",
+        "0.25",
+        "--mapping-cache",
+        "4k",
+        "--translation-page-bytes",
+    ];
+    let e = refused(&[&base[..], &["8"]].concat());
+    assert!(
+        e.contains(
+            "`ftl.mapping_cache.translation_page_bytes`: the table's 8192 translation pages"
+        ),
+        "{e}"
+    );
+    // 16 entries a page fit, and run.
+    let o = flashgc(&[&base[..], &["64"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn model_midas_takes_the_placements_sample_and_unit_ranges() {
+    for (flag, value) in [
+        ("--sample", "0"),
+        ("--sample", "2000000"),
+        ("--unit", "0"),
+        ("--unit", "18446744073709551615"),
+    ] {
+        let e = refused(&["model", "midas", flag, value]);
+        assert!(e.contains(&format!("{flag} {value}: allowed range")), "{e}");
+    }
+}
