@@ -417,6 +417,16 @@ fn block_size_mix_errors_name_file_line_and_option() {
             "b.fio:2: option `bssplit`",
             "not a whole number",
         ),
+        (
+            "[a]\nbssplit=4k/200\n",
+            "b.fio:2: option `bssplit`",
+            "`4k/200`: the percentage 200 is over 100",
+        ),
+        (
+            "[a]\nbssplit=4k/50:8k/200\n",
+            "b.fio:2: option `bssplit`",
+            "`8k/200`: the percentage 200 is over 100",
+        ),
         ("[a]\nbssplit=\n", "b.fio:2: option `bssplit`", "no size"),
         ("[a]\nbs=0,4k\n", "b.fio:2: option `bs`", "positive"),
         (
