@@ -481,6 +481,31 @@ fn block_size_mix_errors_name_file_line_and_option() {
 }
 
 #[test]
+fn a_trim_patterns_mix_is_blamed_on_the_option_and_line_that_made_it() {
+    // It named `bs` at the section header, whichever option set the sizes.
+    let plan = |t: &str| {
+        parse("t.fio", t)
+            .unwrap()
+            .plan(16384, 4096, 1)
+            .unwrap_err()
+            .to_string()
+    };
+    let head = "[global]\nioengine=libaio\nsize=8m\n\n[job]\nrw=trimwrite\n";
+    for (set, at) in [
+        ("bssplit=4k/50:8k/50\n", "t.fio:7: option `bssplit`"),
+        ("bsrange=4k-8k\n", "t.fio:7: option `bsrange`"),
+        ("blocksize_range=4k-8k\n", "t.fio:7: option `bsrange`"),
+        ("blocksize=4k,8k\n", "t.fio:7: option `bs`"),
+    ] {
+        let e = plan(&format!("{head}{set}"));
+        assert!(e.contains(at) && e.contains("one block size"), "{set}: {e}");
+    }
+    // Set in [global]: its line there.
+    let e = plan("[global]\nbssplit=4k/50:8k/50\n[job]\nrw=randtrim\nsize=8m\n");
+    assert!(e.contains("t.fio:2: option `bssplit`"), "{e}");
+}
+
+#[test]
 fn uniform_random_jobs_take_fios_random_map_unless_told_otherwise() {
     let dist = |t: &str| parse("n.fio", t).unwrap().jobs[0].dist.clone();
     // fio's default for uniform random offsets is its random map.
