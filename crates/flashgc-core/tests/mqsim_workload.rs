@@ -511,3 +511,61 @@ fn bad_files_name_file_line_and_element() {
         "{e}"
     );
 }
+
+#[test]
+fn resource_ids_beyond_the_device_are_refused_as_mqsim_does() {
+    // They were accepted without a note; MQSim stops on them
+    // (Address_Mapping_Unit_Page_Level.cpp: "Invalid channel ID specified for I/O flow N").
+    let mut cfg = flashgc_core::config::Config::default();
+    cfg.device.channels = 4;
+    cfg.device.chips_per_channel = 2;
+    cfg.device.dies_per_chip = 1;
+    cfg.device.planes_per_die = 2;
+    cfg.device.blocks_per_plane = 64;
+    let dir = tempfile::tempdir().unwrap();
+    let apply = |elem: &'static str, ids: &str| {
+        let path = dir.path().join("w.xml");
+        let f0 = base("0");
+        let f1 = with(base("0,1"), elem, ids);
+        std::fs::write(&path, file(&[flow_of(&f0), flow_of(&f1)])).unwrap();
+        let p = path.to_str().unwrap().to_string();
+        let mut c = cfg.clone();
+        MqsimWorkload::apply(&mut c, &p, None)
+            .map(|_| c.flow.len())
+            .map_err(|e| {
+                // The second flow's elements start at line 4 + 18 (the first flow's 16 and
+                // its two tags), in `base` order.
+                let line = 22 + base("0").iter().position(|e| e.0 == elem).unwrap();
+                (e.to_string(), format!("{p}:{line}: <{elem}>: "))
+            })
+    };
+    for (elem, ids, why) in [
+        (
+            "Channel_IDs",
+            "0,99",
+            "channel ID 99 is out of range: the device has 4 channels (IDs 0..=3, device.channels)",
+        ),
+        (
+            "Chip_IDs",
+            "2",
+            "chip ID 2 is out of range: the device has 2 chips per channel (IDs 0..=1",
+        ),
+        (
+            "Die_IDs",
+            "0,1",
+            "die ID 1 is out of range: the device has 1 die per chip (IDs 0..=0",
+        ),
+        (
+            "Plane_IDs",
+            "5",
+            "plane ID 5 is out of range: the device has 2 planes per die (IDs 0..=1",
+        ),
+    ] {
+        let (e, at) = apply(elem, ids).unwrap_err();
+        assert!(e.starts_with(&at), "{elem}: {e}");
+        assert!(e.contains(why) && e.contains("I/O flow 1"), "{elem}: {e}");
+    }
+    // The device's last IDs are fine.
+    assert_eq!(apply("Plane_IDs", "0,1"), Ok(2));
+    assert_eq!(apply("Channel_IDs", "3"), Ok(2));
+}

@@ -218,12 +218,12 @@ pub(crate) fn open_stream(
             let f = open_file(path).map_err(|e| io_err(&name(), 0, &e))?;
             let src: Box<dyn Read + Send> = match c {
                 Compression::None => Box::new(f),
-                Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
+                Compression::Gzip => Box::new(Decoded::gzip(flate2::read::MultiGzDecoder::new(
                     io::BufReader::with_capacity(1 << 16, f),
-                )),
-                Compression::Zstd => Box::new(
+                ))),
+                Compression::Zstd => Box::new(Decoded::zstd(
                     zstd::stream::read::Decoder::new(f).map_err(|e| io_err(&name(), 0, &e))?,
-                ),
+                )),
             };
             (src, MAX_LINE)
         }
@@ -231,17 +231,59 @@ pub(crate) fn open_stream(
             let cur = io::Cursor::new(SharedBytes(data.clone()));
             match c {
                 Compression::None => (Box::new(cur), data.len().saturating_add(1)),
-                Compression::Gzip => (Box::new(flate2::bufread::MultiGzDecoder::new(cur)), 1 << 16),
+                Compression::Gzip => (
+                    Box::new(Decoded::gzip(flate2::bufread::MultiGzDecoder::new(cur))),
+                    1 << 16,
+                ),
                 Compression::Zstd => (
-                    Box::new(
+                    Box::new(Decoded::zstd(
                         zstd::stream::read::Decoder::with_buffer(cur)
                             .map_err(|e| io_err(&name(), 0, &e))?,
-                    ),
+                    )),
                     1 << 16,
                 ),
             }
         }
     })
+}
+
+/// A decompressor whose stream errors say the file is not a valid stream of its format,
+/// keeping the decoder's detail: zstd's own "Dictionary mismatch" for junk after the magic
+/// does not say that the file is the problem.
+struct Decoded<R> {
+    inner: R,
+    format: &'static str,
+}
+
+impl<R: Read> Decoded<R> {
+    fn gzip(inner: R) -> Self {
+        Decoded {
+            inner,
+            format: "gzip",
+        }
+    }
+
+    fn zstd(inner: R) -> Self {
+        Decoded {
+            inner,
+            format: "zstd",
+        }
+    }
+}
+
+impl<R: Read> Read for Decoded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| match e.kind() {
+            // The file's own read errors (they carry an OS code) and interruptions pass as
+            // they are; a stream that ends early is worded by `io_err` ("truncated file?").
+            _ if e.raw_os_error().is_some() => e,
+            io::ErrorKind::Interrupted | io::ErrorKind::UnexpectedEof => e,
+            _ => io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("not a valid {} stream ({e})", self.format),
+            ),
+        })
+    }
 }
 
 /// Longest accepted line; longer ones mean the file is not a text trace.
@@ -383,5 +425,39 @@ impl LineReader {
             e
         };
         Ok(Some((self.line_no, &self.buf[s..e])))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TraceInput;
+
+    /// The error opening `data` (named `name`) as a trace, format detected.
+    fn open_err(name: &str, data: Vec<u8>) -> String {
+        crate::open_input(&TraceInput::memory(name, data), None, None, false)
+            .err()
+            .expect("refused")
+            .to_string()
+    }
+
+    #[test]
+    fn corrupt_compressed_streams_say_which_format_is_bad() {
+        // zstd's magic then junk said only "bad.zst: Dictionary mismatch".
+        let e = open_err("bad.zst", b"\x28\xb5\x2f\xfdgarbage".to_vec());
+        assert_eq!(e, "bad.zst: not a valid zstd stream (Dictionary mismatch)");
+        // A gzip member whose first deflate block has the reserved type 3.
+        let mut gz = Vec::new();
+        std::io::Write::write_all(
+            &mut flate2::write::GzEncoder::new(&mut gz, flate2::Compression::default()),
+            b"0,hm,0,Write,0,4096,100\n",
+        )
+        .unwrap();
+        gz[10] = 0b111;
+        let e = open_err("bad.gz", gz);
+        assert!(e.starts_with("bad.gz: not a valid gzip stream ("), "{e}");
+        // A truncated stream keeps its own message.
+        let z = zstd::encode_all(&b"0,hm,0,Write,0,4096,100\n".repeat(1000)[..], 3).unwrap();
+        let e = open_err("cut.zst", z[..z.len() / 2].to_vec());
+        assert!(!e.contains("not a valid"), "{e}");
     }
 }

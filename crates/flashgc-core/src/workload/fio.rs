@@ -253,10 +253,11 @@ impl FioJob {
     /// The job's request stream on a device of `logical_pages` pages of `lpn_size` bytes.
     pub fn workload(&self, logical_pages: u64, lpn_size: u32) -> Result<FioWorkload> {
         let mode = self.rw.trim_mode();
-        if mode != TrimMode::None && self.block_sizes.is_some() {
+        if let (true, Some(m)) = (mode != TrimMode::None, &self.block_sizes) {
             // fio sizes trims by the third part (`bs=R,W,T`), which flashgc does not read.
+            // The field is the option that made the mix, so a job file's error names its line.
             return Err(Error::config(
-                "fio.bs",
+                format!("fio.{}", m.option),
                 "a trim pattern takes one block size (no bssplit, bsrange or bs=READS,WRITES)",
             ));
         }

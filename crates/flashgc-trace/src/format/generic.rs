@@ -89,6 +89,8 @@ impl GenericSpec {
                 .filter(|x| !x.is_empty())
                 .collect()
         };
+        // `write=`, `read=`, `trim=` as given (the last of each), for the overlap check.
+        let mut given: [Option<&str>; 3] = [None; 3];
         for kv in body.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = kv
                 .split_once('=')
@@ -112,9 +114,9 @@ impl GenericSpec {
                 }
                 "offset_unit" => g.offset_unit = size_unit(k, v)?,
                 "size_unit" => g.size_unit = size_unit(k, v)?,
-                "write" => g.write = ops(v),
-                "read" => g.read = ops(v),
-                "trim" => g.trim = ops(v),
+                "write" => (g.write, given[0]) = (ops(v), Some(kv)),
+                "read" => (g.read, given[1]) = (ops(v), Some(kv)),
+                "trim" => (g.trim, given[2]) = (ops(v), Some(kv)),
                 "keep" => {
                     let (c, vals) = v.split_once(':').ok_or_else(|| {
                         format!("`keep={v}`: expected COLUMN:VALUE[|VALUE...], e.g. keep=6:D (rows whose column 6 is D)")
@@ -161,6 +163,24 @@ impl GenericSpec {
         }
         if g.write.is_empty() {
             return Err("the column map needs `write=VALUE` (the op value meaning write, e.g. write=W or write=1; several: write=W|WS)".into());
+        }
+        // A value in two lists would be silently read as the first op matched.
+        let lists = [("write", &g.write), ("read", &g.read), ("trim", &g.trim)];
+        for a in 0..3 {
+            for b in a + 1..3 {
+                if let Some(v) = lists[a].1.iter().find(|v| lists[b].1.contains(v)) {
+                    return Err(format!(
+                        "`{}` and `{}` both list the op value `{}` (values match \
+                         case-insensitively): it is mapped to both {} and {}; give each value \
+                         to one operation",
+                        given[a].unwrap_or_default(),
+                        given[b].unwrap_or_default(),
+                        String::from_utf8_lossy(v),
+                        lists[a].0,
+                        lists[b].0
+                    ));
+                }
+            }
         }
         Ok(g)
     }

@@ -602,4 +602,35 @@ mod tests {
             Format::parse("csv:op=0,offset=2,size=3,write=W", BlkEvents::default()).unwrap_err();
         assert!(e.contains("from 1"), "{e}");
     }
+
+    #[test]
+    fn generic_spec_refuses_a_value_mapped_to_two_operations() {
+        // It was accepted, the write list winning.
+        for (spec, want, ops) in [
+            (
+                "csv:op=1,offset=2,size=3,write=W,trim=W",
+                "`write=W` and `trim=W` both list the op value `w`",
+                "mapped to both write and trim",
+            ),
+            (
+                "csv:op=1,offset=2,size=3,write=W|WS,read=r|ws",
+                "`write=W|WS` and `read=r|ws` both list the op value `ws`",
+                "mapped to both write and read",
+            ),
+            (
+                "ssv:op=1,offset=2,size=3,write=1,read=0,trim=D|0",
+                "`read=0` and `trim=D|0` both list the op value `0`",
+                "mapped to both read and trim",
+            ),
+        ] {
+            let e = Format::parse(spec, BlkEvents::default()).unwrap_err();
+            assert!(e.contains(want) && e.contains(ops), "{spec}: {e}");
+        }
+        // Disjoint lists are fine.
+        let f = Format::parse(
+            "csv:op=1,offset=2,size=3,write=W|WS,read=R,trim=D",
+            BlkEvents::default(),
+        );
+        assert!(f.is_ok(), "{f:?}");
+    }
 }

@@ -9,8 +9,8 @@
 //!   without a comma applies to reads and writes; `READS,WRITES` gives each its own list
 //!   (a third, trim part is accepted and ignored: flashgc issues no trims from fio jobs);
 //!   an empty part leaves that direction at its `bs`. Entries are `SIZE[/PERC]`
-//!   separated by `:`; a percentage above 100 counts as 100 (fio's clamp), a missing or
-//!   zero one is blank: the blanks share `(100 - sum) / blanks` (integer division), a
+//!   separated by `:`; a percentage above 100 is refused (fio clamps it to 100), a
+//!   missing or zero one is blank: the blanks share `(100 - sum) / blanks` (integer division), a
 //!   single blank entry alone takes 100. The entries are then sorted by percentage,
 //!   ascending (fio's `bs_cmp` qsort; flashgc's sort is stable, so entries of equal
 //!   percentage keep their written order, which fio's qsort leaves unspecified).
@@ -270,8 +270,14 @@ pub fn split_list(list: &str) -> std::result::Result<Sizes, String> {
                 let x: u64 = p.parse().map_err(|_| {
                     format!("`{e}`: the percentage `{p}` is not a whole number (0..=100)")
                 })?;
-                // fio: above 100 counts as 100, 0 as blank.
-                (s, (x > 0).then_some(x.min(100) as u32))
+                // fio clamps a share above 100 to 100 without a word, which hides a
+                // typo (`4k/500` for `4k/50`): refused here. 0 is a blank, as fio.
+                if x > 100 {
+                    return Err(format!(
+                        "`{e}`: the percentage {x} is over 100 (a share is 0..=100)"
+                    ));
+                }
+                (s, (x > 0).then_some(x as u32))
             }
             None => (e, None),
         };

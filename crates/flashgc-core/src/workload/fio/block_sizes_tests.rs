@@ -32,18 +32,24 @@ fn bssplit_lists_share_blanks_and_sort_as_fio() {
         split("4k:8k:16k"),
         vec![(4 * K, 33), (8 * K, 33), (16 * K, 33)]
     );
-    // Above 100 counts as 100 (fio's clamp); a trailing `:` ends the list.
-    assert_eq!(split("4k/150:"), vec![(4 * K, 100)]);
+    // A trailing `:` ends the list.
+    assert_eq!(split("4k/100:"), vec![(4 * K, 100)]);
     // One size is a plain size (fio: min_bs == max_bs draws nothing).
     assert_eq!(split_list("8k").unwrap(), Sizes::Fixed(8 * K));
     assert_eq!(split_list("8k/40:8k/60").unwrap(), Sizes::Fixed(8 * K));
+    // One entry under 100 is still every request (fio's draw falls through to the last).
+    assert_eq!(split_list("4k/50").unwrap(), Sizes::Fixed(4 * K));
 }
 
 #[test]
 fn bssplit_refuses_what_fio_cannot_mean() {
     for (v, why) in [
         ("4k/60:8k/50", "add up to 110"),
-        ("4k/101:8k/1", "add up to 101"),
+        ("4k/100:8k/1", "add up to 101"),
+        // fio clamps a share over 100 to 100; flashgc names it instead.
+        ("4k/200", "`4k/200`: the percentage 200 is over 100"),
+        ("4k/50:8k/200", "`8k/200`: the percentage 200 is over 100"),
+        ("4k/150:", "the percentage 150 is over 100"),
         ("0/50:4k/50", "must be positive"),
         ("4x/50", "not a size"),
         ("4k/abc", "not a whole number"),

@@ -5,9 +5,12 @@
 use super::{
     AddressDist, FlowDef, Generator, Imported, MqsimWorkload, SizeDist, SyntheticFlow, SECTOR_BYTES,
 };
-use crate::config::{ByteSize, FlowConfig};
+use crate::config::{ByteSize, DeviceConfig, FlowConfig};
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
+
+/// A flow's resource lists, in [`SyntheticFlow::resources`] order.
+const NAMES: [&str; 4] = ["Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"];
 
 /// Notes of one scenario, merged: one line per distinct remark, naming its flows.
 #[derive(Default)]
@@ -142,13 +145,52 @@ impl MqsimWorkload {
         })
     }
 
+    /// Refuses a flow of scenario `k` (from 1, as [`Imported::scenario`]) that names a
+    /// channel, chip, die or plane `device` does not have. MQSim stops on one ("Invalid
+    /// channel ID specified for I/O flow N", Address_Mapping_Unit_Page_Level.cpp:346-377):
+    /// the file was written for another device, and its partitioning means nothing here.
+    pub fn check_device(&self, k: usize, device: &DeviceConfig) -> Result<()> {
+        let Some(sc) = k.checked_sub(1).and_then(|i| self.scenarios.get(i)) else {
+            return Ok(());
+        };
+        let have = [
+            (device.channels, "channel", "device.channels"),
+            (device.chips_per_channel, "chip", "device.chips_per_channel"),
+            (device.dies_per_chip, "die", "device.dies_per_chip"),
+            (device.planes_per_die, "plane", "device.planes_per_die"),
+        ];
+        for (i, d) in sc.flows.iter().enumerate() {
+            let FlowDef::Synthetic(f) = d else { continue };
+            for (j, r) in f.resources.iter().enumerate() {
+                let (n, what, key) = have[j];
+                let Some((r, id)) = r
+                    .as_ref()
+                    .and_then(|r| r.value.iter().find(|&&id| id >= n).map(|&id| (r, id)))
+                else {
+                    continue;
+                };
+                let plural = if n == 1 { "" } else { "s" };
+                return Err(Error::Input(format!(
+                    "{}:{}: <{}>: {what} ID {id} is out of range: the device has {n} {what}{plural}{} \
+                     (IDs 0..={}, {key}); MQSim refuses it too (\"Invalid {what} ID specified \
+                     for I/O flow {i}\")",
+                    self.file,
+                    r.line,
+                    NAMES[j],
+                    ["", " per channel", " per chip", " per die"][j],
+                    n - 1
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Each flow's share of the logical space, as integers over a common denominator:
     /// MQSim gives a flow, for each plane it may use (the product of its channel, chip,
     /// die and plane ids), the plane's capacity divided by the number of flows using it,
     /// and lays the flows' ranges out one after another
     /// (Logical_Address_Partitioning_Unit.cpp:79-157).
     fn shares(&self, flows: &[&SyntheticFlow]) -> Result<Vec<u128>> {
-        const NAMES: [&str; 4] = ["Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"];
         let given = |f: &SyntheticFlow| f.resources.iter().filter(|r| r.is_some()).count();
         if flows.iter().all(|f| given(f) == 0) {
             // Not given at all (MQSim would read uninitialised lists): every flow on every

@@ -275,7 +275,9 @@ impl MqsimWorkload {
     /// already has `[[flow]]` sections first, naming their own option.
     pub fn apply(cfg: &mut Config, path: &str, scenario: Option<usize>) -> Result<()> {
         let l = cfg.layout()?;
-        let imported = MqsimWorkload::load(path)?.import(scenario, l.logical_pages, l.lpn_size)?;
+        let w = MqsimWorkload::load(path)?;
+        let imported = w.import(scenario, l.logical_pages, l.lpn_size)?;
+        w.check_device(imported.scenario, &cfg.device)?;
         cfg.flow = imported.flows;
         cfg.notes.extend(imported.notes);
         Ok(())

@@ -185,6 +185,8 @@ impl JobSpec {
             "bs" | "blocksize" => {
                 let (r, w) = block_sizes::per_direction(need()?, block_sizes::positive_size)
                     .map_err(|m| err(file, line, option, m))?;
+                // Later checks name the mix's option by its short name (`line_of("bs")`).
+                self.lines.push(("bs".to_string(), line));
                 if let Some(r) = r {
                     self.bs = r;
                 }
@@ -195,6 +197,7 @@ impl JobSpec {
             "bsrange" | "blocksize_range" => {
                 let (r, w) = block_sizes::per_direction(need()?, block_sizes::range)
                     .map_err(|m| err(file, line, option, m))?;
+                self.lines.push(("bsrange".to_string(), line));
                 self.bsrange_rw = (r.or(self.bsrange_rw.0.take()), w.or(self.bsrange_rw.1.take()));
             }
             "bssplit" => {

@@ -417,6 +417,16 @@ fn block_size_mix_errors_name_file_line_and_option() {
             "b.fio:2: option `bssplit`",
             "not a whole number",
         ),
+        (
+            "[a]\nbssplit=4k/200\n",
+            "b.fio:2: option `bssplit`",
+            "`4k/200`: the percentage 200 is over 100",
+        ),
+        (
+            "[a]\nbssplit=4k/50:8k/200\n",
+            "b.fio:2: option `bssplit`",
+            "`8k/200`: the percentage 200 is over 100",
+        ),
         ("[a]\nbssplit=\n", "b.fio:2: option `bssplit`", "no size"),
         ("[a]\nbs=0,4k\n", "b.fio:2: option `bs`", "positive"),
         (
@@ -468,6 +478,31 @@ fn block_size_mix_errors_name_file_line_and_option() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("b.fio:4: option `bssplit`"), "{e}");
+}
+
+#[test]
+fn a_trim_patterns_mix_is_blamed_on_the_option_and_line_that_made_it() {
+    // It named `bs` at the section header, whichever option set the sizes.
+    let plan = |t: &str| {
+        parse("t.fio", t)
+            .unwrap()
+            .plan(16384, 4096, 1)
+            .unwrap_err()
+            .to_string()
+    };
+    let head = "[global]\nioengine=libaio\nsize=8m\n\n[job]\nrw=trimwrite\n";
+    for (set, at) in [
+        ("bssplit=4k/50:8k/50\n", "t.fio:7: option `bssplit`"),
+        ("bsrange=4k-8k\n", "t.fio:7: option `bsrange`"),
+        ("blocksize_range=4k-8k\n", "t.fio:7: option `bsrange`"),
+        ("blocksize=4k,8k\n", "t.fio:7: option `bs`"),
+    ] {
+        let e = plan(&format!("{head}{set}"));
+        assert!(e.contains(at) && e.contains("one block size"), "{set}: {e}");
+    }
+    // Set in [global]: its line there.
+    let e = plan("[global]\nbssplit=4k/50:8k/50\n[job]\nrw=randtrim\nsize=8m\n");
+    assert!(e.contains("t.fio:2: option `bssplit`"), "{e}");
 }
 
 #[test]
