@@ -64,6 +64,16 @@ pub(crate) fn build_config(
         (true, Some(t)) => config_from_toml(t)?,
         _ => Config::load(preset, toml_text.map(|t| (origin, t))).map_err(py_err)?,
     };
+    // JSON has no NaN or infinity: serialized below they would turn into nulls, and the
+    // nulls into defaults, so `op = nan` in a file would run as the default op.
+    if let Some((field, v)) = toml::Value::try_from(&cfg)
+        .ok()
+        .and_then(|v| non_finite(&v, ""))
+    {
+        return Err(input_err(format!(
+            "{origin}: `{field}`: {v} is not a finite number"
+        )));
+    }
     let Some(over) = overrides_json else {
         return Ok(cfg);
     };
@@ -102,6 +112,26 @@ pub(crate) fn build_config(
         out.preset = cfg.preset;
     }
     Ok(out)
+}
+
+/// The dotted path and value of the first NaN or infinite float in `v`.
+fn non_finite(v: &toml::Value, path: &str) -> Option<(String, f64)> {
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    match v {
+        toml::Value::Float(f) if !f.is_finite() => Some((path.to_string(), *f)),
+        toml::Value::Table(t) => t.iter().find_map(|(k, x)| non_finite(x, &join(k))),
+        toml::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, x)| non_finite(x, &format!("{path}[{i}]"))),
+        _ => None,
+    }
 }
 
 /// A merged configuration value as a [`Config`], its serialized `None`s (nulls) dropped so

@@ -11,7 +11,7 @@ use flashgc_core::sim::{RunControl, RunEnd};
 use flashgc_core::timing::{TimingOptions, TimingParams};
 use flashgc_core::workload::{Op, Request, Workload, WorkloadSpec};
 use flashgc_core::{Config, Error, Simulation};
-use flashgc_trace::{Flushes, Ops, Remap, TimeWindow, TraceOptions};
+use flashgc_trace::TraceOptions;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -20,8 +20,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 mod config;
 mod progress;
+mod trace_options;
 
 use config::{build_config, config_from_toml};
+use trace_options::trace_options;
 
 create_exception!(
     _flashgc,
@@ -172,14 +174,16 @@ fn decode_requests(
             2 => Op::Trim,
             o => {
                 return Err(input_err(format!(
-                "requests: row {i}: op {o} is not allowed; allowed 0 (read), 1 (write), 2 (trim)"
+                "requests: row {i} (request {}): op {o} is not allowed; allowed 0 (read), 1 (write), 2 (trim)",
+                i + 1
             )))
             }
         };
         let p = pages[i];
         if p == 0 || p > u32::MAX as u64 {
             return Err(input_err(format!(
-                "requests: row {i}: pages {p} must be in 1..={}",
+                "requests: row {i} (request {}): pages {p} must be in 1..={}",
+                i + 1,
                 u32::MAX
             )));
         }
@@ -265,6 +269,19 @@ fn run(
     let trace = from_spec && matches!(spec, Ok(WorkloadSpec::Trace(_)));
     let synthetic = from_spec && matches!(spec, Ok(WorkloadSpec::Synthetic(_)));
     let replay = trace || uses_flows;
+    if !trace && trace_options::given(trace_options_json) {
+        let what = if ops.is_some() {
+            "a request table".to_string()
+        } else if uses_flows {
+            "the configuration's [[flow]] sections".to_string()
+        } else {
+            format!("the synthetic `{}`", workload.unwrap_or(&cfg.run.workload))
+        };
+        return Err(input_err(format!(
+            "trace_options: options of a trace's replay, but the workload is {what}; \
+             drop them or give a trace (\"trace:PATH\")"
+        )));
+    }
     let timing = timing_params(&cfg, timing_json, replay).map_err(py_err)?;
     let arrays = match ops {
         Some(ops) => Some(decode_requests(
@@ -470,78 +487,6 @@ fn with_estimate(
         );
     }
     serde_json::to_string(&v)
-}
-
-/// Trace replay options from a JSON object (the fields of `flashgc_trace::TraceOptions`,
-/// with the CLI's spellings for the enumerations).
-fn trace_options(json: Option<&str>) -> Result<TraceOptions, String> {
-    let mut o = TraceOptions::default();
-    let Some(json) = json else { return Ok(o) };
-    let v: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("trace options: not valid JSON: {e}"))?;
-    let serde_json::Value::Object(m) = v else {
-        return Err("trace options: expected a mapping, e.g. {\"remap\": \"compact\"}".into());
-    };
-    const KNOWN: &str =
-        "format, blkparse_events, volume, remap, loop_times, loop_until, time_scale, ops, time_window, skip_bad_lines, flushes, pipeline";
-    // As the CLI: `loop_until` would override `loop_times` without a word.
-    if ["loop_times", "loop_until"]
-        .iter()
-        .all(|k| m.get(*k).is_some_and(|v| !v.is_null()))
-    {
-        return Err(
-            "trace options: loop_times and loop_until both given: loop_until replays as many \
-             passes as its target needs; give one of them"
-                .into(),
-        );
-    }
-    for (k, v) in m {
-        if v.is_null() {
-            continue;
-        }
-        let bad = |what: &str| format!("trace options: `{k}` must be {what}, got {v}");
-        let text = || {
-            v.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| bad("a string"))
-        };
-        let num = || v.as_f64().ok_or_else(|| bad("a number"));
-        match k.as_str() {
-            "format" => o.format = Some(text()?),
-            "blkparse_events" => o.blkparse_events = Some(text()?),
-            "volume" => {
-                o.volume = Some(match &v {
-                    serde_json::Value::Number(n) => n.to_string(),
-                    _ => text()?,
-                })
-            }
-            "remap" => o.remap = Remap::parse(&text()?).map_err(|e| e.to_string())?,
-            "ops" => o.ops = Ops::parse(&text()?).map_err(|e| e.to_string())?,
-            "time_window" => {
-                o.time_window = Some(TimeWindow::parse(&text()?).map_err(|e| e.to_string())?)
-            }
-            "loop_times" => {
-                o.loop_times = v
-                    .as_u64()
-                    .filter(|n| *n <= u32::MAX as u64)
-                    .ok_or_else(|| bad("a count"))? as u32
-            }
-            "loop_until" => o.loop_until = Some(num()?),
-            "time_scale" => o.time_scale = num()?,
-            "skip_bad_lines" => {
-                o.skip_bad_lines = v.as_bool().ok_or_else(|| bad("true or false"))?
-            }
-            "pipeline" => o.pipeline = v.as_bool().ok_or_else(|| bad("true or false"))?,
-            "flushes" => o.flushes = Flushes::parse(&text()?).map_err(|e| e.to_string())?,
-            _ => {
-                return Err(format!(
-                    "trace options: unknown option `{k}`; allowed: {KNOWN}"
-                ))
-            }
-        }
-    }
-    o.check().map_err(|e| e.to_string())?;
-    Ok(o)
 }
 
 /// Timing parameters from a JSON object of options: the keys of

@@ -191,9 +191,9 @@ def test_request_arrays_count_reads_and_trims(tiny):
 
 
 def test_request_table_errors(tiny):
-    with pytest.raises(FlashgcError, match=r"row 1: op 7 is not allowed"):
+    with pytest.raises(FlashgcError, match=r"row 1 \(request 2\): op 7 is not allowed"):
         flashgc.run("default", {"op": [1, 7], "lpn": [0, 1], "pages": [1, 1]}, **tiny)
-    with pytest.raises(FlashgcError, match=r"row 0: op 'x'"):
+    with pytest.raises(FlashgcError, match=r"row 0 \(request 1\): op 'x'"):
         flashgc.run("default", {"op": ["x"], "lpn": [0], "pages": [1]}, **tiny)
     with pytest.raises(FlashgcError, match="missing column"):
         flashgc.run("default", {"op": [1], "lpn": [0]}, **tiny)

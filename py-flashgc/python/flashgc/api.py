@@ -8,9 +8,7 @@ whose tables are pandas DataFrames.
 
 from __future__ import annotations
 
-import copy
 import json
-import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from itertools import product
@@ -20,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import _flashgc
+from ._config import Config, ConfigLike, _to_json, load_config, presets
 from ._flashgc import FlashgcError
 from ._workloads import _requests, _workload_spec
 
@@ -37,13 +36,6 @@ __all__ = [
     "model_waf",
     "summary_row",
 ]
-
-ConfigLike = Union[None, str, "os.PathLike[str]", Mapping[str, Any], "Config"]
-
-
-def presets() -> list:
-    """Names of the embedded device presets (``default``, ``cosmos-openssd``, ...)."""
-    return list(_flashgc.presets())
 
 
 def placements() -> dict:
@@ -77,6 +69,11 @@ def parse_schemes(schemes: Union[str, Iterable[SchemeLike]]) -> list:
     """
     if isinstance(schemes, str):
         return list(_flashgc.parse_schemes(schemes))
+    if isinstance(schemes, Mapping) or not isinstance(schemes, Iterable):
+        raise TypeError(
+            "schemes must be a 'placement/victim,...' string or a list of pairs, "
+            f"dicts or strings, not {type(schemes).__name__}"
+        )
     out = []
     for s in schemes:
         if isinstance(s, str):
@@ -108,224 +105,28 @@ def model_waf(
     ``alpha`` = physical / logical = 1 + op; ``hot=(r, f)``: a fraction ``f`` of the pages
     gets a fraction ``r`` of the writes (fifo and greedy only).
     """
-    return _flashgc.model_waf(victim, float(alpha), pages_per_segment, hot)
+    if not isinstance(victim, str):
+        raise TypeError(f"model_waf: victim must be a policy name (fifo, greedy, random), not {type(victim).__name__}")
+    alpha_f = _real("alpha", alpha)
+    pps = None if pages_per_segment is None else _real("pages_per_segment", pages_per_segment)
+    hot_rf = None
+    if hot is not None:
+        pair = () if isinstance(hot, (str, bytes, Mapping)) or not isinstance(hot, Iterable) else tuple(hot)
+        if len(pair) != 2:
+            raise TypeError(f"model_waf: hot must be a pair (r, f) of fractions, e.g. (0.8, 0.2), not {hot!r}")
+        hot_rf = (_real("hot[0]", pair[0]), _real("hot[1]", pair[1]))
+    return _flashgc.model_waf(victim, alpha_f, pps, hot_rf)
 
 
-def _jsonable(o: Any) -> Any:
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.bool_):
-        return bool(o)
-    if isinstance(o, (os.PathLike,)):
-        return os.fspath(o)
-    raise TypeError(f"{type(o).__name__} is not a configuration value")
-
-
-_U64_MAX = 2**64 - 1
-
-
-def _check_values(o: Any, path: str) -> None:
-    """Raises :class:`FlashgcError` naming the field (``path``) of a value JSON cannot carry
-    to the core as the number it is: NaN and infinities (not JSON) and integers beyond 64
-    bits (the core would read them as floats and name no field)."""
-    if isinstance(o, Mapping):
-        for k, v in o.items():
-            _check_values(v, f"{path}.{k}" if path else str(k))
-    elif isinstance(o, (list, tuple)):
-        for i, v in enumerate(o):
-            _check_values(v, f"{path}[{i}]")
-    elif isinstance(o, (float, np.floating)) and not math.isfinite(o):
-        raise FlashgcError(f"`{path}`: {o} is not a finite number")
-    elif (
-        isinstance(o, (int, np.integer))
-        and not isinstance(o, (bool, np.bool_))
-        and not (-(2**63) <= int(o) <= _U64_MAX)
-    ):
-        raise FlashgcError(f"`{path}`: {o} is out of range for a 64-bit integer")
-
-
-def _to_json(o: Any, what: str) -> str:
-    """``o`` as JSON for the core, after :func:`_check_values` (``what`` names a mapping
-    argument, checked to be one: ``timing``, ``trace_options``; empty for overrides)."""
-    if what and not isinstance(o, Mapping):
-        raise TypeError(f"{what} must be a mapping of parameter names to values, not {type(o).__name__}")
-    _check_values(o, what)
-    return json.dumps(dict(o), default=_jsonable)
-
-
-def _deep_merge(base: dict, over: Mapping[str, Any]) -> dict:
-    for k, v in over.items():
-        if isinstance(v, Mapping) and isinstance(base.get(k), dict):
-            _deep_merge(base[k], v)
-        else:
-            base[k] = copy.deepcopy(v) if isinstance(v, Mapping) else v
-    return base
-
-
-def _field_paths(cfg: Mapping[str, Any], prefix: tuple = ()) -> dict:
-    """Maps every leaf field name to its section path(s) in a resolved configuration."""
-    out: dict = {}
-    for k, v in cfg.items():
-        if isinstance(v, dict):
-            for name, paths in _field_paths(v, prefix + (k,)).items():
-                out.setdefault(name, []).extend(paths)
-        else:
-            out.setdefault(k, []).append(prefix + (k,))
-    return out
-
-
-class Config:
-    """An effective, fully resolved flashgc configuration.
-
-    Build one with :func:`load_config` (or pass any config-like value to :func:`run`).
-    ``toml`` is the exact text handed to the core; ``data`` the same values as a dict.
-    """
-
-    __slots__ = ("toml", "data")
-
-    def __init__(self, toml: str, data: dict):
-        self.toml = toml
-        self.data = data
-
-    def to_dict(self) -> dict:
-        """A deep copy of the values (sections ``device``, ``ftl``, ``run``, ...)."""
-        return copy.deepcopy(self.data)
-
-    def layout(self) -> dict:
-        """Validates the configuration and returns the derived layout (segments, pages...)."""
-        return json.loads(_flashgc.layout(self.toml))
-
-    def replace(self, **overrides: Any) -> Config:
-        """A copy with field overrides (flat names such as ``op=0.2`` or dotted paths)."""
-        return load_config(self, **overrides)
-
-    def __getitem__(self, section: str) -> Any:
-        return self.data[section]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Config) and other.data == self.data
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self.data, sort_keys=True))
-
-    def __repr__(self) -> str:
-        r = self.data.get("run", {})
-        return (
-            f"Config(preset={self.data.get('preset')!r}, workload={r.get('workload')!r}, "
-            f"placement={r.get('placement')!r}, victim={r.get('victim')!r}, seed={r.get('seed')!r})"
-        )
-
-
-def _nest_overrides(base: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict:
-    """Turns flat (``op``) and dotted (``device.timing.read_us``) names into sections."""
-    paths = _field_paths(base)
-    nested: dict = {}
-    for key, value in overrides.items():
-        if isinstance(value, Mapping) and key in base and isinstance(base[key], dict):
-            _deep_merge(nested.setdefault(key, {}), value)
-            continue
-        if "." in key:
-            path = tuple(key.split("."))
-        else:
-            found = paths.get(key, [])
-            if len(found) == 1:
-                path = found[0]
-            elif len(found) > 1:
-                raise FlashgcError(
-                    f"override `{key}` is ambiguous: use one of " + ", ".join(".".join(p) for p in found)
-                )
-            else:
-                known = sorted(k for k in paths if k != "preset")
-                raise FlashgcError(f"unknown configuration field `{key}`; known: {', '.join(known)}")
-        d = nested
-        for p in path[:-1]:
-            d = d.setdefault(p, {})
-        d[path[-1]] = value
-    # `op` and `op_of_physical` are alternatives: giving one clears the other.
-    ftl = nested.get("ftl", {})
-    if "op_of_physical" in ftl and "op" not in ftl:
-        ftl["op"] = None
-    if "op" in ftl and "op_of_physical" not in ftl:
-        ftl["op_of_physical"] = None
-    return nested
-
-
-def _looks_like_toml(s: str) -> bool:
-    return "\n" in s or ("=" in s and "[" in s)
-
-
-def load_config(config: ConfigLike = None, **overrides: Any) -> Config:
-    """Resolves a configuration.
-
-    ``config`` may be ``None`` (the ``default`` preset), a preset name
-    (see :func:`presets`), a path to a TOML file, TOML text, a dict of sections
-    (``{"preset": "cosmos-openssd", "ftl": {"op": 0.2}, "run": {...}}``) or a
-    :class:`Config`. Keyword ``overrides`` use flat field names (``op=0.2``,
-    ``placement="sup-gc"``, ``pages_per_block=64``) or dotted paths; ``None`` resets a
-    field to its default. Unknown fields raise :class:`FlashgcError`.
-
-    ``preset="NAME"`` selects the device preset the configuration is layered on, as the
-    CLI's ``--preset``: it replaces a preset given as ``config`` (or a dict's ``preset``)
-    and goes under a TOML file instead of the one the file names. A :class:`Config` is
-    already resolved (every device field set), so it only takes its own preset: another
-    raises :class:`FlashgcError`.
-    """
-    preset: Optional[str] = None
-    text: Optional[str] = None
-    origin = "config"
-    layer: Optional[dict] = None
-    complete = False
-    preset_kw = overrides.pop("preset", None)
-    if preset_kw is not None and not isinstance(preset_kw, str):
-        raise TypeError(f"preset must be a preset name ({', '.join(presets())}), not {type(preset_kw).__name__}")
-    if config is None:
-        pass
-    elif isinstance(config, Config):
-        if preset_kw is not None and preset_kw != config.data.get("preset"):
-            # Changing only the label would leave the other preset's device in place.
-            raise FlashgcError(
-                f"preset `{preset_kw}`: the configuration is already resolved on preset "
-                f"`{config.data.get('preset')}` (every device field set); give the preset as the "
-                f'configuration instead, e.g. load_config("{preset_kw}", ...), or a dict '
-                f'{{"preset": "{preset_kw}", ...}}'
-            )
-        text, origin, complete = config.toml, "configuration", True
-        preset_kw = None
-    elif isinstance(config, Mapping):
-        layer = dict(config)
-        preset = layer.pop("preset", None)
-    elif isinstance(config, (str, os.PathLike)):
-        s = os.fspath(config)
-        if isinstance(config, str) and s in _flashgc.presets():
-            preset = s
-        elif isinstance(config, str) and _looks_like_toml(s):
-            text, origin = s, "TOML text"
-        elif os.path.exists(s):
-            with open(s, encoding="utf-8") as f:
-                text, origin = f.read(), s
-        else:
-            raise FlashgcError(
-                f"config `{s}` is neither a preset ({', '.join(_flashgc.presets())}) nor an existing file"
-            )
-    else:
-        raise TypeError(f"config must be a preset name, path, TOML text, dict or Config, not {type(config)}")
-    if preset_kw is not None:
-        preset = preset_kw
-
-    over_json = None
-    if layer or overrides:
-        _, base_json = _flashgc.resolve_config(preset, text, origin, None, complete)
-        base = json.loads(base_json)
-        nested: dict = {}
-        if layer:
-            _deep_merge(nested, _nest_overrides(base, layer))
-        if overrides:
-            _deep_merge(nested, _nest_overrides(base, overrides))
-        over_json = _to_json(nested, "")
-    toml_text, data = _flashgc.resolve_config(preset, text, origin, over_json, complete)
-    return Config(toml_text, json.loads(data))
+def _real(name: str, v: Any) -> float:
+    """``v`` as a float, or a TypeError naming the argument (a string, bool or None is not
+    taken as a number: ``model_waf("fifo", "1.07")`` is a mistake, not a value)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"model_waf: {name} must be a number, not {type(v).__name__} ({v!r})")
+    try:
+        return float(v)
+    except OverflowError:
+        raise FlashgcError(f"model_waf: {name} {v} is too large") from None
 
 
 # --- results -------------------------------------------------------------------------
@@ -511,8 +312,18 @@ class Result:
         )
 
 
+# What every run result has (a JSON file of the CLI's or ``Result.raw``).
+_RESULT_SECTIONS = ("steady_state", "total", "device", "erase_counts")
+_RESULT_KEYS = _RESULT_SECTIONS + ("placement", "victim", "workload", "seed", "ended_by", "memory_bytes_per_lpn")
+
+
 def summary_row(raw: Mapping[str, Any]) -> dict:
     """Flattens a ``RunResult`` dict into one row of scalar figures."""
+    if not isinstance(raw, Mapping):
+        raise TypeError(f"summary_row takes a run result dict (Result.raw, the CLI's JSON), not {type(raw).__name__}")
+    missing = [k for k in _RESULT_KEYS if k not in raw or (k in _RESULT_SECTIONS and not isinstance(raw[k], Mapping))]
+    if missing:
+        raise FlashgcError(f"summary_row: not a flashgc run result: missing {', '.join(missing)}")
     ss, tot, dev = raw["steady_state"], raw["total"], raw["device"]
     model = raw.get("model") or {}
     er = raw["erase_counts"]
@@ -591,8 +402,8 @@ def _with_mqsim(cfg: Config, workload: Any, path: Any, scenario: Optional[int]) 
         raise TypeError(f"mqsim_workload must be a path, not {type(path).__name__}")
     if scenario is not None and (isinstance(scenario, bool) or not isinstance(scenario, (int, np.integer))):
         raise TypeError(f"scenario must be an integer (from 1), not {type(scenario).__name__}")
-    if scenario is not None and scenario < 1:
-        raise FlashgcError(f"scenario {scenario}: IO scenarios are numbered from 1")
+    if scenario is not None and not 1 <= scenario <= 2**32:
+        raise FlashgcError(f"scenario {scenario}: IO scenarios are numbered from 1 (at most the file's count)")
     toml_text, data = _flashgc.mqsim_config(cfg.toml, os.fspath(path), None if scenario is None else int(scenario))
     return Config(toml_text, json.loads(data))
 
@@ -655,6 +466,8 @@ def run(
     far), as the CLI draws; ``None`` (the default) draws it only when stderr is a terminal,
     so notebooks and pipes stay quiet. :func:`compare` and sweeps draw their own.
     """
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be True, False or None (a bar only on a terminal), not {progress!r}")
     return _run(
         config, workload, trace_options, timing, mqsim_workload, scenario, fio_job, 1, overrides, progress=progress
     )
@@ -700,6 +513,7 @@ def _run(
         out = _flashgc.run(
             cfg.toml,
             None,
+            trace_options_json=topts,
             timing_json=tjson,
             memory_jobs=memory_jobs,
             memory_cap_gib=memory_cap_gib,
@@ -761,14 +575,14 @@ def compare(
         given = [k for k in (key, f"run.{key}") if k in overrides]
         if given and (key != "seed" or seeds is not None):
             raise TypeError(f"compare: `{given[0]}` is set per run; give {instead} instead")
-    seed_list = [seeds] if isinstance(seeds, (int, np.integer)) else list(seeds) if seeds is not None else [None]
+    seed_list = _seed_list(seeds)
     if schemes is not None:
         if placements is not None or victims is not None:
             raise FlashgcError("compare: give either schemes (pairs) or placements x victims, not both")
         pairs = paper_schemes() if isinstance(schemes, str) and schemes == "paper" else parse_schemes(schemes)
     else:
-        pl = ["single"] if placements is None else [placements] if isinstance(placements, str) else placements
-        vi = ["greedy"] if victims is None else [victims] if isinstance(victims, str) else victims
+        pl = _names("placements", placements, "single")
+        vi = _names("victims", victims, "greedy")
         pairs = list(product(pl, vi))
     points = [(p, v, s) for (p, v) in pairs for s in seed_list]
     if not points:
@@ -788,3 +602,39 @@ def compare(
     else:
         rows = [one(p) for p in points]
     return pd.DataFrame(rows)
+
+
+def _seed_list(seeds: Any) -> list:
+    """``compare``'s seeds as a list (``[None]``: the configuration's own seed)."""
+    if seeds is None:
+        return [None]
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, (bool, np.bool_)):
+        return [seeds]
+    if isinstance(seeds, (str, bytes, Mapping)) or not isinstance(seeds, Iterable):
+        raise TypeError(f"seeds must be an integer or a list of integers, not {type(seeds).__name__} ({seeds!r})")
+    out = list(seeds)
+    for s in out:
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"seeds: {s!r} is not an integer")
+    return out
+
+
+def _names(what: str, given: Any, default: str) -> list:
+    """``compare``'s placements or victims as a list of scheme names (a string is one name:
+    scheme parameters may hold commas, as in ``cost-benefit:sqrt,min_garbage=0.1``)."""
+    if given is None:
+        return [default]
+    if isinstance(given, str):
+        if "," in given and ":" not in given.split(",")[0]:
+            # A comma before any colon separates names, not a scheme's parameters.
+            raise FlashgcError(
+                f"{what}: `{given}` is one string; for several schemes give a list, e.g. {given.split(',')!r}"
+            )
+        return [given]
+    if isinstance(given, Mapping) or not isinstance(given, Iterable):
+        raise TypeError(f"{what} must be a scheme name or a list of them, not {type(given).__name__}")
+    out = list(given)
+    for n in out:
+        if not isinstance(n, str):
+            raise TypeError(f"{what}: {n!r} is not a scheme name (a string such as 'single' or 'greedy')")
+    return out

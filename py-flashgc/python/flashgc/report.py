@@ -22,6 +22,7 @@ from typing import Any, Iterable, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from ._flashgc import FlashgcError
 from .api import Result, summary_row
 
 __all__ = ["report", "load_results", "Figure"]
@@ -84,36 +85,54 @@ def load_results(results: Any) -> pd.DataFrame:
 
             df = read_results(p)
         elif p.endswith(".json"):
-            with open(p, encoding="utf-8") as f:
-                df = _rows_of([json.load(f)])
+            df = _rows_of([_read_json(p)], [p])
         else:
             raise ValueError(f"{p}: expected a sweep dataset directory, a .parquet file or a .json result")
     elif isinstance(results, Result):
         df = _rows_of([results.raw])
     elif isinstance(results, Iterable):
+        items = list(results)
         raws = []
-        for r in results:
+        for r in items:
             if isinstance(r, Result):
                 raws.append(r.raw)
             elif isinstance(r, dict):
                 raws.append(r)
             elif isinstance(r, (str, os.PathLike)):
-                with open(r, encoding="utf-8") as f:
-                    raws.append(json.load(f))
+                raws.append(_read_json(os.fspath(r)))
             else:
                 raise TypeError(f"cannot report on {type(r).__name__}")
-        df = _rows_of(raws)
+        df = _rows_of(raws, [os.fspath(r) if isinstance(r, (str, os.PathLike)) else None for r in items])
     else:
         raise TypeError(f"cannot report on {type(results).__name__}")
     if "result_json" not in df.columns:
-        raise ValueError("results have no `result_json` column (not a flashgc sweep dataset?)")
+        where = f"{os.fspath(results)}: " if isinstance(results, (str, os.PathLike)) else ""
+        what = "no results in it" if df.empty else "no `result_json` column"
+        raise ValueError(f"{where}{what} (not a flashgc sweep dataset?)")
     return df.reset_index(drop=True)
 
 
-def _rows_of(raws: list) -> pd.DataFrame:
+def _read_json(path: str) -> Any:
+    """A result file's JSON, or a ValueError naming the file (and the line of a syntax error)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: line {e.lineno}: not valid JSON: {e.msg}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text (a result is the JSON `flashgc run --json` writes)") from None
+    except OSError as e:
+        raise ValueError(f"{path}: cannot be read: {e.strerror or e}") from None
+
+
+def _rows_of(raws: list, names: Optional[list] = None) -> pd.DataFrame:
     rows = []
-    for raw in raws:
-        row = summary_row(raw)
+    for i, raw in enumerate(raws):
+        try:
+            row = summary_row(raw)
+        except (FlashgcError, TypeError) as e:
+            name = (names or [None] * len(raws))[i]
+            raise FlashgcError(f"{name or f'result {i}'}: {e}") from None
         row["result_json"] = json.dumps(raw, sort_keys=True)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -166,7 +185,7 @@ def _case_props(row: pd.Series) -> dict:
     text = row.get("config_toml") if "config_toml" in row.index else None
     if isinstance(text, str) and text:
         try:
-            from .sweep import _toml_loads
+            from ._sweep_file import _toml_loads
 
             for k, v in _flat(_toml_loads(text)).items():
                 if k not in _NOT_CASE and k != "preset" and not k.startswith("run.workload"):

@@ -27,6 +27,7 @@ import pandas as pd
 
 from . import _flashgc
 from ._flashgc import FlashgcError
+from ._sweep_file import load_sweep_file, locate
 from .api import Config, ConfigLike, Result, _run, _to_json, _with_mqsim, load_config, summary_row
 
 __all__ = [
@@ -50,6 +51,11 @@ MAX_GRID_POINTS = 100_000
 
 
 def _dimensions(grid: Mapping[str, Any]) -> list:
+    if not isinstance(grid, Mapping):
+        raise TypeError(
+            f"grid must be a mapping of field names to lists of values (e.g. {{'op': [0.1, 0.2]}}), "
+            f"not {type(grid).__name__}"
+        )
     return [(k, _dimension(k, v)) for k, v in grid.items()]
 
 
@@ -630,63 +636,10 @@ def _run_dask(
             cluster.close()
 
 
-# --- sweep files -----------------------------------------------------------------------
-
-
-def _toml_loads(text: str) -> dict:
-    try:
-        import tomllib  # Python >= 3.11
-    except ImportError:  # pragma: no cover
-        import tomli as tomllib  # type: ignore[no-redef]
-    return tomllib.loads(text)
-
-
-def load_sweep_file(path: Union[str, os.PathLike[str]]) -> dict:
-    """Reads a sweep file (TOML): ``config``, ``out``, ``scheduler``, ``workers``, ``[base]``
-    (overrides applied to every run) and ``[grid]`` (the dimensions).
-
-    Relative paths in ``config`` and ``out`` are relative to the sweep file.
-    """
-    p = os.fspath(path)
-    with open(p, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        doc = _toml_loads(text)
-    except Exception as e:  # tomllib.TOMLDecodeError names the line and column
-        raise FlashgcError(f"{p}: {e}") from None
-    allowed = {"config", "out", "scheduler", "workers", "dashboard", "base", "grid"}
-    unknown = sorted(set(doc) - allowed)
-    if unknown:
-        raise FlashgcError(f"{p}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
-    if "grid" not in doc or not isinstance(doc["grid"], dict):
-        raise FlashgcError(f'{p}: missing [grid] table (e.g. placement = ["single", "sup-gc"])')
-    here = os.path.dirname(os.path.abspath(p))
-    cfg = doc.get("config")
-    if isinstance(cfg, str) and cfg not in _flashgc.presets() and not os.path.isabs(cfg):
-        cfg = os.path.join(here, cfg)
-    base = doc.get("base", {})
-    if not isinstance(base, dict):
-        raise FlashgcError(f"{p}: `base` must be a table of configuration fields")
-    out = doc.get("out", "results.parquet")
-    if not isinstance(out, str) or not out:
-        raise FlashgcError(f"{p}: `out` must be a path (a non-empty string), not {out!r}")
-    if not os.path.isabs(out):
-        out = os.path.join(here, out)
-    workers = doc.get("workers", 2)
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise FlashgcError(f"{p}: `workers` must be a whole number >= 1, not {workers!r}")
-    for key in ("scheduler", "dashboard"):
-        if doc.get(key) is not None and not isinstance(doc[key], str):
-            raise FlashgcError(f"{p}: `{key}` must be a string, not {doc[key]!r}")
-    return {
-        "config": cfg,
-        "base": base,
-        "grid": doc["grid"],
-        "out": out,
-        "scheduler": doc.get("scheduler"),
-        "workers": workers,
-        "dashboard": doc.get("dashboard"),
-    }
+def iter_results(df: pd.DataFrame) -> Iterable[dict]:
+    """The raw result dicts of a results DataFrame, in row order."""
+    for s in df["result_json"]:
+        yield json.loads(s)
 
 
 def sweep_from_file(
@@ -698,22 +651,20 @@ def sweep_from_file(
     max_runs: Optional[int] = None,
     dashboard: Optional[str] = None,
 ) -> pd.DataFrame:
-    """Runs the sweep a file describes (arguments given here win over the file's)."""
+    """Runs the sweep a file describes (arguments given here win over the file's). Errors
+    name the file, and the line of the ``[grid]`` or ``[base]`` key they are about."""
     s = load_sweep_file(path)
-    return sweep(
-        s["grid"],
-        config=s["config"],
-        base=s["base"],
-        out=out or s["out"],
-        scheduler=scheduler if scheduler is not None else s["scheduler"],
-        n_workers=workers if workers is not None else s["workers"],
-        progress=progress,
-        max_runs=max_runs,
-        dashboard=dashboard if dashboard is not None else s["dashboard"],
-    )
-
-
-def iter_results(df: pd.DataFrame) -> Iterable[dict]:
-    """The raw result dicts of a results DataFrame, in row order."""
-    for s in df["result_json"]:
-        yield json.loads(s)
+    try:
+        return sweep(
+            s["grid"],
+            config=s["config"],
+            base=s["base"],
+            out=out or s["out"],
+            scheduler=scheduler if scheduler is not None else s["scheduler"],
+            n_workers=workers if workers is not None else s["workers"],
+            progress=progress,
+            max_runs=max_runs,
+            dashboard=dashboard if dashboard is not None else s["dashboard"],
+        )
+    except FlashgcError as e:
+        raise locate(s["path"], s["text"], e, s["grid"]) from None
