@@ -35,6 +35,9 @@ def test_cli_run_prints_json_and_errors_exit_2(python_exe):
     assert raw["workload"] == "zipf:1" and raw["steady_state"]["waf"] > 1
     p = _run(["-m", "flashgc", "run", "default", "--set", "op=0"], python_exe)
     assert p.returncode == 2 and "ftl.op" in p.stderr and "Traceback" not in p.stderr
+    # An empty field name was looked up as the field ``.
+    p = _run(["-m", "flashgc", "run", "default", "--set", "=1"], python_exe)
+    assert p.returncode == 2 and "--set =1: expected FIELD=VALUE" in p.stderr
 
 
 def test_example_reproduces_the_comparison_and_writes_its_report(tmp_path, python_exe):

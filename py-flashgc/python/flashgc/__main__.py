@@ -60,9 +60,10 @@ def _cmd_run(a: argparse.Namespace) -> int:
 
     over = {}
     for kv in a.set or []:
-        if "=" not in kv:
-            raise FlashgcError(f"--set {kv}: expected FIELD=VALUE")
-        k, v = kv.split("=", 1)
+        k, sep, v = kv.partition("=")
+        if not sep or not k.strip():
+            raise FlashgcError(f"--set {kv}: expected FIELD=VALUE (e.g. --set op=0.2)")
+        k = k.strip()
         try:
             over[k] = json.loads(v)
         except json.JSONDecodeError:
