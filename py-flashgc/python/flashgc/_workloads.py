@@ -56,8 +56,17 @@ def _u64(name: str, v: Any, n: int) -> bytes:
     a = np.asarray(v)
     if a.ndim != 1 or len(a) != n:
         raise FlashgcError(f"requests: column `{name}` has shape {a.shape}, expected ({n},)")
+    if a.dtype.kind == "O" and a.size:
+        # Python objects (a pandas nullable column): numpy's own dtype for them when it finds
+        # one (a C loop), else checked one by one below.
+        try:
+            inferred = np.array(a.tolist())
+        except (ValueError, TypeError, OverflowError):
+            inferred = a
+        if inferred.dtype.kind in "iuf" and inferred.shape == a.shape:
+            a = inferred
     if a.dtype.kind == "O":
-        # Python objects: whole numbers only, each in range (a Python int may exceed 64 bits).
+        # Whole numbers only, each in range (a Python int may exceed 64 bits).
         out = np.empty(n, dtype="<u8")
         for i, x in enumerate(a.tolist()):
             if isinstance(x, float) and math.isfinite(x) and x == math.floor(x):
