@@ -326,7 +326,16 @@ def test_ctrl_c_interrupts_a_run():
         "print('started', flush=True)\n"
         "flashgc.run('default', 'uniform', logical_gib=0.25, write_volume=100000)\n"
     )
-    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT's default disposition in the child, as in a terminal: a test run launched in
+    # the background (`pytest &` in a script) ignores SIGINT, its children inherit that,
+    # and Python then installs no KeyboardInterrupt handler at all.
+    p = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     assert p.stdout.readline().strip() == "started"
     time.sleep(1.0)
     p.send_signal(signal.SIGINT)
