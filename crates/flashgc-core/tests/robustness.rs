@@ -336,3 +336,38 @@ fn a_hot_set_that_rounds_to_nothing_is_refused_not_clamped() {
     c.run.write_volume = 0.1;
     Simulation::run_synthetic(&c, &mut |_| {}).unwrap();
 }
+
+#[test]
+fn content_victims_without_their_gc_action_say_they_pick_as_greedy() {
+    // SplitGC's and DAGC's victim rules rank by what their GC action learns; without it
+    // they ran as greedy with no word.
+    for v in ["splitgc", "dagc", "splitgc:rule=min-nondup"] {
+        let mut c = small();
+        c.run.victim = v.into();
+        let name = v.split(':').next().unwrap();
+        let a = c.advisories();
+        assert!(
+            a.iter().any(
+                |n| n.contains(&format!("victim {name} without the GC action {name}"))
+                    && n.contains("exactly as greedy")
+            ),
+            "{v}: {a:?}"
+        );
+        c.run.gc_action = name.into();
+        assert!(
+            !c.advisories()
+                .iter()
+                .any(|n| n.contains("exactly as greedy")),
+            "{v} with its action: {:?}",
+            c.advisories()
+        );
+    }
+    // What the note says holds: the same run as greedy.
+    let mut c = small();
+    c.run.write_volume = 2.0;
+    let greedy = Simulation::run_synthetic(&c, &mut |_| {}).unwrap();
+    c.run.victim = "splitgc".into();
+    let split = Simulation::run_synthetic(&c, &mut |_| {}).unwrap();
+    assert_eq!(greedy.total, split.total);
+    assert!(split.notes.iter().any(|n| n.contains("exactly as greedy")));
+}

@@ -705,6 +705,16 @@ impl Config {
                 d.pages_per_block, d.segment_blocks, l.pages_per_segment
             ));
         }
+        // SplitGC's and DAGC's victim rules rank by what their GC action learns (known
+        // duplicates, cached dead pages); without it they pick exactly as greedy does.
+        let name = |spec: &str| spec.split(':').next().unwrap_or("").trim().to_string();
+        let (victim, action) = (name(&self.run.victim), name(&self.run.gc_action));
+        if matches!(victim.as_str(), "splitgc" | "dagc") && victim != action {
+            out.push(format!(
+                "victim {victim} without the GC action {victim} (run.gc_action = {action}): nothing \
+                 learns what it ranks by, so it picks exactly as greedy does; add --gc-action {victim}"
+            ));
+        }
         let p = d.pages_per_block;
         let nand_like = p.is_power_of_two() || (p % 3 == 0 && (p / 3).is_power_of_two());
         if !nand_like {
