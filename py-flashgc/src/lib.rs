@@ -261,8 +261,18 @@ fn run(
     // The CLI's default host: a trace (and `[[flow]]` sections, whose flows set their own
     // arrivals) replays open loop at its timestamps; synthetic workloads and request
     // tables run a closed loop of 32.
-    // What the workload is, decided once: request arrays, else `[[flow]]` sections unless a
-    // workload is given, else the spec (a trace or a synthetic generator).
+    // What the workload is, decided once: request arrays, else `[[flow]]` sections, else the
+    // spec (a trace or a synthetic generator). The flows replace `run.workload`
+    // (docs/flows.md), so a workload given beside them is refused, as the CLI refuses it,
+    // rather than one of the two silently dropped.
+    if !cfg.flow.is_empty() && (workload.is_some() || ops.is_some()) {
+        let given = workload.map_or("a request table".to_string(), |w| format!("`{w}`"));
+        return Err(input_err(format!(
+            "workload {given}: the configuration's {} [[flow]] section(s) are the workload; \
+             give one or the other",
+            cfg.flow.len()
+        )));
+    }
     let uses_flows = ops.is_none() && workload.is_none() && !cfg.flow.is_empty();
     let spec = WorkloadSpec::parse("run.workload", workload.unwrap_or(&cfg.run.workload));
     let from_spec = ops.is_none() && !uses_flows;

@@ -225,3 +225,15 @@ def test_report_inputs_are_named(tmp_path):
     empty.mkdir()
     with pytest.raises(ValueError, match="empty: no results in it"):
         load_results(empty)
+
+
+def test_a_workload_beside_flow_sections_is_refused():
+    # The flows replace run.workload; a workload given beside them ran instead of the
+    # flows (while the CLI ran the flows and dropped --workload).
+    flows = '[[flow]]\nname = "a"\nrw = "randwrite"\nbs = 4096\niodepth = 4\n'
+    cfg = flashgc.load_config(flows, **TINY)
+    with pytest.raises(FlashgcError, match=r"workload `uniform`: the configuration's 1 \[\[flow\]\] section"):
+        flashgc.run(cfg, "uniform", timing={})
+    with pytest.raises(FlashgcError, match=r"workload a request table: the configuration's 1"):
+        flashgc.run(cfg, _table(), timing={})
+    assert len(flashgc.run(cfg, timing={}).raw["flows"]) == 1

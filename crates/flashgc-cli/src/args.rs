@@ -401,6 +401,17 @@ pub(crate) fn build_config_as_given(a: &CommonArgs) -> Result<Config, Fail> {
             m.translation_page_bytes = Some(v);
         }
     }
+    if let (Some(w), false) = (&a.workload, c.flow.is_empty()) {
+        // The flows replace `run.workload` (docs/flows.md): the flag would be dropped.
+        return Err(Fail(
+            2,
+            format!(
+                "--workload {w}: the configuration's {} [[flow]] section(s) are the workload; \
+                 give one or the other",
+                c.flow.len()
+            ),
+        ));
+    }
     let r = &mut c.run;
     if let Some(v) = &a.workload {
         r.workload = v.clone();

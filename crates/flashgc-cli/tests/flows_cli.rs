@@ -656,6 +656,21 @@ fn mqsim_workload_runs_as_flows_and_equals_its_converted_config() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("already has [[flow]] sections"));
+    // --workload beside a configuration's flows was dropped without a word (the flows ran).
+    let o = flashgc(&[
+        "run",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--workload",
+        "uniform",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("--workload uniform: the configuration")
+            && e.contains("[[flow]] section(s) are the workload"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
