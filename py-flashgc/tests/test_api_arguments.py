@@ -237,3 +237,17 @@ def test_a_workload_beside_flow_sections_is_refused():
     with pytest.raises(FlashgcError, match=r"workload a request table: the configuration's 1"):
         flashgc.run(cfg, _table(), timing={})
     assert len(flashgc.run(cfg, timing={}).raw["flows"]) == 1
+
+
+def test_synthetic_fields_are_refused_where_no_synthetic_workload_runs(tmp_path):
+    # read_ratio and request_pages were dropped without a word for traces, request tables
+    # and flows.
+    trace = tmp_path / "t.csv"
+    trace.write_text("128166372003061629,hm,0,Write,0,4096,100\n")
+    with pytest.raises(FlashgcError, match=r"^read_ratio: synthetic workloads only; the workload is the trace"):
+        flashgc.run("default", trace, read_ratio=0.5, **TINY)
+    with pytest.raises(FlashgcError, match=r"run.request_pages: synthetic workloads only; .* a request table"):
+        flashgc.run("default", _table(), **{"run.request_pages": 4}, **TINY)
+    with pytest.raises(FlashgcError, match="sweep point 0 .*read_ratio: synthetic workloads only"):
+        flashgc.sweep({"read_ratio": [0.5]}, base=dict(TINY, workload=f"trace:{trace}"), out=str(tmp_path / "r"))
+    assert flashgc.run("default", "uniform", read_ratio=0.5, **TINY).raw["total"]["reads"] > 0

@@ -470,5 +470,38 @@ pub(crate) fn build_config_as_given(a: &CommonArgs) -> Result<Config, Fail> {
     if a.write_volume.is_some() && a.warmup.is_none() {
         r.warmup = None;
     }
+    synthetic_flags_only(a, &c)?;
     Ok(c)
+}
+
+/// Refuses the synthetic generator's flags where no synthetic workload runs: a trace has its
+/// own reads and request sizes, and `[[flow]]` sections their own `rw` and `bs`, so the flag
+/// would be dropped without a word.
+fn synthetic_flags_only(a: &CommonArgs, c: &Config) -> Result<(), Fail> {
+    let given: Vec<&str> = [
+        ("--read-ratio", a.read_ratio.is_some()),
+        ("--request-pages", a.request_pages.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(f, g)| g.then_some(f))
+    .collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    let what = if !c.flow.is_empty() {
+        "the configuration's [[flow]] sections (each sets its own rw and bs)".to_string()
+    } else if let Ok(flashgc_core::workload::WorkloadSpec::Trace(p)) =
+        flashgc_core::workload::WorkloadSpec::parse("run.workload", &c.run.workload)
+    {
+        format!("the trace {p}, whose requests set their own reads and sizes")
+    } else {
+        return Ok(());
+    };
+    Err(Fail(
+        2,
+        format!(
+            "{}: synthetic workloads only; the workload is {what}",
+            given.join(", ")
+        ),
+    ))
 }

@@ -764,3 +764,57 @@ fn job_file_clones_start_where_fio_starts_them() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn synthetic_flags_are_refused_for_traces_and_flows() {
+    // --read-ratio and --request-pages were dropped without a word where the workload sets
+    // its own reads and sizes.
+    let dir = std::env::temp_dir().join(format!("flashgc-synth-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    std::fs::write(&trace, "128166372003061629,hm,0,Write,0,4096,100\n").unwrap();
+    let w = format!("trace:{}", trace.display());
+    let o = flashgc(&small("run", &["--workload", &w, "--read-ratio", "0.5"]));
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("--read-ratio: synthetic workloads only; the workload is the trace"),
+        "{e}"
+    );
+    let flows = dir.join("flows.toml");
+    std::fs::write(
+        &flows,
+        "[[flow]]\nname = \"a\"\nrw = \"randwrite\"\nbs = 4096\niodepth = 4\n",
+    )
+    .unwrap();
+    let f = flows.to_str().unwrap();
+    let o = flashgc(&small(
+        "run",
+        &[
+            "--config",
+            f,
+            "--timing",
+            "--read-ratio",
+            "0.5",
+            "--request-pages",
+            "2",
+        ],
+    ));
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("--read-ratio, --request-pages: synthetic workloads only; the workload is the configuration's [[flow]] sections"),
+        "{e}"
+    );
+    let o = flashgc(&small(
+        "run",
+        &["--workload", "uniform", "--read-ratio", "0.5"],
+    ));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

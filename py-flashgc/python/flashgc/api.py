@@ -491,6 +491,7 @@ def _run(
     run's share (a Dask worker's own limit); ``progress`` as :func:`run`'s (off for the
     runs of a comparison or a sweep)."""
     cfg = _with_mqsim(load_config(config, **overrides), workload, mqsim_workload, scenario)
+    _synthetic_fields_only(overrides, cfg, workload, fio_job)
     topts = None if trace_options is None else _to_json(trace_options, "trace_options")
     tjson = None if timing is None else _to_json(timing, "timing")
     if fio_job is not None:
@@ -532,6 +533,27 @@ def _run(
             progress=progress,
         )
     return Result(json.loads(out), cfg)
+
+
+def _synthetic_fields_only(overrides: Mapping[str, Any], cfg: Config, workload: Any, fio_job: Any) -> None:
+    """Refuses the synthetic generator's fields given as overrides where no synthetic
+    workload runs (a trace, a request table, host flows or a fio job set their own reads
+    and sizes: the field would be dropped without a word), as the CLI refuses its flags."""
+    given = [k for k in overrides if k in ("read_ratio", "request_pages", "run.read_ratio", "run.request_pages")]
+    if not given:
+        return
+    if fio_job is not None:
+        what = "the fio job file's jobs"
+    elif cfg.data.get("flow"):
+        what = "host flows ([[flow]] sections or an MQSim scenario), each with its own rw and bs"
+    elif isinstance(workload, (pd.DataFrame, np.ndarray, Mapping, tuple)):
+        what = "a request table"
+    else:
+        spec = _workload_spec(workload) or str(cfg.data.get("run", {}).get("workload", ""))
+        if not spec.startswith("trace:"):
+            return
+        what = f"the trace {spec[len('trace:') :]}, whose requests set their own reads and sizes"
+    raise FlashgcError(f"{', '.join(given)}: synthetic workloads only; the workload is {what}")
 
 
 def compare(

@@ -28,7 +28,17 @@ import pandas as pd
 from . import _flashgc
 from ._flashgc import FlashgcError
 from ._sweep_file import load_sweep_file, locate
-from .api import Config, ConfigLike, Result, _run, _to_json, _with_mqsim, load_config, summary_row
+from .api import (
+    Config,
+    ConfigLike,
+    Result,
+    _run,
+    _synthetic_fields_only,
+    _to_json,
+    _with_mqsim,
+    load_config,
+    summary_row,
+)
 
 __all__ = [
     "sweep",
@@ -216,6 +226,7 @@ def _prepare_iter(base: ConfigLike, points: Iterable[dict], base_overrides: Opti
             cfg = _with_mqsim(
                 load_config(base, **{**(base_overrides or {}), **over}), over.get("workload"), mqsim, scenario
             )
+            _synthetic_fields_only({**(base_overrides or {}), **over}, cfg, over.get("workload"), fio)
             _validate(cfg, checked)
             if fio is not None:
                 fio = os.fspath(fio)
