@@ -310,7 +310,6 @@ fn durations_and_rates_beyond_the_clock_are_refused_with_their_range() {
     for (args, want) in [
         (&["--config", slow][..], "`device.timing.program_us`"),
         (&["--rate", "1e-300"], "`--rate`"),
-        (&["--config", flow], "rate_iops"),
         (
             &["--device", "noc", "--ecc-check-us", "1e300"],
             "`--ecc-check-us`",
@@ -330,5 +329,20 @@ fn durations_and_rates_beyond_the_clock_are_refused_with_their_range() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
         assert!(e.contains(want), "{args:?}: {e}");
     }
+    // Flows set their own reads: without this file's --read-ratio (refused beside flows).
+    let o = Command::new(env!("CARGO_BIN_EXE_flashgc"))
+        .args([
+            "run",
+            "--timing",
+            "--logical-gib",
+            "0.0625",
+            "--config",
+            flow,
+        ])
+        .output()
+        .expect("binary runs");
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("rate_iops"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
