@@ -443,7 +443,11 @@ fn bad_files_name_file_line_and_element() {
             "-5",
             "-5 is out of range: must be in [0, 2147483647] (MQSim reads an int)",
         ),
-        ("Seed", "2147483648", "2147483648 must be in [0, 2147483647]"),
+        (
+            "Seed",
+            "2147483648",
+            "2147483648 must be in [0, 2147483647]",
+        ),
         (
             "Read_Percentage",
             "-1",
