@@ -226,3 +226,81 @@ fn scheme_parameters_out_of_their_type_say_out_of_range_and_bare_words_name_the_
         "{e}"
     );
 }
+
+#[test]
+fn a_min_garbage_filter_that_fills_the_device_names_the_parameter() {
+    // It ended with "device full" and exit code 1, naming no parameter.
+    let e = refused(&[
+        "run",
+        "--logical-gib",
+        "0.0625",
+        "--pages-per-block",
+        "32",
+        "--op",
+        "0.15",
+        "--write-volume",
+        "1",
+        "--victim",
+        "greedy:min_garbage=0.5",
+    ]);
+    assert!(
+        e.contains("`run.victim.min_garbage`: device full: the victim policy `greedy`'s min_garbage filter")
+            && e.contains("kept GC from freeing space")
+            && e.contains("--victim greedy:min_garbage=G"),
+        "{e}"
+    );
+}
+
+#[test]
+fn fio_flags_checked_on_the_device_are_named_as_typed() {
+    // The device checks of a job the flags describe named `fio.bssplit` (or `flow
+    // `job.0`.bssplit` with --numjobs), names the user never typed.
+    for (args, flag) in [
+        (&["fio", "--bssplit", "6k/100"][..], "`--bssplit`: 6144"),
+        (
+            &["fio", "--bssplit", "6k/100", "--numjobs", "2"][..],
+            "`--bssplit`: 6144",
+        ),
+        (&["fio", "--bs", "6k"][..], "`--bs`: 6144"),
+        (
+            &[
+                "run",
+                "--timing",
+                "--rw",
+                "randwrite",
+                "--bssplit",
+                "6k/100",
+            ][..],
+            "`--bssplit`: 6144",
+        ),
+    ] {
+        let mut a = args.to_vec();
+        a.extend(["--logical-gib", "0.0625"]);
+        let e = refused(&a);
+        assert!(
+            e.contains(flag) && !e.contains("fio.") && !e.contains("flow `"),
+            "{a:?}: {e}"
+        );
+    }
+}
+
+#[test]
+fn model_refuses_an_op_whose_waf_is_not_finite() {
+    // `--op 1e-300` printed inf (JSON null).
+    for op in ["1e-300", "1e-9"] {
+        for json in [false, true] {
+            let mut a = vec!["model", "--op", op];
+            if json {
+                a.push("--json");
+            }
+            let e = refused(&a);
+            assert!(
+                e.contains(&format!("--op {op}: allowed range [1e-6, 10]")),
+                "{a:?}: {e}"
+            );
+        }
+    }
+    let o = flashgc(&["model", "--op", "1e-6", "--json"]);
+    let rows = common::json(&o)["rows"].as_array().unwrap().clone();
+    assert!(rows.iter().all(|r| r[1].is_f64()), "{rows:?}");
+}
