@@ -309,14 +309,6 @@ impl TimingParams {
                 ),
             ));
         }
-        if let Some(v) = self.data_volume_bytes {
-            if v > MAX_DATA_VOLUME_BYTES {
-                return Err(Error::config(
-                    "timing.data_volume_bytes",
-                    format!("{v} bytes: allowed 0..={MAX_DATA_VOLUME_BYTES} (2^60 bytes)"),
-                ));
-            }
-        }
         if let Some(n) = &self.noc {
             n.validate()?;
         }
