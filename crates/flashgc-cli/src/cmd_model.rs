@@ -61,6 +61,11 @@ fn parse_hot(s: &str) -> Result<(f64, f64), Fail> {
     Ok((w, f))
 }
 
+/// The smallest `--op` the models are evaluated at: below it Eq. 4's root (and so every
+/// FIFO-based row) loses its precision, e.g. 1e-9 gives WAF 7.4e7 where 1 / (2 op) = 5e8
+/// is right, and at 1e-16 1 + op is 1 and the WAF infinite.
+const MIN_MODEL_OP: f64 = 1e-6;
+
 pub(crate) fn cmd_model(a: ModelArgs) -> Result<(), Fail> {
     if let Some(ModelSub::Midas(m)) = &a.sub {
         let code = cmd_midas::model_midas(m);
@@ -70,14 +75,37 @@ pub(crate) fn cmd_model(a: ModelArgs) -> Result<(), Fail> {
             Err(Fail(code as u8, String::new()))
         };
     }
-    if !(a.op.is_finite() && a.op > 0.0 && a.op <= 10.0) {
-        return Err(Fail(2, format!("--op {}: allowed range (0, 10]", a.op)));
+    if !(a.op.is_finite() && (MIN_MODEL_OP..=10.0).contains(&a.op)) {
+        return Err(Fail(
+            2,
+            format!(
+                "--op {}: allowed range [{MIN_MODEL_OP:e}, 10] (below it the models' WAF loses \
+                 its precision and reaches infinity: 1 + op rounds to 1)",
+                // As typed: 1e-9, not 0.000000001.
+                if a.op != 0.0 && a.op.abs() < 1e-3 {
+                    format!("{:e}", a.op)
+                } else {
+                    a.op.to_string()
+                }
+            ),
+        ));
     }
     if a.pages_per_segment == 0 {
         return Err(Fail(2, "--pages-per-segment: must be at least 1".into()));
     }
     let hot = a.hot.as_deref().map(parse_hot).transpose()?;
     let t = flashgc_core::model::table(a.op, a.pages_per_segment, hot);
+    // A safeguard beside the range: never print inf (JSON null) as a model's WAF.
+    if let Some(row) = t.rows.iter().find(|r| !r.1.is_finite()) {
+        return Err(Fail(
+            2,
+            format!(
+                "--op {}: {} gives no finite WAF at this over-provisioning; allowed range \
+                 [{MIN_MODEL_OP:e}, 10]",
+                a.op, row.0
+            ),
+        ));
+    }
     if a.json {
         println!(
             "{}",

@@ -374,9 +374,9 @@ impl TimingFlags {
         let paper = self.paper.as_deref().map(PaperSeries::named).transpose()?;
         let scale = paper.map(|s| s.scale(l.logical_bytes())).unwrap_or(1.0);
         let gb = |field: &str, v: f64| -> Result<u64> {
-            // Bytes are counted in a u64: a volume past 2^63 would saturate into a run that
-            // never ends instead of an error.
-            let most = (1u64 << 63) as f64 / (1e9 * scale);
+            // The core's bound on a run's host data (2^60 bytes): past it a run does not
+            // end in any useful time.
+            let most = flashgc_core::timing::MAX_DATA_VOLUME_BYTES as f64 / (1e9 * scale);
             if !(v.is_finite() && v > 0.0 && v <= most) {
                 return Err(Error::config(
                     field,
@@ -546,12 +546,38 @@ pub fn fio_workload(flags: &TimingFlags, cfg: &Config) -> Result<Option<Box<dyn 
 pub(crate) fn fio_job_workload(flags: &TimingFlags, cfg: &Config) -> Result<Box<dyn Workload>> {
     let l = cfg.layout()?;
     let job = flags.job(cfg)?;
-    if job.numjobs > 1 {
+    let wl: Result<Box<dyn Workload>> = if job.numjobs > 1 {
         use flashgc_core::workload::flows::{FlowSet, FlowSpec};
         let specs = FlowSpec::from_fio("job", &job, 0, l.logical_bytes());
-        return Ok(Box::new(FlowSet::new(specs, l.logical_pages, l.lpn_size)?));
-    }
-    Ok(Box::new(job.workload(l.logical_pages, l.lpn_size)?))
+        FlowSet::new(specs, l.logical_pages, l.lpn_size).map(|w| Box::new(w) as _)
+    } else {
+        job.workload(l.logical_pages, l.lpn_size)
+            .map(|w| Box::new(w) as _)
+    };
+    wl.map_err(flag_named)
+}
+
+/// A device check of the job the flags describe names the option as the core knows it
+/// (`fio.bssplit`, or `flow `job.0`.bssplit` for one of `--numjobs` flows): the user typed
+/// a flag, so the flag is named (`--bssplit`). Options no flag sets keep their name.
+fn flag_named(e: Error) -> Error {
+    let Error::Config { field, message } = &e else {
+        return e;
+    };
+    let option = field.strip_prefix("fio.").or_else(|| {
+        field
+            .strip_prefix("flow `job")
+            .and_then(|r| r.split_once("`."))
+            .map(|(_, o)| o)
+    });
+    let flag = match option {
+        Some(o @ ("rw" | "rwmixwrite" | "bs" | "bssplit" | "size" | "numjobs" | "iodepth")) => {
+            format!("--{o}")
+        }
+        Some("distribution" | "random_distribution") => "--distribution".to_string(),
+        _ => return e,
+    };
+    Error::config(flag, message.clone())
 }
 
 /// Runs one configuration, timed or WAF-only according to `flags`; `ctl` may stop it

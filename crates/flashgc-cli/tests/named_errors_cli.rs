@@ -124,3 +124,183 @@ fn model_midas_takes_the_placements_sample_and_unit_ranges() {
         assert!(e.contains(&format!("{flag} {value}: allowed range")), "{e}");
     }
 }
+
+/// Runs `args` under an address-space limit of about 4 GB (`ulimit -v`), as a container's
+/// limit would, and returns the output.
+fn under_ulimit(args: &[&str]) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4000000 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_flashgc"))
+        .args(args)
+        .output()
+        .expect("sh runs")
+}
+
+#[test]
+fn placement_tables_beyond_the_memory_are_refused_before_they_are_allocated() {
+    // The filters and counters were allocated before run.max_memory_gib was checked: under
+    // an address-space limit the process aborted ("memory allocation of N bytes failed").
+    let small = [
+        "--logical-gib",
+        "0.0625",
+        "--pages-per-block",
+        "32",
+        "--write-volume",
+        "0.2",
+    ];
+    for (placement, field, extra) in [
+        ("mbf:bits=68719476736", "`run.placement.bits`", None),
+        ("mbf:bits=8589934592", "`run.placement.bits`", Some("100")),
+        (
+            "mhf:counters=17179869184,bits=8",
+            "`run.placement.counters`",
+            None,
+        ),
+        ("midas:unit=1,epoch=1000", "`run.placement.unit`", None),
+        (
+            "midas:unit=1,epoch=1000",
+            "`run.placement.unit`",
+            Some("100"),
+        ),
+    ] {
+        let mut args = vec!["run", "--placement", placement];
+        args.extend(small);
+        if let Some(gib) = extra {
+            args.extend(["--max-memory", gib]);
+        }
+        let o = under_ulimit(&args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(field), "{args:?}: {e}");
+        assert!(
+            e.contains("GiB") && !e.contains("memory allocation of"),
+            "{args:?}: {e}"
+        );
+        // Under the default limit the message names it; with a limit above the process's
+        // reach the allocation itself fails cleanly.
+        if extra.is_none() {
+            assert!(e.contains("run.max_memory_gib"), "{args:?}: {e}");
+        } else {
+            assert!(e.contains("cannot allocate"), "{args:?}: {e}");
+        }
+    }
+    // An explicit limit is checked the same way, before allocating, with no ulimit.
+    let mut args = vec![
+        "run",
+        "--placement",
+        "mbf:bits=68719476736",
+        "--max-memory",
+        "1",
+    ];
+    args.extend(small);
+    let e = refused(&args);
+    assert!(
+        e.contains("`run.placement.bits`: `mbf` needs 34359738368 B (32.00 GiB) for its 4 filters")
+            && e.contains("run.max_memory_gib = 1.00 GiB"),
+        "{e}"
+    );
+}
+
+#[test]
+fn scheme_parameters_out_of_their_type_say_out_of_range_and_bare_words_name_the_scheme() {
+    let e = refused(&["run", "--placement", "dac:regions=100000000000"]);
+    assert!(
+        e.contains("`run.placement.regions`: `100000000000` is out of range; allowed range 2..=16"),
+        "{e}"
+    );
+    let e = refused(&["run", "--victim", "d-choices:d=100000000000"]);
+    assert!(
+        e.contains("`run.victim.d`: `100000000000` is out of range; allowed range 1..=4096"),
+        "{e}"
+    );
+    let e = refused(&["run", "--placement", "sup-gc:x"]);
+    assert!(
+        e.contains("`run.placement`: `sup-gc` takes no parameter `x`; it accepts: no parameters")
+            && !e.contains("run.placement._"),
+        "{e}"
+    );
+    let e = refused(&["run", "--victim", "d-choices:d"]);
+    assert!(
+        e.contains("`run.victim`: `d` needs a value: `d-choices:d=VALUE`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_min_garbage_filter_that_fills_the_device_names_the_parameter() {
+    // It ended with "device full" and exit code 1, naming no parameter.
+    let e = refused(&[
+        "run",
+        "--logical-gib",
+        "0.0625",
+        "--pages-per-block",
+        "32",
+        "--op",
+        "0.15",
+        "--write-volume",
+        "1",
+        "--victim",
+        "greedy:min_garbage=0.5",
+    ]);
+    assert!(
+        e.contains("`run.victim.min_garbage`: device full: the victim policy `greedy`'s min_garbage filter")
+            && e.contains("kept GC from freeing space")
+            && e.contains("--victim greedy:min_garbage=G"),
+        "{e}"
+    );
+}
+
+#[test]
+fn fio_flags_checked_on_the_device_are_named_as_typed() {
+    // The device checks of a job the flags describe named `fio.bssplit` (or `flow
+    // `job.0`.bssplit` with --numjobs), names the user never typed.
+    for (args, flag) in [
+        (&["fio", "--bssplit", "6k/100"][..], "`--bssplit`: 6144"),
+        (
+            &["fio", "--bssplit", "6k/100", "--numjobs", "2"][..],
+            "`--bssplit`: 6144",
+        ),
+        (&["fio", "--bs", "6k"][..], "`--bs`: 6144"),
+        (
+            &[
+                "run",
+                "--timing",
+                "--rw",
+                "randwrite",
+                "--bssplit",
+                "6k/100",
+            ][..],
+            "`--bssplit`: 6144",
+        ),
+    ] {
+        let mut a = args.to_vec();
+        a.extend(["--logical-gib", "0.0625"]);
+        let e = refused(&a);
+        assert!(
+            e.contains(flag) && !e.contains("fio.") && !e.contains("flow `"),
+            "{a:?}: {e}"
+        );
+    }
+}
+
+#[test]
+fn model_refuses_an_op_whose_waf_is_not_finite() {
+    // `--op 1e-300` printed inf (JSON null).
+    for op in ["1e-300", "1e-9"] {
+        for json in [false, true] {
+            let mut a = vec!["model", "--op", op];
+            if json {
+                a.push("--json");
+            }
+            let e = refused(&a);
+            assert!(
+                e.contains(&format!("--op {op}: allowed range [1e-6, 10]")),
+                "{a:?}: {e}"
+            );
+        }
+    }
+    let o = flashgc(&["model", "--op", "1e-6", "--json"]);
+    let rows = common::json(&o)["rows"].as_array().unwrap().clone();
+    assert!(rows.iter().all(|r| r[1].is_f64()), "{rows:?}");
+}

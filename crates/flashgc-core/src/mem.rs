@@ -43,3 +43,24 @@ pub(crate) fn big_vec<T: Copy>(n: usize, value: T) -> Vec<T> {
     v.resize(n, value);
     v
 }
+
+/// A vector of `n` copies of `value`, or None when the system will not allocate it: for
+/// tables sized by user input, where a failed infallible allocation aborts the process
+/// ("memory allocation of N bytes failed") instead of reporting an error.
+pub(crate) fn try_vec<T: Clone>(n: u64, value: T) -> Option<Vec<T>> {
+    let n = usize::try_from(n).ok()?;
+    let mut v: Vec<T> = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, value);
+    Some(v)
+}
+
+/// Whether the system would allocate `bytes` now: reserved and released without being
+/// touched (no page is faulted in). For tables built by code that allocates infallibly
+/// (MiDAS's UID counts), checked just before they are built.
+pub(crate) fn can_allocate(bytes: u64) -> bool {
+    let Ok(n) = usize::try_from(bytes) else {
+        return false;
+    };
+    Vec::<u8>::new().try_reserve_exact(n).is_ok()
+}

@@ -162,7 +162,9 @@ impl Simulation {
     /// Validates `cfg` and builds the FTL with its placement and victim policies.
     pub fn new(cfg: &Config) -> Result<Simulation> {
         let mut layout = cfg.layout()?;
-        let (mut pl, placement_spec) = placement::build_resolved(
+        // The placement's tables are checked against the limit before they are allocated
+        // (an allocation beyond the process's memory aborts it), next to the FTL's own.
+        let (mut pl, placement_spec) = placement::build_within(
             "run.placement",
             &cfg.run.placement,
             PlacementInit {
@@ -171,6 +173,8 @@ impl Simulation {
                 pages_per_segment: layout.pages_per_segment,
                 seed: cfg.run.seed,
             },
+            cfg.run.max_memory_gib,
+            memory_estimate(&layout, 0),
         )?;
         // An oracle on a synthetic workload: the pre-pass runs on a second generator from
         // the same seed (traces need `prepare_future`).
@@ -391,7 +395,7 @@ impl Simulation {
         let future = future_of(self.layout.logical_pages, &self.cfg.run, wl)?;
         let cmt = cmt_params(&self.cfg, &self.layout)?;
         let l = &self.layout;
-        let mut pl = placement::build(
+        let (mut pl, _) = placement::build_within(
             "run.placement",
             &self.cfg.run.placement,
             PlacementInit {
@@ -400,6 +404,8 @@ impl Simulation {
                 pages_per_segment: l.pages_per_segment,
                 seed: self.cfg.run.seed,
             },
+            self.cfg.run.max_memory_gib,
+            memory_estimate(l, 0),
         )?;
         pl.set_future(future);
         let vic = victim::build(

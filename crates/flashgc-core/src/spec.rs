@@ -18,6 +18,17 @@ pub struct Spec {
     /// Every parameter the scheme read, with the value it used (given or default), in the
     /// order read: [`Spec::resolved`].
     values: std::cell::RefCell<Vec<(String, String)>>,
+    /// The memory the scheme's tables may take: [`Spec::set_memory_limit`].
+    budget: Option<Budget>,
+    /// Bytes of tables the scheme has allocated through [`Spec::table`] so far.
+    reserved: std::cell::Cell<u64>,
+}
+
+/// `run.max_memory_gib` and what the run needs beside the scheme's own tables.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Budget {
+    limit_gib: f64,
+    committed: u64,
 }
 
 impl Spec {
@@ -100,7 +111,96 @@ impl Spec {
             field: field.to_string(),
             used: Default::default(),
             values: Default::default(),
+            budget: None,
+            reserved: Default::default(),
         })
+    }
+
+    /// Sets the memory limit (`run.max_memory_gib`, None for none) the scheme's tables are
+    /// checked against before they are allocated, with `committed` bytes the run needs
+    /// beside them (the device's tables). Without it a table is still allocated fallibly.
+    pub fn set_memory_limit(&mut self, limit_gib: Option<f64>, committed: u64) {
+        self.budget = limit_gib.map(|limit_gib| Budget {
+            limit_gib,
+            committed,
+        });
+    }
+
+    /// Refuses `bytes` more of the scheme's tables (`what`, sized by parameter `key`; an
+    /// empty key names the spec's field) when, with the tables allocated before and the
+    /// run's other needs, they would exceed the memory limit: checked before allocating,
+    /// because an allocation beyond the process's memory aborts it.
+    pub fn check_memory(&self, key: &str, what: &str, bytes: u64) -> Result<()> {
+        let total = self.reserved.get().saturating_add(bytes);
+        if let Some(b) = self.budget {
+            let gib = (1u64 << 30) as f64;
+            let need = total.saturating_add(b.committed);
+            if need as f64 > b.limit_gib * gib {
+                return Err(Error::config(
+                    self.key_path(key),
+                    format!(
+                        "`{}` needs {bytes} B ({:.2} GiB) for its {what}; with the rest of the run that is about {:.2} GiB, \
+                         over run.max_memory_gib = {:.2} GiB; {} or raise the limit \
+                         (`--max-memory GIB` on the command line, `max_memory_gib` in Python)",
+                        self.name,
+                        bytes as f64 / gib,
+                        need as f64 / gib,
+                        b.limit_gib,
+                        self.shrink_hint(key)
+                    ),
+                ));
+            }
+        }
+        self.reserved.set(total);
+        Ok(())
+    }
+
+    /// A table of `n` copies of `value` for the scheme's `what`, sized by parameter `key`:
+    /// checked against the memory limit first ([`Spec::check_memory`]), then allocated
+    /// fallibly, so that no size aborts the process.
+    pub fn table<T: Clone>(&self, key: &str, what: &str, n: u64, value: T) -> Result<Vec<T>> {
+        self.check_memory(key, what, n.saturating_mul(std::mem::size_of::<T>() as u64))?;
+        self.try_table(key, what, n, value)
+    }
+
+    /// [`Spec::table`] without the memory-limit check, for tables checked together
+    /// beforehand ([`Spec::check_memory`] of their sum).
+    pub fn try_table<T: Clone>(&self, key: &str, what: &str, n: u64, value: T) -> Result<Vec<T>> {
+        let bytes = n.saturating_mul(std::mem::size_of::<T>() as u64);
+        crate::mem::try_vec(n, value).ok_or_else(|| self.alloc_error(key, what, bytes))
+    }
+
+    /// The error for a table of `bytes` the system would not allocate.
+    pub fn alloc_error(&self, key: &str, what: &str, bytes: u64) -> Error {
+        Error::config(
+            self.key_path(key),
+            format!(
+                "`{}` needs {bytes} B ({:.2} GiB) for its {what}, which this process cannot allocate \
+                 (a memory or address-space limit); {} to fit",
+                self.name,
+                bytes as f64 / (1u64 << 30) as f64,
+                self.shrink_hint(key)
+            ),
+        )
+    }
+
+    /// How to make a table smaller: its parameter, or the device for a per-page table.
+    fn shrink_hint(&self, key: &str) -> String {
+        if key.is_empty() {
+            "use a smaller device".to_string()
+        } else {
+            // Not "lower": some parameters shrink a table as they grow (MiDAS's `unit`).
+            format!("change `{key}`, which sizes it,")
+        }
+    }
+
+    /// [`Spec::path`], or the spec's own field for an empty key.
+    fn key_path(&self, key: &str) -> String {
+        if key.is_empty() {
+            self.field.clone()
+        } else {
+            self.path(key)
+        }
     }
 
     /// The raw string value of a parameter, if given.
@@ -156,12 +256,9 @@ impl Spec {
     {
         let v = match self.lookup(key) {
             None => default,
-            Some(s) => s.parse::<T>().map_err(|_| {
-                Error::config(
-                    self.path(key),
-                    format!("`{s}` is not a number; allowed range {min}..={max}"),
-                )
-            })?,
+            Some(s) => s
+                .parse::<T>()
+                .map_err(|_| Error::config(self.path(key), unparsed(s, min, max)))?,
         };
         // NaN compares false with everything: test for being inside the range, not for
         // being outside it (`nan` passed `v < min || v > max`). Every float range is
@@ -205,26 +302,69 @@ impl Spec {
     /// silently fall back to defaults). Call after reading all parameters.
     pub fn finish(&self) -> Result<()> {
         let used = self.used.borrow();
-        for k in self.params.keys() {
+        for (k, v) in &self.params {
             if !used.iter().any(|u| u == k) {
-                let mut known: Vec<_> = used.clone();
+                let mut known: Vec<_> = used
+                    .iter()
+                    .map(|u| {
+                        if u == "_" {
+                            "a bare value".to_string()
+                        } else {
+                            u.clone()
+                        }
+                    })
+                    .collect();
                 known.sort();
                 known.dedup();
+                let accepts = if known.is_empty() {
+                    "no parameters".to_string()
+                } else {
+                    known.join(", ")
+                };
+                // A bare word (`sup-gc:x`) is stored under `_`, which means nothing to the
+                // user: name the scheme and the word instead.
+                if k == "_" {
+                    let msg = if used.iter().any(|u| u == v) {
+                        format!("`{v}` needs a value: `{}:{v}=VALUE`", self.name)
+                    } else {
+                        format!(
+                            "`{}` takes no parameter `{v}`; it accepts: {accepts}",
+                            self.name
+                        )
+                    };
+                    return Err(Error::config(self.field.clone(), msg));
+                }
                 return Err(Error::config(
                     self.path(k),
                     format!(
-                        "unknown parameter for `{}`; it accepts: {}",
-                        self.name,
-                        if known.is_empty() {
-                            "no parameters".to_string()
-                        } else {
-                            known.join(", ")
-                        }
+                        "unknown parameter for `{}`; it accepts: {accepts}",
+                        self.name
                     ),
                 ));
             }
         }
         Ok(())
+    }
+}
+
+/// Why `s` did not parse as a parameter of range `min..=max`: a number outside the type's
+/// range (`d=1e11`, `regions=-1`) is out of range, not "not a number".
+fn unparsed<T: std::fmt::Display>(s: &str, min: T, max: T) -> String {
+    let range = format!("allowed range {min}..={max}");
+    let bound = |b: &T| b.to_string().parse::<f64>().ok();
+    match s.parse::<f64>() {
+        Ok(f) if f.is_nan() => format!("`{s}` is not a number; {range}"),
+        Ok(f) if f.fract() == 0.0 || f.is_infinite() => {
+            let inside =
+                bound(&min).is_some_and(|lo| f >= lo) && bound(&max).is_some_and(|hi| f <= hi);
+            if inside {
+                format!("`{s}`: write the whole number in digits; {range}")
+            } else {
+                format!("`{s}` is out of range; {range}")
+            }
+        }
+        Ok(_) => format!("`{s}` is not a whole number; {range}"),
+        Err(_) => format!("`{s}` is not a number; {range}"),
     }
 }
 
@@ -298,6 +438,73 @@ mod tests {
         let s = Spec::parse("run.victim", "greedy:min_garbage=nan").unwrap();
         let e = s.num::<f64>("min_garbage", 0.0, 0.0, 1.0).unwrap_err();
         assert!(e.to_string().contains("NaN is not a number"), "{e}");
+    }
+
+    #[test]
+    fn numbers_beyond_the_type_are_out_of_range_not_unparsable() {
+        // `d=1e11` and `regions=100000000000` said "is not a number".
+        let s = Spec::parse("run.victim", "d-choices:d=100000000000").unwrap();
+        let e = s.num::<u32>("d", 2, 1, 4096).unwrap_err().to_string();
+        assert!(
+            e.contains("`100000000000` is out of range; allowed range 1..=4096"),
+            "{e}"
+        );
+        for (v, want) in [
+            ("-1", "`-1` is out of range"),
+            ("1e11", "`1e11` is out of range"),
+            ("2.5", "`2.5` is not a whole number"),
+            ("1e1", "`1e1`: write the whole number in digits"),
+            ("x", "`x` is not a number"),
+        ] {
+            let s = Spec::parse("run.placement", &format!("dac:regions={v}")).unwrap();
+            let e = s.num::<u8>("regions", 4, 2, 16).unwrap_err().to_string();
+            assert!(e.contains(want) && e.contains("2..=16"), "{v}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_bare_word_names_the_scheme_not_an_underscore_field() {
+        let s = Spec::parse("run.placement", "sup-gc:x").unwrap();
+        let e = s.finish().unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "`run.placement`: `sup-gc` takes no parameter `x`; it accepts: no parameters"
+            ),
+            "{e}"
+        );
+        let s = Spec::parse("run.victim", "cost-benefit:nope=1").unwrap();
+        s.raw("_");
+        s.num::<f64>("min_garbage", 0.0, 0.0, 1.0).unwrap();
+        let e = s.finish().unwrap_err().to_string();
+        assert!(e.contains("it accepts: a bare value, min_garbage"), "{e}");
+    }
+
+    #[test]
+    fn tables_are_checked_against_the_limit_before_they_are_allocated() {
+        let mut s = Spec::parse("run.placement", "mbf:bits=68719476736").unwrap();
+        s.set_memory_limit(Some(1.0), 1 << 20);
+        let e = s
+            .table::<u64>("bits", "Bloom filter", 1 << 32, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "`run.placement.bits`: `mbf` needs 34359738368 B (32.00 GiB) for its Bloom filter"
+            ) && e.contains("run.max_memory_gib = 1.00 GiB"),
+            "{e}"
+        );
+        // Tables add up: two of 0.6 GiB pass one by one but not together.
+        let half = (0.6 * (1u64 << 30) as f64) as u64;
+        s.check_memory("bits", "a", half).unwrap();
+        assert!(s.check_memory("bits", "b", half).is_err());
+        // Without a limit a size the system cannot give is an error, not an abort.
+        let s = Spec::parse("run.placement", "mhf").unwrap();
+        let e = s
+            .table::<u64>("counters", "counters", u64::MAX / 4, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot allocate"), "{e}");
+        assert_eq!(s.table::<u8>("counters", "c", 3, 7).unwrap(), vec![7; 3]);
     }
 
     #[test]

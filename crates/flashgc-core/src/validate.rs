@@ -17,7 +17,7 @@ pub fn validate(cfg: &Config) -> Result<Layout> {
     let mut layout = cfg.layout()?;
     let cmt = cmt_params(cfg, &layout)?.is_some();
     WorkloadSpec::parse("run.workload", &cfg.run.workload)?;
-    let pl = placement::build(
+    let (pl, _) = placement::build_within(
         "run.placement",
         &cfg.run.placement,
         PlacementInit {
@@ -26,6 +26,8 @@ pub fn validate(cfg: &Config) -> Result<Layout> {
             pages_per_segment: layout.pages_per_segment,
             seed: cfg.run.seed,
         },
+        cfg.run.max_memory_gib,
+        crate::sim::memory_estimate(&layout, 0),
     )?;
     victim::build(
         "run.victim",

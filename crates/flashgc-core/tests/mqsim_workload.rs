@@ -268,7 +268,7 @@ fn base(channels: &str) -> Vec<(&'static str, String)> {
         ("Address_Alignment_Unit", "8"),
         ("Request_Size_Distribution", "FIXED"),
         ("Average_Request_Size", "8"),
-        ("Seed", "-5"),
+        ("Seed", "5"),
         ("Average_No_of_Reqs_in_Queue", "4"),
         ("Stop_Time", "0"),
         ("Total_Requests_To_Generate", "1000"),
@@ -342,8 +342,7 @@ fn partitioning_bandwidth_hotcold_and_request_counts() {
     assert_eq!(s.flows[0].iodepth, Some(4));
     assert_eq!(s.flows[0].requests, Some(1000));
     assert_eq!(s.flows[0].runtime_ms, None);
-    // A negative int seed keeps its bits.
-    assert_eq!(s.flows[0].seed, Some(-5i64 as u64));
+    assert_eq!(s.flows[0].seed, Some(5));
     // Flow 1: pages [360, 960), working set 50 %: 300 pages.
     assert_eq!(s.flows[1].offset, b(360 * 4096));
     assert_eq!(s.flows[1].size, b(300 * 4096));
@@ -434,6 +433,45 @@ fn bad_files_name_file_line_and_element() {
         )),
         "{e}"
     );
+    // A working set outside (0, 100] was taken as 100 with a note, and a negative seed
+    // wrapped to a u64 with no file:line; both are refused where they stand.
+    for (el, v, want) in [
+        ("Working_Set_Percentage", "0", "0 must be in [1, 100]"),
+        ("Working_Set_Percentage", "200", "200 must be in [1, 100]"),
+        (
+            "Seed",
+            "-5",
+            "-5 is out of range: must be in [0, 2147483647] (MQSim reads an int)",
+        ),
+        (
+            "Seed",
+            "2147483648",
+            "2147483648 must be in [0, 2147483647]",
+        ),
+        (
+            "Read_Percentage",
+            "-1",
+            "-1 is out of range: must be in [0, 100]",
+        ),
+        (
+            "Average_No_of_Reqs_in_Queue",
+            "99999999999999999999",
+            "99999999999999999999 is out of range: must be in [1, 2147483647]",
+        ),
+        (
+            "Initial_Occupancy_Percentage",
+            "101",
+            "101 must be in [0, 100]",
+        ),
+    ] {
+        let f = with(ok.clone(), el, v);
+        let at = 4 + f.iter().position(|e| e.0 == el).unwrap();
+        let e = err(&file(&[flow_of(&f)]));
+        assert!(
+            e.starts_with(&format!("bad.xml:{at}: <{el}>: {want}")),
+            "{el} {v}: {e}"
+        );
+    }
     let e = err(&file(&[flow_of(&with(ok.clone(), "Channel_IDs", "0,x"))]));
     assert!(
         e.starts_with("bad.xml:4: <Channel_IDs>: `x` is not an id"),
@@ -504,7 +542,7 @@ fn bad_files_name_file_line_and_element() {
         e.contains("<Bandwidth>: 1000 bytes/s is less than one 8-sector request per second"),
         "{e}"
     );
-    let twice = flow_of(&ok).replace("<Seed>-5</Seed>", "<Seed>-5</Seed>\n<Seed>6</Seed>");
+    let twice = flow_of(&ok).replace("<Seed>5</Seed>", "<Seed>5</Seed>\n<Seed>6</Seed>");
     let e = err(&file(&[twice]));
     assert!(
         e.contains("<Seed>: given twice in one flow (first at line"),

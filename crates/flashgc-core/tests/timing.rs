@@ -613,3 +613,40 @@ fn checkpoint_bytes_below_1_mib_are_refused() {
     assert_eq!(apply(0), Ok(0));
     assert_eq!(apply(MIN_CHECKPOINT_BYTES), Ok(MIN_CHECKPOINT_BYTES));
 }
+
+/// `data_volume_bytes` = 2^64 - 1 was taken and the run went on for ever; a write cache of
+/// 2^63 pages was refused under the field `timing.cache`, a name no user gives.
+#[test]
+fn data_volume_has_a_named_bound_and_cache_pages_its_own_name() {
+    let c = tiny();
+    let apply = |json: &str| {
+        let o = TimingOptions::from_json(json).unwrap();
+        let mut p = TimingParams::default();
+        o.apply(&c, &mut p, &|k| format!("timing.{k}"))
+            .map(|()| p)
+            .map_err(|e| e.to_string())
+    };
+    let e = apply(&format!(r#"{{"data_volume_bytes": {}}}"#, u64::MAX)).unwrap_err();
+    assert!(
+        e.contains("`timing.data_volume_bytes`: 18446744073709551615 bytes: allowed 0..=1152921504606846976"),
+        "{e}"
+    );
+    let most = flashgc_core::timing::MAX_DATA_VOLUME_BYTES;
+    let p = apply(&format!(r#"{{"data_volume_bytes": {most}}}"#)).unwrap();
+    assert_eq!(p.data_volume_bytes, Some(most));
+    let e = apply(&format!(r#"{{"cache_pages": {}}}"#, 1u64 << 63)).unwrap_err();
+    assert!(
+        e.contains("`timing.cache_pages`: 9223372036854775808 pages: allowed 0..="),
+        "{e}"
+    );
+    // Parameters built without the options (a front end's own) are checked the same way.
+    let p = TimingParams {
+        cache_pages: 1 << 63,
+        ..Default::default()
+    };
+    let e = p.validate(1024).unwrap_err().to_string();
+    assert!(
+        e.contains("`timing.cache_pages`") && e.contains("allowed 0..=1024"),
+        "{e}"
+    );
+}

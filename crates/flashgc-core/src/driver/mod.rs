@@ -431,15 +431,62 @@ pub fn run(
     e.run_with(wl, progress, ctl)
 }
 
-/// Memory the machine has available now (Linux `MemAvailable`), in GiB; None where it
+/// Memory the process can have now, in GiB: the machine's available memory (Linux
+/// `MemAvailable`), lowered to what is left under the process's address-space limit
+/// (`ulimit -v`) and its cgroup's memory limit where those are set; None where the machine's
 /// cannot be read. Front ends (the CLI, the Python binding) default `run.max_memory_gib` to
-/// it, so that a device too large for the machine is refused before its tables are
+/// it, so that a device or table too large for the machine is refused before it is
 /// allocated instead of aborting the process on a failed allocation.
 pub fn available_memory_gib() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / (1u64 << 20) as f64)
+    let kib = |text: &str, key: &str| -> Option<f64> {
+        let line = text.lines().find(|l| l.starts_with(key))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    let mut bytes = kib(&s, "MemAvailable:")? * 1024.0;
+    if let Some(left) = address_space_left() {
+        bytes = bytes.min(left);
+    }
+    if let Some(left) = cgroup_memory_left() {
+        bytes = bytes.min(left);
+    }
+    Some(bytes / (1u64 << 30) as f64)
+}
+
+/// Bytes of address space left under `RLIMIT_AS` (None when unlimited or unreadable).
+#[cfg(target_os = "linux")]
+fn address_space_left() -> Option<f64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0
+        || lim.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let used: f64 = line.split_whitespace().nth(1)?.parse::<f64>().ok()? * 1024.0;
+    Some((lim.rlim_cur as f64 - used).max(0.0))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn address_space_left() -> Option<f64> {
+    None
+}
+
+/// Bytes left under the process's cgroup (v2) `memory.max` (None when unlimited or not
+/// readable).
+fn cgroup_memory_left() -> Option<f64> {
+    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = format!("/sys/fs/cgroup{}", path.trim_end());
+    let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
+    let max: f64 = read("memory.max")?.trim().parse().ok()?;
+    let current: f64 = read("memory.current")?.trim().parse().ok()?;
+    Some((max - current).max(0.0))
 }
 
 /// Refuses a run whose estimate (`estimate`: the engine's tables, policies and device) with

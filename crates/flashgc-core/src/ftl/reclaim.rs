@@ -182,6 +182,25 @@ impl Ftl {
             VictimScope::Groups(lo, hi) => format!("streams {lo}..={hi}"),
             VictimScope::Segment(v) => format!("segment {v}, the placement's choice"),
         };
+        let filter = self.victim.max_valid();
+        if sealed > 0 && filter < pps && fewest_valid > filter {
+            // Not the device's fault: the user's filter declined every sealed segment.
+            let garbage = 100.0 * f64::from(pps - fewest_valid) / f64::from(pps);
+            return Error::config(
+                "run.victim.min_garbage",
+                format!(
+                    "device full: the victim policy `{}`'s min_garbage filter (a victim needs at \
+                     least {} of {pps} pages invalid) kept GC from freeing space: {sealed} \
+                     segments of {place} are sealed and the most garbage any holds is \
+                     {garbage:.1} % ({} of {pps} pages invalid); lower min_garbage (--victim \
+                     {}:min_garbage=G) or give the device more over-provisioning",
+                    self.victim.name(),
+                    pps - filter,
+                    pps - fewest_valid,
+                    self.victim.name()
+                ),
+            );
+        }
         let why = if sealed == 0 {
             format!(
                 "no segment of {place} is sealed (the placement's open streams hold the \

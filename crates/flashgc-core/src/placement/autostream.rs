@@ -54,14 +54,14 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     }
     let decay = spec.num::<f64>("decay", 0.25, 1e-6, 1e6)?;
     check_streams(spec, "streams", streams, init.segments)?;
-    let chunks = init.logical_pages.div_ceil(chunk) as usize;
+    let chunks = init.logical_pages.div_ceil(chunk);
     let decay = ((decay * init.logical_pages as f64).round() as u64).max(1);
     // An average chunk gets chunk/logical of the writes; halving once per period D keeps
     // its count near 2 x rate x D at steady state.
     let expected = (2.0 * decay as f64 * chunk as f64 / init.logical_pages as f64).max(1.0);
     Ok(Box::new(AutoStream {
-        count: vec![0; chunks],
-        period: vec![0; chunks],
+        count: spec.table("chunk_pages", "per-chunk write counts", chunks, 0)?,
+        period: spec.table("chunk_pages", "per-chunk periods", chunks, 0)?,
         chunk_shift: chunk.trailing_zeros(),
         decay,
         streams,

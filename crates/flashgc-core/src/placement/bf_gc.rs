@@ -78,6 +78,24 @@ impl Bloom {
             seeds: (0..k).map(|i| hash_seed(seed, i)).collect(),
         }
     }
+    /// [`Bloom::new`] for a scheme's spec: the bit table is checked against the memory
+    /// limit and allocated fallibly ([`Spec::table`]), `key` naming the parameter that
+    /// sizes it.
+    pub fn for_spec(spec: &Spec, key: &str, m: u64, k: u32, seed: u64) -> Result<Bloom> {
+        let m = m.max(64);
+        spec.check_memory(key, "Bloom filter", m.div_ceil(64) * 8)?;
+        Self::unchecked(spec, key, m, k, seed)
+    }
+    /// [`Bloom::for_spec`] without the memory-limit check (done by the caller for several
+    /// filters at once).
+    pub(crate) fn unchecked(spec: &Spec, key: &str, m: u64, k: u32, seed: u64) -> Result<Bloom> {
+        let m = m.max(64);
+        Ok(Bloom {
+            bits: spec.try_table(key, "Bloom filter", m.div_ceil(64), 0)?,
+            m,
+            seeds: (0..k).map(|i| hash_seed(seed, i)).collect(),
+        })
+    }
     /// Bits in the filter.
     pub fn bits(&self) -> u64 {
         self.m
@@ -250,17 +268,23 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     // The filter never holds more keys than LPNs or writes per reset window.
     let max_n = reset_every.min(init.logical_pages) + 1;
     let n_shift = (64 - max_n.leading_zeros()).saturating_sub(12);
+    let size_key = if cache_given {
+        "cache_fraction"
+    } else {
+        "bits_per_lpn"
+    };
+    let filter = Bloom::for_spec(spec, size_key, m, hashes, init.seed ^ 0xbf6c)?;
+    let state = spec.table("", "per-page counters", init.logical_pages, 0)?;
+    let shadow_words = if fp_check {
+        init.logical_pages.div_ceil(64)
+    } else {
+        0
+    };
+    let shadow = spec.table("fp_check", "false-positive shadow set", shadow_words, 0)?;
     Ok(Box::new(BfGc {
-        filter: Bloom::new(m, hashes, init.seed ^ 0xbf6c),
-        state: vec![0; init.logical_pages as usize],
-        shadow: vec![
-            0;
-            if fp_check {
-                (init.logical_pages as usize).div_ceil(64)
-            } else {
-                0
-            }
-        ],
+        filter,
+        state,
+        shadow,
         fp_check,
         shadow_n: 0,
         thresholds,

@@ -55,7 +55,7 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     check_streams(spec, "(2 streams)", 2, init.segments)?;
     let m = (bits_per_lpn * init.logical_pages as f64).round() as u64;
     Ok(Box::new(BfOpt {
-        filter: Bloom::new(m, hashes, init.seed ^ 0xbf0e),
+        filter: Bloom::for_spec(spec, "bits_per_lpn", m, hashes, init.seed ^ 0xbf0e)?,
         reset_every: ((reset * init.logical_pages as f64).round() as u64).max(1),
         since_reset: 0,
         resets: 0,

@@ -33,7 +33,7 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     let regions = spec.num::<u8>("regions", 4, 2, 16)?;
     check_streams(spec, "regions", regions as usize, init.segments)?;
     Ok(Box::new(Dac {
-        region: vec![UNWRITTEN; init.logical_pages as usize],
+        region: spec.table("", "per-page regions", init.logical_pages, UNWRITTEN)?,
         regions,
         writes: vec![0; regions as usize],
     }))

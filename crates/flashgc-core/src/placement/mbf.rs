@@ -52,10 +52,16 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         _ => 2,
     };
     check_streams(spec, "(2 streams)", 2, init.segments)?;
+    // All filters together are checked before the first is allocated.
+    spec.check_memory(
+        "bits",
+        &format!("{v} filters of {m} bits"),
+        (v as u64).saturating_mul(m.div_ceil(64) * 8),
+    )?;
     // One seed for all filters: a key maps to the same bit positions in each (as in MBF).
     let filters = (0..v)
-        .map(|_| Bloom::new(m, k, init.seed ^ 0x3bf))
-        .collect();
+        .map(|_| Bloom::unchecked(spec, "bits", m, k, init.seed ^ 0x3bf))
+        .collect::<Result<_>>()?;
     Ok(Box::new(Mbf {
         filters,
         current: 0,

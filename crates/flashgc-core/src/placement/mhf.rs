@@ -69,15 +69,21 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
         _ => 2,
     };
     check_streams(spec, "(2 streams)", 2, init.segments)?;
-    Ok(Box::new(Mhf::new("mhf", init, k, m, b, h, decay, gc)))
+    Ok(Box::new(Mhf::new(
+        spec, "counters", "mhf", init, k, m, b, h, decay, gc,
+    )?))
 }
 
 impl Mhf {
     /// An MHF classifier: `k` hashes into `m` counters of `b` bits, hot when every counter
     /// is at least 2^(b-h), all counters halved every `decay` user writes; `gc` 0 =
-    /// reclassify, 1 = keep, 2 = cold. `name` is the registered scheme it serves.
+    /// reclassify, 1 = keep, 2 = cold. `name` is the registered scheme it serves; the
+    /// counter table is checked against the memory limit of `spec` and allocated
+    /// fallibly, `key` naming the parameter that sizes it.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
+        spec: &Spec,
+        key: &str,
         name: &'static str,
         init: PlacementInit,
         k: u32,
@@ -86,10 +92,11 @@ impl Mhf {
         h: u32,
         decay: u64,
         gc: u8,
-    ) -> Mhf {
-        Mhf {
+    ) -> Result<Mhf> {
+        let bytes = if b <= 4 { m.div_ceil(2) } else { m };
+        Ok(Mhf {
             optimized: name == "mhf-opt",
-            counters: vec![0; if b <= 4 { m.div_ceil(2) } else { m } as usize],
+            counters: spec.table(key, &format!("{m} counters of {b} bits"), bytes, 0)?,
             m,
             seeds: (0..k).map(|i| hash_seed(init.seed ^ 0x3f7, i)).collect(),
             max: ((1u32 << b) - 1) as u8,
@@ -99,7 +106,7 @@ impl Mhf {
             gc,
             hot_writes: 0,
             cold_writes: 0,
-        }
+        })
     }
 
     #[inline]

@@ -51,7 +51,18 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     check_streams(spec, "(2 streams)", 2, init.segments)?;
     let m = ((per_lpn * init.logical_pages as f64).round() as u64).max(1);
     let decay = ((decay * init.logical_pages as f64).round() as u64).max(1);
-    Ok(Box::new(Mhf::new("mhf-opt", init, k, m, b, h, decay, gc)))
+    Ok(Box::new(Mhf::new(
+        spec,
+        "counters_per_lpn",
+        "mhf-opt",
+        init,
+        k,
+        m,
+        b,
+        h,
+        decay,
+        gc,
+    )?))
 }
 
 #[cfg(test)]

@@ -305,7 +305,21 @@ pub fn build_resolved(
     spec: &str,
     init: PlacementInit,
 ) -> Result<(Box<dyn Placement>, String)> {
-    let spec = Spec::parse(field, spec)?;
+    build_within(field, spec, init, None, 0)
+}
+
+/// [`build_resolved`] under a memory limit: the scheme's tables are refused before they
+/// are allocated when, with `committed` bytes the run needs beside them, they would exceed
+/// `limit_gib` (`run.max_memory_gib`; see [`Spec::set_memory_limit`]).
+pub fn build_within(
+    field: &str,
+    spec: &str,
+    init: PlacementInit,
+    limit_gib: Option<f64>,
+    committed: u64,
+) -> Result<(Box<dyn Placement>, String)> {
+    let mut spec = Spec::parse(field, spec)?;
+    spec.set_memory_limit(limit_gib, committed);
     let entry = REGISTRY
         .iter()
         .find(|r| r.0 == spec.name)

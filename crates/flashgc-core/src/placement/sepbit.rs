@@ -88,7 +88,7 @@ pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placemen
     super::common::check_streams(spec, "(6 classes)", 6, init.segments)?;
     let group1 = spec.num::<u32>("group1", 0, 0, init.segments)?;
     Ok(Box::new(SepBit {
-        last: vec![0; init.logical_pages as usize],
+        last: spec.table("", "per-page write times", init.logical_pages, 0)?,
         ell: f64::INFINITY,
         window,
         recent: VecDeque::with_capacity(window),

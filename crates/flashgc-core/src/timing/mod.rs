@@ -20,6 +20,18 @@ mod noc_options;
 /// other than 0 (no series): 1 MiB.
 pub const MIN_CHECKPOINT_BYTES: u64 = 1 << 20;
 
+/// The largest `data_volume_bytes`: 2^60 bytes (1 EiB). The simulator runs some ten
+/// million requests a second, so a run of even 2^50 bytes of 4 KiB requests takes
+/// days; beyond this a volume is a mistake (2^64 - 1 ran for ever), and the byte counters
+/// stay far from overflowing.
+pub const MAX_DATA_VOLUME_BYTES: u64 = 1 << 60;
+
+/// The largest write cache for `logical_pages` logical pages: the logical capacity (the
+/// cache indexes its entries with u32, so below `u32::MAX` too).
+fn cache_pages_max(logical_pages: u64) -> u64 {
+    logical_pages.min(u32::MAX as u64 - 1)
+}
+
 /// When GC's flash operations run relative to host I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -287,11 +299,12 @@ impl TimingParams {
                 "must be a finite number >= 0",
             ));
         }
-        if self.cache_pages > logical_pages || self.cache_pages >= u32::MAX as u64 {
+        let most = cache_pages_max(logical_pages);
+        if self.cache_pages > most {
             return Err(Error::config(
-                "timing.cache",
+                "timing.cache_pages",
                 format!(
-                    "{} pages exceed the logical capacity of {logical_pages} pages",
+                    "{} pages: allowed 0..={most} (the logical capacity, {logical_pages} pages)",
                     self.cache_pages
                 ),
             ));
@@ -531,7 +544,19 @@ impl TimingOptions {
                     ),
                 ))
             }
-            (Some(n), None) => p.cache_pages = n,
+            (Some(n), None) => {
+                let most = cache_pages_max(l.logical_pages);
+                if n > most {
+                    return Err(Error::config(
+                        name("cache_pages"),
+                        format!(
+                            "{n} pages: allowed 0..={most} (the logical capacity, {} pages)",
+                            l.logical_pages
+                        ),
+                    ));
+                }
+                p.cache_pages = n;
+            }
             (None, Some(m)) => {
                 if !(m.is_finite() && m >= 0.0) {
                     return Err(Error::config(
@@ -635,6 +660,16 @@ impl TimingOptions {
             p.checkpoint_bytes = v;
         }
         if let Some(v) = self.data_volume_bytes {
+            // 2^64 - 1 bytes was accepted and the run went on for ever.
+            if v > MAX_DATA_VOLUME_BYTES {
+                return Err(Error::config(
+                    name("data_volume_bytes"),
+                    format!(
+                        "{v} bytes: allowed 0..={MAX_DATA_VOLUME_BYTES} (2^60 bytes, 1 EiB: \
+                         beyond any simulated run; MAX_DATA_VOLUME_BYTES)"
+                    ),
+                ));
+            }
             p.data_volume_bytes = Some(v);
         }
         if let Some(v) = self.volume_scale {

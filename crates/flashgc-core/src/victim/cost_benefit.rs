@@ -147,6 +147,9 @@ impl VictimPolicy for CostBenefit {
     fn name(&self) -> &'static str {
         "cost-benefit"
     }
+    fn max_valid(&self) -> u32 {
+        self.max_valid
+    }
     fn select_ns(&self) -> f64 {
         SELECT_NS
     }

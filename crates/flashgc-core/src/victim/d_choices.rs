@@ -32,6 +32,9 @@ impl VictimPolicy for DChoices {
     fn name(&self) -> &'static str {
         "d-choices"
     }
+    fn max_valid(&self) -> u32 {
+        self.max_valid
+    }
     crate::checkpoint::serde_state!(same: [d, max_valid], len: []);
     fn check_restored(
         &self,

@@ -25,6 +25,9 @@ impl VictimPolicy for Fifo {
     fn name(&self) -> &'static str {
         "fifo"
     }
+    fn max_valid(&self) -> u32 {
+        self.max_valid
+    }
     crate::checkpoint::serde_state!(same: [max_valid], len: []);
     fn check_restored(
         &self,

@@ -96,6 +96,9 @@ impl VictimPolicy for Greedy {
     fn name(&self) -> &'static str {
         "greedy"
     }
+    fn max_valid(&self) -> u32 {
+        self.max_valid
+    }
     crate::checkpoint::serde_state!(same: [buckets, max_valid], len: [head, tail, next, prev, min, count]);
 
     fn check_restored(

@@ -4,7 +4,8 @@
 //! segment whose invalid share is below G is never scored, as in SepBIT's trace simulator
 //! (`filterSmallerThanThreshold`, with G = its garbage threshold 0.15). With no candidate
 //! left the policy returns none: a garbage-proportion GC check then collects nothing, a
-//! free-segment GC fails with "device full" naming the filter.
+//! free-segment GC fails with a configuration error on `run.victim.min_garbage` ("device
+//! full: ... min_garbage filter ... kept GC from freeing space").
 //!
 //! A policy learns of candidates through [`VictimPolicy::on_seal`] and of valid-count drops
 //! through [`VictimPolicy::on_invalidate`]; it answers [`VictimPolicy::select`] and forgets
@@ -79,6 +80,11 @@ pub struct VictimInit {
 pub trait VictimPolicy: Send {
     /// Registered name.
     fn name(&self) -> &'static str;
+    /// Most valid pages a candidate may hold under the policy's `min_garbage` filter
+    /// (`u32::MAX`: no filter), so that a GC that finds no victim can blame the filter.
+    fn max_valid(&self) -> u32 {
+        u32::MAX
+    }
     /// Segment `seg` became a candidate (sealed); its group is `view.stream(seg)`.
     fn on_seal(&mut self, seg: SegmentId, view: &SegmentView);
     /// A page of sealed segment `seg` was invalidated; `view.valid(seg)` is the new count.

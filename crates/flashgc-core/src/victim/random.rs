@@ -29,6 +29,9 @@ impl VictimPolicy for RandomVictim {
     fn name(&self) -> &'static str {
         "random"
     }
+    fn max_valid(&self) -> u32 {
+        self.max_valid
+    }
     crate::checkpoint::serde_state!(same: [max_valid], len: []);
     fn check_restored(
         &self,

@@ -33,6 +33,9 @@ impl VictimPolicy for WindowedGreedy {
     fn name(&self) -> &'static str {
         "windowed-greedy"
     }
+    fn max_valid(&self) -> u32 {
+        self.max_valid
+    }
     fn select_ns(&self) -> f64 {
         SELECT_NS
     }

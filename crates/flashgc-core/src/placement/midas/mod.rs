@@ -203,6 +203,7 @@ pub struct Midas {
 
 pub(super) fn build(spec: &Spec, init: PlacementInit) -> Result<Box<dyn Placement>> {
     let p = MidasParams::from_spec(spec, &init)?;
+    p.check_memory(spec, &init)?;
     Ok(Box::new(Midas::new(p, init)))
 }
 

@@ -238,6 +238,34 @@ impl MidasParams {
         }
     }
 
+    /// Refuses, before any is allocated, tables larger than the memory limit: the
+    /// per-page tables and the UID's interval counts, whose size grows with
+    /// `epoch / unit` (`unit=1,epoch=1000` asks for ~10^3 bins per logical page).
+    pub(super) fn check_memory(&self, spec: &Spec, init: &PlacementInit) -> Result<()> {
+        let logical = init.logical_pages;
+        let epoch_len = ((self.epoch * logical as f64).round() as u64).max(1);
+        let bins = epoch_len.div_ceil(self.unit.max(1)).max(1);
+        // Interval bins of the merged table: 4 per octave (uid::M_PER_OCTAVE) up to `bins`
+        // units, plus the first two edges.
+        let mbins = 4 * (64 - bins.leading_zeros() as u64) + 2;
+        let counts = (mbins + 1).saturating_mul(bins + 1);
+        let sampled = logical.div_ceil(self.sample.max(1) as u64);
+        // Builder and the UID finished from it at an epoch end (uid.rs memory_bytes and
+        // finish_working_bytes), the per-page write times and HOT counters.
+        let bytes = counts
+            .saturating_mul(16)
+            .saturating_add((bins + 1).saturating_mul(8 * (6 + self.uid_counts_all as u64)))
+            .saturating_add(sampled * 25)
+            .saturating_add(logical * 5);
+        let what = format!("UID tables ({bins} interval bins: epoch / unit)");
+        spec.check_memory("unit", &what, bytes)?;
+        // The builder allocates infallibly: its largest table is tried first.
+        if !crate::mem::can_allocate(counts.saturating_mul(8)) {
+            return Err(spec.alloc_error("unit", &what, bytes));
+        }
+        Ok(())
+    }
+
     pub(super) fn from_spec(spec: &Spec, init: &PlacementInit) -> Result<MidasParams> {
         let d = MidasParams::defaults(init.pages_per_segment);
         let max_groups = spec.num::<u16>("max_groups", d.max_groups, 1, 256)?;

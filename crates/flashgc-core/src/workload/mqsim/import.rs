@@ -306,14 +306,8 @@ impl MqsimWorkload {
             ));
         }
         // Working set (Host_System.cpp:48-50; IO_Flow_Synthetic.cpp:16).
-        let mut wsp = f.working_set_percentage.value;
-        if !(1..=100).contains(&wsp) {
-            note(format!(
-                "Working_Set_Percentage {wsp} is outside [1, 100]: 100, as MQSim takes it \
-                 (Host_System.cpp:48-50)"
-            ));
-            wsp = 100;
-        }
+        // Parsing refused a percentage outside [1, 100].
+        let wsp = f.working_set_percentage.value;
         let ws_pages = pages * wsp as u64 / 100;
         if ws_pages < bs / lpn || ws_pages == 0 {
             return Err(err(
@@ -504,8 +498,8 @@ impl MqsimWorkload {
             runtime_ms: runtime_ns.map(|r| r as f64 / 1e6),
             ramp_ms: None,
             numjobs: None,
-            // MQSim's int seed, as the same bits of a u64 (a negative seed wraps).
-            seed: Some(f.seed.value as i64 as u64),
+            // MQSim's int seed (parsing refused a negative one).
+            seed: Some(f.seed.value as u64),
         })
     }
 }

@@ -202,11 +202,15 @@ impl Ctx<'_> {
         let line = self.line(n);
         let t = text(n);
         let v: u64 = t.parse().map_err(|_| {
-            self.err(
-                line,
-                n.tag_name().name(),
-                format!("`{t}` is not a whole number >= 0 (MQSim reads an {ty})"),
-            )
+            // A negative or too long whole number is out of range, not malformed (MQSim's
+            // own parse would wrap it).
+            let digits = t.strip_prefix('-').unwrap_or(t);
+            let msg = if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
+                format!("{t} is out of range: must be in [{lo}, {hi}] (MQSim reads an {ty})")
+            } else {
+                format!("`{t}` is not a whole number in [{lo}, {hi}] (MQSim reads an {ty})")
+            };
+            self.err(line, n.tag_name().name(), msg)
         })?;
         if !(lo..=hi).contains(&v) {
             return Err(self.err(
@@ -418,18 +422,8 @@ impl Ctx<'_> {
             .get("Generated_Aligned_Addresses")
             .map(|n| self.choice(*n, &[("TRUE", true), ("FALSE", false)]))
             .transpose()?;
-        let seed_node = need("Seed")?;
-        let seed_line = self.line(seed_node);
-        let seed: i32 = text(seed_node).parse().map_err(|_| {
-            self.err(
-                seed_line,
-                "Seed",
-                format!(
-                    "`{}` is not a whole number (MQSim reads an int)",
-                    text(seed_node)
-                ),
-            )
-        })?;
+        // MQSim's int seed: a negative one would reach flashgc's u64 seed wrapped.
+        let seed = self.number(need("Seed")?, 0, INT_MAX, "int")?;
         let flow = SyntheticFlow {
             line: fline,
             priority_class: word("Priority_Class", &["URGENT", "HIGH", "MEDIUM", "LOW"])?,
@@ -449,10 +443,12 @@ impl Ctx<'_> {
                 by.get("Plane_IDs").map(|n| self.ids(*n)).transpose()?,
             ],
             initial_occupancy: u32_of(num("Initial_Occupancy_Percentage", 0, 100, "unsigned int")?),
+            // MQSim silently takes 100 outside (0, 100] (Host_System.cpp:48-50); a
+            // percentage of 0 or 200 is a mistake in the file, so it is refused.
             working_set_percentage: u32_of(Some(self.number(
                 need("Working_Set_Percentage")?,
-                0,
-                INT_MAX,
+                1,
+                100,
                 "int",
             )?))
             .expect("given"),
@@ -478,8 +474,8 @@ impl Ctx<'_> {
             .expect("given"),
             variance_request_size: u32_of(num("Variance_Request_Size", 0, INT_MAX, "int")?),
             seed: At {
-                value: seed,
-                line: seed_line,
+                value: seed.value as i32,
+                line: seed.line,
             },
             queue_depth: u32_of(num("Average_No_of_Reqs_in_Queue", 1, INT_MAX, "int")?),
             bandwidth: u32_of(num("Bandwidth", 1, INT_MAX, "int")?),
