@@ -478,7 +478,9 @@ fn address_space_left() -> Option<f64> {
 }
 
 /// Bytes left under the process's cgroup (v2) `memory.max` (None when unlimited or not
-/// readable).
+/// readable). The cgroup's page cache (`file` in `memory.stat`) is counted as free, as
+/// `MemAvailable` counts it: the kernel reclaims it before the limit bites, and a build
+/// that just read many files would otherwise look like a full cgroup.
 fn cgroup_memory_left() -> Option<f64> {
     let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let path = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
@@ -486,7 +488,14 @@ fn cgroup_memory_left() -> Option<f64> {
     let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
     let max: f64 = read("memory.max")?.trim().parse().ok()?;
     let current: f64 = read("memory.current")?.trim().parse().ok()?;
-    Some((max - current).max(0.0))
+    let file: f64 = read("memory.stat")
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("file "))
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(0.0);
+    Some((max - (current - file).max(0.0)).max(0.0))
 }
 
 /// Refuses a run whose estimate (`estimate`: the engine's tables, policies and device) with
