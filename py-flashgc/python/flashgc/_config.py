@@ -12,6 +12,7 @@ from typing import Any, Mapping, Optional, Union
 import numpy as np
 
 from . import _flashgc
+from ._files import read_text
 from ._flashgc import FlashgcError
 
 ConfigLike = Union[None, str, "os.PathLike[str]", Mapping[str, Any], "Config"]
@@ -200,26 +201,6 @@ def _check_dotted(base: Mapping[str, Any], key: str, path: tuple) -> None:
             raise FlashgcError(f"override `{key}`: `{'.'.join(path[: i + 1])}` is a field, not a section")
 
 
-def _read_config_file(path: str) -> str:
-    """The text of a configuration file, or a :class:`FlashgcError` naming the file and
-    why it cannot be read (a directory, not UTF-8 text, an I/O error)."""
-    if os.path.isdir(path):
-        raise FlashgcError(f"config `{path}` is a directory, not a TOML file")
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise FlashgcError(f"config `{path}`: cannot be read: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise FlashgcError(
-            f"config `{path}`: line {line}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
-            "a configuration is a TOML file"
-        ) from None
-
-
 def _looks_like_toml(s: str) -> bool:
     return "\n" in s or ("=" in s and "[" in s)
 
@@ -275,7 +256,7 @@ def load_config(config: ConfigLike = None, **overrides: Any) -> Config:
         elif isinstance(config, str) and _looks_like_toml(s):
             text, origin = s, "TOML text"
         elif os.path.exists(s):
-            text, origin = _read_config_file(s), s
+            text, origin = read_text(s, f"config `{s}`", "a TOML file"), s
         else:
             raise FlashgcError(
                 f"config `{s}` is neither a preset ({', '.join(_flashgc.presets())}) nor an existing file"

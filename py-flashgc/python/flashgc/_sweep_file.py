@@ -7,6 +7,7 @@ import re
 from typing import Mapping, Optional, Union
 
 from . import _flashgc
+from ._files import read_text
 from ._flashgc import FlashgcError
 
 
@@ -57,21 +58,6 @@ def locate(path: str, text: str, err: Exception, grid: Optional[Mapping] = None)
     return FlashgcError(f"{path}: {msg}")
 
 
-def _read(p: str) -> str:
-    if os.path.isdir(p):
-        raise FlashgcError(f"{p}: is a directory, not a sweep file")
-    try:
-        with open(p, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise FlashgcError(f"{p}: cannot be read: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise FlashgcError(f"{p}: line {line}: not UTF-8 text; a sweep file is TOML") from None
-
-
 def load_sweep_file(path: Union[str, os.PathLike[str]]) -> dict:
     """Reads a sweep file (TOML): ``config``, ``out``, ``scheduler``, ``workers``, ``[base]``
     (overrides applied to every run) and ``[grid]`` (the dimensions). Errors name the file
@@ -81,7 +67,7 @@ def load_sweep_file(path: Union[str, os.PathLike[str]]) -> dict:
     also holds the file's ``path`` and ``text`` (to name lines in later errors).
     """
     p = os.fspath(path)
-    text = _read(p)
+    text = read_text(p, p, "a sweep file")
     try:
         doc = _toml_loads(text)
     except Exception as e:  # tomllib.TOMLDecodeError names the line and column
