@@ -304,3 +304,59 @@ fn model_refuses_an_op_whose_waf_is_not_finite() {
     let rows = common::json(&o)["rows"].as_array().unwrap().clone();
     assert!(rows.iter().all(|r| r[1].is_f64()), "{rows:?}");
 }
+
+/// `run` on the 64 MiB device of the fio and flow tests, then `extra`.
+fn small<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["run"];
+    v.extend_from_slice(common::FIO_SMALL);
+    v.extend_from_slice(extra);
+    v
+}
+
+#[test]
+fn synthetic_flags_are_refused_for_traces_and_flows() {
+    // --read-ratio and --request-pages were dropped without a word where the workload sets
+    // its own reads and sizes.
+    let dir = std::env::temp_dir().join(format!("flashgc-synth-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    std::fs::write(&trace, "128166372003061629,hm,0,Write,0,4096,100\n").unwrap();
+    let w = format!("trace:{}", trace.display());
+    let o = flashgc(&small(&["--workload", &w, "--read-ratio", "0.5"]));
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("--read-ratio: synthetic workloads only; the workload is the trace"),
+        "{e}"
+    );
+    let flows = dir.join("flows.toml");
+    std::fs::write(
+        &flows,
+        "[[flow]]\nname = \"a\"\nrw = \"randwrite\"\nbs = 4096\niodepth = 4\n",
+    )
+    .unwrap();
+    let f = flows.to_str().unwrap();
+    let o = flashgc(&small(&[
+        "--config",
+        f,
+        "--timing",
+        "--read-ratio",
+        "0.5",
+        "--request-pages",
+        "2",
+    ]));
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("--read-ratio, --request-pages: synthetic workloads only; the workload is the configuration's [[flow]] sections"),
+        "{e}"
+    );
+    let o = flashgc(&small(&["--workload", "uniform", "--read-ratio", "0.5"]));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
