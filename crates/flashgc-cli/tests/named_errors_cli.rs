@@ -360,3 +360,37 @@ fn synthetic_flags_are_refused_for_traces_and_flows() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn options_of_a_mode_that_is_off_are_refused() {
+    // Each was dropped without a word: a GCaR window without the GCaR policy, a proactive
+    // GC threshold without proactive GC.
+    for (args, want) in [
+        (
+            &["--timing", "--gcar-window", "5"][..],
+            "`--gcar-window`: applies to the GCaR write-cache policy only: give --cache-policy gcar",
+        ),
+        (
+            &["--timing", "--bg-free", "3"],
+            "`--bg-free`: applies to proactive GC only: give --gc-mode background or idle",
+        ),
+    ] {
+        let e = refused(&small(args));
+        assert!(e.contains(want), "{args:?}: {e}");
+    }
+    for args in [
+        &[
+            "--timing",
+            "--cache-mib",
+            "1",
+            "--cache-policy",
+            "gcar",
+            "--gcar-window",
+            "5",
+        ][..],
+        &["--timing", "--gc-mode", "idle", "--bg-free", "3"],
+    ] {
+        let o = flashgc(&small(&[&["--write-volume", "0.2"][..], args].concat()));
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
+}

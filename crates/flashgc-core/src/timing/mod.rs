@@ -690,6 +690,25 @@ impl TimingOptions {
         if let Some(v) = self.gc_pace {
             p.gc_pace = v;
         }
+        // Options of a mode that is not on would be dropped without a word.
+        if self.gcar_window.is_some() && p.cache_policy != CachePolicy::Gcar {
+            return Err(Error::config(
+                name("gcar_window"),
+                format!(
+                    "applies to the GCaR write-cache policy only: give {} gcar",
+                    name("cache_policy")
+                ),
+            ));
+        }
+        if self.bg_free.is_some() && !matches!(p.gc_mode, GcMode::Background | GcMode::Idle) {
+            return Err(Error::config(
+                name("bg_free"),
+                format!(
+                    "applies to proactive GC only: give {} background or idle",
+                    name("gc_mode")
+                ),
+            ));
+        }
         if let Some(v) = self.max_requests {
             p.max_requests = Some(v);
         }
