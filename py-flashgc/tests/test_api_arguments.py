@@ -251,3 +251,12 @@ def test_synthetic_fields_are_refused_where_no_synthetic_workload_runs(tmp_path)
     with pytest.raises(FlashgcError, match="sweep point 0 .*read_ratio: synthetic workloads only"):
         flashgc.sweep({"read_ratio": [0.5]}, base=dict(TINY, workload=f"trace:{trace}"), out=str(tmp_path / "r"))
     assert flashgc.run("default", "uniform", read_ratio=0.5, **TINY).raw["total"]["reads"] > 0
+
+
+def test_timing_options_of_a_mode_that_is_off_are_refused():
+    with pytest.raises(FlashgcError, match=r"`timing.gcar_window`: applies to the GCaR write-cache policy only"):
+        flashgc.run("default", "uniform", timing={"gcar_window": 5}, **TINY)
+    with pytest.raises(FlashgcError, match=r"`timing.bg_free`: applies to proactive GC only"):
+        flashgc.run("default", "uniform", timing={"bg_free": 3, "gc_mode": "preemptible"}, **TINY)
+    r = flashgc.run("default", "uniform", timing={"bg_free": 3, "gc_mode": "background"}, **TINY)
+    assert r.timing is not None
