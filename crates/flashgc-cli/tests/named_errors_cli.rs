@@ -216,7 +216,7 @@ fn scheme_parameters_out_of_their_type_say_out_of_range_and_bare_words_name_the_
     );
     let e = refused(&["run", "--placement", "sup-gc:x"]);
     assert!(
-        e.contains("`run.placement`: `sup-gc` takes no parameter `x`; it accepts: no parameters")
+        e.contains("`run.placement`: `sup-gc` takes no parameter `x`; it takes no parameters")
             && !e.contains("run.placement._"),
         "{e}"
     );

@@ -317,9 +317,9 @@ impl Spec {
                 known.sort();
                 known.dedup();
                 let accepts = if known.is_empty() {
-                    "no parameters".to_string()
+                    "it takes no parameters".to_string()
                 } else {
-                    known.join(", ")
+                    format!("it accepts: {}", known.join(", "))
                 };
                 // A bare word (`sup-gc:x`) is stored under `_`, which means nothing to the
                 // user: name the scheme and the word instead.
@@ -327,19 +327,13 @@ impl Spec {
                     let msg = if used.iter().any(|u| u == v) {
                         format!("`{v}` needs a value: `{}:{v}=VALUE`", self.name)
                     } else {
-                        format!(
-                            "`{}` takes no parameter `{v}`; it accepts: {accepts}",
-                            self.name
-                        )
+                        format!("`{}` takes no parameter `{v}`; {accepts}", self.name)
                     };
                     return Err(Error::config(self.field.clone(), msg));
                 }
                 return Err(Error::config(
                     self.path(k),
-                    format!(
-                        "unknown parameter for `{}`; it accepts: {accepts}",
-                        self.name
-                    ),
+                    format!("unknown parameter for `{}`; {accepts}", self.name),
                 ));
             }
         }
@@ -467,9 +461,7 @@ mod tests {
         let s = Spec::parse("run.placement", "sup-gc:x").unwrap();
         let e = s.finish().unwrap_err().to_string();
         assert!(
-            e.contains(
-                "`run.placement`: `sup-gc` takes no parameter `x`; it accepts: no parameters"
-            ),
+            e.contains("`run.placement`: `sup-gc` takes no parameter `x`; it takes no parameters"),
             "{e}"
         );
         let s = Spec::parse("run.victim", "cost-benefit:nope=1").unwrap();
