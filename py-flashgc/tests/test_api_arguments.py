@@ -260,3 +260,10 @@ def test_timing_options_of_a_mode_that_is_off_are_refused():
         flashgc.run("default", "uniform", timing={"bg_free": 3, "gc_mode": "preemptible"}, **TINY)
     r = flashgc.run("default", "uniform", timing={"bg_free": 3, "gc_mode": "background"}, **TINY)
     assert r.timing is not None
+
+
+def test_content_fields_without_content_mode_are_refused():
+    with pytest.raises(FlashgcError, match="dup_ratio: options of the content mode, which the GC action `move`"):
+        flashgc.run("default", "uniform", dup_ratio=0.9, **TINY)
+    r = flashgc.run("default", "uniform", dup_ratio=0.9, gc_action="cagc", **TINY)
+    assert r.raw["total"]["user_writes"] > 0

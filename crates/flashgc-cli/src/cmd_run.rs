@@ -261,6 +261,7 @@ pub(crate) fn cmd_run(a: RunArgs) -> Result<(), Fail> {
     }
     crate::cmd_trace::apply_loop_until(&a.trace, &mut cfg);
     cfg.layout()?;
+    content_flags_need_content_mode(&a.common, &cfg)?;
     output::warn_advisories(&cfg);
     cmd_checkpoint::check_output(&a)?;
     cmd_checkpoint::check_checkpoint(&a)?;
@@ -418,4 +419,33 @@ pub(crate) fn report(
         return Err(Fail(o.exit_code(), String::new()));
     }
     saved
+}
+
+/// Refuses the content mode's flags on a run without it: with the `move` GC action no
+/// content is tracked, so `--dup-ratio` and its pool would be dropped without a word.
+/// (`compare` and `dedup` choose the GC action per run, so they take them as given.)
+fn content_flags_need_content_mode(
+    a: &crate::args::CommonArgs,
+    cfg: &flashgc_core::Config,
+) -> Result<(), Fail> {
+    let given: Vec<&str> = [
+        ("--dup-ratio", a.dup_ratio.is_some()),
+        ("--dup-pool", a.dup_pool.is_some()),
+        ("--dup-theta", a.dup_theta.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(f, g)| g.then_some(f))
+    .collect();
+    if given.is_empty() || cfg.run.content_mode() {
+        return Ok(());
+    }
+    Err(Fail(
+        2,
+        format!(
+            "{}: options of the content mode, which the GC action `{}` does not use (no \
+             content is tracked): give --gc-action splitgc, cagc or dagc, or run flashgc dedup",
+            given.join(", "),
+            cfg.run.gc_action
+        ),
+    ))
 }

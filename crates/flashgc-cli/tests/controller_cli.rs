@@ -227,8 +227,6 @@ fn backfill_removes_the_one_block_segment_queueing_artefact() {
                 "uniform",
                 "--read-ratio",
                 "0.131",
-                "--dup-ratio",
-                "0.336",
                 "--request-pages",
                 "3",
                 "--rate",

@@ -394,3 +394,22 @@ fn options_of_a_mode_that_is_off_are_refused() {
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn content_flags_without_content_mode_are_refused() {
+    // With the `move` GC action no content is tracked: --dup-ratio changed nothing.
+    let e = refused(&small(&["--dup-ratio", "0.9", "--dup-pool", "5"]));
+    assert!(
+        e.contains("--dup-ratio, --dup-pool: options of the content mode, which the GC action `move` does not use"),
+        "{e}"
+    );
+    let o = flashgc(&small(&[
+        "--dup-ratio",
+        "0.9",
+        "--gc-action",
+        "cagc",
+        "--write-volume",
+        "0.2",
+    ]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

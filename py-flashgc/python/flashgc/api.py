@@ -536,9 +536,18 @@ def _run(
 
 
 def _synthetic_fields_only(overrides: Mapping[str, Any], cfg: Config, workload: Any, fio_job: Any) -> None:
-    """Refuses the synthetic generator's fields given as overrides where no synthetic
-    workload runs (a trace, a request table, host flows or a fio job set their own reads
-    and sizes: the field would be dropped without a word), as the CLI refuses its flags."""
+    """Refuses fields given as overrides that the run would drop without a word, as the CLI
+    refuses its flags: the content mode's (``dup_ratio``, ``pool``, ``theta``) under the
+    ``move`` GC action, and the synthetic generator's where no synthetic workload runs (a
+    trace, a request table, host flows or a fio job set their own reads and sizes)."""
+    content = [k for k in overrides if k in ("dup_ratio", "pool", "theta") or str(k).startswith("content.")]
+    action = str(cfg.data.get("run", {}).get("gc_action", "move")).split(":")[0].strip()
+    if content and action in ("", "move"):
+        # With the `move` GC action no content is tracked: the field would change nothing.
+        raise FlashgcError(
+            f"{', '.join(content)}: options of the content mode, which the GC action `move` does not use "
+            "(no content is tracked): give gc_action splitgc, cagc or dagc"
+        )
     given = [k for k in overrides if k in ("read_ratio", "request_pages", "run.read_ratio", "run.request_pages")]
     if not given:
         return
