@@ -273,7 +273,9 @@ impl FlashMedia {
         let fpage = self.geo.fpage_of(ppn);
         let c = self.costs;
         let cf = self.cells[cell].free;
-        let (start, cell_done) = if group.fpage == fpage {
+        // The unit read just before left the page in the register, unless the cell has
+        // served anything since (its free time moved past that read's end).
+        let (start, cell_done) = if group.fpage == fpage && cf <= group.end {
             (group.end, group.end)
         } else {
             let s = ready.max(cf);
