@@ -59,11 +59,13 @@ impl<M: Media> Scheduled<M> {
         let e = |op| Entry { op, issued: t };
         match op {
             FlashOp::Erase { seg, .. } => {
+                self.gc_touches(seg, true);
                 self.flush_moves();
                 self.media.set_erase_pending(seg, true);
                 self.queue.push_back(e(Queued::Erase { seg }));
             }
             FlashOp::Copyback { src, dst, .. } => {
+                self.gc_reads(src);
                 self.queue.push_back(e(Queued::MoveRead { src, dst }));
                 let w = e(Queued::MoveWrite { src, dst });
                 if self.media.copyback_enabled() {
@@ -72,7 +74,10 @@ impl<M: Media> Scheduled<M> {
                     self.moves.push(w);
                 }
             }
-            FlashOp::Read { ppn, origin } => self.queue.push_back(e(Queued::Read { ppn, origin })),
+            FlashOp::Read { ppn, origin } => {
+                self.gc_reads(ppn);
+                self.queue.push_back(e(Queued::Read { ppn, origin }))
+            }
             FlashOp::Program { ppn, origin } => self.moves.push(e(Queued::Program { ppn, origin })),
             FlashOp::Compute { .. } => {}
         }
@@ -81,6 +86,8 @@ impl<M: Media> Scheduled<M> {
     /// Commits the GC queue up to and including the queued erase(s) of segment `seg`
     /// (a program needs that block): first in first out, as one-by-one pumping would.
     pub(super) fn pump_until_erased(&mut self, seg: SegmentId) {
+        #[cfg(test)]
+        crate::device::audit::forcing(true);
         while self.media.erase_pending(seg) {
             // With copyback a read-write pair is one step: count steps one by one there.
             let n = match self.media.copyback_enabled() {
@@ -89,6 +96,8 @@ impl<M: Media> Scheduled<M> {
             };
             self.pump_queue(None, n);
         }
+        #[cfg(test)]
+        crate::device::audit::forcing(false);
     }
 
     /// [`Self::pump_until_erased`] for deferred commit, where a host program needing a
@@ -109,10 +118,14 @@ impl<M: Media> Scheduled<M> {
         if self.media.copyback_enabled() {
             return self.pump_until_erased(seg);
         }
+        #[cfg(test)]
+        crate::device::audit::forcing(true);
         while self.media.erase_pending(seg) {
             let n = self.queued_through_erase(seg);
             self.pump_forced(n);
         }
+        #[cfg(test)]
+        crate::device::audit::forcing(false);
     }
 
     /// Earliest start of entry `g` as the queue's front: the one place that says what a

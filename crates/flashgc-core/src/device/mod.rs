@@ -17,6 +17,8 @@
 //! gaps. Each resource is reserved first come first served in commit order; a scheduling
 //! policy with priorities (firmware issue 15) replaces the commit order there.
 
+#[cfg(test)]
+pub(crate) mod audit;
 pub mod cpu;
 mod fifo;
 pub mod flash;

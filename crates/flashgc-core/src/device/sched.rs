@@ -513,7 +513,16 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                 }
                 last
             }
-            _ => self.pump_queue(limit, max_ops),
+            // (Under deferred commit: the GC mode's pace, committed at a host arrival
+            // whatever the policy; docs/controller.md.)
+            _ => {
+                #[cfg(test)]
+                crate::device::audit::forcing(true);
+                let e = self.pump_queue(limit, max_ops);
+                #[cfg(test)]
+                crate::device::audit::forcing(false);
+                e
+            }
         }
     }
 
@@ -664,6 +673,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
             }
         }
         self.rebuild_heap();
+        self.recount_waiting();
         self.moves = st.moves;
         self.read_ends = st.read_ends.into();
         self.victim_end = st.victim_end;

@@ -354,6 +354,8 @@ impl<D: DeviceModel> Core<D> {
                 *top = Reverse(c);
             }
         }
+        #[cfg(test)]
+        crate::device::audit::end_current(c);
         let lat = c - t;
         match req.op {
             Op::Read => s.win.rd.record(lat),
@@ -486,6 +488,8 @@ impl<D: DeviceModel> Core<D> {
 
     /// Serves one host request arriving at `t`; returns its completion time.
     pub(crate) fn serve(&mut self, sim: &mut Simulation, req: &Request, t: u64) -> Result<u64> {
+        #[cfg(test)]
+        crate::device::audit::begin_request(t);
         self.gc.before_arrival(
             sim,
             &mut self.dev,

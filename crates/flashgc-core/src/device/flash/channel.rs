@@ -196,13 +196,16 @@ impl FlashMedia {
     #[inline(always)]
     pub(super) fn ch_reserve(&mut self, ch: usize, earliest: u64) -> u64 {
         self.ch_xfers[ch] += 1;
-        if self.books.is_empty() {
+        let s = if self.books.is_empty() {
             let s = earliest.max(self.ch_free[ch]);
             self.ch_free[ch] = s + self.costs.xfer;
             s
         } else {
             self.ch_reserve_backfill(ch, earliest)
-        }
+        };
+        #[cfg(test)]
+        crate::device::audit::xfer(ch, s, s + self.costs.xfer);
+        s
     }
 
     #[inline(never)]

@@ -286,6 +286,19 @@ impl FlashMedia {
         // The die holds the data in its page register until the transfer ends.
         self.cells[cell].free = cf.max(xe);
         self.note(cell, start, xe, gc);
+        #[cfg(test)]
+        crate::device::audit::cell(crate::device::audit::At {
+            cell,
+            kind: crate::device::audit::Kind::Read,
+            ppn,
+            seg: self.geo.seg_of(ppn),
+            start,
+            end: xe,
+            ready,
+            free_before: cf,
+            last: false,
+            shared: group.fpage == fpage,
+        });
         if xe >= cf {
             self.set_running(cell, Running::default());
         }
@@ -299,6 +312,19 @@ impl FlashMedia {
         let cell = self.cell_of_ppn(ppn);
         let s = ready.max(self.cells[cell].free);
         let e = s + self.costs.read;
+        #[cfg(test)]
+        crate::device::audit::cell(crate::device::audit::At {
+            cell,
+            kind: crate::device::audit::Kind::CopybackRead,
+            ppn,
+            seg: self.geo.seg_of(ppn),
+            start: s,
+            end: e,
+            ready,
+            free_before: self.cells[cell].free,
+            last: false,
+            shared: false,
+        });
         self.cells[cell].free = e;
         self.note(cell, s, e, true);
         self.set_running(cell, Running::default());
@@ -365,6 +391,19 @@ impl FlashMedia {
             (s, s + c.xfer)
         };
         let end = if last { loaded + c.program } else { loaded };
+        #[cfg(test)]
+        crate::device::audit::cell(crate::device::audit::At {
+            cell,
+            kind: crate::device::audit::Kind::Program,
+            ppn,
+            seg: seg as u32,
+            start,
+            end,
+            ready,
+            free_before: cf,
+            last,
+            shared: false,
+        });
         self.cells[cell].free = end;
         self.note(cell, start, end, gc);
         self.set_running(
@@ -400,6 +439,19 @@ impl FlashMedia {
             let cell = self.cell_of(unit);
             let s = ready.max(self.cells[cell].free);
             let e = s + self.costs.erase;
+            #[cfg(test)]
+            crate::device::audit::cell(crate::device::audit::At {
+                cell,
+                kind: crate::device::audit::Kind::Erase,
+                ppn: u32::MAX,
+                seg,
+                start: s,
+                end: e,
+                ready,
+                free_before: self.cells[cell].free,
+                last: false,
+                shared: false,
+            });
             self.cells[cell].free = e;
             self.note(cell, s, e, true);
             self.set_running(
@@ -472,11 +524,15 @@ impl Media for FlashMedia {
 
     #[inline(always)]
     fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, rg: &mut ReadGroup) -> u64 {
+        #[cfg(test)]
+        crate::device::audit::context(origin, None);
         FlashMedia::read(self, ppn, ready, is_gc(origin), rg)
     }
 
     #[inline(always)]
     fn program(&mut self, ppn: Ppn, ready: u64, origin: Origin) -> u64 {
+        #[cfg(test)]
+        crate::device::audit::context(origin, None);
         FlashMedia::program(self, ppn, ready, is_gc(origin), false)
     }
 
@@ -489,11 +545,15 @@ impl Media for FlashMedia {
         _issued: u64,
         rg: &mut ReadGroup,
     ) -> u64 {
+        #[cfg(test)]
+        crate::device::audit::context(Origin::Gc, Some((src, _dst)));
         FlashMedia::read(self, src, ready, true, rg)
     }
 
     #[inline(always)]
     fn move_write(&mut self, _src: Ppn, dst: Ppn, ready: u64, _issued: u64) -> u64 {
+        #[cfg(test)]
+        crate::device::audit::context(Origin::Gc, Some((_src, dst)));
         FlashMedia::program(self, dst, ready, true, false)
     }
 
@@ -507,6 +567,8 @@ impl Media for FlashMedia {
         rg: &mut ReadGroup,
         limit: u64,
     ) -> Option<u64> {
+        #[cfg(test)]
+        crate::device::audit::context(Origin::Gc, Some((src, _dst)));
         // One location lookup for the probe and the reservation.
         let unit = self.unit_of(src);
         let cell = self.units[unit as usize].cell as usize;
@@ -522,6 +584,8 @@ impl Media for FlashMedia {
         issued: u64,
         limit: u64,
     ) -> Option<u64> {
+        #[cfg(test)]
+        crate::device::audit::context(Origin::Gc, Some((src, dst)));
         if self.alloc != Alloc::Static {
             // Dynamic allocation chooses the unit when it programs: probe the best case.
             return (FlashMedia::probe_program(self, dst, ready) < limit)
@@ -541,11 +605,15 @@ impl Media for FlashMedia {
     }
 
     fn copyback(&mut self, src: Ppn, dst: Ppn, ready: u64) -> u64 {
+        #[cfg(test)]
+        crate::device::audit::context(Origin::Gc, Some((src, dst)));
         let r = self.read_copyback(src, ready);
         FlashMedia::program(self, dst, r, true, true)
     }
 
     fn erase(&mut self, seg: SegmentId, ready: u64, _issued: u64) -> u64 {
+        #[cfg(test)]
+        crate::device::audit::context(Origin::Gc, None);
         FlashMedia::erase(self, seg, ready)
     }
 
@@ -604,6 +672,8 @@ impl Media for FlashMedia {
 
     #[inline(always)]
     fn host_read(&mut self, ppn: Ppn, hint: u32, ready: u64, rg: &mut ReadGroup) -> u64 {
+        #[cfg(test)]
+        crate::device::audit::context(Origin::Host, None);
         match hint {
             NO_HINT => FlashMedia::read(self, ppn, ready, false, rg),
             unit => self.read_on(unit, ppn, ready, false, rg),
@@ -612,6 +682,8 @@ impl Media for FlashMedia {
 
     #[inline(always)]
     fn host_program(&mut self, ppn: Ppn, hint: u32, ready: u64) -> u64 {
+        #[cfg(test)]
+        crate::device::audit::context(Origin::Host, None);
         match hint {
             NO_HINT => FlashMedia::program(self, ppn, ready, false, false),
             unit => self.program_on(unit, ppn, ready, false, false),

@@ -65,6 +65,17 @@ impl FlashMedia {
         let xs = self.ch_reserve(ch, rs + c.read);
         let xe = xs + c.xfer;
         let end = xe + s.resume_ns + left;
+        #[cfg(test)]
+        crate::device::audit::suspend(
+            cell,
+            ppn,
+            self.geo.seg_of(ppn),
+            at,
+            run.from,
+            (rs, xe),
+            run.end,
+            end,
+        );
         self.cells[cell].free = end;
         self.note(cell, rs, xe, false);
         // Suspend and resume overheads count to the suspended operation.

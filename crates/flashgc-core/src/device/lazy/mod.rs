@@ -23,6 +23,7 @@ mod best;
 mod state;
 #[cfg(test)]
 mod tests;
+mod waiting;
 
 use super::policy::{Class, ControllerParams, Scheduler};
 use super::sched::{Media, Scheduled, NO_HINT};
@@ -188,6 +189,9 @@ pub(crate) struct Lazy {
     /// The GC queue's front as last probed: a lower bound of its start while it is still
     /// the front ([`GcFloor`]).
     gc_floor: std::cell::Cell<GcFloor>,
+    /// Per segment: host reads and programs waiting in `pending` (GC work on the segment
+    /// waits for them, `waiting.rs`; rebuilt on a restore).
+    seg_waiting: Vec<u32>,
 }
 
 /// The start the GC queue's front entry was found to have when last probed, and its class.
@@ -236,6 +240,7 @@ impl Lazy {
             hkey: vec![NO_KEY; cells],
             suspensions: 0,
             gc_floor: std::cell::Cell::new(GcFloor::NONE),
+            seg_waiting: Vec::new(),
         }
     }
 
@@ -255,7 +260,9 @@ impl<M: Media> Scheduled<M> {
     /// Queues a host read or program of `ppn` ready at `ready` for the current slot.
     pub(super) fn lazy_push(&mut self, ppn: Ppn, write: bool, ready: u64) {
         let (cell, hint) = self.media.host_locate(ppn);
+        let seg = self.media.segment_of(ppn);
         let lz = self.lazy.as_mut().expect("deferred mode");
+        lz.count_waiting(seg, 1);
         let slot = lz.cur;
         lz.slots[slot as usize].open += 1;
         if lz.pending[cell].is_empty() {
@@ -263,6 +270,8 @@ impl<M: Media> Scheduled<M> {
         }
         lz.seq += 1;
         let seq = lz.seq;
+        #[cfg(test)]
+        crate::device::audit::push_host(seq);
         // Far out of reach (one per host operation); a restored count is checked.
         debug_assert!(seq <= best::MAX_SEQ);
         let cq = &mut lz.pending[cell];
@@ -501,10 +510,19 @@ impl<M: Media> Scheduled<M> {
                 }
                 let mut rg = lz.slots[p.slot as usize].rg;
                 let free = self.media.cell_free(cell);
+                #[cfg(test)]
+                let prev = crate::device::audit::commit_host(p.seq, p.ready);
+                lz.count_waiting(self.media.segment_of(p.ppn), -1);
                 let end = if p.write {
                     let e = self.media.host_program(p.ppn, p.hint, p.ready);
+                    // Dynamic allocation (no hint) may program it on another resource than
+                    // the one it waited at: a read suspending it there must find its owner.
+                    let pc = match p.hint {
+                        NO_HINT => self.media.cell_of(p.ppn),
+                        _ => cell,
+                    };
                     let lz = self.lazy.as_mut().expect("deferred mode");
-                    lz.owner[cell] = (p.slot, self.media.cell_free(cell));
+                    lz.owner[pc] = (p.slot, self.media.cell_free(pc));
                     e
                 } else if at < free {
                     let (e, op_end) = self.media.read_suspending(p.ppn, at, &mut rg);
@@ -529,6 +547,8 @@ impl<M: Media> Scheduled<M> {
                     lz.owner[cell] = (u32::MAX, 0);
                     e
                 };
+                #[cfg(test)]
+                crate::device::audit::end_commit(prev);
                 let lz = self.lazy.as_mut().expect("deferred mode");
                 let s = &mut lz.slots[p.slot as usize];
                 s.rg = rg;
@@ -634,6 +654,7 @@ impl<M: Media> Scheduled<M> {
                     false
                 }
                 FlashOp::Copyback { src, dst, .. } => {
+                    self.gc_reads(src);
                     let e = |op| Entry { op, issued: t };
                     self.queue.push_back(e(Queued::MoveRead { src, dst }));
                     if cb {

@@ -214,6 +214,8 @@ impl<D: DeviceModel> Core<D> {
             }
             return;
         }
+        #[cfg(test)]
+        crate::device::audit::end_slot(f.slot, c);
         if f.flow != NO_FLOW {
             d.flow_done.push((f.flow, f.req, f.arrival, c, f.order));
         }
@@ -491,6 +493,8 @@ impl<D: DeviceModel> Core<D> {
             s.win.t0 = t;
         }
         let mut base = self.serve(sim, req, t)?;
+        #[cfg(test)]
+        crate::device::audit::bind_slot(slot);
         if fua && req.op == Op::Write {
             base = base.max(self.write_through(sim, req, t)?);
         }

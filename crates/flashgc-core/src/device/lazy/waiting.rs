@@ -1,0 +1,119 @@
+//! Host operations still waiting in deferred commit's queues, per segment: GC work issued
+//! after them must not reach the flash before them. A victim's page moves and a lone GC
+//! read would read pages whose host programs have not run yet, and its erase would erase
+//! them, or the pages a waiting host read was issued to read (the FTL has moved them since).
+//!
+//! The FTL issues a victim's moves only after the host operations that filled and read it;
+//! first come first served reserves them in that order. Deferred commit queues host
+//! operations and GC work apart, and GC (its queue's front, or a host write's forced pump)
+//! could otherwise be reserved ahead of them. So when GC work on a segment is queued, that
+//! segment's waiting host programs (and, for its erase, reads) are committed first, in issue
+//! order, as first come first served would have reserved them.
+
+use super::{Choice, Lazy};
+use crate::device::sched::{Media, Scheduled};
+use crate::types::{Ppn, SegmentId};
+
+impl Lazy {
+    /// A host read or program of `seg` starts (`+1`) or stops (`-1`) waiting.
+    #[inline(always)]
+    pub(super) fn count_waiting(&mut self, seg: SegmentId, delta: i32) {
+        let s = seg as usize;
+        if self.seg_waiting.len() <= s {
+            self.seg_waiting.resize(s + 1, 0);
+        }
+        let n = &mut self.seg_waiting[s];
+        *n = n.wrapping_add_signed(delta);
+    }
+}
+
+impl<M: Media> Scheduled<M> {
+    /// A GC read of `ppn` (a page move's, or a lone one) is being queued (see the module's
+    /// comment).
+    #[inline(always)]
+    pub(in crate::device) fn gc_reads(&mut self, ppn: Ppn) {
+        if self.lazy.is_some() {
+            self.gc_touches(self.media.segment_of(ppn), false);
+        }
+    }
+
+    /// GC work on segment `seg` is being queued (`erase`: its erase): its waiting host
+    /// programs, and before an erase its reads, are committed first. Not the current
+    /// request's: its end is pushed once all its operations are queued, and the FTL does
+    /// not pick a victim among pages the request being issued has just written or read.
+    #[inline(always)]
+    pub(in crate::device) fn gc_touches(&mut self, seg: SegmentId, erase: bool) {
+        let Some(lz) = self.lazy.as_ref() else {
+            return;
+        };
+        if lz.seg_waiting.get(seg as usize).is_some_and(|&n| n > 0) {
+            self.commit_waiting_of(seg, erase);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn commit_waiting_of(&mut self, seg: SegmentId, reads: bool) {
+        #[cfg(test)]
+        crate::device::audit::forcing(true);
+        loop {
+            let lz = self.lazy.as_ref().expect("deferred mode");
+            let mut first: Option<(u64, usize, bool, usize)> = None;
+            for &cell in &lz.active {
+                let cq = &lz.pending[cell];
+                let classes = if reads { &cq.q[..] } else { &cq.q[1..] };
+                for q in classes {
+                    for (idx, p) in q.iter().enumerate() {
+                        if p.slot != lz.cur
+                            && self.media.segment_of(p.ppn) == seg
+                            && first.is_none_or(|f| p.seq < f.0)
+                        {
+                            first = Some((p.seq, cell, p.write, idx));
+                        }
+                    }
+                }
+            }
+            let Some((_, cell, write, idx)) = first else {
+                #[cfg(test)]
+                crate::device::audit::forcing(false);
+                return;
+            };
+            let p = *lz.pending[cell].q[write as usize]
+                .get(idx)
+                .expect("found above");
+            // Where a decision would start it now (a read may suspend the running operation).
+            let at = super::best::start_at(
+                write,
+                p.ready,
+                self.media.cell_free(cell),
+                self.media.suspend_from(cell),
+            );
+            self.commit(Choice::Host {
+                cell: cell as u32,
+                idx: idx as u32,
+                write,
+                at,
+            });
+        }
+    }
+
+    /// Recounts the waiting host operations per segment (after a restore).
+    pub(in crate::device) fn recount_waiting(&mut self) {
+        let Some(lz) = self.lazy.as_mut() else {
+            return;
+        };
+        lz.seg_waiting.clear();
+        let pages: Vec<Ppn> = lz
+            .pending
+            .iter()
+            .flat_map(|q| q.iter().map(|p| p.ppn))
+            .collect();
+        for ppn in pages {
+            let seg = self.media.segment_of(ppn);
+            self.lazy
+                .as_mut()
+                .expect("deferred mode")
+                .count_waiting(seg, 1);
+        }
+    }
+}
