@@ -256,7 +256,7 @@ fn finishing_with_a_long_deferred_queue_is_quick() {
 /// dynamic allocation (`first-idle`, `round-robin`) that resource may change while the
 /// program waits (the unit is chosen when it is programmed; a segment's erase clears an
 /// earlier choice), and restoring a checkpoint refused such a queue as "damaged: ... a
-/// waiting operation outside its resource" (found by tests/metamorphic.rs). The queue is
+/// waiting operation outside its resource" (found by tests/metamorphic/). The queue is
 /// restored as saved, and the run resumes byte for byte.
 #[test]
 fn dynamic_allocation_with_suspend_resumes_byte_for_byte() {

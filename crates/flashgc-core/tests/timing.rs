@@ -655,7 +655,7 @@ fn data_volume_has_a_named_bound_and_cache_pages_its_own_name() {
 /// places of the timed driver took such an entry for a page: GCaR, which asks whether the
 /// chip of a cached page's flash copy is collecting (a wrong chip with static allocation,
 /// with dynamic allocation an index past the device's per-page table: "index out of bounds:
-/// the len is 4592 but the index is 2147483952"; found by tests/metamorphic.rs), and
+/// the len is 4592 but the index is 2147483952"; found by tests/metamorphic/), and
 /// round-robin allocation's placing of the precondition fill, where a shared page also
 /// came twice. Both look pages up through the content mode now (`Ftl::resolve`).
 #[test]
