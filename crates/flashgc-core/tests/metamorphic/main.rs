@@ -6,7 +6,7 @@
 //! "Randomized checks across the run space"): determinism, checkpoint/resume identity, the
 //! accounting identities, one engine for timed and WAF-only runs, and bounds every schedule
 //! must respect. A fixed proptest seed keeps CI deterministic; `META_SEED=N` draws other
-//! cases (to explore, not for CI).
+//! cases and `META_CASES=N` sets how many per test (to explore, not for CI).
 
 mod draw;
 mod relations;
@@ -129,16 +129,15 @@ pub(crate) fn first_diff(a: &str, b: &str) -> String {
     }
 }
 
-/// `n` cases from a fixed seed (or `META_SEED`), without a regressions file.
+/// `n` cases (or `META_CASES`) from a fixed seed (or `META_SEED`), without a regressions
+/// file.
 fn cases(n: u32) -> PtConfig {
+    fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
+        std::env::var(name).ok().and_then(|s| s.parse().ok())
+    }
     PtConfig {
-        cases: n,
-        rng_seed: RngSeed::Fixed(
-            std::env::var("META_SEED")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0x4d45_5441),
-        ),
+        cases: env("META_CASES").unwrap_or(n),
+        rng_seed: RngSeed::Fixed(env("META_SEED").unwrap_or(0x4d45_5441)),
         failure_persistence: None,
         ..PtConfig::default()
     }
