@@ -575,7 +575,14 @@ impl Ftl {
         self.in_gc = true;
         let r = self.collect_one().and_then(|_| self.check_if_asked());
         self.in_gc = false;
-        r.map(|_| true)
+        r?;
+        // The victim's pages may have opened GC frontiers out of the `gc_low` reserve (the
+        // write path's GC does not run inside GC), and foreground GC, which needs that
+        // reserve for its own frontiers, would find the free list empty: restore it now.
+        if self.free.len() < self.p.gc_low as usize {
+            self.collect()?;
+        }
+        Ok(true)
     }
 
     /// Reclaims one victim. Returns the victim's segment id.
