@@ -166,6 +166,28 @@ fn resumed_runs_equal_uninterrupted_runs_byte_for_byte() {
     }
 }
 
+/// A MiDAS history entry can hold a non-finite float (the configuration in force,
+/// infeasible on the new UID), which JSON writes as null; the checkpoint decoded that null
+/// as "absent", and the resumed report lost the field (found by `META_SEED=2`).
+#[test]
+fn a_midas_history_null_survives_a_resume() {
+    let mut c = small("uniform", "midas:epoch=0.5,check=0.25", "d-choices");
+    (c.device.channels, c.device.chips_per_channel) = (1, 2);
+    (c.device.dies_per_chip, c.device.planes_per_die) = (1, 2);
+    c.device.pages_per_block = 8;
+    c.ftl.logical_gib = Some(1.0 / 64.0);
+    c.ftl.op = Some(0.2);
+    c.ftl.gc_low = flashgc_core::config::Watermark::Segments(2);
+    c.ftl.gc_high = Some(c.ftl.gc_low);
+    (c.run.request_pages, c.run.fill) = (2, 0.6);
+    (c.run.seed, c.run.write_volume) = (987, 3.0);
+    let want = uninterrupted(&c, &synthetic);
+    let null = want.contains("\"current_on_new_uid\": null");
+    assert!(null, "no null entry to resume");
+    let got = interrupted(&c, &synthetic, &[5_293], &tmp("midas-null.ckpt"));
+    same(&want, &got, "MiDAS resumed before a null history field");
+}
+
 #[test]
 fn resumed_dedup_runs_equal_uninterrupted_runs_byte_for_byte() {
     // Content mode: every GC action (faithful and upper-bound variants) with its victim

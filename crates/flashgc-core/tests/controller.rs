@@ -9,7 +9,7 @@ use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
 use flashgc_core::driver::TimedSim;
 use flashgc_core::timing::{Host, TimingParams};
 use flashgc_core::workload::{Op, Request};
-use flashgc_core::{Config, RunResult};
+use flashgc_core::{Config, RunResult, Simulation};
 
 const US: u64 = 1000;
 
@@ -249,4 +249,57 @@ fn finishing_with_a_long_deferred_queue_is_quick() {
     };
     assert_eq!(json(&r).1, json(&fcfs).1);
     assert_eq!(json(&r), json(&run(Scheduler::ReadFirst)));
+}
+
+/// Under deferred commit (a priority scheduler or suspend) a host program waits in the
+/// queue of its page's resource as the media sees it when the program is issued. With
+/// dynamic allocation (`first-idle`, `round-robin`) that resource may change while the
+/// program waits (the unit is chosen when it is programmed; a segment's erase clears an
+/// earlier choice), and restoring a checkpoint refused such a queue as "damaged: ... a
+/// waiting operation outside its resource" (found by tests/metamorphic/). The queue is
+/// restored as saved, and the run resumes byte for byte.
+#[test]
+fn dynamic_allocation_with_suspend_resumes_byte_for_byte() {
+    use flashgc_core::driver::Engine;
+    use flashgc_core::sim::{RunControl, RunEnd};
+    use flashgc_core::timing::{Alloc, GcMode};
+    let mut c = Config::default_preset();
+    c.device.channels = 1;
+    c.device.chips_per_channel = 2;
+    c.device.pages_per_block = 8;
+    c.device.segment_blocks = 2;
+    c.ftl.logical_gib = Some(1.0 / 64.0);
+    c.ftl.op = Some(0.12);
+    c.run.placement = "mida".into();
+    c.run.write_volume = 2.0;
+    c.run.max_memory_gib = None;
+    for alloc in [Alloc::FirstIdle, Alloc::RoundRobin] {
+        let p = TimingParams {
+            gc_mode: GcMode::Foreground,
+            alloc,
+            multiplane: false,
+            copyback: Some(false),
+            host: Host::Rate { iops: 3000.0 },
+            controller: ControllerParams {
+                suspend: Some(Suspend {
+                    suspend_ns: 20 * US,
+                    resume_ns: 20 * US,
+                    max_per_op: 1,
+                }),
+                ..Default::default()
+            },
+            ..TimingParams::default()
+        };
+        let wl = || Simulation::new(&c).unwrap().synthetic_workload().unwrap();
+        let mut e = Engine::new(&c, Some(p.clone())).unwrap();
+        let want = match e.run_with(&mut wl(), &mut |_| {}, &mut RunControl::default()) {
+            Ok(RunEnd::Finished(r)) => serde_json::to_string(&r).unwrap(),
+            _ => panic!("{alloc:?}: the run did not finish"),
+        };
+        let stops: Vec<u64> = (1..10).map(|i| i * 1000).collect();
+        let got = common::resume::resumed(&c, &p, &stops, "dyn-alloc-suspend", &mut |e, ctl| {
+            e.run_with(&mut wl(), &mut |_| {}, ctl).unwrap()
+        });
+        assert_eq!(want, serde_json::to_string(&got).unwrap(), "{alloc:?}");
+    }
 }

@@ -726,3 +726,25 @@ fn content_is_right_through_a_write_cache() {
         d.simulation().ftl().check_all_content().unwrap();
     }
 }
+
+/// DAGC absorbs user writes into revived dead pages after the placement routed them; MiDAS
+/// counted those pages into its groups' segments until GC named a group with no sealed
+/// segment ("device full"). The FTL now hands an absorbed write back (`unroute`), and the
+/// counts follow the pages programmed: the run ends.
+#[test]
+fn midas_keeps_count_of_its_segments_under_dagc() {
+    let mut c = flashgc_core::Config::default_preset();
+    (c.device.channels, c.device.chips_per_channel) = (2, 2);
+    (c.device.dies_per_chip, c.device.planes_per_die) = (1, 2);
+    (c.device.pages_per_block, c.device.segment_blocks) = (8, 1);
+    c.ftl.logical_gib = Some(1.0 / 64.0);
+    c.ftl.op = Some(0.35);
+    c.run.placement = "midas:epoch=0.5,check=0.25".into();
+    (c.run.victim, c.run.gc_action) = ("fifo".into(), "dagc".into());
+    (c.run.request_pages, c.run.write_volume) = (2, 3.0);
+    c.run.max_memory_gib = None;
+    let mut sim = Simulation::new(&c).unwrap();
+    let mut wl = sim.synthetic_workload().unwrap();
+    let r = sim.run(&mut wl, &mut |_| {}).unwrap();
+    assert!(r.total.absorbed_writes > 0, "DAGC absorbed no write");
+}

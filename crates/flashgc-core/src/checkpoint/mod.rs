@@ -36,7 +36,8 @@ mod serde_with;
 mod state;
 pub use serde_with::RawInt;
 pub(crate) use serde_with::{
-    cap_deque, cap_deques, cap_vecs, f64_or_inf, json_text, leak_str, raw, RAW_CHUNK,
+    cap_deque, cap_deques, cap_vecs, f64_or_inf, json_text, leak_str, opt_f64_or_inf, raw,
+    RAW_CHUNK,
 };
 pub use state::{StateIn, StateOut};
 

@@ -257,6 +257,18 @@ pub(crate) fn f64_or_inf<'de, D: Deserializer<'de>>(d: D) -> std::result::Result
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
 }
 
+/// `#[serde(default, deserialize_with = "opt_f64_or_inf")]` for a JSON-stored `Option<f64>`
+/// written with `skip_serializing_if = "Option::is_none"`: None is absent, so a present null
+/// was a non-finite value (JSON writes null for it). Decoding that null as None would drop
+/// the field from the resumed run's report, which the uninterrupted run shows as null.
+pub(crate) fn opt_f64_or_inf<'de, D: Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<f64>, D::Error> {
+    Ok(Some(
+        Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY),
+    ))
+}
+
 // ---- raw little-endian slices ----
 
 /// Plain integer element of a raw table.

@@ -157,6 +157,13 @@ pub trait Media {
     fn cell_free(&self, cell: usize) -> u64;
     /// Number of such resources.
     fn cells(&self) -> usize;
+    /// Whether [`Media::cell_of`] of a page can change while an operation on it waits in
+    /// a resource's queue (flash with dynamic allocation: the unit is chosen when the page
+    /// is programmed, and its segment's erase clears an earlier choice), so that a restored
+    /// queue cannot be checked against it.
+    fn cell_may_move(&self) -> bool {
+        false
+    }
     /// Program/erase suspend: the earliest time at which a host read could suspend the
     /// operation running last on `cell` (None: nothing suspendable there).
     fn suspend_from(&self, _cell: usize) -> Option<u64> {
@@ -662,8 +669,9 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
             (None, None) => {}
             (Some(l), Some(ls)) => {
                 let (media, segs) = (&self.media, self.media.segments());
-                l.load(ls, |ppn| {
-                    (media.segment_of(ppn) < segs).then(|| media.cell_of(ppn))
+                let moves = media.cell_may_move();
+                l.load(ls, |ppn, cell| {
+                    media.segment_of(ppn) < segs && (moves || media.cell_of(ppn) == cell)
                 })?;
             }
             _ => {

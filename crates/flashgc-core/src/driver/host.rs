@@ -218,9 +218,15 @@ impl<D: DeviceModel> Core<D> {
             // allocation that depends only on program order (round-robin); a device that
             // does not need them never pulls the iterator.
             let n = sim.precondition_counts().user_writes;
-            let map = sim.ftl().mapping();
-            let mut pages =
-                (0..n.min(sim.layout().logical_pages)).filter_map(|lpn| map.lookup(lpn as u32));
+            let ftl = sim.ftl();
+            // In the content mode an LPN may name a content group whose copy an earlier
+            // LPN wrote: each page once, through the group (`resolve`).
+            let content = ftl.content().is_some();
+            let mut seen = vec![false; if content { ftl.mapping().p2l.len() } else { 0 }];
+            let mut pages = (0..n.min(sim.layout().logical_pages)).filter_map(|lpn| {
+                let p = ftl.resolve(lpn as u32)?;
+                (!content || !std::mem::replace(&mut seen[p as usize], true)).then_some(p)
+            });
             self.dev.place_untimed(&mut pages);
         }
         sim.ftl_mut().set_op_log(D::TIMED);
@@ -531,11 +537,10 @@ impl<D: DeviceModel> Core<D> {
                                 continue;
                             }
                             let (dev, ftl) = (&self.dev, sim.ftl());
-                            let collecting = |l: u32| {
-                                ftl.mapping()
-                                    .lookup(l)
-                                    .is_some_and(|p| dev.collecting(p, t))
-                            };
+                            // The page serving the LPN: in the content mode an L2P
+                            // entry may name a content group, not a page (`resolve`).
+                            let collecting =
+                                |l: u32| ftl.resolve(l).is_some_and(|p| dev.collecting(p, t));
                             let scanned = c.scanned;
                             let evicted = c.insert(lpn, collecting);
                             let entries = (c.scanned - scanned) as u32;

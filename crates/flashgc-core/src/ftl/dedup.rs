@@ -565,6 +565,7 @@ impl Ftl {
                 self.map.p2l[ppn as usize] = lpn;
                 self.map.l2p[lpn as usize] = ppn;
                 self.counters.absorbed_writes += 1;
+                self.placement.unroute(lpn, s);
                 self.clm().counters.revived += 1;
             }
             WriteAction::Share { group } => {
@@ -581,6 +582,7 @@ impl Ftl {
                 self.clm().store.touch(group);
                 self.borrow(lpn, group);
                 self.counters.absorbed_writes += 1;
+                self.placement.unroute(lpn, s);
                 self.clm().counters.shared += 1;
             }
         }

@@ -494,14 +494,16 @@ impl Ftl {
             tries += 1;
             if tries > self.p.segments + 2 {
                 return Err(Error::DeviceFull(format!(
-                    "stream {s} makes no progress: every GC victim is full of valid data \
-                     (raise op or lower the fill)"
+                    "stream {s} makes no progress: every GC victim is full of valid data{} \
+                     (raise op or lower the fill)",
+                    self.translation_hint()
                 )));
             }
             let seg = self.free.pop_front().ok_or_else(|| {
                 Error::DeviceFull(format!(
-                    "no free segment for stream {s}: every candidate victim is full of valid data \
-                     (raise op or lower the fill)"
+                    "no free segment for stream {s}: every candidate victim is full of valid data{} \
+                     (raise op or lower the fill)",
+                    self.translation_hint()
                 ))
             })?;
             self.segs.state[seg as usize] = SegState::Open;
@@ -518,6 +520,16 @@ impl Ftl {
         }
     }
 
+    /// The end of a "device full" message with a mapping cache: GC's translation
+    /// write-backs may take more than a nearly full victim frees (docs/mapping-cache.md,
+    /// "Where GC cannot keep up").
+    fn translation_hint(&self) -> &'static str {
+        match self.cmt.is_some() {
+            true => ", or GC's translation write-backs (mapping cache) take the space it frees",
+            false => "",
+        }
+    }
+
     /// Runs GC until `gc_high` segments are free.
     fn collect(&mut self) -> Result<()> {
         self.in_gc = true;
@@ -529,11 +541,13 @@ impl Ftl {
             }
             picked += 1;
             if picked > 2 * self.p.segments as u64 + 16 {
-                break Err(Error::DeviceFull(
+                // With a mapping cache, GC's translation write-backs may take more than a
+                // nearly full victim frees (docs/mapping-cache.md, "Where GC cannot keep up").
+                break Err(Error::DeviceFull(format!(
                     "GC reclaimed no space after visiting every segment (all data valid? or \
-                     a group held at a size, `group1`, that leaves the others no room)"
-                        .into(),
-                ));
+                     a group held at a size, `group1`, that leaves the others no room{})",
+                    self.translation_hint()
+                )));
             }
             if let Err(e) = self.collect_one().and_then(|_| self.check_if_asked()) {
                 break Err(e);
@@ -561,7 +575,14 @@ impl Ftl {
         self.in_gc = true;
         let r = self.collect_one().and_then(|_| self.check_if_asked());
         self.in_gc = false;
-        r.map(|_| true)
+        r?;
+        // The victim's pages may have opened GC frontiers out of the `gc_low` reserve (the
+        // write path's GC does not run inside GC), and foreground GC, which needs that
+        // reserve for its own frontiers, would find the free list empty: restore it now.
+        if self.free.len() < self.p.gc_low as usize {
+            self.collect()?;
+        }
+        Ok(true)
     }
 
     /// Reclaims one victim. Returns the victim's segment id.

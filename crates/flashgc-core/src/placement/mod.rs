@@ -69,6 +69,12 @@ pub trait Placement: Send {
     }
     /// Stream of a user write of `lpn` at user-write clock `now` (1-based, counting this write).
     fn user_stream(&mut self, lpn: Lpn, now: u64) -> StreamId;
+    /// The user write of `lpn` [`Placement::user_stream`] just routed to stream `s` programmed no
+    /// page: a GC action absorbed it into a cached copy (DAGC's revived dead page, a shared
+    /// content group). Schemes that count the pages routed to a stream (to know when its
+    /// segments open and seal) take it back, so the count follows the pages written; the
+    /// write itself happened, and classifier state keyed by it stays.
+    fn unroute(&mut self, _lpn: Lpn, _s: StreamId) {}
     /// Stream for relocating valid page `lpn` out of victim `victim` (whose group is
     /// `view.stream(victim)`).
     fn gc_stream(&mut self, lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId;

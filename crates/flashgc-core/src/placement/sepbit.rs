@@ -178,6 +178,19 @@ impl Placement for SepBit {
             1
         }
     }
+    fn unroute(&mut self, lpn: Lpn, s: StreamId) {
+        // Class 1's page count dates its segments' opening and sealing (`reclaimed` finds
+        // a victim's open clock by its seal clock): a page never written would date them
+        // early, and the victims' lifespans would go unmeasured.
+        if s == 0 {
+            if self.c1_writes % self.pps == 0 {
+                // Its segment was counted sealed at this write's clock; the next class-1
+                // page seals it (and holds the peak this entry set).
+                self.c1_opened.remove(&self.last[lpn as usize]);
+            }
+            self.c1_writes -= 1;
+        }
+    }
     #[inline]
     fn gc_stream(&mut self, lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId {
         let c = if view.stream(victim) == 0 {

@@ -699,6 +699,10 @@ impl Media for FlashMedia {
         self.cells.len()
     }
 
+    fn cell_may_move(&self) -> bool {
+        self.alloc.dynamic()
+    }
+
     fn suspend_from(&self, cell: usize) -> Option<u64> {
         FlashMedia::suspend_from(self, cell)
     }

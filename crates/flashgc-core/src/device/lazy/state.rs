@@ -38,14 +38,15 @@ impl Lazy {
         }
     }
 
-    /// Restores [`Lazy::save`]'s state after checking it: `cell_of` gives the resource of a
-    /// physical page (None: beyond the device). Every waiting operation must sit in its
-    /// page's resource queue, belong to a known request slot, and each slot must count
-    /// exactly its waiting operations, so that every request can complete.
+    /// Restores [`Lazy::save`]'s state after checking it: `in_cell(ppn, cell)` says whether
+    /// an operation on the physical page may wait in resource `cell` (false beyond the
+    /// device). Every waiting operation must sit in its page's resource queue, belong to a
+    /// known request slot, and each slot must count exactly its waiting operations, so that
+    /// every request can complete.
     pub(crate) fn load(
         &mut self,
         st: LazyState,
-        cell_of: impl Fn(Ppn) -> Option<usize>,
+        in_cell: impl Fn(Ppn, usize) -> bool,
     ) -> crate::error::Result<()> {
         use crate::checkpoint::times_ok;
         let bad = |why: &str| {
@@ -70,7 +71,7 @@ impl Lazy {
                 return bad("issue order");
             }
             for p in q {
-                if cell_of(p.ppn) != Some(cell) {
+                if !in_cell(p.ppn, cell) {
                     return bad("a waiting operation outside its resource");
                 }
                 match open.get_mut(p.slot as usize) {

@@ -21,11 +21,21 @@ pub(super) struct HistoryEntry {
     threshold: f64,
     predicted_waf: Option<f64>,
     measured_waf: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The configuration in force as MCAM predicts it on the new UID (non-finite when it
+    /// is infeasible there: null in the report).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::checkpoint::opt_f64_or_inf"
+    )]
     current_on_new_uid: Option<f64>,
     /// WAF measured over the last capacity of user writes (what `adopt=measured` compares
     /// a new configuration's prediction with).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::checkpoint::opt_f64_or_inf"
+    )]
     measured_last_capacity: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     irregular: Option<serde_json::Value>,
@@ -45,7 +55,11 @@ pub(super) struct HistoryEntry {
     budget_segments: Option<u32>,
     /// On an adoption's entry (`irr_start=collected`): capacities written when every sized
     /// group had given a victim under it, and the irregularity checks started.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::checkpoint::opt_f64_or_inf"
+    )]
     checks_from: Option<f64>,
     /// `gn_model=greedy`: the last group's static segments set aside for this epoch's plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]

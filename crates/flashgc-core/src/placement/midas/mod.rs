@@ -484,14 +484,6 @@ impl Midas {
         c
     }
 
-    fn mode_name(&self) -> String {
-        match self.mode {
-            Mode::Mida => "mida".into(),
-            Mode::Configured => "configured".into(),
-            Mode::Fallback(k) => format!("fallback(G{k}..G{} merged)", self.cfg.groups()),
-        }
-    }
-
     #[inline]
     fn hot_counter(&self, lpn: usize) -> u8 {
         (self.hot_ctr[lpn >> 2] >> ((lpn & 3) * 2)) & 3
@@ -614,6 +606,19 @@ impl Placement for Midas {
         };
         self.note_write(s);
         s
+    }
+
+    fn unroute(&mut self, _lpn: Lpn, s: StreamId) {
+        // `note_write` undone: the group's segment count follows the pages programmed, so
+        // GC never names a group whose segments exist only in the count.
+        let sp = self.stream_pages[s as usize] - 1;
+        self.stream_pages[s as usize] = sp;
+        if sp % self.pps as u64 == 0 {
+            self.units[self.unit_of[s as usize] as usize].count -= 1;
+            if s == HOT {
+                self.hot_open.pop_back();
+            }
+        }
     }
 
     fn gc_stream(&mut self, _lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId {
@@ -779,18 +784,7 @@ impl Placement for Midas {
     }
 
     fn memory_bytes(&self) -> u64 {
-        (self.ts.len() * 4 + self.hot_ctr.len()) as u64
-            + self.uid.memory_bytes()
-            // The UID built at each epoch end exists next to the builder for a moment.
-            + self.uid.finish_working_bytes()
-            + (self.hot_open.capacity() + self.residences.capacity()) as u64 * 8
-            + self.seg_open.len() as u64 * 8
-            + self
-                .sealed_q
-                .iter()
-                .map(|q| q.capacity() as u64 * 4)
-                .sum::<u64>()
-            + self.streams() as u64 * 48
+        self.memory_estimate()
     }
 
     fn report(&self) -> Option<serde_json::Value> {

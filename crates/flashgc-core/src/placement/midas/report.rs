@@ -1,6 +1,6 @@
 //! MiDAS's report in a run's result: configuration, history, per-group victims.
 
-use super::Midas;
+use super::{Midas, Mode};
 use serde_json::json;
 
 impl Midas {
@@ -34,5 +34,30 @@ impl Midas {
                 "epochs count every user write, the precondition fill included"
             ],
         })
+    }
+
+    /// The mode's name in the report and the history.
+    pub(super) fn mode_name(&self) -> String {
+        match self.mode {
+            Mode::Mida => "mida".into(),
+            Mode::Configured => "configured".into(),
+            Mode::Fallback(k) => format!("fallback(G{k}..G{} merged)", self.cfg.groups()),
+        }
+    }
+
+    /// [`crate::placement::Placement::memory_bytes`] for MiDAS.
+    pub(super) fn memory_estimate(&self) -> u64 {
+        (self.ts.len() * 4 + self.hot_ctr.len()) as u64
+            + self.uid.memory_bytes()
+            // The UID built at each epoch end exists next to the builder for a moment.
+            + self.uid.finish_working_bytes()
+            + (self.hot_open.capacity() + self.residences.capacity()) as u64 * 8
+            + self.seg_open.len() as u64 * 8
+            + self
+                .sealed_q
+                .iter()
+                .map(|q| q.capacity() as u64 * 4)
+                .sum::<u64>()
+            + self.streams() as u64 * 48
     }
 }
