@@ -14,6 +14,8 @@ pub use state::FlashReport;
 use suspend::Running;
 pub mod geometry;
 
+#[cfg(test)]
+use super::audit;
 use super::sched::{Media, NO_HINT};
 use super::{DeviceReport, ReadGroup};
 use crate::config::TimingConfig;
@@ -287,9 +289,9 @@ impl FlashMedia {
         self.cells[cell].free = cf.max(xe);
         self.note(cell, start, xe, gc);
         #[cfg(test)]
-        crate::device::audit::cell(crate::device::audit::At {
+        audit::cell(audit::At {
             cell,
-            kind: crate::device::audit::Kind::Read,
+            kind: audit::Kind::Read,
             ppn,
             seg: self.geo.seg_of(ppn),
             start,
@@ -313,9 +315,9 @@ impl FlashMedia {
         let s = ready.max(self.cells[cell].free);
         let e = s + self.costs.read;
         #[cfg(test)]
-        crate::device::audit::cell(crate::device::audit::At {
+        audit::cell(audit::At {
             cell,
-            kind: crate::device::audit::Kind::CopybackRead,
+            kind: audit::Kind::CopybackRead,
             ppn,
             seg: self.geo.seg_of(ppn),
             start: s,
@@ -392,9 +394,9 @@ impl FlashMedia {
         };
         let end = if last { loaded + c.program } else { loaded };
         #[cfg(test)]
-        crate::device::audit::cell(crate::device::audit::At {
+        audit::cell(audit::At {
             cell,
-            kind: crate::device::audit::Kind::Program,
+            kind: audit::Kind::Program,
             ppn,
             seg: seg as u32,
             start,
@@ -440,9 +442,9 @@ impl FlashMedia {
             let s = ready.max(self.cells[cell].free);
             let e = s + self.costs.erase;
             #[cfg(test)]
-            crate::device::audit::cell(crate::device::audit::At {
+            audit::cell(audit::At {
                 cell,
-                kind: crate::device::audit::Kind::Erase,
+                kind: audit::Kind::Erase,
                 ppn: u32::MAX,
                 seg,
                 start: s,
@@ -525,14 +527,14 @@ impl Media for FlashMedia {
     #[inline(always)]
     fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, rg: &mut ReadGroup) -> u64 {
         #[cfg(test)]
-        crate::device::audit::context(origin, None);
+        audit::context(origin, None);
         FlashMedia::read(self, ppn, ready, is_gc(origin), rg)
     }
 
     #[inline(always)]
     fn program(&mut self, ppn: Ppn, ready: u64, origin: Origin) -> u64 {
         #[cfg(test)]
-        crate::device::audit::context(origin, None);
+        audit::context(origin, None);
         FlashMedia::program(self, ppn, ready, is_gc(origin), false)
     }
 
@@ -546,14 +548,14 @@ impl Media for FlashMedia {
         rg: &mut ReadGroup,
     ) -> u64 {
         #[cfg(test)]
-        crate::device::audit::context(Origin::Gc, Some((src, _dst)));
+        audit::context(Origin::Gc, Some((src, _dst)));
         FlashMedia::read(self, src, ready, true, rg)
     }
 
     #[inline(always)]
     fn move_write(&mut self, _src: Ppn, dst: Ppn, ready: u64, _issued: u64) -> u64 {
         #[cfg(test)]
-        crate::device::audit::context(Origin::Gc, Some((_src, dst)));
+        audit::context(Origin::Gc, Some((_src, dst)));
         FlashMedia::program(self, dst, ready, true, false)
     }
 
@@ -568,7 +570,7 @@ impl Media for FlashMedia {
         limit: u64,
     ) -> Option<u64> {
         #[cfg(test)]
-        crate::device::audit::context(Origin::Gc, Some((src, _dst)));
+        audit::context(Origin::Gc, Some((src, _dst)));
         // One location lookup for the probe and the reservation.
         let unit = self.unit_of(src);
         let cell = self.units[unit as usize].cell as usize;
@@ -585,7 +587,7 @@ impl Media for FlashMedia {
         limit: u64,
     ) -> Option<u64> {
         #[cfg(test)]
-        crate::device::audit::context(Origin::Gc, Some((src, dst)));
+        audit::context(Origin::Gc, Some((src, dst)));
         if self.alloc != Alloc::Static {
             // Dynamic allocation chooses the unit when it programs: probe the best case.
             return (FlashMedia::probe_program(self, dst, ready) < limit)
@@ -606,14 +608,14 @@ impl Media for FlashMedia {
 
     fn copyback(&mut self, src: Ppn, dst: Ppn, ready: u64) -> u64 {
         #[cfg(test)]
-        crate::device::audit::context(Origin::Gc, Some((src, dst)));
+        audit::context(Origin::Gc, Some((src, dst)));
         let r = self.read_copyback(src, ready);
         FlashMedia::program(self, dst, r, true, true)
     }
 
     fn erase(&mut self, seg: SegmentId, ready: u64, _issued: u64) -> u64 {
         #[cfg(test)]
-        crate::device::audit::context(Origin::Gc, None);
+        audit::context(Origin::Gc, None);
         FlashMedia::erase(self, seg, ready)
     }
 
@@ -673,7 +675,7 @@ impl Media for FlashMedia {
     #[inline(always)]
     fn host_read(&mut self, ppn: Ppn, hint: u32, ready: u64, rg: &mut ReadGroup) -> u64 {
         #[cfg(test)]
-        crate::device::audit::context(Origin::Host, None);
+        audit::context(Origin::Host, None);
         match hint {
             NO_HINT => FlashMedia::read(self, ppn, ready, false, rg),
             unit => self.read_on(unit, ppn, ready, false, rg),
@@ -683,7 +685,7 @@ impl Media for FlashMedia {
     #[inline(always)]
     fn host_program(&mut self, ppn: Ppn, hint: u32, ready: u64) -> u64 {
         #[cfg(test)]
-        crate::device::audit::context(Origin::Host, None);
+        audit::context(Origin::Host, None);
         match hint {
             NO_HINT => FlashMedia::program(self, ppn, ready, false, false),
             unit => self.program_on(unit, ppn, ready, false, false),
