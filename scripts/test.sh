@@ -6,6 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
+# The suites write scratch files (traces, checkpoints, sockets) under the system temp dir:
+# give this run its own, removed when every test passed and kept, its path printed, when
+# one failed.
+FLASHGC_TEST_TMP="$(mktemp -d "${TMPDIR:-/tmp}/flashgc-test.XXXXXX")"
+chmod 755 "$FLASHGC_TEST_TMP" # the recording test's mariadbd runs as `mysql` and works in here
+export TMPDIR="$FLASHGC_TEST_TMP"
+trap 'rc=$?; if [ "$rc" -eq 0 ]; then rm -rf "$FLASHGC_TEST_TMP"; else echo "scratch files kept in $FLASHGC_TEST_TMP" >&2; fi' EXIT
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
