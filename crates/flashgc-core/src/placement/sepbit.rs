@@ -254,3 +254,59 @@ impl Placement for SepBit {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SepBIT over `pages` LPNs with `pps` pages per segment, ℓ still unmeasured (every
+    /// rewrite is class 1).
+    fn bare(pages: usize, pps: u64) -> SepBit {
+        SepBit {
+            last: vec![0; pages],
+            ell: f64::INFINITY,
+            window: 16,
+            recent: VecDeque::new(),
+            mult: (4.0, 16.0),
+            pps,
+            c1_writes: 0,
+            c1_open_clock: 0,
+            c1_opened: BTreeMap::new(),
+            c1_peak: 0,
+            tracked: vec![0; 4],
+            last_scan: 0,
+            reclaimed_c1: 0,
+            per_class: [0; 6],
+            group1: 0,
+            c1_size: GroupSize::default(),
+        }
+    }
+
+    /// A class-1 write handed back (`unroute`: DAGC absorbed it, so no page was
+    /// programmed) must not seal a class-1 segment: the next class-1 write does, and the
+    /// segment is dated by the write that opened it. Without `unroute` the handed-back
+    /// write sealed the segment at clock 4 and the next one opened another at 5, so a
+    /// victim sealed at 5 found no open time and its lifespan went unmeasured.
+    #[test]
+    fn an_unrouted_class1_write_neither_counts_nor_seals() {
+        let mut s = bare(4, 2);
+        // First writes of LPNs 0-2 are class 2 (no earlier write).
+        for (lpn, t) in [(0, 1), (1, 1), (2, 1)] {
+            assert_eq!(s.user_stream(lpn, t), 1);
+        }
+        assert_eq!(s.user_stream(0, 3), 0); // class 1: opens a segment at clock 3
+        assert_eq!(s.user_stream(1, 4), 0); // would seal it at clock 4 ...
+        s.unroute(1, 0); // ... but DAGC absorbed it
+        assert_eq!(s.c1_writes, 1);
+        assert!(s.c1_opened.is_empty(), "{:?}", s.c1_opened);
+        assert_eq!(s.user_stream(2, 5), 0); // the page that does seal it
+        assert_eq!(s.c1_opened.iter().collect::<Vec<_>>(), [(&5, &3)]);
+        // A class-2 write handed back changes no class-1 count.
+        assert_eq!(s.user_stream(3, 6), 1);
+        s.unroute(3, 1);
+        assert_eq!((s.c1_writes, s.c1_opened.len()), (2, 1));
+        // The victim sealed at 5 is measured: opened at 3, reclaimed at 9.
+        s.reclaimed(5, 9);
+        assert_eq!((s.reclaimed_c1, s.ell), (1, 6.0));
+    }
+}
