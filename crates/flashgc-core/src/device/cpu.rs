@@ -421,6 +421,8 @@ impl Cpu {
     pub fn placement_work(&mut self, host_ns: f64) {
         if host_ns > 0.0 {
             let ns = (host_ns * self.scale).round() as u64;
+            #[cfg(test)]
+            crate::device::audit::cpu::placement(ns, &self.busy);
             self.time.placement_epoch = self.time.placement_epoch.saturating_add(ns);
             self.internal_ns = self.internal_ns.saturating_add(ns);
             if let Some(b) = self.busy.iter_mut().min() {
@@ -514,6 +516,8 @@ impl Cpu {
         let start = t.max(self.free[k]);
         // Saturating: a restored checkpoint's times are checked only for shape.
         let end = start.saturating_add(ns);
+        #[cfg(test)]
+        crate::device::audit::cpu::job(k, t, start, end);
         self.free[k] = end;
         self.busy[k] = self.busy[k].saturating_add(ns);
         (start, end)
@@ -525,6 +529,8 @@ impl Cpu {
     /// (each `t` when there is none): the host's flash operations start no earlier than the
     /// first; under foreground GC the GC pass's flash operations start at the second.
     pub fn page(&mut self, ops: &[FlashOp], t: u64) -> (u64, u64) {
+        #[cfg(test)]
+        crate::device::audit::cpu::batch(ops, &self.costs, true);
         let (host, internal) = self.price(ops);
         let mut end = t;
         if host > 0 {
@@ -548,6 +554,8 @@ impl Cpu {
     /// GC or background operations issued at `t` outside a host operation (proactive GC,
     /// idle-time work): their CPU work occupies a core.
     pub fn internal(&mut self, ops: &[FlashOp], t: u64) {
+        #[cfg(test)]
+        crate::device::audit::cpu::batch(ops, &self.costs, false);
         let (host, internal) = self.price(ops);
         let ns = host + internal;
         if ns > 0 {

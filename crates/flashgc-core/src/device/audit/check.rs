@@ -28,6 +28,17 @@ pub(crate) struct Rules {
     pub dynamic_alloc: bool,
     /// Mapping units per segment (a page's segment).
     pub pages_per_segment: u32,
+    /// The NoC controller model's service times (a NoC run).
+    pub noc: Option<super::noc::NocRules>,
+    /// A page's host flash operations are reserved right after its CPU work (first come
+    /// first served), so they must start after it.
+    pub cpu_gated: bool,
+    /// Excuse the known defect of deferred commit with suspend (docs/controller.md,
+    /// "Schedule audit"): a host program queued while its segment's erase was due to end,
+    /// whose erase a read then suspended on another die, keeps its earlier ready time in
+    /// its queue; it is decided by that time and then waits for the extended erase, holding
+    /// its die while a read becomes ready there.
+    pub known_stale_erase_ready: bool,
 }
 
 /// Checks every rule on `log`.
@@ -45,6 +56,10 @@ pub(crate) fn check(log: &Log, r: &Rules) -> Outcome {
     if r.reads_first {
         reads_first(log, &pieces, r, &mut v);
     }
+    if let Some(n) = &r.noc {
+        super::noc::check(log, n, r.pages_per_segment, &mut v);
+    }
+    super::cpu::check(log, r.cpu_gated, &mut v);
     Outcome {
         violations: v.0,
         known_defect: known,
@@ -66,10 +81,10 @@ pub(crate) struct Outcome {
 const LIMIT: usize = 20;
 
 #[derive(Default)]
-struct Violations(Vec<String>);
+pub(super) struct Violations(pub(super) Vec<String>);
 
 impl Violations {
-    fn push(&mut self, s: impl FnOnce() -> String) {
+    pub(super) fn push(&mut self, s: impl FnOnce() -> String) {
         if self.0.len() < LIMIT {
             self.0.push(s());
         }
@@ -493,10 +508,18 @@ fn reads_first(log: &Log, pieces: &[Vec<(u64, u64)>], r: &Rules, v: &mut Violati
         }
         suffix.insert(*c, s);
     }
+    // Host programs delayed by a suspended erase of their segment: (segment, new end).
+    let stale: std::collections::HashSet<(u32, u64)> = log
+        .suspensions
+        .iter()
+        .filter(|s| r.known_stale_erase_ready && log.ops[s.target].kind == Kind::Erase)
+        .map(|s| (log.ops[s.target].seg, s.new_end))
+        .collect();
     for (i, o) in log.ops.iter().enumerate() {
         let write = (o.kind == Kind::Erase || (o.kind == Kind::Program && !r.dynamic_alloc))
             && o.origin != Origin::Translation
-            && !o.forced;
+            && !o.forced
+            && !(o.kind == Kind::Program && stale.contains(&(o.seg, o.ready)));
         let (Some(list), true) = (per.get(&o.cell), write) else {
             continue;
         };

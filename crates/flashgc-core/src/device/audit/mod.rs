@@ -7,6 +7,8 @@
 //! same code without recording.
 
 mod check;
+pub(crate) mod cpu;
+pub(crate) mod noc;
 mod tests;
 
 use crate::ops::Origin;
@@ -114,6 +116,10 @@ pub(crate) struct Log {
     cur_ready: u64,
     /// Depth of forced commits under way.
     forcing: u32,
+    /// The NoC controller model's reservations.
+    pub noc: noc::NocLog,
+    /// The firmware CPU's jobs.
+    pub cpu: cpu::CpuLog,
 }
 
 thread_local! {

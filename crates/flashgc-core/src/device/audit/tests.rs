@@ -2,10 +2,15 @@
 //! engine makes, under every scheduler, with and without suspend, checked against the
 //! rules of `check` (docs/controller.md, "Schedule audit").
 
+use super::noc::NocRules;
 use super::{check, Rules};
 use crate::config::{MappingCacheConfig, TimingConfig};
+use crate::device::cpu::{CostOverrides, CpuParams};
+use crate::device::flash::Costs;
+use crate::device::noc::{GcPath, Interconnect, NocParams};
 use crate::device::policy::{ChannelArb, ControllerParams, Scheduler, Suspend};
-use crate::driver::TimedSim;
+use crate::device::DeviceModel;
+use crate::driver::{Driver, TimedSim};
 use crate::timing::{GcMode, Host, TimingParams};
 use crate::workload::Workload;
 use crate::Config;
@@ -44,6 +49,12 @@ struct Case {
     flows: bool,
     requests: u64,
     seed: u64,
+    /// The NoC controller model instead of the flash device: selective copy-back, the
+    /// interconnect (shared, duplex, port), ECC check and correction ns, page error
+    /// probability.
+    noc: Option<(bool, u8, u64, u64, f64)>,
+    /// The firmware CPU model with this many cores (its costs raised to matter here).
+    cpu: Option<u32>,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -123,6 +134,39 @@ fn case() -> impl Strategy<Value = Case> {
         flows: h.6,
         requests: h.7,
         seed: h.8,
+        noc: None,
+        cpu: None,
+    })
+}
+
+/// A configuration of [`case`] on the NoC controller model (about half of them) and with
+/// the firmware CPU model (of one to three cores; most of them), a fifth under MiDAS. A strategy of its own, so
+/// that the flash draw above stays as it was.
+fn case_with_models() -> impl Strategy<Value = Case> {
+    let models = (
+        prop::option::weighted(
+            0.5,
+            (
+                any::<bool>(),
+                0u8..3,
+                prop::sample::select(vec![0u64, 2000]),
+                prop::sample::select(vec![0u64, 5000]),
+                prop::sample::select(vec![0.0, 0.3]),
+            ),
+        ),
+        prop::option::weighted(0.75, 1u32..=3),
+        // MiDAS: its periodic search is the CPU model's placement work.
+        prop::bool::weighted(0.2),
+    );
+    (case(), models).prop_map(|(k, (noc, cpu, midas))| match midas {
+        true => Case {
+            noc,
+            cpu,
+            placement: "midas:epoch=0.5,check=0.25",
+            victim: "fifo",
+            ..k
+        },
+        false => Case { noc, cpu, ..k },
     })
 }
 
@@ -188,6 +232,21 @@ fn config(k: &Case) -> Config {
 }
 
 fn params(k: &Case) -> TimingParams {
+    // The NoC model refuses the flash device's own options.
+    let noc_case;
+    let k = match k.noc {
+        Some(_) => {
+            noc_case = Case {
+                suspend: None,
+                backfill: false,
+                multiplane: true,
+                alloc: crate::device::flash::Alloc::Static,
+                ..k.clone()
+            };
+            &noc_case
+        }
+        None => k,
+    };
     let suspend = k.suspend.map(|(s, r, n)| Suspend {
         suspend_ns: s * 1000,
         resume_ns: r * 1000,
@@ -214,6 +273,34 @@ fn params(k: &Case) -> TimingParams {
             },
             ..ControllerParams::default()
         },
+        noc: k.noc.map(|(selective, ic, check, correct, errors)| {
+            let path = match selective {
+                true => GcPath::Selective,
+                false => GcPath::Conventional,
+            };
+            let mut n = NocParams::from_config(&config(k), path);
+            n.interconnect = [
+                Interconnect::Shared,
+                Interconnect::Duplex,
+                Interconnect::Port,
+            ][ic as usize];
+            // Short crossings (the paper's 714 us would dwarf the flash times here).
+            n.hop_ns = 3.0;
+            (n.ecc_check_ns, n.ecc_correct_ns, n.error_prob) = (check, correct, errors);
+            n
+        }),
+        // Costs of the order of the flash times, so that the cores queue.
+        cpu: k.cpu.map(|cores| CpuParams {
+            cores,
+            scale: 4.0,
+            ns: CostOverrides {
+                classifier: Some(20_000.0),
+                victim: Some(50_000.0),
+                cache_scan: Some(300.0),
+                ecc_read: Some(15_000.0),
+                ..CostOverrides::default()
+            },
+        }),
         ..TimingParams::default()
     }
 }
@@ -223,12 +310,38 @@ fn params(k: &Case) -> TimingParams {
 fn audit(k: &Case) -> Option<super::check::Outcome> {
     let c = config(k);
     let p = params(k);
+    if p.noc.is_some() {
+        let mut ts = crate::driver::NocSim::new_noc(&c, p.clone()).ok()?;
+        let mut n = NocRules::of(ts.device().media().params(), c.device.segment_blocks);
+        n.priority = k.scheduler == Scheduler::NocPriority;
+        // No flash operations to price.
+        let costs = Costs {
+            read: 0,
+            program: 0,
+            erase: 0,
+            xfer: 0,
+            sram: 0,
+        };
+        return audit_on(k, &c, &p, &mut ts, costs, Some(n));
+    }
     let mut ts = TimedSim::new(&c, p.clone()).ok()?;
     let costs = ts.device().media().costs;
+    audit_on(k, &c, &p, &mut ts, costs, None)
+}
+
+/// [`audit`] on the device model `ts` was built with.
+fn audit_on<D: DeviceModel>(
+    k: &Case,
+    c: &Config,
+    p: &TimingParams,
+    ts: &mut Driver<D>,
+    costs: Costs,
+    noc: Option<NocRules>,
+) -> Option<super::check::Outcome> {
     let pps = ts.simulation().layout().pages_per_segment;
     let mut wl: Box<dyn Workload> = if k.flows {
         let l = c.layout().expect("layout");
-        Box::new(crate::workload::flows::from_config(&c, &l).ok()??)
+        Box::new(crate::workload::flows::from_config(c, &l).ok()??)
     } else {
         Box::new(ts.simulation().synthetic_workload().ok()?)
     };
@@ -248,10 +361,26 @@ fn audit(k: &Case) -> Option<super::check::Outcome> {
         requests: t.read_latency.count + t.write_latency.count,
         dynamic_alloc: k.alloc.dynamic(),
         pages_per_segment: pps,
+        noc,
+        cpu_gated: !p.controller.deferred(),
+        known_stale_erase_ready: p.controller.suspend.is_some() && p.controller.deferred(),
     };
-    assert!(!log.ops.is_empty(), "the run reserved nothing");
-
-    Some(check(&log, &rules))
+    assert!(
+        !log.ops.is_empty() || !log.noc.res.is_empty(),
+        "the run reserved nothing"
+    );
+    let mut o = check(&log, &rules);
+    if let Some(rep) = &t.cpu {
+        let mut v = super::check::Violations::default();
+        super::cpu::totals(&log, rep, t.simulated_ns, t.requests, &mut v);
+        o.violations.extend(v.0);
+    }
+    if let (Some(rep), Some(n)) = (&r.noc, &rules.noc) {
+        let mut v = super::check::Violations::default();
+        super::noc::totals(&log, n, rep, &mut v);
+        o.violations.extend(v.0);
+    }
+    Some(o)
 }
 
 proptest! {
@@ -269,6 +398,26 @@ proptest! {
         if let Some(o) = audit(&k) {
             // (Excused reads: counted, not asserted; they show how often each case occurs.)
             let _ = (o.known_defect, o.approximated);
+            let v = o.violations;
+            prop_assert!(v.is_empty(), "{} violations, first: {:#?}", v.len(), v);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 120,
+        rng_seed: RngSeed::Fixed(0x0c0c_a0d1),
+        failure_persistence: None,
+        max_shrink_iters: 200,
+        ..ProptestConfig::default()
+    })]
+
+    /// Every schedule of the NoC controller model and of the firmware CPU's cores is valid,
+    /// and the CPU report adds up.
+    #[test]
+    fn every_noc_and_cpu_schedule_is_valid(k in case_with_models()) {
+        if let Some(o) = audit(&k) {
             let v = o.violations;
             prop_assert!(v.is_empty(), "{} violations, first: {:#?}", v.len(), v);
         }

@@ -37,9 +37,11 @@
 //! removes reservations or makes them ready earlier, no request is ever later under
 //! `selective` than under `conventional` (same workload, seed and FTL decisions).
 
+mod params;
 mod report;
 mod series;
 
+pub use params::{page_error_prob, GcPath, Interconnect, NocParams};
 pub use report::{NocComparison, NocReport, NocTasks, NOTES};
 
 use super::flash::FastDiv;
@@ -54,194 +56,8 @@ use serde::Serialize;
 use series::Series;
 use std::collections::VecDeque;
 
-/// Which GC data path relocations take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GcPath {
-    /// Every relocated page: flash -> FMC -> interconnect -> CPU ECC -> interconnect -> flash.
-    Conventional,
-    /// Error-free pages are written back from the FMC buffer (paper's proposal).
-    Selective,
-}
-
-impl GcPath {
-    /// Parses `conventional` or `selective`.
-    pub fn parse(field: &str, s: &str) -> Result<GcPath> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "conventional" => Ok(GcPath::Conventional),
-            "selective" => Ok(GcPath::Selective),
-            o => Err(Error::config(
-                field,
-                format!("unknown GC path `{o}`; allowed: conventional, selective"),
-            )),
-        }
-    }
-    /// The name used in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            GcPath::Conventional => "conventional",
-            GcPath::Selective => "selective",
-        }
-    }
-}
-
-/// Which page crossings of the interconnect share a link (and so serialize).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Interconnect {
-    /// One link for every crossing in either direction (a bus-like worst case).
-    Shared,
-    /// One link per direction (toward the CPU, toward the flash), shared by all channels.
-    Duplex,
-    /// One link per channel port and direction: each channel's task queue has its own
-    /// interconnect port (paper Section 4.1: "each task queue for a channel requires an
-    /// interconnect port"); crossings of different channels overlap (non-blocking NoC).
-    Port,
-}
-
-impl Interconnect {
-    /// Parses `shared`, `duplex` or `port`.
-    pub fn parse(field: &str, s: &str) -> Result<Interconnect> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "shared" => Ok(Interconnect::Shared),
-            "duplex" => Ok(Interconnect::Duplex),
-            "port" => Ok(Interconnect::Port),
-            o => Err(Error::config(
-                field,
-                format!("unknown interconnect model `{o}`; allowed: shared, duplex, port"),
-            )),
-        }
-    }
-}
-
-/// Parameters of the NoC controller model. Defaults: the paper's Tables 1-2 and Eq. 1.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-pub struct NocParams {
-    /// GC data path.
-    pub path: GcPath,
-    /// Bits in one flash page crossing the interconnect (paper: 2^15 for 4 KiB).
-    pub page_bits: u64,
-    /// Bits moved per slice hop (paper: 4).
-    pub transfer_unit_bits: u32,
-    /// Average routing slices a transfer unit passes through (paper: 13.5 on a 16x8 NoC).
-    pub avg_slices: f64,
-    /// Delay between two neighbouring slices, ns (paper: 87 ns, Spartan-7 synthesis).
-    pub hop_ns: f64,
-    /// Which crossings share a link.
-    pub interconnect: Interconnect,
-    /// Probability that a relocated page has errors (paper: 1e-4).
-    pub error_prob: f64,
-    /// ECC check time per page on the CPU, ns (not given by the paper: 0).
-    pub ecc_check_ns: u64,
-    /// Extra LDPC correction time for a page with errors, ns (not given by the paper: 0).
-    pub ecc_correct_ns: u64,
-    /// SRAM access per page, ns (paper: 12 us).
-    pub sram_ns: u64,
-    /// NAND page read, ns (paper: 25 us).
-    pub read_ns: u64,
-    /// NAND page program, ns (paper: 200 us).
-    pub program_ns: u64,
-    /// NAND block erase, ns (paper: 700 us).
-    pub erase_ns: u64,
-    /// Width of one time-series window, ns (doubled as needed to keep the series short).
-    pub window_ns: u64,
-    /// Seed of the error draws.
-    pub seed: u64,
-}
-
-/// 1 - (1 - ber)^bits: the probability that a page of `bits` bits has at least one bit error.
-pub fn page_error_prob(ber: f64, bits: u64) -> f64 {
-    -libm::expm1(bits as f64 * libm::log1p(-ber))
-}
-
-impl NocParams {
-    /// The paper's parameters, with the flash timing and page size of `cfg`.
-    pub fn from_config(cfg: &Config, path: GcPath) -> NocParams {
-        let t = &cfg.device.timing;
-        let ns = |us: f64| libm::round(us * 1000.0) as u64;
-        NocParams {
-            path,
-            page_bits: cfg.device.page_size as u64 * 8,
-            transfer_unit_bits: 4,
-            avg_slices: 13.5,
-            hop_ns: 87.0,
-            interconnect: Interconnect::Port,
-            error_prob: 1e-4,
-            ecc_check_ns: 0,
-            ecc_correct_ns: 0,
-            sram_ns: ns(t.sram_us),
-            read_ns: ns(t.read_us),
-            program_ns: ns(t.program_us),
-            erase_ns: ns(t.erase_us),
-            window_ns: 100_000_000,
-            seed: cfg.run.seed,
-        }
-    }
-
-    /// Checks every field; errors name the field and the allowed range.
-    pub fn validate(&self) -> Result<()> {
-        if self.page_bits == 0 {
-            return Err(Error::config("noc.page_bits", "must be at least 1"));
-        }
-        if self.transfer_unit_bits == 0 {
-            return Err(Error::config(
-                "noc.transfer_unit_bits",
-                "must be at least 1",
-            ));
-        }
-        if !(self.avg_slices.is_finite() && self.avg_slices >= 1.0) {
-            return Err(Error::config("noc.avg_slices", "must be a number >= 1"));
-        }
-        if !(self.hop_ns.is_finite() && self.hop_ns >= 0.0) {
-            return Err(Error::config("noc.hop_ns", "must be a number >= 0"));
-        }
-        // Times are whole ns (u64): a page crossing or an ECC step beyond a second would,
-        // far enough beyond, saturate the clock and give silently wrong latencies.
-        let max_ns = crate::config::MAX_OP_US * 1e3;
-        let units = self.page_bits as f64 / self.transfer_unit_bits as f64;
-        let moves = units + self.avg_slices - 1.0;
-        if moves * self.hop_ns > max_ns {
-            // Name the factor that makes the product large: the slices when they outweigh
-            // the page's own transfer units.
-            let field = match self.avg_slices - 1.0 > units {
-                true => "noc.avg_slices",
-                false => "noc.hop_ns",
-            };
-            return Err(Error::config(
-                field,
-                format!(
-                    "a page crossing takes (page_bits / transfer_unit_bits + avg_slices - 1) x \
-                     hop_ns = {moves} x {} ns; it must be at most {max_ns} ns (1 s)",
-                    self.hop_ns
-                ),
-            ));
-        }
-        for (f, v) in [
-            ("noc.ecc_check_ns", self.ecc_check_ns),
-            ("noc.ecc_correct_ns", self.ecc_correct_ns),
-        ] {
-            if v as f64 > max_ns {
-                return Err(Error::config(f, format!("{v} must be in [0, {max_ns}] ns")));
-            }
-        }
-        if !(self.error_prob.is_finite() && (0.0..=1.0).contains(&self.error_prob)) {
-            return Err(Error::config(
-                "noc.error_prob",
-                format!("{} must be in [0, 1]", self.error_prob),
-            ));
-        }
-        if self.window_ns == 0 {
-            return Err(Error::config("noc.window_ns", "must be at least 1 ns"));
-        }
-        Ok(())
-    }
-
-    /// One page crossing the interconnect, ns (paper Eq. 1, rounded to the nearest ns).
-    pub fn traversal_ns(&self) -> u64 {
-        let moves = self.page_bits as f64 / self.transfer_unit_bits as f64 + self.avg_slices - 1.0;
-        libm::round(moves * self.hop_ns) as u64
-    }
-}
+#[cfg(test)]
+use crate::device::audit::noc::{self as audit, Call, Res};
 
 /// Channel task kinds (paper Fig. 5, plus the GC erase, which the paper does not name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -414,13 +230,33 @@ impl NocMedia {
             Interconnect::Duplex => dir,
             Interconnect::Port => 2 * ch + dir,
         };
-        Self::reserve(&mut self.link_free[i], ready, self.trav)
+        let e = Self::reserve(&mut self.link_free[i], ready, self.trav);
+        #[cfg(test)]
+        audit::res(Res::Link(i as u32), None, ready, 0, (e - self.trav, e));
+        e
+    }
+
+    /// The SRAM port, ready at `ready`; returns the end.
+    #[inline]
+    fn sram(&mut self, ready: u64) -> u64 {
+        let e = Self::reserve(&mut self.sram_free, ready, self.p.sram_ns);
+        #[cfg(test)]
+        audit::res(Res::Sram, None, ready, 0, (e - self.p.sram_ns, e));
+        e
     }
 
     /// A channel task ready at `ready`; returns (start, end).
     fn channel(&mut self, ch: usize, kind: Task, ready: u64, dur: u64) -> (u64, u64) {
         let start = ready.max(self.chan_free[ch]);
         let end = start + dur;
+        #[cfg(test)]
+        audit::res(
+            Res::Chan(ch as u32),
+            Some(kind),
+            ready,
+            self.chan_free[ch],
+            (start, end),
+        );
         self.chan_free[ch] = end;
         self.tasks[kind as usize] += 1;
         if !matches!(kind, Task::RHost | Task::WHost) {
@@ -434,7 +270,10 @@ impl NocMedia {
 
     fn ecc(&mut self, ready: u64, error: bool) -> u64 {
         let dur = self.p.ecc_check_ns + if error { self.p.ecc_correct_ns } else { 0 };
-        Self::reserve(&mut self.ecc_free, ready, dur)
+        let e = Self::reserve(&mut self.ecc_free, ready, dur);
+        #[cfg(test)]
+        audit::res(Res::Ecc, None, ready, 0, (e - dur, e));
+        e
     }
 
     /// A host page read of `ppn` ready at `t`; returns when its data is in SRAM.
@@ -443,13 +282,13 @@ impl NocMedia {
         let (_, e) = self.channel(ch, Task::RHost, t, self.p.read_ns);
         let e = self.link(ch, TO_CPU, e);
         let e = self.ecc(e, false);
-        Self::reserve(&mut self.sram_free, e, self.p.sram_ns)
+        self.sram(e)
     }
 
     /// A host page write to `ppn` ready at `t`; returns when the program is done.
     pub fn host_write(&mut self, ppn: Ppn, t: u64) -> u64 {
         let ch = self.channel_of(ppn);
-        let e = Self::reserve(&mut self.sram_free, t, self.p.sram_ns);
+        let e = self.sram(t);
         let e = self.link(ch, TO_FLASH, e);
         self.channel(ch, Task::WHost, e, self.p.program_ns).1
     }
@@ -527,6 +366,8 @@ impl Media for NocMedia {
     }
 
     fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, _rg: &mut ReadGroup) -> u64 {
+        #[cfg(test)]
+        audit::call(Call::Read, origin, ready, None, 0);
         // A translation read (mapping-cache miss) is on the host's path like its data.
         let e = if matches!(origin, Origin::Host | Origin::Translation) {
             self.host_read(ppn, ready)
@@ -541,18 +382,22 @@ impl Media for NocMedia {
     }
 
     fn read_unmapped(&mut self, t: u64) -> u64 {
+        #[cfg(test)]
+        audit::call(Call::Unmapped, Origin::Host, t, None, 0);
         // Served from the controller: one SRAM access.
-        let e = Self::reserve(&mut self.sram_free, t, self.p.sram_ns);
+        let e = self.sram(t);
         self.done(e)
     }
 
     fn program(&mut self, ppn: Ppn, ready: u64, origin: Origin) -> u64 {
+        #[cfg(test)]
+        audit::call(Call::Program, origin, ready, None, 0);
         let e = if origin == Origin::Host {
             self.host_write(ppn, ready)
         } else {
             // Data held by the controller (a deferred write-back): across to the flash.
             let ch = self.channel_of(ppn);
-            let e = Self::reserve(&mut self.sram_free, ready, self.p.sram_ns);
+            let e = self.sram(ready);
             let e = self.link(ch, TO_FLASH, e);
             self.channel(ch, Task::WGc, e, self.p.program_ns).1
         };
@@ -567,12 +412,16 @@ impl Media for NocMedia {
         _issued: u64,
         _rg: &mut ReadGroup,
     ) -> u64 {
+        #[cfg(test)]
+        audit::call(Call::MoveRead, Origin::Gc, ready, Some((src, _dst)), 0);
         let (s, e) = self.gc_read(src, ready);
         self.read_starts.push_back(s);
         e
     }
 
     fn move_write(&mut self, src: Ppn, dst: Ppn, ready: u64, issued: u64) -> u64 {
+        #[cfg(test)]
+        audit::call(Call::MoveWrite, Origin::Gc, ready, Some((src, dst)), 0);
         let s = self.read_starts.pop_front().unwrap_or(ready);
         // One draw per relocated page, in FTL order: both paths see the same errors.
         let error = self.rng.unit() < self.p.error_prob;
@@ -593,6 +442,8 @@ impl Media for NocMedia {
     }
 
     fn erase(&mut self, seg: SegmentId, ready: u64, _issued: u64) -> u64 {
+        #[cfg(test)]
+        audit::call(Call::Erase, Origin::Gc, ready, None, seg);
         let e = self.erase_blocks(seg, ready);
         self.erases += 1;
         self.done(e)
