@@ -122,6 +122,88 @@ fn hand_computed_read_first_and_suspend() {
     }
 }
 
+/// A read of a page whose host program has not ended when the scheduler would start the
+/// read is served from the controller's write buffer (one DRAM access, here 1 us; no flash
+/// read, no suspension; docs/controller.md). W0 (LPN 0) and W1 (LPN 1) at t = 0 as above,
+/// then a read at 1 us of a page still being written:
+///
+/// * read-first, R of LPN 1: R is taken at 510, when W0 ends, ahead of the queued W1. It
+///   used to read W1's page from flash before W1 programmed it (cell 510-560, bus 560-570 =>
+///   569 us, writes 510 and 1080 us); now it is served from the buffer at 510 + 1 => 510 us,
+///   and W1 runs as under fcfs: bus 510-520, cell 520-1020 => writes 510 and 1020 us.
+/// * suspend, R of LPN 0: R would suspend W0 at 10 (its cell phase) and read W0's page
+///   before it is programmed (89 us, writes 610 and 1120 us); now it is served from the
+///   buffer at 10 + 1 => 10 us, W0 is not suspended: writes 510 and 1020 us.
+/// * read-first + suspend, R of LPN 1: R would suspend W0 at 10 to read W1's page, queued
+///   behind W0: the same 10 us, writes 510 and 1020 us.
+///
+/// fcfs reads LPN 1 after W1 (1079 us, as above: no change).
+#[test]
+fn reads_of_pages_still_being_programmed_come_from_the_write_buffer() {
+    let reqs = |lpn| {
+        vec![
+            rq(0, Op::Write, 0),
+            rq(0, Op::Write, 1),
+            rq(1, Op::Read, lpn),
+        ]
+    };
+    let dram_ns = Some(US);
+    for (name, ctl, lpn, want, buffered) in [
+        (
+            "fcfs",
+            ControllerParams {
+                dram_ns,
+                ..Default::default()
+            },
+            1,
+            (1079.0, 765.0, 1020.0),
+            None,
+        ),
+        (
+            "read-first",
+            ControllerParams {
+                scheduler: Scheduler::ReadFirst,
+                dram_ns,
+                ..Default::default()
+            },
+            1,
+            (510.0, 765.0, 1020.0),
+            Some(1),
+        ),
+        (
+            "suspend",
+            ControllerParams {
+                suspend: suspend(),
+                dram_ns,
+                ..Default::default()
+            },
+            0,
+            (10.0, 765.0, 1020.0),
+            Some(1),
+        ),
+        (
+            "read-first + suspend",
+            ControllerParams {
+                scheduler: Scheduler::ReadFirst,
+                suspend: suspend(),
+                dram_ns,
+                ..Default::default()
+            },
+            1,
+            (10.0, 765.0, 1020.0),
+            Some(1),
+        ),
+    ] {
+        let r = run(ctl, reqs(lpn));
+        assert_eq!(lat(&r), want, "{name}");
+        let f = r.timing.as_ref().unwrap().flash.as_ref().unwrap();
+        assert_eq!(f.write_buffer_reads, buffered, "{name}");
+        if buffered.is_some() {
+            assert_eq!(f.suspensions, Some(0), "{name}");
+        }
+    }
+}
+
 /// A suspension limit of 1: once a program has been suspended, a later read waits for it
 /// to end (with a limit of 4 it would suspend it again and finish in 80 us).
 #[test]

@@ -223,7 +223,9 @@ impl<M: Media> Scheduled<M> {
         let cells = media.cells();
         let mut s = Scheduled::new(media);
         if p.deferred() {
-            s.lazy = Some(Box::new(super::lazy::Lazy::new(p, cells)));
+            // A read served from the write buffer costs what a write-cache hit does.
+            let hit = p.dram_ns.unwrap_or_else(|| s.media.memory_access_ns());
+            s.lazy = Some(Box::new(super::lazy::Lazy::new(p, cells, hit)));
         }
         s
     }
@@ -617,6 +619,10 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         let mut r = self.media.report(span_ns);
         if let (Some(DeviceReport::Flash(f)), Some(l)) = (r.as_mut(), &self.lazy) {
             f.suspensions = Some(l.suspensions);
+            f.write_buffer_reads = Some(l.buffered_reads);
+        }
+        if let (Some(DeviceReport::Noc(n)), Some(l)) = (r.as_mut(), &self.lazy) {
+            n.write_buffer_reads = Some(l.buffered_reads);
         }
         r
     }

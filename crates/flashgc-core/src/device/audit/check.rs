@@ -17,10 +17,6 @@ pub(crate) struct Rules {
     /// timed at its new location (before the write-back has programmed it): in the
     /// preemptible modes, and under deferred commit, which queues all GC work.
     pub read_at_new_location: bool,
-    /// Excuse the known defect of deferred commit (docs/controller.md, "Schedule audit"): a
-    /// host read of a page whose host program, issued earlier, is still waiting or
-    /// suspended runs first (it reads the page before it is programmed).
-    pub known_read_before_program: bool,
     /// Requests the run reports.
     pub requests: u64,
     /// Dynamic allocation (first-idle, round-robin): a program waits at its page's static
@@ -50,8 +46,9 @@ pub(crate) fn check(log: &Log, r: &Rules) -> Outcome {
     durations(log, r, &mut v);
     readiness(log, &mut v);
     moves(log, r, &mut v);
-    let (mut known, mut excused) = (0, 0);
-    data(log, r, &mut v, &mut known, &mut excused);
+    let mut excused = 0;
+    data(log, r, &mut v, &mut excused);
+    buffered(log, &pieces, &mut v);
     requests(log, &pieces, r, &mut v);
     if r.reads_first {
         reads_first(log, &pieces, r, &mut v);
@@ -62,7 +59,6 @@ pub(crate) fn check(log: &Log, r: &Rules) -> Outcome {
     super::cpu::check(log, r.cpu_gated, &mut v);
     Outcome {
         violations: v.0,
-        known_defect: known,
         approximated: excused,
     }
 }
@@ -72,8 +68,6 @@ pub(crate) fn check(log: &Log, r: &Rules) -> Outcome {
 pub(crate) struct Outcome {
     /// Violations (empty: the schedule is valid), at most `LIMIT` of them.
     pub violations: Vec<String>,
-    /// Reads the known defect excused (`Rules::known_read_before_program`).
-    pub known_defect: u64,
     /// Reads of a page whose GC write-back had not finished (`Rules::read_at_new_location`).
     pub approximated: u64,
 }
@@ -298,7 +292,7 @@ fn moves(log: &Log, r: &Rules, v: &mut Violations) {
 /// Rule 2, the data a page holds: a page is programmed once between erases of its segment,
 /// read only after it has been programmed (or holds the untimed precondition data, before
 /// any erase), and no read or program of a page overlaps an erase of its segment.
-fn data(log: &Log, r: &Rules, v: &mut Violations, known: &mut u64, excused: &mut u64) {
+fn data(log: &Log, r: &Rules, v: &mut Violations, excused: &mut u64) {
     // Erase windows per segment: one erase call's block erases (consecutive in the log).
     let mut erases: HashMap<u32, Vec<(u64, u64)>> = HashMap::new();
     let mut prev_erase: Option<(u32, usize)> = None;
@@ -364,22 +358,6 @@ fn data(log: &Log, r: &Rules, v: &mut Violations, known: &mut u64, excused: &mut
                 && (r.read_at_new_location || o.origin == Origin::Translation)
                 && o.origin != Origin::Gc
                 && pending.is_some_and(|x| matches!(x.origin, Origin::Gc | Origin::Background));
-            // The known defect: a host read of a page whose host program, issued before it,
-            // has not run (or is suspended).
-            let earlier_host = |x: &CellOp| {
-                x.origin == Origin::Host
-                    && x.mv.is_none()
-                    && log.reqs.get(x.req as usize).map(|q| q.arrival)
-                        <= log.reqs.get(o.req as usize).map(|q| q.arrival)
-            };
-            let raw = o.kind == Kind::Read
-                && r.known_read_before_program
-                && o.origin == Origin::Host
-                && pending.is_some_and(earlier_host);
-            if raw {
-                *known += 1;
-                continue;
-            }
             if let Some(w) = ws.iter().find(|w| w.0 < o.end && w.1 > o.start) {
                 if !approx {
                     v.push(|| format!("{} overlaps an erase {w:?} of its segment", show(i, o)));
@@ -418,6 +396,37 @@ fn data(log: &Log, r: &Rules, v: &mut Violations, known: &mut u64, excused: &mut
                     }
                 }
             }
+        }
+    }
+}
+
+/// Rule 2 for reads served from the write buffer (docs/controller.md): the latest host
+/// program of the page issued before the read (by a request issued no later, the data the
+/// read asks for) has not ended when the read is served (a suspended program ends with its
+/// last piece), so the buffer still holds the data.
+fn buffered(log: &Log, pieces: &[Vec<(u64, u64)>], v: &mut Violations) {
+    if log.buffered.is_empty() {
+        return;
+    }
+    // Per page: its host programs as (request, end after suspensions).
+    let mut programs: HashMap<u32, Vec<(u64, u64)>> = HashMap::new();
+    for (i, o) in log.ops.iter().enumerate() {
+        if o.kind == Kind::Program && o.origin == Origin::Host && o.mv.is_none() {
+            let end = pieces[i].last().expect("a piece").1;
+            programs.entry(o.ppn).or_default().push((o.req, end));
+        }
+    }
+    for &(ppn, at, req) in &log.buffered {
+        let latest = programs
+            .get(&ppn)
+            .and_then(|l| l.iter().filter(|p| p.0 <= req).max_by_key(|p| p.0));
+        if latest.is_none_or(|p| p.1 <= at) {
+            v.push(|| {
+                format!(
+                    "request {req}'s read of page {ppn} served from the write buffer at {at}: \
+                     its host program {latest:?} (request, end) was not in flight then"
+                )
+            });
         }
     }
 }

@@ -99,6 +99,8 @@ pub(crate) struct Log {
     pub ops: Vec<CellOp>,
     pub xfers: Vec<Xfer>,
     pub suspensions: Vec<Suspension>,
+    /// Host reads served from the write buffer: page, when, request (no flash read).
+    pub buffered: Vec<(u32, u64, u64)>,
     pub reqs: Vec<Req>,
     /// Host operations queued by deferred commit, and committed.
     pub pushed: u64,
@@ -221,6 +223,12 @@ pub(crate) fn commit_host(seq: u64, ready: u64) -> u64 {
 /// Deferred commit: the commit is done; `prev` is the request served before.
 pub(crate) fn end_commit(prev: u64) {
     with(|l| l.cur_req = prev);
+}
+
+/// A host read of `ppn` (of the request being committed) served from the write buffer at
+/// `at`.
+pub(crate) fn buffered(ppn: u32, at: u64) {
+    with(|l| l.buffered.push((ppn, at, l.cur_req)));
 }
 
 /// A forced commit begins (`true`) or ends.

@@ -41,6 +41,13 @@ pub struct FlashReport {
     /// suspend on; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suspensions: Option<u64>,
+    /// Host reads served from the controller's write buffer, with no flash read, because
+    /// the scheduler would have started them before their page's host program ended (it
+    /// still waited, or the read would have suspended it; docs/controller.md). With a
+    /// priority scheduler or suspend on; absent otherwise (first come first served never
+    /// starts a read before its page's program ends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_buffer_reads: Option<u64>,
     /// Back-fill channels (`--channel backfill`): booked transfers dropped by the bound on
     /// each channel's book (0: the back-fill was exact; absent with `fifo`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,6 +77,7 @@ impl FlashMedia {
                 0.0
             },
             suspensions: None,
+            write_buffer_reads: None,
             backfill_dropped: (!self.books.is_empty())
                 .then(|| self.books.iter().map(|b| b.dropped).sum()),
         }

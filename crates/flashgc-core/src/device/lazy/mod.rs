@@ -18,8 +18,12 @@
 //! contend for a shared channel in decision order; a host read suspends only the last
 //! operation reserved on its die (the one running); GC work keeps its FTL order (only the
 //! queue's front competes); a mapping-cache translation read is reserved when issued.
+//!
+//! A host read the scheduler would start before its page's host program ends is served
+//! from the write buffer instead (`buffer.rs`).
 
 mod best;
+mod buffer;
 mod state;
 #[cfg(test)]
 mod tests;
@@ -159,8 +163,8 @@ pub(crate) struct Lazy {
     slots: Vec<Slot>,
     cur: u32,
     seq: u64,
-    /// Per resource: the slot and end of the host program reserved last on it.
-    owner: Vec<(u32, u64)>,
+    /// Per resource: the host program reserved last on it ([`buffer::Owner`]).
+    owner: Vec<buffer::Owner>,
     urgency: u32,
     urgent: bool,
     /// Each class's rank under `urgent` (by [`Class`] index): read on every decision, so
@@ -186,6 +190,13 @@ pub(crate) struct Lazy {
     hkey: Vec<Key>,
     /// Reads that suspended a program or erase.
     pub(crate) suspensions: u64,
+    /// Host reads served from the write buffer (`buffer.rs`).
+    pub(crate) buffered_reads: u64,
+    /// What one served from the write buffer costs after its start, ns (the DRAM access of
+    /// a write-cache hit).
+    hit_ns: u64,
+    /// Host programs waiting in `pending`, by page (`buffer.rs`; rebuilt on a restore).
+    programs: buffer::WaitingPrograms,
     /// The GC queue's front as last probed: a lower bound of its start while it is still
     /// the front ([`GcFloor`]).
     gc_floor: std::cell::Cell<GcFloor>,
@@ -217,7 +228,9 @@ impl GcFloor {
 }
 
 impl Lazy {
-    pub(crate) fn new(p: &ControllerParams, cells: usize) -> Lazy {
+    /// Deferred commit under `p` over `cells` resources; a read served from the write
+    /// buffer costs `hit_ns`.
+    pub(crate) fn new(p: &ControllerParams, cells: usize, hit_ns: u64) -> Lazy {
         Lazy {
             sched: p.scheduler,
             pending: vec![CellQueue::default(); cells],
@@ -225,7 +238,7 @@ impl Lazy {
             slots: Vec::new(),
             cur: 0,
             seq: 0,
-            owner: vec![(u32::MAX, 0); cells],
+            owner: vec![buffer::NO_OWNER; cells],
             urgency: match p.scheduler {
                 Scheduler::HostFirst { urgency } => urgency,
                 _ => 0,
@@ -239,6 +252,9 @@ impl Lazy {
             heap: BinaryHeap::new(),
             hkey: vec![NO_KEY; cells],
             suspensions: 0,
+            buffered_reads: 0,
+            hit_ns,
+            programs: Default::default(),
             gc_floor: std::cell::Cell::new(GcFloor::NONE),
             seg_waiting: Vec::new(),
         }
@@ -263,6 +279,9 @@ impl<M: Media> Scheduled<M> {
         let seg = self.media.segment_of(ppn);
         let lz = self.lazy.as_mut().expect("deferred mode");
         lz.count_waiting(seg, 1);
+        if write {
+            lz.program_waits(ppn);
+        }
         let slot = lz.cur;
         lz.slots[slot as usize].open += 1;
         if lz.pending[cell].is_empty() {
@@ -514,6 +533,7 @@ impl<M: Media> Scheduled<M> {
                 let prev = crate::device::audit::commit_host(p.seq, p.ready);
                 lz.count_waiting(self.media.segment_of(p.ppn), -1);
                 let end = if p.write {
+                    lz.program_committed(p.ppn);
                     let e = self.media.host_program(p.ppn, p.hint, p.ready);
                     // Dynamic allocation (no hint) may program it on another resource than
                     // the one it waited at: a read suspending it there must find its owner.
@@ -522,18 +542,25 @@ impl<M: Media> Scheduled<M> {
                         _ => cell,
                     };
                     let lz = self.lazy.as_mut().expect("deferred mode");
-                    lz.owner[pc] = (p.slot, self.media.cell_free(pc));
+                    lz.owner[pc] = (p.slot, self.media.cell_free(pc), p.ppn);
                     e
+                } else if lz.read_before_program(p.ppn, cell, at, free) {
+                    // The page's data is still in the write buffer: no flash read, no
+                    // suspension (`buffer.rs`).
+                    lz.buffered_reads += 1;
+                    #[cfg(test)]
+                    crate::device::audit::buffered(p.ppn, at);
+                    at + lz.hit_ns
                 } else if at < free {
                     let (e, op_end) = self.media.read_suspending(p.ppn, at, &mut rg);
                     let lz = self.lazy.as_mut().expect("deferred mode");
                     lz.suspensions += 1;
-                    let (o, o_end) = lz.owner[cell];
+                    let (o, o_end, o_ppn) = lz.owner[cell];
                     if o != u32::MAX && o_end == free {
                         // The suspended program is a host request's: it ends later.
                         let s = &mut lz.slots[o as usize];
                         s.end = s.end.max(op_end);
-                        lz.owner[cell] = (o, op_end);
+                        lz.owner[cell] = (o, op_end, o_ppn);
                         if s.open == 0 {
                             // Its end was known: the driver takes the new one.
                             lz.ends.push((o, s.end));
@@ -544,7 +571,7 @@ impl<M: Media> Scheduled<M> {
                 } else {
                     let e = self.media.host_read(p.ppn, p.hint, p.ready, &mut rg);
                     let lz = self.lazy.as_mut().expect("deferred mode");
-                    lz.owner[cell] = (u32::MAX, 0);
+                    lz.owner[cell] = buffer::NO_OWNER;
                     e
                 };
                 #[cfg(test)]

@@ -11,12 +11,15 @@ pub(crate) struct LazyState {
     slots: Vec<Slot>,
     cur: u32,
     seq: u64,
-    owner: Vec<(u32, u64)>,
+    owner: Vec<super::buffer::Owner>,
     urgent: bool,
     /// Unused since the device pushes request ends to the driver (a restored driver reads
     /// every end again); kept for the format.
     log: (u64, u32, bool),
     suspensions: u64,
+    /// Host reads served from the write buffer (format 12, which also added each
+    /// owner's page).
+    buffered_reads: u64,
 }
 
 impl Lazy {
@@ -35,6 +38,7 @@ impl Lazy {
             urgent: self.urgent,
             log: (0, 0, false),
             suspensions: self.suspensions,
+            buffered_reads: self.buffered_reads,
         }
     }
 
@@ -115,6 +119,8 @@ impl Lazy {
         self.ends.clear();
         self.moved = false;
         self.suspensions = st.suspensions;
+        self.buffered_reads = st.buffered_reads;
+        self.recount_programs();
         self.best.iter_mut().for_each(|b| b.valid = false);
         self.clear_heap();
         Ok(())

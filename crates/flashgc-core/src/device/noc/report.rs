@@ -54,6 +54,12 @@ pub struct NocReport {
     pub model_bytes_per_logical_page: f64,
     /// What the model approximates.
     pub notes: Vec<&'static str>,
+    /// Host reads served from the controller's write buffer because the scheduler would
+    /// have started them before their page's host program ended (as `write_buffer_reads`
+    /// of the flash model; docs/controller.md). With a priority scheduler; absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_buffer_reads: Option<u64>,
 }
 
 /// Tasks issued per channel queue.
@@ -150,5 +156,6 @@ pub(super) fn build(m: &NocMedia) -> NocReport {
         series,
         model_bytes_per_logical_page: model_bytes as f64 / m.logical_pages.max(1) as f64,
         notes: NOTES.to_vec(),
+        write_buffer_reads: None,
     }
 }
