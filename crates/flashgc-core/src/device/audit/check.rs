@@ -416,6 +416,17 @@ fn buffered(log: &Log, pieces: &[Vec<(u64, u64)>], v: &mut Violations) {
             programs.entry(o.ppn).or_default().push((o.req, end));
         }
     }
+    // The NoC model's host programs end with their last reservation.
+    let mut ends = vec![0u64; log.noc.calls.len()];
+    for r in &log.noc.res {
+        let e = &mut ends[r.call as usize];
+        *e = (*e).max(r.end);
+    }
+    for (c, end) in log.noc.calls.iter().zip(ends) {
+        if c.call == super::noc::Call::Program && c.origin == Origin::Host {
+            programs.entry(c.ppn).or_default().push((c.req, end));
+        }
+    }
     for &(ppn, at, req) in &log.buffered {
         let latest = programs
             .get(&ppn)

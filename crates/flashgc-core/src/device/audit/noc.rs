@@ -58,6 +58,9 @@ pub(crate) struct NocCall {
     pub mv: Option<(u32, u32)>,
     /// Segment (erases).
     pub seg: u32,
+    /// Page (reads and programs; 0 otherwise): the write-buffer check finds a buffered
+    /// read's host program by it.
+    pub ppn: u32,
     /// Request (host operations; `NO_REQ` otherwise).
     pub req: u64,
     /// Committed out of the policy's order (see `CellOp::forced`).
@@ -109,7 +112,14 @@ impl NocRules {
 
 /// The NoC media begins call `call` of `origin` ready at `ready` (`mv`: a page move's
 /// pair; `seg`: an erase's segment).
-pub(crate) fn call(call: Call, origin: Origin, ready: u64, mv: Option<(u32, u32)>, seg: u32) {
+pub(crate) fn call(
+    call: Call,
+    origin: Origin,
+    ready: u64,
+    mv: Option<(u32, u32)>,
+    seg: u32,
+    ppn: u32,
+) {
     with(|l| {
         let req = if origin == Origin::Host {
             l.cur_req
@@ -123,6 +133,7 @@ pub(crate) fn call(call: Call, origin: Origin, ready: u64, mv: Option<(u32, u32)
             ready,
             mv,
             seg,
+            ppn,
             req,
             forced,
         });
@@ -574,6 +585,7 @@ mod tests {
             ready,
             mv: None,
             seg: 0,
+            ppn: 0,
             req,
             forced: false,
         };

@@ -367,7 +367,7 @@ impl Media for NocMedia {
 
     fn read(&mut self, ppn: Ppn, ready: u64, origin: Origin, _rg: &mut ReadGroup) -> u64 {
         #[cfg(test)]
-        audit::call(Call::Read, origin, ready, None, 0);
+        audit::call(Call::Read, origin, ready, None, 0, ppn);
         // A translation read (mapping-cache miss) is on the host's path like its data.
         let e = if matches!(origin, Origin::Host | Origin::Translation) {
             self.host_read(ppn, ready)
@@ -383,7 +383,7 @@ impl Media for NocMedia {
 
     fn read_unmapped(&mut self, t: u64) -> u64 {
         #[cfg(test)]
-        audit::call(Call::Unmapped, Origin::Host, t, None, 0);
+        audit::call(Call::Unmapped, Origin::Host, t, None, 0, 0);
         // Served from the controller: one SRAM access.
         let e = self.sram(t);
         self.done(e)
@@ -391,7 +391,7 @@ impl Media for NocMedia {
 
     fn program(&mut self, ppn: Ppn, ready: u64, origin: Origin) -> u64 {
         #[cfg(test)]
-        audit::call(Call::Program, origin, ready, None, 0);
+        audit::call(Call::Program, origin, ready, None, 0, ppn);
         let e = if origin == Origin::Host {
             self.host_write(ppn, ready)
         } else {
@@ -413,7 +413,7 @@ impl Media for NocMedia {
         _rg: &mut ReadGroup,
     ) -> u64 {
         #[cfg(test)]
-        audit::call(Call::MoveRead, Origin::Gc, ready, Some((src, _dst)), 0);
+        audit::call(Call::MoveRead, Origin::Gc, ready, Some((src, _dst)), 0, 0);
         let (s, e) = self.gc_read(src, ready);
         self.read_starts.push_back(s);
         e
@@ -421,7 +421,7 @@ impl Media for NocMedia {
 
     fn move_write(&mut self, src: Ppn, dst: Ppn, ready: u64, issued: u64) -> u64 {
         #[cfg(test)]
-        audit::call(Call::MoveWrite, Origin::Gc, ready, Some((src, dst)), 0);
+        audit::call(Call::MoveWrite, Origin::Gc, ready, Some((src, dst)), 0, 0);
         let s = self.read_starts.pop_front().unwrap_or(ready);
         // One draw per relocated page, in FTL order: both paths see the same errors.
         let error = self.rng.unit() < self.p.error_prob;
@@ -443,7 +443,7 @@ impl Media for NocMedia {
 
     fn erase(&mut self, seg: SegmentId, ready: u64, _issued: u64) -> u64 {
         #[cfg(test)]
-        audit::call(Call::Erase, Origin::Gc, ready, None, seg);
+        audit::call(Call::Erase, Origin::Gc, ready, None, seg, 0);
         let e = self.erase_blocks(seg, ready);
         self.erases += 1;
         self.done(e)
