@@ -89,18 +89,7 @@ fn case() -> impl Strategy<Value = Case> {
         any::<u64>(),
     );
     (device, controller, host).prop_map(|(d, c, h)| Case {
-        // Open findings (docs/controller.md, "Schedule audit"): dynamic allocation runs
-        // only first come first served without the mapping cache here. With the mapping
-        // cache, the host path's translation writes (reserved when issued) and GC's
-        // (queued) can program one flash page's units out of order, and dynamic allocation
-        // then places the page twice; under deferred commit a program waits at its page's
-        // static resource but lands on the unit chosen when committed, and a suspension
-        // there can end it after its request was reported complete.
-        alloc: if h.2 || c.0 != Scheduler::Fcfs || c.1.is_some() {
-            Alloc::Static
-        } else {
-            c.4
-        },
+        alloc: c.4,
         shape: d.0,
         blocks: d.1,
         pages: d.2,
@@ -248,6 +237,7 @@ fn audit(k: &Case) -> Option<super::check::Outcome> {
         requests: t.read_latency.count + t.write_latency.count,
         dynamic_alloc: k.alloc.dynamic(),
         pages_per_segment: pps,
+        units_per_page: (c.device.page_size / c.device.lpn_size).max(1),
     };
     assert!(!log.ops.is_empty(), "the run reserved nothing");
 

@@ -259,9 +259,25 @@ impl Lazy {
 impl<M: Media> Scheduled<M> {
     /// Queues a host read or program of `ppn` ready at `ready` for the current slot.
     pub(super) fn lazy_push(&mut self, ppn: Ppn, write: bool, ready: u64) {
-        let (cell, hint) = self.media.host_locate(ppn);
+        let (cell, hint) = match write {
+            true => self.media.host_locate_program(ppn),
+            false => self.media.host_locate(ppn),
+        };
         let seg = self.media.segment_of(ppn);
         let lz = self.lazy.as_mut().expect("deferred mode");
+        let mut ready = ready;
+        if write && ppn > 0 && self.media.same_flash_page(ppn - 1, ppn) {
+            // The flash page's earlier unit (the FTL writes a page's units in order) may
+            // still wait here: its data must reach the page register first, so this unit
+            // is ready no earlier, and ties go to the earlier issued.
+            if let Some(p) = lz.pending[cell].q[1]
+                .iter()
+                .rev()
+                .find(|p| p.ppn == ppn - 1)
+            {
+                ready = ready.max(p.ready);
+            }
+        }
         lz.count_waiting(seg, 1);
         let slot = lz.cur;
         lz.slots[slot as usize].open += 1;
@@ -515,17 +531,14 @@ impl<M: Media> Scheduled<M> {
                 lz.count_waiting(self.media.segment_of(p.ppn), -1);
                 let end = if p.write {
                     let e = self.media.host_program(p.ppn, p.hint, p.ready);
-                    // Dynamic allocation (no hint) may program it on another resource than
-                    // the one it waited at: a read suspending it there must find its owner.
-                    let pc = match p.hint {
-                        NO_HINT => self.media.cell_of(p.ppn),
-                        _ => cell,
-                    };
+                    // It ran where it waited (dynamic allocation placed it when queued,
+                    // `Media::host_locate_program`): a read suspending it there finds it.
+                    debug_assert_eq!(self.media.cell_of(p.ppn), cell);
                     let lz = self.lazy.as_mut().expect("deferred mode");
-                    lz.owner[pc] = (p.slot, self.media.cell_free(pc));
+                    lz.owner[cell] = (p.slot, self.media.cell_free(cell));
                     e
                 } else if at < free {
-                    let (e, op_end) = self.media.read_suspending(p.ppn, at, &mut rg);
+                    let (e, op_end) = self.media.read_suspending(p.ppn, p.hint, at, &mut rg);
                     let lz = self.lazy.as_mut().expect("deferred mode");
                     lz.suspensions += 1;
                     let (o, o_end) = lz.owner[cell];
@@ -655,6 +668,9 @@ impl<M: Media> Scheduled<M> {
                 }
                 FlashOp::Copyback { src, dst, .. } => {
                     self.gc_reads(src);
+                    if cb {
+                        self.gc_writes(dst);
+                    }
                     let e = |op| Entry { op, issued: t };
                     self.queue.push_back(e(Queued::MoveRead { src, dst }));
                     if cb {
@@ -694,6 +710,7 @@ impl<M: Media> Scheduled<M> {
                     self.flush_moves();
                     // The write needs a block whose erase is still queued: force GC on.
                     self.pump_until_erased_forced(self.media.segment_of(ppn));
+                    self.pump_until_placed(ppn);
                     self.lazy_push(ppn, true, *host_ready);
                 }
                 FlashOp::Program { ppn, .. } => self.translation_write(ppn, *host_ready),
