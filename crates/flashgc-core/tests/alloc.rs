@@ -278,7 +278,10 @@ fn a_waiting_program_is_placed_when_queued_and_suspended_where_it_runs() {
     // Segment 1's first flash page (units 16, 17) lives on die `d` statically; die `d` is
     // busy with a flash page of segment 2 (placed there statically) until 520 us.
     let d = m.geo.unit_static(16);
-    let busy_ppn = (32..48).step_by(2).find(|&p| m.geo.unit_static(p) == d).unwrap();
+    let busy_ppn = (32..48)
+        .step_by(2)
+        .find(|&p| m.geo.unit_static(p) == d)
+        .unwrap();
     m.alloc = Alloc::Static;
     m.program(busy_ppn, 0, false, false);
     let busy_end = m.program(busy_ppn + 1, 0, false, false);
@@ -305,7 +308,9 @@ fn a_waiting_program_is_placed_when_queued_and_suspended_where_it_runs() {
         dev.step();
     }
     // A read of precondition data on the other die (segment 3, statically there).
-    let other = (48..64).find(|&p| dev.media().geo.unit_static(p) != d).unwrap();
+    let other = (48..64)
+        .find(|&p| dev.media().geo.unit_static(p) != d)
+        .unwrap();
     dev.open_slot(1);
     let mut ready = 100 * US;
     let read = [FlashOp::Read {
