@@ -112,15 +112,18 @@ impl<M: Media> Scheduled<M> {
     /// have been flushed.
     #[inline(always)]
     pub(super) fn pump_until_placed(&mut self, ppn: Ppn) {
-        if self.media.earlier_unit_unplaced(ppn) {
+        // Only the allocation test is inlined (into first come first served's `schedule`).
+        if self.media.places_pages() {
             self.pump_placed(ppn);
         }
     }
 
     /// The out-of-line part of [`Self::pump_until_placed`].
-    #[cold]
     #[inline(never)]
     fn pump_placed(&mut self, ppn: Ppn) {
+        if !self.media.earlier_unit_unplaced(ppn) {
+            return;
+        }
         let m = &self.media;
         let Some(i) = self.queue.iter().position(|e| match e.op {
             Queued::MoveWrite { dst: p, .. } | Queued::Program { ppn: p, .. } => {

@@ -153,6 +153,12 @@ pub trait Media {
     fn host_hint(&self, _ppn: Ppn, _cell: usize) -> u32 {
         NO_HINT
     }
+    /// Whether the media place a flash page when it is programmed (flash with dynamic
+    /// allocation; see [`Media::earlier_unit_unplaced`]).
+    #[inline(always)]
+    fn places_pages(&self) -> bool {
+        false
+    }
     /// Whether `ppn` is a later unit of a flash page none of whose units has been placed:
     /// an earlier one, written by GC, is still queued (the GC queue must commit it first).
     /// Only media that place pages when they program them (dynamic allocation) say so.

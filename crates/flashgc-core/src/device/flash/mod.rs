@@ -695,6 +695,11 @@ impl Media for FlashMedia {
     }
 
     #[inline(always)]
+    fn places_pages(&self) -> bool {
+        self.alloc.dynamic()
+    }
+
+    #[inline(always)]
     fn earlier_unit_unplaced(&self, ppn: Ppn) -> bool {
         FlashMedia::earlier_unit_unplaced(self, ppn)
     }
