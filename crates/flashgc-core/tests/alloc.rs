@@ -194,3 +194,137 @@ fn round_robin_places_the_precondition_fill_in_write_order() {
     // mhf's classifier sends part of the fill to a second stream: other dies, statically.
     assert_ne!(reads("mhf", Alloc::Static), base);
 }
+
+/// 1 channel x 2 dies (one plane each), 16 blocks of 4 flash pages of two 4 KiB units,
+/// segments of one block per die (a flash page may go to either die): `alloc`'s media.
+fn two_unit_pages(alloc: Alloc) -> FlashMedia {
+    let d = DeviceConfig {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 2,
+        planes_per_die: 1,
+        blocks_per_plane: 16,
+        pages_per_block: 4,
+        page_size: 8192,
+        lpn_size: 4096,
+        segment_blocks: 2,
+        timing: common::configs::hand_timing(),
+    };
+    let geo = Geometry::new(&d, 2 * 4 * 2, "CWDP").unwrap();
+    FlashMedia::new(geo, Costs::new(&d.timing, 4096), false, alloc, 16)
+}
+
+/// Open finding (a) of the schedule audit, fixed: with the mapping cache, GC's translation
+/// write of a flash page's first unit waits in the GC queue (preemptible GC) while the host
+/// path's translation write of its second unit is reserved when issued. Dynamic allocation
+/// placed the second unit first and then placed the page again for the first (on the
+/// other, idle die): the page's units ended up on two dies. Now the GC queue is committed
+/// through the earlier unit first, and the page is placed once, on one die.
+#[test]
+fn a_flash_page_is_placed_once_when_gc_queued_its_first_unit() {
+    use flashgc_core::device::sched::Scheduled;
+    use flashgc_core::device::{DeviceModel, GcPolicy, ReadGroup};
+    use flashgc_core::ops::{FlashOp, Origin};
+    for alloc in [Alloc::FirstIdle, Alloc::RoundRobin] {
+        let mut dev = Scheduled::new(two_unit_pages(alloc));
+        let queued = GcPolicy {
+            now: false,
+            barrier: false,
+        };
+        let (mut ready, mut rg) = (0, ReadGroup::default());
+        let gc = [FlashOp::Program {
+            ppn: 0,
+            origin: Origin::Gc,
+        }];
+        dev.schedule(&gc, 0, &mut ready, &mut rg, queued);
+        let host = [FlashOp::Program {
+            ppn: 1,
+            origin: Origin::Translation,
+        }];
+        dev.schedule(&host, 0, &mut ready, &mut rg, queued);
+        dev.pump(None, usize::MAX);
+        let busy = dev.media().cell_busy();
+        assert_eq!(
+            busy.iter().filter(|&&b| b > 0).count(),
+            1,
+            "{alloc:?}: the flash page's units on one die, busy {busy:?}"
+        );
+        // Both transfers, then one cell program.
+        assert_eq!(dev.media().makespan(), 2 * 10_000 + 500_000, "{alloc:?}");
+    }
+}
+
+/// Open finding (b) of the schedule audit, fixed: under deferred commit (read-first with
+/// suspend), dynamic allocation chooses a host program's die when the program is queued,
+/// so it waits, is decided and can be suspended where it runs. One die is busy
+/// programming; a host write of a flash page whose static die is that one is placed on the
+/// idle die and starts at once; a host read on the idle die at 100 us suspends it. (Before,
+/// it waited at the busy die until that die was free, then ran on the other die after the
+/// read: no suspension, and a program that waited for a die it did not use.)
+#[test]
+fn a_waiting_program_is_placed_when_queued_and_suspended_where_it_runs() {
+    use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
+    use flashgc_core::device::sched::Scheduled;
+    use flashgc_core::device::{DeviceModel, GcPolicy, ReadGroup};
+    use flashgc_core::ops::{FlashOp, Origin};
+    const US: u64 = 1000;
+    let mut m = two_unit_pages(Alloc::FirstIdle);
+    let susp = Suspend {
+        suspend_ns: 20 * US,
+        resume_ns: 20 * US,
+        max_per_op: 2,
+    };
+    m.set_suspend(Some(susp));
+    // Segment 1's first flash page (units 16, 17) lives on die `d` statically; die `d` is
+    // busy with a flash page of segment 2 (placed there statically) until 520 us.
+    let d = m.geo.unit_static(16);
+    let busy_ppn = (32..48)
+        .step_by(2)
+        .find(|&p| m.geo.unit_static(p) == d)
+        .unwrap();
+    m.alloc = Alloc::Static;
+    m.program(busy_ppn, 0, false, false);
+    let busy_end = m.program(busy_ppn + 1, 0, false, false);
+    m.alloc = Alloc::FirstIdle;
+    assert_eq!(busy_end, 520 * US);
+    let p = ControllerParams {
+        scheduler: Scheduler::ReadFirst,
+        suspend: Some(susp),
+        ..ControllerParams::default()
+    };
+    let mut dev = Scheduled::with_controller(m, &p);
+    let gc = GcPolicy {
+        now: true,
+        barrier: true,
+    };
+    let (mut ready, mut rg) = (0, ReadGroup::default());
+    dev.open_slot(0);
+    let write = [16, 17].map(|ppn| FlashOp::Program {
+        ppn,
+        origin: Origin::Host,
+    });
+    dev.schedule(&write, 0, &mut ready, &mut rg, gc);
+    while dev.next_decision().is_some_and(|t| t < 100 * US) {
+        dev.step();
+    }
+    // A read of precondition data on the other die (segment 3, statically there).
+    let other = (48..64)
+        .find(|&p| dev.media().geo.unit_static(p) != d)
+        .unwrap();
+    dev.open_slot(1);
+    let mut ready = 100 * US;
+    let read = [FlashOp::Read {
+        ppn: other,
+        origin: Origin::Host,
+    }];
+    dev.schedule(&read, 100 * US, &mut ready, &mut rg, gc);
+    while dev.next_decision().is_some() {
+        dev.step();
+    }
+    let (w, r) = (dev.slot_end(0).unwrap(), dev.slot_end(1).unwrap());
+    assert_eq!(dev.suspensions(), 1, "write ends {w}, read ends {r}");
+    assert!(r < w, "the read suspended the write: read {r}, write {w}");
+    // The write's own program started at once (its transfer after die 0's on the channel)
+    // and did not wait for die 0.
+    assert!(w < busy_end + 200 * US, "write ends {w}");
+}

@@ -136,6 +136,12 @@ impl<T: Copy> Fifo<T> {
     pub(crate) fn iter(&self) -> std::slice::Iter<'_, T> {
         self.as_slice().iter()
     }
+
+    /// The entries, oldest first, mutable.
+    pub(crate) fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        let h = self.head;
+        self.v[h..].iter_mut()
+    }
 }
 
 impl<T> From<Vec<T>> for Fifo<T> {

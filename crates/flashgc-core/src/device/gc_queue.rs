@@ -66,6 +66,7 @@ impl<M: Media> Scheduled<M> {
             }
             FlashOp::Copyback { src, dst, .. } => {
                 self.gc_reads(src);
+                self.gc_writes(dst);
                 self.queue.push_back(e(Queued::MoveRead { src, dst }));
                 let w = e(Queued::MoveWrite { src, dst });
                 if self.media.copyback_enabled() {
@@ -78,7 +79,10 @@ impl<M: Media> Scheduled<M> {
                 self.gc_reads(ppn);
                 self.queue.push_back(e(Queued::Read { ppn, origin }))
             }
-            FlashOp::Program { ppn, origin } => self.moves.push(e(Queued::Program { ppn, origin })),
+            FlashOp::Program { ppn, origin } => {
+                self.gc_writes(ppn);
+                self.moves.push(e(Queued::Program { ppn, origin }))
+            }
             FlashOp::Compute { .. } => {}
         }
     }
@@ -95,6 +99,46 @@ impl<M: Media> Scheduled<M> {
                 false => self.queued_through_erase(seg),
             };
             self.pump_queue(None, n);
+        }
+        #[cfg(test)]
+        crate::device::audit::forcing(false);
+    }
+
+    /// A program of `ppn` (a host or translation write, reserved or queued when issued) is
+    /// about to be placed while an earlier unit of its flash page, written by GC, is still
+    /// queued: commits the GC queue through that write, first in first out, so that a
+    /// flash page's units are placed in the FTL's order and the page once (dynamic
+    /// allocation chooses its unit with its first unit). Held write-backs (`moves`) must
+    /// have been flushed.
+    #[inline(always)]
+    pub(super) fn pump_until_placed(&mut self, ppn: Ppn) {
+        // Only the allocation test is inlined (into first come first served's `schedule`).
+        if self.media.places_pages() {
+            self.pump_placed(ppn);
+        }
+    }
+
+    /// The out-of-line part of [`Self::pump_until_placed`].
+    #[inline(never)]
+    fn pump_placed(&mut self, ppn: Ppn) {
+        if !self.media.earlier_unit_unplaced(ppn) {
+            return;
+        }
+        let m = &self.media;
+        let Some(i) = self.queue.iter().position(|e| match e.op {
+            Queued::MoveWrite { dst: p, .. } | Queued::Program { ppn: p, .. } => {
+                m.same_flash_page(p, ppn)
+            }
+            _ => false,
+        }) else {
+            return;
+        };
+        #[cfg(test)]
+        crate::device::audit::forcing(true);
+        // Through entry i: with copyback a read-write pair is one step.
+        let rest = self.queue.len() - (i + 1);
+        while self.queue.len() > rest {
+            self.pump_queue(None, 1);
         }
         #[cfg(test)]
         crate::device::audit::forcing(false);
@@ -233,6 +277,9 @@ impl<M: Media> Scheduled<M> {
                 }
                 _ => continue,
             };
+            if let Queued::MoveWrite { dst: ppn, .. } | Queued::Program { ppn, .. } = op {
+                self.gc_writes(ppn);
+            }
             self.queue.push_back(Entry { op, issued: t });
         }
     }

@@ -141,6 +141,35 @@ pub trait Media {
     fn host_locate(&self, ppn: Ppn) -> (usize, u32) {
         (self.cell_of(ppn), NO_HINT)
     }
+    /// [`Media::host_locate`] for a host program about to wait in its resource's queue.
+    /// Media that place a program when it is committed (flash with dynamic allocation)
+    /// place it now instead, so that it waits where it will run.
+    #[inline(always)]
+    fn host_locate_program(&mut self, ppn: Ppn) -> (usize, u32) {
+        self.host_locate(ppn)
+    }
+    /// The hint of a host operation on `ppn` restored waiting at `cell` (the hint is not
+    /// saved; default: none).
+    fn host_hint(&self, _ppn: Ppn, _cell: usize) -> u32 {
+        NO_HINT
+    }
+    /// Whether the media place a flash page when it is programmed (flash with dynamic
+    /// allocation; see [`Media::earlier_unit_unplaced`]).
+    #[inline(always)]
+    fn places_pages(&self) -> bool {
+        false
+    }
+    /// Whether `ppn` is a later unit of a flash page none of whose units has been placed:
+    /// an earlier one, written by GC, is still queued (the GC queue must commit it first).
+    /// Only media that place pages when they program them (dynamic allocation) say so.
+    #[inline(always)]
+    fn earlier_unit_unplaced(&self, _ppn: Ppn) -> bool {
+        false
+    }
+    /// Whether `a` and `b` are units of one flash page.
+    fn same_flash_page(&self, a: Ppn, b: Ppn) -> bool {
+        a == b
+    }
     /// [`Media::read`] of a host read located by [`Media::host_locate`] with `hint`.
     #[inline(always)]
     fn host_read(&mut self, ppn: Ppn, hint: u32, ready: u64, rg: &mut ReadGroup) -> u64 {
@@ -172,8 +201,8 @@ pub trait Media {
     /// A host read of `ppn` at `at` that suspends the operation running on its resource
     /// (only when [`Media::suspend_from`] allowed it). Returns (read end, the suspended
     /// operation's new end).
-    fn read_suspending(&mut self, ppn: Ppn, at: u64, _rg: &mut ReadGroup) -> (u64, u64) {
-        let _ = (ppn, at);
+    fn read_suspending(&mut self, ppn: Ppn, hint: u32, at: u64, _rg: &mut ReadGroup) -> (u64, u64) {
+        let _ = (ppn, hint, at);
         unreachable!("suspend_from returned None")
     }
     /// The media's mutable state for a checkpoint.
@@ -261,6 +290,7 @@ impl<M: Media> Scheduled<M> {
         self.flush_moves();
         // The write needs a block whose erase is still queued: force GC on.
         self.pump_until_erased(self.media.segment_of(ppn));
+        self.pump_until_placed(ppn);
         self.media.program(ppn, ready, Origin::Translation);
     }
 
@@ -481,6 +511,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                     }
                     // The write needs a block whose erase is still queued: force GC on.
                     self.pump_until_erased(self.media.segment_of(ppn));
+                    self.pump_until_placed(ppn);
                     let e = self.media.program(ppn, *host_ready, Origin::Host);
                     end = end.max(e);
                 }
@@ -679,6 +710,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                 l.load(ls, |ppn, cell| {
                     media.segment_of(ppn) < segs && (moves || media.cell_of(ppn) == cell)
                 })?;
+                l.restore_hints(|ppn, cell| media.host_hint(ppn, cell));
             }
             _ => {
                 return Err(crate::error::Error::Input(

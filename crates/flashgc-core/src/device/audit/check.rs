@@ -19,8 +19,9 @@ pub(crate) struct Rules {
     pub read_at_new_location: bool,
     /// Requests the run reports.
     pub requests: u64,
-    /// Dynamic allocation (first-idle, round-robin): a program waits at its page's static
-    /// resource and is programmed on the unit chosen when it is committed.
+    /// Dynamic allocation (first-idle, round-robin): a flash page's unit is chosen when its
+    /// first unit is placed, so its units must be placed in order; a host read issued
+    /// before its page was placed is timed at the page's static unit.
     pub dynamic_alloc: bool,
     /// Mapping units per segment (a page's segment).
     pub pages_per_segment: u32,
@@ -35,6 +36,8 @@ pub(crate) struct Rules {
     /// its queue; it is decided by that time and then waits for the extended erase, holding
     /// its die while a read becomes ready there.
     pub known_stale_erase_ready: bool,
+    /// Mapping units per flash page.
+    pub units_per_page: u32,
 }
 
 /// Checks every rule on `log`.
@@ -49,6 +52,7 @@ pub(crate) fn check(log: &Log, r: &Rules) -> Outcome {
     let mut excused = 0;
     data(log, r, &mut v, &mut excused);
     buffered(log, &pieces, &mut v);
+    flash_pages(log, r, &mut v);
     requests(log, &pieces, r, &mut v);
     if r.reads_first {
         reads_first(log, &pieces, r, &mut v);
@@ -442,6 +446,76 @@ fn buffered(log: &Log, pieces: &[Vec<(u64, u64)>], v: &mut Violations) {
     }
 }
 
+/// Rule 2, the flash page: once its segment has been erased, a flash page's units are
+/// programmed all on one cell (the unit a dynamic allocation chose for the page, once), and
+/// each is read on the cell it was programmed on; under dynamic allocation they are also
+/// placed in order (with static placement, a host program may still complete a flash page
+/// whose earlier unit GC has queued: an open finding, docs/controller.md). (Before a
+/// segment's first erase, the untimed precondition may have written part of a flash page.)
+fn flash_pages(log: &Log, r: &Rules, v: &mut Violations) {
+    let upp = r.units_per_page.max(1);
+    let fpages = r.pages_per_segment / upp;
+    let erased_segs = |seg: u32| seg * fpages..(seg + 1) * fpages;
+    // Per flash page of an erased segment: the units programmed since, their cell, and
+    // when the first started.
+    let mut page: HashMap<u32, (u32, u32, u64)> = HashMap::new();
+    for (i, o) in log.ops.iter().enumerate() {
+        match o.kind {
+            Kind::Erase => {
+                for fp in erased_segs(o.seg) {
+                    page.insert(fp, (0, u32::MAX, u64::MAX));
+                }
+            }
+            Kind::Program => {
+                let (fp, sub) = (o.ppn / upp, o.ppn % upp);
+                let Some(p) = page.get_mut(&fp) else { continue };
+                if sub != p.0 && r.dynamic_alloc {
+                    v.push(|| {
+                        format!(
+                            "{} programs unit {sub} of its flash page when unit {} is next",
+                            show(i, o),
+                            p.0
+                        )
+                    });
+                }
+                if p.1 != u32::MAX && p.1 != o.cell {
+                    v.push(|| {
+                        format!(
+                            "{} programs its flash page's unit on another cell ({})",
+                            show(i, o),
+                            p.1
+                        )
+                    });
+                }
+                *p = (sub + 1, o.cell, p.2.min(o.start));
+            }
+            Kind::Read | Kind::CopybackRead => {
+                let fp = o.ppn / upp;
+                if let Some(&(n, cell, first)) = page.get(&fp) {
+                    // The documented approximation: a host read issued while the page's GC
+                    // write-back was queued is timed where the page was then (its flash
+                    // page not placed yet: its static unit). Issued: its request's arrival
+                    // (with the CPU model its ready time is later, after its CPU work), at the
+                    // placement's start at the latest (the same instant may order either way).
+                    let issued = log.reqs.get(o.req as usize).map_or(o.ready, |q| q.arrival);
+                    let approx = r.read_at_new_location
+                        && r.dynamic_alloc
+                        && o.origin == Origin::Host
+                        && issued.min(o.ready) <= first;
+                    if o.ppn % upp < n && cell != o.cell && !approx {
+                        v.push(|| {
+                            format!(
+                                "{} reads on another cell than programmed ({cell})",
+                                show(i, o)
+                            )
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Rules 3 and 5: every request completes once, no earlier than its operations end and
 /// its least service time; every queued host operation was committed.
 fn requests(log: &Log, pieces: &[Vec<(u64, u64)>], r: &Rules, v: &mut Violations) {
@@ -505,8 +579,7 @@ fn requests(log: &Log, pieces: &[Vec<(u64, u64)>], r: &Rules, v: &mut Violations
 /// is reserved when issued; a host program whose block's erase is still queued forces GC
 /// through that erase; GC work on a segment first commits the host operations waiting on it;
 /// the preemptible GC modes' pace commits GC at each host arrival; a segment's erase and a
-/// copyback (read and program) are one decision each; under dynamic allocation
-/// a program's resource is chosen only when it is committed (programs are not checked).
+/// copyback (read and program) are one decision each.
 fn reads_first(log: &Log, pieces: &[Vec<(u64, u64)>], r: &Rules, v: &mut Violations) {
     // Per cell: host reads by start, with the least ready time from each on.
     let mut per: HashMap<u32, Vec<(u64, u64, usize)>> = HashMap::new();
@@ -536,7 +609,7 @@ fn reads_first(log: &Log, pieces: &[Vec<(u64, u64)>], r: &Rules, v: &mut Violati
         .map(|s| (log.ops[s.target].seg, s.new_end))
         .collect();
     for (i, o) in log.ops.iter().enumerate() {
-        let write = (o.kind == Kind::Erase || (o.kind == Kind::Program && !r.dynamic_alloc))
+        let write = (o.kind == Kind::Erase || o.kind == Kind::Program)
             && o.origin != Origin::Translation
             && !o.forced
             && !(o.kind == Kind::Program && stale.contains(&(o.seg, o.ready)));

@@ -100,18 +100,7 @@ fn case() -> impl Strategy<Value = Case> {
         any::<u64>(),
     );
     (device, controller, host).prop_map(|(d, c, h)| Case {
-        // Open findings (docs/controller.md, "Schedule audit"): dynamic allocation runs
-        // only first come first served without the mapping cache here. With the mapping
-        // cache, the host path's translation writes (reserved when issued) and GC's
-        // (queued) can program one flash page's units out of order, and dynamic allocation
-        // then places the page twice; under deferred commit a program waits at its page's
-        // static resource but lands on the unit chosen when committed, and a suspension
-        // there can end it after its request was reported complete.
-        alloc: if h.2 || c.0 != Scheduler::Fcfs || c.1.is_some() {
-            Alloc::Static
-        } else {
-            c.4
-        },
+        alloc: c.4,
         shape: d.0,
         blocks: d.1,
         pages: d.2,
@@ -363,6 +352,7 @@ fn audit_on<D: DeviceModel>(
         noc,
         cpu_gated: !p.controller.deferred(),
         known_stale_erase_ready: p.controller.suspend.is_some() && p.controller.deferred(),
+        units_per_page: (c.device.page_size / c.device.lpn_size).max(1),
     };
     assert!(
         !log.ops.is_empty() || !log.noc.res.is_empty(),

@@ -1,6 +1,7 @@
 //! Dynamic page allocation over parallel units (`first-idle`, `round-robin`): the unit of
-//! a new flash page is chosen when it is programmed and remembered per flash page
-//! (module docs of `geometry` and docs/timing.md).
+//! a new flash page is chosen once, when the first of its units is placed (programmed, or
+//! queued to wait under deferred commit), and remembered per flash page until its
+//! segment's erase (module docs of `geometry` and docs/timing.md).
 
 use super::FlashMedia;
 
@@ -10,12 +11,12 @@ impl FlashMedia {
     /// every unit (`segment_blocks` >= units), it takes the cursor's unit even if its block
     /// there is full: Cosmos+ would open that die's next block for the stream, and the
     /// timing model counts dies, not blocks. Otherwise the page goes to the first of the
-    /// segment's units with room at or after the cursor. A flash page's later units
-    /// (`sub > 0`) stay with its first.
+    /// segment's units with room at or after the cursor. A flash page already placed keeps
+    /// its unit (its other units, or the same unit committed after it waited).
     pub(super) fn choose_unit_rr(&mut self, ppn: u32) -> u32 {
         let seg = self.geo.seg_of(ppn);
         let fpage = self.geo.fpage_of(ppn) as usize;
-        if self.geo.sub_of(ppn) != 0 && self.dyn_unit[fpage] != u16::MAX {
+        if self.dyn_unit[fpage] != u16::MAX {
             return self.dyn_unit[fpage] as u32;
         }
         let (k, units, ppb) = (self.geo.k, self.geo.units, self.geo.pages_per_block);
@@ -53,11 +54,12 @@ impl FlashMedia {
     }
 
     /// First-idle allocation: a new flash page goes to the segment's unit (with room in
-    /// its block) whose die and channel become idle first; ties to the lowest block.
+    /// its block) whose die and channel become idle first; ties to the lowest block. A flash
+    /// page already placed keeps its unit.
     pub(super) fn choose_unit_dynamic(&mut self, ppn: u32) -> u32 {
         let seg = self.geo.seg_of(ppn);
         let fpage = self.geo.fpage_of(ppn) as usize;
-        if self.geo.sub_of(ppn) != 0 && self.dyn_unit[fpage] != u16::MAX {
+        if self.dyn_unit[fpage] != u16::MAX {
             return self.dyn_unit[fpage] as u32;
         }
         let k = self.geo.k;
@@ -76,5 +78,14 @@ impl FlashMedia {
         self.dyn_fill[(seg * k + best.2) as usize] += 1;
         self.dyn_unit[fpage] = best.1 as u16;
         best.1
+    }
+
+    /// Whether `ppn` is a later unit of a flash page that has no unit yet: an earlier unit,
+    /// written by GC, is still queued (dynamic allocation only; static placement is fixed).
+    #[inline(always)]
+    pub(super) fn earlier_unit_unplaced(&self, ppn: u32) -> bool {
+        self.alloc.dynamic()
+            && self.geo.sub_of(ppn) != 0
+            && self.dyn_unit[self.geo.fpage_of(ppn) as usize] == u16::MAX
     }
 }

@@ -660,16 +660,53 @@ impl Media for FlashMedia {
         self.cell_of_ppn(ppn)
     }
 
-    /// The hint is the unit, with static allocation only: a dynamic one may be chosen (a
-    /// program) or recorded (a read of a page still to be programmed) while it waits.
+    /// The hint is the unit. Under dynamic allocation a read of a page still to be
+    /// programmed (its GC write-back queued, its flash page not placed yet) is timed where
+    /// the page is found when the read is queued (its static unit): it waits, is decided
+    /// and may suspend there, whatever unit the write-back is placed on meanwhile.
     #[inline(always)]
     fn host_locate(&self, ppn: Ppn) -> (usize, u32) {
-        if self.alloc == Alloc::Static {
-            let unit = self.geo.unit_static(ppn);
-            (self.units[unit as usize].cell as usize, unit)
-        } else {
-            (self.cell_of_ppn(ppn), NO_HINT)
+        let unit = self.unit_of(ppn);
+        (self.units[unit as usize].cell as usize, unit)
+    }
+
+    /// A unit on `cell`: the one holding `ppn` if it is there, else the cell's first (units
+    /// sharing a cell share its channel, so a read times the same on either).
+    fn host_hint(&self, ppn: Ppn, cell: usize) -> u32 {
+        let unit = self.unit_of(ppn);
+        if self.units[unit as usize].cell as usize == cell {
+            return unit;
         }
+        (0..self.units.len() as u32)
+            .find(|&u| self.units[u as usize].cell as usize == cell)
+            .unwrap_or(NO_HINT)
+    }
+
+    /// Dynamic allocation chooses the unit now, as a controller assigns a waiting program
+    /// its die/plane when it schedules the transaction (MQSim's plane allocation): the
+    /// program waits at, is decided and suspended on, the resource it runs on.
+    #[inline(always)]
+    fn host_locate_program(&mut self, ppn: Ppn) -> (usize, u32) {
+        if self.alloc == Alloc::Static {
+            return self.host_locate(ppn);
+        }
+        let unit = self.choose_unit(ppn);
+        (self.cell_of(unit), unit)
+    }
+
+    #[inline(always)]
+    fn places_pages(&self) -> bool {
+        self.alloc.dynamic()
+    }
+
+    #[inline(always)]
+    fn earlier_unit_unplaced(&self, ppn: Ppn) -> bool {
+        FlashMedia::earlier_unit_unplaced(self, ppn)
+    }
+
+    #[inline]
+    fn same_flash_page(&self, a: Ppn, b: Ppn) -> bool {
+        self.geo.fpage_of(a) == self.geo.fpage_of(b)
     }
 
     #[inline(always)]
@@ -709,8 +746,8 @@ impl Media for FlashMedia {
         FlashMedia::suspend_from(self, cell)
     }
 
-    fn read_suspending(&mut self, ppn: Ppn, at: u64, rg: &mut ReadGroup) -> (u64, u64) {
-        FlashMedia::read_suspending(self, ppn, at, rg)
+    fn read_suspending(&mut self, ppn: Ppn, hint: u32, at: u64, rg: &mut ReadGroup) -> (u64, u64) {
+        FlashMedia::read_suspending(self, ppn, hint, at, rg)
     }
 
     fn memory_access_ns(&self) -> u64 {

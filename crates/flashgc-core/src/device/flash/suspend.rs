@@ -51,10 +51,21 @@ impl FlashMedia {
     /// A host read of `ppn` at `at` suspending the program or erase running on its cell:
     /// the operation stops `suspend_ns` after `at` (or after its start), the read's cell
     /// read and transfer run, and the operation resumes `resume_ns` later with the time it
-    /// had left. Returns (read end, the operation's new end).
-    pub fn read_suspending(&mut self, ppn: u32, at: u64, group: &mut ReadGroup) -> (u64, u64) {
+    /// had left. The read runs on `unit` (where it waited; `NO_HINT`: the unit holding
+    /// `ppn`). Returns (read end, the operation's new end).
+    pub fn read_suspending(
+        &mut self,
+        ppn: u32,
+        unit: u32,
+        at: u64,
+        group: &mut ReadGroup,
+    ) -> (u64, u64) {
         let s = self.suspend.expect("suspend on");
-        let r = self.units[self.unit_of(ppn) as usize];
+        let unit = match unit {
+            crate::device::sched::NO_HINT => self.unit_of(ppn),
+            u => u,
+        };
+        let r = self.units[unit as usize];
         let (cell, ch) = (r.cell as usize, r.ch as usize);
         let run = self.running[cell];
         let at = at.max(run.from);

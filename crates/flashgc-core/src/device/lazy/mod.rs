@@ -275,9 +275,25 @@ impl Lazy {
 impl<M: Media> Scheduled<M> {
     /// Queues a host read or program of `ppn` ready at `ready` for the current slot.
     pub(super) fn lazy_push(&mut self, ppn: Ppn, write: bool, ready: u64) {
-        let (cell, hint) = self.media.host_locate(ppn);
+        let (cell, hint) = match write {
+            true => self.media.host_locate_program(ppn),
+            false => self.media.host_locate(ppn),
+        };
         let seg = self.media.segment_of(ppn);
         let lz = self.lazy.as_mut().expect("deferred mode");
+        let mut ready = ready;
+        if write && ppn > 0 && self.media.same_flash_page(ppn - 1, ppn) {
+            // The flash page's earlier unit (the FTL writes a page's units in order) may
+            // still wait here: its data must reach the page register first, so this unit
+            // is ready no earlier, and ties go to the earlier issued.
+            if let Some(p) = lz.pending[cell].q[1]
+                .iter()
+                .rev()
+                .find(|p| p.ppn == ppn - 1)
+            {
+                ready = ready.max(p.ready);
+            }
+        }
         lz.count_waiting(seg, 1);
         if write {
             lz.program_waits(ppn);
@@ -535,14 +551,11 @@ impl<M: Media> Scheduled<M> {
                 let end = if p.write {
                     lz.program_committed(p.ppn);
                     let e = self.media.host_program(p.ppn, p.hint, p.ready);
-                    // Dynamic allocation (no hint) may program it on another resource than
-                    // the one it waited at: a read suspending it there must find its owner.
-                    let pc = match p.hint {
-                        NO_HINT => self.media.cell_of(p.ppn),
-                        _ => cell,
-                    };
+                    // It ran where it waited (dynamic allocation placed it when queued,
+                    // `Media::host_locate_program`): a read suspending it there finds it.
+                    debug_assert_eq!(self.media.cell_of(p.ppn), cell);
                     let lz = self.lazy.as_mut().expect("deferred mode");
-                    lz.owner[pc] = (p.slot, self.media.cell_free(pc), p.ppn);
+                    lz.owner[cell] = (p.slot, self.media.cell_free(cell), p.ppn);
                     e
                 } else if lz.read_before_program(p.ppn, cell, at, free) {
                     // The page's data is still in the write buffer: no flash read, no
@@ -552,7 +565,7 @@ impl<M: Media> Scheduled<M> {
                     crate::device::audit::buffered(p.ppn, at);
                     at + lz.hit_ns
                 } else if at < free {
-                    let (e, op_end) = self.media.read_suspending(p.ppn, at, &mut rg);
+                    let (e, op_end) = self.media.read_suspending(p.ppn, p.hint, at, &mut rg);
                     let lz = self.lazy.as_mut().expect("deferred mode");
                     lz.suspensions += 1;
                     let (o, o_end, o_ppn) = lz.owner[cell];
@@ -682,6 +695,9 @@ impl<M: Media> Scheduled<M> {
                 }
                 FlashOp::Copyback { src, dst, .. } => {
                     self.gc_reads(src);
+                    if cb {
+                        self.gc_writes(dst);
+                    }
                     let e = |op| Entry { op, issued: t };
                     self.queue.push_back(e(Queued::MoveRead { src, dst }));
                     if cb {
@@ -721,6 +737,7 @@ impl<M: Media> Scheduled<M> {
                     self.flush_moves();
                     // The write needs a block whose erase is still queued: force GC on.
                     self.pump_until_erased_forced(self.media.segment_of(ppn));
+                    self.pump_until_placed(ppn);
                     self.lazy_push(ppn, true, *host_ready);
                 }
                 FlashOp::Program { ppn, .. } => self.translation_write(ppn, *host_ready),

@@ -23,6 +23,16 @@ pub(crate) struct LazyState {
 }
 
 impl Lazy {
+    /// Gives each restored waiting operation its media hint (not saved): `hint(ppn, cell)`
+    /// for an operation on `ppn` waiting at `cell`, so that it runs where it waited.
+    pub(crate) fn restore_hints(&mut self, hint: impl Fn(Ppn, usize) -> u32) {
+        for (cell, cq) in self.pending.iter_mut().enumerate() {
+            for q in cq.q.iter_mut() {
+                q.iter_mut().for_each(|p| p.hint = hint(p.ppn, cell));
+            }
+        }
+    }
+
     /// This state for a checkpoint.
     pub(crate) fn save(&self) -> LazyState {
         LazyState {

@@ -51,6 +51,27 @@ impl<M: Media> Scheduled<M> {
         }
     }
 
+    /// A GC write of `ppn` is being queued: when the earlier unit of its flash page is a
+    /// waiting host program (a stream shared by host and GC writes), that segment's waiting
+    /// host programs are committed first, so that the page's units reach its register in
+    /// the FTL's order (the last one starts the cell program).
+    #[inline(always)]
+    pub(in crate::device) fn gc_writes(&mut self, ppn: Ppn) {
+        let Some(lz) = self.lazy.as_ref() else {
+            return;
+        };
+        if ppn == 0 || !self.media.same_flash_page(ppn - 1, ppn) {
+            return;
+        }
+        let seg = self.media.segment_of(ppn);
+        if lz.seg_waiting.get(seg as usize).is_some_and(|&n| n > 0) {
+            let (cell, _) = self.media.host_locate(ppn - 1);
+            if lz.pending[cell].q[1].iter().any(|p| p.ppn == ppn - 1) {
+                self.commit_waiting_of(seg, false);
+            }
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn commit_waiting_of(&mut self, seg: SegmentId, reads: bool) {
