@@ -318,7 +318,8 @@ fn finishing_with_a_long_deferred_queue_is_quick() {
     let t0 = std::time::Instant::now();
     let r = run(Scheduler::ReadFirst);
     let secs = t0.elapsed().as_secs_f64();
-    assert!(secs < 5.0, "finishing took {secs:.1} s");
+    // Generous: other tests share the cores; the quadratic pass took 20 s.
+    assert!(secs < 10.0, "finishing took {secs:.1} s");
     let t = r.timing.as_ref().unwrap();
     assert_eq!(t.requests, 200_000);
     // Writes only: read-first orders them as fcfs does.
