@@ -10,7 +10,7 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 # give this run its own, removed when every test passed and kept, its path printed, when
 # one failed.
 FLASHGC_TEST_TMP="$(mktemp -d "${TMPDIR:-/tmp}/flashgc-test.XXXXXX")"
-chmod 755 "$FLASHGC_TEST_TMP" # the recording test's mariadbd runs as `mysql` and works in here
+chmod 1777 "$FLASHGC_TEST_TMP" # as /tmp: the recording tests' mariadbd runs as `mysql` and writes here
 export TMPDIR="$FLASHGC_TEST_TMP"
 trap 'rc=$?; if [ "$rc" -eq 0 ]; then rm -rf "$FLASHGC_TEST_TMP"; else echo "scratch files kept in $FLASHGC_TEST_TMP" >&2; fi' EXIT
 
