@@ -254,6 +254,75 @@ fn a_flash_page_is_placed_once_when_gc_queued_its_first_unit() {
     }
 }
 
+/// Open finding of the schedule audit, fixed: with static placement, GC's write-back of a
+/// flash page's first unit waits in the GC queue (preemptible GC, a stream shared by host
+/// and GC writes) while a host or translation write of the page's second unit is reserved
+/// when issued (first come first served) or decided first (read-first ranks host writes
+/// before GC writes). It completed the page, starting its cell program at 10 us, before
+/// the first unit had reached the page register (its transfer ran at 510-520 us, after the
+/// program). Now the GC queue is committed through the earlier unit first: unit 0's
+/// transfer 0-10 us, unit 1's 10-20 us, then the page's one cell program until 520 us.
+#[test]
+fn static_placement_programs_a_flash_page_after_gc_queued_its_first_unit() {
+    use flashgc_core::device::policy::{ControllerParams, Scheduler};
+    use flashgc_core::device::sched::Scheduled;
+    use flashgc_core::device::{DeviceModel, GcPolicy, ReadGroup};
+    use flashgc_core::ops::{FlashOp, Origin};
+    const US: u64 = 1000;
+    let queued = GcPolicy {
+        now: false,
+        barrier: false,
+    };
+    let ops = |origin| {
+        [
+            FlashOp::Program {
+                ppn: 0,
+                origin: Origin::Gc,
+            },
+            FlashOp::Program { ppn: 1, origin },
+        ]
+    };
+    // First come first served: the host write is reserved when issued, the translation
+    // write (which the host does not wait for) too.
+    for origin in [Origin::Host, Origin::Translation] {
+        let mut dev = Scheduled::new(two_unit_pages(Alloc::Static));
+        let (mut ready, mut rg) = (0, ReadGroup::default());
+        let end = dev.schedule(&ops(origin), 0, &mut ready, &mut rg, queued);
+        if origin == Origin::Host {
+            assert_eq!(end, 520 * US, "the host write completes the page");
+        }
+        assert!(
+            !dev.queued(),
+            "{origin:?}: GC's earlier unit committed first"
+        );
+        assert_eq!(
+            dev.pump(None, usize::MAX),
+            0,
+            "{origin:?}: nothing left to pump"
+        );
+        assert_eq!(dev.media().makespan(), 520 * US, "{origin:?}");
+    }
+    // Deferred commit: read-first would decide the waiting host write first.
+    let p = ControllerParams {
+        scheduler: Scheduler::ReadFirst,
+        ..ControllerParams::default()
+    };
+    let mut dev = Scheduled::with_controller(two_unit_pages(Alloc::Static), &p);
+    let (mut ready, mut rg) = (0, ReadGroup::default());
+    dev.open_slot(0);
+    dev.schedule(&ops(Origin::Host), 0, &mut ready, &mut rg, queued);
+    while dev.next_decision().is_some() {
+        dev.step();
+    }
+    assert!(!dev.queued(), "GC's earlier unit committed");
+    assert_eq!(
+        dev.slot_end(0),
+        Some(520 * US),
+        "the host write completes the page"
+    );
+    assert_eq!(dev.media().makespan(), 520 * US);
+}
+
 /// Open finding (b) of the schedule audit, fixed: under deferred commit (read-first with
 /// suspend), dynamic allocation chooses a host program's die when the program is queued,
 /// so it waits, is decided and can be suspended where it runs. One die is busy

@@ -105,15 +105,15 @@ impl<M: Media> Scheduled<M> {
     }
 
     /// A program of `ppn` (a host or translation write, reserved or queued when issued) is
-    /// about to be placed while an earlier unit of its flash page, written by GC, is still
-    /// queued: commits the GC queue through that write, first in first out, so that a
-    /// flash page's units are placed in the FTL's order and the page once (dynamic
-    /// allocation chooses its unit with its first unit). Held write-backs (`moves`) must
-    /// have been flushed.
+    /// about to be placed while the unit just before it in its flash page, written by GC, is
+    /// still queued: commits the GC queue through that write, first in first out, so that
+    /// a flash page's units reach its register in the FTL's order (the last one starts the
+    /// cell program) and, under dynamic allocation, the page is placed once, with its first
+    /// unit. Held write-backs (`moves`) must have been flushed.
     #[inline(always)]
     pub(super) fn pump_until_placed(&mut self, ppn: Ppn) {
-        // Only the allocation test is inlined (into first come first served's `schedule`).
-        if self.media.places_pages() {
+        // Only the emptiness test is inlined (into first come first served's `schedule`).
+        if !self.queue.is_empty() {
             self.pump_placed(ppn);
         }
     }
@@ -121,14 +121,19 @@ impl<M: Media> Scheduled<M> {
     /// The out-of-line part of [`Self::pump_until_placed`].
     #[inline(never)]
     fn pump_placed(&mut self, ppn: Ppn) {
-        if !self.media.earlier_unit_unplaced(ppn) {
+        // The FTL writes a flash page's units in order, so only the unit just before can
+        // still be queued: an earlier one was committed when that unit was written (here, or
+        // with the queue in order when GC wrote it too).
+        if ppn == 0 || !self.media.same_flash_page(ppn - 1, ppn) {
             return;
         }
-        let m = &self.media;
-        let Some(i) = self.queue.iter().position(|e| match e.op {
-            Queued::MoveWrite { dst: p, .. } | Queued::Program { ppn: p, .. } => {
-                m.same_flash_page(p, ppn)
-            }
+        let seg = self.media.segment_of(ppn) as usize;
+        if self.gc_wrote.get(seg) != Some(&(ppn - 1)) {
+            return;
+        }
+        // Usually queued last or nearly: search from the back.
+        let Some(i) = self.queue.iter().rposition(|e| match e.op {
+            Queued::MoveWrite { dst: p, .. } | Queued::Program { ppn: p, .. } => p == ppn - 1,
             _ => false,
         }) else {
             return;
@@ -142,6 +147,33 @@ impl<M: Media> Scheduled<M> {
         }
         #[cfg(test)]
         crate::device::audit::forcing(false);
+    }
+
+    /// A GC write of `ppn` is being queued: remembered as its segment's latest
+    /// ([`Self::pump_until_placed`] looks there before searching the queue).
+    #[inline(always)]
+    pub(super) fn note_gc_write(&mut self, ppn: Ppn) {
+        let s = self.media.segment_of(ppn) as usize;
+        if self.gc_wrote.len() <= s {
+            self.gc_wrote.resize(s + 1, Ppn::MAX);
+        }
+        self.gc_wrote[s] = ppn;
+    }
+
+    /// Rebuilds [`Self::note_gc_write`]'s record from the queued GC writes (after a
+    /// restore). A write committed before the checkpoint is not remembered, which changes
+    /// nothing: [`Self::pump_until_placed`] would not find it queued.
+    pub(super) fn renote_gc_writes(&mut self) {
+        self.gc_wrote.clear();
+        let writes: Vec<Ppn> = (self.queue.iter().chain(&self.moves))
+            .filter_map(|e| match e.op {
+                Queued::MoveWrite { dst: p, .. } | Queued::Program { ppn: p, .. } => Some(p),
+                _ => None,
+            })
+            .collect();
+        for p in writes {
+            self.note_gc_write(p);
+        }
     }
 
     /// [`Self::pump_until_erased`] for deferred commit, where a host program needing a

@@ -153,19 +153,6 @@ pub trait Media {
     fn host_hint(&self, _ppn: Ppn, _cell: usize) -> u32 {
         NO_HINT
     }
-    /// Whether the media place a flash page when it is programmed (flash with dynamic
-    /// allocation; see [`Media::earlier_unit_unplaced`]).
-    #[inline(always)]
-    fn places_pages(&self) -> bool {
-        false
-    }
-    /// Whether `ppn` is a later unit of a flash page none of whose units has been placed:
-    /// an earlier one, written by GC, is still queued (the GC queue must commit it first).
-    /// Only media that place pages when they program them (dynamic allocation) say so.
-    #[inline(always)]
-    fn earlier_unit_unplaced(&self, _ppn: Ppn) -> bool {
-        false
-    }
     /// Whether `a` and `b` are units of one flash page.
     fn same_flash_page(&self, a: Ppn, b: Ppn) -> bool {
         a == b
@@ -228,6 +215,9 @@ pub struct Scheduled<M> {
     /// Deferred commit under a priority policy or suspend (None: first come first served
     /// as issued).
     pub(super) lazy: Option<Box<super::lazy::Lazy>>,
+    /// Per segment, the unit of the latest GC write queued into it (`Ppn::MAX`: none;
+    /// `gc_queue.rs`, [`Scheduled::pump_until_placed`]). Derived from the queue on restore.
+    pub(super) gc_wrote: Vec<Ppn>,
 }
 
 impl<M: Media> Scheduled<M> {
@@ -242,6 +232,7 @@ impl<M: Media> Scheduled<M> {
             gc_rg: ReadGroup::default(),
             read_end_buf: Vec::new(),
             lazy: None,
+            gc_wrote: Vec::new(),
         }
     }
 
@@ -721,6 +712,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         self.rebuild_heap();
         self.recount_waiting();
         self.moves = st.moves;
+        self.renote_gc_writes();
         self.read_ends = st.read_ends.into();
         self.victim_end = st.victim_end;
         self.gc_rg = st.gc_rg;

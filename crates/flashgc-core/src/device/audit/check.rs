@@ -20,8 +20,8 @@ pub(crate) struct Rules {
     /// Requests the run reports.
     pub requests: u64,
     /// Dynamic allocation (first-idle, round-robin): a flash page's unit is chosen when its
-    /// first unit is placed, so its units must be placed in order; a host read issued
-    /// before its page was placed is timed at the page's static unit.
+    /// first unit is placed; a host read issued before its page was placed is timed at the
+    /// page's static unit.
     pub dynamic_alloc: bool,
     /// Mapping units per segment (a page's segment).
     pub pages_per_segment: u32,
@@ -447,11 +447,10 @@ fn buffered(log: &Log, pieces: &[Vec<(u64, u64)>], v: &mut Violations) {
 }
 
 /// Rule 2, the flash page: once its segment has been erased, a flash page's units are
-/// programmed all on one cell (the unit a dynamic allocation chose for the page, once), and
-/// each is read on the cell it was programmed on; under dynamic allocation they are also
-/// placed in order (with static placement, a host program may still complete a flash page
-/// whose earlier unit GC has queued: an open finding, docs/controller.md). (Before a
-/// segment's first erase, the untimed precondition may have written part of a flash page.)
+/// programmed in order (the last one starts the cell program), all on one cell (the unit a
+/// dynamic allocation chose for the page, once), and each is read on the cell it was
+/// programmed on. (Before a segment's first erase, the untimed precondition may have
+/// written part of a flash page.)
 fn flash_pages(log: &Log, r: &Rules, v: &mut Violations) {
     let upp = r.units_per_page.max(1);
     let fpages = r.pages_per_segment / upp;
@@ -469,7 +468,7 @@ fn flash_pages(log: &Log, r: &Rules, v: &mut Violations) {
             Kind::Program => {
                 let (fp, sub) = (o.ppn / upp, o.ppn % upp);
                 let Some(p) = page.get_mut(&fp) else { continue };
-                if sub != p.0 && r.dynamic_alloc {
+                if sub != p.0 {
                     v.push(|| {
                         format!(
                             "{} programs unit {sub} of its flash page when unit {} is next",

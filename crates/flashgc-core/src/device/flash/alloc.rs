@@ -79,13 +79,4 @@ impl FlashMedia {
         self.dyn_unit[fpage] = best.1 as u16;
         best.1
     }
-
-    /// Whether `ppn` is a later unit of a flash page that has no unit yet: an earlier unit,
-    /// written by GC, is still queued (dynamic allocation only; static placement is fixed).
-    #[inline(always)]
-    pub(super) fn earlier_unit_unplaced(&self, ppn: u32) -> bool {
-        self.alloc.dynamic()
-            && self.geo.sub_of(ppn) != 0
-            && self.dyn_unit[self.geo.fpage_of(ppn) as usize] == u16::MAX
-    }
 }

@@ -694,16 +694,6 @@ impl Media for FlashMedia {
         (self.cell_of(unit), unit)
     }
 
-    #[inline(always)]
-    fn places_pages(&self) -> bool {
-        self.alloc.dynamic()
-    }
-
-    #[inline(always)]
-    fn earlier_unit_unplaced(&self, ppn: Ppn) -> bool {
-        FlashMedia::earlier_unit_unplaced(self, ppn)
-    }
-
     #[inline]
     fn same_flash_page(&self, a: Ppn, b: Ppn) -> bool {
         self.geo.fpage_of(a) == self.geo.fpage_of(b)

@@ -57,6 +57,7 @@ impl<M: Media> Scheduled<M> {
     /// the FTL's order (the last one starts the cell program).
     #[inline(always)]
     pub(in crate::device) fn gc_writes(&mut self, ppn: Ppn) {
+        self.note_gc_write(ppn);
         let Some(lz) = self.lazy.as_ref() else {
             return;
         };
