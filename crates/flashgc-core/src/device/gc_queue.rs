@@ -154,17 +154,17 @@ impl<M: Media> Scheduled<M> {
     #[inline(always)]
     pub(super) fn note_gc_write(&mut self, ppn: Ppn) {
         let s = self.media.segment_of(ppn) as usize;
-        if self.gc_wrote.len() <= s {
-            self.gc_wrote.resize(s + 1, Ppn::MAX);
+        // Sized for every segment when built: no resize on this path.
+        if let Some(w) = self.gc_wrote.get_mut(s) {
+            *w = ppn;
         }
-        self.gc_wrote[s] = ppn;
     }
 
     /// Rebuilds [`Self::note_gc_write`]'s record from the queued GC writes (after a
     /// restore). A write committed before the checkpoint is not remembered, which changes
     /// nothing: [`Self::pump_until_placed`] would not find it queued.
     pub(super) fn renote_gc_writes(&mut self) {
-        self.gc_wrote.clear();
+        self.gc_wrote.fill(Ppn::MAX);
         let writes: Vec<Ppn> = (self.queue.iter().chain(&self.moves))
             .filter_map(|e| match e.op {
                 Queued::MoveWrite { dst: p, .. } | Queued::Program { ppn: p, .. } => Some(p),

@@ -223,6 +223,7 @@ pub struct Scheduled<M> {
 impl<M: Media> Scheduled<M> {
     /// A scheduler over `media` with nothing queued.
     pub fn new(media: M) -> Scheduled<M> {
+        let segments = media.segments() as usize;
         Scheduled {
             media,
             queue: Fifo::new(),
@@ -232,7 +233,7 @@ impl<M: Media> Scheduled<M> {
             gc_rg: ReadGroup::default(),
             read_end_buf: Vec::new(),
             lazy: None,
-            gc_wrote: Vec::new(),
+            gc_wrote: vec![Ppn::MAX; segments],
         }
     }
 
