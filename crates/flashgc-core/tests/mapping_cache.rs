@@ -284,3 +284,115 @@ fn out_of_range_sizes_name_the_field() {
         }
     }
 }
+
+/// One plane on one channel (every operation takes turns), 16 segments of one 2-page block,
+/// 16 logical pages; 4 entries per 16-byte translation page (4 of them), one cached.
+fn one_plane_tiny_cache() -> Config {
+    let mut c = Config::default_preset();
+    c.device = flashgc_core::config::DeviceConfig {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 16,
+        pages_per_block: 2,
+        page_size: 4096,
+        lpn_size: 4096,
+        segment_blocks: 1,
+        timing: common::configs::hand_timing(),
+    };
+    c.ftl.op = Some(1.0);
+    c.ftl.logical_gib = None;
+    c.run.fill = 0.0;
+    c.ftl.mapping_cache = Some(MappingCacheConfig {
+        bytes: 16,
+        entry_bytes: 4,
+        translation_page_bytes: Some(16),
+    });
+    c
+}
+
+/// A read whose mapping-cache miss writes back a dirty translation page, whose segment the
+/// GC pass it starts frees, and that pass moves the very page the read reads (docs/timing.md,
+/// "GC scheduling"). Untimed set-up: LPNs 0..16, then 1, 5, 9, 13, 3, 7 (their translation
+/// writes included): 3 segments free (gc_low 3), LPN 8 at PPN 10 (segment 5, whose other
+/// page is invalid), translation page 1 cached dirty, the translation frontier full.
+///
+/// Read LPN 8 at t = 0 (one plane: read 50 + 10 us transfer, program 10 + 500 us, erase
+/// 3000 us, in commit order). The miss on translation page 2 evicts tp1: its write-back
+/// opens a segment, 2 are left free, GC runs to 3: victim segment 5 moves LPN 8 10 -> 0
+/// and is erased; victim segment 8 moves LPN 12 16 -> 1, reads and rewrites the uncached
+/// translation page 3 (27 -> 14) and is erased. Then tp1 is written at 15, tp2 read at 26,
+/// and LPN 8 read at its new PPN 0.
+/// * foreground / per-die (blocking GC, committed in the FTL's order): move read 0-60,
+///   write-back 60-570, erase 570-3570; move read 3570-3630, tp3 read 3630-3690,
+///   write-back 3690-4200, tp3 write 4200-4710, erase 4710-7710; tp1 write 7710-8220,
+///   tp2 read 8220-8280, LPN 8 read 8280-8340 => 8340 us. (Before this rule the GC pass
+///   was committed after the call's last operation, so the translation write ran 0-510, tp2
+///   read 510-570 and the host read 570-630, before the write-back that programs its page.)
+/// * preemptible, pace 0 (GC in idle gaps; docs/timing.md's documented approximation: a
+///   read of a page whose move is still queued is timed at the new location): 630 us.
+#[test]
+fn a_read_whose_miss_starts_gc_waits_for_the_move_of_its_page() {
+    use flashgc_core::timing::GcMode;
+    for (mode, want) in [
+        (GcMode::Foreground, 8340),
+        (GcMode::PerDie, 8340),
+        (GcMode::Preemptible, 630),
+    ] {
+        let p = TimingParams {
+            gc_mode: mode,
+            gc_pace: 0,
+            host: Host::OpenLoop { time_scale: 1.0 },
+            ..TimingParams::default()
+        };
+        let mut ts = TimedSim::new(&one_plane_tiny_cache(), p).unwrap();
+        let l = ts.simulation().layout().clone();
+        assert_eq!(
+            (
+                l.segments,
+                l.pages_per_segment,
+                l.logical_pages,
+                l.gc_low,
+                l.gc_high
+            ),
+            (16, 2, 16, 3, 3)
+        );
+        let ftl = ts.simulation_mut().ftl_mut();
+        for lpn in (0..16).chain([1, 5, 9, 13, 3, 7]) {
+            ftl.write(lpn).unwrap();
+        }
+        assert_eq!(ftl.free_segments(), 3);
+        assert_eq!(ftl.mapping().lookup(8), Some(10));
+        let before = ftl.counters.clone();
+        ts.start_clock();
+        let rd = Request {
+            time_ns: 0,
+            op: Op::Read,
+            lpn: 8,
+            pages: 1,
+            content: 0,
+            fua: false,
+        };
+        let done = ts.serve(&rd, 0).unwrap();
+        assert_eq!(done, want * 1000, "{mode:?}");
+        let c = &ts.simulation().ftl().counters;
+        let t = c.translation.unwrap();
+        let t0 = before.translation.unwrap();
+        assert_eq!(
+            (c.gc_writes - before.gc_writes, c.erases - before.erases),
+            (2, 2),
+            "{mode:?}: two pages moved, two segments erased"
+        );
+        assert_eq!(
+            (
+                t.writes - t0.writes,
+                t.reads - t0.reads,
+                t.gc_updates - t0.gc_updates
+            ),
+            (2, 2, 1),
+            "{mode:?}: tp1's write-back and tp2's read, tp3's batch update"
+        );
+        assert_eq!(ts.simulation().ftl().mapping().lookup(8), Some(0));
+    }
+}

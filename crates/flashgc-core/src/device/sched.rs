@@ -286,6 +286,25 @@ impl<M: Media> Scheduled<M> {
         self.media.program(ppn, ready, Origin::Translation);
     }
 
+    /// Blocking GC (foreground, per-die) commits the GC work the FTL call has issued so far
+    /// before the call's next host or translation operation, in the FTL's order: a host or
+    /// translation read or write the GC pass came before (a mapping-cache miss's write-back
+    /// may need the segment GC frees) starts after the episode (foreground; per-die: after
+    /// the GC work on its own resources), and a read of a page GC moved finds it written
+    /// back (docs/timing.md, "GC scheduling").
+    #[inline(always)]
+    fn gc_first(&mut self, gc: GcPolicy, host_ready: &mut u64) {
+        if gc.now {
+            self.flush_moves();
+            if !self.queue.is_empty() {
+                let g = self.pump_queue(None, usize::MAX);
+                if gc.barrier {
+                    *host_ready = (*host_ready).max(g);
+                }
+            }
+        }
+    }
+
     /// Blocking GC can be scheduled straight from the op stream when nothing is queued and
     /// there is no copyback pairing: the queue would be filled and drained completely, in
     /// the same order the direct path uses.
@@ -485,6 +504,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                     ppn,
                     origin: Origin::Host,
                 } => {
+                    self.gc_first(gc, host_ready);
                     let e = self.media.read(ppn, *host_ready, Origin::Host, rg);
                     end = end.max(e);
                 }
@@ -493,14 +513,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                     origin: Origin::Host,
                 } => {
                     self.flush_moves();
-                    if gc.now && !self.queue.is_empty() {
-                        // Blocking GC: the triggering write starts after the episode
-                        // (per-die: after the GC work queued on its own resources).
-                        let g = self.pump_queue(None, usize::MAX);
-                        if gc.barrier {
-                            *host_ready = (*host_ready).max(g);
-                        }
-                    }
+                    self.gc_first(gc, host_ready);
                     // The write needs a block whose erase is still queued: force GC on.
                     self.pump_until_erased(self.media.segment_of(ppn));
                     self.pump_until_placed(ppn);
@@ -510,21 +523,22 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                 FlashOp::Read {
                     ppn,
                     origin: Origin::Translation,
-                } => end = end.max(self.translation_read(ppn, host_ready)),
+                } => {
+                    self.gc_first(gc, host_ready);
+                    end = end.max(self.translation_read(ppn, host_ready));
+                }
                 FlashOp::Program {
                     ppn,
                     origin: Origin::Translation,
-                } => self.translation_write(ppn, *host_ready),
+                } => {
+                    self.gc_first(gc, host_ready);
+                    self.translation_write(ppn, *host_ready);
+                }
                 _ => self.push(op, t),
             }
         }
         self.flush_moves();
-        if gc.now && !self.queue.is_empty() {
-            let g = self.pump_queue(None, usize::MAX);
-            if gc.barrier {
-                *host_ready = (*host_ready).max(g);
-            }
-        }
+        self.gc_first(gc, host_ready);
         end
     }
 

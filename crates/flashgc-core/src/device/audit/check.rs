@@ -356,10 +356,8 @@ fn data(log: &Log, r: &Rules, v: &mut Violations, excused: &mut u64) {
             // The documented approximation: a host or translation read of a page whose GC
             // write (a move's write-back, or GC's own translation page) has not finished
             // (queued, or running and suspended by the read).
-            // A translation read is reserved when issued, also ahead of GC write-backs the
-            // same host operation queued (first come first served too).
             let approx = o.kind != Kind::Program
-                && (r.read_at_new_location || o.origin == Origin::Translation)
+                && r.read_at_new_location
                 && o.origin != Origin::Gc
                 && pending.is_some_and(|x| matches!(x.origin, Origin::Gc | Origin::Background));
             if let Some(w) = ws.iter().find(|w| w.0 < o.end && w.1 > o.start) {
