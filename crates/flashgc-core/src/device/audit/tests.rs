@@ -351,7 +351,9 @@ fn audit_on<D: DeviceModel>(
         pages_per_segment: pps,
         noc,
         cpu_gated: !p.controller.deferred(),
-        known_stale_erase_ready: p.controller.suspend.is_some() && p.controller.deferred(),
+        known_stale_erase_ready: std::env::var("AUDIT_EXCUSE_STALE").is_ok()
+            && p.controller.suspend.is_some()
+            && p.controller.deferred(),
         units_per_page: (c.device.page_size / c.device.lpn_size).max(1),
     };
     assert!(
@@ -359,6 +361,9 @@ fn audit_on<D: DeviceModel>(
         "the run reserved nothing"
     );
     let mut o = check(&log, &rules);
+    if std::env::var("AUDIT_DUMP").is_ok() && !o.violations.is_empty() {
+        dump(&log, &o.violations);
+    }
     if let Some(rep) = &t.cpu {
         let mut v = super::check::Violations::default();
         super::cpu::totals(&log, rep, t.simulated_ns, t.requests, &mut v);
@@ -372,14 +377,27 @@ fn audit_on<D: DeviceModel>(
     Some(o)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 160,
-        rng_seed: RngSeed::Fixed(0x5ced_a0d1),
+/// `n` cases (or `AUDIT_CASES`) from the fixed seed `seed` (or `AUDIT_SEED`, decimal or
+/// `0x` hex), without a regressions file: other draws to explore, not for CI.
+fn draw(n: u32, seed: u64) -> ProptestConfig {
+    fn env(name: &str) -> Option<u64> {
+        let s = std::env::var(name).ok()?.replace('_', "");
+        match s.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).ok(),
+            None => s.parse().ok(),
+        }
+    }
+    ProptestConfig {
+        cases: env("AUDIT_CASES").map_or(n, |c| c as u32),
+        rng_seed: RngSeed::Fixed(env("AUDIT_SEED").unwrap_or(seed)),
         failure_persistence: None,
         max_shrink_iters: 200,
         ..ProptestConfig::default()
-    })]
+    }
+}
+
+proptest! {
+    #![proptest_config(draw(160, 0x5ced_a0d1))]
 
     /// Every schedule of a random small configuration is physically valid.
     #[test]
@@ -394,13 +412,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 120,
-        rng_seed: RngSeed::Fixed(0x0c0c_a0d1),
-        failure_persistence: None,
-        max_shrink_iters: 200,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(draw(120, 0x0c0c_a0d1))]
 
     /// Every schedule of the NoC controller model and of the firmware CPU's cores is valid,
     /// and the CPU report adds up.
@@ -427,4 +439,64 @@ fn most_configurations_run() {
         ran += audit(&k).is_some() as u32;
     }
     assert!(ran * 2 > total, "{ran} of {total} configurations ran");
+}
+
+/// Explores a draw without stopping at the first failure (`AUDIT_CASES` cases of
+/// `AUDIT_DRAW` = `flash` or `models` from `AUDIT_SEED`): prints each failing case with its
+/// first violations. Not for CI: `cargo test --release -p flashgc-core --lib explore_audit
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn explore_audit() {
+    let cfg = draw(160, 0x5ced_a0d1);
+    let models = std::env::var("AUDIT_DRAW").is_ok_and(|d| d == "models");
+    let mut runner = proptest::test_runner::TestRunner::new(cfg.clone());
+    let (mut ran, mut failed) = (0, 0);
+    for i in 0..cfg.cases {
+        let k = match models {
+            true => case_with_models()
+                .new_tree(&mut runner)
+                .expect("a case")
+                .current(),
+            false => case().new_tree(&mut runner).expect("a case").current(),
+        };
+        let Some(o) = audit(&k) else { continue };
+        ran += 1;
+        if !o.violations.is_empty() {
+            failed += 1;
+            println!("case {i}: {k:?}");
+            for v in o.violations.iter().take(3) {
+                println!("    {v}");
+            }
+        }
+    }
+    println!("{ran} ran, {failed} failed");
+}
+
+/// Prints the operations around each violation (`AUDIT_DUMP`, with [`explore_audit`]).
+fn dump(log: &super::Log, violations: &[String]) {
+    for v in violations.iter().take(2) {
+        let ids: Vec<usize> = v
+            .split("op ")
+            .skip(1)
+            .filter_map(|t| t.split(' ').next()?.parse().ok())
+            .collect();
+        let (Some(&lo), Some(&hi)) = (ids.iter().min(), ids.iter().max()) else {
+            continue;
+        };
+        println!("  -- {v}");
+        for i in lo.saturating_sub(25)..(hi + 3).min(log.ops.len()) {
+            let o = &log.ops[i];
+            println!(
+                "  {i} {:?} {:?} cell {} ppn {} seg {} [{}, {}] ready {} free_before {} req {} susp {} forced {}",
+                o.kind, o.origin, o.cell, o.ppn, o.seg, o.start, o.end, o.ready, o.free_before,
+                o.req as i64, o.suspending, o.forced
+            );
+        }
+        for s in &log.suspensions {
+            if s.target + 30 >= lo && s.target <= hi + 3 {
+                println!("  suspension {s:?}");
+            }
+        }
+    }
 }
