@@ -351,9 +351,6 @@ fn audit_on<D: DeviceModel>(
         pages_per_segment: pps,
         noc,
         cpu_gated: !p.controller.deferred(),
-        known_stale_erase_ready: std::env::var("AUDIT_EXCUSE_STALE").is_ok()
-            && p.controller.suspend.is_some()
-            && p.controller.deferred(),
         units_per_page: (c.device.page_size / c.device.lpn_size).max(1),
     };
     assert!(
