@@ -142,6 +142,10 @@ fn check(
                 }
             }
             Act::Gc { seg, dst, moves } => {
+                // Issued within a later request, as the FTL issues GC (its waiting host
+                // operations on the victim are committed first, `waiting.rs`).
+                s.open_slot(slot);
+                slot += 1;
                 let (seg, dst) = (seg % segs, dst % segs);
                 let mut ops: Vec<FlashOp> = (0..moves)
                     .map(|k| FlashOp::Copyback {
