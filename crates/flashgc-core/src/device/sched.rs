@@ -185,6 +185,18 @@ pub trait Media {
     fn suspend_from(&self, _cell: usize) -> Option<u64> {
         None
     }
+    /// When a program of segment `seg` may start at the earliest: the end of its erase on
+    /// every resource (flash: a wide segment's pages are programmed once all its blocks are
+    /// erased; a read suspending the erase moves it later). Default: no wait.
+    #[inline(always)]
+    fn erased_by(&self, _seg: SegmentId) -> u64 {
+        0
+    }
+    /// The segment whose erase runs last on `cell` (what a read suspending there extends;
+    /// None: not an erase).
+    fn erase_running(&self, _cell: usize) -> Option<SegmentId> {
+        None
+    }
     /// A host read of `ppn` at `at` that suspends the operation running on its resource
     /// (only when [`Media::suspend_from`] allowed it). Returns (read end, the suspended
     /// operation's new end).

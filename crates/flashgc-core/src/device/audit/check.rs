@@ -30,12 +30,6 @@ pub(crate) struct Rules {
     /// A page's host flash operations are reserved right after its CPU work (first come
     /// first served), so they must start after it.
     pub cpu_gated: bool,
-    /// Excuse the known defect of deferred commit with suspend (docs/controller.md,
-    /// "Schedule audit"): a host program queued while its segment's erase was due to end,
-    /// whose erase a read then suspended on another die, keeps its earlier ready time in
-    /// its queue; it is decided by that time and then waits for the extended erase, holding
-    /// its die while a read becomes ready there.
-    pub known_stale_erase_ready: bool,
     /// Mapping units per flash page.
     pub units_per_page: u32,
 }
@@ -55,7 +49,7 @@ pub(crate) fn check(log: &Log, r: &Rules) -> Outcome {
     flash_pages(log, r, &mut v);
     requests(log, &pieces, r, &mut v);
     if r.reads_first {
-        reads_first(log, &pieces, r, &mut v);
+        reads_first(log, &pieces, &mut v);
     }
     if let Some(n) = &r.noc {
         super::noc::check(log, n, r.pages_per_segment, &mut v);
@@ -577,7 +571,7 @@ fn requests(log: &Log, pieces: &[Vec<(u64, u64)>], r: &Rules, v: &mut Violations
 /// through that erase; GC work on a segment first commits the host operations waiting on it;
 /// the preemptible GC modes' pace commits GC at each host arrival; a segment's erase and a
 /// copyback (read and program) are one decision each.
-fn reads_first(log: &Log, pieces: &[Vec<(u64, u64)>], r: &Rules, v: &mut Violations) {
+fn reads_first(log: &Log, pieces: &[Vec<(u64, u64)>], v: &mut Violations) {
     // Per cell: host reads by start, with the least ready time from each on.
     let mut per: HashMap<u32, Vec<(u64, u64, usize)>> = HashMap::new();
     for (i, o) in log.ops.iter().enumerate() {
@@ -598,18 +592,10 @@ fn reads_first(log: &Log, pieces: &[Vec<(u64, u64)>], r: &Rules, v: &mut Violati
         }
         suffix.insert(*c, s);
     }
-    // Host programs delayed by a suspended erase of their segment: (segment, new end).
-    let stale: std::collections::HashSet<(u32, u64)> = log
-        .suspensions
-        .iter()
-        .filter(|s| r.known_stale_erase_ready && log.ops[s.target].kind == Kind::Erase)
-        .map(|s| (log.ops[s.target].seg, s.new_end))
-        .collect();
     for (i, o) in log.ops.iter().enumerate() {
         let write = (o.kind == Kind::Erase || o.kind == Kind::Program)
             && o.origin != Origin::Translation
-            && !o.forced
-            && !(o.kind == Kind::Program && stale.contains(&(o.seg, o.ready)));
+            && !o.forced;
         let (Some(list), true) = (per.get(&o.cell), write) else {
             continue;
         };

@@ -351,7 +351,6 @@ fn audit_on<D: DeviceModel>(
         pages_per_segment: pps,
         noc,
         cpu_gated: !p.controller.deferred(),
-        known_stale_erase_ready: p.controller.suspend.is_some() && p.controller.deferred(),
         units_per_page: (c.device.page_size / c.device.lpn_size).max(1),
     };
     assert!(
@@ -359,6 +358,9 @@ fn audit_on<D: DeviceModel>(
         "the run reserved nothing"
     );
     let mut o = check(&log, &rules);
+    if std::env::var("FLASHGC_AUDIT_DUMP").is_ok() && !o.violations.is_empty() {
+        dump(&log, &o.violations);
+    }
     if let Some(rep) = &t.cpu {
         let mut v = super::check::Violations::default();
         super::cpu::totals(&log, rep, t.simulated_ns, t.requests, &mut v);
@@ -495,4 +497,32 @@ fn scan_wider_draws() {
         }
     }
     assert_eq!(failed, 0, "{failed} of {} cases failed", cfg.cases);
+}
+
+/// Prints the operations around each violation (`FLASHGC_AUDIT_DUMP`, with [`scan_wider_draws`]).
+fn dump(log: &super::Log, violations: &[String]) {
+    for v in violations.iter().take(2) {
+        let ids: Vec<usize> = v
+            .split("op ")
+            .skip(1)
+            .filter_map(|t| t.split(' ').next()?.parse().ok())
+            .collect();
+        let (Some(&lo), Some(&hi)) = (ids.iter().min(), ids.iter().max()) else {
+            continue;
+        };
+        println!("  -- {v}");
+        for i in lo.saturating_sub(25)..(hi + 3).min(log.ops.len()) {
+            let o = &log.ops[i];
+            println!(
+                "  {i} {:?} {:?} cell {} ppn {} seg {} [{}, {}] ready {} free_before {} req {} susp {} forced {}",
+                o.kind, o.origin, o.cell, o.ppn, o.seg, o.start, o.end, o.ready, o.free_before,
+                o.req as i64, o.suspending, o.forced
+            );
+        }
+        for s in &log.suspensions {
+            if s.target + 30 >= lo && s.target <= hi + 3 {
+                println!("  suspension {s:?}");
+            }
+        }
+    }
 }

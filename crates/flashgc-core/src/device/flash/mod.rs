@@ -740,6 +740,16 @@ impl Media for FlashMedia {
         FlashMedia::read_suspending(self, ppn, hint, at, rg)
     }
 
+    #[inline(always)]
+    fn erased_by(&self, seg: SegmentId) -> u64 {
+        self.erased_at[seg as usize]
+    }
+
+    fn erase_running(&self, cell: usize) -> Option<SegmentId> {
+        let r = self.running.get(cell)?;
+        (r.kind == 2).then_some(r.seg)
+    }
+
     fn memory_access_ns(&self) -> u64 {
         self.costs.sram
     }

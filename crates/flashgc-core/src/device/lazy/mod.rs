@@ -280,8 +280,14 @@ impl<M: Media> Scheduled<M> {
             false => self.media.host_locate(ppn),
         };
         let seg = self.media.segment_of(ppn);
+        // A program waits for its segment's erase (on every die of a wide segment): it is
+        // ranked by when it can start, and a suspension of that erase moves it later
+        // (`erase_moved`).
+        let mut ready = match write {
+            true => ready.max(self.media.erased_by(seg)),
+            false => ready,
+        };
         let lz = self.lazy.as_mut().expect("deferred mode");
-        let mut ready = ready;
         if write && ppn > 0 && self.media.same_flash_page(ppn - 1, ppn) {
             // The flash page's earlier unit (the FTL writes a page's units in order) may
             // still wait here: its data must reach the page register first, so this unit
@@ -565,7 +571,11 @@ impl<M: Media> Scheduled<M> {
                     crate::device::audit::buffered(p.ppn, at);
                     at + lz.hit_ns
                 } else if at < free {
+                    let erase = self.media.erase_running(cell);
                     let (e, op_end) = self.media.read_suspending(p.ppn, p.hint, at, &mut rg);
+                    if let Some(seg) = erase {
+                        self.erase_moved(seg);
+                    }
                     let lz = self.lazy.as_mut().expect("deferred mode");
                     lz.suspensions += 1;
                     let (o, o_end, o_ppn) = lz.owner[cell];

@@ -119,6 +119,53 @@ impl<M: Media> Scheduled<M> {
         }
     }
 
+    /// A read has suspended the erase of `seg`, which now ends later: its waiting host
+    /// programs (a wide segment's, on every die) are ready no earlier than that end, as a
+    /// controller does not issue a program into a block still being erased (MQSim: a
+    /// transaction waiting for an erase is issued once the erase completes). Each resource
+    /// whose programs moved has its cached best, its class order and the memo (when it
+    /// holds the memo's best) looked at again; its heap entry and the memo's runner-up stay
+    /// lower bounds (its best only moved later).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn erase_moved(&mut self, seg: SegmentId) {
+        let Some(lz) = self.lazy.as_deref_mut() else {
+            return;
+        };
+        if !lz.seg_waiting.get(seg as usize).is_some_and(|&n| n > 0) {
+            return;
+        }
+        let end = self.media.erased_by(seg);
+        let super::Lazy {
+            active,
+            pending,
+            best,
+            memo,
+            ..
+        } = lz;
+        for &cell in active.iter() {
+            let q = &mut pending[cell].q[1];
+            let mut moved = false;
+            for p in q.iter_mut() {
+                if p.ready < end && self.media.segment_of(p.ppn) == seg {
+                    p.ready = end;
+                    moved = true;
+                }
+            }
+            if !moved {
+                continue;
+            }
+            let s = q.as_slice();
+            pending[cell].sorted[1] = s.windows(2).all(|w| w[0].ready <= w[1].ready);
+            best[cell].valid = false;
+            if let Some(m) = memo.as_mut() {
+                if m.bound.cell as usize == cell {
+                    m.fresh = false;
+                }
+            }
+        }
+    }
+
     /// Recounts the waiting host operations per segment (after a restore).
     pub(in crate::device) fn recount_waiting(&mut self) {
         let Some(lz) = self.lazy.as_mut() else {
