@@ -132,7 +132,7 @@ impl<M: Media> Scheduled<M> {
         let Some(lz) = self.lazy.as_deref_mut() else {
             return;
         };
-        if !lz.seg_waiting.get(seg as usize).is_some_and(|&n| n > 0) {
+        if lz.seg_waiting.get(seg as usize).is_none_or(|&n| n == 0) {
             return;
         }
         let end = self.media.erased_by(seg);
