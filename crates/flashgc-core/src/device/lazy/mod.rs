@@ -382,6 +382,13 @@ impl<M: Media> Scheduled<M> {
         }
         let gc = self.gc_front();
         if let Some((at, class)) = gc {
+            // A program dynamic allocation has still to place is probed where it would go
+            // now: no floor (another placement can move it to a resource free earlier).
+            let front = if self.front_unit_fixed() {
+                front
+            } else {
+                GcFloor::NONE.front
+            };
             lz.gc_floor.set(GcFloor { front, at, class });
         }
         self.pick(host, choice, gc)
