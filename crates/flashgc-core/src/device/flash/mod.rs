@@ -705,9 +705,13 @@ impl Media for FlashMedia {
         FlashMedia::earlier_unit_unplaced(self, ppn)
     }
 
+    /// Static placement, a placed flash page, or segments of one block (a page has one
+    /// unit to go to: its block has room while one of its pages is still to be placed).
     #[inline(always)]
     fn program_unit_fixed(&self, ppn: Ppn) -> bool {
-        !self.alloc.dynamic() || self.dyn_unit[self.geo.fpage_of(ppn) as usize] != u16::MAX
+        !self.alloc.dynamic()
+            || self.geo.k == 1
+            || self.dyn_unit[self.geo.fpage_of(ppn) as usize] != u16::MAX
     }
 
     #[inline]
