@@ -210,7 +210,8 @@ pub(crate) struct Lazy {
 /// gaps, erase times and a victim's read ends never move earlier), so while the same entry
 /// is at the front this start is a lower bound of its start now: a decision whose best host
 /// operation already beats it needs no new probe. (A write-back waiting behind host
-/// operations on a busy resource was probed again at every decision.)
+/// operations on a busy resource was probed again at every decision.) Not kept for a
+/// program whose resource dynamic allocation has still to choose (`front_unit_fixed`).
 #[derive(Debug, Clone, Copy)]
 struct GcFloor {
     /// The front entry it is for, by [`super::fifo::Fifo::taken`] (`u64::MAX`: none).
