@@ -222,6 +222,20 @@ impl<M: Media> Scheduled<M> {
         }
     }
 
+    /// Whether the probe of the queue's front ([`Self::probe_entry`]) is for the resource it
+    /// will run on whatever is placed meanwhile: not a program whose flash page dynamic
+    /// allocation has still to place (its probe follows the unit the allocation would
+    /// choose now, which other placements move).
+    #[inline]
+    pub(super) fn front_unit_fixed(&self) -> bool {
+        match self.queue.front().map(|g| g.op) {
+            Some(Queued::MoveWrite { dst: p, .. } | Queued::Program { ppn: p, .. }) => {
+                self.media.program_unit_fixed(p)
+            }
+            _ => true,
+        }
+    }
+
     /// Operations from the queue's front through the first queued erase of `seg` (1 if
     /// none is queued).
     #[inline(always)]

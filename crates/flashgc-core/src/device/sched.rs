@@ -153,6 +153,13 @@ pub trait Media {
     fn host_hint(&self, _ppn: Ppn, _cell: usize) -> u32 {
         NO_HINT
     }
+    /// Whether a program of `ppn` runs on a unit fixed already (static placement, or its
+    /// flash page placed), not on the one the allocation would choose when it is placed
+    /// (whose probe can move earlier as other pages are placed).
+    #[inline(always)]
+    fn program_unit_fixed(&self, _ppn: Ppn) -> bool {
+        true
+    }
     /// Whether `a` and `b` are units of one flash page.
     fn same_flash_page(&self, a: Ppn, b: Ppn) -> bool {
         a == b

@@ -14,11 +14,19 @@ impl FlashMedia {
     /// segment's units with room at or after the cursor. A flash page already placed keeps
     /// its unit (its other units, or the same unit committed after it waited).
     pub(super) fn choose_unit_rr(&mut self, ppn: u32) -> u32 {
-        let seg = self.geo.seg_of(ppn);
         let fpage = self.geo.fpage_of(ppn) as usize;
         if self.dyn_unit[fpage] != u16::MAX {
             return self.dyn_unit[fpage] as u32;
         }
+        let (u, j) = self.pick_rr(ppn);
+        self.rr_next = (self.rr_next + 1) % self.geo.units;
+        self.take(ppn, u, j)
+    }
+
+    /// The unit and segment block [`Self::choose_unit_rr`] would give a new flash page
+    /// of `ppn` now (the cursor's).
+    fn pick_rr(&self, ppn: u32) -> (u32, u32) {
+        let seg = self.geo.seg_of(ppn);
         let (k, units, ppb) = (self.geo.k, self.geo.units, self.geo.pages_per_block);
         // The segment's block j lives on unit (first + j) % units (static block layout).
         let first = self.geo.block_unit(seg, 0).0;
@@ -29,8 +37,7 @@ impl FlashMedia {
             (j0..k).step_by(units as usize).find(|&j| fill(m, j) < ppb)
         };
         let cursor = self.rr_next;
-        self.rr_next = (cursor + 1) % units;
-        let (u, j) = if k >= units {
+        if k >= units {
             let j0 = (cursor + units - first) % units;
             (cursor, block_on(self, cursor).unwrap_or(j0))
         } else {
@@ -46,10 +53,15 @@ impl FlashMedia {
                 // No room on any unit (pages written before timing started are not
                 // counted): the segment's first unit, as static allocation would.
                 .unwrap_or((first, 0))
-        };
-        let f = &mut self.dyn_fill[(seg * k + j) as usize];
+        }
+    }
+
+    /// Places the flash page of `ppn` on unit `u`, its segment's block `j`; returns `u`.
+    fn take(&mut self, ppn: u32, u: u32, j: u32) -> u32 {
+        let seg = self.geo.seg_of(ppn);
+        let f = &mut self.dyn_fill[(seg * self.geo.k + j) as usize];
         *f = f.saturating_add(1);
-        self.dyn_unit[fpage] = u as u16;
+        self.dyn_unit[self.geo.fpage_of(ppn) as usize] = u as u16;
         u
     }
 
@@ -57,11 +69,18 @@ impl FlashMedia {
     /// its block) whose die and channel become idle first; ties to the lowest block. A flash
     /// page already placed keeps its unit.
     pub(super) fn choose_unit_dynamic(&mut self, ppn: u32) -> u32 {
-        let seg = self.geo.seg_of(ppn);
         let fpage = self.geo.fpage_of(ppn) as usize;
         if self.dyn_unit[fpage] != u16::MAX {
             return self.dyn_unit[fpage] as u32;
         }
+        let (u, j) = self.pick_first_idle(ppn);
+        self.take(ppn, u, j)
+    }
+
+    /// The unit and segment block [`Self::choose_unit_dynamic`] would give a new flash
+    /// page of `ppn` now.
+    fn pick_first_idle(&self, ppn: u32) -> (u32, u32) {
+        let seg = self.geo.seg_of(ppn);
         let k = self.geo.k;
         let mut best = (u64::MAX, 0u32, 0u32);
         for j in 0..k {
@@ -75,8 +94,21 @@ impl FlashMedia {
                 best = (idle, unit, j);
             }
         }
-        self.dyn_fill[(seg * k + best.2) as usize] += 1;
-        self.dyn_unit[fpage] = best.1 as u16;
-        best.1
+        (best.1, best.2)
+    }
+
+    /// The unit a program of `ppn` would run on if placed now: its flash page's unit if
+    /// placed, else the one [`FlashMedia::choose_unit`] would choose (nothing is placed).
+    /// What deferred commit probes a queued GC program at, so that it is decided for the
+    /// resource it then runs on.
+    pub(super) fn next_unit(&self, ppn: u32) -> u32 {
+        if self.alloc == super::Alloc::Static {
+            return self.geo.unit_static(ppn);
+        }
+        match self.dyn_unit[self.geo.fpage_of(ppn) as usize] {
+            u16::MAX if self.alloc == super::Alloc::FirstIdle => self.pick_first_idle(ppn).0,
+            u16::MAX => self.pick_rr(ppn).0,
+            u => u as u32,
+        }
     }
 }

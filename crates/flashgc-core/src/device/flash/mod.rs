@@ -342,13 +342,14 @@ impl FlashMedia {
         }
     }
 
-    /// Earliest start of a program of `ppn` ready at `ready` (static unit; dynamic
-    /// allocation probes the best case).
+    /// Earliest start of a program of `ppn` ready at `ready`, on the unit it would run on
+    /// if programmed now (dynamic allocation: its flash page's unit, or the one a new
+    /// flash page would be given).
     #[inline]
     pub fn probe_program(&self, ppn: u32, ready: u64) -> u64 {
         let unit = match self.alloc {
             Alloc::Static => self.geo.unit_static(ppn),
-            Alloc::FirstIdle | Alloc::RoundRobin => self.unit_of(ppn),
+            Alloc::FirstIdle | Alloc::RoundRobin => self.next_unit(ppn),
         };
         self.probe_program_on(unit, ppn, ready)
     }
@@ -589,7 +590,7 @@ impl Media for FlashMedia {
         #[cfg(test)]
         audit::context(Origin::Gc, Some((src, dst)));
         if self.alloc != Alloc::Static {
-            // Dynamic allocation chooses the unit when it programs: probe the best case.
+            // Dynamic allocation chooses the unit when it programs: probe that unit.
             return (FlashMedia::probe_program(self, dst, ready) < limit)
                 .then(|| self.move_write(src, dst, ready, issued));
         }
@@ -692,6 +693,15 @@ impl Media for FlashMedia {
         }
         let unit = self.choose_unit(ppn);
         (self.cell_of(unit), unit)
+    }
+
+    /// Static placement, a placed flash page, or segments of one block (a page has one
+    /// unit to go to: its block has room while one of its pages is still to be placed).
+    #[inline(always)]
+    fn program_unit_fixed(&self, ppn: Ppn) -> bool {
+        !self.alloc.dynamic()
+            || self.geo.k == 1
+            || self.dyn_unit[self.geo.fpage_of(ppn) as usize] != u16::MAX
     }
 
     #[inline]

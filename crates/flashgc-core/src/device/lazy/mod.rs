@@ -210,7 +210,8 @@ pub(crate) struct Lazy {
 /// gaps, erase times and a victim's read ends never move earlier), so while the same entry
 /// is at the front this start is a lower bound of its start now: a decision whose best host
 /// operation already beats it needs no new probe. (A write-back waiting behind host
-/// operations on a busy resource was probed again at every decision.)
+/// operations on a busy resource was probed again at every decision.) Not kept for a
+/// program whose resource dynamic allocation has still to choose (`front_unit_fixed`).
 #[derive(Debug, Clone, Copy)]
 struct GcFloor {
     /// The front entry it is for, by [`super::fifo::Fifo::taken`] (`u64::MAX`: none).
@@ -388,6 +389,13 @@ impl<M: Media> Scheduled<M> {
         }
         let gc = self.gc_front();
         if let Some((at, class)) = gc {
+            // A program dynamic allocation has still to place is probed where it would go
+            // now: no floor (another placement can move it to a resource free earlier).
+            let front = if self.front_unit_fixed() {
+                front
+            } else {
+                GcFloor::NONE.front
+            };
             lz.gc_floor.set(GcFloor { front, at, class });
         }
         self.pick(host, choice, gc)

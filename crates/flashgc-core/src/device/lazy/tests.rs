@@ -14,8 +14,9 @@ const US: u64 = 1000;
 
 /// 2 channels x 2 dies x 2 planes (8 resources), 8 blocks of 4 pages each, one block per
 /// segment: 64 segments, 256 pages; `wide`: segments of one block on each resource (8
-/// segments of 32 pages, whose programs wait for the erase on every resource).
-fn device(scheduler: Scheduler, suspend: bool, wide: bool) -> Scheduled<FlashMedia> {
+/// segments of 32 pages, whose programs wait for the erase on every resource), where `alloc`
+/// chooses a new flash page's resource.
+fn device(scheduler: Scheduler, suspend: bool, wide: bool, alloc: Alloc) -> Scheduled<FlashMedia> {
     let d = DeviceConfig {
         channels: 2,
         chips_per_channel: 1,
@@ -37,7 +38,7 @@ fn device(scheduler: Scheduler, suspend: bool, wide: bool) -> Scheduled<FlashMed
     };
     let (pps, segs) = if wide { (32, 8) } else { (4, 64) };
     let geo = Geometry::new(&d, pps, "CWDP").expect("geometry");
-    let mut m = FlashMedia::new(geo, Costs::new(&d.timing, 4096), true, Alloc::Static, segs);
+    let mut m = FlashMedia::new(geo, Costs::new(&d.timing, 4096), true, alloc, segs);
     let susp = suspend.then_some(Suspend {
         suspend_ns: 20 * US,
         resume_ns: 20 * US,
@@ -82,16 +83,21 @@ fn act() -> impl Strategy<Value = Act> {
     ]
 }
 
-/// Runs `acts`, checking before every commit that the memo and heap decide as the scan,
-/// and that a host program is decided no earlier than its segment's erase ends (a
-/// suspension of that erase on another resource moves its ready time).
+/// Runs `acts` on a device with static allocation ([`check_on`]).
 fn check(
     scheduler: Scheduler,
     suspend: bool,
     wide: bool,
     acts: &[Act],
 ) -> Result<(), TestCaseError> {
-    let mut s = device(scheduler, suspend, wide);
+    check_on(device(scheduler, suspend, wide, Alloc::Static), wide, acts)
+}
+
+/// Runs `acts` on device `s` (`wide`: as built by [`device`]), checking before every
+/// commit that the memo and heap decide as the scan, and that a host program is decided no
+/// earlier than its segment's erase ends (a suspension of that erase on another resource
+/// moves its ready time).
+fn check_on(mut s: Scheduled<FlashMedia>, wide: bool, acts: &[Act]) -> Result<(), TestCaseError> {
     let (mut now, mut slot) = (0u64, 0u32);
     let (pps, segs) = if wide { (32, 8) } else { (4, 64) };
     let step = |s: &mut Scheduled<FlashMedia>, t: u64| -> Result<bool, TestCaseError> {
@@ -195,6 +201,21 @@ proptest! {
     fn wide_segments_with_suspend_decide_as_a_scan(acts in prop::collection::vec(act(), 1..120)) {
         check(Scheduler::ReadFirst, true, true, &acts)?;
     }
+
+    /// Dynamic allocation: a queued write-back whose flash page is not placed yet is probed
+    /// on the resource the allocation would choose now, which host programs placed
+    /// meanwhile move in wide segments (no floor is kept for it there; one-block segments
+    /// keep it: their pages have one resource to go to).
+    #[test]
+    fn dynamic_allocation_decides_as_a_scan(
+        acts in prop::collection::vec(act(), 1..120),
+        rr in any::<bool>(),
+        suspend in any::<bool>(),
+        wide in prop::bool::weighted(0.75),
+    ) {
+        let alloc = if rr { Alloc::RoundRobin } else { Alloc::FirstIdle };
+        check_on(device(Scheduler::ReadFirst, suspend, wide, alloc), wide, &acts)?;
+    }
 }
 
 /// The best of a class queue by the definition: the least key over every waiting operation.
@@ -233,4 +254,72 @@ proptest! {
         }
         prop_assert_eq!(best::class_scan(&q, write, 1, free, susp), class_min(&q, write, free, susp));
     }
+}
+
+/// Read-first with round-robin allocation, hand-computed (1 channel x 2 dies, A and B;
+/// segments of one block on each; read 50 us, program 500 us, 10 us per transfer). Host
+/// programs H1 and H2 (ready 0) and H3 (ready 10 ms) are placed when queued, at the cursor:
+/// A, B, A, which leaves the cursor at B. H1 runs on A 0-510 us (transfer 0-10), H2 on B
+/// 10-520. A host read R of a page on B waits from 100 us; GC's queued program W, of a
+/// flash page not placed yet whose static unit is A, will be placed at the cursor: B. W
+/// must be decided where it runs: B is free at 520, where R (a better rank) starts first,
+/// 520-580 (transfer 570-580), and W follows, 580-1090. Probed at its static unit (A,
+/// free at 510), W won at 510, was placed on B and held it 520-1030 while R waited there,
+/// ready since 100 us (R ended at 1090).
+#[test]
+fn a_queued_gc_program_is_decided_on_the_resource_allocation_gives_it() {
+    let d = DeviceConfig {
+        channels: 1,
+        chips_per_channel: 2,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 8,
+        pages_per_block: 4,
+        page_size: 4096,
+        lpn_size: 4096,
+        segment_blocks: 2,
+        timing: TimingConfig {
+            read_us: 50.0,
+            program_us: 500.0,
+            erase_us: 3000.0,
+            channel_mb_s: 409.6,
+            sram_us: 0.0,
+            copyback: false,
+        },
+    };
+    let geo = Geometry::new(&d, 8, "CWDP").expect("geometry");
+    let m = FlashMedia::new(geo, Costs::new(&d.timing, 4096), true, Alloc::RoundRobin, 8);
+    let p = ControllerParams {
+        scheduler: Scheduler::ReadFirst,
+        ..ControllerParams::default()
+    };
+    let mut s = Scheduled::with_controller(m, &p);
+    // Offsets: even on A, odd on B (static); page 1 (segment 0) holds data on B.
+    let (w, r) = (8, 1);
+    let (a, b) = (s.media.cell_of_ppn(w), s.media.cell_of_ppn(r));
+    assert_ne!(a, b);
+    for (slot, (ppn, write, ready)) in [(16, true, 0), (17, true, 0), (24, true, 10_000)]
+        .into_iter()
+        .chain([(r, false, 100)])
+        .enumerate()
+    {
+        s.open_slot(slot as u32);
+        s.lazy_push(ppn, write, ready * US);
+    }
+    assert_eq!(
+        [16, 17, 24].map(|p| s.media.cell_of_ppn(p)),
+        [a, b, a],
+        "placed at the cursor"
+    );
+    s.enqueue(
+        &[FlashOp::Program {
+            ppn: w,
+            origin: crate::ops::Origin::Gc,
+        }],
+        0,
+    );
+    while s.lazy_step_before(5_000 * US).is_some() {}
+    assert_eq!(s.media.cell_of_ppn(w), b, "W placed at the cursor");
+    assert_eq!(s.lazy_slot_end(3), Some(580 * US), "R's end");
+    assert_eq!(s.media.cell_free(b), 1090 * US, "W's end");
 }
