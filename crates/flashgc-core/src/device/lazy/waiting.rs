@@ -85,11 +85,16 @@ impl<M: Media> Scheduled<M> {
                 let cq = &lz.pending[cell];
                 let classes = if reads { &cq.q[..] } else { &cq.q[1..] };
                 for q in classes {
-                    for (idx, p) in q.iter().enumerate() {
-                        if p.slot != lz.cur
-                            && self.media.segment_of(p.ppn) == seg
-                            && first.is_none_or(|f| p.seq < f.0)
-                        {
+                    // A queue is in issue order: its first match is its earliest, so the
+                    // search stops there (a full scan per commit made committing a victim's
+                    // k waiting programs from a queue of n cost k x n: 200 000 queued writes
+                    // took seconds where fcfs takes a tenth).
+                    let m = q
+                        .iter()
+                        .enumerate()
+                        .find(|(_, p)| p.slot != lz.cur && self.media.segment_of(p.ppn) == seg);
+                    if let Some((idx, p)) = m {
+                        if first.is_none_or(|f| p.seq < f.0) {
                             first = Some((p.seq, cell, p.write, idx));
                         }
                     }
