@@ -240,6 +240,11 @@ pub struct Scheduled<M> {
 }
 
 impl<M: Media> Scheduled<M> {
+    /// Bytes of the per-segment record of queued GC writes (`gc_wrote`).
+    fn gc_wrote_bytes(&self) -> u64 {
+        (self.gc_wrote.len() * std::mem::size_of::<Ppn>()) as u64
+    }
+
     /// A scheduler over `media` with nothing queued.
     pub fn new(media: M) -> Scheduled<M> {
         let segments = media.segments() as usize;
@@ -660,7 +665,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     }
 
     fn memory_estimate(&self) -> u64 {
-        self.media.memory_estimate()
+        self.media.memory_estimate() + self.gc_wrote_bytes()
     }
 
     fn memory_estimate_upper_bound(&self) -> Option<&'static str> {
@@ -668,7 +673,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     }
 
     fn memory_bytes(&self) -> u64 {
-        self.media.memory_bytes()
+        self.media.memory_bytes() + self.gc_wrote_bytes()
     }
 
     fn report(&self, span_ns: u64) -> Option<DeviceReport> {
