@@ -448,13 +448,13 @@ fn flash_pages(log: &Log, r: &Rules, v: &mut Violations) {
     let fpages = r.pages_per_segment / upp;
     let erased_segs = |seg: u32| seg * fpages..(seg + 1) * fpages;
     // Per flash page of an erased segment: the units programmed since, their cell, and
-    // when the first started.
-    let mut page: HashMap<u32, (u32, u32, u64)> = HashMap::new();
+    // the log index of the first (where dynamic allocation placed the page).
+    let mut page: HashMap<u32, (u32, u32, usize)> = HashMap::new();
     for (i, o) in log.ops.iter().enumerate() {
         match o.kind {
             Kind::Erase => {
                 for fp in erased_segs(o.seg) {
-                    page.insert(fp, (0, u32::MAX, u64::MAX));
+                    page.insert(fp, (0, u32::MAX, usize::MAX));
                 }
             }
             Kind::Program => {
@@ -478,21 +478,22 @@ fn flash_pages(log: &Log, r: &Rules, v: &mut Violations) {
                         )
                     });
                 }
-                *p = (sub + 1, o.cell, p.2.min(o.start));
+                *p = (sub + 1, o.cell, p.2.min(i));
             }
             Kind::Read | Kind::CopybackRead => {
                 let fp = o.ppn / upp;
-                if let Some(&(n, cell, first)) = page.get(&fp) {
-                    // The documented approximation: a host read issued while the page's GC
-                    // write-back was queued is timed where the page was then (its flash
-                    // page not placed yet: its static unit). Issued: its request's arrival
-                    // (with the CPU model its ready time is later, after its CPU work), at the
-                    // placement's start at the latest (the same instant may order either way).
-                    let issued = log.reqs.get(o.req as usize).map_or(o.ready, |q| q.arrival);
+                if let Some(&(n, cell, placed)) = page.get(&fp) {
+                    // The documented approximation: a host read queued while its flash
+                    // page was not placed yet (its GC write-back still queued) is timed
+                    // where the page was then (its static unit). Queued before placed: the
+                    // page's first program was logged after the read was queued, whatever
+                    // their times (a GC program committed later, forced at a host arrival
+                    // or decided in time order, can start before the read's request
+                    // arrived).
                     let approx = r.read_at_new_location
                         && r.dynamic_alloc
                         && o.origin == Origin::Host
-                        && issued.min(o.ready) <= first;
+                        && o.queued <= placed;
                     if o.ppn % upp < n && cell != o.cell && !approx {
                         v.push(|| {
                             format!(
@@ -641,4 +642,83 @@ fn erase_claim(log: &Log, i: usize) -> u64 {
         .map(|x| x.ready.max(x.free_before))
         .min()
         .expect("the erase itself")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(kind: Kind, origin: Origin, cell: u32, ppn: u32, start: u64, queued: usize) -> CellOp {
+        CellOp {
+            cell,
+            kind,
+            origin,
+            mv: None,
+            ppn,
+            seg: 0,
+            start,
+            end: start + 50,
+            ready: start,
+            free_before: start,
+            req: if origin == Origin::Host { 0 } else { NO_REQ },
+            queued,
+            suspending: false,
+            last: kind == Kind::Program,
+            shared: false,
+            forced: false,
+        }
+    }
+
+    /// Rule 2's excuse for dynamic allocation goes by when the read was queued against
+    /// when its flash page was placed (log order), not by their times: a GC write-back
+    /// committed after the read was queued may start before the read's request arrived
+    /// (the flash draw on seed 5, case 600: a forced commit), and a read queued once the
+    /// page was placed must run where it was placed, however late it started.
+    #[test]
+    fn a_read_is_excused_only_if_queued_before_its_page_was_placed() {
+        let violations = |queued: usize| {
+            let mut log = Log::default();
+            log.reqs.push(super::super::Req {
+                arrival: 1_000,
+                ends: 1,
+                done: 0,
+            });
+            log.ops = vec![
+                op(Kind::Erase, Origin::Gc, 1, u32::MAX, 0, usize::MAX),
+                // Placed on cell 5 (its static unit is on cell 1), starting at 500:
+                // before the read's request arrived (1000).
+                op(Kind::Program, Origin::Gc, 5, 3, 500, usize::MAX),
+                op(Kind::Read, Origin::Host, 1, 3, 2_000, queued),
+            ];
+            let r = Rules {
+                costs: Costs {
+                    read: 50,
+                    program: 50,
+                    erase: 50,
+                    xfer: 0,
+                    sram: 0,
+                },
+                suspend: None,
+                reads_first: false,
+                read_at_new_location: true,
+                requests: 1,
+                dynamic_alloc: true,
+                pages_per_segment: 8,
+                noc: None,
+                cpu_gated: false,
+                units_per_page: 1,
+            };
+            let mut v = Violations::default();
+            flash_pages(&log, &r, &mut v);
+            v.0
+        };
+        // Queued before the program was committed (logged): timed where the page was.
+        assert!(violations(1).is_empty(), "{:?}", violations(1));
+        // Queued after: the page was on cell 5 already.
+        let v = violations(2);
+        assert!(
+            v.len() == 1 && v[0].contains("reads on another cell than programmed (5)"),
+            "{v:?}"
+        );
+    }
 }
