@@ -688,6 +688,29 @@ mod tests {
         }
     }
 
+    /// One request, 8 pages per segment, one unit per page, every operation 50 ns, no
+    /// suspend: the rules of the hand-made logs below.
+    fn rules(read_at_new_location: bool, dynamic_alloc: bool) -> Rules {
+        Rules {
+            costs: Costs {
+                read: 50,
+                program: 50,
+                erase: 50,
+                xfer: 0,
+                sram: 0,
+            },
+            suspend: None,
+            reads_first: false,
+            read_at_new_location,
+            requests: 1,
+            dynamic_alloc,
+            pages_per_segment: 8,
+            noc: None,
+            cpu_gated: false,
+            units_per_page: 1,
+        }
+    }
+
     /// A translation read may overlap its wide segment's erase on another die, not on its
     /// own (its page's block); a host read may overlap neither (waiting host reads are
     /// committed before an erase of their segment is queued).
@@ -706,24 +729,7 @@ mod tests {
                 // Page 3 is read at 1020-1070 on `cell`.
                 op(Kind::Read, origin, cell, 3, 1_020, 0),
             ];
-            let r = Rules {
-                costs: Costs {
-                    read: 50,
-                    program: 50,
-                    erase: 50,
-                    xfer: 0,
-                    sram: 0,
-                },
-                suspend: None,
-                reads_first: false,
-                read_at_new_location: false,
-                requests: 1,
-                dynamic_alloc: false,
-                pages_per_segment: 8,
-                noc: None,
-                cpu_gated: false,
-                units_per_page: 1,
-            };
+            let r = rules(false, false);
             let mut v = Violations::default();
             data(&log, &r, &mut v, &mut 0);
             v.0
@@ -761,24 +767,7 @@ mod tests {
                 op(Kind::Program, Origin::Gc, 5, 3, 500, usize::MAX),
                 op(Kind::Read, Origin::Host, 1, 3, 2_000, queued),
             ];
-            let r = Rules {
-                costs: Costs {
-                    read: 50,
-                    program: 50,
-                    erase: 50,
-                    xfer: 0,
-                    sram: 0,
-                },
-                suspend: None,
-                reads_first: false,
-                read_at_new_location: true,
-                requests: 1,
-                dynamic_alloc: true,
-                pages_per_segment: 8,
-                noc: None,
-                cpu_gated: false,
-                units_per_page: 1,
-            };
+            let r = rules(true, true);
             let mut v = Violations::default();
             flash_pages(&log, &r, &mut v);
             v.0
