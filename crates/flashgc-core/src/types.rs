@@ -11,3 +11,9 @@ pub type StreamId = u16;
 
 /// Sentinel for "no page" / "no segment".
 pub const NONE: u32 = u32::MAX;
+
+/// Whether a count is zero (serde's `skip_serializing_if` for counts left out when none
+/// occurred).
+pub(crate) fn is_zero(n: &u64) -> bool {
+    *n == 0
+}

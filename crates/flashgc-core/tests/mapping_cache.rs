@@ -330,15 +330,18 @@ fn one_plane_tiny_cache() -> Config {
 ///   tp2 read 8220-8280, LPN 8 read 8280-8340 => 8340 us. (Before this rule the GC pass
 ///   was committed after the call's last operation, so the translation write ran 0-510, tp2
 ///   read 510-570 and the host read 570-630, before the write-back that programs its page.)
-/// * preemptible, pace 0 (GC in idle gaps; docs/timing.md's documented approximation: a
-///   read of a page whose move is still queued is timed at the new location): 630 us.
+/// * preemptible, pace 0 (GC in idle gaps): tp1 write 0-510, tp2 read 510-570; the read of
+///   LPN 8's new page first commits the GC queue through that page's write-back (docs/
+///   controller.md, "Reads of a page GC is moving"): move read 570-630, write-back 630-1140,
+///   then the read 1140-1200 => 1200 us. (Before that rule it was timed at the new location
+///   ahead of the write-back: 570-630 => 630 us.)
 #[test]
 fn a_read_whose_miss_starts_gc_waits_for_the_move_of_its_page() {
     use flashgc_core::timing::GcMode;
     for (mode, want) in [
         (GcMode::Foreground, 8340),
         (GcMode::PerDie, 8340),
-        (GcMode::Preemptible, 630),
+        (GcMode::Preemptible, 1200),
     ] {
         let p = TimingParams {
             gc_mode: mode,

@@ -47,8 +47,8 @@ pub const MAGIC: &[u8; 8] = b"FGCKPT\r\n";
 /// means: in version 10 a replayed trace's flush holds a closed-loop slot; in 11 raw
 /// tables are stored in chunks and policy sections are streamed; in 12 deferred commit
 /// saves the page of each resource's last host program and the reads served from the
-/// write buffer).
-pub const FORMAT_VERSION: u32 = 12;
+/// write buffer; in 13 the flash media saves the unit of each resource's running program).
+pub const FORMAT_VERSION: u32 = 13;
 /// The flashgc version written into (and required of) checkpoints.
 pub const FLASHGC_VERSION: &str = env!("CARGO_PKG_VERSION");
 

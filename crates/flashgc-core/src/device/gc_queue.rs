@@ -45,6 +45,23 @@ pub(super) struct Entry {
     pub(super) issued: u64,
 }
 
+/// A segment's queued GC writes (`Scheduled::gc_wrote`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct GcWrote {
+    /// The unit of the latest GC write queued into the segment (`Ppn::MAX`: none).
+    pub(super) last: Ppn,
+    /// Its GC writes queued and not committed yet.
+    pub(super) queued: u32,
+}
+
+impl GcWrote {
+    /// No GC write queued.
+    pub(super) const NONE: GcWrote = GcWrote {
+        last: Ppn::MAX,
+        queued: 0,
+    };
+}
+
 impl<M: Media> Scheduled<M> {
     /// Appends the held write-backs (`moves`) to the queue: the victim they belong to is
     /// closed.
@@ -128,7 +145,7 @@ impl<M: Media> Scheduled<M> {
             return;
         }
         let seg = self.media.segment_of(ppn) as usize;
-        if self.gc_wrote.get(seg) != Some(&(ppn - 1)) {
+        if self.gc_wrote.get(seg).map(|w| w.last) != Some(ppn - 1) {
             return;
         }
         // Usually queued last or nearly: search from the back.
@@ -149,22 +166,91 @@ impl<M: Media> Scheduled<M> {
         crate::device::audit::forcing(false);
     }
 
-    /// A GC write of `ppn` is being queued: remembered as its segment's latest
-    /// ([`Self::pump_until_placed`] looks there before searching the queue).
+    /// A GC write of `ppn` is being queued: remembered as its segment's latest, and
+    /// counted until committed ([`Self::pump_until_placed`] and [`Self::pump_until_moved`]
+    /// look there before searching the queue).
     #[inline(always)]
     pub(super) fn note_gc_write(&mut self, ppn: Ppn) {
         let s = self.media.segment_of(ppn) as usize;
         // Sized for every segment when built: no resize on this path.
         if let Some(w) = self.gc_wrote.get_mut(s) {
-            *w = ppn;
+            w.last = ppn;
+            w.queued += 1;
         }
+    }
+
+    /// A queued GC write of `ppn` was committed: no longer counted.
+    #[inline(always)]
+    fn gc_write_done(&mut self, ppn: Ppn) {
+        let s = self.media.segment_of(ppn) as usize;
+        if let Some(w) = self.gc_wrote.get_mut(s) {
+            w.queued = w.queued.saturating_sub(1);
+        }
+    }
+
+    /// Whether GC has moved page `ppn` and its write-back is still queued, or held with
+    /// its victim's (docs/controller.md, "Reads of a page GC is moving").
+    #[inline(always)]
+    fn gc_write_queued(&self, ppn: Ppn) -> bool {
+        // Only the emptiness tests are inlined.
+        (!self.queue.is_empty() || !self.moves.is_empty()) && self.gc_write_search(ppn)
+    }
+
+    /// The out-of-line part of [`Self::gc_write_queued`].
+    #[inline(never)]
+    fn gc_write_search(&self, ppn: Ppn) -> bool {
+        let Some(w) = self.gc_wrote.get(self.media.segment_of(ppn) as usize) else {
+            return false;
+        };
+        // A segment's pages are written in order: a page after its latest queued GC write
+        // is not one of them.
+        if w.queued == 0 || ppn > w.last {
+            return false;
+        }
+        self.moves.iter().any(|e| writes(e, ppn)) || self.queue.iter().any(|e| writes(e, ppn))
+    }
+
+    /// A host or translation read of `ppn` is issued, reserved at once (first come first
+    /// served, or a translation read): when GC has moved that page and its write-back is
+    /// still queued, commits the GC queue through that write-back, first in first out (a
+    /// victim's held write-backs queued first, as a host program closes a victim), and
+    /// returns its end; the read then starts after it (docs/controller.md, "Reads of a page
+    /// GC is moving"). None: the page has no GC write queued.
+    #[inline(always)]
+    pub(in crate::device) fn pump_until_moved(&mut self, ppn: Ppn) -> Option<u64> {
+        if self.gc_write_queued(ppn) {
+            self.pump_moved(ppn)
+        } else {
+            None
+        }
+    }
+
+    /// The out-of-line part of [`Self::pump_until_moved`].
+    #[inline(never)]
+    fn pump_moved(&mut self, ppn: Ppn) -> Option<u64> {
+        if self.moves.iter().any(|e| writes(e, ppn)) {
+            self.flush_moves();
+        }
+        let i = self.queue.iter().rposition(|e| writes(e, ppn))?;
+        #[cfg(test)]
+        crate::device::audit::forcing(true);
+        // Through entry i: with copyback a read-write pair is one step, whose end is the
+        // write's.
+        let rest = self.queue.len() - (i + 1);
+        let mut end = 0;
+        while self.queue.len() > rest {
+            end = self.pump_queue(None, 1);
+        }
+        #[cfg(test)]
+        crate::device::audit::forcing(false);
+        Some(end)
     }
 
     /// Rebuilds [`Self::note_gc_write`]'s record from the queued GC writes (after a
     /// restore). A write committed before the checkpoint is not remembered, which changes
     /// nothing: [`Self::pump_until_placed`] would not find it queued.
     pub(super) fn renote_gc_writes(&mut self) {
-        self.gc_wrote.fill(Ppn::MAX);
+        self.gc_wrote.fill(GcWrote::NONE);
         let writes: Vec<Ppn> = (self.queue.iter().chain(&self.moves))
             .filter_map(|e| match e.op {
                 Queued::MoveWrite { dst: p, .. } | Queued::Program { ppn: p, .. } => Some(p),
@@ -277,6 +363,7 @@ impl<M: Media> Scheduled<M> {
             Queued::MoveWrite { src, dst } => {
                 let ready = g.issued.max(self.read_ends.pop_front().unwrap_or(0));
                 let e = self.media.move_write(src, dst, ready, g.issued);
+                self.gc_write_done(dst);
                 if M::ERASE_AFTER_WRITES {
                     self.victim_end = self.victim_end.max(e);
                 }
@@ -289,6 +376,7 @@ impl<M: Media> Scheduled<M> {
             }
             Queued::Program { ppn, origin } => {
                 let e = self.media.program(ppn, g.issued, origin);
+                self.gc_write_done(ppn);
                 if M::ERASE_AFTER_WRITES {
                     self.victim_end = self.victim_end.max(e);
                 }
@@ -380,6 +468,10 @@ impl<M: Media> Scheduled<M> {
                     e
                 };
                 self.queue.pop_front();
+                if pair {
+                    // (Once both halves are off the queue.)
+                    self.gc_write_done(dst);
+                }
                 self.victim_end = self.victim_end.max(e);
                 e
             }
@@ -391,6 +483,7 @@ impl<M: Media> Scheduled<M> {
                 };
                 let e = self.media.move_write_before(src, dst, ready, g.issued, t)?;
                 self.queue.pop_front();
+                self.gc_write_done(dst);
                 self.read_ends.pop_front();
                 if M::ERASE_AFTER_WRITES {
                     self.victim_end = self.victim_end.max(e);
@@ -405,5 +498,14 @@ impl<M: Media> Scheduled<M> {
                 self.commit_entry(g)
             }
         })
+    }
+}
+
+/// Whether queued entry `e` writes page `ppn` (a move's write-back or a GC program).
+#[inline]
+fn writes(e: &Entry, ppn: Ppn) -> bool {
+    match e.op {
+        Queued::MoveWrite { dst: p, .. } | Queued::Program { ppn: p, .. } => p == ppn,
+        _ => false,
     }
 }

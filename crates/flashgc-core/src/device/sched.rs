@@ -15,7 +15,7 @@
 //! here, below the driver and above the media.
 
 use super::fifo::Fifo;
-use super::gc_queue::{Entry, Queued};
+use super::gc_queue::{Entry, GcWrote, Queued};
 use super::{DeviceModel, DeviceReport, GcPolicy, ReadGroup};
 use crate::ops::{FlashOp, Origin};
 use crate::types::{Ppn, SegmentId};
@@ -204,6 +204,11 @@ pub trait Media {
     fn erase_running(&self, _cell: usize) -> Option<SegmentId> {
         None
     }
+    /// The unit whose GC program runs last on `cell` while a read could still suspend it
+    /// (None: no such program; media without suspend have none).
+    fn gc_program_running(&self, _cell: usize) -> Option<Ppn> {
+        None
+    }
     /// A host read of `ppn` at `at` that suspends the operation running on its resource
     /// (only when [`Media::suspend_from`] allowed it). Returns (read end, the suspended
     /// operation's new end).
@@ -234,15 +239,19 @@ pub struct Scheduled<M> {
     /// Deferred commit under a priority policy or suspend (None: first come first served
     /// as issued).
     pub(super) lazy: Option<Box<super::lazy::Lazy>>,
-    /// Per segment, the unit of the latest GC write queued into it (`Ppn::MAX`: none;
-    /// `gc_queue.rs`, [`Scheduled::pump_until_placed`]). Derived from the queue on restore.
-    pub(super) gc_wrote: Vec<Ppn>,
+    /// Per segment, the latest GC write queued into it and how many of its GC writes are
+    /// queued still (`gc_queue.rs`: [`Scheduled::pump_until_placed`],
+    /// [`Scheduled::pump_until_moved`]). Derived from the queue on restore.
+    pub(super) gc_wrote: Vec<GcWrote>,
+    /// Host and translation reads that waited for their page's GC write-back
+    /// ([`Scheduled::pump_until_moved`]).
+    pub(super) move_reads: u64,
 }
 
 impl<M: Media> Scheduled<M> {
     /// Bytes of the per-segment record of queued GC writes (`gc_wrote`).
     fn gc_wrote_bytes(&self) -> u64 {
-        (self.gc_wrote.len() * std::mem::size_of::<Ppn>()) as u64
+        (self.gc_wrote.len() * std::mem::size_of::<GcWrote>()) as u64
     }
 
     /// A scheduler over `media` with nothing queued.
@@ -257,7 +266,8 @@ impl<M: Media> Scheduled<M> {
             gc_rg: ReadGroup::default(),
             read_end_buf: Vec::new(),
             lazy: None,
-            gc_wrote: vec![Ppn::MAX; segments],
+            gc_wrote: vec![GcWrote::NONE; segments],
+            move_reads: 0,
         }
     }
 
@@ -293,6 +303,10 @@ impl<M: Media> Scheduled<M> {
     /// A mapping-cache miss, reserved when issued: the host operation that needed the
     /// entry starts when its translation page has been read. Returns the read's end.
     pub(super) fn translation_read(&mut self, ppn: Ppn, host_ready: &mut u64) -> u64 {
+        // A translation page GC moved but has not written back yet: that write-back first.
+        if self.pump_until_moved(ppn).is_some() {
+            self.move_reads += 1;
+        }
         let rg = &mut ReadGroup::default();
         let e = self.media.read(ppn, *host_ready, Origin::Translation, rg);
         *host_ready = (*host_ready).max(e);
@@ -464,6 +478,7 @@ struct SchedState {
     read_ends: Vec<u64>,
     victim_end: u64,
     gc_rg: ReadGroup,
+    move_reads: u64,
     media: Vec<u8>,
     /// Deferred commit's state (a priority scheduler or suspend).
     lazy: Option<super::lazy::LazyState>,
@@ -529,6 +544,11 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                     origin: Origin::Host,
                 } => {
                     self.gc_first(gc, host_ready);
+                    // A page GC moved but has not written back yet: that write-back first
+                    // (the read then queues behind it on the page's resource).
+                    if self.pump_until_moved(ppn).is_some() {
+                        self.move_reads += 1;
+                    }
                     let e = self.media.read(ppn, *host_ready, Origin::Host, rg);
                     end = end.max(e);
                 }
@@ -678,6 +698,11 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
 
     fn report(&self, span_ns: u64) -> Option<DeviceReport> {
         let mut r = self.media.report(span_ns);
+        match r.as_mut() {
+            Some(DeviceReport::Flash(f)) => f.gc_move_reads = self.move_reads,
+            Some(DeviceReport::Noc(n)) => n.gc_move_reads = self.move_reads,
+            None => {}
+        }
         if let (Some(DeviceReport::Flash(f)), Some(l)) = (r.as_mut(), &self.lazy) {
             f.suspensions = Some(l.suspensions);
             f.write_buffer_reads = Some(l.buffered_reads);
@@ -699,6 +724,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
             read_ends: self.read_ends.iter().copied().collect(),
             victim_end: self.victim_end,
             gc_rg: self.gc_rg,
+            move_reads: self.move_reads,
             media: self.media.save_state()?,
             lazy: self.lazy.as_ref().map(|l| l.save()),
         })
@@ -754,6 +780,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         self.renote_gc_writes();
         self.read_ends = st.read_ends.into();
         self.victim_end = st.victim_end;
+        self.move_reads = st.move_reads;
         self.gc_rg = st.gc_rg;
         Ok(())
     }

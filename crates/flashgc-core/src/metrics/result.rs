@@ -53,10 +53,10 @@ pub struct PhaseCounts {
     /// Effective alpha: mean pages holding data (valid or not) at victim selection / logical pages.
     pub effective_alpha: Option<f64>,
     /// Content mode: user writes that programmed nothing (reused a cached page, DAGC).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::types::is_zero")]
     pub absorbed_writes: u64,
     /// Content mode: pages programmed by background work (deferred migration, SplitGC).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::types::is_zero")]
     pub background_writes: u64,
     /// Victims the garbage-proportion trigger collected (`ftl.gc_trigger`; absent when
     /// that trigger is off). `gc_victims` minus this is what the free-segment watermarks
@@ -68,10 +68,6 @@ pub struct PhaseCounts {
     /// decoder must not expect it.)
     #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub translation: Option<TranslationPhase>,
-}
-
-fn is_zero(v: &u64) -> bool {
-    *v == 0
 }
 
 /// Mapping-cache figures of one phase (docs/mapping-cache.md).
@@ -290,7 +286,7 @@ pub struct FlowReport {
     pub write_histogram: Option<Vec<[f64; 2]>>,
     /// Flushes the flow issued (a fio job file's `fsync=N`, `fdatasync=N`, `end_fsync`;
     /// absent without any): not requests, so not in `requests`, `iops` or the bandwidth.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::types::is_zero")]
     pub flushes: u64,
     /// Flush latency, from the flush's issue until the device has made the flow's earlier
     /// writes durable (timed runs with flushes, after the ramp).
@@ -436,7 +432,7 @@ pub struct TimingReport {
     /// Host flushes of the streaming API (`flashgc serve`'s NBD `FLUSH`; absent without
     /// any): not requests, so not in `requests`, `iops` or the bandwidth. A host flow's
     /// flushes (fio's `fsync=N`) are counted in its flow report instead.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::types::is_zero")]
     pub flushes: u64,
     /// Their latency: from the flush's arrival until the write cache's dirty pages are
     /// programmed and every earlier write has completed (absent without flushes).
@@ -444,7 +440,7 @@ pub struct TimingReport {
     pub flush_latency: Option<LatencySummary>,
     /// Writes with Force Unit Access (NBD's `FUA` flag; absent without any), counted in
     /// `write_requests` too: each completed when its pages were programmed.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::types::is_zero")]
     pub fua_writes: u64,
     /// The flash device's resource report (costs, utilization; flattened into this
     /// section), None on other device models.

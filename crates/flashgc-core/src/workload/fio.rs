@@ -118,7 +118,7 @@ pub struct FioJob {
     /// Bytes skipped after each request of a sequential job (fio's `rw=write:SKIP`, its
     /// `ddir_seq_add`): the next request starts `bs + skip` after this one, back at the
     /// region's start once that is past the region. 0: none.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::types::is_zero")]
     pub seq_skip: u64,
     /// Backwards sequential offsets (fio's `rw=write:-SKIP`, module `align`); None:
     /// forwards.
@@ -627,10 +627,6 @@ impl Workload for FioWorkload {
     fn may_flush(&self) -> bool {
         false
     }
-}
-
-fn is_zero(x: &u64) -> bool {
-    *x == 0
 }
 
 /// fio's size syntax (`str_to_decimal` with `kb_base=1024`): a number (decimals allowed)

@@ -13,9 +13,10 @@ pub(crate) struct Rules {
     pub suspend: Option<Suspend>,
     /// Host reads rank before every write and erase (read-first, noc-priority).
     pub reads_first: bool,
-    /// docs/timing.md: while a GC move is still queued, a host read of the moved page is
-    /// timed at its new location (before the write-back has programmed it): in the
-    /// preemptible modes, and under deferred commit, which queues all GC work.
+    /// docs/controller.md: under deferred commit, which queues all GC work, a host read of a
+    /// page whose GC move is still queued is timed at its new location (before the
+    /// write-back has programmed it). (First come first served commits the write-back
+    /// first, in the preemptible modes too.)
     pub read_at_new_location: bool,
     /// Requests the run reports.
     pub requests: u64,

@@ -344,8 +344,9 @@ fn audit_on<D: DeviceModel>(
         costs,
         suspend: p.controller.suspend,
         reads_first: matches!(k.scheduler, Scheduler::ReadFirst | Scheduler::NocPriority),
-        read_at_new_location: !matches!(k.gc_mode, GcMode::Foreground | GcMode::PerDie)
-            || p.controller.deferred(),
+        // First come first served commits a moved page's queued write-back before a read of
+        // it (`pump_until_moved`); deferred commit keeps the approximation.
+        read_at_new_location: p.controller.deferred(),
         requests: t.read_latency.count + t.write_latency.count,
         dynamic_alloc: k.alloc.dynamic(),
         pages_per_segment: pps,

@@ -48,6 +48,11 @@ pub struct FlashReport {
     /// starts a read before its page's program ends).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_buffer_reads: Option<u64>,
+    /// Host and translation reads of a page whose GC write-back (a page move's) had not
+    /// ended when they were issued: the write-back was committed first and the read waited
+    /// for it (docs/controller.md, "Reads of a page GC is moving"). Absent when none did.
+    #[serde(skip_serializing_if = "crate::types::is_zero")]
+    pub gc_move_reads: u64,
     /// Back-fill channels (`--channel backfill`): booked transfers dropped by the bound on
     /// each channel's book (0: the back-fill was exact; absent with `fifo`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,6 +83,7 @@ impl FlashMedia {
             },
             suspensions: None,
             write_buffer_reads: None,
+            gc_move_reads: 0,
             backfill_dropped: (!self.books.is_empty())
                 .then(|| self.books.iter().map(|b| b.dropped).sum()),
         }

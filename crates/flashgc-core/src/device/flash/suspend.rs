@@ -20,6 +20,8 @@ pub(super) struct Running {
     pub(super) gc: bool,
     /// Segment of an erase.
     pub(super) seg: u32,
+    /// The unit a program writes (the flash page's last unit, whose arrival started it).
+    pub(super) ppn: u32,
 }
 
 impl FlashMedia {
@@ -46,6 +48,14 @@ impl FlashMedia {
         let r = self.running.get(cell)?;
         (r.kind != 0 && r.end == self.cells[cell].free && (r.suspensions as u32) < s.max_per_op)
             .then_some(r.from)
+    }
+
+    /// The unit whose GC program (a move's write-back, or GC's own program) runs last on
+    /// `cell` and could be suspended there: a host read of that unit must wait for it
+    /// instead (docs/controller.md, "Reads of a page GC is moving").
+    pub fn gc_program_running(&self, cell: usize) -> Option<u32> {
+        let r = self.running.get(cell)?;
+        (r.kind == 1 && r.gc && r.end == self.cells[cell].free).then_some(r.ppn)
     }
 
     /// A host read of `ppn` at `at` suspending the program or erase running on its cell:

@@ -24,6 +24,7 @@
 
 mod best;
 mod buffer;
+mod issue;
 mod state;
 #[cfg(test)]
 mod tests;
@@ -32,7 +33,6 @@ mod waiting;
 use super::policy::{Class, ControllerParams, Scheduler};
 use super::sched::{Media, Scheduled, NO_HINT};
 use super::ReadGroup;
-use crate::ops::Origin;
 use crate::types::Ppn;
 use best::{
     at_rank, key, key_at, key_at_rank, key_rank, start_at, CellBest, HostBound, Key, Memo, NO_KEY,
@@ -578,6 +578,15 @@ impl<M: Media> Scheduled<M> {
                     #[cfg(test)]
                     crate::device::audit::buffered(p.ppn, at);
                     at + lz.hit_ns
+                } else if at < free && self.media.gc_program_running(cell) == Some(p.ppn) {
+                    // The running program is GC's write-back of this very page: the read
+                    // waits for it instead of suspending it (docs/controller.md, "Reads of
+                    // a page GC is moving").
+                    self.move_reads += 1;
+                    let e = self.media.host_read(p.ppn, p.hint, p.ready, &mut rg);
+                    let lz = self.lazy.as_mut().expect("deferred mode");
+                    lz.owner[cell] = buffer::NO_OWNER;
+                    e
                 } else if at < free {
                     let erase = self.media.erase_running(cell);
                     let (e, op_end) = self.media.read_suspending(p.ppn, p.hint, at, &mut rg);
@@ -670,102 +679,5 @@ impl<M: Media> Scheduled<M> {
                 self.rebuild_heap();
             }
         }
-    }
-}
-
-impl<M: Media> Scheduled<M> {
-    /// [`crate::device::DeviceModel::schedule`] in deferred mode: host reads and programs
-    /// wait in their resources' queues, GC work in the GC queue; a mapping-cache
-    /// translation read is reserved now (the host operation waits for it) and a dirty
-    /// translation write-back too (nobody waits for it). Returns `t`: ends come later.
-    ///
-    /// The GC queue ends up as [`Self::push`] of each GC operation would leave it, but a
-    /// victim's write-backs are queued straight behind its reads once something closes it
-    /// (its erase, a host or translation program, the end of the batch) instead of going
-    /// through `moves` one by one: nothing else here reads the GC queue or `moves` in
-    /// between (host reads and translation reads touch neither), so the order is the same.
-    pub(super) fn schedule_lazy(
-        &mut self,
-        ops: &[crate::ops::FlashOp],
-        t: u64,
-        host_ready: &mut u64,
-    ) -> u64 {
-        use super::gc_queue::{Entry, Queued};
-        use crate::ops::FlashOp;
-        let cb = self.media.copyback_enabled();
-        // `ops[open..]` may hold write-backs or GC programs not queued yet (`writes`).
-        let (mut open, mut writes) = (0, false);
-        for (i, &op) in ops.iter().enumerate() {
-            let closes = match op {
-                FlashOp::Read {
-                    ppn,
-                    origin: Origin::Host,
-                } => {
-                    self.lazy_push(ppn, false, *host_ready);
-                    false
-                }
-                FlashOp::Read {
-                    ppn,
-                    origin: Origin::Translation,
-                } => {
-                    self.translation_read(ppn, host_ready);
-                    false
-                }
-                FlashOp::Copyback { src, dst, .. } => {
-                    self.gc_reads(src);
-                    if cb {
-                        self.gc_writes(dst);
-                    }
-                    let e = |op| Entry { op, issued: t };
-                    self.queue.push_back(e(Queued::MoveRead { src, dst }));
-                    if cb {
-                        // Copyback pairs stay together in the queue.
-                        self.queue.push_back(e(Queued::MoveWrite { src, dst }));
-                    } else {
-                        writes = true;
-                    }
-                    false
-                }
-                FlashOp::Program {
-                    origin: Origin::Gc | Origin::Background,
-                    ..
-                } => {
-                    writes = true;
-                    false
-                }
-                FlashOp::Program { .. } | FlashOp::Erase { .. } => true,
-                _ => {
-                    self.push(op, t);
-                    false
-                }
-            };
-            if !closes {
-                continue;
-            }
-            if writes {
-                self.queue_write_backs(&ops[open..i], t);
-                writes = false;
-            }
-            open = i + 1;
-            match op {
-                FlashOp::Program {
-                    ppn,
-                    origin: Origin::Host,
-                } => {
-                    self.flush_moves();
-                    // The write needs a block whose erase is still queued: force GC on.
-                    self.pump_until_erased_forced(self.media.segment_of(ppn));
-                    self.pump_until_placed(ppn);
-                    self.lazy_push(ppn, true, *host_ready);
-                }
-                FlashOp::Program { ppn, .. } => self.translation_write(ppn, *host_ready),
-                _ => self.push(op, t),
-            }
-        }
-        if writes {
-            self.queue_write_backs(&ops[open..], t);
-        }
-        self.flush_moves();
-        t
     }
 }

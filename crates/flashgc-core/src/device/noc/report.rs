@@ -60,6 +60,10 @@ pub struct NocReport {
     /// otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_buffer_reads: Option<u64>,
+    /// Host and translation reads that waited for their page's GC write-back (as
+    /// `gc_move_reads` of the flash model). Absent when none did.
+    #[serde(skip_serializing_if = "crate::types::is_zero")]
+    pub gc_move_reads: u64,
 }
 
 /// Tasks issued per channel queue.
@@ -157,5 +161,6 @@ pub(super) fn build(m: &NocMedia) -> NocReport {
         model_bytes_per_logical_page: model_bytes as f64 / m.logical_pages.max(1) as f64,
         notes: NOTES.to_vec(),
         write_buffer_reads: None,
+        gc_move_reads: 0,
     }
 }

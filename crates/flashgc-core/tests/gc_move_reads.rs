@@ -1,0 +1,152 @@
+//! A read of a page GC has moved but not yet written back waits for that write-back
+//! (docs/controller.md, "Reads of a page GC is moving"; MQSim holds a read of an LPA that GC
+//! has locked until the GC write completes). Hand-computed on the flash device itself: under
+//! first come first served with GC queued (the preemptible modes) the queued write-back is
+//! committed first; under deferred commit a read does not suspend the running write-back of
+//! its own page. Before, both reads ran ahead of the write-back, on a flash page that held
+//! no data yet.
+
+use flashgc_core::config::DeviceConfig;
+use flashgc_core::device::flash::{Alloc, Geometry};
+use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
+use flashgc_core::device::sched::Scheduled;
+use flashgc_core::device::{Costs, DeviceModel, DeviceReport, FlashMedia, GcPolicy, ReadGroup};
+use flashgc_core::ops::{FlashOp, Origin};
+
+mod common;
+
+const US: u64 = 1000;
+
+/// GC queued, not committed with the FTL call (a preemptible mode).
+const QUEUED: GcPolicy = GcPolicy {
+    now: false,
+    barrier: false,
+};
+
+/// One channel, one die, one plane, 4 blocks of 2 pages, segments of one block; the hand
+/// timing (read 50 us, program 500 us, 10 us per 4 KiB transfer, no controller memory
+/// time). Every page is on the one die: a read holds it 50 us and the bus 10 us after, a
+/// program holds the bus 10 us and then the die 500 us.
+fn device(p: Option<ControllerParams>) -> Scheduled<FlashMedia> {
+    let d = DeviceConfig {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 4,
+        pages_per_block: 2,
+        page_size: 4096,
+        lpn_size: 4096,
+        segment_blocks: 1,
+        timing: common::configs::hand_timing(),
+    };
+    let geo = Geometry::new(&d, 2, "CWDP").expect("geometry");
+    let mut m = FlashMedia::new(geo, Costs::new(&d.timing, 4096), false, Alloc::Static, 4);
+    match p {
+        Some(p) => {
+            m.set_suspend(p.suspend);
+            Scheduled::with_controller(m, &p)
+        }
+        None => Scheduled::new(m),
+    }
+}
+
+fn read_first(suspend: Option<Suspend>) -> Option<ControllerParams> {
+    Some(ControllerParams {
+        scheduler: Scheduler::ReadFirst,
+        suspend,
+        ..ControllerParams::default()
+    })
+}
+
+/// Issues request `slot` (`ops`) arriving at `t_us`, after every decision before it
+/// (deferred commit); returns what `schedule` returns (first come first served: the
+/// request's end).
+fn issue(d: &mut Scheduled<FlashMedia>, slot: u32, ops: &[FlashOp], t_us: u64) -> u64 {
+    if d.deferred() {
+        while d.step_before(t_us * US).is_some() {}
+        d.open_slot(slot);
+    }
+    let mut ready = t_us * US;
+    d.schedule(
+        ops,
+        t_us * US,
+        &mut ready,
+        &mut ReadGroup::default(),
+        QUEUED,
+    )
+}
+
+/// GC moves page 0 to page 4 (its read, then its write-back), issued with a host write of
+/// page 6.
+fn move_and_write() -> [FlashOp; 2] {
+    [
+        FlashOp::Copyback {
+            src: 0,
+            dst: 4,
+            origin: Origin::Gc,
+        },
+        FlashOp::Program {
+            ppn: 6,
+            origin: Origin::Host,
+        },
+    ]
+}
+
+fn read(ppn: u32, origin: Origin) -> FlashOp {
+    FlashOp::Read { ppn, origin }
+}
+
+fn move_reads(d: &Scheduled<FlashMedia>) -> u64 {
+    match d.report(1) {
+        Some(DeviceReport::Flash(f)) => f.gc_move_reads,
+        _ => panic!("a flash report"),
+    }
+}
+
+/// First come first served with GC queued: the host write takes the die at once (bus 0-10,
+/// die 10-510: 510 us) and the move waits for an idle gap. A host read of page 4 at 100 us
+/// commits it first: its read (die 510-560, bus 560-570), its write-back (bus 570-580, die
+/// 580-1080), then the read (die 1080-1130, bus 1130-1140): 1140 us. Before, the read took
+/// the die at 510 (die 510-560, bus 560-570: 570 us) with the move still queued. A
+/// translation read of page 4 waits the same way, and the host read after it (page 7) runs
+/// once it has ended: die 1140-1190, bus 1190-1200.
+#[test]
+fn under_first_come_first_served_a_read_commits_its_pages_queued_move_first() {
+    let mut d = device(None);
+    assert_eq!(issue(&mut d, 0, &move_and_write(), 0) / US, 510);
+    assert_eq!(issue(&mut d, 1, &[read(4, Origin::Host)], 100) / US, 1140);
+    assert_eq!(move_reads(&d), 1);
+    let mut d = device(None);
+    issue(&mut d, 0, &move_and_write(), 0);
+    let ops = [read(4, Origin::Translation), read(7, Origin::Host)];
+    assert_eq!(issue(&mut d, 1, &ops, 100) / US, 1200);
+    assert_eq!(move_reads(&d), 1);
+}
+
+/// Read-first with suspend (20 us / 20 us): the move alone at 0 us runs its read (die 0-50,
+/// bus 50-60) and its write-back (bus 60-70, die 70-570). A host read of page 4 at 100 us
+/// finds that write-back running: it waits for it (die 570-620, bus 620-630: 630 us)
+/// instead of suspending it (suspend 100-120, die 120-170, bus 170-180: 180 us, before the
+/// page held data). A read of page 5 at 100 us suspends it as before and ends at 180 us.
+#[test]
+fn a_read_does_not_suspend_the_write_back_of_its_own_page() {
+    let suspend = Some(Suspend {
+        suspend_ns: 20 * US,
+        resume_ns: 20 * US,
+        max_per_op: 4,
+    });
+    let only_move = [FlashOp::Copyback {
+        src: 0,
+        dst: 4,
+        origin: Origin::Gc,
+    }];
+    for (page, want, waited) in [(4, 630, 1), (5, 180, 0)] {
+        let mut d = device(read_first(suspend));
+        issue(&mut d, 0, &only_move, 0);
+        issue(&mut d, 1, &[read(page, Origin::Host)], 100);
+        while d.step_before(u64::MAX).is_some() {}
+        assert_eq!(d.slot_end(1).map(|e| e / US), Some(want), "page {page}");
+        assert_eq!(move_reads(&d), waited, "page {page}");
+    }
+}
