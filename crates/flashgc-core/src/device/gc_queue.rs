@@ -188,62 +188,48 @@ impl<M: Media> Scheduled<M> {
         }
     }
 
-    /// Whether GC has moved page `ppn` and its write-back is still queued, or held with
-    /// its victim's (docs/controller.md, "Reads of a page GC is moving").
-    #[inline(always)]
-    fn gc_write_queued(&self, ppn: Ppn) -> bool {
-        // Only the emptiness tests are inlined.
-        (!self.queue.is_empty() || !self.moves.is_empty()) && self.gc_write_search(ppn)
-    }
-
-    /// The out-of-line part of [`Self::gc_write_queued`].
-    #[inline(never)]
-    fn gc_write_search(&self, ppn: Ppn) -> bool {
-        let Some(w) = self.gc_wrote.get(self.media.segment_of(ppn) as usize) else {
-            return false;
-        };
-        // A segment's pages are written in order: a page after its latest queued GC write
-        // is not one of them.
-        if w.queued == 0 || ppn > w.last {
-            return false;
-        }
-        self.moves.iter().any(|e| writes(e, ppn)) || self.queue.iter().any(|e| writes(e, ppn))
-    }
-
     /// A host or translation read of `ppn` is issued, reserved at once (first come first
     /// served, or a translation read): when GC has moved that page and its write-back is
-    /// still queued, commits the GC queue through that write-back, first in first out (a
-    /// victim's held write-backs queued first, as a host program closes a victim), and
-    /// returns its end; the read then starts after it (docs/controller.md, "Reads of a page
-    /// GC is moving"). None: the page has no GC write queued.
+    /// still queued, or held with its victim's, commits the GC queue through that
+    /// write-back, first in first out (a victim's held write-backs queued first, as a host
+    /// program closes a victim) and counts the read; the read, reserved next on the page's
+    /// resource, then starts after it (docs/controller.md, "Reads of a page GC is moving").
     #[inline(always)]
-    pub(in crate::device) fn pump_until_moved(&mut self, ppn: Ppn) -> Option<u64> {
-        if self.gc_write_queued(ppn) {
-            self.pump_moved(ppn)
-        } else {
-            None
+    pub(in crate::device) fn pump_until_moved(&mut self, ppn: Ppn) {
+        // Only the emptiness tests are inlined.
+        if !self.queue.is_empty() || !self.moves.is_empty() {
+            self.pump_moved(ppn);
         }
     }
 
     /// The out-of-line part of [`Self::pump_until_moved`].
     #[inline(never)]
-    fn pump_moved(&mut self, ppn: Ppn) -> Option<u64> {
+    fn pump_moved(&mut self, ppn: Ppn) {
+        let Some(&w) = self.gc_wrote.get(self.media.segment_of(ppn) as usize) else {
+            return;
+        };
+        // A segment's pages are written in order: a page after its latest queued GC write
+        // is not one of them.
+        if w.queued == 0 || ppn > w.last {
+            return;
+        }
         if self.moves.iter().any(|e| writes(e, ppn)) {
             self.flush_moves();
         }
-        let i = self.queue.iter().rposition(|e| writes(e, ppn))?;
+        // The latest: the one of the page's generation the FTL mapped the read to.
+        let Some(i) = self.queue.iter().rposition(|e| writes(e, ppn)) else {
+            return;
+        };
         #[cfg(test)]
         crate::device::audit::forcing(true);
-        // Through entry i: with copyback a read-write pair is one step, whose end is the
-        // write's.
+        // Through entry i (with copyback a read-write pair is one step).
         let rest = self.queue.len() - (i + 1);
-        let mut end = 0;
         while self.queue.len() > rest {
-            end = self.pump_queue(None, 1);
+            self.pump_queue(None, 1);
         }
         #[cfg(test)]
         crate::device::audit::forcing(false);
-        Some(end)
+        self.move_reads += 1;
     }
 
     /// Rebuilds [`Self::note_gc_write`]'s record from the queued GC writes (after a
@@ -454,6 +440,7 @@ impl<M: Media> Scheduled<M> {
                         return None;
                     }
                     self.queue.pop_front();
+                    self.gc_write_done(dst);
                     self.media.copyback(src, dst, ready)
                 } else {
                     let Some(t) = lim else {
@@ -468,10 +455,6 @@ impl<M: Media> Scheduled<M> {
                     e
                 };
                 self.queue.pop_front();
-                if pair {
-                    // (Once both halves are off the queue.)
-                    self.gc_write_done(dst);
-                }
                 self.victim_end = self.victim_end.max(e);
                 e
             }

@@ -304,9 +304,7 @@ impl<M: Media> Scheduled<M> {
     /// entry starts when its translation page has been read. Returns the read's end.
     pub(super) fn translation_read(&mut self, ppn: Ppn, host_ready: &mut u64) -> u64 {
         // A translation page GC moved but has not written back yet: that write-back first.
-        if self.pump_until_moved(ppn).is_some() {
-            self.move_reads += 1;
-        }
+        self.pump_until_moved(ppn);
         let rg = &mut ReadGroup::default();
         let e = self.media.read(ppn, *host_ready, Origin::Translation, rg);
         *host_ready = (*host_ready).max(e);
@@ -546,9 +544,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
                     self.gc_first(gc, host_ready);
                     // A page GC moved but has not written back yet: that write-back first
                     // (the read then queues behind it on the page's resource).
-                    if self.pump_until_moved(ppn).is_some() {
-                        self.move_reads += 1;
-                    }
+                    self.pump_until_moved(ppn);
                     let e = self.media.read(ppn, *host_ready, Origin::Host, rg);
                     end = end.max(e);
                 }
