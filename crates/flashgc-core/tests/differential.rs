@@ -11,6 +11,7 @@ mod common;
 use common::golden;
 use flashgc_core::config::{DeviceConfig, TimingConfig};
 use flashgc_core::device::noc::{GcPath, Interconnect, NocParams};
+use flashgc_core::device::policy::{ControllerParams, Scheduler, Suspend};
 use flashgc_core::driver::{NocSim, TimedSim};
 use flashgc_core::timing::{Alloc, CachePolicy, GcMode, Host, TimingParams};
 use flashgc_core::workload::fio::{Dist, FioJob, Rw};
@@ -296,6 +297,51 @@ fn timed_runs() {
     ];
     for (name, p) in variants {
         cases.insert(name.to_string(), timed_run(&c, p, None));
+    }
+    // Deferred commit: the priority schedulers, suspend, and the GC modes they run with
+    // (docs/controller.md).
+    let suspend = Some(Suspend {
+        suspend_ns: 20_000,
+        resume_ns: 20_000,
+        max_per_op: 4,
+    });
+    for (name, scheduler, suspend, gc_mode) in [
+        (
+            "read-first/foreground",
+            Scheduler::ReadFirst,
+            None,
+            GcMode::Foreground,
+        ),
+        (
+            "read-first/preemptible",
+            Scheduler::ReadFirst,
+            None,
+            GcMode::Preemptible,
+        ),
+        (
+            "host-first/background",
+            Scheduler::HostFirst { urgency: 2 },
+            None,
+            GcMode::Background,
+        ),
+        (
+            "noc-priority+suspend/per-die",
+            Scheduler::NocPriority,
+            suspend,
+            GcMode::PerDie,
+        ),
+        ("fcfs+suspend/idle", Scheduler::Fcfs, suspend, GcMode::Idle),
+    ] {
+        let p = TimingParams {
+            gc_mode,
+            controller: ControllerParams {
+                scheduler,
+                suspend,
+                ..ControllerParams::default()
+            },
+            ..closed(8)
+        };
+        cases.insert(format!("deferred/{name}"), timed_run(&c, p, None));
     }
     // Open loop at generated arrival times (bursty and steady profiles), idle-time GC.
     for (profile, mode) in [

@@ -1,10 +1,12 @@
-//! A read of a page GC has moved but not yet written back waits for that write-back
-//! (docs/controller.md, "Reads of a page GC is moving"; MQSim holds a read of an LPA that GC
-//! has locked until the GC write completes). Hand-computed on the flash device itself: under
-//! first come first served with GC queued (the preemptible modes) the queued write-back is
-//! committed first; under deferred commit a read does not suspend the running write-back of
-//! its own page. Before, both reads ran ahead of the write-back, on a flash page that held
-//! no data yet.
+//! A read of a page GC has moved but not yet written back never reads a flash page that
+//! holds no data yet (docs/controller.md, "Reads of a page GC is moving"). Hand-computed on
+//! the flash device itself: under first come first served with GC queued (the preemptible
+//! modes) the queued write-back is committed first and the read waits for it, as MQSim
+//! holds a read of an LPA that GC has locked until the GC write completes; under deferred
+//! commit a read issued while the write-back is still queued reads the old copy, which
+//! keeps the data until the victim's erase, and a read does not suspend the running
+//! write-back of its own page. Before, these reads ran ahead of the write-back, on a flash
+//! page that held no data yet.
 
 use flashgc_core::config::DeviceConfig;
 use flashgc_core::device::flash::{Alloc, Geometry};
@@ -28,8 +30,14 @@ const QUEUED: GcPolicy = GcPolicy {
 /// time). Every page is on the one die: a read holds it 50 us and the bus 10 us after, a
 /// program holds the bus 10 us and then the die 500 us.
 fn device(p: Option<ControllerParams>) -> Scheduled<FlashMedia> {
+    device_on(1, p)
+}
+
+/// [`device`] on `channels` channels of one die each: with one-block segments, segment `s`
+/// (pages `2s` and `2s + 1`) is on channel `s % channels`.
+fn device_on(channels: u32, p: Option<ControllerParams>) -> Scheduled<FlashMedia> {
     let d = DeviceConfig {
-        channels: 1,
+        channels,
         chips_per_channel: 1,
         dies_per_chip: 1,
         planes_per_die: 1,
@@ -149,4 +157,70 @@ fn a_read_does_not_suspend_the_write_back_of_its_own_page() {
         assert_eq!(d.slot_end(1).map(|e| e / US), Some(want), "page {page}");
         assert_eq!(move_reads(&d), waited, "page {page}");
     }
+}
+
+/// Read-first on two channels (segment `s` on channel `s % 2`). GC moves page 0 (channel 0)
+/// to page 2 (channel 1) and erases segment 0, issued at 0 us with a host write of page 6
+/// (channel 1). The move's read goes first (die 0 0-50, bus 0 50-60), then the host write
+/// (bus 1 0-10, die 1 10-510); the write-back can start only at 510. A host read of page 2
+/// at 100 us finds it still queued and reads the old copy, page 0, on the idle channel 0:
+/// die 100-150, bus 150-160: 160 us. Before, it was timed at page 2, ahead of its
+/// write-back: die 1 510-560, bus 560-570: 570 us. At 600 us the write-back has been
+/// decided (bus 510-520, die 520-1020): the read goes to page 2 and waits for it (die
+/// 1020-1070, bus 1070-1080). A move issued in the read's own request (page 4, channel 0,
+/// to page 2) is found in the batch: the read takes the old copy at page 4 on channel 0
+/// (die 100-150, bus 150-160). A page moved again before either write-back (page 2 to page
+/// 4 at 50 us) is followed back to the first source: a read of page 4 at 100 us reads page
+/// 0, die 100-150, bus 150-160.
+#[test]
+fn under_deferred_commit_a_read_of_a_page_whose_write_back_is_queued_reads_the_old_copy() {
+    let moved = [
+        FlashOp::Copyback {
+            src: 0,
+            dst: 2,
+            origin: Origin::Gc,
+        },
+        FlashOp::Erase {
+            seg: 0,
+            origin: Origin::Gc,
+        },
+        FlashOp::Program {
+            ppn: 6,
+            origin: Origin::Host,
+        },
+    ];
+    for (at, want, old_copy) in [(100, 160, 1), (600, 1080, 0)] {
+        let mut d = device_on(2, read_first(None));
+        issue(&mut d, 0, &moved, 0);
+        issue(&mut d, 1, &[read(2, Origin::Host)], at);
+        while d.step_before(u64::MAX).is_some() {}
+        assert_eq!(d.slot_end(1).map(|e| e / US), Some(want), "read at {at} us");
+        assert_eq!(move_reads(&d), old_copy, "read at {at} us");
+    }
+    let mut d = device_on(2, read_first(None));
+    issue(&mut d, 0, &moved[2..], 0);
+    let ops = [
+        FlashOp::Copyback {
+            src: 4,
+            dst: 2,
+            origin: Origin::Gc,
+        },
+        read(2, Origin::Host),
+    ];
+    issue(&mut d, 1, &ops, 100);
+    while d.step_before(u64::MAX).is_some() {}
+    assert_eq!(d.slot_end(1).map(|e| e / US), Some(160));
+    assert_eq!(move_reads(&d), 1);
+    let mut d = device_on(2, read_first(None));
+    issue(&mut d, 0, &moved, 0);
+    let again = [FlashOp::Copyback {
+        src: 2,
+        dst: 4,
+        origin: Origin::Gc,
+    }];
+    issue(&mut d, 1, &again, 50);
+    issue(&mut d, 2, &[read(4, Origin::Host)], 100);
+    while d.step_before(u64::MAX).is_some() {}
+    assert_eq!(d.slot_end(2).map(|e| e / US), Some(160));
+    assert_eq!(move_reads(&d), 1);
 }

@@ -47,8 +47,10 @@ pub const MAGIC: &[u8; 8] = b"FGCKPT\r\n";
 /// means: in version 10 a replayed trace's flush holds a closed-loop slot; in 11 raw
 /// tables are stored in chunks and policy sections are streamed; in 12 deferred commit
 /// saves the page of each resource's last host program and the reads served from the
-/// write buffer; in 13 the flash media saves the unit of each resource's running program).
-pub const FORMAT_VERSION: u32 = 13;
+/// write buffer; in 13 the flash media saves the unit of each resource's running program; in
+/// 14 a deferred run's count of reads of a page GC is moving includes those that read the
+/// old copy, and a queued write-back's page is read there).
+pub const FORMAT_VERSION: u32 = 14;
 /// The flashgc version written into (and required of) checkpoints.
 pub const FLASHGC_VERSION: &str = env!("CARGO_PKG_VERSION");
 

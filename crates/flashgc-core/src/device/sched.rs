@@ -244,7 +244,8 @@ pub struct Scheduled<M> {
     /// [`Scheduled::pump_until_moved`]). Derived from the queue on restore.
     pub(super) gc_wrote: Vec<GcWrote>,
     /// Host and translation reads that waited for their page's GC write-back
-    /// ([`Scheduled::pump_until_moved`]).
+    /// ([`Scheduled::pump_until_moved`]) or read its old copy (deferred commit,
+    /// `read_old_copy`).
     pub(super) move_reads: u64,
 }
 

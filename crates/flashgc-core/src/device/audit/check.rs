@@ -13,17 +13,8 @@ pub(crate) struct Rules {
     pub suspend: Option<Suspend>,
     /// Host reads rank before every write and erase (read-first, noc-priority).
     pub reads_first: bool,
-    /// docs/controller.md: under deferred commit, which queues all GC work, a host read of a
-    /// page whose GC move is still queued is timed at its new location (before the
-    /// write-back has programmed it). (First come first served commits the write-back
-    /// first, in the preemptible modes too.)
-    pub read_at_new_location: bool,
     /// Requests the run reports.
     pub requests: u64,
-    /// Dynamic allocation (first-idle, round-robin): a flash page's unit is chosen when its
-    /// first unit is placed; a host read issued before its page was placed is timed at the
-    /// page's static unit.
-    pub dynamic_alloc: bool,
     /// Mapping units per segment (a page's segment).
     pub pages_per_segment: u32,
     /// The NoC controller model's service times (a NoC run).
@@ -44,8 +35,7 @@ pub(crate) fn check(log: &Log, r: &Rules) -> Outcome {
     durations(log, r, &mut v);
     readiness(log, &mut v);
     moves(log, r, &mut v);
-    let mut excused = 0;
-    data(log, r, &mut v, &mut excused);
+    data(log, &mut v);
     buffered(log, &pieces, &mut v);
     flash_pages(log, r, &mut v);
     requests(log, &pieces, r, &mut v);
@@ -56,10 +46,7 @@ pub(crate) fn check(log: &Log, r: &Rules) -> Outcome {
         super::noc::check(log, n, r.pages_per_segment, &mut v);
     }
     super::cpu::check(log, r.cpu_gated, &mut v);
-    Outcome {
-        violations: v.0,
-        approximated: excused,
-    }
+    Outcome { violations: v.0 }
 }
 
 /// What [`check`] found.
@@ -67,8 +54,6 @@ pub(crate) fn check(log: &Log, r: &Rules) -> Outcome {
 pub(crate) struct Outcome {
     /// Violations (empty: the schedule is valid), at most `LIMIT` of them.
     pub violations: Vec<String>,
-    /// Reads of a page whose GC write-back had not finished (`Rules::read_at_new_location`).
-    pub approximated: u64,
 }
 
 const LIMIT: usize = 20;
@@ -291,7 +276,7 @@ fn moves(log: &Log, r: &Rules, v: &mut Violations) {
 /// Rule 2, the data a page holds: a page is programmed once between erases of its segment,
 /// read only after it has been programmed (or holds the untimed precondition data, before
 /// any erase), and no read or program of a page overlaps an erase of its segment.
-fn data(log: &Log, r: &Rules, v: &mut Violations, excused: &mut u64) {
+fn data(log: &Log, v: &mut Violations) {
     // Erase windows per segment: one erase call's block erases (consecutive in the log).
     let mut erases: HashMap<u32, Vec<(u64, u64)>> = HashMap::new();
     let mut prev_erase: Option<(u32, usize)> = None;
@@ -336,33 +321,14 @@ fn data(log: &Log, r: &Rules, v: &mut Violations, excused: &mut u64) {
         let mut state: Option<bool> = None;
         let mut programmed_end = 0;
         let mut read_unknown = false;
-        let mut last_program = None;
         let mut k = 0;
-        for (n, &i) in list.iter().enumerate() {
+        for &i in list.iter() {
             let o = &log.ops[i];
             while k < ws.len() && ws[k].1 <= o.start {
                 state = Some(false);
                 read_unknown = false;
                 k += 1;
             }
-            // The program a read may have overtaken: one still running (the read suspends
-            // it), else the page's next.
-            let unfinished = last_program
-                .map(|j: usize| &log.ops[j])
-                .filter(|_| state == Some(true) && programmed_end > o.start);
-            let pending = unfinished.or_else(|| {
-                list[n + 1..]
-                    .iter()
-                    .map(|&j| &log.ops[j])
-                    .find(|x| x.kind == Kind::Program)
-            });
-            // The documented approximation: a host or translation read of a page whose GC
-            // write (a move's write-back, or GC's own translation page) has not finished
-            // (queued, or running and suspended by the read).
-            let approx = o.kind != Kind::Program
-                && r.read_at_new_location
-                && o.origin != Origin::Gc
-                && pending.is_some_and(|x| matches!(x.origin, Origin::Gc | Origin::Background));
             let overlaps = |w: &&(u64, u64)| w.0 < o.end && w.1 > o.start;
             // A translation read is reserved as issued, not held behind an erase of its
             // segment as a waiting host read is: a wide segment's erase may start on one die
@@ -375,9 +341,7 @@ fn data(log: &Log, r: &Rules, v: &mut Violations, excused: &mut u64) {
                 false => ws.iter().find(overlaps),
             };
             if let Some(w) = hit {
-                if !approx {
-                    v.push(|| format!("{} overlaps an erase {w:?} of its segment", show(i, o)));
-                }
+                v.push(|| format!("{} overlaps an erase {w:?} of its segment", show(i, o)));
             }
             match o.kind {
                 Kind::Program => {
@@ -391,21 +355,17 @@ fn data(log: &Log, r: &Rules, v: &mut Violations, excused: &mut u64) {
                     }
                     state = Some(true);
                     programmed_end = o.end;
-                    last_program = Some(i);
                 }
                 _ => {
                     let valid = match state {
                         None => {
-                            read_unknown |= !approx;
+                            read_unknown = true;
                             true
                         }
                         Some(true) => programmed_end <= o.start,
                         Some(false) => false,
                     };
-                    if approx && !valid {
-                        *excused += 1;
-                    }
-                    if !valid && !approx {
+                    if !valid {
                         v.push(|| {
                             format!("{} reads page {ppn} that holds no data then", show(i, o))
                         });
@@ -467,14 +427,13 @@ fn flash_pages(log: &Log, r: &Rules, v: &mut Violations) {
     let upp = r.units_per_page.max(1);
     let fpages = r.pages_per_segment / upp;
     let erased_segs = |seg: u32| seg * fpages..(seg + 1) * fpages;
-    // Per flash page of an erased segment: the units programmed since, their cell, and
-    // the log index of the first (where dynamic allocation placed the page).
-    let mut page: HashMap<u32, (u32, u32, usize)> = HashMap::new();
+    // Per flash page of an erased segment: the units programmed since and their cell.
+    let mut page: HashMap<u32, (u32, u32)> = HashMap::new();
     for (i, o) in log.ops.iter().enumerate() {
         match o.kind {
             Kind::Erase => {
                 for fp in erased_segs(o.seg) {
-                    page.insert(fp, (0, u32::MAX, usize::MAX));
+                    page.insert(fp, (0, u32::MAX));
                 }
             }
             Kind::Program => {
@@ -498,23 +457,12 @@ fn flash_pages(log: &Log, r: &Rules, v: &mut Violations) {
                         )
                     });
                 }
-                *p = (sub + 1, o.cell, p.2.min(i));
+                *p = (sub + 1, o.cell);
             }
             Kind::Read | Kind::CopybackRead => {
                 let fp = o.ppn / upp;
-                if let Some(&(n, cell, placed)) = page.get(&fp) {
-                    // The documented approximation: a host read queued while its flash
-                    // page was not placed yet (its GC write-back still queued) is timed
-                    // where the page was then (its static unit). Queued before placed: the
-                    // page's first program was logged after the read was queued, whatever
-                    // their times (a GC program committed later, forced at a host arrival
-                    // or decided in time order, can start before the read's request
-                    // arrived).
-                    let approx = r.read_at_new_location
-                        && r.dynamic_alloc
-                        && o.origin == Origin::Host
-                        && o.queued <= placed;
-                    if o.ppn % upp < n && cell != o.cell && !approx {
+                if let Some(&(n, cell)) = page.get(&fp) {
+                    if o.ppn % upp < n && cell != o.cell {
                         v.push(|| {
                             format!(
                                 "{} reads on another cell than programmed ({cell})",
@@ -668,7 +616,7 @@ fn erase_claim(log: &Log, i: usize) -> u64 {
 mod tests {
     use super::*;
 
-    fn op(kind: Kind, origin: Origin, cell: u32, ppn: u32, start: u64, queued: usize) -> CellOp {
+    fn op(kind: Kind, origin: Origin, cell: u32, ppn: u32, start: u64) -> CellOp {
         CellOp {
             cell,
             kind,
@@ -681,34 +629,10 @@ mod tests {
             ready: start,
             free_before: start,
             req: if origin == Origin::Host { 0 } else { NO_REQ },
-            queued,
             suspending: false,
             last: kind == Kind::Program,
             shared: false,
             forced: false,
-        }
-    }
-
-    /// One request, 8 pages per segment, one unit per page, every operation 50 ns, no
-    /// suspend: the rules of the hand-made logs below.
-    fn rules(read_at_new_location: bool, dynamic_alloc: bool) -> Rules {
-        Rules {
-            costs: Costs {
-                read: 50,
-                program: 50,
-                erase: 50,
-                xfer: 0,
-                sram: 0,
-            },
-            suspend: None,
-            reads_first: false,
-            read_at_new_location,
-            requests: 1,
-            dynamic_alloc,
-            pages_per_segment: 8,
-            noc: None,
-            cpu_gated: false,
-            units_per_page: 1,
         }
     }
 
@@ -725,14 +649,13 @@ mod tests {
                 done: 100_000,
             });
             log.ops = vec![
-                op(Kind::Erase, Origin::Gc, 0, u32::MAX, 1_000, usize::MAX),
-                op(Kind::Erase, Origin::Gc, 1, u32::MAX, 1_100, usize::MAX),
+                op(Kind::Erase, Origin::Gc, 0, u32::MAX, 1_000),
+                op(Kind::Erase, Origin::Gc, 1, u32::MAX, 1_100),
                 // Page 3 is read at 1020-1070 on `cell`.
-                op(Kind::Read, origin, cell, 3, 1_020, 0),
+                op(Kind::Read, origin, cell, 3, 1_020),
             ];
-            let r = rules(false, false);
             let mut v = Violations::default();
-            data(&log, &r, &mut v, &mut 0);
+            data(&log, &mut v);
             v.0
         };
         // On die 1, whose erase starts at 1100, after the read: the erase on die 0 is
@@ -745,41 +668,5 @@ mod tests {
         assert!(overlap(v.clone()), "{v:?}");
         // A host read is held to its whole segment's erase.
         assert!(overlap(violations(Origin::Host, 1)));
-    }
-
-    /// Rule 2's excuse for dynamic allocation goes by when the read was queued against
-    /// when its flash page was placed (log order), not by their times: a GC write-back
-    /// committed after the read was queued may start before the read's request arrived
-    /// (the flash draw on seed 5, case 600: a forced commit), and a read queued once the
-    /// page was placed must run where it was placed, however late it started.
-    #[test]
-    fn a_read_is_excused_only_if_queued_before_its_page_was_placed() {
-        let violations = |queued: usize| {
-            let mut log = Log::default();
-            log.reqs.push(super::super::Req {
-                arrival: 1_000,
-                ends: 1,
-                done: 0,
-            });
-            log.ops = vec![
-                op(Kind::Erase, Origin::Gc, 1, u32::MAX, 0, usize::MAX),
-                // Placed on cell 5 (its static unit is on cell 1), starting at 500:
-                // before the read's request arrived (1000).
-                op(Kind::Program, Origin::Gc, 5, 3, 500, usize::MAX),
-                op(Kind::Read, Origin::Host, 1, 3, 2_000, queued),
-            ];
-            let r = rules(true, true);
-            let mut v = Violations::default();
-            flash_pages(&log, &r, &mut v);
-            v.0
-        };
-        // Queued before the program was committed (logged): timed where the page was.
-        assert!(violations(1).is_empty(), "{:?}", violations(1));
-        // Queued after: the page was on cell 5 already.
-        let v = violations(2);
-        assert!(
-            v.len() == 1 && v[0].contains("reads on another cell than programmed (5)"),
-            "{v:?}"
-        );
     }
 }

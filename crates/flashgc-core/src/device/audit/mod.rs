@@ -49,9 +49,6 @@ pub(crate) struct CellOp {
     pub free_before: u64,
     /// Request it belongs to (host operations; `NO_REQ` otherwise).
     pub req: u64,
-    /// A host operation that waited in deferred commit's queues: how many reservations
-    /// were logged when it was queued (`usize::MAX`: not queued).
-    pub queued: usize,
     /// A read that suspended the program or erase running on its cell.
     pub suspending: bool,
     /// A program unit that completes its flash page (the cell program runs).
@@ -108,9 +105,8 @@ pub(crate) struct Log {
     /// Host operations queued by deferred commit, and committed.
     pub pushed: u64,
     pub committed: u64,
-    /// Queued host operations: issue order -> request, and the reservations logged when
-    /// it was queued.
-    seq_req: HashMap<u64, (u64, usize)>,
+    /// Queued host operations: issue order -> request.
+    seq_req: HashMap<u64, u64>,
     /// Request slot (deferred commit) -> request.
     slot_req: HashMap<u32, u64>,
     /// Per cell: the last program or erase reserved (what a read may suspend).
@@ -120,9 +116,6 @@ pub(crate) struct Log {
     mv: Option<(u32, u32)>,
     cur_req: u64,
     cur_ready: u64,
-    /// The host operation being committed: the reservations logged when it was queued
-    /// (`usize::MAX`: none is).
-    cur_queued: usize,
     /// Depth of forced commits under way.
     forcing: u32,
     /// The NoC controller model's reservations.
@@ -140,7 +133,6 @@ pub(crate) fn start() {
     LOG.with(|l| {
         *l.borrow_mut() = Some(Log {
             cur_req: NO_REQ,
-            cur_queued: usize::MAX,
             ..Log::default()
         })
     });
@@ -209,7 +201,7 @@ pub(crate) fn end_slot(slot: u32, done: u64) {
 pub(crate) fn push_host(seq: u64) {
     with(|l| {
         l.pushed += 1;
-        l.seq_req.insert(seq, (l.cur_req, l.ops.len()));
+        l.seq_req.insert(seq, l.cur_req);
     });
 }
 
@@ -220,7 +212,7 @@ pub(crate) fn commit_host(seq: u64, ready: u64) -> u64 {
     with(|l| {
         l.committed += 1;
         prev = l.cur_req;
-        (l.cur_req, l.cur_queued) = l.seq_req.remove(&seq).expect("a queued host operation");
+        l.cur_req = l.seq_req.remove(&seq).expect("a queued host operation");
         l.cur_ready = ready;
         l.origin = Some(Origin::Host);
         l.mv = None;
@@ -232,7 +224,6 @@ pub(crate) fn commit_host(seq: u64, ready: u64) -> u64 {
 pub(crate) fn end_commit(prev: u64) {
     with(|l| {
         l.cur_req = prev;
-        l.cur_queued = usize::MAX;
     });
 }
 
@@ -298,11 +289,6 @@ pub(crate) fn cell(a: At) {
             } else {
                 NO_REQ
             },
-            queued: if origin == Origin::Host {
-                l.cur_queued
-            } else {
-                usize::MAX
-            },
             suspending: false,
             last: a.last,
             shared: a.shared,
@@ -347,7 +333,6 @@ pub(crate) fn suspend(
             ready: l.cur_ready,
             free_before: old_end,
             req: l.cur_req,
-            queued: l.cur_queued,
             suspending: true,
             last: false,
             shared: false,

@@ -174,10 +174,8 @@ impl Media for FlashMedia {
         self.cell_of_ppn(ppn)
     }
 
-    /// The hint is the unit. Under dynamic allocation a read of a page still to be
-    /// programmed (its GC write-back queued, its flash page not placed yet) is timed where
-    /// the page is found when the read is queued (its static unit): it waits, is decided
-    /// and may suspend there, whatever unit the write-back is placed on meanwhile.
+    /// The hint is the unit. A waiting host read's page is placed: while a moved page's
+    /// GC write-back is queued, deferred commit reads its old copy instead (`read_old_copy`).
     #[inline(always)]
     fn host_locate(&self, ppn: Ppn) -> (usize, u32) {
         let unit = self.unit_of(ppn);

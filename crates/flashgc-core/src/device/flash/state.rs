@@ -50,7 +50,8 @@ pub struct FlashReport {
     pub write_buffer_reads: Option<u64>,
     /// Host and translation reads of a page whose GC write-back (a page move's) had not
     /// ended when they were issued: the write-back was committed first and the read waited
-    /// for it (docs/controller.md, "Reads of a page GC is moving"). Absent when none did.
+    /// for it, or (deferred commit, the write-back still queued) a host read read the old
+    /// copy (docs/controller.md, "Reads of a page GC is moving"). Absent when none did.
     #[serde(skip_serializing_if = "crate::types::is_zero")]
     pub gc_move_reads: u64,
     /// Back-fill channels (`--channel backfill`): booked transfers dropped by the bound on

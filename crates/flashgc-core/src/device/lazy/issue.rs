@@ -35,7 +35,13 @@ impl<M: Media> Scheduled<M> {
                     ppn,
                     origin: Origin::Host,
                 } => {
-                    self.lazy_push(ppn, false, *host_ready);
+                    // A page whose GC write-back is still queued is read where its data
+                    // is: the old copy, before the victim's erase (`read_old_copy`).
+                    let batch = if writes { &ops[open..i] } else { &[][..] };
+                    match self.old_copy(ppn, batch, cb) {
+                        Some(src) => self.read_old_copy(src, *host_ready),
+                        None => self.lazy_push(ppn, false, *host_ready),
+                    }
                     false
                 }
                 FlashOp::Read {
@@ -108,6 +114,109 @@ impl<M: Media> Scheduled<M> {
         }
         self.flush_moves();
         t
+    }
+}
+
+impl<M: Media> Scheduled<M> {
+    /// Where a host read of `ppn` finds its data when GC has moved the page and its
+    /// write-back is not committed yet (`batch`: the issuing batch's write-backs not queued
+    /// yet, `cb`: copyback on): the move's source page, which keeps the data until the
+    /// victim's erase, and the erase comes after the write-back in the GC queue. A page moved
+    /// twice before either write-back was committed is followed back to the first source.
+    /// None: the page holds its data (or nothing GC wrote).
+    #[inline(always)]
+    fn old_copy(&self, ppn: Ppn, batch: &[crate::ops::FlashOp], cb: bool) -> Option<Ppn> {
+        // Only the emptiness tests are inlined: most reads find no GC write uncommitted.
+        if batch.is_empty() && self.queue.is_empty() && self.moves.is_empty() {
+            return None;
+        }
+        self.find_old_copy(ppn, batch, cb)
+    }
+
+    /// The out-of-line part of [`Self::old_copy`]: searches the batch, the held
+    /// write-backs, then the queue, each from its back (the latest write of a page is the one
+    /// of the generation the FTL mapped the read to), and each earlier copy only before the
+    /// move found.
+    #[inline(never)]
+    fn find_old_copy(&self, ppn: Ppn, batch: &[crate::ops::FlashOp], cb: bool) -> Option<Ppn> {
+        use crate::device::gc_queue::Queued;
+        use crate::ops::FlashOp;
+        let mut page = ppn;
+        let mut end = batch.len();
+        while let Some((k, src)) =
+            batch[..end]
+                .iter()
+                .enumerate()
+                .rev()
+                .find_map(|(k, op)| match *op {
+                    FlashOp::Copyback { src, dst, .. } if !cb && dst == page => Some((k, src)),
+                    _ => None,
+                })
+        {
+            (page, end) = (src, k);
+        }
+        let moved = |e: &crate::device::gc_queue::Entry, page: Ppn| match e.op {
+            Queued::MoveWrite { src, dst } if dst == page => Some(src),
+            _ => None,
+        };
+        // The per-segment record of uncommitted GC writes rules most pages out at once.
+        let queued = |s: &Self, page: Ppn| {
+            s.gc_wrote
+                .get(s.media.segment_of(page) as usize)
+                .is_some_and(|w| w.queued > 0 && page <= w.last)
+        };
+        // The held write-backs were issued after the queue's.
+        for entries in [self.moves.as_slice(), self.queue.as_slice()] {
+            let mut end = entries.len();
+            while queued(self, page) {
+                let Some((k, src)) = entries[..end]
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .find_map(|(k, e)| moved(e, page).map(|s| (k, s)))
+                else {
+                    break;
+                };
+                (page, end) = (src, k);
+            }
+        }
+        (page != ppn).then_some(page)
+    }
+
+    /// A host read of a page GC has moved, served from the old copy at `src` (see
+    /// [`Self::old_copy`]) and reserved when issued, as a translation read is, so that the
+    /// victim's erase, still queued, comes after it on that resource: it starts as a decision
+    /// would start it now (it may suspend the running operation there) and goes ahead of the
+    /// operations still waiting there (docs/controller.md, "Reads of a page GC is moving").
+    fn read_old_copy(&mut self, src: Ppn, ready: u64) {
+        #[cfg(test)]
+        crate::device::audit::forcing(true);
+        self.move_reads += 1;
+        self.lazy_push(src, false, ready);
+        let (cell, _) = self.media.host_locate(src);
+        let lz = self.lazy.as_ref().expect("deferred mode");
+        let idx = lz.pending[cell].q[0].len() - 1;
+        let slot = lz.cur;
+        let at = super::best::start_at(
+            false,
+            ready,
+            self.media.cell_free(cell),
+            self.media.suspend_from(cell),
+        );
+        self.commit(super::Choice::Host {
+            cell: cell as u32,
+            idx: idx as u32,
+            write: false,
+            at,
+        });
+        // The request is being issued: the driver reads its end once all its operations
+        // are, not from the ends pushed for requests in flight.
+        let lz = self.lazy.as_mut().expect("deferred mode");
+        if lz.ends.last().is_some_and(|&(s, _)| s == slot) {
+            lz.ends.pop();
+        }
+        #[cfg(test)]
+        crate::device::audit::forcing(false);
     }
 }
 

@@ -60,8 +60,8 @@ pub struct NocReport {
     /// otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_buffer_reads: Option<u64>,
-    /// Host and translation reads that waited for their page's GC write-back (as
-    /// `gc_move_reads` of the flash model). Absent when none did.
+    /// Host and translation reads that waited for their page's GC write-back, or read its
+    /// old copy (as `gc_move_reads` of the flash model). Absent when none did.
     #[serde(skip_serializing_if = "crate::types::is_zero")]
     pub gc_move_reads: u64,
 }
