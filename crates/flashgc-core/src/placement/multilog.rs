@@ -257,8 +257,16 @@ impl Placement for MultiLog {
     }
     fn gc_stream(&mut self, lpn: Lpn, victim: SegmentId, view: &SegmentView) -> StreamId {
         let l = lpn as usize;
-        let mut li = if self.level[l] == UNSET {
-            view.stream(victim) as usize
+        // The victim's level, where the page lives: the same as the page's own level when
+        // each page is its LPN's (its last write placed it there), but in the content mode
+        // a deduplicated page's owner may have been placed at another level, and moving
+        // one victim's pages by their owners' levels spread them over more streams than
+        // the GC reserve covers ("device full" with free segments' worth of garbage, found
+        // by the randomized test: multilog with the `dagc` action, META_SEED=26). A victim
+        // outside the levels (a GC action's own stream) keeps the page's level.
+        let vs = view.stream(victim) as usize;
+        let mut li = if vs < self.levels || self.level[l] == UNSET {
+            vs
         } else {
             self.level[l] as usize
         };
@@ -399,6 +407,27 @@ mod tests {
         let view = SegmentView::new(&segs, 100);
         assert_eq!(m.gc_stream(0, 2, &view), 1);
         assert_eq!(m.max_level, 1);
+    }
+
+    /// A victim's pages move one level colder than the victim's, whatever the level of
+    /// their LPN: in the content mode a shared page's owner may have been placed at another
+    /// level, and by the owners' levels one victim's pages went to more streams than the GC
+    /// reserve (two) covers, which ended a run with "device full" (the randomized test,
+    /// multilog with the `dagc` action, META_SEED=26).
+    #[test]
+    fn a_victims_pages_move_from_the_victims_level() {
+        let mut m = ml(6);
+        m.level[3] = 4;
+        m.max_level = 4;
+        let mut segs = Segments::new(4, 4);
+        segs.stream = vec![1, 1, 4, 4];
+        segs.written = vec![4, 4, 4, 4];
+        segs.valid = vec![4, 4, 4, 4];
+        let view = SegmentView::new(&segs, 100);
+        // From the level-1 victim to level 2 (by the LPN's level 4 it stayed at 4).
+        assert_eq!(m.gc_stream(3, 0, &view), 2);
+        // From a level-4 victim (the coldest in use, less than a segment valid): stays at 4.
+        assert_eq!(m.gc_stream(3, 2, &view), 4);
     }
 
     #[test]

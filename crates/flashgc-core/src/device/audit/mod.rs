@@ -55,8 +55,9 @@ pub(crate) struct CellOp {
     pub last: bool,
     /// A read sharing the cell read of the unit read just before (same flash page).
     pub shared: bool,
-    /// Committed out of the policy's order: GC forced through an erase a program needs, or
-    /// waiting host operations committed ahead of GC work on their segment.
+    /// Committed out of the policy's order: GC forced through an erase a program needs,
+    /// waiting host operations committed ahead of GC work on their segment, or a host read
+    /// of a moved page's old copy reserved when issued.
     pub forced: bool,
 }
 
