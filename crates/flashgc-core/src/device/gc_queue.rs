@@ -155,15 +155,30 @@ impl<M: Media> Scheduled<M> {
         }) else {
             return;
         };
+        self.pump_through(i);
+    }
+
+    /// Commits the GC queue through entry `i`, first in first out (with copyback a
+    /// read-write pair is one step): a forced commit.
+    fn pump_through(&mut self, i: usize) {
         #[cfg(test)]
         crate::device::audit::forcing(true);
-        // Through entry i: with copyback a read-write pair is one step.
         let rest = self.queue.len() - (i + 1);
         while self.queue.len() > rest {
             self.pump_queue(None, 1);
         }
         #[cfg(test)]
         crate::device::audit::forcing(false);
+    }
+
+    /// Whether a GC write of `ppn` may still be queued or held (the per-segment record,
+    /// [`Self::note_gc_write`]): a segment's pages are written in order, so a page after
+    /// its latest queued GC write is not one of them.
+    #[inline]
+    pub(in crate::device) fn gc_write_maybe_queued(&self, ppn: Ppn) -> bool {
+        self.gc_wrote
+            .get(self.media.segment_of(ppn) as usize)
+            .is_some_and(|w| w.queued > 0 && ppn <= w.last)
     }
 
     /// A GC write of `ppn` is being queued: remembered as its segment's latest, and
@@ -205,12 +220,7 @@ impl<M: Media> Scheduled<M> {
     /// The out-of-line part of [`Self::pump_until_moved`].
     #[inline(never)]
     fn pump_moved(&mut self, ppn: Ppn) {
-        let Some(&w) = self.gc_wrote.get(self.media.segment_of(ppn) as usize) else {
-            return;
-        };
-        // A segment's pages are written in order: a page after its latest queued GC write
-        // is not one of them.
-        if w.queued == 0 || ppn > w.last {
+        if !self.gc_write_maybe_queued(ppn) {
             return;
         }
         if self.moves.iter().any(|e| writes(e, ppn)) {
@@ -220,15 +230,7 @@ impl<M: Media> Scheduled<M> {
         let Some(i) = self.queue.iter().rposition(|e| writes(e, ppn)) else {
             return;
         };
-        #[cfg(test)]
-        crate::device::audit::forcing(true);
-        // Through entry i (with copyback a read-write pair is one step).
-        let rest = self.queue.len() - (i + 1);
-        while self.queue.len() > rest {
-            self.pump_queue(None, 1);
-        }
-        #[cfg(test)]
-        crate::device::audit::forcing(false);
+        self.pump_through(i);
         self.move_reads += 1;
     }
 

@@ -159,16 +159,11 @@ impl<M: Media> Scheduled<M> {
             Queued::MoveWrite { src, dst } if dst == page => Some(src),
             _ => None,
         };
-        // The per-segment record of uncommitted GC writes rules most pages out at once.
-        let queued = |s: &Self, page: Ppn| {
-            s.gc_wrote
-                .get(s.media.segment_of(page) as usize)
-                .is_some_and(|w| w.queued > 0 && page <= w.last)
-        };
-        // The held write-backs were issued after the queue's.
+        // The held write-backs were issued after the queue's; the per-segment record of
+        // uncommitted GC writes rules most pages out at once.
         for entries in [self.moves.as_slice(), self.queue.as_slice()] {
             let mut end = entries.len();
-            while queued(self, page) {
+            while self.gc_write_maybe_queued(page) {
                 let Some((k, src)) = entries[..end]
                     .iter()
                     .enumerate()
