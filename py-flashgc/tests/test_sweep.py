@@ -220,3 +220,18 @@ def test_huge_grid_is_bounded_by_max_runs(tmp_path):
         flashgc.sweep(
             {"op": [0, *ops[1:]], "seed": range(1, 1001)}, out=tmp_path / "bad", max_runs=2, scheduler="local"
         )
+
+
+def test_a_script_without_the_main_guard_is_told_why(tmp_path):
+    # Dask's workers import the script again: the sweep at its top level must not start a
+    # cluster in each of them, and the error must say what to do (Dask's does not).
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import flashgc\n"
+        'flashgc.sweep({"seed": [1, 2]}, config=flashgc.load_config("default", '
+        'logical_gib=0.0625, pages_per_block=64, write_volume=1.0), out="res", n_workers=1)\n'
+    )
+    p = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert p.returncode != 0
+    assert 'run the sweep under `if __name__ == "__main__":`' in p.stderr, p.stderr[-2000:]
+    assert "bootstrapping phase" not in p.stderr

@@ -12,7 +12,7 @@ use std::path::Path;
 pub struct ReadFlags {
     /// Trace format (auto-detected when unambiguous): msr, fiu, alibaba, tencent, spc,
     /// systor, mqsim, ssdsim, disksim, midas, fio2, fio3, blkparse, fgt, or a column map
-    /// such as csv:ts=1,op=4,offset=5,size=6,offset_unit=byte,ts_unit=100ns,write=W.
+    /// such as csv:ts=1,op=4,offset=5,size=6,offset_unit=byte,ts_unit=100ns,write=Write,read=Read.
     #[arg(long)]
     pub format: Option<String>,
     /// blkparse actions replayed as requests: D (issued to the driver, default), Q (queued), C (completed).

@@ -53,9 +53,14 @@ pub fn compare_table(
         .max()
         .unwrap_or(0)
         .max(22);
+    // The victim cell carries the GC action (` +splitgc`) in the content mode.
+    let victim_cell = |r: &RunResult| match &r.dedup {
+        Some(_) => format!("{} +{}", r.victim, action_name(r)),
+        None => r.victim.clone(),
+    };
     let wv = rs
         .iter()
-        .map(|(r, _)| r.victim.len())
+        .map(|(r, _)| victim_cell(r).len())
         .max()
         .unwrap_or(0)
         .max(20);
@@ -107,10 +112,7 @@ pub fn compare_table(
             s,
             "{:<wp$} {:<wv$} {:>9.4} {:>9.4} {:>13} {:>10} {:>9.2} {:>10} {:>12}{timing_cells} {:>8.2}{}",
             r.placement,
-            match &r.dedup {
-                Some(_) => format!("{} +{}", r.victim, action_name(r)),
-                None => r.victim.clone(),
-            },
+            victim_cell(r),
             r.steady_state.waf,
             r.total.waf,
             r.total.gc_writes,

@@ -224,3 +224,62 @@ fn under_deferred_commit_a_read_of_a_page_whose_write_back_is_queued_reads_the_o
     assert_eq!(d.slot_end(2).map(|e| e / US), Some(160));
     assert_eq!(move_reads(&d), 1);
 }
+
+/// Deferred commit, read-first, two channels: GC work (`gc`, with segment 1 erased after its
+/// first two moves) queued at 1 us behind a host write of page 4 that holds channel 0 (bus
+/// 0-10, die 10-510); the work's first read needs that channel, so none of it starts before
+/// 510 us. Pages `2s`, `2s + 1` are segment `s`, on channel `s % 2`. Then a host read of
+/// `page` at 100 us: returns its end (us) and the reads of a moved page.
+fn read_behind_queued_gc(gc: [FlashOp; 3], page: u32) -> (Option<u64>, u64) {
+    let mut d = device_on(2, read_first(None));
+    let write = [FlashOp::Program {
+        ppn: 4,
+        origin: Origin::Host,
+    }];
+    issue(&mut d, 0, &write, 0);
+    let erase = FlashOp::Erase {
+        seg: 1,
+        origin: Origin::Gc,
+    };
+    issue(&mut d, 1, &[gc[0], gc[1], erase, gc[2]], 1);
+    issue(&mut d, 2, &[read(page, Origin::Host)], 100);
+    while d.step_before(u64::MAX).is_some() {}
+    (d.slot_end(2).map(|e| e / US), move_reads(&d))
+}
+
+fn copyback(src: u32, dst: u32) -> FlashOp {
+    FlashOp::Copyback {
+        src,
+        dst,
+        origin: Origin::Gc,
+    }
+}
+
+/// A segment GC filled is picked, erased and written again while its first writes still
+/// wait: page 0 is moved to page 3 (segment 1), page 3 on to page 5, segment 1 erased, and
+/// page 1 moved to page 2 (segment 1 again), all queued. A host read of page 5 at 100 us
+/// follows its data back through page 3, whose write-back is queued too, to page 0 on
+/// channel 0, busy until 510: die 510-560, bus 560-570. Before, the per-segment record of
+/// queued GC writes kept only segment 1's latest write, page 2, so page 3 looked written
+/// and the read took it on the idle channel 1 (die 100-150, bus 150-160: 160 us), before the
+/// page held data (the schedule audit's models draw on seed 22, case 1001).
+#[test]
+fn a_read_follows_a_move_through_a_segment_written_again() {
+    let gc = [copyback(0, 3), copyback(3, 5), copyback(1, 2)];
+    assert_eq!(read_behind_queued_gc(gc, 5), (Some(570), 1));
+}
+
+/// A page moved out and back again, its segment erased in between (page 3 to page 5,
+/// segment 1 erased, page 5 back to page 3), all queued behind a move of page 0 and so
+/// behind the host write on channel 0. A host read of page 3 at 100 us finds its data
+/// in page 3's earlier copy, before the queued erase: it is the old copy, reserved when
+/// issued on channel 1 (idle: die 100-150, bus 150-160). Before, the chain coming back to
+/// the read's own page counted as no move at all and the read waited as an ordinary one:
+/// here read-first still runs it first, but a policy that lets GC win (host-first when free
+/// space is short) could decide the erase and the new write-back before it (the audit's
+/// models draw on seed 31, case 416).
+#[test]
+fn a_read_of_a_page_moved_out_and_back_reads_its_earlier_copy() {
+    let gc = [copyback(0, 7), copyback(3, 5), copyback(5, 3)];
+    assert_eq!(read_behind_queued_gc(gc, 3), (Some(160), 1));
+}

@@ -231,6 +231,20 @@ pub const ROWS: &[Row] = &[
         pages: Some(269_210),
         pages_written: Some(208_696),
     },
+    Row {
+        // docs/traces.md's column-map example reads the MSR sample as the native reader.
+        file: "msr_cambridge/msr-cambridge1-sample.csv",
+        format: Some(
+            "csv:ts=1,op=4,offset=5,size=6,offset_unit=byte,ts_unit=100ns,write=Write,read=Read",
+        ),
+        events: None,
+        records: 1000,
+        reads: (508, 6_108_672),
+        writes: (492, 3_580_928),
+        range: Some((17_625_088, 13_575_029_248)),
+        pages: Some(1917),
+        pages_written: Some(475),
+    },
 ];
 
 fn opts(r: &Row) -> TraceOptions {

@@ -613,6 +613,17 @@ def _run_dask(
 
     cluster = None
     if scheduler is None:
+        import multiprocessing
+
+        if "__mp_main__" in sys.modules and multiprocessing.current_process().name != "MainProcess":
+            # A worker process of the embedded cluster imports the user's script again
+            # (multiprocessing's spawn): a sweep at the script's top level would start a
+            # cluster inside each worker, and Dask's message does not say why.
+            raise FlashgcError(
+                "sweep: called while a new worker process imports the script; in a script, run the "
+                'sweep under `if __name__ == "__main__":` (the embedded Dask cluster starts its '
+                "workers as new Python processes, which import the script again)"
+            )
         cluster = LocalCluster(
             n_workers=n_workers,
             threads_per_worker=1,

@@ -50,6 +50,10 @@ pub(super) struct Entry {
 pub(super) struct GcWrote {
     /// The unit of the latest GC write queued into the segment (`Ppn::MAX`: none).
     pub(super) last: Ppn,
+    /// The highest unit GC wrote into the segment since its count was last zero: the
+    /// latest is not enough, since a segment GC filled can be picked, erased and written
+    /// again while its first writes still wait in the queue.
+    pub(super) high: Ppn,
     /// Its GC writes queued and not committed yet.
     pub(super) queued: u32,
 }
@@ -58,6 +62,7 @@ impl GcWrote {
     /// No GC write queued.
     pub(super) const NONE: GcWrote = GcWrote {
         last: Ppn::MAX,
+        high: 0,
         queued: 0,
     };
 }
@@ -172,13 +177,15 @@ impl<M: Media> Scheduled<M> {
     }
 
     /// Whether a GC write of `ppn` may still be queued or held (the per-segment record,
-    /// [`Self::note_gc_write`]): a segment's pages are written in order, so a page after
-    /// its latest queued GC write is not one of them.
+    /// [`Self::note_gc_write`]): a segment's pages are written in order, so a page above
+    /// every GC write queued since the segment's count was last zero is not one of them.
+    /// (Not the latest write's: the queue may hold the writes of two of the segment's
+    /// generations, the second starting over at its first page.)
     #[inline]
     pub(in crate::device) fn gc_write_maybe_queued(&self, ppn: Ppn) -> bool {
         self.gc_wrote
             .get(self.media.segment_of(ppn) as usize)
-            .is_some_and(|w| w.queued > 0 && ppn <= w.last)
+            .is_some_and(|w| w.queued > 0 && ppn <= w.high)
     }
 
     /// A GC write of `ppn` is being queued: remembered as its segment's latest, and
@@ -190,6 +197,10 @@ impl<M: Media> Scheduled<M> {
         // Sized for every segment when built: no resize on this path.
         if let Some(w) = self.gc_wrote.get_mut(s) {
             w.last = ppn;
+            w.high = match w.queued {
+                0 => ppn,
+                _ => w.high.max(ppn),
+            };
             w.queued += 1;
         }
     }

@@ -217,7 +217,7 @@ pub enum Format {
 /// Names accepted by `--format`, for messages.
 pub const FORMAT_NAMES: &str = "msr, fiu, alibaba, tencent, spc (umass), systor, mqsim, ssdsim, disksim, midas, \
                                 fio2, fio3, blkparse, fgt, or csv:/ssv: column maps \
-                                (e.g. csv:ts=1,op=4,offset=5,size=6,offset_unit=byte,ts_unit=100ns,write=W)";
+                                (e.g. csv:ts=1,op=4,offset=5,size=6,offset_unit=byte,ts_unit=100ns,write=Write,read=Read)";
 
 impl Format {
     /// Parses a `--format` value. `blk` is the blkparse event selection.

@@ -122,8 +122,9 @@ impl<M: Media> Scheduled<M> {
     /// write-back is not committed yet (`batch`: the issuing batch's write-backs not queued
     /// yet, `cb`: copyback on): the move's source page, which keeps the data until the
     /// victim's erase, and the erase comes after the write-back in the GC queue. A page moved
-    /// twice before either write-back was committed is followed back to the first source.
-    /// None: the page holds its data (or nothing GC wrote).
+    /// twice before either write-back was committed is followed back to the first source,
+    /// which may be `ppn` itself in its segment's earlier generation. None: the page holds
+    /// its data (or nothing GC wrote).
     #[inline(always)]
     fn old_copy(&self, ppn: Ppn, batch: &[crate::ops::FlashOp], cb: bool) -> Option<Ppn> {
         // Only the emptiness tests are inlined: most reads find no GC write uncommitted.
@@ -141,7 +142,10 @@ impl<M: Media> Scheduled<M> {
     fn find_old_copy(&self, ppn: Ppn, batch: &[crate::ops::FlashOp], cb: bool) -> Option<Ppn> {
         use crate::device::gc_queue::Queued;
         use crate::ops::FlashOp;
-        let mut page = ppn;
+        // Whether a move was followed: the chain can come back to `ppn` itself (moved out
+        // and back again, its segment erased in between), whose earlier copy is then the
+        // one that holds the data (the audit's models draw on seed 31, case 416).
+        let (mut page, mut followed) = (ppn, false);
         let mut end = batch.len();
         while let Some((k, src)) =
             batch[..end]
@@ -153,7 +157,7 @@ impl<M: Media> Scheduled<M> {
                     _ => None,
                 })
         {
-            (page, end) = (src, k);
+            (page, end, followed) = (src, k, true);
         }
         let moved = |e: &crate::device::gc_queue::Entry, page: Ppn| match e.op {
             Queued::MoveWrite { src, dst } if dst == page => Some(src),
@@ -172,10 +176,10 @@ impl<M: Media> Scheduled<M> {
                 else {
                     break;
                 };
-                (page, end) = (src, k);
+                (page, end, followed) = (src, k, true);
             }
         }
-        (page != ppn).then_some(page)
+        followed.then_some(page)
     }
 
     /// A host read of a page GC has moved, served from the old copy at `src` (see
