@@ -272,10 +272,7 @@ pub fn noc(a: &NocArgs) -> Result<(), Fail> {
     for note in &first.notes {
         println!("  note: {note}");
     }
-    println!(
-        "  approximations: {}",
-        flashgc_core::device::noc::NOTES.join("; ")
-    );
+    println!("  approximations: {}", n.notes.join("; "));
     crate::output::save_printed(a.output.as_deref(), json.as_bytes())?;
     crate::interrupt::finish()
 }

@@ -705,7 +705,10 @@ impl<D: DeviceModel> Core<D> {
         let memory = self.dev.memory_bytes() + self.cache.as_ref().map_or(0, |c| c.memory_bytes());
         let (flash, noc) = match self.dev.report(span) {
             Some(DeviceReport::Flash(f)) => (Some(f), None),
-            Some(DeviceReport::Noc(n)) => (None, Some(n)),
+            Some(DeviceReport::Noc(mut n)) => {
+                n.notes = crate::device::noc::gc_mode_notes(self.p.gc_mode.immediate());
+                (None, Some(n))
+            }
             None => (None, None),
         };
         let report = TimingReport {

@@ -42,7 +42,7 @@ mod report;
 mod series;
 
 pub use params::{page_error_prob, GcPath, Interconnect, NocParams};
-pub use report::{NocComparison, NocReport, NocTasks, NOTES};
+pub use report::{gc_mode_notes, NocComparison, NocReport, NocTasks, NOTES};
 
 use super::flash::FastDiv;
 use super::sched::Media;

@@ -83,7 +83,12 @@ pub struct NocTasks {
     pub direct: u64,
 }
 
-/// The model's stated approximations (printed with every report).
+/// What [`NOTES`] says of GC under a queued GC mode (preemptible, background, idle), in place
+/// of its foreground line ([`gc_mode_notes`]).
+const QUEUED_GC_NOTE: &str = "GC is queued: a victim's tasks run in the idle gaps of the resources before the next host arrival, and are forced when a host write needs a segment whose erase is still queued";
+
+/// The model's stated approximations (printed with every report; under a queued GC mode the
+/// second says so, [`gc_mode_notes`]).
 pub const NOTES: &[&str] = &[
     "channel hardware serves tasks first come first served in issue order; planes of a channel do not overlap",
     "GC runs in the foreground: a victim's tasks are issued when the host write that triggered it arrives",
@@ -91,6 +96,18 @@ pub const NOTES: &[&str] = &[
     "ECC check and correction times default to 0 (not given by the paper); the verdict's control message is free",
     "synthetic profiles follow the paper's Table 3 statistics; its traces are not public and its arrival rates are not given",
 ];
+
+/// [`NOTES`] as they hold under a GC mode that schedules GC work when the FTL issues it
+/// (`immediate`: foreground, per-die) or that queues it.
+pub fn gc_mode_notes(immediate: bool) -> Vec<&'static str> {
+    NOTES
+        .iter()
+        .map(|&n| match immediate || n != NOTES[1] {
+            true => n,
+            false => QUEUED_GC_NOTE,
+        })
+        .collect()
+}
 
 /// Latency improvement of `selective` over `conventional` on the same workload, in percent
 /// of the conventional figure (mean and peak; positive = selective is faster).
@@ -162,5 +179,22 @@ pub(super) fn build(m: &NocMedia) -> NocReport {
         notes: NOTES.to_vec(),
         write_buffer_reads: None,
         gc_move_reads: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{gc_mode_notes, NOTES};
+
+    /// The foreground line holds only where GC work is scheduled when issued; a queued mode's
+    /// report says GC runs in idle gaps instead, and keeps every other note.
+    #[test]
+    fn the_gc_note_follows_the_gc_mode() {
+        assert_eq!(gc_mode_notes(true), NOTES.to_vec());
+        let queued = gc_mode_notes(false);
+        assert_eq!(queued.len(), NOTES.len());
+        assert!(queued[1].starts_with("GC is queued"), "{}", queued[1]);
+        assert!(!queued.iter().any(|n| n.contains("foreground")));
+        assert_eq!((queued[0], &queued[2..]), (NOTES[0], &NOTES[2..]));
     }
 }
