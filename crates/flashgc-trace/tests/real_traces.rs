@@ -231,20 +231,6 @@ pub const ROWS: &[Row] = &[
         pages: Some(269_210),
         pages_written: Some(208_696),
     },
-    Row {
-        // docs/traces.md's column-map example reads the MSR sample as the native reader.
-        file: "msr_cambridge/msr-cambridge1-sample.csv",
-        format: Some(
-            "csv:ts=1,op=4,offset=5,size=6,offset_unit=byte,ts_unit=100ns,write=Write,read=Read",
-        ),
-        events: None,
-        records: 1000,
-        reads: (508, 6_108_672),
-        writes: (492, 3_580_928),
-        range: Some((17_625_088, 13_575_029_248)),
-        pages: Some(1917),
-        pages_written: Some(475),
-    },
 ];
 
 fn opts(r: &Row) -> TraceOptions {
@@ -353,4 +339,24 @@ fn binary_copies_of_real_traces_have_the_same_stats() {
         assert_eq!(s.volumes, t.volumes, "{}", r.file);
         let _ = std::fs::remove_file(&out);
     }
+}
+
+/// docs/traces.md's column-map example reads the MSR sample (README row 0) as the native
+/// reader does, from its text and from its `.fgt` copy.
+#[test]
+fn the_docs_column_map_reads_msr_as_the_native_reader() {
+    let Some(dir) = traces_dir() else { return };
+    let r = Row {
+        format: Some(
+            "csv:ts=1,op=4,offset=5,size=6,offset_unit=byte,ts_unit=100ns,write=Write,read=Read",
+        ),
+        ..ROWS[0]
+    };
+    let s = stats(&dir.join(r.file), &opts(&r), 4096).unwrap_or_else(|e| panic!("{e}"));
+    check(&r, &s, "column map of");
+    let out = std::env::temp_dir().join(format!("flashgc-real-map-{}.fgt", std::process::id()));
+    convert(&dir.join(r.file), &opts(&r), &out).unwrap_or_else(|e| panic!("{e}"));
+    let s = stats(&out, &TraceOptions::default(), 4096).unwrap_or_else(|e| panic!("{e}"));
+    check(&r, &s, ".fgt of the column map of");
+    let _ = std::fs::remove_file(&out);
 }
