@@ -57,11 +57,34 @@ fn trace_flushes_reach_the_write_cache_unless_ignored() {
         workload.contains("12 requests, 2 flushes, 1 FUA writes"),
         "{workload}"
     );
+    let no_flush_note = |r: &Value| {
+        r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| !n.as_str().unwrap().contains("flushes and"))
+    };
+    assert!(no_flush_note(&r), "{}", r["notes"]);
+    // Without the cache the flushes program nothing, and a note says so (as serve's does).
+    let w = format!("trace:{}", p.display());
+    let mut a = vec!["run"];
+    a.extend_from_slice(common::FIO_SMALL);
+    a.extend_from_slice(&["--workload", &w, "--timing", "--json"]);
+    let bare = common::json(&common::flashgc(&a));
+    assert!(
+        bare["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("2 flushes and 1 FUA writes: without a write cache")),
+        "{}",
+        bare["notes"]
+    );
     // Ignored: nothing reaches flash, every page stays dirty.
     let r = run(&p, &["--trace-flushes", "ignore"]);
     assert_eq!(r["total"]["user_writes"], 0);
     assert_eq!(r["timing"]["cache"]["dirty_at_end"], 12);
     assert!(!r["workload"].as_str().unwrap().contains("FUA"));
+    assert!(no_flush_note(&r), "{}", r["notes"]);
     // `trace stats` and `trace head` show them.
     let st = bin().args(["trace", "stats"]).arg(&p).output().unwrap();
     let text = String::from_utf8_lossy(&st.stdout);

@@ -198,9 +198,11 @@ impl LiveEngine {
 
     /// What the result's notes say of the flushes and FUA requests served (nothing
     /// without any, or with a write cache). A recording holds them (`.fgt` version 2).
+    /// A timed record has the driver's own note (the same words, counting FUA writes as
+    /// its report does), which a replay of the recording prints too.
     fn flush_notes(&self) -> Vec<String> {
         let mut v = Vec::new();
-        if self.flushes == 0 && self.fua == 0 {
+        if (self.flushes == 0 && self.fua == 0) || matches!(self.inner, Inner::Timed(_)) {
             return v;
         }
         let what = format!("{} flushes and {} FUA requests", self.flushes, self.fua);

@@ -767,6 +767,7 @@ impl<D: DeviceModel> Core<D> {
                     .into(),
             );
         }
+        res.notes.extend(self.flushes.note(self.cache.is_some()));
         if let Some(c) = &report.cache {
             if c.dirty_at_end > 0 {
                 res.notes.push(format!("{} dirty cached pages were not flushed at the end (not counted as flash writes)", c.dirty_at_end));

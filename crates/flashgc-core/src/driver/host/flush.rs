@@ -44,6 +44,20 @@ pub(super) struct HostFlushes {
     pub(super) fua_writes: u64,
 }
 
+impl HostFlushes {
+    /// The report's note on the flushes and FUA writes served, when there were any and
+    /// no write cache: they then program nothing, which a reader of a recording replayed
+    /// without `--cache-mib` should know (`flashgc serve` says the same).
+    pub(super) fn note(&self, cache: bool) -> Option<String> {
+        (!cache && (self.count > 0 || self.fua_writes > 0)).then(|| {
+            format!(
+                "{} flushes and {} FUA writes: without a write cache the device holds no data a flush must program (a flush waits for the earlier writes only)",
+                self.count, self.fua_writes
+            )
+        })
+    }
+}
+
 impl<D: DeviceModel> Core<D> {
     /// A host flow's flush at `t`: programs the write cache's dirty pages; returns when
     /// the last program ends (`t` without a cache, or with nothing dirty).
