@@ -323,6 +323,56 @@ fn static_placement_programs_a_flash_page_after_gc_queued_its_first_unit() {
     assert_eq!(dev.media().makespan(), 520 * US);
 }
 
+/// The one-FIFO approximation, counted and said: GC has queued a whole flash page on die 1
+/// (units 2 and 3) and then unit 0 of a page on die 0; a host write of unit 1 must wait for
+/// unit 0, and the one GC queue commits die 1's page first. Hand-computed on the shared
+/// channel: transfers of 2 and 3 at 0-20 us and die 1's program at 20-520, unit 0's
+/// transfer at 20-30, the host unit's at 30-40 and die 0's program at 40-540 (520 us if
+/// only unit 0 were committed). The report counts one wait that committed three GC
+/// operations, and the result's note says the write's latency is an upper bound.
+#[test]
+fn a_host_write_waiting_for_gc_s_earlier_unit_is_counted_with_the_fifo_s_work() {
+    use flashgc_core::device::sched::Scheduled;
+    use flashgc_core::device::{DeviceModel, DeviceReport, GcPolicy, ReadGroup};
+    use flashgc_core::ops::{FlashOp, Origin};
+    const US: u64 = 1000;
+    let queued = GcPolicy {
+        now: false,
+        barrier: false,
+    };
+    let gc = |ppn| FlashOp::Program {
+        ppn,
+        origin: Origin::Gc,
+    };
+    let host = FlashOp::Program {
+        ppn: 1,
+        origin: Origin::Host,
+    };
+    let mut dev = Scheduled::new(two_unit_pages(Alloc::Static));
+    let (mut ready, mut rg) = (0, ReadGroup::default());
+    let end = dev.schedule(&[gc(2), gc(3), gc(0), host], 0, &mut ready, &mut rg, queued);
+    assert_eq!(end, 540 * US, "die 1's page went first");
+    let Some(DeviceReport::Flash(f)) = dev.report(end) else {
+        panic!("a flash report");
+    };
+    assert_eq!((f.gc_page_waits, f.gc_page_wait_ops), (1, 3));
+    let note = f.one_fifo_note().expect("a note");
+    assert!(
+        note.starts_with("approximate: 1 host writes waited") && note.contains("committed 3 GC"),
+        "{note}"
+    );
+    // Without GC's earlier unit queued there is no wait, no count and no note.
+    let mut dev = Scheduled::new(two_unit_pages(Alloc::Static));
+    dev.schedule(&[gc(2), gc(3), gc(0)], 0, &mut ready, &mut rg, queued);
+    dev.pump(None, usize::MAX);
+    dev.schedule(&[host], 0, &mut ready, &mut rg, queued);
+    let Some(DeviceReport::Flash(f)) = dev.report(540 * US) else {
+        panic!("a flash report");
+    };
+    assert_eq!((f.gc_page_waits, f.gc_page_wait_ops), (0, 0));
+    assert!(f.one_fifo_note().is_none());
+}
+
 /// Open finding (b) of the schedule audit, fixed: under deferred commit (read-first with
 /// suspend), dynamic allocation chooses a host program's die when the program is queued,
 /// so it waits, is decided and can be suspended where it runs. One die is busy

@@ -49,8 +49,9 @@ pub const MAGIC: &[u8; 8] = b"FGCKPT\r\n";
 /// saves the page of each resource's last host program and the reads served from the
 /// write buffer; in 13 the flash media saves the unit of each resource's running program; in
 /// 14 a deferred run's count of reads of a page GC is moving includes those that read the
-/// old copy, and a queued write-back's page is read there).
-pub const FORMAT_VERSION: u32 = 14;
+/// old copy, and a queued write-back's page is read there; in 15 the scheduler saves the
+/// waits of host programs for GC's write of their flash page's earlier unit).
+pub const FORMAT_VERSION: u32 = 15;
 /// The flashgc version written into (and required of) checkpoints.
 pub const FLASHGC_VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -67,6 +67,22 @@ impl GcWrote {
     };
 }
 
+/// What host and translation operations waited for in the GC queue, for the report
+/// (`FlashReport::gc_move_reads`, `gc_page_waits`, `gc_page_wait_ops`).
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+pub(super) struct GcWaits {
+    /// Host and translation reads that waited for their page's GC write-back
+    /// ([`Scheduled::pump_until_moved`]) or read its old copy (deferred commit,
+    /// `read_old_copy`).
+    pub(super) move_reads: u64,
+    /// Host and translation programs of a flash page's later unit that waited for GC's
+    /// queued write of its earlier unit ([`Scheduled::pump_until_placed`]).
+    pub(super) page_waits: u64,
+    /// The GC operations those waits committed, each wait's own write included: the queue
+    /// is one FIFO, so all that was queued before that write went first.
+    pub(super) page_wait_ops: u64,
+}
+
 impl<M: Media> Scheduled<M> {
     /// Appends the held write-backs (`moves`) to the queue: the victim they belong to is
     /// closed.
@@ -160,6 +176,8 @@ impl<M: Media> Scheduled<M> {
         }) else {
             return;
         };
+        self.waits.page_waits += 1;
+        self.waits.page_wait_ops += i as u64 + 1;
         self.pump_through(i);
     }
 
@@ -242,7 +260,7 @@ impl<M: Media> Scheduled<M> {
             return;
         };
         self.pump_through(i);
-        self.move_reads += 1;
+        self.waits.move_reads += 1;
     }
 
     /// Rebuilds [`Self::note_gc_write`]'s record from the queued GC writes (after a

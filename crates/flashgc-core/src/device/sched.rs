@@ -15,7 +15,7 @@
 //! here, below the driver and above the media.
 
 use super::fifo::Fifo;
-use super::gc_queue::{Entry, GcWrote, Queued};
+use super::gc_queue::{Entry, GcWaits, GcWrote, Queued};
 use super::{DeviceModel, DeviceReport, GcPolicy, ReadGroup};
 use crate::ops::{FlashOp, Origin};
 use crate::types::{Ppn, SegmentId};
@@ -243,10 +243,8 @@ pub struct Scheduled<M> {
     /// queued still (`gc_queue.rs`: [`Scheduled::pump_until_placed`],
     /// [`Scheduled::pump_until_moved`]). Derived from the queue on restore.
     pub(super) gc_wrote: Vec<GcWrote>,
-    /// Host and translation reads that waited for their page's GC write-back
-    /// ([`Scheduled::pump_until_moved`]) or read its old copy (deferred commit,
-    /// `read_old_copy`).
-    pub(super) move_reads: u64,
+    /// What host and translation operations waited for in the GC queue (the report's).
+    pub(super) waits: GcWaits,
 }
 
 impl<M: Media> Scheduled<M> {
@@ -268,7 +266,7 @@ impl<M: Media> Scheduled<M> {
             read_end_buf: Vec::new(),
             lazy: None,
             gc_wrote: vec![GcWrote::NONE; segments],
-            move_reads: 0,
+            waits: GcWaits::default(),
         }
     }
 
@@ -477,7 +475,7 @@ struct SchedState {
     read_ends: Vec<u64>,
     victim_end: u64,
     gc_rg: ReadGroup,
-    move_reads: u64,
+    waits: GcWaits,
     media: Vec<u8>,
     /// Deferred commit's state (a priority scheduler or suspend).
     lazy: Option<super::lazy::LazyState>,
@@ -696,8 +694,12 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
     fn report(&self, span_ns: u64) -> Option<DeviceReport> {
         let mut r = self.media.report(span_ns);
         match r.as_mut() {
-            Some(DeviceReport::Flash(f)) => f.gc_move_reads = self.move_reads,
-            Some(DeviceReport::Noc(n)) => n.gc_move_reads = self.move_reads,
+            Some(DeviceReport::Flash(f)) => {
+                f.gc_move_reads = self.waits.move_reads;
+                f.gc_page_waits = self.waits.page_waits;
+                f.gc_page_wait_ops = self.waits.page_wait_ops;
+            }
+            Some(DeviceReport::Noc(n)) => n.gc_move_reads = self.waits.move_reads,
             None => {}
         }
         if let (Some(DeviceReport::Flash(f)), Some(l)) = (r.as_mut(), &self.lazy) {
@@ -721,7 +723,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
             read_ends: self.read_ends.iter().copied().collect(),
             victim_end: self.victim_end,
             gc_rg: self.gc_rg,
-            move_reads: self.move_reads,
+            waits: self.waits,
             media: self.media.save_state()?,
             lazy: self.lazy.as_ref().map(|l| l.save()),
         })
@@ -777,7 +779,7 @@ impl<M: Media + Clone> DeviceModel for Scheduled<M> {
         self.renote_gc_writes();
         self.read_ends = st.read_ends.into();
         self.victim_end = st.victim_end;
-        self.move_reads = st.move_reads;
+        self.waits = st.waits;
         self.gc_rg = st.gc_rg;
         Ok(())
     }

@@ -703,7 +703,12 @@ impl<D: DeviceModel> Core<D> {
         let timing_dependent = self.timing_dependent();
         let logical = sim.layout().logical_pages;
         let memory = self.dev.memory_bytes() + self.cache.as_ref().map_or(0, |c| c.memory_bytes());
-        let (flash, noc) = match self.dev.report(span) {
+        let dev_report = self.dev.report(span);
+        let fifo_note = match &dev_report {
+            Some(DeviceReport::Flash(f)) => f.one_fifo_note(),
+            _ => None,
+        };
+        let (flash, noc) = match dev_report {
             Some(DeviceReport::Flash(f)) => (Some(f), None),
             Some(DeviceReport::Noc(mut n)) => {
                 n.notes = crate::device::noc::gc_mode_notes(self.p.gc_mode.immediate());
@@ -768,6 +773,7 @@ impl<D: DeviceModel> Core<D> {
             );
         }
         res.notes.extend(self.flushes.note(self.cache.is_some()));
+        res.notes.extend(fifo_note);
         if let Some(c) = &report.cache {
             if c.dirty_at_end > 0 {
                 res.notes.push(format!("{} dirty cached pages were not flushed at the end (not counted as flash writes)", c.dirty_at_end));

@@ -54,6 +54,17 @@ pub struct FlashReport {
     /// copy (docs/controller.md, "Reads of a page GC is moving"). Absent when none did.
     #[serde(skip_serializing_if = "crate::types::is_zero")]
     pub gc_move_reads: u64,
+    /// Host and translation programs of a flash page's later unit that waited for GC's
+    /// queued write of its earlier unit (a scheme whose host and GC writes share flash
+    /// pages, in a mode that queues GC). Absent when none did.
+    #[serde(skip_serializing_if = "crate::types::is_zero")]
+    pub gc_page_waits: u64,
+    /// The GC operations committed for those waits, each wait's own write included: the
+    /// GC queue is one FIFO, so everything queued before that write went first, where a
+    /// controller with per-die GC queues would not wait for other dies' GC work (an upper
+    /// bound of those writes' latency; [`FlashReport::one_fifo_note`]). Absent when none.
+    #[serde(skip_serializing_if = "crate::types::is_zero")]
+    pub gc_page_wait_ops: u64,
     /// Back-fill channels (`--channel backfill`): booked transfers dropped by the bound on
     /// each channel's book (0: the back-fill was exact; absent with `fifo`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,6 +96,8 @@ impl FlashMedia {
             suspensions: None,
             write_buffer_reads: None,
             gc_move_reads: 0,
+            gc_page_waits: 0,
+            gc_page_wait_ops: 0,
             backfill_dropped: (!self.books.is_empty())
                 .then(|| self.books.iter().map(|b| b.dropped).sum()),
         }
@@ -163,5 +176,19 @@ impl FlashMedia {
         self.prune_calls = st.prune_calls;
         self.running = st.running;
         Ok(())
+    }
+}
+
+impl FlashReport {
+    /// The result's note when host writes waited for GC's queued write of their flash
+    /// page's earlier unit: their latencies include the GC work queued before it, the
+    /// one-FIFO approximation (docs/controller.md, "Approximations").
+    pub fn one_fifo_note(&self) -> Option<String> {
+        (self.gc_page_waits > 0).then(|| {
+            format!(
+                "approximate: {} host writes waited for GC's queued write of their flash page's earlier unit, and the one GC queue committed {} GC operations for them, everything queued before that write (a controller with per-die GC queues would not wait for the GC work of other dies): their latencies are an upper bound (docs/controller.md, approximations)",
+                self.gc_page_waits, self.gc_page_wait_ops
+            )
+        })
     }
 }

@@ -190,7 +190,7 @@ impl<M: Media> Scheduled<M> {
     fn read_old_copy(&mut self, src: Ppn, ready: u64) {
         #[cfg(test)]
         crate::device::audit::forcing(true);
-        self.move_reads += 1;
+        self.waits.move_reads += 1;
         self.lazy_push(src, false, ready);
         let (cell, _) = self.media.host_locate(src);
         let lz = self.lazy.as_ref().expect("deferred mode");

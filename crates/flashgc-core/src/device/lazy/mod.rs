@@ -582,7 +582,7 @@ impl<M: Media> Scheduled<M> {
                     // The running program is GC's write-back of this very page: the read
                     // waits for it instead of suspending it (docs/controller.md, "Reads of
                     // a page GC is moving").
-                    self.move_reads += 1;
+                    self.waits.move_reads += 1;
                     let e = self.media.host_read(p.ppn, p.hint, p.ready, &mut rg);
                     let lz = self.lazy.as_mut().expect("deferred mode");
                     lz.owner[cell] = buffer::NO_OWNER;
