@@ -727,10 +727,18 @@ fn timed_runs_resume_byte_for_byte() {
         },
         ..flash.clone()
     };
+    // Host and GC writes sharing flash pages of two units (`single`): the counts of host
+    // writes that waited for GC's earlier unit resume too.
+    let mut shared = small("zipf:0.9", "single", "greedy");
+    shared.device.page_size = 8192;
+    shared.run.request_pages = 2;
+    shared.run.read_ratio = 0.3;
+    shared.run.write_volume = 2.0;
     for (name, p, stops) in [
         ("flash-backfill", backfill, vec![2_999u64, 20_000]),
         ("flash-first-idle", first_idle, vec![3_000u64, 20_000]),
         ("flash-round-robin", round_robin, vec![3_001u64, 20_000]),
+        ("flash-shared-pages", flash.clone(), vec![3_000u64, 20_000]),
         ("flash", flash, vec![3_000u64, 3_001, 20_000]),
         ("flash-cpu", cpu, vec![3_000u64, 20_000]),
         ("noc", noc, vec![5_000, 17_000]),
@@ -742,6 +750,10 @@ fn timed_runs_resume_byte_for_byte() {
         ("flash-host-first-rate", host_first, vec![4_000, 21_000]),
         ("noc-priority", noc_priority, vec![5_000, 17_000]),
     ] {
+        let c = match name {
+            "flash-shared-pages" => &shared,
+            _ => &c,
+        };
         let file = tmp(&format!("timed-{name}.ckpt"));
         let want = {
             let mut e = Engine::new(&c, Some(p.clone())).unwrap();
@@ -763,6 +775,13 @@ fn timed_runs_resume_byte_for_byte() {
             assert!(
                 v["timing"]["suspensions"].as_u64().unwrap() > 0,
                 "{name}: suspends"
+            );
+        }
+        if name == "flash-shared-pages" {
+            let v: serde_json::Value = serde_json::from_str(&want).unwrap();
+            assert!(
+                v["timing"]["gc_page_waits"].as_u64().unwrap_or(0) > 0,
+                "{name}: host writes wait for GC's earlier units"
             );
         }
         let mut e = Engine::new(&c, Some(p.clone())).unwrap();
