@@ -56,7 +56,7 @@ pub struct FlashReport {
     pub gc_move_reads: u64,
     /// Host and translation programs of a flash page's later unit that waited for GC's
     /// queued write of its earlier unit (a scheme whose host and GC writes share flash
-    /// pages, in a mode that queues GC). Absent when none did.
+    /// pages, in a GC mode that queues GC or under deferred commit). Absent when none did.
     #[serde(skip_serializing_if = "crate::types::is_zero")]
     pub gc_page_waits: u64,
     /// The GC operations committed for those waits, each wait's own write included: the
