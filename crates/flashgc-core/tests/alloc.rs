@@ -358,7 +358,8 @@ fn a_host_write_waiting_for_gc_s_earlier_unit_is_counted_with_the_fifo_s_work() 
     assert_eq!((f.gc_page_waits, f.gc_page_wait_ops), (1, 3));
     let note = f.one_fifo_note().expect("a note");
     assert!(
-        note.starts_with("approximate: 1 host writes waited") && note.contains("committed 3 GC"),
+        note.starts_with("approximate: 1 host or translation writes waited")
+            && note.contains("committed 3 GC"),
         "{note}"
     );
     // Without GC's earlier unit queued there is no wait, no count and no note.

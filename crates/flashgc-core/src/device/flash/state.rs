@@ -186,7 +186,7 @@ impl FlashReport {
     pub fn one_fifo_note(&self) -> Option<String> {
         (self.gc_page_waits > 0).then(|| {
             format!(
-                "approximate: {} host writes waited for GC's queued write of their flash page's earlier unit, and the one GC queue committed {} GC operations for them, everything queued before that write (a controller with per-die GC queues would not wait for the GC work of other dies): their latencies are an upper bound (docs/controller.md, approximations)",
+                "approximate: {} host or translation writes waited for GC's queued write of their flash page's earlier unit, and the one GC queue committed {} GC operations for them, everything queued before that write (a controller with per-die GC queues would not wait for the GC work of other dies): their latencies are an upper bound (docs/controller.md, approximations)",
                 self.gc_page_waits, self.gc_page_wait_ops
             )
         })
