@@ -456,7 +456,8 @@ fn greedy_victims_settle_after_the_first_configuration() {
 /// both inside the first configuration's epoch. With `irr_after_fallback=stop` (flashgc's
 /// earlier rule) nothing is judged after the first until the next adoption. GCS sizes new
 /// groups greedily here (`split_scan=greedy`): the eight-group configuration it finds is the
-/// one whose lower groups err; the full scan finds one that does not fall back at all.
+/// one whose lower groups err; the full scan finds one that falls back once (G7 -> G8) and
+/// does not merge further.
 #[test]
 fn a_fallback_merges_further_when_a_lower_group_errs() {
     let dev = || default_device_op20(1.0);
