@@ -756,10 +756,10 @@ fn timed_runs_resume_byte_for_byte() {
         };
         let file = tmp(&format!("timed-{name}.ckpt"));
         let want = {
-            let mut e = Engine::new(&c, Some(p.clone())).unwrap();
+            let mut e = Engine::new(c, Some(p.clone())).unwrap();
             match e
                 .run_with(
-                    synthetic(&c).as_mut(),
+                    synthetic(c).as_mut(),
                     &mut |_| {},
                     &mut RunControl::default(),
                 )
@@ -784,7 +784,7 @@ fn timed_runs_resume_byte_for_byte() {
                 "{name}: host writes wait for GC's earlier units"
             );
         }
-        let mut e = Engine::new(&c, Some(p.clone())).unwrap();
+        let mut e = Engine::new(c, Some(p.clone())).unwrap();
         let mut stops = stops.into_iter();
         let mut next = stops.next();
         let got = loop {
@@ -794,7 +794,7 @@ fn timed_runs_resume_byte_for_byte() {
                 ..RunControl::default()
             };
             match e
-                .run_with(synthetic(&c).as_mut(), &mut |_| {}, &mut ctl)
+                .run_with(synthetic(c).as_mut(), &mut |_| {}, &mut ctl)
                 .unwrap()
             {
                 RunEnd::Finished(r) => break json(&r),
