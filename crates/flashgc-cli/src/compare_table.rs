@@ -161,6 +161,12 @@ pub fn compare_table(
              simulated microseconds (`-`: no such requests); the whole distributions are in --json."
         );
     }
+    // A result's approximations that bear on its row's figures (the one GC FIFO's waits).
+    for (r, _) in rs {
+        for n in r.notes.iter().filter(|n| n.starts_with("approximate:")) {
+            let _ = writeln!(s, "  {} / {}: {n}", r.placement, victim_cell(r));
+        }
+    }
     if rs.iter().any(|r| partial(&r.0)) {
         let _ = writeln!(
             s,

@@ -344,3 +344,37 @@ fn durations_and_rates_beyond_the_clock_are_refused_with_their_range() {
     assert!(e.contains("rate_iops"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The one GC FIFO's approximation reaches `compare`'s table: with 16 KiB flash pages and
+/// preemptible GC, `single`'s host writes share pages with GC's write-backs and wait for
+/// them, so its row's write latency is an upper bound and a line under the table says so;
+/// SUP-GC keeps GC writes in their own stream and has no such line.
+#[test]
+fn compare_says_which_rows_latencies_are_upper_bounds() {
+    let out = Command::new(env!("CARGO_BIN_EXE_flashgc"))
+        .args([
+            "compare",
+            "--timing",
+            "--logical-gib",
+            "0.25",
+            "--op",
+            "0.2",
+        ])
+        .args(["--workload", "zipf:0.8", "--gc-mode", "preemptible"])
+        .args(["--page-size", "16384", "--write-volume", "0.5"])
+        .args(["--placement", "single,sup-gc"])
+        .output()
+        .expect("binary runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(": approximate:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(
+        lines[0].starts_with("  single / greedy: approximate: ")
+            && lines[0].contains("upper bound"),
+        "{text}"
+    );
+}
