@@ -312,6 +312,17 @@ def test_timing_layer_gives_latency_and_keeps_the_waf(tiny):
     ts = timed.timing_series
     assert len(ts) >= 3 and {"iops", "bandwidth_mb_s", "write_p99_us"} <= set(ts.columns)
     assert timed.summary()["write_p99_us"] == w["p99_us"]
+    # Blocking GC queues nothing: no host write waits for the one GC FIFO.
+    assert (timed.summary()["gc_page_waits"], timed.summary()["gc_page_wait_ops"]) == (0, 0)
+    # With 16 KiB flash pages and preemptible GC, `single`'s host writes share pages with
+    # GC's queued write-backs: the summary counts the waits, and a note says what they mean.
+    shared = flashgc.run(
+        "default", "zipf:0.8", timing={"gc_mode": "preemptible"}, **{**tiny, "page_size": 16384, "op": 0.2}
+    )
+    row = shared.summary()
+    assert row["gc_page_waits"] == shared.raw["timing"]["gc_page_waits"] > 0
+    assert row["gc_page_wait_ops"] >= row["gc_page_waits"]
+    assert any(n.startswith("approximate:") and "upper bound" in n for n in shared.notes)
     with pytest.raises(FlashgcError, match="unknown parameter `qd`"):
         flashgc.run("default", "uniform", timing={"qd": 8}, **tiny)
     with pytest.raises(FlashgcError, match="gc_mode"):

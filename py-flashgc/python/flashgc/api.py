@@ -371,6 +371,11 @@ def summary_row(raw: Mapping[str, Any]) -> dict:
         for k in ("iops", "bandwidth_mb_s", "gc_time_share"):
             if isinstance(t.get(k), (int, float)):
                 row[k] = float(t[k])
+        # Host writes that waited for GC's queued write of their flash page's earlier unit:
+        # a row with any has write latencies that are an upper bound (the one GC FIFO,
+        # docs/controller.md, approximations; the result's `approximate:` note).
+        for k in ("gc_page_waits", "gc_page_wait_ops"):
+            row[k] = int(t.get(k, 0))
         c = t.get("cache")
         if isinstance(c, Mapping):
             # GCaR's replacement work (entries examined), for a firmware-CPU model to price.
