@@ -597,3 +597,43 @@ def test_claim_selection_rules():
         resolve(["q:Z"], cat)
     with pytest.raises(ValueError, match="no claim id"):
         resolve(split_ids([" , "]), cat)
+
+
+def test_upper_bounds_name_the_runs_whose_latencies_are_bounds(tiny):
+    """A run whose host writes waited for the one GC queue (16 KiB flash pages shared by
+    `single`'s host and GC writes, preemptible GC) is listed with its setting, at the base
+    and at a sensitivity point; a run without such waits, and a failed one, are not; the text
+    tables name it."""
+    import flashgc
+    from flashgc.reproduce.cli import tables
+    from flashgc.reproduce.core import Point, upper_bounds
+
+    shared = flashgc.run(
+        "default", "zipf:0.8", timing={"gc_mode": "preemptible"}, **{**tiny, "page_size": 16384, "op": 0.2}
+    )
+    plain = flashgc.run("default", "zipf:0.8", timing={}, **{**tiny, "op": 0.2})
+
+    class C:
+        """A case: its key and its run's id."""
+
+        def __init__(self, key):
+            self.key = key
+
+        def run_id(self, build):
+            return f"{build}/{self.key}"
+
+    rows = {
+        "b/shared": {"status": "ok", "result_json": shared.to_json()},
+        "b/plain": {"status": "ok", "result_json": plain.to_json()},
+        "b/failed": {"status": "error", "error": "x"},
+    }
+    cases = {k: C(k) for k in ("shared", "plain", "failed")}
+    points = [Point(None, None, {}, cases), Point("gc_mode", "background", {}, cases)]
+    ub = upper_bounds(points, rows, "b")
+    assert ub == [["", "", "shared"], ["gc_mode", "background", "shared"]]
+    r = {"claims": [], "counts": {k: 0 for k in ("holds", "direction only", "contradicts", "cannot run")}}
+    r.update(paper="p", title="t", scale="quick", command="c", platform="x", notes=[], runs=2)
+    r.update(cases=[], no_gc=[], failed=[], upper_bounds=ub)
+    text = " ".join(tables(r, width=200).split())
+    assert "upper bounds: host writes of these runs waited for the one GC queue" in text
+    assert "shared, shared (gc_mode=background)" in text

@@ -167,6 +167,15 @@ def tables(r: dict, width: Optional[int] = None) -> str:
         out += textwrap.wrap("schemes as run: " + txt, width, subsequent_indent="  ")
     if r["no_gc"]:
         out.append("no GC: these cases never garbage-collected: " + ", ".join(r["no_gc"]))
+    ub = r.get("upper_bounds") or []
+    if ub:
+        txt = ", ".join(f"{k} ({p}={v})" if p else k for p, v, k in ub)
+        out += textwrap.wrap(
+            "upper bounds: host writes of these runs waited for the one GC queue, so their latencies "
+            "are upper bounds (docs/controller.md, approximations): " + txt,
+            width,
+            subsequent_indent="  ",
+        )
     for f in r["failed"]:
         out.append(f"failed: {f['key']}: {f['error']}")
     skipped = r.get("figures_skipped") or []

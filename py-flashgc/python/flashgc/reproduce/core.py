@@ -87,6 +87,23 @@ class Evaluator:
         return float(v)
 
 
+def upper_bounds(points: list, rows: dict, build: str) -> list:
+    """The runs whose result has an ``approximate:`` note (host writes that waited for the one
+    GC queue: their latencies are upper bounds, docs/controller.md), as [param, value, case
+    key] (param and value empty at the base setting), sorted."""
+    out = set()
+    for pt in points:
+        for c in pt.cases.values():
+            row = rows.get(c.run_id(build)) or {}
+            # Most results have no such note: only those that mention one are parsed.
+            if row.get("status") != "ok" or '"approximate:' not in row.get("result_json", ""):
+                continue
+            notes = json.loads(row["result_json"]).get("notes") or []
+            if any(n.startswith("approximate:") for n in notes):
+                out.add((pt.param or "", "" if pt.param is None else str(pt.value), c.key))
+    return [list(t) for t in sorted(out)]
+
+
 def _why_no_metric(metric: str, m: dict) -> str:
     if metric.startswith("read"):
         return " (the workload has no reads)"
@@ -353,6 +370,8 @@ def reproduce_paper(
         "claims": claims_out,
         "cases": cases_out,
         "no_gc": no_gc,
+        # Runs whose latencies are upper bounds (the one GC queue), base and sensitivity points.
+        "upper_bounds": upper_bounds([base, *sens], rows, build),
         "failed": failed,
         # Failures at sensitivity points (the claims there say `cannot run` with the error).
         "failed_sensitivity": sorted(

@@ -520,6 +520,12 @@ def write_report(
             parts.append(f'<p class="note">{html.escape(n)}</p>')
         if r["no_gc"]:
             parts.append(f'<p class="note">No GC in: {html.escape(", ".join(r["no_gc"]))}.</p>')
+        ub = ", ".join(f"{k} ({p}={v})" if p else k for p, v, k in r.get("upper_bounds") or [])
+        if ub:
+            parts.append(
+                '<p class="note">Latencies are upper bounds (host writes waited for the one GC queue, '
+                f"docs/controller.md) in: {html.escape(ub)}.</p>"
+            )
         for fl in r["failed"]:
             parts.append(f'<p class="note">flashgc failed on {html.escape(fl["key"])}: {html.escape(fl["error"])}</p>')
         parts.append(_claims_html(r))
