@@ -2,6 +2,7 @@
 //! the modules it needs).
 #![allow(dead_code)]
 
+pub mod ckpt;
 pub mod configs;
 pub mod dedup;
 pub mod flows;
